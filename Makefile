@@ -1,0 +1,33 @@
+# robodyn — every target creates the virtual environment when it is missing and installs what it needs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: demo test bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# One stamp per set of extras; re-installs when pyproject.toml changes.
+$(VENV)/.installed-%: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[$(subst +,$(comma),$*)]'
+	touch $@
+
+comma := ,
+
+demo: $(VENV)/.installed-test
+	$(BIN)/robodyn demo
+
+test: $(VENV)/.installed-test
+	$(BIN)/python -m pytest -q
+
+bench: $(VENV)/.installed-test
+	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+lint: $(VENV)/.installed-test+lint
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) robodyn-out .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,339 @@
+"""Classification of a model: order, dimension, linearity, time invariance, forcing, autonomy.
+
+Definitions (for x' = f(t, x, u), or M(q) q'' = Q - c for second-order models):
+
+- **order**: 2 for models written as second-order equations (mechanical, Lagrangian), else 1;
+- **dimension**: number of coordinates (order 2) or states (order 1); *scalar* when it is 1;
+- **linear**: f is affine in (x, u) — every derivative df/dx, df/du is free of x and u; a term with
+  neither (a constant, a function of t) is a forcing term and does not break linearity;
+- **time invariant**: t appears neither in f nor in h;
+- **homogeneous**: no input enters f and f(t, 0, 0) = 0 — no forcing or source term;
+- **autonomous**: x' = f(x): t does not appear in f and no input enters it.
+
+Symbolic models are classified exactly from their expressions (``method="symbolic"``), linear models
+from their matrices (``"structural"``), plain callables by sampling at random points (``"sampled"``,
+with a counter-example when a property fails).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+import sympy
+
+from robodyn.errors import InputError
+from robodyn.model.expr import TIME
+from robodyn.model.linear import LinearSystem
+from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
+from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
+from robodyn.model.system import Model
+
+__all__ = ["Classification", "classify"]
+
+VERDICTS = ("order", "dimension", "linear", "time_invariant", "homogeneous", "autonomous")
+
+
+@dataclass(frozen=True, slots=True)
+class Classification:
+    """What kind of differential equation a model is, with one sentence of reason per verdict.
+
+    Attributes
+    ----------
+    model : the model's name
+    order : 1 or 2
+    dimension : number of coordinates (order 2) or states (order 1)
+    state_dimension : number of first-order states
+    scalar : dimension == 1
+    linear, time_invariant, homogeneous, autonomous : the verdicts (module docstring)
+    method : ``"symbolic"``, ``"structural"`` or ``"sampled"``
+    reasons : verdict name -> sentence naming the term responsible
+    counterexample : for sampled verdicts that failed, the points that show it
+    """
+
+    model: str
+    order: int
+    dimension: int
+    state_dimension: int
+    scalar: bool
+    linear: bool
+    time_invariant: bool
+    homogeneous: bool
+    autonomous: bool
+    method: str
+    reasons: Mapping[str, str]
+    counterexample: Mapping[str, Any] | None = field(default=None)
+
+    def __post_init__(self) -> None:
+        missing = [v for v in VERDICTS if v not in self.reasons]
+        if missing:
+            raise ValueError(f"classification without reasons for {missing}")
+        object.__setattr__(self, "reasons", MappingProxyType(dict(self.reasons)))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dictionary (the ``classify --json`` contract)."""
+        data = {k: v for k, v in asdict(self).items() if k not in ("reasons", "counterexample")}
+        data["reasons"] = dict(self.reasons)
+        if self.counterexample is not None:
+            data["counterexample"] = dict(self.counterexample)
+        return data
+
+    def __str__(self) -> str:
+        def yes(flag: bool, word: str) -> str:
+            return word if flag else f"not {word}"
+
+        verdicts = {
+            "order": f"order {self.order}",
+            "dimension": f"dimension {self.dimension} ({'scalar' if self.scalar else 'vector'})",
+            "linear": "linear" if self.linear else "nonlinear",
+            "time_invariant": "time-invariant" if self.time_invariant else "time-varying",
+            "homogeneous": "homogeneous" if self.homogeneous else "forced",
+            "autonomous": yes(self.autonomous, "autonomous"),
+        }
+        width = max(map(len, verdicts.values()))
+        how = {"symbolic": "from its expressions", "structural": "from its matrices"}
+        lines = [f"{self.model}: classified {how.get(self.method, 'by sampling at random points')}"]
+        lines += [f"  {verdicts[k]:<{width}}  {self.reasons[k]}" for k in VERDICTS]
+        return "\n".join(lines)
+
+
+def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classification:
+    """Classify ``model`` (see the module docstring for the definitions).
+
+    Parameters
+    ----------
+    model
+        Any robodyn model.
+    samples, seed
+        Number of random points and the random seed, used only for models given as plain callables.
+    """
+    if isinstance(model, LinearSystem):
+        return _classify_linear(model)
+    if isinstance(model, SymbolicSystem | ManipulatorSystem):
+        return _classify_symbolic(model)
+    return _classify_sampled(model, samples, seed)
+
+
+def _shape_verdicts(model: Model) -> tuple[int, int, dict[str, str]]:
+    if model.order == 2:
+        n = model.n_states // 2
+        coords = ", ".join(model.states[:n])
+        reasons = {
+            "order": f"written as second-order equations in {coords} (state: coordinates, then velocities)",
+            "dimension": f"{n} coordinate{'s' if n > 1 else ''} ({coords}): "
+                         + ("a scalar equation" if n == 1 else "a vector system"),
+        }
+        return 2, n, reasons
+    n = model.n_states
+    reasons = {
+        "order": "written in first-order form x' = f(t, x, u)",
+        "dimension": f"{n} state{'s' if n > 1 else ''} ({', '.join(model.states)}): "
+                     + ("a scalar equation" if n == 1 else "a vector system"),
+    }
+    return 1, n, reasons
+
+
+# --- symbolic ---------------------------------------------------------------------------------------
+def _equations(model: SymbolicModel) -> list[tuple[str, sympy.Expr]]:
+    """(label, expression) for every expression of f: explicit rows, or M(q) and Q - c."""
+    if isinstance(model, SymbolicSystem):
+        return [(f"the equation for {s}'", e) for s, e in zip(model.states, model.f_expr)]
+    assert isinstance(model, ManipulatorSystem)
+    n = model.n_coordinates
+    rows = [
+        (f"the mass matrix entry M[{i}][{j}]", model.mass_expr[i, j]) for i in range(n) for j in range(n)
+    ]
+    return rows + [(f"the equation for {c}''", e) for c, e in zip(model.coordinates, model.rhs_expr)]
+
+
+def _names(symbols: set[sympy.Basic]) -> str:
+    return ", ".join(sorted(str(s) for s in symbols))
+
+
+def _nonlinear_term(expr: sympy.Expr, variables: set[sympy.Symbol]) -> sympy.Expr | None:
+    """The smallest sub-expression that makes ``expr`` nonlinear in ``variables`` (a best effort)."""
+    products = []
+    for node in sympy.preorder_traversal(expr):
+        if not node.free_symbols & variables:
+            continue
+        if isinstance(node, sympy.Function | sympy.Abs | sympy.sign | sympy.Min | sympy.Max):
+            return node
+        if isinstance(node, sympy.Pow) and node.exp != 1:
+            return node
+        if isinstance(node, sympy.Mul) and sum(bool(a.free_symbols & variables) for a in node.args) > 1:
+            products.append(node)
+    return products[-1] if products else None
+
+
+def _linearity(model: SymbolicModel, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
+    variables = set(model.x_symbols) | set(model.u_symbols)
+    if isinstance(model, MechanicalSystem):
+        return True, "M q'' + B q' + K q = F u with constant matrices is linear in the state and inputs"
+    for label, expr in equations:
+        if label.startswith("the mass matrix"):
+            depends = expr.free_symbols & variables
+            if depends:
+                return False, f"{label} = {sympy.sstr(expr)} depends on {_names(depends)}"
+            continue
+        for v in variables & expr.free_symbols:
+            derivative = sympy.diff(expr, v)
+            if derivative.free_symbols & variables:
+                term = _nonlinear_term(expr, variables) or derivative
+                inner = term.free_symbols & variables
+                return False, f"{sympy.sstr(term)} in {label} makes it nonlinear in {_names(inner)}"
+    return True, "every term is a constant times a state or input, or a forcing term"
+
+
+def _first_term_with(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
+    terms = [a for a in sympy.Add.make_args(sympy.expand(expr)) if a.free_symbols & symbols]
+    return terms[0] if terms else expr
+
+
+def _classify_symbolic(model: SymbolicModel) -> Classification:
+    order, dimension, reasons = _shape_verdicts(model)
+    equations = _equations(model)
+    linear, reasons["linear"] = _linearity(model, equations)
+    inputs = set(model.u_symbols)
+
+    timed = [(label, e) for label, e in equations if e.has(TIME)]
+    timed_out = [(f"the output {n}", e) for n, e in zip(model.outputs, model.h_expr) if e.has(TIME)]
+    time_invariant = not (timed or timed_out)
+    if time_invariant:
+        reasons["time_invariant"] = "t does not appear in the dynamics or the outputs"
+    else:
+        label, expr = (timed or timed_out)[0]
+        reasons["time_invariant"] = f"t appears in {label} (term {sympy.sstr(_first_term_with(expr, {TIME}))})"
+
+    forced = [(label, e) for label, e in equations if e.free_symbols & inputs]
+    homogeneous = not forced
+    if forced:
+        label, expr = forced[0]
+        used = expr.free_symbols & inputs
+        term = _first_term_with(expr, used)
+        reasons["homogeneous"] = f"the input {_names(used)} enters {label} (term {sympy.sstr(term)})"
+    else:
+        zero = {s: 0 for s in (*model.x_symbols, *model.u_symbols)}
+        for label, expr in equations:
+            if label.startswith("the mass matrix"):
+                continue
+            rest = expr.subs(zero)
+            is_zero = rest.is_zero if rest.is_zero is not None else sympy.simplify(rest).is_zero
+            if not is_zero:
+                homogeneous = False
+                reasons["homogeneous"] = (
+                    f"{label} keeps the source term {sympy.sstr(rest)} at x = 0: it is forced"
+                )
+                break
+        else:
+            reasons["homogeneous"] = "no input enters the dynamics and f(t, 0) = 0: no forcing term"
+
+    timed_f = bool(timed)
+    autonomous = not timed_f and not forced
+    if autonomous:
+        reasons["autonomous"] = "x' = f(x): neither t nor an input appears in the dynamics"
+    elif forced:
+        reasons["autonomous"] = f"inputs ({_names(set().union(*(e.free_symbols & inputs for _, e in forced)))}) "\
+                                "make x' depend on t through u(t)"
+    else:
+        reasons["autonomous"] = f"t appears explicitly in {timed[0][0]}"
+    return Classification(
+        model.name, order, dimension, model.n_states, dimension == 1, linear, time_invariant, homogeneous,
+        autonomous, "symbolic", reasons,
+    )
+
+
+# --- linear -----------------------------------------------------------------------------------------
+def _classify_linear(model: LinearSystem) -> Classification:
+    order, dimension, reasons = _shape_verdicts(model)
+    assert model.B is not None
+    driven = [model.inputs[j] for j in range(model.n_inputs) if np.any(model.B[:, j] != 0)]
+    reasons["linear"] = "x' = A x + B u with constant matrices"
+    reasons["time_invariant"] = "A, B, C and D are constant"
+    if driven:
+        reasons["homogeneous"] = f"the input {', '.join(driven)} enters through B"
+        reasons["autonomous"] = f"the input {', '.join(driven)} makes x' depend on t through u(t)"
+    else:
+        reasons["homogeneous"] = "no input enters (B = 0): x' = A x"
+        reasons["autonomous"] = "x' = A x: neither t nor an input appears"
+    homogeneous = not driven
+    return Classification(model.name, order, dimension, model.n_states, dimension == 1, True, True,
+                          homogeneous, homogeneous, "structural", reasons)
+
+
+# --- sampled ----------------------------------------------------------------------------------------
+_SAMPLE_RTOL = 1e-9  # Relative mismatch tolerated by the sampled tests (rounding is ~1e-16 per operation).
+
+
+def _close(a: np.ndarray, b: np.ndarray, *scales: np.ndarray) -> bool:
+    scale = sum(float(np.max(np.abs(s), initial=0.0)) for s in scales) + 1e-300
+    return float(np.max(np.abs(a - b), initial=0.0)) <= _SAMPLE_RTOL * max(scale, 1e-12)
+
+
+def _point(model: Model, x: np.ndarray, u: np.ndarray) -> dict[str, float]:
+    return {**dict(zip(model.states, x.tolist())), **dict(zip(model.inputs, u.tolist()))}
+
+
+def _classify_sampled(model: Model, samples: int, seed: int) -> Classification:
+    order, dimension, reasons = _shape_verdicts(model)
+    rng = np.random.default_rng(seed)
+    n, m = model.n_states, model.n_inputs
+    p = model.parameter_vector()
+
+    def f(t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
+        return model._checked(model._f(t, x, u, p), n, "f")
+
+    counter: dict[str, Any] | None = None
+    linear = time_invariant = inputs_free = source_free = True
+    evaluated = 0
+    for _ in range(samples):
+        t, t2 = rng.uniform(0.0, 10.0, 2)
+        x1, x2 = rng.normal(size=n), rng.normal(size=n)
+        u1, u2 = rng.normal(size=m), rng.normal(size=m)
+        a, b = rng.uniform(-2.0, 2.0, 2)
+        with np.errstate(all="ignore"):
+            f0, f1, f2 = f(t, np.zeros(n), np.zeros(m)), f(t, x1, u1), f(t, x2, u2)
+            combo = f(t, a * x1 + b * x2, a * u1 + b * u2)
+            shifted, other_u = f(t2, x1, u1), f(t, x1, u2)
+        values = (f0, f1, f2, combo, shifted, other_u)
+        if not all(np.all(np.isfinite(v)) for v in values):
+            continue
+        evaluated += 1
+        expected = a * (f1 - f0) + b * (f2 - f0)
+        if linear and not _close(combo - f0, expected, combo, f0, a * f1, b * f2):
+            linear = False
+            counter = {"x1": _point(model, x1, u1), "x2": _point(model, x2, u2), "a": a, "b": b, "t": t,
+                       "mismatch": float(np.max(np.abs(combo - f0 - expected)))}
+            reasons["linear"] = (
+                f"f(a x1 + b x2) - f(0) differs from a (f(x1) - f(0)) + b (f(x2) - f(0)) by "
+                f"{counter['mismatch']:.3g} at a = {a:.3g}, b = {b:.3g} (see counterexample)"
+            )
+        if time_invariant and not _close(shifted, f1, shifted, f1):
+            time_invariant = False
+            reasons["time_invariant"] = f"f changes between t = {t:.4g} and t = {t2:.4g} at the same x and u"
+        if m and inputs_free and not _close(other_u, f1, other_u, f1):
+            inputs_free = False
+            reasons["homogeneous"] = "changing the input changes f: the input forces the system"
+        if source_free and not _close(f0, np.zeros(n), f1, f2):
+            source_free = False
+            if inputs_free:
+                reasons["homogeneous"] = f"f(t, 0, 0) = {f0.tolist()} at t = {t:.4g}: a source term forces it"
+    if evaluated == 0:
+        raise InputError(f"model {model.name!r}: f is not finite at any of {samples} random points: "
+                         "cannot classify it by sampling")
+    where = f"(sampled at {evaluated} random points)"
+    reasons.setdefault("linear", f"f(a x1 + b x2) - f(0) = a (f(x1) - f(0)) + b (f(x2) - f(0)) {where}")
+    reasons.setdefault("time_invariant", f"f does not change with t {where}")
+    homogeneous = inputs_free and source_free
+    reasons.setdefault("homogeneous", f"the input does not change f and f(t, 0, 0) = 0 {where}")
+    autonomous = time_invariant and inputs_free
+    if autonomous:
+        reasons["autonomous"] = f"f depends on neither t nor the input {where}"
+    elif not time_invariant:
+        reasons["autonomous"] = "f depends explicitly on t " + where
+    else:
+        reasons["autonomous"] = "the input makes x' depend on t through u(t) " + where
+    return Classification(model.name, order, dimension, n, dimension == 1, linear, time_invariant,
+                          homogeneous, autonomous, "sampled", reasons, counter)

@@ -1,0 +1,362 @@
+"""Safe expression parser: user text -> sympy, through Python's ``ast`` and a whitelist.
+
+Model files and command-line values are user text. They are never given to ``eval``, ``exec``,
+``sympify`` or ``parse_expr``. Instead the text is parsed by :func:`ast.parse` (which only builds a tree
+and runs nothing) and the tree is translated node by node; any node outside the whitelist is rejected
+with the offending token.
+
+Allowed (DESIGN.md, "Model files"):
+
+- numbers (integers and decimals), ``+ - * / **``, unary ``+ -`` and parentheses;
+- the names the caller declares (states, inputs, parameters, ...), ``t`` where time is allowed,
+  the constants ``pi`` and ``e``;
+- calls of ``sin cos tan asin acos atan atan2 sinh cosh tanh exp log sqrt abs sign min max`` with
+  positional arguments only.
+
+Everything else — attribute access, subscripts, lambdas, comprehensions, conditional expressions,
+comparisons, strings, keyword arguments, calls of other functions — raises :class:`ExpressionError`.
+Constant sub-expressions are folded by sympy, so they are guarded against overflow and division by zero.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import math
+import re
+from collections.abc import Callable, Mapping
+from typing import Final
+
+import sympy
+
+from robodyn.errors import ExpressionError
+
+__all__ = [
+    "CONSTANTS",
+    "FUNCTIONS",
+    "RESERVED_NAMES",
+    "TIME",
+    "is_valid_name",
+    "parse_assignments",
+    "parse_expression",
+    "parse_number",
+    "symbol",
+]
+
+MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
+MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
+MAX_EXPONENT_DIGITS: Final = 300  # A constant power may have at most this many decimal digits.
+
+
+def _min(*args: sympy.Expr) -> sympy.Expr:
+    return sympy.Min(*args)
+
+
+def _max(*args: sympy.Expr) -> sympy.Expr:
+    return sympy.Max(*args)
+
+
+# name -> (sympy function, smallest and largest number of arguments)
+FUNCTIONS: Final[Mapping[str, tuple[Callable[..., sympy.Expr], int, int]]] = {
+    "sin": (sympy.sin, 1, 1),
+    "cos": (sympy.cos, 1, 1),
+    "tan": (sympy.tan, 1, 1),
+    "asin": (sympy.asin, 1, 1),
+    "acos": (sympy.acos, 1, 1),
+    "atan": (sympy.atan, 1, 1),
+    "atan2": (sympy.atan2, 2, 2),
+    "sinh": (sympy.sinh, 1, 1),
+    "cosh": (sympy.cosh, 1, 1),
+    "tanh": (sympy.tanh, 1, 1),
+    "exp": (sympy.exp, 1, 1),
+    "log": (sympy.log, 1, 1),
+    "sqrt": (sympy.sqrt, 1, 1),
+    "abs": (sympy.Abs, 1, 1),
+    "sign": (sympy.sign, 1, 1),
+    "min": (_min, 2, 64),
+    "max": (_max, 2, 64),
+}
+
+CONSTANTS: Final[Mapping[str, sympy.Expr]] = {"pi": sympy.pi, "e": sympy.E}
+
+TIME_NAME: Final = "t"
+
+#: Names a model may not use for its own states, inputs, outputs or parameters.
+RESERVED_NAMES: Final = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {TIME_NAME}
+
+_NAME_PATTERN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_KEYWORDS: Final = frozenset(
+    "False None True and as assert async await break class continue def del elif else except finally "
+    "for from global if import in is lambda nonlocal not or pass raise return try while with yield".split()
+)
+
+
+def symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol robodyn uses for ``name`` (real-valued, so ``d|x|/dx = sign(x)``)."""
+    return sympy.Symbol(name, real=True)
+
+
+#: The time symbol ``t``.
+TIME: Final = symbol(TIME_NAME)
+
+
+def is_valid_name(name: object) -> bool:
+    """Whether ``name`` can name a state, input, output or parameter (ASCII identifier, not a keyword)."""
+    return isinstance(name, str) and bool(_NAME_PATTERN.match(name)) and name not in _KEYWORDS
+
+
+_NODE_WORDS: Final[Mapping[type, str]] = {
+    ast.Attribute: "attribute access",
+    ast.Subscript: "subscripts",
+    ast.Lambda: "lambda functions",
+    ast.ListComp: "comprehensions",
+    ast.SetComp: "comprehensions",
+    ast.DictComp: "comprehensions",
+    ast.GeneratorExp: "comprehensions",
+    ast.IfExp: "conditional expressions",
+    ast.Compare: "comparisons",
+    ast.BoolOp: "boolean operators",
+    ast.NamedExpr: "assignment expressions",
+    ast.Starred: "starred arguments",
+    ast.List: "lists",
+    ast.Tuple: "tuples",
+    ast.Set: "sets",
+    ast.Dict: "dictionaries",
+    ast.JoinedStr: "strings",
+    ast.Await: "await",
+    ast.Yield: "yield",
+    ast.YieldFrom: "yield",
+}
+
+_BINARY: Final[Mapping[type, Callable[[sympy.Expr, sympy.Expr], sympy.Expr]]] = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b,
+}
+
+_BINARY_HINTS: Final[Mapping[type, str]] = {
+    ast.BitXor: "'^' is not a power: write '**'",
+    ast.FloorDiv: "'//' is not allowed: write '/'",
+    ast.Mod: "'%' is not allowed",
+    ast.MatMult: "'@' is not allowed",
+}
+
+
+class _Translator:
+    """Translate a parsed expression tree into sympy, rejecting anything outside the whitelist."""
+
+    def __init__(self, text: str, names: Mapping[str, sympy.Expr], where: str, allow_time: bool):
+        self.text = text
+        self.names = names
+        self.where = where
+        self.allow_time = allow_time
+
+    def fail(self, node: ast.AST | None, problem: str) -> ExpressionError:
+        token = ast.get_source_segment(self.text, node) if node is not None else None
+        at = ""
+        if token is not None and isinstance(node, ast.expr):
+            at = f" at column {node.col_offset + 1}"
+            problem = f"{problem}: {token!r}{at}"
+        return ExpressionError(f"{self.where}: {problem} in {self.text!r}")
+
+    def visit(self, node: ast.AST, depth: int = 0) -> sympy.Expr:
+        if depth > MAX_DEPTH:
+            raise self.fail(None, f"expression nested deeper than {MAX_DEPTH} levels")
+        if isinstance(node, ast.Constant):
+            return self.constant(node)
+        if isinstance(node, ast.Name):
+            return self.name(node)
+        if isinstance(node, ast.UnaryOp):
+            if isinstance(node.op, ast.USub):
+                return self.folded(node, -self.visit(node.operand, depth + 1))
+            if isinstance(node.op, ast.UAdd):
+                return self.visit(node.operand, depth + 1)
+            raise self.fail(node, "operator not allowed (only unary + and -)")
+        if isinstance(node, ast.BinOp):
+            return self.binary(node, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        word = _NODE_WORDS.get(type(node), f"'{type(node).__name__}' syntax")
+        raise self.fail(node, f"{word} not allowed")
+
+    def constant(self, node: ast.Constant) -> sympy.Expr:
+        value = node.value
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            kind = "strings" if isinstance(value, str | bytes) else f"{type(value).__name__} constants"
+            raise self.fail(node, f"{kind} not allowed (only real numbers)")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise self.fail(node, "number is not finite")
+        if isinstance(value, int) and value.bit_length() > 1000:
+            raise self.fail(node, "number too large for double precision")
+        return sympy.Integer(value) if isinstance(value, int) else sympy.Float(value)
+
+    def name(self, node: ast.Name) -> sympy.Expr:
+        ident = node.id
+        if ident in self.names:
+            return self.names[ident]
+        if ident in CONSTANTS:
+            return CONSTANTS[ident]
+        if ident == TIME_NAME and self.allow_time:
+            return TIME
+        if ident in FUNCTIONS:
+            raise self.fail(node, f"function '{ident}' used without calling it")
+        known = sorted(self.names) + sorted(CONSTANTS) + ([TIME_NAME] if self.allow_time else [])
+        close = difflib.get_close_matches(ident, known, n=1)
+        hint = f"; did you mean '{close[0]}'?" if close else ""
+        shown = ", ".join(known) if len(known) <= 40 else ", ".join(known[:40]) + ", ..."
+        raise self.fail(node, f"unknown name (known: {shown}){hint}")
+
+    def binary(self, node: ast.BinOp, depth: int) -> sympy.Expr:
+        if type(node.op) in _BINARY_HINTS:
+            raise self.fail(node, _BINARY_HINTS[type(node.op)])
+        left = self.visit(node.left, depth + 1)
+        right = self.visit(node.right, depth + 1)
+        if isinstance(node.op, ast.Pow):
+            self.check_power(node, left, right)
+            return self.folded(node, left**right)
+        if isinstance(node.op, ast.Div) and right.is_zero:
+            raise self.fail(node, "division by zero")
+        operation = _BINARY.get(type(node.op))
+        if operation is None:
+            raise self.fail(node, "operator not allowed (only + - * / **)")
+        return self.folded(node, operation(left, right))
+
+    def check_power(self, node: ast.BinOp, base: sympy.Expr, exponent: sympy.Expr) -> None:
+        """Refuse constant powers whose value would be astronomically large (``9**9**9``)."""
+        if not exponent.is_Number:
+            return
+        exp_size = abs(float(exponent))
+        if base.is_Number:
+            magnitude = abs(float(base)) if base.is_finite else math.inf
+            if magnitude == 0 and float(exponent) < 0:
+                raise self.fail(node, "division by zero")
+            digits = exp_size * abs(math.log10(magnitude)) if magnitude > 0 else 0.0
+            if digits > MAX_EXPONENT_DIGITS:
+                raise self.fail(node, f"number too large (about 10**{digits:.3g})")
+        elif exp_size > 10_000:
+            raise self.fail(node, "exponent too large (at most 10000)")
+
+    def folded(self, node: ast.AST, value: sympy.Expr) -> sympy.Expr:
+        """Check a result that sympy folded into a constant: it must be a finite real number."""
+        if value.has(sympy.zoo, sympy.oo, sympy.nan, sympy.I):
+            raise self.fail(node, "value is not a finite real number")
+        if value.is_Number and abs(float(value)) > 1e308:
+            raise self.fail(node, "number too large for double precision")
+        return value
+
+    def call(self, node: ast.Call, depth: int) -> sympy.Expr:
+        if not isinstance(node.func, ast.Name):
+            raise self.fail(node.func, "only calls of named functions are allowed")
+        name = node.func.id
+        if name not in FUNCTIONS:
+            allowed = ", ".join(FUNCTIONS)
+            raise self.fail(node.func, f"unknown function (allowed: {allowed})")
+        if node.keywords:
+            raise self.fail(node, "keyword arguments not allowed")
+        function, least, most = FUNCTIONS[name]
+        if not least <= len(node.args) <= most:
+            count = str(least) if least == most else f"{least} or more"
+            raise self.fail(node, f"{name}() takes {count} argument(s), got {len(node.args)}")
+        args = [self.visit(arg, depth + 1) for arg in node.args]
+        return self.folded(node, function(*args))
+
+
+def parse_expression(
+    text: str | int | float,
+    names: Mapping[str, sympy.Expr],
+    *,
+    where: str = "expression",
+    allow_time: bool = True,
+) -> sympy.Expr:
+    """Parse user text into a sympy expression, allowing only the whitelisted grammar.
+
+    Parameters
+    ----------
+    text
+        The expression, e.g. ``"(u - b*qd - k*q)/J"``. A plain number is accepted as well.
+    names
+        The names the expression may use and the sympy expressions they stand for (usually symbols
+        made with :func:`symbol`).
+    where
+        Where the text comes from, e.g. ``"joint.yaml:7: dynamics.qd"``; it starts every error message.
+    allow_time
+        Whether the time ``t`` may appear.
+
+    Raises
+    ------
+    ExpressionError
+        For anything outside the whitelist, with the offending token and its column.
+    """
+    if isinstance(text, bool) or not isinstance(text, str | int | float):
+        raise ExpressionError(f"{where}: expected an expression or a number, got {text!r}")
+    if not isinstance(text, str):
+        if isinstance(text, float) and not math.isfinite(text):
+            raise ExpressionError(f"{where}: number is not finite: {text!r}")
+        return sympy.Integer(text) if isinstance(text, int) else sympy.Float(text)
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(f"{where}: expression longer than {MAX_LENGTH} characters")
+    source = " ".join(text.split())  # YAML block scalars may span lines; Python needs one line
+    if not source:
+        raise ExpressionError(f"{where}: empty expression: write a number or a formula")
+    try:
+        tree = ast.parse(source, mode="eval")
+    except SyntaxError as exc:
+        column = f" at column {exc.offset}" if exc.offset else ""
+        raise ExpressionError(f"{where}: invalid syntax{column} in {text!r}: {exc.msg}") from None
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
+        raise ExpressionError(f"{where}: cannot parse {text[:80]!r}: {exc}") from None
+    translator = _Translator(source, names, where, allow_time)
+    try:
+        return translator.visit(tree.body)
+    except RecursionError:
+        raise ExpressionError(f"{where}: expression too deeply nested") from None
+    except (TypeError, ValueError, ArithmeticError) as exc:
+        # sympy refusing a combination (e.g. a function of a function name); report, never crash
+        if isinstance(exc, ExpressionError):
+            raise
+        raise ExpressionError(f"{where}: cannot evaluate {text!r}: {exc}") from None
+
+
+def parse_number(text: str | int | float, *, where: str = "value") -> float:
+    """Parse a constant such as ``"pi/2"`` or ``"2*9.81"`` into a finite float."""
+    value = parse_expression(text, {}, where=where, allow_time=False)
+    if not value.is_number:  # pragma: no cover - no names are allowed, so it is always a number
+        raise ExpressionError(f"{where}: {text!r} is not a constant")
+    number = complex(sympy.N(value, 17))
+    if number.imag != 0 or not math.isfinite(number.real):
+        raise ExpressionError(f"{where}: {text!r} is not a finite real number")
+    return number.real
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split ``"a=1, b=atan2(1, 2)"`` at the commas that are not inside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
+    """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
+
+    Names must be identifiers; values are constants parsed by :func:`parse_number`; a name given
+    twice is an error.
+    """
+    result: dict[str, float] = {}
+    for part in _split_top_level(text):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or not is_valid_name(name):
+            raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
+        if name in result:
+            raise ExpressionError(f"{where}: {name!r} is given twice")
+        result[name] = parse_number(value, where=f"{where} {name}")
+    return result

@@ -1,0 +1,315 @@
+"""YAML model files -> models, validated, with ``file:line: key.path`` in every message.
+
+Kinds (docs/models.md has the full reference):
+
+- ``first_order``: ``states`` and ``dynamics`` (one expression per state);
+- ``mechanical``: ``coordinates``, ``mass``, optional ``damping``, ``stiffness``, ``input_matrix``;
+- ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential`` and ``forces``.
+
+All share ``name``, ``description``, ``parameters``, ``inputs`` and ``outputs``. Expressions are parsed
+here, with the names each key may use, so that a rejected token is reported with its line.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path as FilePath
+from typing import Any
+
+import sympy
+
+from robodyn.errors import InputError, ModelFileError, UnknownNameError
+from robodyn.model.expr import parse_assignments, parse_expression, parse_number, symbol
+from robodyn.model.lagrange import LagrangianSystem
+from robodyn.model.mechanical import MechanicalSystem, velocity_name
+from robodyn.model.symbolic import SymbolicSystem
+from robodyn.model.system import Model, check_names
+from robodyn.model.yamlio import Document, Path, read_yaml
+
+__all__ = ["KINDS", "load", "load_file", "model_from_document", "read_model_text"]
+
+_COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs"}
+KINDS: dict[str, set[str]] = {
+    "first_order": _COMMON | {"states", "dynamics"},
+    "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
+    "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces"},
+}
+_REQUIRED = {
+    "first_order": ("states", "dynamics"),
+    "mechanical": ("coordinates", "mass"),
+    "lagrangian": ("coordinates", "kinetic"),
+}
+MODEL_SUFFIXES = (".yaml", ".yml")
+
+
+class _Reader:
+    """Validates one document and parses its expressions, with positions for messages."""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.data: dict[str, Any] = doc.data
+        self.symbols: dict[str, sympy.Symbol] = {}
+
+    def fail(self, path: Path, message: str) -> ModelFileError:
+        return ModelFileError(f"{self.doc.where(path)}: {message}")
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        value = self.data.get(key, default)
+        if value is not default and not isinstance(value, kind):
+            expected = {list: "a list", dict: "a mapping", str: "text"}.get(kind, "a value")  # type: ignore[call-overload]
+            raise self.fail((key,), f"must be {expected}, got {_describe(value)}")
+        return value
+
+    def names(self, key: str, *, required: bool = False) -> list[str]:
+        value = self.get(key, list)
+        if value is None:
+            if required:
+                raise self.fail((key,), f"missing: list the {key}, e.g. {key}: [q]")
+            return []
+        for i, name in enumerate(value):
+            if not isinstance(name, str):
+                raise self.fail((key, i), f"{_describe(name)} is not a name: use letters, digits and _")
+        if required and not value:
+            raise self.fail((key,), f"needs at least one entry in {key}")
+        return value
+
+    def parameters(self) -> dict[str, float]:
+        table = self.get("parameters", dict) or {}
+        result = {}
+        for name, value in table.items():
+            where = self.doc.where(("parameters", name))
+            if isinstance(value, bool) or not isinstance(value, int | float | str):
+                raise ModelFileError(f"{where}: parameter value must be a number, got {_describe(value)}")
+            if isinstance(value, float) and not math.isfinite(value):
+                raise ModelFileError(f"{where}: parameter value {value} is not finite: give a finite number")
+            try:
+                result[name] = float(value) if not isinstance(value, str) else parse_number(value, where=where)
+            except InputError as exc:
+                raise ModelFileError(f"{exc} (parameter values must be numbers such as 0.5 or 2*pi)") from None
+        return result
+
+    def check_names(self, groups: dict[str, Sequence[str]], keys: dict[str, str]) -> None:
+        """Names must be valid, unreserved and unique; messages point at the list entry."""
+
+        def locate(group: str, index: int) -> str:
+            key = keys.get(group, group)
+            entry: Path = (key, index) if key in ("states", "inputs", "coordinates") else (key,)
+            if key in ("parameters", "outputs"):
+                entry = (key, list(self.data[key])[index])
+            return self.doc.where(entry)
+
+        check_names(groups, locate=locate)
+        self.symbols = {name: symbol(name) for names in groups.values() for name in names}
+
+    def expression(self, path: Path, value: Any, allowed: Sequence[str], allow_time: bool = True) -> Any:
+        if value is None or isinstance(value, bool | list | dict):
+            raise self.fail(path, f"expected an expression, got {_describe(value)}")
+        table = {name: self.symbols[name] for name in allowed}
+        return parse_expression(value, table, where=self.doc.where(path), allow_time=allow_time)
+
+    def expressions(self, key: str, names: Sequence[str], allowed: Sequence[str], *,
+                    required: bool, what: str) -> dict[str, Any]:
+        table = self.get(key, dict)
+        if table is None:
+            if required:
+                raise self.fail((key,), f"missing: give {what} as a mapping name: expression")
+            return {}
+        for name in table:
+            if name not in names:
+                raise self.fail((key, name), f"{name!r} is not one of the {what.split()[-1]}: "
+                                             f"{', '.join(names)}{_suggest(name, names)}")
+        if required:
+            missing = [n for n in names if n not in table]
+            if missing:
+                raise self.fail((key,), f"no {what} for {', '.join(missing)}: add '{missing[0]}: <expression>'")
+        return {name: self.expression((key, name), table[name], allowed) for name in table}
+
+    def matrix(self, key: str, rows: int, cols: int, allowed: Sequence[str]) -> list[list[Any]] | None:
+        value = self.data.get(key)
+        if value is None:
+            return None
+        if not isinstance(value, list) and rows == cols == 1:
+            value = [[value]]
+        if not isinstance(value, list) or len(value) != rows:
+            raise self.fail((key,), f"must be a {rows}x{cols} matrix (a list of {rows} rows), "
+                                    f"got {_describe(value)}")
+        result = []
+        for i, row in enumerate(value):
+            if not isinstance(row, list) or len(row) != cols:
+                raise self.fail((key, i), f"row {i} must be a list of {cols} entries, got {_describe(row)}")
+            result.append([self.expression((key, i, j), e, allowed, allow_time=False)
+                           for j, e in enumerate(row)])
+        return result
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return "a mapping"
+    if value is None:
+        return "nothing"
+    return repr(value)
+
+
+def _suggest(name: str, names: Sequence[str]) -> str:
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def _first_order(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+    states = r.names("states", required=True)
+    outputs = r.get("outputs", dict) or {}
+    r.check_names({"states": states, "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
+                  {})
+    everything = [*states, *inputs, *params]
+    dynamics = r.expressions("dynamics", states, everything, required=True, what="dynamics of the states")
+    outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
+    return SymbolicSystem(states, inputs, dynamics, parameters=params, outputs=outs or None, name=name)
+
+
+def _second_order_names(r: _Reader, params: dict[str, float], inputs: list[str]) -> tuple[list[str], list[str]]:
+    coordinates = r.names("coordinates", required=True)
+    velocities = [velocity_name(c) for c in coordinates]
+    outputs = r.get("outputs", dict) or {}
+    r.check_names({"coordinates": coordinates, "velocities (generated <coordinate>_dot)": velocities,
+                   "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
+                  {"velocities (generated <coordinate>_dot)": "coordinates"})
+    return coordinates, velocities
+
+
+def _mechanical(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+    coordinates, velocities = _second_order_names(r, params, inputs)
+    n, m = len(coordinates), len(inputs)
+    p = list(params)
+    mass = r.matrix("mass", n, n, p)
+    if mass is None:
+        raise r.fail(("mass",), f"missing: give the {n}x{n} mass matrix")
+    damping, stiffness = r.matrix("damping", n, n, p), r.matrix("stiffness", n, n, p)
+    forcing = r.matrix("input_matrix", n, m, p)
+    if forcing is None and m != n:
+        raise r.fail(("inputs",), f"{m} input(s) for {n} coordinate(s): give input_matrix ({n}x{m}) "
+                                  "or one input per coordinate")
+    outs = r.expressions("outputs", list(r.get("outputs", dict) or {}), [*coordinates, *velocities, *inputs, *p],
+                         required=False, what="outputs")
+    return MechanicalSystem(coordinates, inputs, mass, damping, stiffness, forcing,
+                            parameters=params, outputs=outs or None, name=name)
+
+
+def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+    coordinates, velocities = _second_order_names(r, params, inputs)
+    p = list(params)
+    kinetic = r.expression(("kinetic",), r.data["kinetic"], [*coordinates, *velocities, *p], allow_time=False)
+    potential = r.expression(("potential",), r.data.get("potential", 0), [*coordinates, *p], allow_time=False)
+    everything = [*coordinates, *velocities, *inputs, *p]
+    forces = r.expressions("forces", coordinates, everything, required=False, what="forces on the coordinates")
+    outs = r.expressions("outputs", list(r.get("outputs", dict) or {}), everything, required=False,
+                         what="outputs")
+    return LagrangianSystem(coordinates, inputs, kinetic, potential, forces, parameters=params,
+                            outputs=outs or None, name=name)
+
+
+_BUILDERS: dict[str, Callable[[_Reader, str, dict[str, float], list[str]], Model]] = {
+    "first_order": _first_order,
+    "mechanical": _mechanical,
+    "lagrangian": _lagrangian,
+}
+
+
+def model_from_document(doc: Document, default_name: str = "model") -> Model:
+    """Build a model from a parsed YAML document, validating every key.
+
+    Raises
+    ------
+    ModelFileError
+        Naming the file, the line and the key path, and what to change.
+    """
+    if not isinstance(doc.data, dict):
+        raise ModelFileError(f"{doc.where(())}: a model file must be a mapping of keys (name, kind, ...)")
+    r = _Reader(doc)
+    kind = r.data.get("kind")
+    if kind not in KINDS:
+        kinds = ", ".join(KINDS)
+        if kind is None:
+            raise r.fail((), f"missing 'kind': one of {kinds}")
+        raise r.fail(("kind",), f"unknown kind {kind!r}: one of {kinds}{_suggest(str(kind), list(KINDS))}")
+    for key in r.data:
+        if key not in KINDS[kind]:
+            allowed = ", ".join(sorted(KINDS[kind]))
+            raise r.fail((key,), f"unknown key {key!r} for kind {kind} (allowed: {allowed})"
+                                 f"{_suggest(key, sorted(KINDS[kind]))}")
+    for key in _REQUIRED[kind]:
+        if key not in r.data:
+            raise r.fail((), f"missing key {key!r} (required for kind {kind})")
+    name = r.get("name", str, default_name) or default_name
+    r.get("description", str)
+    params = r.parameters()
+    inputs = r.names("inputs")
+    try:
+        return _BUILDERS[kind](r, name, params, inputs)
+    except ModelFileError:
+        raise
+    except InputError as exc:  # a check inside the model classes: keep the file in the message
+        raise ModelFileError(f"{doc.source}: {exc}") from None
+
+
+def read_model_text(text: str, source: str = "<text>") -> Model:
+    """Build a model from YAML text (``source`` names it in messages)."""
+    stem = os.path.splitext(os.path.basename(source))[0] or "model"
+    return model_from_document(read_yaml(text, source), default_name=stem)
+
+
+def load_file(path: str | os.PathLike[str]) -> Model:
+    """Load a YAML model file.
+
+    Raises
+    ------
+    ModelFileError
+        When the file cannot be read or is not a valid model.
+    """
+    file = FilePath(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError(f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{file}: cannot read: {exc}") from None
+    return read_model_text(text, str(file))
+
+
+def load(model: str | os.PathLike[str], **options: Any) -> Model:
+    """Load a model: a YAML file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
+
+    Catalog models that take options accept them as keywords or after a colon:
+    ``load("mbk", n=5)`` and ``load("mbk:n=5")`` are the same.
+
+    Raises
+    ------
+    UnknownNameError
+        For a name that is neither a file nor in the catalog.
+    ModelFileError
+        For an invalid model file.
+    """
+    from robodyn.model import catalog
+
+    text = os.fspath(model)
+    if text.lower().endswith(".urdf"):
+        raise InputError(f"{text}: URDF models are not supported yet: describe the model in a YAML file")
+    if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
+        if options:
+            raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")
+        return load_file(text)
+    name, _, option_text = text.partition(":")
+    if option_text:
+        parsed = parse_assignments(option_text, where=f"model {text!r}")
+        options = {**{k: int(v) if float(v).is_integer() else v for k, v in parsed.items()}, **options}
+    if name not in catalog.CATALOG:
+        names = ", ".join(catalog.CATALOG)
+        raise UnknownNameError(
+            f"unknown model {name!r}: give a path to a .yaml file or one of the catalog models: {names}"
+            f"{_suggest(name, list(catalog.CATALOG))}"
+        )
+    return catalog.CATALOG[name](**options)

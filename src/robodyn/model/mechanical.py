@@ -1,0 +1,376 @@
+"""Second-order models in manipulator form, and linear mechanical systems M q'' + B q' + K q = F u.
+
+A :class:`ManipulatorSystem` keeps its equations as
+
+    M(q) q'' = Q(t, q, q', u) - c(t, q, q')
+
+with the mass matrix M, the generalized forces Q and the bias c (Coriolis, centrifugal, gravity,
+springs, dampers). The state is ``[q..., q_dot...]``: all coordinates, then all velocities, velocity
+``q_dot`` belonging to coordinate ``q``. M is never inverted symbolically: ``f`` evaluates q'' by a
+numeric Cholesky solve at each point (M must be symmetric positive definite).
+
+:class:`MechanicalSystem` is the linear case with constant matrices, which has the exact first-order
+form A = [[0, I], [-M^-1 K, -M^-1 B]], B = [[0], [M^-1 F]].
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+import scipy.linalg
+import sympy
+
+from robodyn.errors import InputError, ShapeError, SingularMatrixError
+from robodyn.model.expr import TIME, symbol
+from robodyn.model.linear import LinearSystem
+from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name
+from robodyn.model.system import Values, Vector, _names
+
+__all__ = [
+    "CRITICAL_DAMPING_TOLERANCE",
+    "ManipulatorSystem",
+    "MechanicalSystem",
+    "ScalarDamping",
+    "velocity_name",
+]
+
+#: |zeta - 1| at or below this counts as critically damped. Rounding in b / (2 sqrt(k J)) is a few
+#: ulp (~1e-16), so exactly critical parameters are recognised; zeta = 1 +- 1e-9 is not critical.
+CRITICAL_DAMPING_TOLERANCE: Final = 1e-12
+
+
+def velocity_name(coordinate: str) -> str:
+    """The state name of the velocity of ``coordinate``: ``q`` -> ``q_dot``."""
+    return f"{coordinate}_dot"
+
+
+def _symbol_matrix(value: Any, rows: int, cols: int, label: str, model: str) -> list[list[Any]]:
+    """Validate a nested list (or array, or sympy Matrix) of entries with shape (rows, cols)."""
+    if isinstance(value, sympy.MatrixBase):
+        value = value.tolist()
+    elif isinstance(value, np.ndarray):
+        value = value.tolist()
+    if rows == 1 and cols == 1 and not isinstance(value, list | tuple):
+        value = [[value]]
+    if cols == 1 and isinstance(value, list | tuple) and value and not isinstance(value[0], list | tuple):
+        value = [[v] for v in value]
+    if not isinstance(value, list | tuple) or len(value) != rows or any(
+        not isinstance(row, list | tuple) or len(row) != cols for row in value
+    ):
+        shape = _shape_of(value)
+        raise ShapeError(f"model {model!r}: {label} must be {rows}x{cols}, got {shape}")
+    return [list(row) for row in value]
+
+
+def _shape_of(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        lengths = sorted({len(r) if isinstance(r, list | tuple) else 1 for r in value})
+        return f"{len(value)} row(s) of length {'/'.join(map(str, lengths)) or 0}"
+    return f"a scalar {value!r}"
+
+
+class ManipulatorSystem(SymbolicModel):
+    """Second-order model M(q) q'' = Q(t, q, q', u) - c(t, q, q'); state ``[q..., q_dot...]``.
+
+    Parameters
+    ----------
+    coordinates
+        Names of the generalized coordinates q; velocities are named ``<q>_dot``.
+    inputs
+        Names of the inputs u.
+    mass
+        M(q): n x n expressions in the coordinates and parameters (symmetric positive definite).
+    forces
+        Q: n expressions in t, q, q', u and parameters (generalized forces).
+    bias
+        c: n expressions in t, q, q' and parameters.
+    parameters, outputs, name
+        As for :class:`~robodyn.model.symbolic.SymbolicSystem`.
+    """
+
+    @property
+    def order(self) -> int:
+        return 2
+
+    def __init__(
+        self,
+        coordinates: Sequence[str],
+        inputs: Sequence[str] | None,
+        mass: Any,
+        forces: Any,
+        bias: Any,
+        *,
+        parameters: Mapping[str, float] | None = None,
+        outputs: Mapping[str, ExprLike] | None = None,
+        name: str = "model",
+    ):
+        self.coordinates = _names(coordinates, "coordinates")
+        self.velocities = tuple(velocity_name(c) for c in self.coordinates)
+        self._setup_symbols(name, self.coordinates + self.velocities, inputs, parameters, tuple(outputs or ()))
+        n = len(self.coordinates)
+        self.q_symbols = self.x_symbols[:n]
+        self.qd_symbols = self.x_symbols[n:]
+        in_q = (*self.q_symbols, *self.p_symbols)
+        self.mass_expr = sympy.Matrix(
+            [[self.expression(e, f"mass[{i}][{j}]", in_q) for j, e in enumerate(row)]
+             for i, row in enumerate(_symbol_matrix(mass, n, n, "mass matrix", name))]
+        )
+        everything = (*self.x_symbols, *self.u_symbols, *self.p_symbols, TIME)
+        self.forces_expr = sympy.Matrix(
+            [self.expression(r[0], f"forces.{c}", everything)
+             for c, r in zip(self.coordinates, _symbol_matrix(forces, n, 1, "forces", name))]
+        )
+        no_input = (*self.x_symbols, *self.p_symbols, TIME)
+        self.bias_expr = sympy.Matrix(
+            [self.expression(r[0], f"bias.{c}", no_input)
+             for c, r in zip(self.coordinates, _symbol_matrix(bias, n, 1, "bias", name))]
+        )
+        self._setup_outputs(outputs)
+
+    @property
+    def n_coordinates(self) -> int:
+        return len(self.coordinates)
+
+    @functools.cached_property
+    def rhs_expr(self) -> sympy.Matrix:
+        """Q - c, the right-hand side of M(q) q'' = Q - c, shape (n, 1)."""
+        return self.forces_expr - self.bias_expr
+
+    @functools.cached_property
+    def _mass_numeric(self) -> NumericFunction:
+        return self.lambdify(self.mass_expr)
+
+    @functools.cached_property
+    def _rhs_numeric(self) -> NumericFunction:
+        return self.lambdify(self.rhs_expr)
+
+    def mass_matrix(self, q: Values, params: Values | None = None) -> np.ndarray:
+        """M(q) at coordinates ``q`` (array ``(n,)`` or mapping), shape ``(n, n)``."""
+        n = self.n_coordinates
+        qv = np.zeros(self.n_states)
+        if isinstance(q, Mapping):
+            qv[:n] = self.state_vector(q, default=0.0)[:n]
+        else:
+            qv[:n] = np.asarray(q, dtype=float).reshape(n)
+        return self._mass_numeric(0.0, qv, self.input_vector(None), self.parameter_vector(params))
+
+    def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
+        """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
+        mass = self._mass_numeric(t, x, u, p)
+        rhs = self._rhs_numeric(t, x, u, p).reshape(-1)
+        try:
+            factor = scipy.linalg.cho_factor(mass, lower=True, check_finite=True)
+        except (np.linalg.LinAlgError, ValueError):
+            q = dict(zip(self.coordinates, x[: self.n_coordinates].tolist()))
+            raise SingularMatrixError(
+                f"model {self.name!r}: mass matrix M(q) is not positive definite at q={q} "
+                f"(M={mass.tolist()}): check masses, inertias and lengths among the parameters"
+            ) from None
+        return scipy.linalg.cho_solve(factor, rhs)
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return np.concatenate([x[self.n_coordinates:], self.acceleration(t, x, u, p)])
+
+    # --- printing -----------------------------------------------------------------------------------
+    @functools.cached_property
+    def _acceleration_symbols(self) -> tuple[sympy.Symbol, ...]:
+        return tuple(symbol(f"{c}''") for c in self.coordinates)
+
+    def equations(self) -> list[tuple[str, sympy.Expr]]:
+        """``q' = q_dot`` for each coordinate, then each row of M(q) q'' = Q - c."""
+        kinematic = [(f"{c}'", v) for c, v in zip(self.coordinates, self.qd_symbols)]
+        accelerations = sympy.Matrix(self._acceleration_symbols)
+        lhs = self.mass_expr * accelerations
+        return kinematic + [(sympy.sstr(left), right) for left, right in zip(lhs, self.rhs_expr)]
+
+    def latex_equations(self) -> list[str]:
+        names = dict(self.latex_symbol_names)
+        names.update({a: latex_name(f"{c}_dot_dot") for a, c in zip(self._acceleration_symbols, self.coordinates)})
+        lhs = self.mass_expr * sympy.Matrix(self._acceleration_symbols)
+        return [
+            f"{sympy.latex(left, symbol_names=names)} &= {sympy.latex(right, symbol_names=names)}"
+            for left, right in zip(lhs, self.rhs_expr)
+        ]
+
+
+@dataclass(frozen=True, slots=True)
+class ScalarDamping:
+    """Natural frequency, damping ratio and regime of a scalar joint J q'' + b q' + k q = u.
+
+    ``omega_n`` and ``zeta`` are ``None`` when undefined (k = 0: no restoring force; k < 0).
+    """
+
+    omega_n: float | None
+    zeta: float | None
+    regime: str
+
+    @staticmethod
+    def from_coefficients(J: float, b: float, k: float) -> ScalarDamping:
+        """Classify J q'' + b q' + k q: omega_n = sqrt(k/J), zeta = b / (2 sqrt(k J)).
+
+        Regimes: ``underdamped`` (0 <= zeta < 1), ``critically damped`` (|zeta - 1| <=
+        :data:`CRITICAL_DAMPING_TOLERANCE`), ``overdamped``, ``no restoring force`` (k = 0),
+        ``unstable`` (k < 0 or zeta < 0).
+        """
+        if not J > 0:
+            raise InputError(f"inertia J must be positive, got {J}: check the mass matrix")
+        if k == 0:
+            return ScalarDamping(None, None, "no restoring force")
+        if k < 0:
+            return ScalarDamping(None, None, "unstable")
+        omega_n = math.sqrt(k / J)
+        zeta = b / (2.0 * math.sqrt(k * J))
+        if zeta < 0:
+            regime = "unstable"
+        elif abs(zeta - 1.0) <= CRITICAL_DAMPING_TOLERANCE:
+            regime = "critically damped"
+        elif zeta < 1.0:
+            regime = "underdamped"
+        else:
+            regime = "overdamped"
+        return ScalarDamping(omega_n, zeta, regime)
+
+
+class MechanicalSystem(ManipulatorSystem):
+    """Linear mechanical system M q'' + B q' + K q = F u with constant (parameter-dependent) matrices.
+
+    Parameters
+    ----------
+    coordinates, inputs
+        Names; velocities are ``<q>_dot`` and the state is ``[q..., q_dot...]``.
+    mass, damping, stiffness : (n, n)
+        M, B, K as numbers or expressions in the parameters; B and K default to zero.
+    input_matrix : (n, m), optional
+        F; defaults to the identity (then m must equal n).
+    parameters, outputs, name
+        As for :class:`~robodyn.model.symbolic.SymbolicSystem`.
+
+    Examples
+    --------
+    >>> joint = MechanicalSystem(["q"], ["u"], mass=[["J"]], damping=[["b"]], stiffness=[["k"]],
+    ...                          parameters={"J": 0.01, "b": 0.1, "k": 1.0})
+    >>> joint.damping_info().regime
+    'underdamped'
+    """
+
+    def __init__(
+        self,
+        coordinates: Sequence[str],
+        inputs: Sequence[str] | None,
+        mass: Any,
+        damping: Any = None,
+        stiffness: Any = None,
+        input_matrix: Any = None,
+        *,
+        parameters: Mapping[str, float] | None = None,
+        outputs: Mapping[str, ExprLike] | None = None,
+        name: str = "mechanical",
+    ):
+        coords = _names(coordinates, "coordinates")
+        ins = _names(inputs, "inputs")
+        n, m = len(coords), len(ins)
+        if input_matrix is None:
+            if m != n:
+                raise ShapeError(
+                    f"model {name!r}: {m} input(s) for {n} coordinate(s): give input_matrix (F, {n}x{m}) "
+                    "or one input per coordinate"
+                )
+            input_matrix = [[int(i == j) for j in range(n)] for i in range(n)]
+        zeros = [[0] * n for _ in range(n)]
+        given = {"mass": mass, "damping": damping if damping is not None else zeros,
+                 "stiffness": stiffness if stiffness is not None else zeros, "input_matrix": input_matrix}
+        self._setup_symbols(name, [*coords, *map(velocity_name, coords)], ins, parameters, tuple(outputs or ()))
+        only_params = self.p_symbols
+        shapes = {"mass": (n, n), "damping": (n, n), "stiffness": (n, n), "input_matrix": (n, m)}
+        matrices = {
+            key: sympy.Matrix(n, shapes[key][1], [
+                self.expression(e, f"{key}[{i}][{j}]", only_params)
+                for i, row in enumerate(_symbol_matrix(value, *shapes[key], key, name))
+                for j, e in enumerate(row)
+            ]) for key, value in given.items()
+        }
+        self.damping_expr = matrices["damping"]
+        self.stiffness_expr = matrices["stiffness"]
+        self.input_matrix_expr = matrices["input_matrix"]
+        q = sympy.Matrix(self.x_symbols[:n])
+        qd = sympy.Matrix(self.x_symbols[n:])
+        forces = self.input_matrix_expr * sympy.Matrix(self.u_symbols) if m else sympy.zeros(n, 1)
+        bias = self.damping_expr * qd + self.stiffness_expr * q
+        super().__init__(coords, ins, matrices["mass"], forces, bias,
+                         parameters=parameters, outputs=outputs, name=name)
+        self._check_mass()
+
+    def _check_mass(self) -> None:
+        mass = self.numeric_matrices()[0]
+        if not np.allclose(mass, mass.T, rtol=1e-12, atol=0.0):
+            raise InputError(f"model {self.name!r}: mass matrix {mass.tolist()} is not symmetric")
+        if np.any(np.linalg.eigvalsh(mass) <= 0):
+            raise InputError(
+                f"model {self.name!r}: mass matrix {mass.tolist()} is not positive definite with the "
+                "default parameters: masses and inertias must be positive"
+            )
+
+    @functools.cached_property
+    def _matrices_numeric(self) -> NumericFunction:
+        stacked = self.mass_expr.row_join(self.damping_expr).row_join(self.stiffness_expr)
+        return self.lambdify(stacked.row_join(self.input_matrix_expr))
+
+    def numeric_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...]:
+        """``(M, B, K, F)`` as float arrays for the given parameters (defaults otherwise)."""
+        n = self.n_coordinates
+        p = self.parameter_vector(params)
+        stacked = self._matrices_numeric(0.0, np.zeros(self.n_states), np.zeros(self.n_inputs), p)
+        return stacked[:, :n], stacked[:, n:2 * n], stacked[:, 2 * n:3 * n], stacked[:, 3 * n:]
+
+    def to_linear(self, params: Values | None = None) -> LinearSystem:
+        """The exact first-order form A = [[0, I], [-M^-1 K, -M^-1 B]], B = [[0], [M^-1 F]].
+
+        C and D come from the outputs, which must be linear in the state and inputs.
+        """
+        mass, damping, stiffness, forcing = self.numeric_matrices(params)
+        n, m = self.n_coordinates, self.n_inputs
+        factor = scipy.linalg.cho_factor(mass, lower=True)
+        A = np.block([[np.zeros((n, n)), np.eye(n)],
+                      [-scipy.linalg.cho_solve(factor, stiffness), -scipy.linalg.cho_solve(factor, damping)]])
+        B = np.vstack([np.zeros((n, m)), scipy.linalg.cho_solve(factor, forcing)]) if m else np.zeros((2 * n, 0))
+        symbols = (*self.x_symbols, *self.u_symbols)
+        if any(s in symbols for s in self.dhdx_expr.free_symbols | self.dhdu_expr.free_symbols):
+            raise InputError(
+                f"model {self.name!r}: outputs are nonlinear in the state: linearize the model instead"
+            )
+        x0, u0 = np.zeros(self.n_states), np.zeros(m)
+        p = self.parameter_vector(params)
+        C = np.asarray(self.dhdx(0.0, x0, u0, p), dtype=float)
+        D = np.asarray(self.dhdu(0.0, x0, u0, p), dtype=float).reshape(self.n_outputs, m)
+        return LinearSystem(A, B, C, D, states=self.states, inputs=self.inputs, outputs=self.outputs,
+                            name=self.name)
+
+    def damping_info(self, params: Values | None = None) -> ScalarDamping:
+        """omega_n, zeta and regime of a single-coordinate system (J q'' + b q' + k q = F u)."""
+        if self.n_coordinates != 1:
+            raise InputError(
+                f"model {self.name!r}: omega_n and zeta are defined for one coordinate, this model has "
+                f"{self.n_coordinates}: analyse its modes instead"
+            )
+        mass, damping, stiffness, _ = self.numeric_matrices(params)
+        return ScalarDamping.from_coefficients(float(mass[0, 0]), float(damping[0, 0]), float(stiffness[0, 0]))
+
+    @property
+    def omega_n(self) -> float | None:
+        """Natural frequency sqrt(k/J) with the default parameters (``None`` when k <= 0)."""
+        return self.damping_info().omega_n
+
+    @property
+    def zeta(self) -> float | None:
+        """Damping ratio b / (2 sqrt(k J)) with the default parameters (``None`` when k <= 0)."""
+        return self.damping_info().zeta
+
+    @property
+    def regime(self) -> str:
+        """``underdamped``, ``critically damped``, ``overdamped``, ``no restoring force`` or ``unstable``."""
+        return self.damping_info().regime

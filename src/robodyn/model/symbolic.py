@@ -1,0 +1,283 @@
+"""Symbolic models: sympy expressions for f and h, exact Jacobians, LaTeX and pretty printing.
+
+:class:`SymbolicModel` holds what every symbolic model shares — the symbols for states, inputs and
+parameters, the output expressions, numeric evaluation through ``sympy.lambdify`` with common
+subexpression elimination, and naming for LaTeX. :class:`SymbolicSystem` is the explicit first-order
+form x' = f(t, x, u, p) with its exact Jacobians df/dx, df/du, dh/dx, dh/du.
+
+Expressions given as text are parsed by the safe parser (:mod:`robodyn.model.expr`), never by sympify.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import sympy
+
+from robodyn.errors import InputError
+from robodyn.model.expr import TIME, parse_expression, symbol
+from robodyn.model.system import Model, Vector, _defaults, _names, check_names
+
+__all__ = ["SymbolicModel", "SymbolicSystem", "latex_name"]
+
+ExprLike = sympy.Expr | str | float | int
+NumericFunction = Callable[[float, Vector, Vector, Vector], Any]
+
+
+def latex_name(name: str) -> str:
+    """LaTeX for a robodyn name: ``theta`` -> ``\\theta``, ``q_dot`` -> ``\\dot{q}``, ``x1`` -> ``x_{1}``."""
+    dots = 0
+    while name.endswith("_dot") and len(name) > 4:
+        name, dots = name[:-4], dots + 1
+    base = sympy.latex(sympy.Symbol(name))
+    if dots == 0:
+        return base
+    accent = {1: r"\dot", 2: r"\ddot"}.get(dots, r"\dddot")
+    return f"{accent}{{{base}}}"
+
+
+class SymbolicModel(Model):
+    """Shared machinery of the symbolic models (not instantiated directly).
+
+    Subclasses call :meth:`_setup_symbols` and :meth:`_setup_outputs`, and implement ``_f``.
+    """
+
+    t_symbol: sympy.Symbol = TIME
+
+    def _setup_symbols(
+        self,
+        name: str,
+        states: Sequence[str],
+        inputs: Sequence[str] | None,
+        parameters: Mapping[str, float] | None,
+        output_names: Sequence[str],
+    ) -> None:
+        self.name = name
+        self.states = _names(states, "states")
+        self.inputs = _names(inputs, "inputs")
+        self.parameters = _defaults(parameters, f"model {name!r}")
+        groups = {"states": self.states, "inputs": self.inputs, "parameters": tuple(self.parameters)}
+        if output_names:
+            groups["outputs"] = tuple(output_names)
+        check_names(groups, where=f"model {name!r}")
+        if not self.states:
+            raise InputError(f"model {name!r}: a model needs at least one state")
+        self.x_symbols = tuple(symbol(s) for s in self.states)
+        self.u_symbols = tuple(symbol(s) for s in self.inputs)
+        self.p_symbols = tuple(symbol(s) for s in self.parameters)
+        self._symbol_table: dict[str, sympy.Expr] = {
+            s.name: s for s in (*self.x_symbols, *self.u_symbols, *self.p_symbols)
+        }
+
+    def _setup_outputs(self, outputs: Mapping[str, ExprLike] | None) -> None:
+        if outputs:
+            self.outputs = tuple(outputs)
+            self.h_expr = sympy.Matrix([self.expression(e, f"outputs.{k}") for k, e in outputs.items()])
+        else:
+            self.outputs = self.states
+            self.h_expr = sympy.Matrix(self.x_symbols)
+
+    def expression(self, value: ExprLike, where: str, allowed: Sequence[sympy.Symbol] | None = None) -> Any:
+        """Turn ``value`` (text, number or sympy expression) into a sympy expression in this model's symbols.
+
+        Text goes through the safe parser. Symbols of sympy expressions are matched to the model's by
+        name (so ``sympy.Symbol("q")`` works as well as the real-valued symbol robodyn uses).
+        ``allowed`` restricts which symbols may appear (default: states, inputs, parameters and t).
+        """
+        table = self._symbol_table if allowed is None else {s.name: s for s in allowed}
+        if isinstance(value, str):
+            return parse_expression(value, table, where=f"{self.name}: {where}")
+        if isinstance(value, sympy.Basic):
+            expr = value
+        elif isinstance(value, int | float | np.number) and not isinstance(value, bool):
+            expr = parse_expression(float(value) if isinstance(value, float | np.floating) else int(value),
+                                    {}, where=f"{self.name}: {where}")
+        else:
+            raise InputError(f"{self.name}: {where}: expected an expression, got {value!r}")
+        replacements = {}
+        for free in expr.free_symbols:
+            if free.name == TIME.name:
+                replacements[free] = TIME
+            elif free.name in table:
+                replacements[free] = table[free.name]
+            else:
+                known = ", ".join(table) or "none"
+                raise InputError(f"{self.name}: {where}: unknown symbol {free.name!r} (known: {known}, t)")
+        return expr.xreplace(replacements)
+
+    # --- numeric evaluation -------------------------------------------------------------------------
+    def lambdify(self, exprs: sympy.Matrix) -> Callable[[float, Vector, Vector, Vector], np.ndarray]:
+        """Compile a matrix of expressions into ``fn(t, x, u, p) -> ndarray`` of the same shape (numpy, cse)."""
+        shape = exprs.shape
+        flat = list(exprs)
+        raw = sympy.lambdify(
+            (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True
+        )
+
+        def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+            return np.asarray(raw(t, x, u, p), dtype=float).reshape(shape)
+
+        return evaluate
+
+    @functools.cached_property
+    def _h_numeric(self) -> NumericFunction:
+        return self.lambdify(self.h_expr)
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return self._h_numeric(t, x, u, p).reshape(-1)
+
+    # --- output Jacobians ---------------------------------------------------------------------------
+    @functools.cached_property
+    def dhdx_expr(self) -> sympy.Matrix:
+        """Exact dh/dx, shape (n_outputs, n_states)."""
+        return self.h_expr.jacobian(self.x_symbols)
+
+    @functools.cached_property
+    def dhdu_expr(self) -> sympy.Matrix:
+        """Exact dh/du, shape (n_outputs, n_inputs)."""
+        return self.h_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(self.n_outputs, 0)
+
+    def dhdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """dh/dx evaluated at a point, ``(n_outputs, n_states)``."""
+        return self._numeric_jacobian("dhdx", t, x, u, params)
+
+    def dhdu(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """dh/du evaluated at a point, ``(n_outputs, n_inputs)``."""
+        return self._numeric_jacobian("dhdu", t, x, u, params)
+
+    def _numeric_jacobian(self, which: str, t: float, x: Any, u: Any, params: Any) -> np.ndarray:
+        cache = self.__dict__.setdefault("_jacobian_functions", {})
+        if which not in cache:
+            cache[which] = self.lambdify(getattr(self, f"{which}_expr"))
+        return np.asarray(cache[which](*self._arguments(t, x, u, params)))
+
+    # --- printing ------------------------------------------------------------------------------------
+    @functools.cached_property
+    def latex_symbol_names(self) -> dict[sympy.Symbol, str]:
+        """LaTeX names for the model's symbols (``q_dot`` -> ``\\dot{q}``)."""
+        symbols = (*self.x_symbols, *self.u_symbols, *self.p_symbols)
+        return {s: latex_name(s.name) for s in symbols}
+
+    def latex_expr(self, expr: sympy.Basic) -> str:
+        """LaTeX of one expression with the model's symbol names."""
+        return sympy.latex(expr, symbol_names=self.latex_symbol_names)
+
+    def equations(self) -> list[tuple[str, sympy.Expr]]:
+        """The model's equations as ``(left-hand side text, right-hand side expression)`` pairs."""
+        raise NotImplementedError
+
+    def latex_equations(self) -> list[str]:
+        """One LaTeX line (``lhs &= rhs``) per equation; subclasses override for their own form."""
+        return [f"{latex_name(lhs)} &= {self.latex_expr(rhs)}" for lhs, rhs in self.equations()]
+
+    def latex(self) -> str:
+        """The equations (dynamics, then outputs) as a LaTeX ``aligned`` block."""
+        lines = self.latex_equations()
+        if self.outputs != self.states:
+            lines += [f"{latex_name(n)} &= {self.latex_expr(e)}" for n, e in zip(self.outputs, self.h_expr)]
+        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+    def pretty(self) -> str:
+        """The equations as plain text, one per line (``q' = (u - b*q_dot - k*q)/J``)."""
+        lines = [f"{lhs} = {sympy.sstr(rhs)}" for lhs, rhs in self.equations()]
+        if self.outputs != self.states:
+            lines += [f"{n} = {sympy.sstr(e)}" for n, e in zip(self.outputs, self.h_expr)]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return f"{type(self).__name__} {self.name!r}\n{self.pretty()}"
+
+
+class SymbolicSystem(SymbolicModel):
+    """First-order model x' = f(t, x, u, p), y = h(t, x, u, p) given by sympy expressions.
+
+    Parameters
+    ----------
+    states, inputs
+        Names of the states and the inputs.
+    f
+        The derivative of each state: a mapping state name -> expression, or a sequence in state order.
+        Expressions are sympy expressions, numbers, or text (parsed by the safe parser).
+    parameters
+        Parameter names and default values.
+    outputs
+        Mapping output name -> expression; without it ``y = x``.
+    name
+        The model's name.
+
+    Attributes
+    ----------
+    f_expr : sympy.Matrix (n, 1)
+    h_expr : sympy.Matrix (p, 1)
+    dfdx_expr, dfdu_expr, dhdx_expr, dhdu_expr : sympy.Matrix
+        Exact Jacobians, computed on first use.
+
+    Examples
+    --------
+    >>> joint = SymbolicSystem(["q", "qd"], ["u"], {"q": "qd", "qd": "(u - b*qd - k*q)/J"},
+    ...                        parameters={"J": 0.01, "b": 0.1, "k": 1.0})
+    >>> joint.dfdx(0.0, [0.0, 0.0])
+    array([[   0.,    1.],
+           [-100.,  -10.]])
+    """
+
+    def __init__(
+        self,
+        states: Sequence[str],
+        inputs: Sequence[str] | None,
+        f: Mapping[str, ExprLike] | Sequence[ExprLike],
+        *,
+        parameters: Mapping[str, float] | None = None,
+        outputs: Mapping[str, ExprLike] | None = None,
+        name: str = "model",
+    ):
+        self._setup_symbols(name, states, inputs, parameters, tuple(outputs or ()))
+        if isinstance(f, Mapping):
+            unknown = [k for k in f if k not in self.states]
+            if unknown:
+                raise InputError(f"model {name!r}: dynamics given for {unknown}, which are not states")
+            missing = [s for s in self.states if s not in f]
+            if missing:
+                raise InputError(f"model {name!r}: no dynamics for state(s) {', '.join(missing)}: give x' for each")
+            items = [(s, f[s]) for s in self.states]
+        else:
+            rows = list(f)
+            if len(rows) != self.n_states:
+                raise InputError(f"model {name!r}: f has {len(rows)} rows for {self.n_states} states")
+            items = list(zip(self.states, rows))
+        self.f_expr = sympy.Matrix([self.expression(e, f"dynamics.{s}") for s, e in items])
+        self._setup_outputs(outputs)
+
+    @functools.cached_property
+    def _f_numeric(self) -> NumericFunction:
+        return self.lambdify(self.f_expr)
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return self._f_numeric(t, x, u, p).reshape(-1)
+
+    @functools.cached_property
+    def dfdx_expr(self) -> sympy.Matrix:
+        """Exact df/dx, shape (n_states, n_states)."""
+        return self.f_expr.jacobian(self.x_symbols)
+
+    @functools.cached_property
+    def dfdu_expr(self) -> sympy.Matrix:
+        """Exact df/du, shape (n_states, n_inputs)."""
+        return self.f_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(self.n_states, 0)
+
+    def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """df/dx evaluated at a point, ``(n_states, n_states)``."""
+        return self._numeric_jacobian("dfdx", t, x, u, params)
+
+    def dfdu(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """df/du evaluated at a point, ``(n_states, n_inputs)``."""
+        return self._numeric_jacobian("dfdu", t, x, u, params)
+
+    def equations(self) -> list[tuple[str, sympy.Expr]]:
+        return [(f"{s}'", e) for s, e in zip(self.states, self.f_expr)]
+
+    def latex_equations(self) -> list[str]:
+        return [f"{latex_name(s + '_dot')} &= {self.latex_expr(e)}" for s, e in zip(self.states, self.f_expr)]

@@ -1,0 +1,328 @@
+"""What a model is: named first-order dynamics x' = f(t, x, u, p), y = h(t, x, u, p).
+
+:class:`Model` is the base every model shares (plain callables, symbolic, linear, mechanical,
+Lagrangian). It owns the names and the conversion of user values — arrays or ``{name: value}``
+mappings — into float64 vectors, and checks shapes and finiteness with errors that say what to change.
+:class:`System` wraps plain Python callables.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any, TypeAlias
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.model.expr import RESERVED_NAMES, is_valid_name
+
+__all__ = ["Model", "System", "Values", "check_names", "values_to_vector"]
+
+#: A point given by the user: an array in the model's order, or a ``{name: value}`` mapping.
+Values: TypeAlias = ArrayLike | Mapping[str, float]
+
+Vector: TypeAlias = NDArray[np.float64]
+
+
+def check_names(
+    groups: Mapping[str, Sequence[str]],
+    *,
+    where: str = "model",
+    locate: Callable[[str, int], str] | None = None,
+) -> None:
+    """Check that names are identifiers, not reserved, and unique across all groups.
+
+    Parameters
+    ----------
+    groups
+        ``{"states": [...], "inputs": [...], ...}``; the group label appears in error messages.
+    where
+        Prefix of error messages.
+    locate
+        Optional ``locate(group, index) -> prefix`` giving a more precise prefix for one entry
+        (a model file passes ``"file.yaml:4: states[1]"``).
+    """
+    seen: dict[str, str] = {}
+    for group, names in groups.items():
+        for index, name in enumerate(names):
+            prefix = locate(group, index) if locate is not None else f"{where}: {group}"
+            if not is_valid_name(name):
+                raise InputError(
+                    f"{prefix}: {name!r} is not a valid name: use letters, digits and _ "
+                    "(not starting with a digit, not a Python keyword)"
+                )
+            if name in RESERVED_NAMES:
+                raise InputError(f"{prefix}: {name!r} shadows the built-in function or constant {name!r}: rename it")
+            if name in seen:
+                also = "twice" if seen[name] == group else f"both in {seen[name]} and in {group}"
+                raise InputError(f"{prefix}: name {name!r} is used {also}: names must be unique")
+            seen[name] = group
+
+
+def _unknown(name: str, names: Sequence[str], what: str) -> UnknownNameError:
+    close = difflib.get_close_matches(name, list(names), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    known = ", ".join(names) if names else "none"
+    return UnknownNameError(f"unknown {what} {name!r} (the model's {what}s: {known}){hint}")
+
+
+def values_to_vector(
+    values: Values | None,
+    names: Sequence[str],
+    what: str,
+    *,
+    default: float | Vector | None = None,
+) -> Vector:
+    """Turn an array or a ``{name: value}`` mapping into a float64 vector ordered like ``names``.
+
+    Parameters
+    ----------
+    values
+        Array of shape ``(len(names),)`` (a scalar when there is one name), a mapping from names to
+        numbers, or ``None`` for all defaults.
+    names
+        The ordered names.
+    what
+        What the values are ("state", "input", "parameter"), for messages.
+    default
+        Value(s) for names a mapping leaves out (and for ``None``); ``None`` makes every name required.
+
+    Returns
+    -------
+    vector : (len(names),) float64
+    """
+    size = len(names)
+    if values is None:
+        if default is None and size:
+            raise InputError(f"no {what} values given: the model needs {', '.join(names)}")
+        return np.broadcast_to(np.asarray(0.0 if default is None else default, float), (size,)).copy()
+    if isinstance(values, Mapping):
+        result = np.empty(size)
+        if default is not None:
+            result[:] = default
+        given: set[str] = set()
+        index = {name: i for i, name in enumerate(names)}
+        for key, value in values.items():
+            if key not in index:
+                raise _unknown(str(key), names, what)
+            result[index[key]] = _scalar(value, f"{what} {key!r}")
+            given.add(key)
+        missing = [name for name in names if name not in given]
+        if missing and default is None:
+            raise InputError(f"missing {what} value(s) for {', '.join(missing)}: give every {what}")
+    else:
+        try:
+            result = np.asarray(values, dtype=float)
+        except (TypeError, ValueError):
+            raise InputError(f"{what} values must be numbers, got {values!r}") from None
+        if result.ndim == 0 and size == 1:
+            result = result.reshape(1)
+        if result.shape != (size,):
+            raise ShapeError(
+                f"{what} vector has shape {result.shape}, expected ({size},) for {', '.join(names) or 'none'}"
+            )
+        result = result.copy()
+    if not np.all(np.isfinite(result)):
+        bad = [names[i] for i in np.flatnonzero(~np.isfinite(result))]
+        raise InputError(f"{what} value(s) for {', '.join(bad)} are not finite: give finite numbers")
+    return result
+
+
+def _scalar(value: object, what: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        try:
+            number = float(np.asarray(value, dtype=float).reshape(()))
+        except (TypeError, ValueError):
+            raise InputError(f"{what} must be a number, got {value!r}") from None
+    else:
+        number = float(value)
+    if not math.isfinite(number):
+        raise InputError(f"{what} must be finite, got {number}")
+    return number
+
+
+class Model:
+    """Base class of every model: names, parameters and numeric ``f`` and ``h``.
+
+    Subclasses provide the attributes ``name``, ``states``, ``inputs``, ``outputs`` (tuples of names),
+    ``parameters`` (read-only mapping name -> default) and the raw numeric methods
+    ``_f(t, x, u, p)`` and ``_h(t, x, u, p)`` working on float64 vectors in model order.
+    """
+
+    __slots__ = ()
+
+    name: str
+    states: tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    parameters: Mapping[str, float]
+
+    #: 2 for models written as second-order equations (mechanical, Lagrangian), else 1.
+    @property
+    def order(self) -> int:
+        return 1
+
+    @property
+    def n_states(self) -> int:
+        return len(self.states)
+
+    @property
+    def n_inputs(self) -> int:
+        return len(self.inputs)
+
+    @property
+    def n_outputs(self) -> int:
+        return len(self.outputs)
+
+    # --- values -----------------------------------------------------------------------------------
+    def state_vector(self, x: Values, *, default: float | None = None) -> Vector:
+        """``x`` as a float64 vector ``(n_states,)``; mappings must name every state unless ``default``."""
+        return values_to_vector(x, self.states, "state", default=default)
+
+    def input_vector(self, u: Values | None) -> Vector:
+        """``u`` as a float64 vector ``(n_inputs,)``; ``None`` and names left out mean 0."""
+        return values_to_vector(u, self.inputs, "input", default=0.0)
+
+    def parameter_vector(self, params: Values | None = None) -> Vector:
+        """Parameter values ``(n_params,)``: the defaults, overridden by name (or a full array)."""
+        defaults = np.fromiter(self.parameters.values(), float, len(self.parameters))
+        return values_to_vector(params, tuple(self.parameters), "parameter", default=defaults)
+
+    # --- evaluation ---------------------------------------------------------------------------------
+    def f(self, t: float, x: Values, u: Values | None = None, params: Values | None = None) -> Vector:
+        """State derivative x' = f(t, x, u, p).
+
+        Parameters
+        ----------
+        t : float
+        x : (n_states,) or mapping state name -> value
+        u : (n_inputs,) or mapping input name -> value; missing inputs are 0
+        params : mapping parameter name -> value overriding the defaults, or a full array
+
+        Returns
+        -------
+        xdot : (n_states,) float64
+        """
+        args = self._arguments(t, x, u, params)
+        return self._checked(self._f(*args), self.n_states, "f")
+
+    def h(self, t: float, x: Values, u: Values | None = None, params: Values | None = None) -> Vector:
+        """Outputs y = h(t, x, u, p), shape ``(n_outputs,)``; arguments as for :meth:`f`."""
+        args = self._arguments(t, x, u, params)
+        return self._checked(self._h(*args), self.n_outputs, "h")
+
+    def _arguments(
+        self, t: float, x: Values, u: Values | None, params: Values | None
+    ) -> tuple[float, Vector, Vector, Vector]:
+        time = _scalar(t, "time t")
+        return time, self.state_vector(x), self.input_vector(u), self.parameter_vector(params)
+
+    def _checked(self, value: Any, size: int, which: str) -> Vector:
+        result = np.asarray(value, dtype=float)
+        if result.ndim == 0 and size == 1:
+            result = result.reshape(1)
+        if result.shape != (size,):
+            raise ShapeError(
+                f"model {self.name!r}: {which} returned shape {result.shape}, expected ({size},): "
+                f"return one value per {'state' if which == 'f' else 'output'}"
+            )
+        return result
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        raise NotImplementedError
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(name={self.name!r}, states={list(self.states)}, "
+            f"inputs={list(self.inputs)}, outputs={list(self.outputs)}, "
+            f"parameters={dict(self.parameters)})"
+        )
+
+
+def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
+    if values is None:
+        return ()
+    if isinstance(values, str):
+        raise InputError(f"{what} must be a list of names, got the string {values!r}: write [{values!r}]")
+    return tuple(values)
+
+
+def _defaults(parameters: Mapping[str, float] | None, where: str) -> Mapping[str, float]:
+    checked = {str(k): _scalar(v, f"{where}: parameter {k!r}") for k, v in (parameters or {}).items()}
+    return MappingProxyType(checked)
+
+
+class System(Model):
+    """A model from plain Python callables.
+
+    Parameters
+    ----------
+    f
+        ``f(t, x, u, p) -> xdot`` with ``x`` ``(n,)``, ``u`` ``(m,)``, ``p`` ``(n_params,)`` float64
+        arrays in the order of the names given here, returning ``(n,)``.
+    states, inputs
+        Names of the states and inputs.
+    h
+        Optional ``h(t, x, u, p) -> y`` returning ``(len(outputs),)``. Without it ``y = x`` and the
+        outputs are named like the states.
+    outputs
+        Output names (required with ``h``).
+    parameters
+        Parameter names and default values, in the order ``p`` has.
+    name
+        The model's name.
+
+    Shapes are checked on every call; a wrong shape raises :class:`~robodyn.errors.ShapeError`.
+
+    Examples
+    --------
+    >>> sys = System(lambda t, x, u, p: [x[1], -p[0] * x[0]], states=["q", "v"], parameters={"k": 4.0})
+    >>> sys.f(0.0, {"q": 1.0, "v": 0.0})
+    array([ 0., -4.])
+    """
+
+    def __init__(
+        self,
+        f: Callable[..., ArrayLike],
+        states: Sequence[str],
+        inputs: Sequence[str] | None = None,
+        *,
+        h: Callable[..., ArrayLike] | None = None,
+        outputs: Sequence[str] | None = None,
+        parameters: Mapping[str, float] | None = None,
+        name: str = "system",
+    ):
+        if not callable(f):
+            raise InputError(f"system {name!r}: f must be callable f(t, x, u, p), got {type(f).__name__}")
+        if h is not None and not callable(h):
+            raise InputError(f"system {name!r}: h must be callable h(t, x, u, p), got {type(h).__name__}")
+        if h is None and outputs is not None:
+            raise InputError(f"system {name!r}: outputs are named but no h is given: pass h=...")
+        if h is not None and outputs is None:
+            raise InputError(f"system {name!r}: h is given but outputs are not named: pass outputs=[...]")
+        self.name = name
+        self.states = _names(states, "states")
+        self.inputs = _names(inputs, "inputs")
+        self.outputs = _names(outputs, "outputs") if h is not None else self.states
+        self.parameters = _defaults(parameters, f"system {name!r}")
+        groups = {"states": self.states, "inputs": self.inputs, "parameters": tuple(self.parameters)}
+        if h is not None:
+            groups["outputs"] = self.outputs
+        check_names(groups, where=f"system {name!r}")
+        if not self.states:
+            raise InputError(f"system {name!r}: a model needs at least one state")
+        self._rhs = f
+        self._out = h
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return self._rhs(t, x, u, p)
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return x.copy() if self._out is None else self._out(t, x, u, p)
