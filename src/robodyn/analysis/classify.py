@@ -18,7 +18,7 @@ with a counter-example when a property fails).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 from typing import Any
 
@@ -75,7 +75,7 @@ class Classification:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dictionary (the ``classify --json`` contract)."""
-        data = {k: v for k, v in asdict(self).items() if k not in ("reasons", "counterexample")}
+        data = {f.name: getattr(self, f.name) for f in fields(self) if f.name not in ("reasons", "counterexample")}
         data["reasons"] = dict(self.reasons)
         if self.counterexample is not None:
             data["counterexample"] = dict(self.counterexample)

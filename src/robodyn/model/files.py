@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import math
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path as FilePath
 from typing import Any
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
 
@@ -61,13 +61,14 @@ class LinearSystem(Model):
         An estimate of the largest absolute error in the matrices, if known.
     """
 
+    # Arguments may be None or array-likes; __post_init__ turns them into read-only float arrays and names.
     A: NDArray[np.float64]
-    B: NDArray[np.float64] | None = None
-    C: NDArray[np.float64] | None = None
-    D: NDArray[np.float64] | None = None
-    states: tuple[str, ...] = field(default=None)  # type: ignore[assignment]
-    inputs: tuple[str, ...] = field(default=None)  # type: ignore[assignment]
-    outputs: tuple[str, ...] = field(default=None)  # type: ignore[assignment]
+    B: NDArray[np.float64] = None  # type: ignore[assignment]
+    C: NDArray[np.float64] = None  # type: ignore[assignment]
+    D: NDArray[np.float64] = None  # type: ignore[assignment]
+    states: tuple[str, ...] = None  # type: ignore[assignment]
+    inputs: tuple[str, ...] = None  # type: ignore[assignment]
+    outputs: tuple[str, ...] = None  # type: ignore[assignment]
     name: str = "linear"
     x_op: NDArray[np.float64] | None = None
     u_op: NDArray[np.float64] | None = None
@@ -128,8 +129,9 @@ class LinearSystem(Model):
     @property
     def eigenvalues(self) -> NDArray[np.complex128]:
         """Eigenvalues of A, sorted by real part then imaginary part, shape ``(n,)``."""
-        values = np.linalg.eigvals(self.A)
-        return values[np.lexsort((values.imag, values.real))]
+        values = np.linalg.eigvals(self.A).astype(complex)
+        order = np.lexsort((values.imag, values.real))
+        return np.asarray(values[order], dtype=np.complex128)
 
     def __repr__(self) -> str:
         return (

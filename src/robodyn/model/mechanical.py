@@ -305,6 +305,11 @@ class MechanicalSystem(ManipulatorSystem):
                          parameters=parameters, outputs=outputs, name=name)
         self._check_mass()
 
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> MechanicalSystem:
+        clone = super().with_parameters(params, **values)
+        clone._check_mass()
+        return clone
+
     def _check_mass(self) -> None:
         mass = self.numeric_matrices()[0]
         if not np.allclose(mass, mass.T, rtol=1e-12, atol=0.0):
@@ -312,7 +317,7 @@ class MechanicalSystem(ManipulatorSystem):
         if np.any(np.linalg.eigvalsh(mass) <= 0):
             raise InputError(
                 f"model {self.name!r}: mass matrix {mass.tolist()} is not positive definite with the "
-                "default parameters: masses and inertias must be positive"
+                f"parameters {dict(self.parameters)}: masses and inertias must be positive"
             )
 
     @functools.cached_property

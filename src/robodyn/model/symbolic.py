@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 import sympy
@@ -23,8 +23,8 @@ from robodyn.model.system import Model, Vector, _defaults, _names, check_names
 
 __all__ = ["SymbolicModel", "SymbolicSystem", "latex_name"]
 
-ExprLike = sympy.Expr | str | float | int
-NumericFunction = Callable[[float, Vector, Vector, Vector], Any]
+ExprLike: TypeAlias = sympy.Expr | str | float | int
+NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
 
 
 def latex_name(name: str) -> str:

@@ -8,11 +8,12 @@ mappings — into float64 vectors, and checks shapes and finiteness with errors 
 
 from __future__ import annotations
 
+import copy
 import difflib
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -127,7 +128,7 @@ def values_to_vector(
             )
         result = result.copy()
     if not np.all(np.isfinite(result)):
-        bad = [names[i] for i in np.flatnonzero(~np.isfinite(result))]
+        bad = [names[int(i)] for i in np.flatnonzero(~np.isfinite(result))]
         raise InputError(f"{what} value(s) for {', '.join(bad)} are not finite: give finite numbers")
     return result
 
@@ -191,6 +192,23 @@ class Model:
         """Parameter values ``(n_params,)``: the defaults, overridden by name (or a full array)."""
         defaults = np.fromiter(self.parameters.values(), float, len(self.parameters))
         return values_to_vector(params, tuple(self.parameters), "parameter", default=defaults)
+
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> Self:
+        """A copy of the model whose parameter defaults are overridden by name.
+
+        Compiled and symbolic parts are shared with the original (parameters are arguments to them).
+
+        Examples
+        --------
+        >>> heavy = robodyn.load("pendulum").with_parameters(m=2.0)  # doctest: +SKIP
+        """
+        merged = {**(params or {}), **values}
+        if not merged:
+            return self
+        vector = self.parameter_vector(merged)
+        clone = copy.copy(self)
+        object.__setattr__(clone, "parameters", MappingProxyType(dict(zip(self.parameters, vector.tolist()))))
+        return clone
 
     # --- evaluation ---------------------------------------------------------------------------------
     def f(self, t: float, x: Values, u: Values | None = None, params: Values | None = None) -> Vector:

@@ -82,6 +82,7 @@ class _Converter:
             return self.mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
             return [self.convert(item, (*path, i)) for i, item in enumerate(node.value)]
+        assert isinstance(node, yaml.ScalarNode)
         return self.scalar(node)
 
     def mapping(self, node: yaml.MappingNode, path: Path) -> dict[str, Any]:

@@ -1,0 +1,154 @@
+"""The command line: output contracts, one-line errors with exit codes 2 and 1, nothing executed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robodyn.cli import main
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # errors exit through _fail
+        code = int(exc.code or 0)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_classify_joint_json(capsys):
+    code, out, err = run(capsys, "classify", "joint", "--json")
+    assert code == 0 and err == ""
+    data = json.loads(out)
+    for key in ("order", "dimension", "linear", "time_invariant", "homogeneous", "autonomous", "method", "reasons"):
+        assert key in data
+    assert data["order"] == 2 and data["dimension"] == 1
+    assert data["linear"] is True and data["time_invariant"] is True
+    assert data["homogeneous"] is False  # forced by u
+    assert data["method"] == "symbolic"
+
+
+def test_classify_pendulum_is_nonlinear(capsys):
+    code, out, _ = run(capsys, "classify", "pendulum", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["linear"] is False
+    assert "sin(theta)" in data["reasons"]["linear"]
+
+
+def test_classify_decay_file_is_linear_homogeneous(capsys, tmp_path):
+    model = tmp_path / "decay.yaml"
+    model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: -2*x}\n")
+    code, out, _ = run(capsys, "classify", str(model), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["linear"] is True and data["homogeneous"] is True and data["autonomous"] is True
+
+
+def test_classify_text_lists_every_verdict(capsys):
+    code, out, _ = run(capsys, "classify", "double_pendulum")
+    assert code == 0
+    for word in ("order 2", "dimension 2 (vector)", "nonlinear", "time-invariant", "forced", "not autonomous"):
+        assert word in out
+
+
+def test_show_joint_reports_damping(capsys):
+    code, out, _ = run(capsys, "show", "joint")
+    assert code == 0
+    assert "omega_n  10 rad/s" in out and "zeta     0.5" in out and "underdamped" in out
+    assert "J*q'' = -b*q_dot - k*q + u" in out
+
+
+def test_show_direct_drive_has_no_restoring_force(capsys):
+    code, out, _ = run(capsys, "show", "joint_direct_drive")
+    assert code == 0 and "no restoring force (omega_n undefined)" in out
+
+
+def test_param_overrides_accept_arithmetic(capsys):
+    # k = 4, J = 0.01 -> omega_n = 20; b = 0.4 -> zeta = 0.4 / (2 * sqrt(0.04)) = 1 exactly
+    code, out, _ = run(capsys, "show", "joint", "--param", "k=2*2", "--param", "b=0.4")
+    assert code == 0 and "omega_n  20 rad/s" in out and "critically damped" in out
+
+
+def test_show_latex(capsys):
+    code, out, _ = run(capsys, "show", "pendulum", "--latex")
+    assert code == 0 and out.startswith("\\begin{aligned}") and "\\ddot{\\theta}" in out
+
+
+def test_show_mbk_with_option(capsys):
+    code, out, _ = run(capsys, "show", "mbk:n=4")
+    assert code == 0 and "x4_dot" in out and "m*x4'' = F4" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["show", "nosuch"], "unknown model 'nosuch'"),
+        (["show", "joint", "--param", "kk=1"], "did you mean 'k'"),
+        (["show", "joint", "--param", "k=1/0"], "division by zero"),
+        (["show", "joint", "--param", "k"], "expected name=value"),
+        (["show", "joint", "--param", "J=-1"], "not positive definite"),
+        (["show", "missing.yaml"], "no such file"),
+        (["frobnicate"], "invalid choice"),
+        (["classify"], "required"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, argv, fragment):
+    code, out, err = run(capsys, *argv)
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.startswith("robodyn: error: ")
+    assert fragment in err
+
+
+HOSTILE = [
+    "__import__('os').system('touch {marker}')",
+    "x.__class__",
+    "x[0]",
+    "(lambda: 1)()",
+    "[x for x in (1, 2)]",
+    "1 if x else 2",
+    "open('{marker}', 'w')",
+]
+
+
+@pytest.mark.parametrize("expression", HOSTILE)
+def test_hostile_model_file_runs_nothing(capsys, tmp_path, expression):
+    marker = tmp_path / "pwned"
+    text = expression.format(marker=marker)
+    model = tmp_path / "evil.yaml"
+    model.write_text(f'kind: first_order\nstates: [x]\ndynamics:\n  x: "{text}"\n')
+    code, out, err = run(capsys, "show", str(model))
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "evil.yaml:4: dynamics.x" in err
+    assert not marker.exists()
+
+
+def test_demo_writes_outputs_and_exits_0(capsys, tmp_path):
+    code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "out"))
+    assert code == 0
+    assert "I*theta'' = -g*l*m*sin(theta) + tau" in out
+    data = json.loads((tmp_path / "out" / "pendulum_classification.json").read_text())
+    assert data["linear"] is False and data["order"] == 2
+    assert "\\ddot{\\theta}" in (tmp_path / "out" / "pendulum_equations.tex").read_text()
+    assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave no temporaries
+
+
+def test_console_script_in_a_subprocess(tmp_path):
+    """The installed entry point: exit code and a single stderr line, no traceback."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore"}
+    env.pop("ROBODYN_DEBUG", None)
+    done = subprocess.run([sys.executable, "-m", "robodyn.cli", "show", "nosuch"], capture_output=True,
+                          text=True, env=env, cwd=tmp_path, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    ok = subprocess.run([sys.executable, "-m", "robodyn.cli", "classify", "joint", "--json"],
+                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
+    assert ok.returncode == 0 and json.loads(ok.stdout)["linear"] is True
