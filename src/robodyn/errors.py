@@ -25,9 +25,17 @@ __all__ = [
 
 
 class RobodynError(Exception):
-    """Base class of every error robodyn raises deliberately."""
+    """Base class of every error robodyn raises deliberately.
+
+    ``key`` optionally names the model-file key the error is about (``"mass"``, ``"kinetic"``), so
+    that a model file loader can point at the key's line.
+    """
 
     exit_code: int = 1
+
+    def __init__(self, message: str = "", *, key: str | None = None):
+        super().__init__(message)
+        self.key = key
 
 
 class InputError(RobodynError, ValueError):

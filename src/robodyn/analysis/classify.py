@@ -168,6 +168,14 @@ def _nonlinear_term(expr: sympy.Expr, variables: set[sympy.Symbol]) -> sympy.Exp
     return products[-1] if products else None
 
 
+_EXPAND_LIMIT = 2000  # Operations up to which expressions are expanded before deciding (cancellation).
+
+
+def _expanded(expr: sympy.Expr) -> sympy.Expr:
+    """``expr`` with products and powers multiplied out, so that cancelling terms vanish (small ones only)."""
+    return sympy.expand(expr) if sympy.count_ops(expr) <= _EXPAND_LIMIT else expr
+
+
 def _linearity(model: SymbolicModel, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
     variables = set(model.x_symbols) | set(model.u_symbols)
     if isinstance(model, MechanicalSystem):
@@ -194,7 +202,7 @@ def _first_term_with(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr
 
 def _classify_symbolic(model: SymbolicModel) -> Classification:
     order, dimension, reasons = _shape_verdicts(model)
-    equations = _equations(model)
+    equations = [(label, _expanded(e)) for label, e in _equations(model)]
     linear, reasons["linear"] = _linearity(model, equations)
     inputs = set(model.u_symbols)
 

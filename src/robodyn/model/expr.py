@@ -24,6 +24,7 @@ import ast
 import difflib
 import math
 import re
+import warnings
 from collections.abc import Callable, Mapping
 from typing import Final
 
@@ -46,6 +47,7 @@ __all__ = [
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
 MAX_EXPONENT_DIGITS: Final = 300  # A constant power may have at most this many decimal digits.
+_LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond it would become inf.
 
 
 def _min(*args: sympy.Expr) -> sympy.Expr:
@@ -238,11 +240,18 @@ class _Translator:
             raise self.fail(node, "exponent too large (at most 10000)")
 
     def folded(self, node: ast.AST, value: sympy.Expr) -> sympy.Expr:
-        """Check a result that sympy folded into a constant: it must be a finite real number."""
+        """Check what sympy folded: constants must be finite real doubles (``acos(2)``, ``exp(1000)`` fail)."""
         if value.has(sympy.zoo, sympy.oo, sympy.nan, sympy.I):
             raise self.fail(node, "value is not a finite real number")
-        if value.is_Number and abs(float(value)) > 1e308:
-            raise self.fail(node, "number too large for double precision")
+        if value.is_number and not value.is_Number:
+            real, imag = sympy.N(value, 20).as_real_imag()
+            if imag != 0 or not real.is_finite:
+                raise self.fail(node, "value is not a finite real number")
+            if abs(real) > _LARGEST:
+                raise self.fail(node, "number too large for double precision")
+        for atom in value.atoms(sympy.Number):
+            if abs(float(atom)) > _LARGEST:
+                raise self.fail(node, "number too large for double precision")
         return value
 
     def call(self, node: ast.Call, depth: int) -> sympy.Expr:
@@ -259,7 +268,12 @@ class _Translator:
             count = str(least) if least == most else f"{least} or more"
             raise self.fail(node, f"{name}() takes {count} argument(s), got {len(node.args)}")
         args = [self.visit(arg, depth + 1) for arg in node.args]
-        return self.folded(node, function(*args))
+        result = function(*args)
+        if name == "atan2" and result.has(sympy.I) and all(a.is_number for a in args):
+            # sympy writes atan2 of constants whose signs it cannot decide with logarithms of I; it is real
+            y, x = (float(sympy.N(a, 20)) for a in args)
+            result = sympy.Float(math.atan2(y, x))
+        return self.folded(node, result)
 
 
 def parse_expression(
@@ -300,7 +314,9 @@ def parse_expression(
     if not source:
         raise ExpressionError(f"{where}: empty expression: write a number or a formula")
     try:
-        tree = ast.parse(source, mode="eval")
+        with warnings.catch_warnings():  # e.g. "invalid decimal literal" for '1if x': the error says it all
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         column = f" at column {exc.offset}" if exc.offset else ""
         raise ExpressionError(f"{where}: invalid syntax{column} in {text!r}: {exc.msg}") from None

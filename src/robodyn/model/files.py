@@ -13,6 +13,7 @@ here, with the names each key may use, so that a rejected token is reported with
 from __future__ import annotations
 
 import difflib
+import inspect
 import math
 import os
 from collections.abc import Callable, Sequence
@@ -231,7 +232,7 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
         raise ModelFileError(f"{doc.where(())}: a model file must be a mapping of keys (name, kind, ...)")
     r = _Reader(doc)
     kind = r.data.get("kind")
-    if kind not in KINDS:
+    if not isinstance(kind, str) or kind not in KINDS:
         kinds = ", ".join(KINDS)
         if kind is None:
             raise r.fail((), f"missing 'kind': one of {kinds}")
@@ -250,10 +251,13 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
     inputs = r.names("inputs")
     try:
         return _BUILDERS[kind](r, name, params, inputs)
-    except ModelFileError:
-        raise
-    except InputError as exc:  # a check inside the model classes: keep the file in the message
-        raise ModelFileError(f"{doc.source}: {exc}") from None
+    except InputError as exc:
+        message = str(exc)
+        if message.startswith(doc.source):  # already located by the reader
+            raise ModelFileError(message, key=exc.key) from None
+        # a check inside the model classes: point at the key it concerns, when it says which
+        where = doc.where((exc.key,)) if exc.key in r.data else doc.source
+        raise ModelFileError(f"{where}: {message}", key=exc.key) from None
 
 
 def read_model_text(text: str, source: str = "<text>") -> Model:
@@ -312,4 +316,10 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
             f"unknown model {name!r}: give a path to a .yaml file or one of the catalog models: {names}"
             f"{_suggest(name, list(catalog.CATALOG))}"
         )
-    return catalog.CATALOG[name](**options)
+    factory = catalog.CATALOG[name]
+    accepted = [p for p in inspect.signature(factory).parameters if p != "options"]
+    unknown = [key for key in options if key not in accepted]
+    if unknown:
+        takes = f"takes the options {', '.join(accepted)}" if accepted else "takes no options"
+        raise InputError(f"catalog model {name!r} {takes}, got {', '.join(map(repr, unknown))}")
+    return factory(**options)

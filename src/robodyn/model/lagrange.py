@@ -87,7 +87,7 @@ class LagrangianSystem(ManipulatorSystem):
         unknown = [k for k in forces if k not in coords]
         if unknown:
             raise InputError(f"model {name!r}: forces given for {unknown}, which are not coordinates "
-                             f"({', '.join(coords)})")
+                             f"({', '.join(coords)})", key="forces")
         Q = [forces.get(c, 0) for c in coords]
 
         mass = sympy.hessian(T, qd).applyfunc(sympy.expand)
@@ -95,10 +95,11 @@ class LagrangianSystem(ManipulatorSystem):
         if depends:
             raise InputError(
                 f"model {name!r}: kinetic energy is not quadratic in the velocities (its Hessian depends on "
-                f"{', '.join(depends)}): write T = 1/2 q'^T M(q) q'"
+                f"{', '.join(depends)}): write T = 1/2 q'^T M(q) q'",
+                key="kinetic",
             )
         if mass.is_zero_matrix:
-            raise InputError(f"model {name!r}: kinetic energy does not depend on the velocities")
+            raise InputError(f"model {name!r}: kinetic energy does not depend on the velocities", key="kinetic")
         momentum = [sympy.diff(T, v) for v in qd]
         bias = [
             sympy.expand(

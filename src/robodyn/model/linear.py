@@ -18,13 +18,17 @@ __all__ = ["LinearSystem"]
 _EMPTY: Mapping[str, float] = MappingProxyType({})
 
 
-def _matrix(value: ArrayLike | None, shape: tuple[int, int], label: str, name: str) -> NDArray[np.float64]:
+def _array(value: ArrayLike | None, label: str, name: str) -> NDArray[np.float64]:
     if value is None:
-        value = np.zeros(shape)
+        raise ShapeError(f"linear system {name!r}: {label} is required")
     try:
-        matrix = np.array(value, dtype=float, ndmin=2)
+        return np.array(value, dtype=float, ndmin=2)
     except (TypeError, ValueError):
-        raise InputError(f"linear system {name!r}: {label} must be a numeric matrix") from None
+        raise InputError(f"linear system {name!r}: {label} must be a matrix of numbers, got {value!r}") from None
+
+
+def _matrix(value: ArrayLike | None, shape: tuple[int, int], label: str, name: str) -> NDArray[np.float64]:
+    matrix = np.zeros(shape) if value is None else _array(value, label, name)
     if matrix.size == 0:
         matrix = matrix.reshape(shape)
     if matrix.shape != shape:
@@ -77,19 +81,25 @@ class LinearSystem(Model):
 
     def __post_init__(self) -> None:
         name = self.name
-        A = np.array(self.A, dtype=float, ndmin=2) if self.A is not None else None
-        if A is None or A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
-            shape = None if A is None else A.shape
-            raise ShapeError(f"linear system {name!r}: A must be a non-empty square matrix, got shape {shape}")
+        set_ = object.__setattr__
+        for label in ("states", "inputs", "outputs"):
+            value = getattr(self, label)
+            if isinstance(value, str):
+                raise InputError(f"linear system {name!r}: {label} must be a list of names, got the string "
+                                 f"{value!r}: write [{value!r}]")
+            if value is not None:
+                set_(self, label, tuple(value))
+        A = _array(self.A, "A", name)
+        if A.ndim != 2 or A.shape[0] != A.shape[1] or A.shape[0] == 0:
+            raise ShapeError(f"linear system {name!r}: A must be a non-empty square matrix, got shape {A.shape}")
         n = A.shape[0]
         m = len(self.inputs) if self.inputs is not None else (
-            0 if self.B is None else np.array(self.B, dtype=float, ndmin=2).shape[1]
+            0 if self.B is None else _array(self.B, "B", name).shape[1]
         )
         identity_output = self.C is None
         p = n if identity_output else (
-            len(self.outputs) if self.outputs is not None else np.array(self.C, dtype=float, ndmin=2).shape[0]
+            len(self.outputs) if self.outputs is not None else _array(self.C, "C", name).shape[0]
         )
-        set_ = object.__setattr__
         set_(self, "A", _matrix(A, (n, n), "A", name))
         set_(self, "B", _matrix(self.B, (n, m), "B", name))
         set_(self, "C", _matrix(np.eye(n) if identity_output else self.C, (p, n), "C", name))

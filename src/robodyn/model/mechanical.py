@@ -29,7 +29,7 @@ from robodyn.errors import InputError, ShapeError, SingularMatrixError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name
-from robodyn.model.system import Values, Vector, _names
+from robodyn.model.system import Values, Vector, _names, values_to_vector
 
 __all__ = [
     "CRITICAL_DAMPING_TOLERANCE",
@@ -151,12 +151,8 @@ class ManipulatorSystem(SymbolicModel):
 
     def mass_matrix(self, q: Values, params: Values | None = None) -> np.ndarray:
         """M(q) at coordinates ``q`` (array ``(n,)`` or mapping), shape ``(n, n)``."""
-        n = self.n_coordinates
         qv = np.zeros(self.n_states)
-        if isinstance(q, Mapping):
-            qv[:n] = self.state_vector(q, default=0.0)[:n]
-        else:
-            qv[:n] = np.asarray(q, dtype=float).reshape(n)
+        qv[: self.n_coordinates] = values_to_vector(q, self.coordinates, "coordinate", default=0.0)
         return self._mass_numeric(0.0, qv, self.input_vector(None), self.parameter_vector(params))
 
     def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
@@ -313,11 +309,12 @@ class MechanicalSystem(ManipulatorSystem):
     def _check_mass(self) -> None:
         mass = self.numeric_matrices()[0]
         if not np.allclose(mass, mass.T, rtol=1e-12, atol=0.0):
-            raise InputError(f"model {self.name!r}: mass matrix {mass.tolist()} is not symmetric")
+            raise InputError(f"model {self.name!r}: mass matrix {mass.tolist()} is not symmetric", key="mass")
         if np.any(np.linalg.eigvalsh(mass) <= 0):
             raise InputError(
                 f"model {self.name!r}: mass matrix {mass.tolist()} is not positive definite with the "
-                f"parameters {dict(self.parameters)}: masses and inertias must be positive"
+                f"parameters {dict(self.parameters)}: masses and inertias must be positive",
+                key="mass",
             )
 
     @functools.cached_property
@@ -339,7 +336,14 @@ class MechanicalSystem(ManipulatorSystem):
         """
         mass, damping, stiffness, forcing = self.numeric_matrices(params)
         n, m = self.n_coordinates, self.n_inputs
-        factor = scipy.linalg.cho_factor(mass, lower=True)
+        try:
+            factor = scipy.linalg.cho_factor(mass, lower=True)
+        except np.linalg.LinAlgError:
+            raise SingularMatrixError(
+                f"model {self.name!r}: mass matrix {mass.tolist()} is not positive definite with the parameters "
+                f"{dict(zip(self.parameters, self.parameter_vector(params).tolist()))}: masses and inertias "
+                "must be positive"
+            ) from None
         A = np.block([[np.zeros((n, n)), np.eye(n)],
                       [-scipy.linalg.cho_solve(factor, stiffness), -scipy.linalg.cho_solve(factor, damping)]])
         B = np.vstack([np.zeros((n, m)), scipy.linalg.cho_solve(factor, forcing)]) if m else np.zeros((2 * n, 0))

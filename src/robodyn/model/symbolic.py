@@ -16,6 +16,7 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import sympy
+from sympy.printing.numpy import NumPyPrinter
 
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, parse_expression, symbol
@@ -25,6 +26,13 @@ __all__ = ["SymbolicModel", "SymbolicSystem", "latex_name"]
 
 ExprLike: TypeAlias = sympy.Expr | str | float | int
 NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
+
+
+class _ExactFloatPrinter(NumPyPrinter):
+    """sympy's numpy printer, but floats printed with ``repr`` so they round-trip exactly (15 digits do not)."""
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))
 
 
 def latex_name(name: str) -> str:
@@ -114,7 +122,8 @@ class SymbolicModel(Model):
         shape = exprs.shape
         flat = list(exprs)
         raw = sympy.lambdify(
-            (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True
+            (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
+            printer=_ExactFloatPrinter,
         )
 
         def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:

@@ -30,6 +30,7 @@ MAX_NODES: Final = 100_000
 Path = tuple[str | int, ...]
 
 _BOOLEANS: Final = {"true": True, "false": False}
+_COLLECTION_TAGS: Final = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
 _constructor = yaml.constructor.SafeConstructor()
 
 
@@ -78,6 +79,8 @@ class _Converter:
             raise self.fail(node, "YAML anchors and aliases are not supported: write the value out")
         self.seen.add(id(node))
         self.lines[path] = node.start_mark.line + 1
+        if isinstance(node, yaml.MappingNode | yaml.SequenceNode) and node.tag not in _COLLECTION_TAGS:
+            raise self.fail(node, f"unsupported YAML tag {_short(node.tag)!r}: use plain lists and mappings")
         if isinstance(node, yaml.MappingNode):
             return self.mapping(node, path)
         if isinstance(node, yaml.SequenceNode):
@@ -112,7 +115,12 @@ class _Converter:
             return None
         if tag == "tag:yaml.org,2002:str":
             return node.value
-        raise self.fail(node, f"unsupported YAML type {tag!r}: use numbers, text, lists and mappings")
+        raise self.fail(node, f"unsupported YAML type {_short(tag)!r}: use numbers, text, lists and mappings")
+
+
+def _short(tag: str) -> str:
+    """``tag:yaml.org,2002:set`` -> ``!!set`` (as it was written)."""
+    return tag.replace("tag:yaml.org,2002:", "!!")
 
 
 def read_yaml(text: str, source: str) -> Document:

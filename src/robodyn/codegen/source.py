@@ -1,0 +1,153 @@
+"""sympy expressions -> straight-line Python source for numba (``rhs``, ``event_fn``).
+
+Every model symbol is renamed to an index-based local (``_x0``, ``_u1``, ``_p2``) before printing, so
+no user name can clash with Python names in the generated code, and common subexpressions are
+eliminated (``sympy.cse``) into ``_c0, _c1, ...``. Floats are printed with ``repr`` so they round-trip
+exactly.
+
+Second-order models M(q) q'' = r are solved inside ``rhs``: for up to :data:`UNROLL_LIMIT`
+coordinates by an unrolled Cholesky factorization on scalars (no allocation), above that by a loop
+over a work array. A mass matrix that is not positive definite produces NaN, which the kernels
+report as a non-finite derivative at that time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+import sympy
+from sympy.printing.pycode import PythonCodePrinter
+
+from robodyn.model.expr import TIME
+from robodyn.model.mechanical import ManipulatorSystem
+from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
+
+__all__ = ["UNROLL_LIMIT", "event_source", "rhs_source"]
+
+UNROLL_LIMIT: Final = 6  # Coordinates up to which the Cholesky solve is unrolled into scalar code.
+_INDENT: Final = "    "
+
+
+class _Printer(PythonCodePrinter):
+    """Python printer whose floats round-trip exactly."""
+
+    def __init__(self) -> None:
+        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
+
+    def _print_Float(self, expr: sympy.Float) -> str:
+        return repr(float(expr))
+
+
+def _renaming(model: SymbolicModel) -> dict[sympy.Symbol, sympy.Symbol]:
+    table: dict[sympy.Symbol, sympy.Symbol] = {TIME: sympy.Symbol("t", real=True)}
+    for prefix, symbols in (("_x", model.x_symbols), ("_u", model.u_symbols), ("_p", model.p_symbols)):
+        table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(symbols)})
+    return table
+
+
+def _body(model: SymbolicModel, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
+    """Unpacking of the used symbols, the cse intermediates and ``target = expr`` lines."""
+    renaming = _renaming(model)
+    renamed = [e.xreplace(renaming) for e in exprs]
+    intermediates, reduced = sympy.cse(renamed, symbols=sympy.numbered_symbols("_c"), order="none")
+    used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
+    printer = _Printer()
+    lines = []
+    for prefix, source in (("_x", "x"), ("_u", "u"), ("_p", "p")):
+        for symbol in sorted((s for s in used if s.name.startswith(prefix)), key=lambda s: int(s.name[2:])):
+            lines.append(f"{symbol.name} = {source}[{symbol.name[2:]}]")
+    lines += [f"{name} = {printer.doprint(value)}" for name, value in intermediates]
+    lines += [f"{target} = {printer.doprint(value)}" for target, value in zip(targets, reduced)]
+    return lines
+
+
+def _function(name: str, lines: Sequence[str]) -> str:
+    body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
+    return "\n".join(["@jit", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
+
+
+def _unrolled_cholesky(n: int) -> list[str]:
+    """Solve M a = r for symmetric positive definite M held in scalars _M{i}_{j} (i >= j), _r{i}."""
+    lines = []
+    for j in range(n):
+        square = " - ".join([f"_M{j}_{j}", *(f"_L{j}_{k} * _L{j}_{k}" for k in range(j))])
+        lines.append(f"_L{j}_{j} = math.sqrt({square}) if ({square}) > 0.0 else math.nan")
+        for i in range(j + 1, n):
+            rest = " - ".join([f"_M{i}_{j}", *(f"_L{i}_{k} * _L{j}_{k}" for k in range(j))])
+            lines.append(f"_L{i}_{j} = ({rest}) / _L{j}_{j}")
+    for i in range(n):  # forward substitution L z = r
+        rest = " - ".join([f"_r{i}", *(f"_L{i}_{k} * _z{k}" for k in range(i))])
+        lines.append(f"_z{i} = ({rest}) / _L{i}_{i}")
+    for i in reversed(range(n)):  # back substitution L^T a = z
+        rest = " - ".join([f"_z{i}", *(f"_L{k}_{i} * _a{k}" for k in range(i + 1, n))])
+        lines.append(f"_a{i} = ({rest}) / _L{i}_{i}")
+    return lines
+
+
+def _manipulator_lines(model: ManipulatorSystem) -> list[str]:
+    n = model.n_coordinates
+    if n <= UNROLL_LIMIT:
+        targets = [f"_M{i}_{j}" for i in range(n) for j in range(i + 1)] + [f"_r{i}" for i in range(n)]
+        exprs = [model.mass_expr[i, j] for i in range(n) for j in range(i + 1)] + list(model.rhs_expr)
+        lines = _body(model, targets, exprs) + _unrolled_cholesky(n)
+        lines += [f"out[{i}] = x[{n + i}]" for i in range(n)]
+        return lines + [f"out[{n + i}] = _a{i}" for i in range(n)]
+    targets = [f"_M[{i}, {j}]" for i in range(n) for j in range(i + 1)] + [f"_r[{i}]" for i in range(n)]
+    exprs = [model.mass_expr[i, j] for i in range(n) for j in range(i + 1)] + list(model.rhs_expr)
+    lines = [f"_M = np.empty(({n}, {n}))", f"_r = np.empty({n})", *_body(model, targets, exprs)]
+    return lines + [
+        "cholesky_solve_lower(_M, _r)",
+        f"for _i in range({n}):",
+        f"{_INDENT}out[_i] = x[{n} + _i]",
+        f"{_INDENT}out[{n} + _i] = _r[_i]",
+    ]
+
+
+def rhs_source(model: SymbolicModel) -> str:
+    """Source of ``rhs(t, x, u, p, out)`` writing x' into ``out`` for a symbolic model."""
+    if isinstance(model, SymbolicSystem):
+        lines = _body(model, [f"out[{i}]" for i in range(model.n_states)], list(model.f_expr))
+    elif isinstance(model, ManipulatorSystem):
+        lines = _manipulator_lines(model)
+    else:  # pragma: no cover - every symbolic model is one of the two
+        raise TypeError(f"no code generator for {type(model).__name__}")
+    return _function("rhs", lines)
+
+
+def event_source(model: SymbolicModel, events: Sequence[sympy.Expr]) -> str:
+    """Source of ``event_fn(t, x, u, p, out)`` writing the event values g_k into ``out``."""
+    return _function("event_fn", _body(model, [f"out[{k}]" for k in range(len(events))], list(events)))
+
+
+#: Helper placed in every generated module (used by rhs for large second-order models).
+CHOLESKY_SOURCE: Final = '''
+@jit
+def cholesky_solve_lower(M, r):
+    """Overwrite r with M^-1 r using the lower triangle of M (NaN when M is not positive definite)."""
+    n = r.shape[0]
+    for j in range(n):
+        s = M[j, j]
+        for k in range(j):
+            s -= M[j, k] * M[j, k]
+        if not s > 0.0:
+            r[:] = math.nan
+            return
+        d = math.sqrt(s)
+        M[j, j] = d
+        for i in range(j + 1, n):
+            v = M[i, j]
+            for k in range(j):
+                v -= M[i, k] * M[j, k]
+            M[i, j] = v / d
+    for i in range(n):
+        v = r[i]
+        for k in range(i):
+            v -= M[i, k] * r[k]
+        r[i] = v / M[i, i]
+    for i in range(n - 1, -1, -1):
+        v = r[i]
+        for k in range(i + 1, n):
+            v -= M[k, i] * r[k]
+        r[i] = v / M[i, i]
+'''

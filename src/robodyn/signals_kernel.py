@@ -1,0 +1,106 @@
+"""Input-signal evaluator: numba-compatible source, loaded compiled or interpreted.
+
+This file is plain Python in numba's nopython subset. It does not import numba and does not define
+``jit``: whoever loads it injects ``jit`` into the module namespace before executing it
+(``numba.njit(cache=True)`` in generated modules, an identity decorator on the interpreted path; see
+docs/dev/simulation.md). The engine concatenates this source into generated modules, so it must not
+contain ``from __future__`` imports, and its private names start with ``_sig_`` to avoid clashes.
+
+``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`,
+whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef`` is one term
+``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
+"""
+
+import math
+
+_SIG_CONSTANT = 0  # coef: gain, value
+_SIG_STEP = 1  # coef: gain, t0, before, after
+_SIG_RAMP = 2  # coef: gain, t0, slope, initial
+_SIG_SINE = 3  # coef: gain, amplitude, omega (rad/s), phase, offset
+_SIG_PULSE = 4  # coef: gain, t0, width, amplitude, base, period (0 = not periodic)
+_SIG_TABLE_ZOH = 5  # coef: gain, offset into tdata, length n (times then values)
+_SIG_TABLE_LINEAR = 6  # coef: as _SIG_TABLE_ZOH
+
+
+@jit  # noqa: F821 - injected by the loader
+def _sig_pulse_on(t_piece, t0, width, period):
+    """Whether the pulse is high on the piece containing ``t_piece`` (right-continuous edges)."""
+    if t_piece < t0:
+        return False
+    if period <= 0.0:
+        return t_piece < t0 + width
+    k = math.floor((t_piece - t0) / period)
+    if t_piece < t0 + k * period:
+        k -= 1
+    elif t_piece >= t0 + (k + 1) * period:
+        k += 1
+    return t_piece < t0 + k * period + width
+
+
+@jit  # noqa: F821 - injected by the loader
+def _sig_table(t, t_piece, tdata, offset, n, linear):
+    """Table value: the interval is chosen by ``t_piece`` (binary search), the formula uses ``t``."""
+    lo = 0
+    hi = n
+    while lo < hi:  # largest i with times[i] <= t_piece, as numpy.searchsorted(side="right") - 1
+        mid = (lo + hi) // 2
+        if tdata[offset + mid] <= t_piece:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = lo - 1
+    values = offset + n
+    if i < 0:
+        return tdata[values]
+    if not linear or i >= n - 1:
+        return tdata[values + i]
+    t_left = tdata[offset + i]
+    v_left = tdata[values + i]
+    return v_left + (tdata[values + i + 1] - v_left) * ((t - t_left) / (tdata[offset + i + 1] - t_left))
+
+
+@jit  # noqa: F821 - injected by the loader
+def eval_inputs(t, t_piece, x, inp, out):
+    """Write the inputs u (m,) at time ``t`` into ``out``; ``t_piece`` picks the piece of piecewise terms.
+
+    Parameters
+    ----------
+    t : float
+        Time used in the formulas (ramp value, sine, linear interpolation).
+    t_piece : float
+        Time choosing the piece: the side of a step or pulse edge, the table interval. Pass ``t`` for
+        ordinary evaluation, the midpoint of the segment between two stop points inside integrators.
+    x : (n,) float64
+        State, used only with state feedback.
+    inp : tuple
+        ``(codes, coef, tdata, K, xref, flags)`` from ``Inputs.compiled()``.
+    out : (m,) float64
+        Overwritten with u.
+    """
+    codes, coef, tdata, K, xref, flags = inp
+    for i in range(out.shape[0]):
+        out[i] = 0.0
+    for j in range(codes.shape[0]):
+        kind = codes[j, 1]
+        if kind == _SIG_CONSTANT:
+            value = coef[j, 1]
+        elif kind == _SIG_STEP:
+            value = coef[j, 2] if t_piece < coef[j, 1] else coef[j, 3]
+        elif kind == _SIG_RAMP:
+            value = coef[j, 3] if t_piece < coef[j, 1] else coef[j, 3] + coef[j, 2] * (t - coef[j, 1])
+        elif kind == _SIG_SINE:
+            value = coef[j, 1] * math.sin(coef[j, 2] * t + coef[j, 3]) + coef[j, 4]
+        elif kind == _SIG_PULSE:
+            value = coef[j, 4]
+            if _sig_pulse_on(t_piece, coef[j, 1], coef[j, 2], coef[j, 5]):
+                value = coef[j, 4] + coef[j, 3]
+        else:
+            linear = kind == _SIG_TABLE_LINEAR
+            value = _sig_table(t, t_piece, tdata, int(coef[j, 1]), int(coef[j, 2]), linear)
+        out[codes[j, 0]] += coef[j, 0] * value
+    if flags[0] != 0:
+        for i in range(K.shape[0]):
+            feedback = 0.0
+            for k in range(K.shape[1]):
+                feedback += K[i, k] * (x[k] - xref[k])
+            out[i] -= feedback

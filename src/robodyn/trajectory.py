@@ -1,0 +1,275 @@
+"""Simulation results: :class:`Trajectory` (one run) and :class:`BatchTrajectory` (N runs on one grid)."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from robodyn.atomic import write_bytes_atomic, write_text_atomic
+from robodyn.errors import InputError, ShapeError, UnknownNameError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["BatchTrajectory", "EventRecord", "SimulationStats", "Trajectory"]
+
+Array = NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class SimulationStats:
+    """How a simulation ran.
+
+    Attributes
+    ----------
+    path : ``"exact"``, ``"compiled"``, ``"interpreted"`` or ``"stiff"``
+    method : the integration method (``"dopri5"``, ``"rk4"``, ``"radau"``, ``"exact"``, ...)
+    nfev : right-hand-side evaluations (summed over a batch)
+    steps : accepted steps (summed over a batch)
+    rejected : rejected steps (summed over a batch)
+    compile_seconds : time spent generating, compiling or loading machine code in this call
+    """
+
+    path: str
+    method: str
+    nfev: int = 0
+    steps: int = 0
+    rejected: int = 0
+    compile_seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class EventRecord:
+    """A located event: its name, time, and the state there ``(n,)``."""
+
+    name: str
+    t: float
+    x: Array
+    terminal: bool = False
+
+
+def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
+    array = np.array(value, dtype=float)
+    if array.shape != shape:
+        raise ShapeError(f"trajectory: {label} has shape {array.shape}, expected {shape}")
+    array.setflags(write=False)
+    return array
+
+
+def _column(names: Sequence[str], name: str, what: str) -> int:
+    try:
+        return list(names).index(name)
+    except ValueError:
+        raise UnknownNameError(f"unknown {what} {name!r} (the trajectory has {', '.join(names)})") from None
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Trajectory:
+    """One simulated trajectory.
+
+    Attributes
+    ----------
+    t : (T,) times
+    x : (T, n) states
+    u : (T, m) inputs (as applied: for fixed-step methods, the values held over each step)
+    y : (T, p) outputs
+    states, inputs, outputs : names
+    model : the model's name
+    stats : :class:`SimulationStats`
+    events : located events, in time order
+    """
+
+    t: Array
+    x: Array
+    u: Array
+    y: Array
+    states: tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    model: str
+    stats: SimulationStats
+    events: tuple[EventRecord, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        T = np.asarray(self.t).shape[0] if np.ndim(self.t) == 1 else -1
+        if T < 1:
+            raise ShapeError("trajectory: t must be a non-empty vector")
+        set_ = object.__setattr__
+        set_(self, "t", _frozen(self.t, (T,), "t"))
+        set_(self, "x", _frozen(self.x, (T, len(self.states)), "x"))
+        set_(self, "u", _frozen(self.u, (T, len(self.inputs)), "u"))
+        set_(self, "y", _frozen(self.y, (T, len(self.outputs)), "y"))
+        set_(self, "states", tuple(self.states))
+        set_(self, "inputs", tuple(self.inputs))
+        set_(self, "outputs", tuple(self.outputs))
+        set_(self, "events", tuple(self.events))
+
+    def __len__(self) -> int:
+        return self.t.shape[0]
+
+    @property
+    def final(self) -> Array:
+        """The last state, ``(n,)``."""
+        return self.x[-1]
+
+    def state(self, name: str) -> Array:
+        """The time series of one state, ``(T,)``."""
+        return self.x[:, _column(self.states, name, "state")]
+
+    def output(self, name: str) -> Array:
+        """The time series of one output, ``(T,)``."""
+        return self.y[:, _column(self.outputs, name, "output")]
+
+    def at(self, t: ArrayLike) -> Array:
+        """States at times inside ``[t[0], t[-1]]`` by a cubic spline through the stored points.
+
+        Accurate to the spline's order between stored points (and exact at them); for values at chosen
+        times with the integrator's own accuracy, pass ``t_eval`` to :func:`robodyn.simulate`.
+
+        Returns ``(n,)`` for a scalar time, ``(len(t), n)`` for a vector.
+        """
+        times = np.asarray(t, dtype=float)
+        if not np.all(np.isfinite(times)) or np.any(times < self.t[0]) or np.any(times > self.t[-1]):
+            raise InputError(f"at(): times must lie in [{self.t[0]:g}, {self.t[-1]:g}], the simulated span")
+        if len(self) == 1:
+            return np.broadcast_to(self.x[0], (*times.shape, self.x.shape[1])).copy()
+        from scipy.interpolate import make_interp_spline
+
+        degree = min(3, len(self) - 1)
+        return np.asarray(make_interp_spline(self.t, self.x, k=degree, axis=0)(times))
+
+    # --- export -----------------------------------------------------------------------------------
+    def _table(self) -> tuple[list[str], Array]:
+        """CSV columns: t, the states, then the outputs (left out when y = x)."""
+        columns = ["t", *self.states]
+        blocks = [self.t[:, None], self.x]
+        if self.outputs != self.states:
+            columns += list(self.outputs)
+            blocks.append(self.y)
+        return columns, np.hstack(blocks)
+
+    def to_csv(self, path: str | os.PathLike[str]) -> None:
+        """Write ``t``, the states and the outputs as CSV (full float precision), atomically."""
+        columns, table = self._table()
+        buffer = io.StringIO()
+        np.savetxt(buffer, table, delimiter=",", header=",".join(columns), comments="", fmt="%.17g")
+        write_text_atomic(path, buffer.getvalue())
+
+    def to_npz(self, path: str | os.PathLike[str]) -> None:
+        """Write every array, the names and the statistics as a compressed ``.npz``, atomically."""
+        buffer = io.BytesIO()
+        np.savez_compressed(
+            buffer, t=self.t, x=self.x, u=self.u, y=self.y, states=np.array(self.states, dtype=str),
+            inputs=np.array(self.inputs, dtype=str), outputs=np.array(self.outputs, dtype=str),
+            model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())),
+        )
+        write_bytes_atomic(path, buffer.getvalue())
+
+    def to_dataframe(self) -> Any:
+        """A pandas DataFrame indexed by t with the states, inputs and outputs as columns (needs pandas)."""
+        try:
+            import pandas as pd
+        except ImportError:
+            raise InputError("to_dataframe() needs pandas: pip install pandas") from None
+        columns, table = self._table()
+        frame = pd.DataFrame(table[:, 1:], index=pd.Index(self.t, name="t"), columns=columns[1:])
+        for j, name in enumerate(self.inputs):
+            if name not in frame:
+                frame[name] = self.u[:, j]
+        return frame
+
+    def plot(self, names: Sequence[str] | None = None) -> Figure:
+        """A matplotlib Figure: the chosen states (default all) and, below, the inputs against t."""
+        from matplotlib.figure import Figure
+
+        chosen = list(names) if names is not None else list(self.states)
+        rows = 2 if self.inputs else 1
+        figure = Figure(figsize=(8, 3 * rows), layout="constrained")
+        axes = figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
+        for name in chosen:
+            axes[0].plot(self.t, self.state(name), label=name)
+        axes[0].set_ylabel("state")
+        axes[0].legend(loc="best")
+        axes[0].set_title(f"{self.model} ({self.stats.method})")
+        if self.inputs:
+            for j, name in enumerate(self.inputs):
+                axes[1].plot(self.t, self.u[:, j], label=name, drawstyle="default")
+            axes[1].set_ylabel("input")
+            axes[1].legend(loc="best")
+        axes[-1].set_xlabel("t")
+        return figure
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchTrajectory:
+    """N trajectories on one time grid.
+
+    Attributes
+    ----------
+    t : (T,)
+    x : (N, T, n)
+    u : (N, T, m)
+    y : (N, T, p)
+    x0 : (N, n) initial states
+    params : (N, n_p) parameter values of each run
+    states, inputs, outputs, parameters : names
+    model : the model's name
+    stats : totals over the batch
+    """
+
+    t: Array
+    x: Array
+    u: Array
+    y: Array
+    x0: Array
+    params: Array
+    states: tuple[str, ...]
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    parameters: tuple[str, ...]
+    model: str
+    stats: SimulationStats
+
+    def __post_init__(self) -> None:
+        N, T = np.shape(self.x)[:2]
+        set_ = object.__setattr__
+        set_(self, "t", _frozen(self.t, (T,), "t"))
+        set_(self, "x", _frozen(self.x, (N, T, len(self.states)), "x"))
+        set_(self, "u", _frozen(self.u, (N, T, len(self.inputs)), "u"))
+        set_(self, "y", _frozen(self.y, (N, T, len(self.outputs)), "y"))
+        set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
+        set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
+
+    def __len__(self) -> int:
+        return self.x.shape[0]
+
+    def __getitem__(self, index: int) -> Trajectory:
+        """Trajectory number ``index`` (its stats are the batch's totals)."""
+        if not -len(self) <= index < len(self):
+            raise IndexError(f"batch has {len(self)} trajectories, index {index} is out of range")
+        return Trajectory(self.t, self.x[index], self.u[index], self.y[index], self.states, self.inputs,
+                          self.outputs, self.model, self.stats)
+
+    def state(self, name: str) -> Array:
+        """One state across the batch, ``(N, T)``."""
+        return self.x[:, :, _column(self.states, name, "state")]
+
+    def to_npz(self, path: str | os.PathLike[str]) -> None:
+        """Write every array, the names and the statistics as a compressed ``.npz``, atomically."""
+        buffer = io.BytesIO()
+        names: Mapping[str, Sequence[str]] = {"states": self.states, "inputs": self.inputs,
+                                              "outputs": self.outputs, "parameters": self.parameters}
+        np.savez_compressed(buffer, t=self.t, x=self.x, u=self.u, y=self.y, x0=self.x0, params=self.params,
+                            model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())),
+                            **{k: np.array(v, dtype=str) for k, v in names.items()})
+        write_bytes_atomic(path, buffer.getvalue())
