@@ -269,7 +269,7 @@ class BatchTrajectory:
         buffer = io.BytesIO()
         names: Mapping[str, Sequence[str]] = {"states": self.states, "inputs": self.inputs,
                                               "outputs": self.outputs, "parameters": self.parameters}
+        arrays: dict[str, Any] = {k: np.array(v, dtype=str) for k, v in names.items()}
         np.savez_compressed(buffer, t=self.t, x=self.x, u=self.u, y=self.y, x0=self.x0, params=self.params,
-                            model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())),
-                            **{k: np.array(v, dtype=str) for k, v in names.items()})
+                            model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())), **arrays)
         write_bytes_atomic(path, buffer.getvalue())

@@ -155,22 +155,67 @@ class ManipulatorSystem(SymbolicModel):
         qv[: self.n_coordinates] = values_to_vector(q, self.coordinates, "coordinate", default=0.0)
         return self._mass_numeric(0.0, qv, self.input_vector(None), self.parameter_vector(params))
 
-    def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
-        """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
-        mass = self._mass_numeric(t, x, u, p)
-        rhs = self._rhs_numeric(t, x, u, p).reshape(-1)
+    def _factor(self, mass: np.ndarray, x: Vector) -> tuple[np.ndarray, bool]:
+        """Cholesky factor of M(q), or SingularMatrixError naming q."""
         try:
-            factor = scipy.linalg.cho_factor(mass, lower=True, check_finite=True)
+            return scipy.linalg.cho_factor(mass, lower=True, check_finite=True)
         except (np.linalg.LinAlgError, ValueError):
             q = dict(zip(self.coordinates, x[: self.n_coordinates].tolist()))
             raise SingularMatrixError(
                 f"model {self.name!r}: mass matrix M(q) is not positive definite at q={q} "
                 f"(M={mass.tolist()}): check masses, inertias and lengths among the parameters"
             ) from None
-        return scipy.linalg.cho_solve(factor, rhs)
+
+    def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
+        """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
+        mass = self._mass_numeric(t, x, u, p)
+        rhs = self._rhs_numeric(t, x, u, p).reshape(-1)
+        return scipy.linalg.cho_solve(self._factor(mass, x), rhs)
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return np.concatenate([x[self.n_coordinates:], self.acceleration(t, x, u, p)])
+
+    # --- exact Jacobians (no symbolic inverse) -------------------------------------------------------
+    @functools.cached_property
+    def _derivatives_numeric(self) -> NumericFunction:
+        """[dr/dx | dr/du | dM/dq] stacked: (n, 2n + m + n*n), column block k of dM/dq is dM/dq_k."""
+        n = self.n_coordinates
+        dr_dx = self.rhs_expr.jacobian(self.x_symbols)
+        dr_du = self.rhs_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(n, 0)
+        dmass = [self.mass_expr.diff(q) for q in self.q_symbols]
+        return self.lambdify(sympy.Matrix.hstack(dr_dx, dr_du, *dmass))
+
+    def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)`` at a point, without inverting M symbolically.
+
+        With M(q) a = r(t, q, q', u) and a = q'': da/dx = M^-1 (dr/dx - [dM/dq_k a]_k) and
+        da/du = M^-1 dr/du, M^-1 applied by a Cholesky solve at the point.
+        """
+        time, xv, uv, p = self._arguments(t, x, u, params)
+        n, m = self.n_coordinates, self.n_inputs
+        mass = self._mass_numeric(time, xv, uv, p)
+        factor = self._factor(mass, xv)
+        accel = scipy.linalg.cho_solve(factor, self._rhs_numeric(time, xv, uv, p).reshape(-1))
+        stacked = self._derivatives_numeric(time, xv, uv, p)
+        dr_dx, dr_du = stacked[:, : 2 * n], stacked[:, 2 * n: 2 * n + m]
+        dmass = stacked[:, 2 * n + m:].reshape(n, n, n, order="F")  # [i, j, k] = dM_ij / dq_k
+        dr_dx = dr_dx.copy()
+        dr_dx[:, :n] -= np.einsum("ijk,j->ik", dmass, accel)
+        dfdx = np.zeros((2 * n, 2 * n))
+        dfdx[:n, n:] = np.eye(n)
+        dfdx[n:, :] = scipy.linalg.cho_solve(factor, dr_dx)
+        dfdu = np.zeros((2 * n, m))
+        if m:
+            dfdu[n:, :] = scipy.linalg.cho_solve(factor, dr_du)
+        return dfdx, dfdu
+
+    def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """Exact df/dx at a point, ``(n_states, n_states)`` (see :meth:`jacobians`)."""
+        return self.jacobians(t, x, u, params)[0]
+
+    def dfdu(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """Exact df/du at a point, ``(n_states, n_inputs)`` (see :meth:`jacobians`)."""
+        return self.jacobians(t, x, u, params)[1]
 
     # --- printing -----------------------------------------------------------------------------------
     @functools.cached_property
