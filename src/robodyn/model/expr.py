@@ -46,7 +46,8 @@ __all__ = [
 
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
-MAX_EXPONENT_DIGITS: Final = 300  # A constant power may have at most this many decimal digits.
+MAX_EXPONENT_DIGITS: Final = 307  # A constant power must stay within 1e-307 .. 1e307 (double range).
+_EXACT_DIGITS: Final = 1000  # An exact rational power with more digits is evaluated in floating point.
 _LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond it would become inf.
 
 
@@ -137,6 +138,8 @@ _BINARY: Final[Mapping[type, Callable[[sympy.Expr, sympy.Expr], sympy.Expr]]] = 
     ast.Div: lambda a, b: a / b,
 }
 
+_CHAIN_OPS: Final = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
 _BINARY_HINTS: Final[Mapping[type, str]] = {
     ast.BitXor: "'^' is not a power: write '**'",
     ast.FloorDiv: "'//' is not allowed: write '/'",
@@ -210,19 +213,43 @@ class _Translator:
         raise self.fail(node, f"unknown name (known: {shown}){hint}")
 
     def binary(self, node: ast.BinOp, depth: int) -> sympy.Expr:
+        # A chain a + b - c + ... is a left-nested tree; walk its spine iteratively so that long sums
+        # and products do not count as nesting depth.
+        spine: list[ast.BinOp] = []
+        current: ast.expr = node
+        while isinstance(current, ast.BinOp) and isinstance(current.op, _CHAIN_OPS):
+            spine.append(current)
+            current = current.left
+        if not spine:
+            return self.single(node, self.visit(node.left, depth + 1), depth)
+        value = self.visit(current, depth + 1)
+        for link in reversed(spine):
+            value = self.single(link, value, depth)
+        return value
+
+    def single(self, node: ast.BinOp, left: sympy.Expr, depth: int) -> sympy.Expr:
+        """Apply one binary operation to an already translated left operand."""
         if type(node.op) in _BINARY_HINTS:
             raise self.fail(node, _BINARY_HINTS[type(node.op)])
-        left = self.visit(node.left, depth + 1)
         right = self.visit(node.right, depth + 1)
         if isinstance(node.op, ast.Pow):
             self.check_power(node, left, right)
-            return self.folded(node, left**right)
+            return self.folded(node, self.power(left, right))
         if isinstance(node.op, ast.Div) and right.is_zero:
             raise self.fail(node, "division by zero")
         operation = _BINARY.get(type(node.op))
         if operation is None:
             raise self.fail(node, "operator not allowed (only + - * / **)")
         return self.folded(node, operation(left, right))
+
+    @staticmethod
+    def power(base: sympy.Expr, exponent: sympy.Expr) -> sympy.Expr:
+        """``base**exponent``; an exact rational power with huge digits is evaluated in floating point."""
+        if base.is_Rational and exponent.is_Integer:
+            digits = max(len(str(abs(base.p))), len(str(base.q))) * abs(int(exponent))
+            if digits > _EXACT_DIGITS:
+                return sympy.Float(base.evalf(30) ** exponent)
+        return base**exponent
 
     def check_power(self, node: ast.BinOp, base: sympy.Expr, exponent: sympy.Expr) -> None:
         """Refuse constant powers whose value would be astronomically large (``9**9**9``)."""
@@ -233,9 +260,11 @@ class _Translator:
             magnitude = abs(float(base)) if base.is_finite else math.inf
             if magnitude == 0 and float(exponent) < 0:
                 raise self.fail(node, "division by zero")
-            digits = exp_size * abs(math.log10(magnitude)) if magnitude > 0 else 0.0
-            if digits > MAX_EXPONENT_DIGITS:
-                raise self.fail(node, f"number too large (about 10**{digits:.3g})")
+            digits = exp_size * math.log10(magnitude) if magnitude > 0 else 0.0
+            if float(exponent) < 0:
+                digits = -digits
+            if abs(digits) > MAX_EXPONENT_DIGITS:
+                raise self.fail(node, f"number out of double-precision range (about 10**{digits:.4g})")
         elif exp_size > 10_000:
             raise self.fail(node, "exponent too large (at most 10000)")
 

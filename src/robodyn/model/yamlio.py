@@ -6,13 +6,15 @@ composes the document into nodes with :func:`yaml.compose` (safe: no Python obje
 converts the nodes itself —
 
 - duplicate keys are an error naming both lines;
-- only ``true``/``false`` are booleans; other words stay text;
-- anchors and aliases are refused (they make "billion laughs" documents possible);
+- only ``true``/``false`` are booleans; other words stay text, and so do YAML 1.1's octal (``010``) and
+  base-60 (``1:30``) numbers, which a model file would not mean;
+- aliases are refused (they make "billion laughs" documents possible);
 - every value's line is recorded under its key path, so later errors can name ``file:line: key.path``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -31,6 +33,7 @@ Path = tuple[str | int, ...]
 
 _BOOLEANS: Final = {"true": True, "false": False}
 _COLLECTION_TAGS: Final = {"tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"}
+_LEGACY_NUMBER: Final = re.compile(r"[-+]?(0[0-7_]+|[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?)\Z")
 _constructor = yaml.constructor.SafeConstructor()
 
 
@@ -101,12 +104,15 @@ class _Converter:
                 raise self.fail(key_node, f"duplicate key {key!r} (first on line {first_line[key]}): keep one")
             first_line[key] = key_node.start_mark.line + 1
             result[key] = self.convert(value_node, (*path, key))
+            self.lines[(*path, key)] = first_line[key]  # a block value starts below its key: point at the key
         return result
 
     def scalar(self, node: yaml.ScalarNode) -> Any:
         tag = node.tag
         if tag == "tag:yaml.org,2002:bool":
             return _BOOLEANS.get(node.value.lower(), node.value)
+        if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float") and _LEGACY_NUMBER.match(node.value):
+            return node.value  # YAML 1.1 octal (010 = 8) and base 60 (1:30 = 90) surprise: keep the text
         if tag == "tag:yaml.org,2002:int":
             return _constructor.construct_yaml_int(node)
         if tag == "tag:yaml.org,2002:float":
