@@ -111,7 +111,7 @@ def _output_times(t_eval: ArrayLike, t0: float | None) -> tuple[Array, float]:
 
 
 def _channels(inputs: Sequence[InputChannel | None] | None, m: int) -> list[InputChannel | None]:
-    channels = [None] * m if inputs is None else list(inputs)
+    channels: list[InputChannel | None] = [None] * m if inputs is None else list(inputs)
     if len(channels) != m:
         raise ShapeError(f"{len(channels)} input channels given for B with {m} columns: give one per column")
     return channels
@@ -147,7 +147,10 @@ def _sine_block(channels: Sequence[InputChannel | None], B: Array) -> tuple[Arra
         if channel is None:
             continue
         for term in channel.sine_terms():
-            amplitude, omega, phase = (float(v) for v in term)
+            try:
+                amplitude, omega, phase = (float(v) for v in term)
+            except (TypeError, ValueError):
+                raise InputError(f"input {j}: sine term {term!r} must be (amplitude, omega, phase)") from None
             if not (np.isfinite(amplitude) and np.isfinite(omega) and np.isfinite(phase)):
                 raise InputError(f"input {j}: sine term {term} is not finite: check the signal's parameters")
             columns = coupling.setdefault(omega, np.zeros((B.shape[0], 2)))
@@ -198,16 +201,15 @@ class _ExpmCache:
         norm = float(np.linalg.norm(M, 1))
         self.quantum = SHARE_TOLERANCE / norm if norm > 0.0 else np.inf
         self.entries: dict[int, tuple[float, Array]] = {}
-        self.expm_count = 0
 
     def _lookup(self, h: float) -> tuple[float, Array]:
-        key = 0 if np.isinf(self.quantum) else round(h / self.quantum)
+        ratio = h / self.quantum
+        key = round(ratio) if np.isfinite(ratio) else 0
         for k in (key, key - 1, key + 1):
             entry = self.entries.get(k)
             if entry is not None and abs(h - entry[0]) <= self.quantum:
                 return entry
         entry = (h, scipy.linalg.expm(h * self.M))
-        self.expm_count += 1
         self.entries[key] = entry
         return entry
 
