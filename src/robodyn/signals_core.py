@@ -140,8 +140,10 @@ class Signal:
         if not b > a:
             raise InputError(f"affine_pieces needs t0 < t1, got t0={a}, t1={b}")
         breaks = np.concatenate(([a], self.breakpoints(a, b), [b]))
-        middles = 0.5 * (breaks[:-1] + breaks[1:])
-        values, slopes = self._affine(breaks[:-1], middles)
+        left, right = breaks[:-1], breaks[1:]
+        middles = 0.5 * (left + right)
+        pieces = np.where(middles < right, middles, left)  # two breaks 1 ulp apart: the middle may round up
+        values, slopes = self._affine(left, pieces)
         return breaks, np.asarray(values, dtype=float), np.asarray(slopes, dtype=float)
 
     # --- arithmetic -----------------------------------------------------------------------------
@@ -380,7 +382,8 @@ class Table(Signal):
     def _linear(self) -> bool:
         return self.interpolation == "linear"
 
-    def _interval(self, tp: Array) -> Array:
+    def _interval(self, tp: Array) -> NDArray[np.intp]:
+        """Index of the last table time <= ``tp`` (-1 before the first time)."""
         return np.searchsorted(self.times, tp, side="right") - 1
 
     def _eval(self, t: Array, tp: Array) -> Array:
@@ -408,11 +411,12 @@ class Table(Signal):
 
 def _table_array(value: object, what: str) -> Array:
     try:
-        array = np.array(value, dtype=float).reshape(-1) if np.ndim(value) <= 1 else None  # type: ignore[arg-type]
+        array = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"Table {what} must be numbers, got {value!r}") from None
-    if array is None:
-        raise ShapeError(f"Table {what} must be one-dimensional, got shape {np.shape(value)}")  # type: ignore[arg-type]
+    if array.ndim > 1:
+        raise ShapeError(f"Table {what} must be one-dimensional, got shape {array.shape}")
+    array = array.reshape(-1)
     if array.size == 0:
         raise InputError(f"Table {what} is empty: give at least one row")
     if not np.all(np.isfinite(array)):

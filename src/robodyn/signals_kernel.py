@@ -11,6 +11,10 @@ whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef``
 ``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
 """
 
+# ``jit`` is injected by the loader (see above); tell the linters it is not a typo:
+# ruff: noqa: F821
+# mypy: disable-error-code="name-defined"
+
 import math
 
 _SIG_CONSTANT = 0  # coef: gain, value
@@ -22,7 +26,7 @@ _SIG_TABLE_ZOH = 5  # coef: gain, offset into tdata, length n (times then values
 _SIG_TABLE_LINEAR = 6  # coef: as _SIG_TABLE_ZOH
 
 
-@jit  # noqa: F821 - injected by the loader
+@jit
 def _sig_pulse_on(t_piece, t0, width, period):
     """Whether the pulse is high on the piece containing ``t_piece`` (right-continuous edges)."""
     if t_piece < t0:
@@ -37,7 +41,7 @@ def _sig_pulse_on(t_piece, t0, width, period):
     return t_piece < t0 + k * period + width
 
 
-@jit  # noqa: F821 - injected by the loader
+@jit
 def _sig_table(t, t_piece, tdata, offset, n, linear):
     """Table value: the interval is chosen by ``t_piece`` (binary search), the formula uses ``t``."""
     lo = 0
@@ -59,7 +63,7 @@ def _sig_table(t, t_piece, tdata, offset, n, linear):
     return v_left + (tdata[values + i + 1] - v_left) * ((t - t_left) / (tdata[offset + i + 1] - t_left))
 
 
-@jit  # noqa: F821 - injected by the loader
+@jit
 def eval_inputs(t, t_piece, x, inp, out):
     """Write the inputs u (m,) at time ``t`` into ``out``; ``t_piece`` picks the piece of piecewise terms.
 
