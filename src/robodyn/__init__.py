@@ -6,6 +6,7 @@ The public API::
     model = robodyn.load("pendulum")            # a catalog name or a YAML model file
     model.f(0.0, {"theta": 0.1, "theta_dot": 0.0}, {"tau": 0.0})
     robodyn.classify(model).linear              # False: sin(theta)
+    robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
 from robodyn.analysis.classify import Classification, classify
@@ -20,6 +21,8 @@ from robodyn.errors import (
     SingularMatrixError,
     UnknownNameError,
 )
+from robodyn.integrate.events import Event
+from robodyn.integrate.simulate import simulate
 from robodyn.model.catalog import CATALOG
 from robodyn.model.files import load, load_file, read_model_text
 from robodyn.model.lagrange import LagrangianSystem
@@ -27,13 +30,17 @@ from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
 from robodyn.model.symbolic import SymbolicSystem
 from robodyn.model.system import Model, System
+from robodyn.signals import StateFeedback
+from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 __version__ = "0.1.0"
 
 __all__ = [
     "CATALOG",
+    "BatchTrajectory",
     "Classification",
     "ConvergenceError",
+    "Event",
     "ExpressionError",
     "InputError",
     "LagrangianSystem",
@@ -46,13 +53,17 @@ __all__ = [
     "RobodynError",
     "ScalarDamping",
     "ShapeError",
+    "SimulationStats",
     "SingularMatrixError",
+    "StateFeedback",
     "SymbolicSystem",
     "System",
+    "Trajectory",
     "UnknownNameError",
     "__version__",
     "classify",
     "load",
     "load_file",
     "read_model_text",
+    "simulate",
 ]

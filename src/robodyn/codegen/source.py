@@ -95,8 +95,10 @@ def _manipulator_lines(model: ManipulatorSystem) -> list[str]:
         return lines + [f"out[{n + i}] = _a{i}" for i in range(n)]
     targets = [f"_M[{i}, {j}]" for i in range(n) for j in range(i + 1)] + [f"_r[{i}]" for i in range(n)]
     exprs = [model.mass_expr[i, j] for i in range(n) for j in range(i + 1)] + list(model.rhs_expr)
-    lines = [f"_M = np.empty(({n}, {n}))", f"_r = np.empty({n})", *_body(model, targets, exprs)]
-    return lines + [
+    return [
+        f"_M = np.empty(({n}, {n}))",
+        f"_r = np.empty({n})",
+        *_body(model, targets, exprs),
         "cholesky_solve_lower(_M, _r)",
         f"for _i in range({n}):",
         f"{_INDENT}out[_i] = x[{n} + _i]",

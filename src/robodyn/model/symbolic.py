@@ -138,6 +138,18 @@ class SymbolicModel(Model):
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self._h_numeric(t, x, u, p).reshape(-1)
 
+    @functools.cached_property
+    def _h_columns(self) -> Callable[..., Any]:
+        return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
+                              modules="numpy", cse=True, printer=_ExactFloatPrinter)
+
+    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
+        """Outputs along a trajectory, vectorized: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, p)``."""
+        if self.outputs == self.states and self.h_expr == sympy.Matrix(self.x_symbols):
+            return np.array(x, dtype=float)
+        columns = self._h_columns(t, x.T, u.T, p)
+        return np.stack([np.broadcast_to(np.asarray(c, dtype=float), t.shape) for c in columns], axis=1)
+
     # --- output Jacobians ---------------------------------------------------------------------------
     @functools.cached_property
     def dhdx_expr(self) -> sympy.Matrix:

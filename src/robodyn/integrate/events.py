@@ -1,0 +1,125 @@
+"""Events: zero crossings of g(t, x, u) located during a simulation.
+
+An event is an expression (text parsed by the safe parser, or a sympy expression in the model's
+symbols) or a Python callable ``g(t, x, u, p) -> float``. ``direction`` selects crossings like scipy:
++1 only rising (g goes from negative to positive), -1 only falling, 0 both. A ``terminal`` event ends
+the simulation at the crossing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sympy
+
+from robodyn.errors import InputError
+from robodyn.model.symbolic import SymbolicModel
+from robodyn.model.system import Model
+
+__all__ = ["Event", "ResolvedEvents", "resolve_events"]
+
+EventFunction = Callable[[float, np.ndarray, np.ndarray, np.ndarray], float]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A zero crossing of ``expression`` to locate.
+
+    Parameters
+    ----------
+    expression
+        Text such as ``"theta - pi"`` (in the model's states, inputs, parameters and t), a sympy
+        expression, or a callable ``g(t, x, u, p) -> float``.
+    direction
+        +1: rising crossings only; -1: falling only; 0: both.
+    terminal
+        Stop the simulation at the first such crossing.
+    name
+        Label in the results (default: the expression text, or ``event<k>``).
+    """
+
+    expression: str | sympy.Expr | EventFunction
+    direction: int = 0
+    terminal: bool = False
+    name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.direction not in (-1, 0, 1):
+            raise InputError(f"event direction must be -1, 0 or +1, got {self.direction!r}")
+        if not isinstance(self.expression, str | sympy.Expr) and not callable(self.expression):
+            raise InputError(f"an event is an expression or a callable g(t, x, u, p), got {self.expression!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedEvents:
+    """Events ready for the kernels: symbolic expressions (compilable) or Python functions."""
+
+    names: tuple[str, ...]
+    direction: np.ndarray  # int64 (k,)
+    terminal: np.ndarray  # int64 (k,)
+    expressions: tuple[sympy.Expr, ...] | None  # all symbolic, or None
+    functions: tuple[EventFunction, ...]  # numeric evaluators, one per event
+
+    def __len__(self) -> int:
+        return len(self.names)
+
+    @property
+    def is_compilable(self) -> bool:
+        return self.expressions is not None
+
+    def python_event_fn(self) -> Callable[[float, np.ndarray, np.ndarray, np.ndarray, np.ndarray], None]:
+        """``event_fn(t, x, u, p, out)`` for the interpreted path."""
+        functions = self.functions
+
+        def event_fn(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+            for k, g in enumerate(functions):
+                out[k] = g(t, x, u, p)
+
+        return event_fn
+
+
+def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | None) -> ResolvedEvents:
+    """Parse and check the events of a simulation against the model's names."""
+    if events is None:
+        items: list[Event] = []
+    elif isinstance(events, Event | str):
+        items = [events if isinstance(events, Event) else Event(events)]
+    else:
+        items = [e if isinstance(e, Event) else Event(e) for e in events]
+    names, expressions, functions = [], [], []
+    symbolic = isinstance(model, SymbolicModel)
+    for k, event in enumerate(items):
+        expr = event.expression
+        label = event.name or (expr if isinstance(expr, str) else f"event{k}")
+        names.append(str(label))
+        if callable(expr) and not isinstance(expr, sympy.Expr):
+            functions.append(expr)
+            continue
+        if not symbolic:
+            raise InputError(
+                f"event {label!r}: a model given as Python callables takes events as callables g(t, x, u, p)"
+            )
+        assert isinstance(model, SymbolicModel)
+        parsed = model.expression(expr, f"events[{k}]")
+        expressions.append(parsed)
+        functions.append(_numeric(model, parsed))
+    all_symbolic = len(expressions) == len(items)
+    return ResolvedEvents(
+        tuple(names),
+        np.array([e.direction for e in items], dtype=np.int64),
+        np.array([int(e.terminal) for e in items], dtype=np.int64),
+        tuple(expressions) if all_symbolic else None,
+        tuple(functions),
+    )
+
+
+def _numeric(model: SymbolicModel, expr: sympy.Expr) -> EventFunction:
+    evaluate = model.lambdify(sympy.Matrix([expr]))
+
+    def g(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> float:
+        return float(evaluate(t, x, u, p)[0, 0])
+
+    return g
+

@@ -1,0 +1,598 @@
+"""Runge–Kutta kernels in numba's nopython subset: one fixed-step and one adaptive kernel for all tableaus.
+
+A template, never imported as an ordinary module: the loader first defines ``jit``, ``pjit``, ``prange``
+(numba's, or identity, identity, ``range``), ``rhs(t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)``
+and ``event_fn(t, x, u, p, out)`` in the module namespace, then executes this source (docs/dev/simulation.md).
+``inp`` is passed through untouched; ``event_fn`` is never called without events.
+
+Public kernels (arrays float64 and C-contiguous, codes int64)::
+
+    fixed_run(A, b, c, grid, x0, p, inp, xs, us) -> nfev
+    fixed_batch(A, b, c, grid, x0, p, inp, xs, us, nfev) -> None
+    adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                 ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
+    adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail,
+                   ev_t, ev_x, ev_idx, n_ev) -> None
+
+``method`` is ``ButcherTableau.kernel_method()`` = ``(A, b, c, e, e3, dense, error_order, is_dop853)``.
+Statuses: 0 reached t1; 1 a terminal event; -1 step size collapse (below ``max(1e-12 |t|, 10 ulp(t))``);
+-2 more than ``max_steps`` attempts; -3 a non-finite state or derivative. Failures never raise: the results
+up to ``t_fail`` are returned.
+
+The adaptive controller is scipy's RK45/DOP853 one (scipy ``_ivp/rk.py``, [HNW] II.4): Hairer's initial step,
+SAFETY 0.9, factors in [0.2, 10], RMS norm scaled by ``atol + rtol max(|x|, |x_new|)``, no growth right after
+a rejection, the last step clipped to t1; without stop points it takes scipy's steps.
+
+[HNW] E. Hairer, S. P. Nørsett, G. Wanner, "Solving Ordinary Differential Equations I", 2nd ed., Springer
+1993: II.4 (step control, initial step), II.6 (dense output), II.10 (DOP853's error estimate).
+"""
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
+    def jit(fn): ...
+    def pjit(fn): ...
+    prange = range
+    def rhs(t, x, u, p, out): ...
+    def event_fn(t, x, u, p, out): ...
+    def eval_inputs(t, t_piece, x, inp, out): ...
+
+SAFETY = 0.9  # Multiply steps computed from the asymptotic behaviour of errors by this.
+MIN_FACTOR = 0.2  # Minimum allowed decrease in a step size.
+MAX_FACTOR = 10.0  # Maximum allowed increase in a step size.
+MIN_STEP_REL = 1e-12  # A step below MIN_STEP_REL * |t| has collapsed (status -1) ...
+TINY_STEP = 5e-323  # ... or below 10 ulp of 0.0, near t = 0.
+EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of t, if wider).
+ULP = 2.220446049250313e-16  # Machine epsilon of float64.
+TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
+
+OK = 0
+TERMINATED = 1
+STEP_COLLAPSE = -1
+MAX_STEPS = -2
+NON_FINITE = -3
+
+
+@jit
+def _combine(w, K, count, x, h, out):
+    """out = x + h * sum_{j < count} w[j] K[j], skipping zero weights. ``out`` must not alias ``x``."""
+    n = x.size
+    for i in range(n):
+        out[i] = 0.0
+    for j in range(count):
+        if w[j] != 0.0:
+            for i in range(n):
+                out[i] += w[j] * K[j, i]
+    for i in range(n):
+        out[i] = x[i] + h * out[i]
+
+
+@jit
+def _eval_stages(A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
+    """K[j] = f(t + c_j h, x + h sum_{l<j} A[j, l] K[l]) for first <= j < stop."""
+    for j in range(first, stop):
+        _combine(A[j], K, j, x, h, xw)
+        tj = t + c[j] * h
+        eval_inputs(tj, t_piece, xw, inp, u)
+        rhs(tj, xw, u, p, K[j])
+
+
+@jit
+def _first_nonfinite(v):
+    """Index of the first NaN or infinite entry of ``v``, or -1."""
+    for i in range(v.size):
+        if not math.isfinite(v[i]):
+            return i
+    return -1
+
+
+@jit
+def _copy(src, dst):
+    """dst[:] = src as a loop (numba's slice assignment costs seconds of compilation)."""
+    for i in range(src.size):
+        dst[i] = src[i]
+
+
+@jit
+def fixed_run(A, b, c, grid, x0, p, inp, xs, us):
+    """Explicit Runge–Kutta steps between consecutive points of ``grid``.
+
+    Inputs are sampled at each step's start and held over its stages (zero-order hold),
+    ``u_k = eval_inputs(t_k, t_k, x_k)``: Euler gives exactly ``x_{k+1} = x_k + h f(t_k, x_k, u_k)``.
+
+    Parameters
+    ----------
+    A (s, s), b (s,), c (s,) : the tableau
+    grid : (T,) increasing times, T >= 1; step k goes from ``grid[k]`` to ``grid[k + 1]``
+    x0 : (n,), p : (n_p,), inp : tuple passed to ``eval_inputs``
+    xs : (T, n) written states, ``xs[0] = x0``
+    us : (T, m) written inputs: ``us[k]`` held over step k, ``us[T - 1]`` at the last time
+
+    Returns
+    -------
+    nfev : int, the rhs evaluations. Non-finite states are not detected: check ``xs``.
+    """
+    s = 0
+    for j in range(b.size):
+        if b[j] != 0.0:
+            s = j + 1  # stages after the last weighted one (an FSAL stage) are not needed
+    K = np.empty((b.size, x0.size))
+    xw = np.empty(x0.size)
+    u = np.empty(us.shape[1])
+    _copy(x0, xs[0])
+    for k in range(grid.size - 1):
+        t = grid[k]
+        h = grid[k + 1] - t
+        eval_inputs(t, t, xs[k], inp, u)
+        _copy(u, us[k])
+        rhs(t, xs[k], u, p, K[0])
+        for j in range(1, s):
+            _combine(A[j], K, j, xs[k], h, xw)
+            rhs(t + c[j] * h, xw, u, p, K[j])
+        _combine(b, K, s, xs[k], h, xs[k + 1])
+    last = grid.size - 1
+    eval_inputs(grid[last], grid[last], xs[last], inp, u)
+    _copy(u, us[last])
+    return s * last
+
+
+@pjit
+def fixed_batch(A, b, c, grid, x0, p, inp, xs, us, nfev):
+    """``fixed_run`` for N trajectories in parallel: x0 (N, n), p (N, n_p); writes xs (N, T, n),
+    us (N, T, m) and nfev (N,) int64."""
+    for i in prange(x0.shape[0]):
+        nfev[i] = fixed_run(A, b, c, grid, x0[i], p[i], inp, xs[i], us[i])
+
+
+@jit
+def _error_norm(e, e3, K, s, x, x_new, h, rtol, atol, is_dop853):
+    """RMS norm of the scaled error estimate ([HNW] II.4 (4.11); DOP853: scipy's combined E5/E3 form,
+    [HNW] II.10) and the index of the component with the largest scaled error (-1 if none)."""
+    n = x.size
+    sq = sq3 = worst = 0.0
+    i_worst = -1
+    for i in range(n):
+        scale = max(atol[i] + rtol * max(abs(x[i]), abs(x_new[i])), TINY_SCALE)
+        d = d3 = 0.0
+        for j in range(s):
+            if e[j] != 0.0:
+                d += e[j] * K[j, i]
+            if is_dop853 and e3[j] != 0.0:
+                d3 += e3[j] * K[j, i]
+        d = d / scale if is_dop853 else d * h / scale
+        sq += d * d
+        d3 = d3 / scale
+        sq3 += d3 * d3
+        if abs(d) > worst:
+            worst, i_worst = abs(d), i
+    if n == 0:
+        return 0.0, -1
+    if not is_dop853:
+        return math.sqrt(sq) / math.sqrt(n), i_worst
+    if sq == 0.0 and sq3 == 0.0:
+        return 0.0, i_worst
+    return abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n), i_worst
+
+
+@jit
+def _initial_step(t0, x0, f0, p, inp, t_piece, interval, error_order, rtol, atol, h_max, x1, f1, u):
+    """Hairer's initial step ([HNW] II.4; scipy ``select_initial_step``), using one rhs evaluation."""
+    n = x0.size
+    if n == 0 or interval == 0.0:
+        return interval
+    d0 = d1 = d2 = 0.0
+    for i in range(n):
+        scale = max(atol[i] + abs(x0[i]) * rtol, TINY_SCALE)
+        d0 += (x0[i] / scale) * (x0[i] / scale)
+        d1 += (f0[i] / scale) * (f0[i] / scale)
+    d0 = math.sqrt(d0) / math.sqrt(n)
+    d1 = math.sqrt(d1) / math.sqrt(n)
+    h0 = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, interval)
+    for i in range(n):
+        x1[i] = x0[i] + h0 * f0[i]
+    eval_inputs(t0 + h0, t_piece, x1, inp, u)
+    rhs(t0 + h0, x1, u, p, f1)
+    for i in range(n):
+        v = (f1[i] - f0[i]) / max(atol[i] + abs(x0[i]) * rtol, TINY_SCALE)
+        d2 += v * v  # not v ** 2: Python's float power raises OverflowError
+    d2 = math.sqrt(d2) / math.sqrt(n) / h0
+    if not math.isfinite(d2):
+        return h0  # f is not finite at the probe: the step loop reports it
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
+    return min(100.0 * h0, h1, interval, h_max)
+
+
+@jit
+def _accepted_step(method, t, seg_end, h_abs, h_max, x, p, inp, t_piece, rtol, atol, max_steps, K, xw, x_new,
+                   u, cnt):
+    """Attempt steps from (t, x), K[0] = f(t, x), until one is accepted (scipy's controller); a step with a
+    non-finite value is rejected with MIN_FACTOR. Updates cnt[2:5] (nfev, accepted, rejected).
+
+    Returns (status, t_new, h, h_next, h_proposed, i_fail); ``h_proposed`` is the accepted attempt's step
+    before the clip to ``seg_end``.
+    """
+    A, b, c, e, e3, _, error_order, is_dop853 = method
+    s = b.size
+    exponent = -1.0 / (error_order + 1)
+    min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
+    if h_abs > h_max:
+        h_abs = h_max
+    elif h_abs < min_step:
+        h_abs = min_step
+    rejected = False
+    i_bad = i_worst = -1
+    while True:
+        if h_abs < min_step:
+            if i_bad >= 0:
+                return NON_FINITE, t, 0.0, h_abs, h_abs, i_bad
+            return STEP_COLLAPSE, t, 0.0, h_abs, h_abs, i_worst
+        if cnt[3] + cnt[4] >= max_steps:
+            return MAX_STEPS, t, 0.0, h_abs, h_abs, -1
+        t_new = min(t + h_abs, seg_end)
+        h = t_new - t
+        _eval_stages(A, c, 1, s - 1, t, h, x, p, inp, t_piece, K, xw, u)
+        _combine(b, K, s - 1, x, h, x_new)  # FSAL: the last stage is f(t_new, x_new)
+        eval_inputs(t_new, t_piece, x_new, inp, u)
+        rhs(t_new, x_new, u, p, K[s - 1])
+        cnt[2] += s - 1
+        err, i_worst = _error_norm(e, e3, K, s, x, x_new, h, rtol, atol, is_dop853)
+        i_bad = _first_nonfinite(x_new)
+        for j in range(s):
+            i_bad = _first_nonfinite(K[j]) if i_bad < 0 else i_bad
+        if i_bad >= 0:
+            factor = MIN_FACTOR
+        elif err < 1.0:
+            factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err**exponent)
+            cnt[3] += 1
+            return OK, t_new, h, h * (min(1.0, factor) if rejected else factor), h_abs, -1
+        else:
+            factor = max(MIN_FACTOR, SAFETY * err**exponent)
+        h_abs = h * factor
+        rejected = True
+        cnt[4] += 1
+
+
+@jit
+def _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R):
+    """Dense-output coefficients R of the accepted step [t, t + h]; returns the rhs evaluations spent.
+
+    DOPRI5: R[r] = sum_j dense[r, j] k_j. DOP853 ([HNW] II.6, scipy ``Dop853DenseOutput``): the extra
+    stages, R[0..2] from x, x_new, f, f_new, and R[3 + r] = h sum_j dense[r, j] k_j.
+    """
+    offset = 0
+    if is_dop853:
+        _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
+        for i in range(x.size):
+            dy = x_new[i] - x[i]
+            R[0, i] = dy
+            R[1, i] = h * K[0, i] - dy
+            R[2, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
+        offset = 3
+    for r in range(dense.shape[0]):
+        for i in range(x.size):
+            acc = 0.0
+            for j in range(c.size):
+                if dense[r, j] != 0.0:
+                    acc += dense[r, j] * K[j, i]
+            R[offset + r, i] = h * acc if is_dop853 else acc
+    return c.size - s
+
+
+@jit
+def _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, out):
+    """State at tq in [t, t_new]: exact at the step's ends, else the dense output (R built)."""
+    if tq == t_new or tq == t:
+        _copy(x_new if tq == t_new else x, out)
+    elif is_dop853:
+        theta = (tq - t) / h
+        top = R.shape[0] - 1
+        for i in range(x.size):
+            y = 0.0
+            for q in range(top + 1):
+                y += R[top - q, i]
+                y *= theta if q % 2 == 0 else 1.0 - theta
+            out[i] = y + x[i]
+    else:
+        theta = (tq - t) / h
+        for i in range(x.size):
+            acc = 0.0
+            power = 1.0
+            for r in range(R.shape[0] - 3):
+                power *= theta
+                acc += R[r, i] * power
+            out[i] = h * acc + x[i]
+
+
+@jit
+def _locate(k, t, t_new, h, g_lo, g_hi, x, x_new, R, is_dop853, p, inp, t_piece, xd, u, g):
+    """Zero of event k in [t, t_new] with g(t) = g_lo != 0 and g(t_new) = g_hi of the other sign (or 0).
+
+    Illinois regula falsi on the dense output, bisecting whenever three iterations did not halve the
+    bracket; stops at a bracket of max(EVENT_TOL, 8 ulp(t)) and returns the end with the smaller |g|.
+    """
+    if g_hi == 0.0:
+        return t_new
+    lo, hi = t, t_new
+    f_lo, f_hi = g_lo, g_hi  # Illinois-scaled values
+    tol = max(EVENT_TOL, 8.0 * ULP * abs(t_new))
+    side = 0
+    width_ref = hi - lo
+    for it in range(200):
+        if hi - lo <= tol:
+            break
+        tm = hi - f_hi * (hi - lo) / (f_hi - f_lo) if f_hi != f_lo else 0.5 * (lo + hi)
+        if it % 3 == 2:
+            if hi - lo > 0.5 * width_ref:
+                tm = 0.5 * (lo + hi)
+            width_ref = hi - lo
+        if not (lo < tm < hi):
+            tm = 0.5 * (lo + hi)
+            if not (lo < tm < hi):
+                break
+        _state_at(tm, t, t_new, h, x, x_new, R, is_dop853, xd)
+        eval_inputs(tm, t_piece, xd, inp, u)
+        event_fn(tm, xd, u, p, g)
+        if g[k] == 0.0:
+            return tm
+        if (g[k] > 0.0) == (g_hi > 0.0):
+            hi, g_hi, f_hi = tm, g[k], g[k]
+            f_lo *= 0.5 if side == -1 else 1.0
+            side = -1
+        else:
+            lo, g_lo, f_lo = tm, g[k], g[k]
+            f_hi *= 0.5 if side == 1 else 1.0
+            side = 1
+    return lo if abs(g_lo) < abs(g_hi) else hi
+
+
+@jit
+def _is_active(g_old, g_new, direction):
+    """g went from nonzero to zero or the other sign in an allowed direction (-1, 0, +1 as in scipy)."""
+    return (g_old < 0.0 <= g_new and direction >= 0) or (g_old > 0.0 >= g_new and direction <= 0)
+
+
+@jit
+def _step_events(t, t_new, h, x, x_new, R, is_dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
+                 order, roots, xd, u, g):
+    """Locate the step's active events and sort them by time into ``order[:n]``, ``roots[:n]``; ``n`` ends
+    at the first terminal one. Returns (n, whether a terminal event ends the run). Needs R built."""
+    n = 0
+    for k in range(g_old.size):
+        if _is_active(g_old[k], g_new[k], direction[k]):
+            root = _locate(k, t, t_new, h, g_old[k], g_new[k], x, x_new, R, is_dop853, p, inp, t_piece, xd, u, g)
+            q = n
+            while q > 0 and roots[q - 1] > root:  # insertion sort by time
+                roots[q], order[q] = roots[q - 1], order[q - 1]
+                q -= 1
+            roots[q], order[q] = root, k
+            n += 1
+    for q in range(n):
+        if terminal[order[q]] != 0:
+            return q + 1, True
+    return n, False
+
+
+@jit
+def _grown_vec(a, k, cap):
+    new = np.empty(cap, a.dtype)
+    for r in range(k):
+        new[r] = a[r]
+    return new
+
+
+@jit
+def _grown_rows(a, k, cap):
+    new = np.empty((cap, a.shape[1]))
+    for r in range(k):
+        _copy(a[r], new[r])
+    return new
+
+
+@jit
+def _push_output(cnt, grow, tq, xq, uq, out_t, out_x, out_u):
+    """Append (tq, xq, uq) at row cnt[0], doubling the buffers when full if ``grow`` (else dropping the
+    row but counting it). Returns the buffers."""
+    k = cnt[0]
+    if k >= out_t.size and grow:
+        cap = max(2 * out_t.size, 16)
+        out_t, out_x, out_u = _grown_vec(out_t, k, cap), _grown_rows(out_x, k, cap), _grown_rows(out_u, k, cap)
+    if k < out_t.size:
+        out_t[k] = tq
+        _copy(xq, out_x[k])
+        _copy(uq, out_u[k])
+    cnt[0] = k + 1
+    return out_t, out_x, out_u
+
+
+@jit
+def _push_event(cnt, grow, tq, xq, index, ev_t, ev_x, ev_idx):
+    """Append an event record at row cnt[1], like ``_push_output``."""
+    k = cnt[1]
+    if k >= ev_t.size and grow:
+        cap = max(2 * ev_t.size, 16)
+        ev_t, ev_x, ev_idx = _grown_vec(ev_t, k, cap), _grown_rows(ev_x, k, cap), _grown_vec(ev_idx, k, cap)
+    if k < ev_t.size:
+        ev_t[k] = tq
+        _copy(xq, ev_x[k])
+        ev_idx[k] = index
+    cnt[1] = k + 1
+    return ev_t, ev_x, ev_idx
+
+
+@jit
+def _next_boundary(stops, i, t, t1):
+    """Index of the first stop after t, and the end of the segment that starts at t."""
+    while i < stops.size and stops[i] <= t:
+        i += 1
+    return i, (stops[i] if i < stops.size and stops[i] < t1 else t1)
+
+
+@jit
+def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                   ev_direction, ev_terminal, grow, out_t, out_x, out_u, ev_t, ev_x, ev_idx):
+    """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers (doubled when
+    full if ``grow``, else what does not fit is dropped).
+
+    Returns (status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx) with
+    cnt = [n_out, n_events, nfev, accepted, rejected] (int64).
+    """
+    A, b, c, _, _, dense, error_order, is_dop853 = method
+    n, s, n_events = x0.size, b.size, ev_direction.size
+    K, R = np.empty((c.size, n)), np.empty((dense.shape[0] + 3, n))
+    x, x_new, xw, xq, u = x0.copy(), np.empty(n), np.empty(n), np.empty(n), np.empty(out_u.shape[1])
+    g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
+    order = np.empty(n_events, np.int64)
+    cnt = np.zeros(5, np.int64)
+    status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
+    i_stop, seg_end = _next_boundary(stops, 0, t0, t1)
+    t_piece = 0.5 * (t0 + seg_end)
+    eval_inputs(t0, t0, x, inp, u)  # outputs use the ordinary evaluation, t_piece = t
+    if t_eval.size == 0:
+        out_t, out_x, out_u = _push_output(cnt, grow, t0, x, u, out_t, out_x, out_u)
+    while j_eval < t_eval.size and t_eval[j_eval] <= t0:
+        out_t, out_x, out_u = _push_output(cnt, grow, t_eval[j_eval], x, u, out_t, out_x, out_u)
+        j_eval += 1
+    eval_inputs(t0, t_piece, x, inp, u)
+    rhs(t0, x, u, p, K[0])
+    cnt[2] = 1
+    i_bad = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
+    if i_bad >= 0:
+        return NON_FINITE, t0, i_bad, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
+    if n_events > 0:
+        event_fn(t0, x, u, p, g_old)
+    h_abs = h0
+    if h0 <= 0.0:
+        h_abs = _initial_step(t0, x, K[0], p, inp, t_piece, seg_end - t0, error_order, rtol, atol, h_max, xw,
+                              x_new, u)
+        cnt[2] += 1
+    while t < t1:
+        status, t_new, h, h_abs, h_prop, i_fail = _accepted_step(method, t, seg_end, h_abs, h_max, x, p, inp,
+                                                                 t_piece, rtol, atol, max_steps, K, xw, x_new, u,
+                                                                 cnt)
+        if status != OK:
+            t_fail = t
+            break
+        dense_ready = False
+        t_end = t_new
+        if n_events > 0:
+            eval_inputs(t_new, t_piece, x_new, inp, u)
+            event_fn(t_new, x_new, u, p, g_new)
+            active = False
+            for k in range(n_events):
+                active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
+            if active:
+                cnt[2] += _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R)
+                dense_ready = True
+                n_found, stop_now = _step_events(t, t_new, h, x, x_new, R, is_dop853, p, inp, t_piece, g_old,
+                                                 g_new, ev_direction, ev_terminal, order, roots, xq, u, g)
+                for q in range(n_found):
+                    _state_at(roots[q], t, t_new, h, x, x_new, R, is_dop853, xq)
+                    ev_t, ev_x, ev_idx = _push_event(cnt, grow, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
+                if stop_now:
+                    t_end, status = roots[n_found - 1], TERMINATED
+        if t_eval.size == 0:
+            _state_at(t_end, t, t_new, h, x, x_new, R, is_dop853, xq)
+            eval_inputs(t_end, t_end, xq, inp, u)
+            out_t, out_x, out_u = _push_output(cnt, grow, t_end, xq, u, out_t, out_x, out_u)
+        while j_eval < t_eval.size and t_eval[j_eval] <= t_end:
+            tq = t_eval[j_eval]
+            if not dense_ready and tq != t_new:
+                cnt[2] += _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R)
+                dense_ready = True
+            _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, xq)
+            eval_inputs(tq, tq, xq, inp, u)
+            out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, u, out_t, out_x, out_u)
+            j_eval += 1
+        if status == TERMINATED:
+            break
+        t = t_new
+        _copy(x_new, x)
+        _copy(K[s - 1], K[0])
+        _copy(g_new, g_old)
+        if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
+            i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
+            t_piece = 0.5 * (t + seg_end)
+            eval_inputs(t, t_piece, x, inp, u)
+            rhs(t, x, u, p, K[0])
+            cnt[2] += 1
+            i_fail = _first_nonfinite(K[0])
+            if i_fail >= 0:
+                status, t_fail = NON_FINITE, t
+                break
+            if n_events > 0:
+                event_fn(t, x, u, p, g_old)
+            h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
+    return status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
+
+
+@jit
+def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
+                 ev_terminal):
+    """One adaptive run of an FSAL embedded pair (DOPRI5, DOP853) from t0 to t1 >= t0.
+
+    Parameters
+    ----------
+    method : ``ButcherTableau.kernel_method()`` = (A, b, c, e, e3, dense, error_order, is_dop853)
+    t0, t1 : float, t1 >= t0 (the caller validates)
+    x0 : (n,), p : (n_p,), inp : tuple passed to ``eval_inputs``; m : int, the number of inputs
+    stops : (n_stops,) sorted stop points; those strictly inside (t0, t1) are landed on exactly. The stages
+        of a step in segment [s_k, s_k+1] get ``t_piece = (s_k + s_k+1) / 2``; f is re-evaluated at a stop.
+    t_eval : (T,) sorted output times in [t0, t1], filled by dense output (exact at step ends); or empty to
+        output every accepted step, t0 included
+    rtol : float (the caller clamps it to >= 100 eps); atol : (n,)
+    h0 : the first step, or <= 0 to select it (Hairer); h_max : the largest step (inf for none)
+    max_steps : int, the most step attempts (accepted + rejected)
+    ev_direction : (n_events,) int64 in {-1, 0, +1} (as in scipy); ev_terminal : (n_events,) int64 0/1
+
+    Returns
+    -------
+    status : int, see the module docstring
+    t_fail : float, where a failed run stopped (NaN otherwise)
+    i_fail : int, the first non-finite state component (status -3), the component with the largest scaled
+        error in the last attempt (-1), else -1
+    stats : (3,) int64, nfev, accepted steps, rejected steps
+    t (n_out,), x (n_out, n), u (n_out, m) : outputs, u = ``eval_inputs(t, t, x)``. After a terminal event
+        the last row is the event (without t_eval) or the last t_eval point before it.
+    ev_t (n_ev,), ev_x (n_ev, n), ev_idx (n_ev,) int64 : events in time order. An event counts when g was
+        nonzero at a step's start and reached zero or crossed it in an allowed direction by its end; its
+        time is located to 1e-12 on the dense output.
+    """
+    cap = t_eval.size if t_eval.size > 0 else 64
+    ecap = 4 if ev_direction.size > 0 else 0
+    result = _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                            ev_direction, ev_terminal, True, np.empty(cap), np.empty((cap, x0.size)),
+                            np.empty((cap, m)), np.empty(ecap), np.empty((ecap, x0.size)), np.empty(ecap, np.int64))
+    status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx = result
+    k, q = cnt[0], cnt[1]
+    return status, t_fail, i_fail, cnt[2:5].copy(), out_t[:k], out_x[:k], out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q]
+
+
+@pjit
+def adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
+                   ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev):
+    """``adaptive_run`` for N trajectories in parallel, each with its own steps, on a common non-empty t_eval.
+
+    Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
+    (rows past ``n_out[i]``, after a failure or terminal event, are NaN); status, n_out, i_fail, n_ev (N,)
+    int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
+    first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
+    """
+    T = t_eval.size
+    for i in prange(x0.shape[0]):
+        result = _adaptive_core(method, t0, t1, x0[i], p[i], inp, stops, t_eval, rtol, atol, h0, h_max,
+                                max_steps, ev_direction, ev_terminal, False, np.empty(T), xs[i], us[i], ev_t[i],
+                                ev_x[i], ev_idx[i])
+        status[i], t_fail[i], i_fail[i], cnt = result[0], result[1], result[2], result[3]
+        n_out[i], n_ev[i] = cnt[0], cnt[1]
+        for k in range(3):
+            stats[i, k] = cnt[2 + k]
+        for k in range(cnt[0], T):
+            xs[i, k].fill(np.nan)
+            us[i, k].fill(np.nan)

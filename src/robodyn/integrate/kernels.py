@@ -1,0 +1,180 @@
+"""Running the explicit Runge–Kutta kernels: compiled for symbolic models, interpreted otherwise.
+
+:func:`kernel_module` picks the module (a generated numba module from :mod:`robodyn.codegen`, or the
+template executed as plain Python with the model's own callables), and :func:`run_fixed`,
+:func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure statuses into errors that say
+what to try.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.codegen.module import compiled_module, interpreted_module
+from robodyn.errors import NumericalError
+from robodyn.integrate.events import ResolvedEvents
+from robodyn.integrate.stiff import RunResult
+from robodyn.integrate.tableaus import METHODS
+from robodyn.model.symbolic import SymbolicModel
+from robodyn.model.system import Model
+from robodyn.signals import Inputs
+from robodyn.trajectory import EventRecord
+
+__all__ = ["KernelSetup", "kernel_module", "run_adaptive", "run_batch", "run_fixed"]
+
+MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
+_warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled in this process
+
+
+@dataclass(frozen=True)
+class KernelSetup:
+    """A kernel module with the arguments every call shares."""
+
+    module: ModuleType
+    path: str  # "compiled" or "interpreted"
+    inp: tuple[Any, ...]
+    events: ResolvedEvents
+    model: Model
+    compile_seconds: float
+
+
+def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend: str = "auto") -> KernelSetup:
+    """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``)."""
+    compilable = isinstance(model, SymbolicModel) and inputs.is_compilable and events.is_compilable
+    if backend == "compiled" and not compilable:
+        raise NumericalError(
+            "backend='compiled' needs a symbolic model, compilable inputs and events given as expressions"
+        )
+    n = model.n_states
+    if compilable and backend != "interpreted":
+        assert isinstance(model, SymbolicModel) and events.expressions is not None
+        start = time.perf_counter()
+        module = compiled_module(model, events.expressions)
+        return KernelSetup(module, "compiled", inputs.compiled(n), events, model, time.perf_counter() - start)
+    raw_f = model._f
+
+    def rhs(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+        out[:] = raw_f(t, x, u, p)
+
+    module = interpreted_module(rhs, events.python_event_fn(), inputs.python_evaluator())
+    data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)
+    return KernelSetup(module, "interpreted", data, events, model, 0.0)
+
+
+def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) -> tuple[Any, float]:
+    """Run ``call``; the first call of a compiled kernel in this process is timed as compilation."""
+    key = (setup.module.__name__, name)
+    if setup.path != "compiled" or key in _warm:
+        return call(), 0.0
+    start = time.perf_counter()
+    result = call()
+    _warm.add(key)
+    return result, time.perf_counter() - start
+
+
+def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str) -> NumericalError:
+    name = model.states[index] if 0 <= index < model.n_states else None
+    where = f" (state {name})" if name else ""
+    if status == -1:
+        return NumericalError(
+            f"{method}: the step size collapsed at t = {t_fail:.10g}{where}: the problem is stiff or singular "
+            "there; try --method radau (method='radau')"
+        )
+    if status == -2:
+        return NumericalError(
+            f"{method}: more than {max_steps} steps before t = {t_fail:.10g}: the problem may be stiff; "
+            "try --method radau (method='radau') or allow more steps (max_steps)"
+        )
+    second = " or the mass matrix is not positive definite there" if model.order == 2 else ""
+    return NumericalError(
+        f"{method}: a non-finite value appeared at t = {t_fail:.10g}{where}: the solution blows up{second}; "
+        "check the model and the initial state, or shorten the time span"
+    )
+
+
+def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray, p: np.ndarray) -> RunResult:
+    """Fixed steps on ``grid`` (T,) from ``x0`` (n,); inputs held over each step (sampled at its start)."""
+    tableau = METHODS[method]
+    model = setup.model
+    xs = np.empty((grid.size, model.n_states))
+    us = np.empty((grid.size, model.n_inputs))
+
+    def call() -> int:
+        return int(setup.module.fixed_run(tableau.A, tableau.b, tableau.c, grid, x0, p, setup.inp, xs, us))
+
+    nfev, seconds = _timed_first_call(setup, "fixed_run", call)
+    bad = np.flatnonzero(~np.all(np.isfinite(xs), axis=1))
+    if bad.size:
+        row = int(bad[0])
+        column = int(np.flatnonzero(~np.isfinite(xs[row]))[0])
+        raise _failure(model, -3, float(grid[row]), column, 0, method)
+    return RunResult(grid.copy(), xs, nfev=nfev, steps=grid.size - 1, u=us, compile_seconds=seconds)
+
+
+def run_adaptive(
+    setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
+    stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int,
+) -> RunResult:
+    """One adaptive run (dopri5/dop853) with stop points, optional t_eval and events."""
+    tableau = METHODS[method]
+    model, events = setup.model, setup.events
+    args = (tableau.kernel_method(), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
+            t_eval, max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal)
+    result, seconds = _timed_first_call(setup, "adaptive_run", lambda: setup.module.adaptive_run(*args))
+    status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
+    if status < 0:
+        raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method)
+    records = [EventRecord(events.names[int(k)], float(te), np.array(xe), bool(events.terminal[int(k)]))
+               for te, xe, k in zip(ev_t, ev_x, ev_idx)]
+    return RunResult(np.array(t), np.array(x), nfev=int(stats[0]), steps=int(stats[1]), rejected=int(stats[2]),
+                     events=records, u=np.array(u), compile_seconds=seconds)
+
+
+def run_batch(
+    setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
+    stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int, dt: float | None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
+    """N runs in parallel (``prange``) on a common grid: returns t (T,), xs (N, T, n), us (N, T, m), totals."""
+    tableau = METHODS[method]
+    model, events = setup.model, setup.events
+    N, n, m = x0.shape[0], model.n_states, model.n_inputs
+    if not tableau.adaptive:
+        assert dt is not None
+        grid = t_eval
+        xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
+        _, seconds = _timed_first_call(setup, "fixed_batch", lambda: setup.module.fixed_batch(
+            tableau.A, tableau.b, tableau.c, grid, x0, p, setup.inp, xs, us, nfev))
+        for i in range(N):
+            bad = np.flatnonzero(~np.all(np.isfinite(xs[i]), axis=1))
+            if bad.size:
+                column = int(np.flatnonzero(~np.isfinite(xs[i, bad[0]]))[0])
+                raise _trajectory(i, _failure(model, -3, float(grid[bad[0]]), column, 0, method))
+        return grid, xs, us, {"nfev": int(nfev.sum()), "steps": N * (grid.size - 1), "rejected": 0,
+                              "compile_seconds": seconds}
+    T, E = t_eval.size, 8
+    xs, us = np.empty((N, T, n)), np.empty((N, T, m))
+    status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
+    t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
+    ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
+    _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: setup.module.adaptive_batch(
+        tableau.kernel_method(), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
+        max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
+        xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))
+    failed = np.flatnonzero(status < 0)
+    if failed.size:
+        i = int(failed[0])
+        raise _trajectory(i, _failure(model, int(status[i]), float(t_fail[i]), int(i_fail[i]), max_steps, method))
+    totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
+              "compile_seconds": seconds}
+    return t_eval, xs, us, totals
+
+
+def _trajectory(index: int, error: NumericalError) -> NumericalError:
+    return NumericalError(f"trajectory {index} of the batch: {error}")

@@ -1,0 +1,347 @@
+"""``simulate()``: one entry point that picks the path (docs/dev/simulation.md).
+
+- ``exact`` (the default for linear models): matrix exponentials, exact for the supported inputs;
+- ``euler``, ``heun``, ``rk4`` (fixed step ``dt``) and ``dopri5``, ``dop853`` (adaptive): the Runge–Kutta
+  kernels, compiled with numba for symbolic models, run as plain Python for models given as callables;
+- ``radau``, ``bdf``, ``lsoda``: scipy's stiff solvers with the model's exact Jacobian.
+
+Fixed-step methods sample the inputs at each step's start and hold them over the step (zero-order
+hold), like a digital controller; adaptive methods evaluate them at every stage and stop exactly at
+every input discontinuity.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from robodyn.analysis.classify import classify
+from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
+from robodyn.integrate.exact import exact_response
+from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.stiff import STIFF_METHODS, RunResult, stiff_run
+from robodyn.integrate.tableaus import ADAPTIVE, FIXED_STEP
+from robodyn.model.linear import LinearSystem
+from robodyn.model.mechanical import MechanicalSystem
+from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
+from robodyn.model.system import Model, values_to_vector
+from robodyn.signals import Constant, Inputs, resolve_inputs
+from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+
+__all__ = ["METHOD_NAMES", "simulate"]
+
+METHOD_NAMES: Final = (*FIXED_STEP, *ADAPTIVE, *STIFF_METHODS, "exact")
+DEFAULT_POINTS: Final = 1001  # Output points of the exact path and of batches when t_eval is not given.
+
+
+def simulate(
+    model: Model,
+    t_span: float | tuple[float, float],
+    x0: ArrayLike | Mapping[str, ArrayLike] | None = None,
+    u: Any = None,
+    *,
+    method: str | None = None,
+    rtol: float = 1e-6,
+    atol: float | ArrayLike = 1e-9,
+    dt: float | None = None,
+    t_eval: ArrayLike | None = None,
+    events: Sequence[Event | str] | Event | str | None = None,
+    params: Mapping[str, ArrayLike] | ArrayLike | None = None,
+    max_steps: int = 1_000_000,
+    backend: str = "auto",
+) -> Trajectory | BatchTrajectory:
+    """Simulate ``model`` over ``t_span``.
+
+    Parameters
+    ----------
+    model
+        Any robodyn model.
+    t_span
+        ``(t0, t1)`` with t1 > t0, or ``t1`` (then t0 = 0).
+    x0
+        Initial state ``(n,)`` or a ``{name: value}`` mapping (states left out start at 0); ``(N, n)``
+        or mapping values of length N run a batch. ``None``: all zero.
+    u
+        The inputs: ``None`` (zero), numbers, signals from :mod:`robodyn.signals`, a mapping
+        ``{input: signal}``, a :class:`~robodyn.signals.StateFeedback`, or a callable ``u(t, x)``.
+    method
+        ``exact`` (default for linear models), ``euler``, ``heun``, ``rk4`` (need ``dt``), ``dopri5``
+        (default otherwise), ``dop853``, ``radau``, ``bdf``, ``lsoda``.
+    rtol, atol
+        Tolerances of adaptive and stiff methods (``atol`` scalar or ``(n,)``).
+    dt
+        Step of fixed-step methods; the last step is shortened to end at t1.
+    t_eval
+        Output times (sorted, inside the span); adaptive methods fill them by dense output. Batches
+        and the exact path use ``DEFAULT_POINTS`` evenly spaced times when it is not given.
+    events
+        Zero crossings to locate: :class:`~robodyn.integrate.events.Event` objects or expression text.
+    params
+        Parameter overrides by name; values of length N (or an ``(N, n_p)`` array) run a batch.
+    max_steps
+        Step budget of adaptive methods.
+    backend
+        ``auto``, ``compiled`` or ``interpreted`` (the same kernels without numba).
+
+    Returns
+    -------
+    Trajectory, or BatchTrajectory for a batch.
+    """
+    t0, t1 = _span(t_span)
+    states, x_batch = _initial_states(model, x0)
+    parameters, p_batch = _parameter_sets(model, params)
+    N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
+    states = np.broadcast_to(states, (N, model.n_states)).copy()
+    parameters = np.broadcast_to(parameters, (N, len(model.parameters))).copy()
+    inputs = resolve_inputs(model.inputs, u)
+    chosen = _method(model, method)
+    resolved = resolve_events(model, events)
+    grid = _output_times(t_eval, t0, t1)
+    atol_vector = _atol(atol, model.n_states)
+    _check_options(chosen, rtol, dt, max_steps, backend, grid)
+    batch = x_batch or p_batch
+    if chosen in FIXED_STEP:
+        assert dt is not None
+        grid = _fixed_grid(t0, t1, dt)
+    elif batch and grid is None:
+        grid = np.linspace(t0, t1, DEFAULT_POINTS)
+    if chosen == "exact":
+        runs = [_exact(model, (t0, t1), states[i], parameters[i], inputs, grid, resolved) for i in range(N)]
+        return _assemble(model, chosen, "exact", runs, inputs, parameters, batch, states)
+    if chosen in STIFF_METHODS:
+        runs = [stiff_run(model, chosen, (t0, t1), states[i], parameters[i], inputs, grid, rtol, atol_vector, resolved)
+                for i in range(N)]
+        return _assemble(model, chosen, "stiff", runs, inputs, parameters, batch, states)
+    setup = kernel_module(model, inputs, resolved, backend)
+    stops = inputs.breakpoints(t0, t1)
+    if batch:
+        assert grid is not None
+        t, xs, us, totals = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol, atol_vector,
+                                      max_steps, dt)
+        runs = [RunResult(t, xs[i], u=us[i]) for i in range(N)]
+        runs[0].nfev, runs[0].steps = int(totals["nfev"]), int(totals["steps"])
+        runs[0].rejected = int(totals["rejected"])
+        runs[0].compile_seconds = setup.compile_seconds + totals["compile_seconds"]
+        return _assemble(model, chosen, setup.path, runs, inputs, parameters, batch, states)
+    if chosen in FIXED_STEP:
+        assert grid is not None
+        run = run_fixed(setup, chosen, grid, states[0], parameters[0])
+    else:
+        empty = np.empty(0) if grid is None else grid
+        run = run_adaptive(setup, chosen, (t0, t1), states[0], parameters[0], stops, empty, rtol, atol_vector,
+                           max_steps)
+    run.compile_seconds += setup.compile_seconds
+    return _assemble(model, chosen, setup.path, [run], inputs, parameters, False, states)
+
+
+# --- validation ----------------------------------------------------------------------------------------
+def _finite(value: Any, label: str) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{label} must be a number, got {value!r}") from None
+    if not np.isfinite(number):
+        raise InputError(f"{label} must be finite, got {number}")
+    return number
+
+
+def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
+    if isinstance(t_span, int | float | np.number):
+        t0, t1 = 0.0, _finite(t_span, "t_final")
+    else:
+        try:
+            first, last = t_span
+        except (TypeError, ValueError):
+            raise InputError(f"t_span must be (t0, t1) or t1, got {t_span!r}") from None
+        t0, t1 = _finite(first, "t0"), _finite(last, "t_final")
+    if not t1 > t0:
+        raise InputError(f"t_final = {t1:g} must be greater than t0 = {t0:g}")
+    return t0, t1
+
+
+def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
+    n = model.n_states
+    if x0 is None:
+        return np.zeros((1, n)), False
+    if isinstance(x0, Mapping):
+        unknown = [k for k in x0 if k not in model.states]
+        if unknown:
+            model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean
+        columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in x0.items()}
+        size = max((c.size for c in columns.values()), default=1)
+        rows = np.zeros((size, n))
+        for k, column in columns.items():
+            if column.ndim != 1 or column.size not in (1, size):
+                raise ShapeError(f"x0[{k!r}] has {column.size} values where the others have {size}")
+            rows[:, model.states.index(k)] = column
+        _check_finite(rows, "x0")
+        return rows, size > 1
+    array = np.asarray(x0, dtype=float)
+    if array.ndim == 2:
+        if array.shape[1] != n:
+            raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) for the states {', '.join(model.states)}")
+        _check_finite(array, "x0")
+        return array.copy(), True
+    return model.state_vector(array)[None, :], False
+
+
+def _parameter_sets(model: Model, params: Any) -> tuple[np.ndarray, bool]:
+    names = tuple(model.parameters)
+    defaults = model.parameter_vector()
+    if params is None:
+        return defaults[None, :], False
+    if isinstance(params, Mapping):
+        for key in params:
+            if key not in names:
+                raise UnknownNameError(f"unknown parameter {key!r} (the model's parameters: {', '.join(names)})")
+        columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in params.items()}
+        size = max((c.size for c in columns.values()), default=1)
+        rows = np.tile(defaults, (size, 1))
+        for k, column in columns.items():
+            if column.ndim != 1 or column.size not in (1, size):
+                raise ShapeError(f"params[{k!r}] has {column.size} values where the others have {size}")
+            rows[:, names.index(k)] = column
+        _check_finite(rows, "params")
+        return rows, size > 1
+    array = np.asarray(params, dtype=float)
+    if array.ndim == 2:
+        if array.shape[1] != len(names):
+            raise ShapeError(f"params has shape {array.shape}, expected (N, {len(names)})")
+        _check_finite(array, "params")
+        return array.copy(), True
+    return values_to_vector(array, names, "parameter")[None, :], False
+
+
+def _check_finite(array: np.ndarray, label: str) -> None:
+    if not np.all(np.isfinite(array)):
+        raise InputError(f"{label} contains non-finite values: give finite numbers")
+
+
+def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
+    if x_batch and p_batch and n_x != n_p:
+        raise ShapeError(f"x0 has {n_x} rows but params has {n_p}: give the same number, or one of them once")
+    return max(n_x, n_p)
+
+
+def _method(model: Model, method: str | None) -> str:
+    if method is None:
+        return "exact" if isinstance(model, LinearSystem | MechanicalSystem) else "dopri5"
+    chosen = method.lower()
+    if chosen not in METHOD_NAMES:
+        raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
+    return chosen
+
+
+def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray | None:
+    if t_eval is None:
+        return None
+    times = np.asarray(t_eval, dtype=float).reshape(-1)
+    if times.size == 0 or not np.all(np.isfinite(times)):
+        raise InputError("t_eval must be a non-empty list of finite times")
+    if np.any(np.diff(times) < 0) or times[0] < t0 or times[-1] > t1:
+        raise InputError(f"t_eval must be sorted and inside [{t0:g}, {t1:g}]")
+    return times
+
+
+def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
+    values = np.broadcast_to(np.asarray(atol, dtype=float), (n,)) if np.ndim(atol) <= 1 else None
+    if values is None or values.shape != (n,) or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise InputError(f"atol must be a non-negative number or {n} of them")
+    return np.array(values)
+
+
+def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, backend: str,
+                   grid: np.ndarray | None) -> None:
+    if backend not in ("auto", "compiled", "interpreted"):
+        raise InputError(f"backend must be auto, compiled or interpreted, got {backend!r}")
+    if not (np.isfinite(rtol) and rtol > 0):
+        raise InputError(f"rtol must be a positive number, got {rtol!r}")
+    if not isinstance(max_steps, int | np.integer) or max_steps < 1:
+        raise InputError(f"max_steps must be a positive whole number, got {max_steps!r}")
+    if method in FIXED_STEP:
+        if dt is None:
+            raise InputError(f"method {method!r} takes a fixed step: give dt (--dt), e.g. dt=1e-3")
+        if not (np.isfinite(dt) and dt > 0):
+            raise InputError(f"dt must be a positive number, got {dt!r}")
+        if grid is not None:
+            raise InputError(f"method {method!r} outputs every step: give dt instead of t_eval")
+
+
+def _fixed_grid(t0: float, t1: float, dt: float) -> np.ndarray:
+    count = int(np.ceil((t1 - t0) / dt * (1 - 1e-12)))
+    if count > 50_000_000:
+        raise InputError(f"dt = {dt:g} needs {count} steps over [{t0:g}, {t1:g}]: choose a larger dt")
+    grid = t0 + dt * np.arange(count + 1, dtype=float)
+    grid[-1] = t1
+    return grid
+
+
+# --- the exact path ------------------------------------------------------------------------------------
+def _linear_form(model: Model, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(A, B, c) with x' = A x + B u + c, for models whose dynamics are linear and time-invariant."""
+    if isinstance(model, LinearSystem):
+        assert model.B is not None
+        return model.A, model.B, np.zeros(model.n_states)
+    if isinstance(model, MechanicalSystem):
+        linear = model.to_linear(p)
+        assert linear.B is not None
+        return linear.A, linear.B, np.zeros(model.n_states)
+    if isinstance(model, SymbolicSystem):
+        verdict = classify(model)
+        if verdict.linear and verdict.time_invariant:
+            zero_x, zero_u = np.zeros(model.n_states), np.zeros(model.n_inputs)
+            return (model.dfdx(0.0, zero_x, zero_u, p), model.dfdu(0.0, zero_x, zero_u, p),
+                    model.f(0.0, zero_x, zero_u, p))
+    raise InputError(
+        f"method 'exact' needs a linear time-invariant model; {model.name!r} is not: use method='dopri5'"
+    )
+
+
+def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
+           grid: np.ndarray | None, events: ResolvedEvents) -> RunResult:
+    if len(events):
+        raise InputError("events are not located on the exact path: use method='dopri5'")
+    if inputs.function is not None:
+        raise InputError("a Python input function u(t, x) has no exact form: use method='dopri5'")
+    A, B, c = _linear_form(model, p)
+    channels = list(inputs.signals)
+    if inputs.feedback is not None:  # u = u_ref - K (x - x_ref): closed loop A - B K, constant B K x_ref
+        K = np.asarray(inputs.feedback.K, dtype=float)
+        c = c + B @ K @ inputs.feedback.reference_state
+        A, channels = A - B @ K, list(inputs.feedback.references)
+    B_all, signals = B, channels
+    if np.any(c != 0):
+        B_all, signals = np.hstack([B, c[:, None]]), [*channels, Constant(1.0)]
+    times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)
+    states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])
+    return RunResult(times, states, steps=times.size - 1)
+
+
+# --- results -------------------------------------------------------------------------------------------
+def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
+    if isinstance(model, SymbolicModel):
+        return model.h_many(t, x, u, p)
+    return np.array([model._checked(model._h(ti, xi, ui, p), model.n_outputs, "h")
+                     for ti, xi, ui in zip(t, x, u)]).reshape(t.size, model.n_outputs)
+
+
+def _assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
+              batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
+    pieces = []
+    for run, p in zip(runs, parameters):
+        u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
+        pieces.append((run.t, run.x, u, _outputs(model, run.t, run.x, u, p)))
+    stats = SimulationStats(path, method, sum(r.nfev for r in runs), sum(r.steps for r in runs),
+                            sum(r.rejected for r in runs), sum(r.compile_seconds for r in runs))
+    if not batch:
+        t, x, u, y = pieces[0]
+        return Trajectory(t, x, u, y, model.states, model.inputs, model.outputs, model.name, stats,
+                          tuple(runs[0].events))
+    t = pieces[0][0]
+    return BatchTrajectory(t, np.stack([q[1] for q in pieces]), np.stack([q[2] for q in pieces]),
+                           np.stack([q[3] for q in pieces]), initial, parameters,
+                           model.states, model.inputs, model.outputs, tuple(model.parameters), model.name, stats)

@@ -1,0 +1,138 @@
+"""Stiff methods through scipy (``radau``, ``bdf``, ``lsoda``) with the model's exact Jacobian.
+
+The span is cut at the inputs' discontinuities and each piece is one ``solve_ivp`` call, so no edge is
+stepped over; inputs are evaluated with the piece's midpoint as ``t_piece`` (docs/dev/simulation.md).
+The Jacobian is exact where the model has one — symbolic models (df/dx + df/du du/dx, with du/dx = -K
+under state feedback), manipulator models (no symbolic inverse), linear models — and otherwise left to
+scipy's finite differences.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+from robodyn.errors import NumericalError
+from robodyn.integrate.events import ResolvedEvents
+from robodyn.model.linear import LinearSystem
+from robodyn.model.mechanical import ManipulatorSystem
+from robodyn.model.symbolic import SymbolicSystem
+from robodyn.model.system import Model
+from robodyn.signals import Inputs
+from robodyn.trajectory import EventRecord
+
+__all__ = ["STIFF_METHODS", "RunResult", "stiff_run"]
+
+STIFF_METHODS: Final = {"radau": "Radau", "bdf": "BDF", "lsoda": "LSODA"}
+
+
+@dataclass
+class RunResult:
+    """What one integration produced (before outputs and names are attached)."""
+
+    t: np.ndarray  # (T,)
+    x: np.ndarray  # (T, n)
+    nfev: int = 0
+    steps: int = 0
+    rejected: int = 0
+    events: list[EventRecord] = field(default_factory=list)
+    u: np.ndarray | None = None  # (T, m) inputs as applied, when the path knows them (fixed steps)
+    compile_seconds: float = 0.0
+
+
+def _input_jacobian(inputs: Inputs, n: int) -> np.ndarray | None:
+    """du/dx ``(m, n)``: -K under state feedback, zero for time signals, None for Python functions."""
+    if inputs.function is not None:
+        return None
+    if inputs.feedback is not None:
+        return -np.asarray(inputs.feedback.K, dtype=float)
+    return np.zeros((len(inputs.names), n))
+
+
+def _jacobian(model: Model, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[..., np.ndarray]) -> Any:
+    du_dx = _input_jacobian(inputs, model.n_states)
+    if du_dx is None:
+        return None
+    if isinstance(model, LinearSystem):
+        full = model.A + model.B @ du_dx
+        return lambda t, x: full
+    if isinstance(model, ManipulatorSystem):
+        def manipulator(t: float, x: np.ndarray) -> np.ndarray:
+            dfdx, dfdu = model.jacobians(t, x, evaluate_u(t, x), p)
+            return dfdx + dfdu @ du_dx
+        return manipulator
+    if isinstance(model, SymbolicSystem):
+        def symbolic(t: float, x: np.ndarray) -> np.ndarray:
+            u = evaluate_u(t, x)
+            return model.dfdx(t, x, u, p) + model.dfdu(t, x, u, p) @ du_dx
+        return symbolic
+    return None
+
+
+def stiff_run(
+    model: Model,
+    method: str,
+    t_span: tuple[float, float],
+    x0: np.ndarray,
+    p: np.ndarray,
+    inputs: Inputs,
+    t_eval: np.ndarray | None,
+    rtol: float,
+    atol: float,
+    events: ResolvedEvents,
+) -> RunResult:
+    """Integrate with scipy's ``Radau``, ``BDF`` or ``LSODA`` piece by piece between input edges."""
+    t0, t1 = t_span
+    evaluator = inputs.python_evaluator()
+    data = inputs.compiled(model.n_states) if inputs.is_compilable else None
+    cuts = np.concatenate([[t0], inputs.breakpoints(t0, t1), [t1]])
+    times, states, records = [np.array([t0])], [x0[None, :]], []
+    nfev = steps = 0
+    x = x0.copy()
+    for a, b in itertools.pairwise(cuts):
+        middle = 0.5 * (a + b)
+        u_buffer = np.zeros(model.n_inputs)
+
+        def input_at(t: float, state: np.ndarray, middle: float = middle, u_buffer: np.ndarray = u_buffer,
+                     ) -> np.ndarray:
+            evaluator(t, middle, state, data, u_buffer)
+            return u_buffer.copy()
+
+        def rhs(t: float, state: np.ndarray, input_at: Callable[..., np.ndarray] = input_at) -> np.ndarray:
+            return np.asarray(model._f(t, state, input_at(t, state), p), dtype=float)
+
+        scipy_events = []
+        for k, g in enumerate(events.functions):
+            def crossing(t: float, state: np.ndarray, g: Any = g, input_at: Any = input_at) -> float:
+                return float(g(t, state, input_at(t, state), p))
+            crossing.terminal = bool(events.terminal[k])  # type: ignore[attr-defined]
+            crossing.direction = float(events.direction[k])  # type: ignore[attr-defined]
+            scipy_events.append(crossing)
+        inside = None if t_eval is None else t_eval[(t_eval > a) & (t_eval <= b)]
+        solution = solve_ivp(
+            rhs, (a, b), x, method=STIFF_METHODS[method], t_eval=inside, rtol=rtol, atol=atol,
+            jac=_jacobian(model, inputs, p, input_at), events=scipy_events or None, dense_output=True,
+        )
+        if solution.status == -1:
+            raise NumericalError(f"{method} failed in [{a:g}, {b:g}]: {solution.message} "
+                                 "(try smaller tolerances, or check the model for a singularity)")
+        nfev += int(solution.nfev)
+        steps += len(solution.sol.ts) - 1 if solution.sol is not None else len(solution.t) - 1
+        keep = solution.t > a if t_eval is None else np.ones(solution.t.size, dtype=bool)
+        times.append(solution.t[keep])
+        states.append(solution.y.T[keep])
+        for k, (hits, values) in enumerate(zip(solution.t_events or [], solution.y_events or [])):
+            records += [EventRecord(events.names[k], float(th), np.array(v), bool(events.terminal[k]))
+                        for th, v in zip(hits, values)]
+        if solution.status == 1:  # a terminal event
+            break
+        x = solution.y[:, -1].copy() if t_eval is None else solution.sol(b)
+    if t_eval is not None and t_eval[0] > t0:
+        times, states = times[1:], states[1:]
+    records.sort(key=lambda record: record.t)
+    return RunResult(np.concatenate(times), np.concatenate(states), nfev=nfev, steps=steps, events=records)
