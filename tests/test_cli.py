@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from robodyn.cli import main
@@ -152,3 +153,81 @@ def test_console_script_in_a_subprocess(tmp_path):
     ok = subprocess.run([sys.executable, "-m", "robodyn.cli", "classify", "joint", "--json"],
                         capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120)
     assert ok.returncode == 0 and json.loads(ok.stdout)["linear"] is True
+
+
+# --- simulate and verify ---------------------------------------------------------------------------
+
+
+def test_simulate_writes_csv_with_states(capsys, tmp_path):
+    out = tmp_path / "joint.csv"
+    code, stdout, _ = run(capsys, "simulate", "joint", "--t-final", "2", "--input", "u=step(0.5, 0, 1)",
+                          "--out", str(out), "--points", "21")
+    assert code == 0 and "exact" in stdout
+    header, *rows = out.read_text().splitlines()
+    assert header == "t,q,q_dot" and len(rows) == 21
+    table = np.loadtxt(out, delimiter=",", skiprows=1)
+    # before the step at t = 0.5 the joint stays at rest; afterwards it moves toward q = u/k = 1
+    assert np.all(table[table[:, 0] <= 0.5, 1] == 0.0) and 0.5 < table[-1, 1] < 1.5
+
+
+def test_simulate_csv_includes_declared_outputs(capsys):
+    code, stdout, _ = run(capsys, "simulate", str(EXAMPLES / "joint_first_order.yaml"), "--t-final", "1",
+                          "--x0", "q=1", "--points", "3", "--method", "dopri5", "--out", "-")
+    assert code == 0
+    lines = stdout.splitlines()
+    assert lines[0] == "t,q,qd,angle"
+    first = [float(v) for v in lines[1].split(",")]
+    assert first == [0.0, 1.0, 0.0, 1.0]
+
+
+def test_simulate_plot_and_npz(capsys, tmp_path):
+    code, _, _ = run(capsys, "simulate", "pendulum", "--t-final", "pi", "--x0", "theta=1", "--method", "rk4",
+                     "--dt", "1e-2", "--out", str(tmp_path / "p.npz"), "--plot", str(tmp_path / "p.png"))
+    assert code == 0
+    data = np.load(tmp_path / "p.npz")
+    assert data["x"].shape == (data["t"].size, 2) and list(data["states"]) == ["theta", "theta_dot"]
+    assert (tmp_path / "p.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment", "exit_code"),
+    [
+        (["simulate", "joint", "--t-final", "0"], "must be greater than t0", 2),
+        (["simulate", "joint", "--t-final", "1", "--method", "rk4"], "give dt", 2),
+        (["simulate", "joint", "--t-final", "1", "--x0", "qq=1"], "did you mean 'q'", 2),
+        (["simulate", "joint", "--t-final", "1", "--input", "v=1"], "unknown input", 2),
+        (["simulate", "joint", "--t-final", "1", "--input", "u=__import__('os')"], "u", 2),
+        (["simulate", "joint", "--t-final", "1", "--out", "x.txt"], ".csv or .npz", 2),
+        (["simulate", str(EXAMPLES / "decay.yaml"), "--t-final", "1", "--x0", "x=1", "--method", "euler",
+          "--dt", "nan"], "dt", 2),
+    ],
+)
+def test_simulate_bad_input(capsys, argv, fragment, exit_code):
+    code, out, err = run(capsys, *argv)
+    assert code == exit_code and out == ""
+    assert err.count("\n") == 1 and fragment in err
+
+
+def test_simulate_blow_up_is_a_numerical_failure(capsys, tmp_path):
+    model = tmp_path / "blowup.yaml"
+    model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: x**2}\n")
+    code, out, err = run(capsys, "simulate", str(model), "--t-final", "2", "--x0", "x=1", "--backend-check")
+    assert code == 2  # unknown option: argparse
+    code, out, err = run(capsys, "simulate", str(model), "--t-final", "2", "--x0", "x=1")
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "t = 0.99" in err or "t = 1" in err
+
+
+def test_verify_joint_passes_and_writes_plot(capsys, tmp_path):
+    code, out, _ = run(capsys, "verify", "--out", str(tmp_path), "--json")
+    data = json.loads(out)
+    assert code == 0 and data["passed"] is True
+    orders = {m["method"]: m["observed_order"] for m in data["methods"]}
+    for method, expected in {"euler": 1, "heun": 2, "rk4": 4, "dopri5": 5, "dop853": 8}.items():
+        assert abs(orders[method] - expected) <= 0.3
+    assert (tmp_path / "verify_joint.png").exists()
+
+
+def test_verify_refuses_nonlinear_models(capsys, tmp_path):
+    code, _, err = run(capsys, "verify", "pendulum", "--out", str(tmp_path))
+    assert code == 2 and "linear" in err

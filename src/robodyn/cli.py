@@ -7,21 +7,28 @@ exit code 2 (bad input) or 1 (numerical failure). Set ``ROBODYN_DEBUG=1`` to see
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import Any, NoReturn
+
+import numpy as np
 
 import robodyn
-from robodyn.atomic import write_text_atomic
+from robodyn.analysis.verify import verify
+from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import InputError, RobodynError
-from robodyn.model.expr import parse_assignments
+from robodyn.integrate.simulate import METHOD_NAMES
+from robodyn.model.expr import parse_assignments, parse_number
 from robodyn.model.lagrange import LagrangianSystem
 from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
 from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
+from robodyn.signals import parse_input_assignments
+from robodyn.trajectory import Trajectory
 
 __all__ = ["main"]
 
@@ -106,12 +113,84 @@ def _cmd_classify(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- simulate ----------------------------------------------------------------------------------------
+def _number(text: str | None, option: str) -> float | None:
+    return None if text is None else parse_number(text, where=option)
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    model = _model(args)
+    x0 = _assignments(args.x0, "--x0")
+    inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
+    t0 = _number(args.t0, "--t0") or 0.0
+    t_final = _number(args.t_final, "--t-final")
+    assert t_final is not None
+    t_eval = None
+    if args.points is not None:
+        if args.points < 2:
+            raise InputError(f"--points must be at least 2, got {args.points}")
+        t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
+    trajectory = robodyn.simulate(
+        model, (t0, t_final), x0, inputs, method=args.method, rtol=_number(args.rtol, "--rtol") or 1e-6,
+        atol=_number(args.atol, "--atol") if args.atol is not None else 1e-9, dt=_number(args.dt, "--dt"),
+        t_eval=t_eval,
+    )
+    assert isinstance(trajectory, Trajectory)
+    if args.out == "-":
+        buffer = io.StringIO()
+        columns, table = trajectory._table()
+        np.savetxt(buffer, table, delimiter=",", header=",".join(columns), comments="", fmt="%.17g")
+        sys.stdout.write(buffer.getvalue())
+        return 0
+    if args.out:
+        suffix = Path(args.out).suffix.lower()
+        if suffix not in (".csv", ".npz"):
+            raise InputError(f"--out {args.out}: write a .csv or .npz file (or - for CSV on stdout)")
+        (trajectory.to_csv if suffix == ".csv" else trajectory.to_npz)(args.out)
+    if args.plot:
+        _write_png(args.plot, trajectory.plot())
+    stats = trajectory.stats
+    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
+    print(f"{model.name}: {stats.method} ({stats.path}) over [{trajectory.t[0]:g}, {trajectory.t[-1]:g}]: "
+          f"{stats.steps} steps, {stats.rejected} rejected, {stats.nfev} evaluations, "
+          f"compile {stats.compile_seconds:.2f} s")
+    print(f"final state: {final}")
+    for event in trajectory.events:
+        print(f"event {event.name} at t = {event.t:.12g}")
+    for path in (args.out, args.plot):
+        if path:
+            print(f"wrote {path}")
+    return 0
+
+
+def _write_png(path: str, figure: Any) -> None:
+    if Path(path).suffix.lower() != ".png":
+        raise InputError(f"--plot {path}: the plot is written as PNG: name a .png file")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=100)
+    write_bytes_atomic(path, buffer.getvalue())
+
+
+# --- verify ------------------------------------------------------------------------------------------
+def _cmd_verify(args: argparse.Namespace) -> int:
+    model = _model(args)
+    result = verify(model, t_final=_number(args.t_final, "--t-final") or 2.0)
+    plot = Path(args.out) / f"verify_{model.name}.png"
+    write_bytes_atomic(plot, result.png())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    if not args.json:
+        print(f"wrote {plot}")
+    return 0 if result.passed else 1
+
+
 # --- demo --------------------------------------------------------------------------------------------
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
     out = Path(args.out)
     stages: list[tuple[str, Callable[[], list[str]]]] = [
         ("equations and classification", lambda: _demo_equations(out)),
+        ("simulation (compiled DOPRI5)", lambda: _demo_simulation(out)),
+        ("integrators vs the exact solution (seed joint)", lambda: _demo_verify(out)),
     ]
     for title, stage in stages:
         print(f"== {title}")
@@ -138,6 +217,25 @@ def _demo_equations(out: Path) -> list[str]:
     return [*lines, "", *(f"wrote {path}" for path in written)]
 
 
+def _demo_simulation(out: Path) -> list[str]:
+    model = robodyn.load("pendulum")
+    trajectory = robodyn.simulate(model, 10.0, {"theta": 2.5}, method="dopri5", rtol=1e-8, atol=1e-10,
+                                  t_eval=np.linspace(0.0, 10.0, 501))
+    assert isinstance(trajectory, Trajectory)
+    trajectory.to_csv(out / "pendulum_trajectory.csv")
+    _write_png(str(out / "pendulum_trajectory.png"), trajectory.plot())
+    stats = trajectory.stats
+    return [f"pendulum from theta = 2.5 rad over 10 s: {stats.steps} steps, {stats.nfev} evaluations, "
+            f"compile {stats.compile_seconds:.2f} s",
+            f"wrote {out / 'pendulum_trajectory.csv'}", f"wrote {out / 'pendulum_trajectory.png'}"]
+
+
+def _demo_verify(out: Path) -> list[str]:
+    result = verify(robodyn.load("joint"))
+    plot = write_bytes_atomic(out / "verify_joint.png", result.png())
+    return [result.table(), f"wrote {plot}"]
+
+
 # --- entry point -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
@@ -159,6 +257,30 @@ def build_parser() -> argparse.ArgumentParser:
     _add_model(classify)
     classify.add_argument("--json", action="store_true", help="print JSON")
     classify.set_defaults(run=_cmd_classify)
+
+    simulate = commands.add_parser("simulate", help="simulate a model; write CSV/NPZ and a plot")
+    _add_model(simulate)
+    simulate.add_argument("--t-final", required=True, metavar="T", help="final time (pi and arithmetic allowed)")
+    simulate.add_argument("--t0", metavar="T0", help="initial time (default 0)")
+    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
+    simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
+                          help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
+    simulate.add_argument("--method", choices=METHOD_NAMES, help="default: exact for linear models, else dopri5")
+    simulate.add_argument("--dt", help="step of euler, heun and rk4")
+    simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
+    simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
+    simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
+    simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
+    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory")
+    simulate.set_defaults(run=_cmd_simulate)
+
+    check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
+    check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
+    check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")
+    check.add_argument("--t-final", metavar="T", help="length of the test run (default 2)")
+    check.add_argument("--out", default="robodyn-out", metavar="DIR", help="folder for the plot (default robodyn-out)")
+    check.add_argument("--json", action="store_true", help="print JSON")
+    check.set_defaults(run=_cmd_verify)
     return parser
 
 

@@ -72,11 +72,16 @@ def compiled_module(model: SymbolicModel, events: Sequence[sympy.Expr] = ()) -> 
 
     Machine code is compiled lazily by numba on the first call of each kernel, or loaded from its cache.
     """
+    memo = model.__dict__.setdefault("_compiled_modules", {})  # models are immutable: generate once
+    key = tuple(events)
+    if key in memo:
+        return memo[key]
     text = module_text(model, events)
     name = f"robodyn_gen_{content_hash(text)[:24]}"
     with _lock:
         if name in _loaded:
-            return _loaded[name]
+            memo[key] = _loaded[name]
+            return memo[key]
         path = cache_dir() / f"{name}.py"
         try:
             current = path.read_text(encoding="utf-8") if path.exists() else None
@@ -86,7 +91,7 @@ def compiled_module(model: SymbolicModel, events: Sequence[sympy.Expr] = ()) -> 
             write_text_atomic(path, text)
         module = load_source_module(path, name, {})
         sys.modules[name] = module  # lets numba and pickling find the module by name
-        _loaded[name] = module
+        _loaded[name] = memo[key] = module
         return module
 
 

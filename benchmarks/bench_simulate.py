@@ -1,0 +1,168 @@
+"""Simulation speed, side by side in one run: robodyn vs scipy (and diffrax when installed).
+
+Prints times and ratios; absolute times vary on a shared machine, the ratios are what to compare.
+Goals (issue 3): joint dopri5 >= 100x scipy RK45 at equal or smaller error; 10,000 pendulums >= 300x a
+scipy loop and >= 3x diffrax Tsit5 (jit + vmap); first compile <= 5 s per model; a new process with
+a warm cache reaches its first result in <= 1 s.
+
+    python benchmarks/bench_simulate.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+from scipy.integrate import solve_ivp
+
+import robodyn
+
+
+def best_of(function, repeat: int, number: int) -> float:
+    """Best mean time per call over ``repeat`` rounds of ``number`` calls (seconds)."""
+    best = np.inf
+    for _ in range(repeat):
+        start = time.perf_counter()
+        for _ in range(number):
+            function()
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def joint_closed_form(t: np.ndarray) -> np.ndarray:
+    """Step response of J q'' + b q' + k q = 1 from rest (J = 0.01, b = 0.1, k = 1)."""
+    wn, zeta = 10.0, 0.5
+    wd = wn * np.sqrt(1 - zeta**2)
+    decay = np.exp(-zeta * wn * t)
+    q = 1 - decay * (np.cos(wd * t) + zeta * wn / wd * np.sin(wd * t))
+    qd = decay * (wn**2 / wd) * np.sin(wd * t)
+    return np.stack([q, qd], axis=1)
+
+
+def bench_joint() -> dict[str, float]:
+    model = robodyn.load("joint")
+    options = dict(method="dopri5", rtol=1e-8, atol=1e-10)
+    start = time.perf_counter()
+    first = robodyn.simulate(model, 5.0, [0.0, 0.0], 1.0, **options)
+    first_call = time.perf_counter() - start
+    ours = best_of(lambda: robodyn.simulate(model, 5.0, [0.0, 0.0], 1.0, **options), 5, 50)
+
+    def f(t, x):
+        return [x[1], (1.0 - 0.1 * x[1] - 1.0 * x[0]) / 0.01]
+
+    reference = solve_ivp(f, (0, 5), [0.0, 0.0], method="RK45", rtol=1e-8, atol=1e-10)
+    theirs = best_of(lambda: solve_ivp(f, (0, 5), [0.0, 0.0], method="RK45", rtol=1e-8, atol=1e-10), 3, 5)
+    error_ours = float(np.max(np.abs(first.x - joint_closed_form(first.t))))
+    error_scipy = float(np.max(np.abs(reference.y.T - joint_closed_form(reference.t))))
+    print("joint, t in [0, 5], u = 1, rtol 1e-8, atol 1e-10")
+    print(f"  robodyn dopri5 (compiled): {ours * 1e6:9.1f} us per simulate(), {first.stats.steps} steps, "
+          f"max error {error_ours:.2e}  (first call incl. compile/load {first_call:.2f} s, "
+          f"compile {first.stats.compile_seconds:.2f} s)")
+    print(f"  scipy solve_ivp RK45:      {theirs * 1e6:9.1f} us per call,       {len(reference.t) - 1} steps, "
+          f"max error {error_scipy:.2e}")
+    print(f"  ratio scipy / robodyn: {theirs / ours:.1f}x  (goal >= 100x, error {error_ours <= error_scipy * 1.01})")
+    return {"joint_ratio": theirs / ours}
+
+
+def bench_pendulums(count: int, loop_sample: int) -> dict[str, float]:
+    model = robodyn.load("pendulum")
+    rng = np.random.default_rng(0)
+    theta0 = rng.uniform(-3, 3, count)
+    t_eval = np.linspace(0, 10, 101)
+    options = dict(method="dopri5", rtol=1e-8, atol=1e-10, t_eval=t_eval)
+    warm = robodyn.simulate(model, 10.0, {"theta": theta0[:4]}, **options)  # compile the batch kernel
+    start = time.perf_counter()
+    batch = robodyn.simulate(model, 10.0, {"theta": theta0}, **options)
+    ours = time.perf_counter() - start
+
+    def f(t, x):
+        return [x[1], -9.81 * np.sin(x[0])]
+
+    start = time.perf_counter()
+    for th in theta0[:loop_sample]:
+        solve_ivp(f, (0, 10), [th, 0.0], method="RK45", rtol=1e-8, atol=1e-10, t_eval=t_eval)
+    scipy_total = (time.perf_counter() - start) / loop_sample * count
+    print(f"{count} pendulums, theta0 ~ U[-3, 3], t in [0, 10], rtol 1e-8 ({os.cpu_count()} cores)")
+    print(f"  robodyn batch (prange):   {ours:8.3f} s  (batch compile {warm.stats.compile_seconds:.1f} s, once)")
+    print(f"  scipy loop (extrapolated from {loop_sample} runs): {scipy_total:8.1f} s")
+    print(f"  ratio scipy / robodyn: {scipy_total / ours:.0f}x  (goal >= 300x)")
+    assert batch.x.shape == (count, t_eval.size, 2)
+    results = {"pendulum_ratio": scipy_total / ours}
+    try:
+        import diffrax  # noqa: F401
+    except ImportError:
+        print("  diffrax not installed: comparison skipped (pip install diffrax)")
+    else:
+        results["diffrax_ratio"] = bench_diffrax(theta0, t_eval) / ours
+        print(f"  ratio diffrax / robodyn: {results['diffrax_ratio']:.1f}x  (goal >= 3x)")
+    return results
+
+
+def bench_diffrax(theta0: np.ndarray, t_eval: np.ndarray) -> float:
+    import diffrax
+    import jax
+    import jax.numpy as jnp
+
+    jax.config.update("jax_enable_x64", True)
+
+    def vector_field(t, y, args):
+        return jnp.stack([y[1], -9.81 * jnp.sin(y[0])])
+
+    @jax.jit
+    @jax.vmap
+    def solve(th):
+        return diffrax.diffeqsolve(
+            diffrax.ODETerm(vector_field), diffrax.Tsit5(), 0.0, 10.0, 1e-3, jnp.stack([th, 0.0]),
+            saveat=diffrax.SaveAt(ts=jnp.asarray(t_eval)),
+            stepsize_controller=diffrax.PIDController(rtol=1e-8, atol=1e-10), max_steps=100_000,
+        ).ys
+
+    solve(jnp.asarray(theta0)).block_until_ready()
+    start = time.perf_counter()
+    solve(jnp.asarray(theta0)).block_until_ready()
+    seconds = time.perf_counter() - start
+    print(f"  diffrax Tsit5 (jit + vmap): {seconds:8.3f} s")
+    return seconds
+
+
+def bench_compile() -> dict[str, float]:
+    """Cold compile in a fresh cache, then a new process on the warm cache: time to first result."""
+    script = textwrap.dedent("""
+        import time
+        start = time.perf_counter()
+        import robodyn
+        model = robodyn.load("double_pendulum")
+        result = robodyn.simulate(model, 1.0, {"theta1": 1.0}, method="dopri5")
+        print(time.perf_counter() - start, result.stats.compile_seconds)
+    """)
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "ROBODYN_CACHE_DIR": cache}
+        runs = [subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+                for _ in range(2)]
+    (cold_total, cold_compile), (warm_total, _) = (map(float, r.stdout.split()) for r in runs)
+    print("double pendulum, fresh cache")
+    print(f"  first compile: {cold_compile:.2f} s (goal <= 5 s); whole cold process {cold_total:.2f} s")
+    print(f"  new process, warm cache: first result after {warm_total:.2f} s incl. import (goal <= 1 s)")
+    return {"cold_compile": cold_compile, "warm_first_result": warm_total}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="1,000 pendulums instead of 10,000")
+    args = parser.parse_args()
+    print(f"robodyn {robodyn.__version__}, {platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    bench_joint()
+    bench_pendulums(1000 if args.quick else 10_000, 200)
+    bench_compile()
+
+
+if __name__ == "__main__":
+    main()

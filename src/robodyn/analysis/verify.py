@@ -1,0 +1,186 @@
+"""Integrators against the exact solution: errors and observed orders (``robodyn verify``).
+
+For a linear model the exact path (matrix exponentials) is the reference. Every explicit method runs
+at five fixed step sizes; the slope of log(max error) against log(h) is its observed order, which must
+be within :data:`ORDER_TOLERANCE` of the method's order (1, 2, 4, 5, 8). The adaptive methods also run
+at five tolerances with error control: there the error should shrink in proportion to the tolerance
+(reported as the slope of log error against log rtol, ideally 1; informational).
+
+Step sizes are chosen per method so that the errors stay well above rounding (1e-12) and in the
+asymptotic range (h omega_n <= 1 on the seed joint).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.errors import InputError
+from robodyn.integrate.events import resolve_events
+from robodyn.integrate.kernels import kernel_module, run_fixed
+from robodyn.integrate.simulate import simulate
+from robodyn.integrate.tableaus import METHODS
+from robodyn.model.linear import LinearSystem
+from robodyn.model.mechanical import MechanicalSystem
+from robodyn.model.system import Model
+from robodyn.signals import resolve_inputs
+
+__all__ = ["ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
+
+ORDER_TOLERANCE: Final = 0.3  # An observed order further than this from the method's order fails.
+
+#: Step sizes relative to the model's fastest time scale 1/|lambda|_max, per method.
+_RELATIVE_STEPS: Final[Mapping[str, tuple[float, ...]]] = {
+    "euler": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4),
+    "heun": (4e-2, 2e-2, 1e-2, 5e-3, 2.5e-3),
+    "rk4": (2e-1, 1e-1, 5e-2, 2.5e-2, 1.25e-2),
+    "dopri5": (4e-1, 2e-1, 1e-1, 5e-2, 2.5e-2),
+    "dop853": (1.0, 0.8, 0.6, 0.45, 0.35),
+}
+_TOLERANCES: Final = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
+
+
+@dataclass(frozen=True, slots=True)
+class MethodCheck:
+    """One method's convergence study.
+
+    ``steps`` (5,) fixed step sizes and ``errors`` (5,) their max errors; ``observed_order`` is the
+    least-squares slope; for adaptive methods ``tolerances`` and ``adaptive_errors`` (5,) hold the
+    error-controlled runs and ``proportionality`` the slope of log error against log rtol.
+    """
+
+    method: str
+    order: int
+    steps: tuple[float, ...]
+    errors: tuple[float, ...]
+    observed_order: float
+    tolerances: tuple[float, ...] = ()
+    adaptive_errors: tuple[float, ...] = ()
+    adaptive_steps: tuple[int, ...] = ()
+    proportionality: float | None = None
+
+    @property
+    def passed(self) -> bool:
+        return abs(self.observed_order - self.order) <= ORDER_TOLERANCE
+
+
+@dataclass(frozen=True, slots=True)
+class Verification:
+    """The result of :func:`verify`: one :class:`MethodCheck` per method."""
+
+    model: str
+    t_final: float
+    checks: tuple[MethodCheck, ...] = field(default=())
+
+    @property
+    def passed(self) -> bool:
+        return all(check.passed for check in self.checks)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.model, "t_final": self.t_final, "passed": self.passed,
+            "methods": [
+                {"method": c.method, "order": c.order, "observed_order": c.observed_order, "passed": c.passed,
+                 "steps": list(c.steps), "errors": list(c.errors), "tolerances": list(c.tolerances),
+                 "adaptive_errors": list(c.adaptive_errors), "adaptive_steps": list(c.adaptive_steps),
+                 "proportionality": c.proportionality}
+                for c in self.checks
+            ],
+        }
+
+    def table(self) -> str:
+        """A text table of errors and orders."""
+        lines = [f"{self.model}: integrators vs the exact solution on [0, {self.t_final:g}]",
+                 f"{'method':<8} {'order':>5} {'observed':>9}  {'max error at the five step sizes':<56} verdict"]
+        for c in self.checks:
+            errors = " ".join(f"{e:9.2e}" for e in c.errors)
+            verdict = "ok" if c.passed else f"FAIL (off by more than {ORDER_TOLERANCE})"
+            lines.append(f"{c.method:<8} {c.order:>5} {c.observed_order:>9.3f}  {errors:<56} {verdict}")
+        for c in self.checks:
+            if c.tolerances:
+                errors = " ".join(f"{e:9.2e}" for e in c.adaptive_errors)
+                lines.append(f"{c.method:<8} error control, rtol {c.tolerances[0]:.0e}..{c.tolerances[-1]:.0e}: "
+                             f"{errors}  (error/rtol slope {c.proportionality:.2f})")
+        return "\n".join(lines)
+
+    def plot(self) -> Any:
+        """Log-log plot of max error against step size, with the reference slopes; a matplotlib Figure."""
+        from matplotlib.figure import Figure
+
+        figure = Figure(figsize=(7, 5), layout="constrained")
+        axes = figure.subplots()
+        for c in self.checks:
+            line = axes.loglog(c.steps, c.errors, "o-", label=f"{c.method} (observed {c.observed_order:.2f})")[0]
+            scale = c.errors[-1] / c.steps[-1] ** c.order
+            axes.loglog(c.steps, [scale * h**c.order for h in c.steps], ":", color=line.get_color())
+        axes.set_xlabel("step size h")
+        axes.set_ylabel("max |x - x_exact|")
+        axes.set_title(f"{self.model}: convergence (dotted: slope = order)")
+        axes.legend(loc="best")
+        return figure
+
+    def png(self) -> bytes:
+        buffer = io.BytesIO()
+        self.plot().savefig(buffer, format="png", dpi=100)
+        return buffer.getvalue()
+
+
+def _slope(x: Sequence[float], y: Sequence[float]) -> float:
+    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
+
+
+def verify(
+    model: Model,
+    *,
+    t_final: float = 2.0,
+    x0: Any = None,
+    u: Any = 1.0,
+    methods: Sequence[str] = ("euler", "heun", "rk4", "dopri5", "dop853"),
+) -> Verification:
+    """Convergence study of the explicit integrators on a linear model against its exact solution.
+
+    Parameters
+    ----------
+    model
+        A linear model (LinearSystem or mechanical); the seed joint by default in the CLI.
+    t_final, x0, u
+        The test problem: from ``x0`` (default 0) under input ``u`` (default a unit step) over [0, t_final].
+    """
+    if not isinstance(model, LinearSystem | MechanicalSystem):
+        raise InputError(f"verify needs a linear model with an exact solution; {model.name!r} is not linear")
+    linear = model if isinstance(model, LinearSystem) else model.to_linear()
+    rate = float(np.max(np.abs(np.linalg.eigvals(linear.A)), initial=0.0)) or 1.0
+    start = model.state_vector(x0 if x0 is not None else np.zeros(model.n_states), default=0.0)
+    inputs = resolve_inputs(model.inputs, u)
+    setup = kernel_module(model, inputs, resolve_events(model, None))
+    p = model.parameter_vector()
+
+    def exact(times: np.ndarray) -> np.ndarray:
+        return simulate(model, (0.0, t_final), start, u, method="exact", t_eval=times).x
+
+    checks = []
+    for method in methods:
+        tableau = METHODS[method]
+        steps = tuple(h / rate for h in _RELATIVE_STEPS[method])
+        errors = []
+        for h in steps:
+            count = max(1, round(t_final / h))
+            grid = np.linspace(0.0, t_final, count + 1)
+            run = run_fixed(setup, method, grid, start, p)
+            errors.append(float(np.max(np.abs(run.x - exact(grid)))))
+        check = MethodCheck(method, tableau.order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
+                            tuple(errors), _slope([t_final / max(1, round(t_final / h)) for h in steps], errors))
+        if tableau.adaptive:
+            adaptive, counts = [], []
+            for tol in _TOLERANCES:
+                trajectory = simulate(model, (0.0, t_final), start, u, method=method, rtol=tol, atol=tol * 1e-2)
+                adaptive.append(float(np.max(np.abs(trajectory.x - exact(trajectory.t)))))
+                counts.append(trajectory.stats.steps)
+            check = MethodCheck(method, tableau.order, check.steps, check.errors, check.observed_order,
+                                _TOLERANCES, tuple(adaptive), tuple(counts), _slope(_TOLERANCES, adaptive))
+        checks.append(check)
+    return Verification(model.name, t_final, tuple(checks))
