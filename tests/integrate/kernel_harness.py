@@ -171,7 +171,7 @@ def fixed(module: ModuleType, method: str, params: Sequence[float], grid: np.nda
     tableau = METHODS[method]
     xs = np.empty((grid.size, len(x0)))
     us = np.empty((grid.size, 1))
-    nfev = module.fixed_run(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid,
+    nfev = module.fixed_run(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid),
                             np.array(x0, dtype=float), np.array(params, dtype=float),
                             inputs() if inp is None else inp, xs, us)
     return xs, us, int(nfev)

@@ -321,8 +321,8 @@ def test_fixed_batch_equals_single_runs(compiled: ModuleType) -> None:
     x0 = np.array([[0.0, 0.0], [0.5, -1.0], [-0.2, 3.0]])
     grid = np.linspace(0.0, 2.0, 201)
     xs, us, nfev = np.empty((3, grid.size, 2)), np.empty((3, grid.size, 1)), np.empty(3, np.int64)
-    compiled.fixed_batch(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, x0, params,
-                         kh.inputs(), xs, us, nfev)
+    compiled.fixed_batch(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid), x0,
+                         params, kh.inputs(), xs, us, nfev)
     for i in range(3):
         single, single_u, single_nfev = kh.fixed(compiled, "rk4", params[i], grid, x0[i])
         np.testing.assert_array_equal(xs[i], single)

@@ -170,7 +170,7 @@ def verify(
         for h in steps:
             count = max(1, round(t_final / h))
             grid = np.linspace(0.0, t_final, count + 1)
-            run = run_fixed(setup, method, grid, start, p)
+            run = run_fixed(setup, method, grid, start, p, grid[1] - grid[0])
             errors.append(float(np.max(np.abs(run.x - exact(grid)))))
         check = MethodCheck(method, tableau.order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
                             tuple(errors), _slope([t_final / max(1, round(t_final / h)) for h in steps], errors))

@@ -84,10 +84,13 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     """Parse and check the events of a simulation against the model's names."""
     if events is None:
         items: list[Event] = []
-    elif isinstance(events, Event | str):
+    elif isinstance(events, Event | str | sympy.Expr) or callable(events):
         items = [events if isinstance(events, Event) else Event(events)]
-    else:
+    elif isinstance(events, Sequence):
         items = [e if isinstance(e, Event) else Event(e) for e in events]
+    else:
+        raise InputError(f"events must be an Event, an expression, a callable g(t, x, u, p) or a list of them; "
+                         f"got {events!r}")
     names, expressions, functions = [], [], []
     symbolic = isinstance(model, SymbolicModel)
     for k, event in enumerate(items):

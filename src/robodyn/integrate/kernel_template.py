@@ -7,8 +7,8 @@ and ``event_fn(t, x, u, p, out)`` in the module namespace, then executes this so
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
-    fixed_run(A, b, c, grid, x0, p, inp, xs, us) -> nfev
-    fixed_batch(A, b, c, grid, x0, p, inp, xs, us, nfev) -> None
+    fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
+    fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
     adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                  ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
     adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
@@ -58,27 +58,24 @@ NON_FINITE = -3
 
 
 @jit
-def _combine(w, K, count, x, h, out):
-    """out = x + h * sum_{j < count} w[j] K[j], skipping zero weights. ``out`` must not alias ``x``."""
-    n = x.size
-    for i in range(n):
-        out[i] = 0.0
-    for j in range(count):
-        if w[j] != 0.0:
-            for i in range(n):
-                out[i] += w[j] * K[j, i]
-    for i in range(n):
-        out[i] = x[i] + h * out[i]
-
-
-@jit
 def _eval_stages(A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
-    """K[j] = f(t + c_j h, x + h sum_{l<j} A[j, l] K[l]) for first <= j < stop."""
+    """K[j] = f(t + c_j h, x + h sum_{l<j} A[j, l] K[l]) for first <= j < stop, zero weights skipped."""
     for j in range(first, stop):
-        _combine(A[j], K, j, x, h, xw)
+        _combine(A, j, K, j, x, h, xw)
         tj = t + c[j] * h
         eval_inputs(tj, t_piece, xw, inp, u)
         rhs(tj, xw, u, p, K[j])
+
+
+@jit
+def _combine(W, row, K, count, x, h, out):
+    """out = x + h sum_{j < count} W[row, j] K[j], zero weights skipped; ``out`` must not alias ``x``."""
+    for i in range(x.size):
+        acc = 0.0
+        for j in range(count):
+            if W[row, j] != 0.0:
+                acc += W[row, j] * K[j, i]
+        out[i] = x[i] + h * acc
 
 
 @jit
@@ -98,8 +95,8 @@ def _copy(src, dst):
 
 
 @jit
-def fixed_run(A, b, c, grid, x0, p, inp, xs, us):
-    """Explicit Runge–Kutta steps between consecutive points of ``grid``.
+def fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us):
+    """Explicit Runge–Kutta steps between consecutive points of ``grid``, of the sizes in ``steps``.
 
     Inputs are sampled at each step's start and held over its stages (zero-order hold),
     ``u_k = eval_inputs(t_k, t_k, x_k)``: Euler gives exactly ``x_{k+1} = x_k + h f(t_k, x_k, u_k)``.
@@ -108,6 +105,9 @@ def fixed_run(A, b, c, grid, x0, p, inp, xs, us):
     ----------
     A (s, s), b (s,), c (s,) : the tableau
     grid : (T,) increasing times, T >= 1; step k goes from ``grid[k]`` to ``grid[k + 1]``
+    steps : (T - 1,) the step sizes, normally ``grid[k + 1] - grid[k]``; the caller passes exactly ``dt``
+        for full steps (``t0 + k dt`` rounded differs from it by an ulp), so a fixed-step run with ``dt``
+        reproduces a hand-written loop bit for bit
     x0 : (n,), p : (n_p,), inp : tuple passed to ``eval_inputs``
     xs : (T, n) written states, ``xs[0] = x0``
     us : (T, m) written inputs: ``us[k]`` held over step k, ``us[T - 1]`` at the last time
@@ -120,62 +120,33 @@ def fixed_run(A, b, c, grid, x0, p, inp, xs, us):
     for j in range(b.size):
         if b[j] != 0.0:
             s = j + 1  # stages after the last weighted one (an FSAL stage) are not needed
-    K = np.empty((b.size, x0.size))
-    xw = np.empty(x0.size)
-    u = np.empty(us.shape[1])
-    _copy(x0, xs[0])
-    for k in range(grid.size - 1):
-        t = grid[k]
-        h = grid[k + 1] - t
-        eval_inputs(t, t, xs[k], inp, u)
-        _copy(u, us[k])
-        rhs(t, xs[k], u, p, K[0])
+    n, m = x0.size, us.shape[1]
+    K, x, xw, u = np.empty((s, n)), x0.copy(), np.empty(n), np.empty(m)
+    B = b.reshape((1, b.size))
+    for k in range(grid.size):
+        for i in range(n):
+            xs[k, i] = x[i]
+        eval_inputs(grid[k], grid[k], x, inp, u)
+        for i in range(m):
+            us[k, i] = u[i]
+        if k == grid.size - 1:
+            break
+        h = steps[k]
+        rhs(grid[k], x, u, p, K[0])
         for j in range(1, s):
-            _combine(A[j], K, j, xs[k], h, xw)
-            rhs(t + c[j] * h, xw, u, p, K[j])
-        _combine(b, K, s, xs[k], h, xs[k + 1])
-    last = grid.size - 1
-    eval_inputs(grid[last], grid[last], xs[last], inp, u)
-    _copy(u, us[last])
-    return s * last
+            _combine(A, j, K, j, x, h, xw)
+            rhs(grid[k] + c[j] * h, xw, u, p, K[j])
+        _combine(B, 0, K, s, x, h, xw)
+        x, xw = xw, x
+    return s * max(grid.size - 1, 0)
 
 
 @pjit
-def fixed_batch(A, b, c, grid, x0, p, inp, xs, us, nfev):
+def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
     """``fixed_run`` for N trajectories in parallel: x0 (N, n), p (N, n_p); writes xs (N, T, n),
     us (N, T, m) and nfev (N,) int64."""
     for i in prange(x0.shape[0]):
-        nfev[i] = fixed_run(A, b, c, grid, x0[i], p[i], inp, xs[i], us[i])
-
-
-@jit
-def _error_norm(e, e3, K, s, x, x_new, h, rtol, atol, is_dop853):
-    """RMS norm of the scaled error estimate ([HNW] II.4 (4.11); DOP853: scipy's combined E5/E3 form,
-    [HNW] II.10) and the index of the component with the largest scaled error (-1 if none)."""
-    n = x.size
-    sq = sq3 = worst = 0.0
-    i_worst = -1
-    for i in range(n):
-        scale = max(atol[i] + rtol * max(abs(x[i]), abs(x_new[i])), TINY_SCALE)
-        d = d3 = 0.0
-        for j in range(s):
-            if e[j] != 0.0:
-                d += e[j] * K[j, i]
-            if is_dop853 and e3[j] != 0.0:
-                d3 += e3[j] * K[j, i]
-        d = d / scale if is_dop853 else d * h / scale
-        sq += d * d
-        d3 = d3 / scale
-        sq3 += d3 * d3
-        if abs(d) > worst:
-            worst, i_worst = abs(d), i
-    if n == 0:
-        return 0.0, -1
-    if not is_dop853:
-        return math.sqrt(sq) / math.sqrt(n), i_worst
-    if sq == 0.0 and sq3 == 0.0:
-        return 0.0, i_worst
-    return abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n), i_worst
+        nfev[i] = fixed_run(A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
 
 
 @jit
@@ -207,56 +178,6 @@ def _initial_step(t0, x0, f0, p, inp, t_piece, interval, error_order, rtol, atol
     else:
         h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
     return min(100.0 * h0, h1, interval, h_max)
-
-
-@jit
-def _accepted_step(method, t, seg_end, h_abs, h_max, x, p, inp, t_piece, rtol, atol, max_steps, K, xw, x_new,
-                   u, cnt):
-    """Attempt steps from (t, x), K[0] = f(t, x), until one is accepted (scipy's controller); a step with a
-    non-finite value is rejected with MIN_FACTOR. Updates cnt[2:5] (nfev, accepted, rejected).
-
-    Returns (status, t_new, h, h_next, h_proposed, i_fail); ``h_proposed`` is the accepted attempt's step
-    before the clip to ``seg_end``.
-    """
-    A, b, c, e, e3, _, error_order, is_dop853 = method
-    s = b.size
-    exponent = -1.0 / (error_order + 1)
-    min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
-    if h_abs > h_max:
-        h_abs = h_max
-    elif h_abs < min_step:
-        h_abs = min_step
-    rejected = False
-    i_bad = i_worst = -1
-    while True:
-        if h_abs < min_step:
-            if i_bad >= 0:
-                return NON_FINITE, t, 0.0, h_abs, h_abs, i_bad
-            return STEP_COLLAPSE, t, 0.0, h_abs, h_abs, i_worst
-        if cnt[3] + cnt[4] >= max_steps:
-            return MAX_STEPS, t, 0.0, h_abs, h_abs, -1
-        t_new = min(t + h_abs, seg_end)
-        h = t_new - t
-        _eval_stages(A, c, 1, s - 1, t, h, x, p, inp, t_piece, K, xw, u)
-        _combine(b, K, s - 1, x, h, x_new)  # FSAL: the last stage is f(t_new, x_new)
-        eval_inputs(t_new, t_piece, x_new, inp, u)
-        rhs(t_new, x_new, u, p, K[s - 1])
-        cnt[2] += s - 1
-        err, i_worst = _error_norm(e, e3, K, s, x, x_new, h, rtol, atol, is_dop853)
-        i_bad = _first_nonfinite(x_new)
-        for j in range(s):
-            i_bad = _first_nonfinite(K[j]) if i_bad < 0 else i_bad
-        if i_bad >= 0:
-            factor = MIN_FACTOR
-        elif err < 1.0:
-            factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err**exponent)
-            cnt[3] += 1
-            return OK, t_new, h, h * (min(1.0, factor) if rejected else factor), h_abs, -1
-        else:
-            factor = max(MIN_FACTOR, SAFETY * err**exponent)
-        h_abs = h * factor
-        rejected = True
-        cnt[4] += 1
 
 
 @jit
@@ -442,8 +363,12 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
 
     Returns (status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx) with
     cnt = [n_out, n_events, nfev, accepted, rejected] (int64).
+
+    The per-step work is written out here rather than in helpers: every array argument of a jitted call
+    that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
+    of the run time when the step attempt and the error norm were separate functions.
     """
-    A, b, c, _, _, dense, error_order, is_dop853 = method
+    A, b, c, e, e3, dense, error_order, is_dop853 = method
     n, s, n_events = x0.size, b.size, ev_direction.size
     K, R = np.empty((c.size, n)), np.empty((dense.shape[0] + 3, n))
     x, x_new, xw, xq, u = x0.copy(), np.empty(n), np.empty(n), np.empty(n), np.empty(out_u.shape[1])
@@ -451,6 +376,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     order = np.empty(n_events, np.int64)
     cnt = np.zeros(5, np.int64)
     status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
+    exponent = -1.0 / (error_order + 1)
     i_stop, seg_end = _next_boundary(stops, 0, t0, t1)
     t_piece = 0.5 * (t0 + seg_end)
     eval_inputs(t0, t0, x, inp, u)  # outputs use the ordinary evaluation, t_piece = t
@@ -473,15 +399,73 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                               x_new, u)
         cnt[2] += 1
     while t < t1:
-        status, t_new, h, h_abs, h_prop, i_fail = _accepted_step(method, t, seg_end, h_abs, h_max, x, p, inp,
-                                                                 t_piece, rtol, atol, max_steps, K, xw, x_new, u,
-                                                                 cnt)
+        # One accepted step: scipy's controller ([HNW] II.4); a non-finite attempt shrinks by MIN_FACTOR.
+        min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
+        h_abs = h_max if h_abs > h_max else max(h_abs, min_step)
+        rejected = False
+        i_bad = i_worst = -1
+        while True:
+            if h_abs < min_step:
+                status, i_fail = (NON_FINITE, i_bad) if i_bad >= 0 else (STEP_COLLAPSE, i_worst)
+                break
+            if cnt[3] + cnt[4] >= max_steps:
+                status = MAX_STEPS
+                break
+            h_prop = h_abs
+            t_new = min(t + h_abs, seg_end)
+            h = t_new - t
+            for j in range(1, s):  # stages; the last is FSAL: x_new = x + h sum_j b_j k_j, then f(t_new, x_new)
+                for i in range(n):
+                    acc = 0.0
+                    for r in range(j):
+                        if A[j, r] != 0.0:
+                            acc += A[j, r] * K[r, i]
+                    xw[i] = x[i] + h * acc
+                tj = t + c[j] * h if j < s - 1 else t_new
+                eval_inputs(tj, t_piece, xw, inp, u)
+                rhs(tj, xw, u, p, K[j])
+            for i in range(n):
+                x_new[i] = xw[i]
+            cnt[2] += s - 1
+            sq = sq3 = worst = 0.0  # RMS norm of the scaled error ([HNW] (4.11); DOP853: E5 with E3, II.10)
+            for i in range(n):
+                scale = max(atol[i] + rtol * max(abs(x[i]), abs(x_new[i])), TINY_SCALE)
+                d = d3 = 0.0
+                for j in range(s):
+                    if e[j] != 0.0:
+                        d += e[j] * K[j, i]
+                    if is_dop853 and e3[j] != 0.0:
+                        d3 += e3[j] * K[j, i]
+                    if i_bad < 0 and not (math.isfinite(K[j, i]) and math.isfinite(x_new[i])):
+                        i_bad = i
+                d = d / scale if is_dop853 else d * h / scale
+                d3 = d3 / scale
+                sq, sq3 = sq + d * d, sq3 + d3 * d3
+                if abs(d) > worst:
+                    worst, i_worst = abs(d), i
+            if not is_dop853:
+                err = math.sqrt(sq) / math.sqrt(n)
+            else:
+                err = 0.0 if sq == 0.0 and sq3 == 0.0 else abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n)
+            if i_bad >= 0:
+                factor = MIN_FACTOR
+            elif err < 1.0:
+                factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err**exponent)
+                h_abs = h * (min(1.0, factor) if rejected else factor)
+                cnt[3] += 1
+                break
+            else:
+                factor = max(MIN_FACTOR, SAFETY * err**exponent)
+            h_abs = h * factor
+            rejected = True
+            cnt[4] += 1
+            i_bad = i_bad if h_abs < min_step else -1  # keep the cause of a collapse
         if status != OK:
             t_fail = t
             break
         dense_ready = False
         t_end = t_new
-        if n_events > 0:
+        if n_events > 0:  # events: sign changes of g over the step, located on the dense output
             eval_inputs(t_new, t_piece, x_new, inp, u)
             event_fn(t_new, x_new, u, p, g_new)
             active = False
@@ -497,25 +481,39 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                     ev_t, ev_x, ev_idx = _push_event(cnt, grow, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
                 if stop_now:
                     t_end, status = roots[n_found - 1], TERMINATED
-        if t_eval.size == 0:
-            _state_at(t_end, t, t_new, h, x, x_new, R, is_dop853, xq)
-            eval_inputs(t_end, t_end, xq, inp, u)
-            out_t, out_x, out_u = _push_output(cnt, grow, t_end, xq, u, out_t, out_x, out_u)
-        while j_eval < t_eval.size and t_eval[j_eval] <= t_end:
-            tq = t_eval[j_eval]
-            if not dense_ready and tq != t_new:
+        q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
+        while q_end < t_eval.size and t_eval[q_end] <= t_end:
+            q_end += 1
+        for q in range(j_eval, q_end if t_eval.size else j_eval + 1):
+            tq = t_eval[q] if t_eval.size else t_end
+            if tq != t_new and not dense_ready:
                 cnt[2] += _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R)
                 dense_ready = True
-            _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, xq)
+            if tq == t_new:
+                for i in range(n):
+                    xq[i] = x_new[i]
+            else:
+                _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, xq)
             eval_inputs(tq, tq, xq, inp, u)
-            out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, u, out_t, out_x, out_u)
-            j_eval += 1
+            k = cnt[0]
+            if k < out_t.size:  # the common case, written out
+                out_t[k] = tq
+                for i in range(n):
+                    out_x[k, i] = xq[i]
+                for i in range(u.size):
+                    out_u[k, i] = u[i]
+                cnt[0] = k + 1
+            else:
+                out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, u, out_t, out_x, out_u)
+        j_eval = q_end
         if status == TERMINATED:
             break
         t = t_new
-        _copy(x_new, x)
-        _copy(K[s - 1], K[0])
-        _copy(g_new, g_old)
+        for i in range(n):
+            x[i] = x_new[i]
+            K[0, i] = K[s - 1, i]
+        for k in range(n_events):
+            g_old[k] = g_new[k]
         if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
             i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
             t_piece = 0.5 * (t + seg_end)

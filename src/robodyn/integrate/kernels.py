@@ -8,6 +8,7 @@ what to try.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.codegen.module import compiled_module, interpreted_module
-from robodyn.errors import NumericalError
+from robodyn.errors import InputError, NumericalError
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.stiff import RunResult
 from robodyn.integrate.tableaus import METHODS
@@ -31,6 +32,12 @@ __all__ = ["KernelSetup", "kernel_module", "run_adaptive", "run_batch", "run_fix
 
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
 _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled in this process
+
+
+@functools.cache
+def _method_arrays(method: str) -> tuple[Any, ...]:
+    """The adaptive kernels' ``method`` tuple, built once per method (the kernels only read it)."""
+    return METHODS[method].kernel_method()
 
 
 @dataclass(frozen=True)
@@ -49,8 +56,9 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``)."""
     compilable = isinstance(model, SymbolicModel) and inputs.is_compilable and events.is_compilable
     if backend == "compiled" and not compilable:
-        raise NumericalError(
-            "backend='compiled' needs a symbolic model, compilable inputs and events given as expressions"
+        raise InputError(
+            "backend='compiled' needs a symbolic model, compilable inputs and events given as expressions: "
+            "use backend='auto', which runs Python callables interpreted"
         )
     n = model.n_states
     if compilable and backend != "interpreted":
@@ -58,10 +66,10 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
         start = time.perf_counter()
         module = compiled_module(model, events.expressions)
         return KernelSetup(module, "compiled", inputs.compiled(n), events, model, time.perf_counter() - start)
-    raw_f = model._f
+    raw_f, checked = model._f, model._checked
 
     def rhs(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
-        out[:] = raw_f(t, x, u, p)
+        out[:] = checked(raw_f(t, x, u, p), n, "f")  # a wrong shape is a ShapeError, not a broadcast
 
     module = interpreted_module(rhs, events.python_event_fn(), inputs.python_evaluator())
     data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)
@@ -99,15 +107,29 @@ def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: in
     )
 
 
-def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray, p: np.ndarray) -> RunResult:
-    """Fixed steps on ``grid`` (T,) from ``x0`` (n,); inputs held over each step (sampled at its start)."""
+def step_sizes(grid: np.ndarray, dt: float | None) -> np.ndarray:
+    """Step sizes ``(T - 1,)``: exactly ``dt`` for every full step, the remainder for a shortened last one."""
+    sizes = np.diff(grid)
+    if dt is not None and sizes.size:
+        full = np.abs(sizes - dt) <= 1e-9 * dt
+        sizes[full] = dt
+    return sizes
+
+
+def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray, p: np.ndarray,
+              dt: float | None = None) -> RunResult:
+    """Fixed steps on ``grid`` (T,) from ``x0`` (n,); inputs held over each step (sampled at its start).
+
+    Full steps are exactly ``dt`` when it is given (see :func:`step_sizes`).
+    """
     tableau = METHODS[method]
     model = setup.model
     xs = np.empty((grid.size, model.n_states))
     us = np.empty((grid.size, model.n_inputs))
 
     def call() -> int:
-        return int(setup.module.fixed_run(tableau.A, tableau.b, tableau.c, grid, x0, p, setup.inp, xs, us))
+        return int(setup.module.fixed_run(tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p,
+                                          setup.inp, xs, us))
 
     nfev, seconds = _timed_first_call(setup, "fixed_run", call)
     bad = np.flatnonzero(~np.all(np.isfinite(xs), axis=1))
@@ -123,9 +145,8 @@ def run_adaptive(
     stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int,
 ) -> RunResult:
     """One adaptive run (dopri5/dop853) with stop points, optional t_eval and events."""
-    tableau = METHODS[method]
     model, events = setup.model, setup.events
-    args = (tableau.kernel_method(), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
+    args = (_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
             t_eval, max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal)
     result, seconds = _timed_first_call(setup, "adaptive_run", lambda: setup.module.adaptive_run(*args))
     status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
@@ -150,7 +171,7 @@ def run_batch(
         grid = t_eval
         xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
         _, seconds = _timed_first_call(setup, "fixed_batch", lambda: setup.module.fixed_batch(
-            tableau.A, tableau.b, tableau.c, grid, x0, p, setup.inp, xs, us, nfev))
+            tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us, nfev))
         for i in range(N):
             bad = np.flatnonzero(~np.all(np.isfinite(xs[i]), axis=1))
             if bad.size:
@@ -164,7 +185,7 @@ def run_batch(
     t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
     _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: setup.module.adaptive_batch(
-        tableau.kernel_method(), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
+        _method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
         max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
         xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))
     failed = np.flatnonzero(status < 0)

@@ -12,6 +12,8 @@ every input discontinuity.
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -122,14 +124,14 @@ def simulate(
         assert grid is not None
         t, xs, us, totals = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol, atol_vector,
                                       max_steps, dt)
-        runs = [RunResult(t, xs[i], u=us[i]) for i in range(N)]
+        runs = [RunResult(t, xs[i], u=us[i]) for i in range(N)]  # views into the batch arrays
         runs[0].nfev, runs[0].steps = int(totals["nfev"]), int(totals["steps"])
         runs[0].rejected = int(totals["rejected"])
         runs[0].compile_seconds = setup.compile_seconds + totals["compile_seconds"]
         return _assemble(model, chosen, setup.path, runs, inputs, parameters, batch, states)
     if chosen in FIXED_STEP:
         assert grid is not None
-        run = run_fixed(setup, chosen, grid, states[0], parameters[0])
+        run = run_fixed(setup, chosen, grid, states[0], parameters[0], dt)
     else:
         empty = np.empty(0) if grid is None else grid
         run = run_adaptive(setup, chosen, (t0, t1), states[0], parameters[0], stops, empty, rtol, atol_vector,
@@ -147,6 +149,14 @@ def _finite(value: Any, label: str) -> float:
     if not np.isfinite(number):
         raise InputError(f"{label} must be finite, got {number}")
     return number
+
+
+def _numbers(value: Any, label: str) -> np.ndarray:
+    """``value`` as a float64 array, or InputError naming ``label`` (not numpy's ValueError)."""
+    try:
+        return np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        raise InputError(f"{label} must be numbers, got {value!r}") from None
 
 
 def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
@@ -171,16 +181,15 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
         unknown = [k for k in x0 if k not in model.states]
         if unknown:
             model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean
-        columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in x0.items()}
+        columns = {k: np.atleast_1d(_numbers(v, f"x0[{k!r}]")) for k, v in x0.items()}
+        _check_columns(columns, "x0")
         size = max((c.size for c in columns.values()), default=1)
         rows = np.zeros((size, n))
         for k, column in columns.items():
-            if column.ndim != 1 or column.size not in (1, size):
-                raise ShapeError(f"x0[{k!r}] has {column.size} values where the others have {size}")
             rows[:, model.states.index(k)] = column
         _check_finite(rows, "x0")
         return rows, size > 1
-    array = np.asarray(x0, dtype=float)
+    array = _numbers(x0, "x0")
     if array.ndim == 2:
         if array.shape[1] != n:
             raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) for the states {', '.join(model.states)}")
@@ -198,22 +207,31 @@ def _parameter_sets(model: Model, params: Any) -> tuple[np.ndarray, bool]:
         for key in params:
             if key not in names:
                 raise UnknownNameError(f"unknown parameter {key!r} (the model's parameters: {', '.join(names)})")
-        columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in params.items()}
+        columns = {k: np.atleast_1d(_numbers(v, f"params[{k!r}]")) for k, v in params.items()}
+        _check_columns(columns, "params")
         size = max((c.size for c in columns.values()), default=1)
         rows = np.tile(defaults, (size, 1))
         for k, column in columns.items():
-            if column.ndim != 1 or column.size not in (1, size):
-                raise ShapeError(f"params[{k!r}] has {column.size} values where the others have {size}")
             rows[:, names.index(k)] = column
         _check_finite(rows, "params")
         return rows, size > 1
-    array = np.asarray(params, dtype=float)
+    array = _numbers(params, "params")
     if array.ndim == 2:
         if array.shape[1] != len(names):
             raise ShapeError(f"params has shape {array.shape}, expected (N, {len(names)})")
         _check_finite(array, "params")
         return array.copy(), True
     return values_to_vector(array, names, "parameter")[None, :], False
+
+
+def _check_columns(columns: Mapping[str, np.ndarray], label: str) -> None:
+    """Each column is one value or a 1-D list of N values, with the same N for all."""
+    size = max((c.size for c in columns.values()), default=1)
+    for k, column in columns.items():
+        if column.ndim != 1:
+            raise ShapeError(f"{label}[{k!r}] has shape {column.shape}: give a number or a list of N values")
+        if column.size not in (1, size):
+            raise ShapeError(f"{label}[{k!r}] has {column.size} values where others have {size}: give N values each")
 
 
 def _check_finite(array: np.ndarray, label: str) -> None:
@@ -230,6 +248,8 @@ def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
 def _method(model: Model, method: str | None) -> str:
     if method is None:
         return "exact" if isinstance(model, LinearSystem | MechanicalSystem) else "dopri5"
+    if not isinstance(method, str):
+        raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
     chosen = method.lower()
     if chosen not in METHOD_NAMES:
         raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
@@ -239,7 +259,7 @@ def _method(model: Model, method: str | None) -> str:
 def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray | None:
     if t_eval is None:
         return None
-    times = np.asarray(t_eval, dtype=float).reshape(-1)
+    times = _numbers(t_eval, "t_eval").reshape(-1)
     if times.size == 0 or not np.all(np.isfinite(times)):
         raise InputError("t_eval must be a non-empty list of finite times")
     if np.any(np.diff(times) < 0) or times[0] < t0 or times[-1] > t1:
@@ -248,8 +268,9 @@ def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray 
 
 
 def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
-    values = np.broadcast_to(np.asarray(atol, dtype=float), (n,)) if np.ndim(atol) <= 1 else None
-    if values is None or values.shape != (n,) or not np.all(np.isfinite(values)) or np.any(values < 0):
+    given = _numbers(atol, "atol")
+    values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
+    if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
         raise InputError(f"atol must be a non-negative number or {n} of them")
     return np.array(values)
 
@@ -258,17 +279,25 @@ def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, b
                    grid: np.ndarray | None) -> None:
     if backend not in ("auto", "compiled", "interpreted"):
         raise InputError(f"backend must be auto, compiled or interpreted, got {backend!r}")
-    if not (np.isfinite(rtol) and rtol > 0):
+    if not _is_positive(rtol):
         raise InputError(f"rtol must be a positive number, got {rtol!r}")
     if not isinstance(max_steps, int | np.integer) or max_steps < 1:
         raise InputError(f"max_steps must be a positive whole number, got {max_steps!r}")
     if method in FIXED_STEP:
         if dt is None:
             raise InputError(f"method {method!r} takes a fixed step: give dt (--dt), e.g. dt=1e-3")
-        if not (np.isfinite(dt) and dt > 0):
+        if not _is_positive(dt):
             raise InputError(f"dt must be a positive number, got {dt!r}")
         if grid is not None:
             raise InputError(f"method {method!r} outputs every step: give dt instead of t_eval")
+
+
+def _is_positive(value: Any) -> bool:
+    """Whether ``value`` is a finite real number > 0 (False for text, None, NaN)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return False
+    number = float(value)
+    return math.isfinite(number) and number > 0
 
 
 def _fixed_grid(t0: float, t1: float, dt: float) -> np.ndarray:

@@ -83,7 +83,7 @@ def stiff_run(
     inputs: Inputs,
     t_eval: np.ndarray | None,
     rtol: float,
-    atol: float,
+    atol: float | np.ndarray,
     events: ResolvedEvents,
 ) -> RunResult:
     """Integrate with scipy's ``Radau``, ``BDF`` or ``LSODA`` piece by piece between input edges."""
@@ -94,6 +94,7 @@ def stiff_run(
     times, states, records = [np.array([t0])], [x0[None, :]], []
     nfev = steps = 0
     x = x0.copy()
+    first_bad: list[tuple[float, int]] = []  # (t, state index) of the first non-finite derivative seen
     for a, b in itertools.pairwise(cuts):
         middle = 0.5 * (a + b)
         u_buffer = np.zeros(model.n_inputs)
@@ -104,7 +105,10 @@ def stiff_run(
             return u_buffer.copy()
 
         def rhs(t: float, state: np.ndarray, input_at: Callable[..., np.ndarray] = input_at) -> np.ndarray:
-            return np.asarray(model._f(t, state, input_at(t, state), p), dtype=float)
+            value = model._checked(model._f(t, state, input_at(t, state), p), model.n_states, "f")
+            if not first_bad and not np.all(np.isfinite(value)):
+                first_bad.append((t, int(np.flatnonzero(~np.isfinite(value))[0])))
+            return value
 
         scipy_events = []
         for k, g in enumerate(events.functions):
@@ -119,7 +123,11 @@ def stiff_run(
             jac=_jacobian(model, inputs, p, input_at), events=scipy_events or None, dense_output=True,
         )
         if solution.status == -1:
-            raise NumericalError(f"{method} failed in [{a:g}, {b:g}]: {solution.message} "
+            where = f"in [{a:g}, {b:g}]"
+            if first_bad:  # name the time and state where the derivative stopped being finite
+                t_bad, i_bad = first_bad[0]
+                where = f"at t = {t_bad:.10g}, a non-finite derivative (state {model.states[i_bad]})"
+            raise NumericalError(f"{method} failed {where}: {solution.message} "
                                  "(try smaller tolerances, or check the model for a singularity)")
         nfev += int(solution.nfev)
         steps += len(solution.sol.ts) - 1 if solution.sol is not None else len(solution.t) - 1

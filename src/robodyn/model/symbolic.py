@@ -143,9 +143,14 @@ class SymbolicModel(Model):
         return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
                               modules="numpy", cse=True, printer=_ExactFloatPrinter)
 
+    @functools.cached_property
+    def outputs_are_states(self) -> bool:
+        """Whether y = x (no outputs declared)."""
+        return self.outputs == self.states and self.h_expr == sympy.Matrix(self.x_symbols)
+
     def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
         """Outputs along a trajectory, vectorized: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, p)``."""
-        if self.outputs == self.states and self.h_expr == sympy.Matrix(self.x_symbols):
+        if self.outputs_are_states:
             return np.array(x, dtype=float)
         columns = self._h_columns(t, x.T, u.T, p)
         return np.stack([np.broadcast_to(np.asarray(c, dtype=float), t.shape) for c in columns], axis=1)
