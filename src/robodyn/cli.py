@@ -118,21 +118,25 @@ def _number(text: str | None, option: str) -> float | None:
     return None if text is None else parse_number(text, where=option)
 
 
+def _number_or(text: str | None, option: str, default: float) -> float:
+    return default if text is None else parse_number(text, where=option)
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
     model = _model(args)
     x0 = _assignments(args.x0, "--x0")
     inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
-    t0 = _number(args.t0, "--t0") or 0.0
-    t_final = _number(args.t_final, "--t-final")
-    assert t_final is not None
+    t0 = _number_or(args.t0, "--t0", 0.0)
+    t_final = _number_or(args.t_final, "--t-final", 0.0)
     t_eval = None
     if args.points is not None:
         if args.points < 2:
             raise InputError(f"--points must be at least 2, got {args.points}")
         t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
     trajectory = robodyn.simulate(
-        model, (t0, t_final), x0, inputs, method=args.method, rtol=_number(args.rtol, "--rtol") or 1e-6,
-        atol=_number(args.atol, "--atol") if args.atol is not None else 1e-9, dt=_number(args.dt, "--dt"),
+        model, (t0, t_final), x0, inputs, method=args.method,
+        rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
+        dt=_number(args.dt, "--dt"),
         t_eval=t_eval,
     )
     assert isinstance(trajectory, Trajectory)
@@ -174,7 +178,7 @@ def _write_png(path: str, figure: Any) -> None:
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
     model = _model(args)
-    result = verify(model, t_final=_number(args.t_final, "--t-final") or 2.0)
+    result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
     plot = Path(args.out) / f"verify_{model.name}.png"
     write_bytes_atomic(plot, result.png())
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())

@@ -225,6 +225,7 @@ class BatchTrajectory:
     states, inputs, outputs, parameters : names
     model : the model's name
     stats : totals over the batch
+    events : per trajectory, its located events (after a terminal event its later rows are NaN)
     """
 
     t: Array
@@ -239,9 +240,12 @@ class BatchTrajectory:
     parameters: tuple[str, ...]
     model: str
     stats: SimulationStats
+    events: tuple[tuple[EventRecord, ...], ...] = field(default=())
 
     def __post_init__(self) -> None:
         N, T = np.shape(self.x)[:2]
+        if self.events and len(self.events) != N:
+            raise ShapeError(f"batch: {len(self.events)} event lists for {N} trajectories")
         set_ = object.__setattr__
         set_(self, "t", _frozen(self.t, (T,), "t"))
         set_(self, "x", _frozen(self.x, (N, T, len(self.states)), "x"))
@@ -258,7 +262,7 @@ class BatchTrajectory:
         if not -len(self) <= index < len(self):
             raise IndexError(f"batch has {len(self)} trajectories, index {index} is out of range")
         return Trajectory(self.t, self.x[index], self.u[index], self.y[index], self.states, self.inputs,
-                          self.outputs, self.model, self.stats)
+                          self.outputs, self.model, self.stats, self.events[index] if self.events else ())
 
     def state(self, name: str) -> Array:
         """One state across the batch, ``(N, T)``."""

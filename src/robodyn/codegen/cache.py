@@ -6,7 +6,8 @@ and an unchanged one is reused by a new process together with numba's cached mac
 must belong to the current user: generated code is imported from it, so nobody else may write there.
 
 The location is ``$ROBODYN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/robodyn`` or
-``~/.cache/robodyn``, with one subfolder per Python and numba version.
+``~/.cache/robodyn``, with one subfolder per Python and numba version. That subfolder is robodyn's own
+and is kept at 0700; the folder above it is created 0700 when missing but otherwise left as it is.
 """
 
 from __future__ import annotations
@@ -30,8 +31,12 @@ def _base() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "robodyn"
 
 
-def _private(path: Path) -> None:
-    """Create ``path`` (0700) or check an existing one belongs to us; tighten loose permissions."""
+def _private(path: Path, *, tighten: bool) -> None:
+    """Create ``path`` (0700) or check that an existing one belongs to us.
+
+    ``tighten``: set an existing folder to 0700 (only for robodyn's own subfolder, never for a folder
+    the user named, such as their home folder).
+    """
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.stat()
@@ -44,7 +49,7 @@ def _private(path: Path) -> None:
         raise InputError(
             f"the robodyn cache folder {path} belongs to another user: set ROBODYN_CACHE_DIR to a folder of yours"
         )
-    if stat.S_IMODE(info.st_mode) & 0o077:
+    if tighten and stat.S_IMODE(info.st_mode) & 0o077:
         path.chmod(0o700)
 
 
@@ -53,9 +58,9 @@ def cache_dir() -> Path:
     import numba
 
     base = _base()
-    _private(base)
+    _private(base, tighten=False)
     folder = base / f"py{sys.version_info.major}{sys.version_info.minor}-numba{numba.__version__}"
-    _private(folder)
+    _private(folder, tighten=True)
     return folder
 
 

@@ -13,6 +13,7 @@ of the integrators, compiled or not (docs/dev/simulation.md).
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -49,6 +50,8 @@ N_PARAMS = {n_p}
 N_EVENTS = {n_events}
 '''
 
+_LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
+
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
 
@@ -60,7 +63,10 @@ def _identity(function: Callable[..., Any] | None = None, **_options: Any) -> An
 
 def module_text(model: SymbolicModel, events: Sequence[sympy.Expr] = ()) -> str:
     """The full source of a model's compiled kernel module."""
-    header = _HEADER.format(name=model.name, n=model.n_states, m=model.n_inputs, n_p=len(model.parameters),
+    # The name may come from a model file: only harmless characters reach the docstring, so that a name
+    # holding quotes cannot end it and become code.
+    label = _LABEL_UNSAFE.sub("_", str(model.name))[:80]
+    header = _HEADER.format(name=label, n=model.n_states, m=model.n_inputs, n_p=len(model.parameters),
                             n_events=len(events))
     parts = [header, CHOLESKY_SOURCE, rhs_source(model), event_source(model, events),
              SIGNALS_KERNEL.read_text(encoding="utf-8"), KERNEL_TEMPLATE.read_text(encoding="utf-8")]

@@ -31,6 +31,7 @@ from robodyn.trajectory import EventRecord
 __all__ = ["KernelSetup", "kernel_module", "run_adaptive", "run_batch", "run_fixed"]
 
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
+BATCH_EVENTS: Final = 64  # Events kept per trajectory of a batch.
 _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled in this process
 
 
@@ -161,8 +162,12 @@ def run_adaptive(
 def run_batch(
     setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
     stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int, dt: float | None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float]]:
-    """N runs in parallel (``prange``) on a common grid: returns t (T,), xs (N, T, n), us (N, T, m), totals."""
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float], list[list[EventRecord]]]:
+    """N runs in parallel (``prange``) on a common grid.
+
+    Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds) and
+    each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
+    """
     tableau = METHODS[method]
     model, events = setup.model, setup.events
     N, n, m = x0.shape[0], model.n_states, model.n_inputs
@@ -178,8 +183,8 @@ def run_batch(
                 column = int(np.flatnonzero(~np.isfinite(xs[i, bad[0]]))[0])
                 raise _trajectory(i, _failure(model, -3, float(grid[bad[0]]), column, 0, method))
         return grid, xs, us, {"nfev": int(nfev.sum()), "steps": N * (grid.size - 1), "rejected": 0,
-                              "compile_seconds": seconds}
-    T, E = t_eval.size, 8
+                              "compile_seconds": seconds}, [[] for _ in range(N)]
+    T, E = t_eval.size, BATCH_EVENTS if len(events) else 0
     xs, us = np.empty((N, T, n)), np.empty((N, T, m))
     status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
     t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
@@ -192,9 +197,16 @@ def run_batch(
     if failed.size:
         i = int(failed[0])
         raise _trajectory(i, _failure(model, int(status[i]), float(t_fail[i]), int(i_fail[i]), max_steps, method))
+    crowded = np.flatnonzero(n_ev > E)
+    if crowded.size:
+        raise InputError(f"trajectory {int(crowded[0])} of the batch has {int(n_ev[crowded[0]])} events, more than "
+                         f"the {E} a batch keeps per trajectory: simulate it on its own to get them all")
+    records = [[EventRecord(events.names[int(ev_idx[i, k])], float(ev_t[i, k]), ev_x[i, k].copy(),
+                            bool(events.terminal[int(ev_idx[i, k])])) for k in range(int(n_ev[i]))]
+               for i in range(N)]
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
               "compile_seconds": seconds}
-    return t_eval, xs, us, totals
+    return t_eval, xs, us, totals, records
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:

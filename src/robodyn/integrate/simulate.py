@@ -122,9 +122,9 @@ def simulate(
     stops = inputs.breakpoints(t0, t1)
     if batch:
         assert grid is not None
-        t, xs, us, totals = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol, atol_vector,
-                                      max_steps, dt)
-        runs = [RunResult(t, xs[i], u=us[i]) for i in range(N)]  # views into the batch arrays
+        t, xs, us, totals, records = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol,
+                                               atol_vector, max_steps, dt)
+        runs = [RunResult(t, xs[i], u=us[i], events=records[i]) for i in range(N)]  # views into the batch
         runs[0].nfev, runs[0].steps = int(totals["nfev"]), int(totals["steps"])
         runs[0].rejected = int(totals["rejected"])
         runs[0].compile_seconds = setup.compile_seconds + totals["compile_seconds"]
@@ -160,6 +160,8 @@ def _numbers(value: Any, label: str) -> np.ndarray:
 
 
 def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
+    if isinstance(t_span, bool):
+        raise InputError(f"t_span must be (t0, t1) or t1, got {t_span!r}")
     if isinstance(t_span, int | float | np.number):
         t0, t1 = 0.0, _finite(t_span, "t_final")
     else:
@@ -373,4 +375,5 @@ def _assemble(model: Model, method: str, path: str, runs: list[RunResult], input
     t = pieces[0][0]
     return BatchTrajectory(t, np.stack([q[1] for q in pieces]), np.stack([q[2] for q in pieces]),
                            np.stack([q[3] for q in pieces]), initial, parameters,
-                           model.states, model.inputs, model.outputs, tuple(model.parameters), model.name, stats)
+                           model.states, model.inputs, model.outputs, tuple(model.parameters), model.name, stats,
+                           tuple(tuple(run.events) for run in runs))

@@ -123,7 +123,7 @@ class SymbolicModel(Model):
         flat = list(exprs)
         raw = sympy.lambdify(
             (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
-            printer=_ExactFloatPrinter,
+            printer=_ExactFloatPrinter, dummify=True,  # dummies: a state named 'numpy' cannot shadow the module
         )
 
         def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
@@ -141,7 +141,7 @@ class SymbolicModel(Model):
     @functools.cached_property
     def _h_columns(self) -> Callable[..., Any]:
         return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
-                              modules="numpy", cse=True, printer=_ExactFloatPrinter)
+                              modules="numpy", cse=True, printer=_ExactFloatPrinter, dummify=True)
 
     @functools.cached_property
     def outputs_are_states(self) -> bool:
