@@ -10,6 +10,7 @@ The public API::
 """
 
 from robodyn.analysis.classify import Classification, classify
+from robodyn.analysis.linearize import linearize
 from robodyn.errors import (
     ConvergenceError,
     ExpressionError,
@@ -62,6 +63,7 @@ __all__ = [
     "UnknownNameError",
     "__version__",
     "classify",
+    "linearize",
     "load",
     "load_file",
     "read_model_text",
