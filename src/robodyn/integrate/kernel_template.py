@@ -50,6 +50,10 @@ EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of
 ULP = 2.220446049250313e-16  # Machine epsilon of float64.
 TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
 
+# Signal kinds whose value depends only on ``t_piece`` (robodyn.signals: constant, step, pulse, table zoh):
+# inside one segment between stop points such inputs are constant, evaluated once per segment.
+HELD_KINDS = (0, 1, 4, 5)
+
 OK = 0
 TERMINATED = 1
 STEP_COLLAPSE = -1
@@ -76,6 +80,25 @@ def _combine(W, row, K, count, x, h, out):
             if W[row, j] != 0.0:
                 acc += W[row, j] * K[j, i]
         out[i] = x[i] + h * acc
+
+
+@jit
+def _inputs_held(inp):
+    """Whether the inputs are constant between stop points: only kinds in HELD_KINDS, no state feedback.
+
+    ``inp`` is ``(codes, coef, tdata, K, xref, flags)``; anything else (the interpreted path's stand-in for
+    Python inputs) is not held.
+    """
+    if len(inp) != 6:
+        return False
+    codes, flags = inp[0], inp[5]
+    if flags[0] != 0:
+        return False
+    for j in range(codes.shape[0]):
+        kind = codes[j, 1]
+        if kind != HELD_KINDS[0] and kind != HELD_KINDS[1] and kind != HELD_KINDS[2] and kind != HELD_KINDS[3]:
+            return False
+    return True
 
 
 @jit
@@ -371,7 +394,9 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     A, b, c, e, e3, dense, error_order, is_dop853 = method
     n, s, n_events = x0.size, b.size, ev_direction.size
     K, R = np.empty((c.size, n)), np.empty((dense.shape[0] + 3, n))
-    x, x_new, xw, xq, u = x0.copy(), np.empty(n), np.empty(n), np.empty(n), np.empty(out_u.shape[1])
+    x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
+    u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
+    held = _inputs_held(inp)  # then u is evaluated once per segment, not at every stage
     g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
     order = np.empty(n_events, np.int64)
     cnt = np.zeros(5, np.int64)
@@ -379,11 +404,11 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     exponent = -1.0 / (error_order + 1)
     i_stop, seg_end = _next_boundary(stops, 0, t0, t1)
     t_piece = 0.5 * (t0 + seg_end)
-    eval_inputs(t0, t0, x, inp, u)  # outputs use the ordinary evaluation, t_piece = t
+    eval_inputs(t0, t0, x, inp, uo)  # outputs use the ordinary evaluation, t_piece = t
     if t_eval.size == 0:
-        out_t, out_x, out_u = _push_output(cnt, grow, t0, x, u, out_t, out_x, out_u)
+        out_t, out_x, out_u = _push_output(cnt, grow, t0, x, uo, out_t, out_x, out_u)
     while j_eval < t_eval.size and t_eval[j_eval] <= t0:
-        out_t, out_x, out_u = _push_output(cnt, grow, t_eval[j_eval], x, u, out_t, out_x, out_u)
+        out_t, out_x, out_u = _push_output(cnt, grow, t_eval[j_eval], x, uo, out_t, out_x, out_u)
         j_eval += 1
     eval_inputs(t0, t_piece, x, inp, u)
     rhs(t0, x, u, p, K[0])
@@ -422,7 +447,8 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                             acc += A[j, r] * K[r, i]
                     xw[i] = x[i] + h * acc
                 tj = t + c[j] * h if j < s - 1 else t_new
-                eval_inputs(tj, t_piece, xw, inp, u)
+                if not held:
+                    eval_inputs(tj, t_piece, xw, inp, u)
                 rhs(tj, xw, u, p, K[j])
             for i in range(n):
                 x_new[i] = xw[i]
@@ -466,7 +492,8 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
         dense_ready = False
         t_end = t_new
         if n_events > 0:  # events: sign changes of g over the step, located on the dense output
-            eval_inputs(t_new, t_piece, x_new, inp, u)
+            if not held:
+                eval_inputs(t_new, t_piece, x_new, inp, u)
             event_fn(t_new, x_new, u, p, g_new)
             active = False
             for k in range(n_events):
@@ -494,17 +521,21 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                     xq[i] = x_new[i]
             else:
                 _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, xq)
-            eval_inputs(tq, tq, xq, inp, u)
+            if held and t < tq < seg_end:  # inside the segment: its held value
+                for i in range(u.size):
+                    uo[i] = u[i]
+            else:
+                eval_inputs(tq, tq, xq, inp, uo)
             k = cnt[0]
             if k < out_t.size:  # the common case, written out
                 out_t[k] = tq
                 for i in range(n):
                     out_x[k, i] = xq[i]
-                for i in range(u.size):
-                    out_u[k, i] = u[i]
+                for i in range(uo.size):
+                    out_u[k, i] = uo[i]
                 cnt[0] = k + 1
             else:
-                out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, u, out_t, out_x, out_u)
+                out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, uo, out_t, out_x, out_u)
         j_eval = q_end
         if status == TERMINATED:
             break
@@ -530,7 +561,6 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     return status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
 
 
-@jit
 def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
                  ev_terminal):
     """One adaptive run of an FSAL embedded pair (DOPRI5, DOP853) from t0 to t1 >= t0.
@@ -562,6 +592,8 @@ def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h
         nonzero at a step's start and reached zero or crossed it in an allowed direction by its end; its
         time is located to 1e-12 on the dense output.
     """
+    # Plain Python on purpose: a jitted wrapper around the core cost 1.6 s of compilation (numba compiles the
+    # whole call tree again into every jitted caller) to save a few microseconds.
     cap = t_eval.size if t_eval.size > 0 else 64
     ecap = 4 if ev_direction.size > 0 else 0
     result = _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
