@@ -15,23 +15,25 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
+import sympy
 from numpy.typing import ArrayLike
 
 from robodyn.analysis.classify import classify
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
-from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.stiff import STIFF_METHODS, RunResult, stiff_run
 from robodyn.integrate.tableaus import ADAPTIVE, FIXED_STEP
 from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import MechanicalSystem
 from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
 from robodyn.model.system import Model, values_to_vector
-from robodyn.signals import Constant, Inputs, resolve_inputs
+from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 __all__ = ["METHOD_NAMES", "simulate"]
@@ -97,11 +99,11 @@ def simulate(
     states, x_batch = _initial_states(model, x0)
     parameters, p_batch = _parameter_sets(model, params)
     N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
-    states = np.broadcast_to(states, (N, model.n_states)).copy()
-    parameters = np.broadcast_to(parameters, (N, len(model.parameters))).copy()
-    inputs = resolve_inputs(model.inputs, u)
+    states = _rows(states, N)
+    parameters = _rows(parameters, N)
+    plan = _plan(model, u, events)
+    inputs, resolved = plan.inputs, plan.events
     chosen = _method(model, method)
-    resolved = resolve_events(model, events)
     grid = _output_times(t_eval, t0, t1)
     atol_vector = _atol(atol, model.n_states)
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
@@ -118,8 +120,8 @@ def simulate(
         runs = [stiff_run(model, chosen, (t0, t1), states[i], parameters[i], inputs, grid, rtol, atol_vector, resolved)
                 for i in range(N)]
         return _assemble(model, chosen, "stiff", runs, inputs, parameters, batch, states)
-    setup = kernel_module(model, inputs, resolved, backend)
-    stops = inputs.breakpoints(t0, t1)
+    setup, setup_seconds = plan.kernels(backend)
+    stops = plan.breakpoints(t0, t1)
     if batch:
         assert grid is not None
         t, xs, us, totals, records = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol,
@@ -127,7 +129,7 @@ def simulate(
         runs = [RunResult(t, xs[i], u=us[i], events=records[i]) for i in range(N)]  # views into the batch
         runs[0].nfev, runs[0].steps = int(totals["nfev"]), int(totals["steps"])
         runs[0].rejected = int(totals["rejected"])
-        runs[0].compile_seconds = setup.compile_seconds + totals["compile_seconds"]
+        runs[0].compile_seconds = setup_seconds + totals["compile_seconds"]
         return _assemble(model, chosen, setup.path, runs, inputs, parameters, batch, states)
     if chosen in FIXED_STEP:
         assert grid is not None
@@ -136,11 +138,98 @@ def simulate(
         empty = np.empty(0) if grid is None else grid
         run = run_adaptive(setup, chosen, (t0, t1), states[0], parameters[0], stops, empty, rtol, atol_vector,
                            max_steps)
-    run.compile_seconds += setup.compile_seconds
+    run.compile_seconds += setup_seconds
     return _assemble(model, chosen, setup.path, [run], inputs, parameters, False, states)
 
 
-# --- validation ----------------------------------------------------------------------------------------
+# --- what repeated calls share -------------------------------------------------------------------------
+PLAN_CACHE_SIZE: Final = 32  # Plans (inputs, events) kept per model; the oldest goes first.
+
+
+@dataclass(slots=True, eq=False)
+class _Plan:
+    """A model's resolved inputs and events for one ``u`` and ``events``, with what is derived from them.
+
+    Calls that pass equal immutable ``u`` and ``events`` again reuse it: no new resolution, packing,
+    kernel set-up or breakpoint search (tens of microseconds each, against a compiled run of ~50 us).
+    """
+
+    model: Model
+    inputs: Inputs
+    events: ResolvedEvents
+    setups: dict[str, KernelSetup] = field(default_factory=dict)
+    stops: dict[tuple[float, float], np.ndarray] = field(default_factory=dict)
+
+    def kernels(self, backend: str) -> tuple[KernelSetup, float]:
+        """The kernel set-up for ``backend`` and the seconds spent making it now (0 when reused)."""
+        setup = self.setups.get(backend)
+        if setup is not None:
+            return setup, 0.0
+        setup = kernel_module(self.model, self.inputs, self.events, backend)
+        self.setups[backend] = setup
+        return setup, setup.compile_seconds
+
+    def breakpoints(self, t0: float, t1: float) -> np.ndarray:
+        """The inputs' breakpoints in (t0, t1) (kernels only read them)."""
+        stops = self.stops.get((t0, t1))
+        if stops is None:
+            if len(self.stops) >= PLAN_CACHE_SIZE:
+                self.stops.clear()
+            stops = self.stops[(t0, t1)] = self.inputs.breakpoints(t0, t1)
+        return stops
+
+
+def _plan(model: Model, u: Any, events: Any) -> _Plan:
+    """Resolve ``u`` and ``events`` for ``model``, or reuse the plan of an earlier call with equal ones."""
+    key = _plan_key(u, events)
+    plans = getattr(model, "__dict__", None) if key is not None else None
+    if plans is not None:
+        plans = plans.setdefault("_simulate_plans", {})
+        plan = plans.get(key)
+        if plan is not None:
+            return plan
+    plan = _Plan(model, resolve_inputs(model.inputs, u), resolve_events(model, events))
+    if plans is not None:
+        if len(plans) >= PLAN_CACHE_SIZE:
+            del plans[next(iter(plans))]
+        plans[key] = plan
+    return plan
+
+
+def _plan_key(u: Any, events: Any) -> tuple[Any, ...] | None:
+    """A hashable key equal for arguments that resolve alike, or None (mutable or unhashable arguments).
+
+    Types are part of the key (``True``, ``1`` and ``1.0`` compare equal but are validated differently);
+    signals and events are frozen dataclasses compared by value, callables by identity.
+    """
+    def item(value: Any) -> tuple[Any, ...] | None:
+        if value is None or isinstance(value, bool | int | float | str | np.floating | np.integer):
+            return (type(value), value)
+        if isinstance(value, Signal | Event | sympy.Expr):
+            return (type(value), value)
+        if callable(value) and not isinstance(value, StateFeedback):  # by identity; the key keeps it alive
+            return (type(value), id(value), value)
+        return None
+
+    parts: list[Any] = []
+    for value in (u, events):
+        key: tuple[Any, ...] | None
+        if isinstance(value, list | tuple):
+            entries = tuple(item(v) for v in value)
+            key = None if any(e is None for e in entries) else (type(value), entries)
+        elif isinstance(value, Mapping):
+            pairs = tuple((k, item(v)) for k, v in value.items())
+            key = None if any(v is None or not isinstance(k, str) for k, v in pairs) else (dict, pairs)
+        else:
+            key = item(value)
+        if key is None:
+            return None
+        parts.append(key)
+    try:
+        hash(tuple(parts))
+    except TypeError:  # e.g. a Table signal holding arrays
+        return None
+    return tuple(parts)
 def _finite(value: Any, label: str) -> float:
     try:
         number = float(value)
@@ -201,10 +290,10 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
 
 
 def _parameter_sets(model: Model, params: Any) -> tuple[np.ndarray, bool]:
+    if params is None:  # the defaults (validated with the model)
+        return np.fromiter(model.parameters.values(), float, len(model.parameters))[None, :], False
     names = tuple(model.parameters)
     defaults = model.parameter_vector()
-    if params is None:
-        return defaults[None, :], False
     if isinstance(params, Mapping):
         for key in params:
             if key not in names:
@@ -234,6 +323,13 @@ def _check_columns(columns: Mapping[str, np.ndarray], label: str) -> None:
             raise ShapeError(f"{label}[{k!r}] has shape {column.shape}: give a number or a list of N values")
         if column.size not in (1, size):
             raise ShapeError(f"{label}[{k!r}] has {column.size} values where others have {size}: give N values each")
+
+
+def _rows(array: np.ndarray, N: int) -> np.ndarray:
+    """``array`` (1, k) or (N, k) as a fresh, writable (N, k) array (the kernels are typed for those)."""
+    if array.shape[0] == N:
+        return array.copy()
+    return np.broadcast_to(array, (N, array.shape[1])).copy()
 
 
 def _check_finite(array: np.ndarray, label: str) -> None:
@@ -270,6 +366,8 @@ def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray 
 
 
 def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
+    if type(atol) is float and math.isfinite(atol) and atol >= 0:  # the common case, without numpy checks
+        return np.full(n, atol)
     given = _numbers(atol, "atol")
     values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
     if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
