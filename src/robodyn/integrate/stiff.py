@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import ResolvedEvents
@@ -118,6 +117,8 @@ def stiff_run(
             crossing.direction = float(events.direction[k])  # type: ignore[attr-defined]
             scipy_events.append(crossing)
         inside = None if t_eval is None else t_eval[(t_eval > a) & (t_eval <= b)]
+        from scipy.integrate import solve_ivp  # here: importing scipy.integrate costs ~0.1 s at start-up
+
         solution = solve_ivp(
             rhs, (a, b), x, method=STIFF_METHODS[method], t_eval=inside, rtol=rtol, atol=atol,
             jac=_jacobian(model, inputs, p, input_at), events=scipy_events or None, dense_output=True,

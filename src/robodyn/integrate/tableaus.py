@@ -15,12 +15,14 @@ References
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from fractions import Fraction as F
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy.integrate._ivp import dop853_coefficients as _d853
 
 from robodyn.errors import InputError
 
@@ -243,12 +245,29 @@ def _dopri5() -> ButcherTableau:
                           error_order=4, fsal=True, dense=_exact(p).T, dense_kind="polynomial")
 
 
+def _dop853_coefficients() -> ModuleType:
+    """scipy's ``integrate/_ivp/dop853_coefficients.py`` (numpy constants only), loaded from its file.
+
+    ``import scipy.integrate._ivp.dop853_coefficients`` would first import all of ``scipy.integrate``
+    (~0.1 s, most of it for solvers robodyn does not use at start-up).
+    """
+    spec = importlib.util.find_spec("scipy")
+    assert spec is not None and spec.origin is not None
+    path = Path(spec.origin).parent / "integrate" / "_ivp" / "dop853_coefficients.py"
+    file_spec = importlib.util.spec_from_file_location("robodyn._dop853_coefficients", path)
+    assert file_spec is not None and file_spec.loader is not None
+    module = importlib.util.module_from_spec(file_spec)
+    file_spec.loader.exec_module(module)
+    return module
+
+
 def _dop853() -> ButcherTableau:
     """DOP853 [HNW] II.5/II.10, coefficients from scipy's ``dop853_coefficients`` (Hairer's Fortran values).
 
     The 12 stages plus the FSAL stage ``f(t + h, x_new)`` form the 13-stage tableau (scipy's ``B`` is row 12
     of its ``A``); stages 13-15 are the extra stages of the 7th-order dense output.
     """
+    _d853 = _dop853_coefficients()
     s, s_ext = _d853.N_STAGES + 1, _d853.N_STAGES_EXTENDED
     b = np.zeros(s)
     b[:-1] = _d853.B
