@@ -545,3 +545,37 @@ def test_batch_keeps_each_trajectorys_events() -> None:
         single = robodyn.simulate(pendulum, 3.0, {"theta": amplitude}, **options)
         assert [e.t for e in batch.events[i]] == pytest.approx([e.t for e in single.events], abs=1e-12)
         assert batch[i].events == batch.events[i]
+
+
+# --- repeated calls reuse their plan, never a stale one -------------------------------------------------
+def test_repeated_calls_reuse_the_plan_and_report_no_compilation() -> None:
+    joint = robodyn.load("joint")
+    first = robodyn.simulate(joint, 1.0, [0.0, 0.0], Step(0.2, 0.0, 1.0), method="dopri5")
+    again = robodyn.simulate(joint, 1.0, [0.0, 0.0], Step(0.2, 0.0, 1.0), method="dopri5")
+    np.testing.assert_array_equal(first.x, again.x)
+    assert again.stats.compile_seconds == 0.0
+    assert len(joint.__dict__["_simulate_plans"]) >= 1
+
+
+@pytest.mark.parametrize(("u1", "u2"), [(1.0, 2.0), (1, 1.0), (Step(0.2, 0.0, 1.0), Step(0.3, 0.0, 1.0)),
+                                          ({"u": 1.0}, {"u": -1.0}), (np.array([1.0]), np.array([2.0]))])
+def test_a_different_input_is_never_served_from_the_cache(u1, u2) -> None:
+    """The cache key distinguishes values (and types): each result matches the exact path for its own u.
+
+    dopri5 at rtol 1e-10 / atol 1e-12 is within ~1e-9 of the exact solution, while the inputs compared
+    here change the solution by O(0.1): a stale plan could not pass.
+    """
+    joint = robodyn.load("joint")
+    for u in (u1, u2, u1):
+        cached = robodyn.simulate(joint, 1.0, [0.0, 0.0], u, method="dopri5", rtol=1e-10, atol=1e-12)
+        exact = robodyn.simulate(joint, 1.0, [0.0, 0.0], u, method="exact", t_eval=cached.t)
+        np.testing.assert_allclose(cached.x, exact.x, rtol=0, atol=1e-8)
+
+
+def test_mutating_an_array_input_between_calls_is_seen() -> None:
+    joint = robodyn.load("joint")
+    u = np.array([1.0])
+    before = robodyn.simulate(joint, 1.0, [0.0, 0.0], u, method="dopri5").final
+    u[0] = -1.0
+    after = robodyn.simulate(joint, 1.0, [0.0, 0.0], u, method="dopri5").final
+    np.testing.assert_allclose(after, -before, rtol=1e-12)

@@ -230,6 +230,8 @@ def _plan_key(u: Any, events: Any) -> tuple[Any, ...] | None:
     except TypeError:  # e.g. a Table signal holding arrays
         return None
     return tuple(parts)
+
+
 def _finite(value: Any, label: str) -> float:
     try:
         number = float(value)
