@@ -247,3 +247,12 @@ def test_pretty_has_one_line_per_equation():
 def test_float_literals_keep_full_double_precision(literal):
     model = SymbolicSystem(["x"], None, {"x": literal})
     assert model.f(0.0, [0.0])[0] == 3.1644019732011035
+
+
+def test_min_and_max_evaluate_and_names_cannot_shadow_the_printed_functions():
+    """lambdify prints min/max with reduce(minimum, ...); states named like printed names must not clash."""
+    model = SymbolicSystem(["numpy", "reduce"], None,
+                           {"numpy": "reduce", "reduce": "min(numpy, reduce) - max(0.5, numpy)"},
+                           outputs={"y": "max(numpy, reduce, 3*numpy)"})
+    np.testing.assert_array_equal(model.f(0.0, [1.0, 0.25]), [0.25, min(1.0, 0.25) - max(0.5, 1.0)])
+    np.testing.assert_array_equal(model.h(0.0, [1.0, 0.25]), [3.0])

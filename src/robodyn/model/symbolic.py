@@ -35,6 +35,16 @@ class _ExactFloatPrinter(NumPyPrinter):
         return repr(float(expr))
 
 
+def exact_float_printer() -> NumPyPrinter:
+    """The printer for ``sympy.lambdify``: exact floats, names imported unqualified.
+
+    An instance rather than the class, so that lambdify imports what the printed code uses (``reduce``
+    for ``min``/``max``); use it with ``dummify=True`` so that no model name can shadow those names.
+    """
+    return _ExactFloatPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                               "user_functions": {}})
+
+
 def latex_name(name: str) -> str:
     """LaTeX for a robodyn name: ``theta`` -> ``\\theta``, ``q_dot`` -> ``\\dot{q}``, ``x1`` -> ``x_{1}``."""
     dots = 0
@@ -123,7 +133,7 @@ class SymbolicModel(Model):
         flat = list(exprs)
         raw = sympy.lambdify(
             (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
-            printer=_ExactFloatPrinter, dummify=True,  # dummies: a state named 'numpy' cannot shadow the module
+            printer=exact_float_printer(), dummify=True,  # dummies: no model name can shadow a printed name
         )
 
         def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
@@ -141,7 +151,7 @@ class SymbolicModel(Model):
     @functools.cached_property
     def _h_columns(self) -> Callable[..., Any]:
         return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
-                              modules="numpy", cse=True, printer=_ExactFloatPrinter, dummify=True)
+                              modules="numpy", cse=True, printer=exact_float_printer(), dummify=True)
 
     @functools.cached_property
     def outputs_are_states(self) -> bool:
