@@ -231,3 +231,56 @@ def test_verify_joint_passes_and_writes_plot(capsys, tmp_path):
 def test_verify_refuses_nonlinear_models(capsys, tmp_path):
     code, _, err = run(capsys, "verify", "pendulum", "--out", str(tmp_path))
     assert code == 2 and "linear" in err
+
+
+# --- modes and existence ---------------------------------------------------------------------------
+
+
+def test_modes_json_contract_on_the_upright_pendulum(capsys):
+    code, out, _ = run(capsys, "modes", "pendulum", "--at", "theta=pi", "--json")
+    data = json.loads(out)
+    assert code == 0 and {"modes", "stability"} <= set(data) and data["stability"] == "unstable"
+    for row in data["modes"]:  # the DESIGN contract's keys (extensions may add more)
+        assert {"eigenvalue", "omega_n", "zeta", "time_constant", "period", "shape"} <= set(row)
+    unstable = [row for row in data["modes"] if row["eigenvalue"][0] > 0]
+    assert len(unstable) == 1
+    assert unstable[0]["eigenvalue"][0] == pytest.approx(np.sqrt(9.81), rel=1e-13)  # +sqrt(g/l)
+    assert unstable[0]["zeta"] < 0
+
+
+def test_modes_of_the_joint_and_the_hanging_pendulum(capsys):
+    code, out, _ = run(capsys, "modes", "joint", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["stability"] == "asymptotically stable"
+    (row,) = data["modes"]
+    assert row["omega_n"] == pytest.approx(10.0, rel=1e-14) and row["zeta"] == pytest.approx(0.5, rel=1e-14)
+    code, out, _ = run(capsys, "modes", "pendulum", "--json")
+    assert json.loads(out)["stability"] == "marginally stable"
+
+
+def test_existence_json_contract(capsys, tmp_path):
+    model = tmp_path / "decay.yaml"
+    model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: -2*x}\n")
+    code, out, _ = run(capsys, "existence", str(model), "--x0", "x=1", "--radius", "0.5", "--json")
+    data = json.loads(out)
+    assert code == 0 and set(data) == {"L", "M", "delta", "contraction", "rigorous", "explanation"}
+    # |f| <= 2 * 1.5 = 3 on the box, delta = min(1, 0.5 / 3), L = 2: delta L = 1/3 < 1
+    assert data["M"] == pytest.approx(3.0) and data["L"] == pytest.approx(2.0)
+    assert data["delta"] == pytest.approx(1 / 6) and data["contraction"] is True and data["rigorous"] is True
+
+
+def test_existence_reports_non_lipschitz_right_hand_side(capsys, tmp_path):
+    model = tmp_path / "sqrt.yaml"
+    model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: sqrt(abs(x))}\n")
+    code, out, _ = run(capsys, "existence", str(model), "--x0", "x=0", "--radius", "0.5")
+    assert code == 0 and "uniqueness is not guaranteed" in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["modes", "pendulum", "--at", "thetaa=1"], ["existence", "joint", "--x0", "q=0", "--radius", "-1"],
+     ["existence", "joint", "--radius", "1"]],
+)
+def test_modes_and_existence_bad_input(capsys, argv):
+    code, out, err = run(capsys, *argv)
+    assert code == 2 and out == "" and err.count("\n") == 1

@@ -10,7 +10,11 @@ The public API::
 """
 
 from robodyn.analysis.classify import Classification, classify
+from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
 from robodyn.analysis.linearize import linearize
+from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, forced_response, modal_decomposition, modes
+from robodyn.analysis.second_order import Response, SecondOrder, second_order
+from robodyn.analysis.verify import Verification, verify
 from robodyn.errors import (
     ConvergenceError,
     ExpressionError,
@@ -42,17 +46,25 @@ __all__ = [
     "Classification",
     "ConvergenceError",
     "Event",
+    "Existence",
     "ExpressionError",
     "InputError",
     "LagrangianSystem",
     "LinearSystem",
+    "LipschitzBound",
     "ManipulatorSystem",
     "MechanicalSystem",
+    "ModalDecomposition",
+    "Mode",
     "Model",
     "ModelFileError",
+    "Modes",
     "NumericalError",
+    "PicardIterates",
+    "Response",
     "RobodynError",
     "ScalarDamping",
+    "SecondOrder",
     "ShapeError",
     "SimulationStats",
     "SingularMatrixError",
@@ -61,11 +73,20 @@ __all__ = [
     "System",
     "Trajectory",
     "UnknownNameError",
+    "Verification",
     "__version__",
     "classify",
+    "existence",
+    "forced_response",
     "linearize",
+    "lipschitz",
     "load",
     "load_file",
+    "modal_decomposition",
+    "modes",
+    "picard",
     "read_model_text",
+    "second_order",
     "simulate",
+    "verify",
 ]

@@ -18,12 +18,15 @@ from typing import Any, NoReturn
 import numpy as np
 
 import robodyn
+from robodyn.analysis.existence import existence
+from robodyn.analysis.modes import modes
 from robodyn.analysis.verify import verify
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import InputError, RobodynError
 from robodyn.integrate.simulate import METHOD_NAMES
 from robodyn.model.expr import parse_assignments, parse_number
 from robodyn.model.lagrange import LagrangianSystem
+from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
 from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
@@ -187,6 +190,47 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 0 if result.passed else 1
 
 
+# --- modes and existence ------------------------------------------------------------------------------
+def _point(model: Model, text: Sequence[str] | None, option: str) -> tuple[dict[str, float], dict[str, float]]:
+    """``--at`` values split into states and inputs (names left out are 0)."""
+    values = _assignments(text, option)
+    unknown = [n for n in values if n not in model.states and n not in model.inputs]
+    if unknown:
+        model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean over the states
+    return ({n: v for n, v in values.items() if n in model.states},
+            {n: v for n, v in values.items() if n in model.inputs})
+
+
+def _cmd_modes(args: argparse.Namespace) -> int:
+    model = _model(args)
+    x, u = _point(model, args.at, "--at")
+    if isinstance(model, MechanicalSystem):
+        linear = model.to_linear()
+    elif isinstance(model, LinearSystem):
+        linear = model
+    else:  # nonlinear models are linearized at the point first (exact where the model allows)
+        linear = robodyn.linearize(model, model.state_vector(x, default=0.0), u)
+    result = modes(linear)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    return 0
+
+
+def _cmd_existence(args: argparse.Namespace) -> int:
+    model = _model(args)
+    x0 = model.state_vector(_assignments(args.x0, "--x0"), default=0.0)
+    inputs = _assignments(args.input, "--input")
+    result = existence(model, x0, _number_or(args.radius, "--radius", 0.0),
+                       _number_or(args.horizon, "--horizon", 1.0), u=inputs or None)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        data = result.to_dict()
+        for key in ("M", "L", "delta", "contraction", "rigorous"):
+            print(f"{key:<12}{data[key]}")
+        print(result.explanation)
+    return 0
+
+
 # --- demo --------------------------------------------------------------------------------------------
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
@@ -277,6 +321,22 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
     simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory")
     simulate.set_defaults(run=_cmd_simulate)
+
+    modes_command = commands.add_parser("modes", help="eigenvalues, natural frequencies, damping, stability")
+    _add_model(modes_command)
+    modes_command.add_argument("--at", action="append", metavar="NAME=VALUE,...",
+                               help="operating point for nonlinear models (states and inputs; others 0)")
+    modes_command.add_argument("--json", action="store_true", help="print JSON")
+    modes_command.set_defaults(run=_cmd_modes)
+
+    exists = commands.add_parser("existence", help="Picard-Lindelof: Lipschitz constant, guaranteed interval")
+    _add_model(exists)
+    exists.add_argument("--x0", action="append", required=True, metavar="NAME=VALUE,...", help="initial state")
+    exists.add_argument("--radius", required=True, metavar="A", help="half-width of the box around x0")
+    exists.add_argument("--horizon", metavar="H", help="time horizon (default 1)")
+    exists.add_argument("--input", action="append", metavar="NAME=VALUE,...", help="constant inputs (others 0)")
+    exists.add_argument("--json", action="store_true", help="print JSON")
+    exists.set_defaults(run=_cmd_existence)
 
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
