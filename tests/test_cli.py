@@ -140,6 +140,9 @@ def test_demo_writes_outputs_and_exits_0(capsys, tmp_path):
     assert data["linear"] is False and data["order"] == 2
     assert "\\ddot{\\theta}" in (tmp_path / "out" / "pendulum_equations.tex").read_text()
     assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave no temporaries
+    modes_report = json.loads((tmp_path / "out" / "pendulum_modes.json").read_text())
+    assert modes_report["upright (theta = pi)"]["stability"] == "unstable"
+    assert modes_report["hanging (theta = 0)"]["A"] == [[0.0, 1.0], [-9.81, 0.0]]  # -m g l / I, exact
 
 
 def test_console_script_in_a_subprocess(tmp_path):

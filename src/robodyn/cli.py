@@ -239,6 +239,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
         ("equations and classification", lambda: _demo_equations(out)),
         ("simulation (compiled DOPRI5)", lambda: _demo_simulation(out)),
         ("integrators vs the exact solution (seed joint)", lambda: _demo_verify(out)),
+        ("operating points: linearization and modes", lambda: _demo_modes(out)),
     ]
     for title, stage in stages:
         print(f"== {title}")
@@ -282,6 +283,18 @@ def _demo_verify(out: Path) -> list[str]:
     result = verify(robodyn.load("joint"))
     plot = write_bytes_atomic(out / "verify_joint.png", result.png())
     return [result.table(), f"wrote {plot}"]
+
+
+def _demo_modes(out: Path) -> list[str]:
+    model = robodyn.load("pendulum")
+    lines, report = [], {}
+    for label, theta in (("hanging (theta = 0)", 0.0), ("upright (theta = pi)", float(np.pi))):
+        linear = robodyn.linearize(model, {"theta": theta, "theta_dot": 0.0})
+        result = modes(linear)
+        report[label] = {"A": linear.A.tolist(), "B": linear.B.tolist(), "method": linear.method, **result.to_dict()}
+        lines += [f"{label}: A = {linear.A.tolist()} ({linear.method})", result.table(), ""]
+    path = write_text_atomic(out / "pendulum_modes.json", json.dumps(report, indent=2) + "\n")
+    return [*lines, f"wrote {path}"]
 
 
 # --- entry point -------------------------------------------------------------------------------------
