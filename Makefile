@@ -16,16 +16,16 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 
 comma := ,
 
-demo: $(VENV)/.installed-test
+demo: $(VENV)/.installed-test+control
 	$(BIN)/robodyn demo
 
-test: $(VENV)/.installed-test
+test: $(VENV)/.installed-test+control
 	$(BIN)/python -m pytest -q
 
-bench: $(VENV)/.installed-test
+bench: $(VENV)/.installed-test+control
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
-lint: $(VENV)/.installed-test+lint
+lint: $(VENV)/.installed-test+control+lint
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/mypy
 
