@@ -475,8 +475,12 @@ def enclose(expr: Any, box: BoxLike, issues: list[Issue] | None = None) -> Inter
     if isinstance(expr, str):
         raise InputError("enclose() takes a sympy expression, not text: parse text with "
                          "robodyn.model.expr.parse_expression first")
+    if isinstance(expr, bool) or not isinstance(expr, sympy.Basic | int | float):
+        raise InputError(f"enclose() takes a sympy expression or a number, got {type(expr).__name__}")
+    if not isinstance(expr, sympy.Basic):  # never sympify: numbers become sympy numbers directly
+        expr = sympy.Integer(expr) if isinstance(expr, int) else sympy.Float(expr)
     sink: list[Issue] = [] if issues is None else issues
-    return _Evaluator(_box(box), sink)(sympy.sympify(expr, strict=True))
+    return _Evaluator(_box(box), sink)(expr)
 
 
 # --- exact rounding of derived quantities -----------------------------------------------------------------
