@@ -1,0 +1,508 @@
+"""Operating points: solve f(t, x, u, p) = 0 for the states and inputs that are not fixed.
+
+:func:`find_equilibrium` fixes some states and inputs by name and solves the n equations f = 0 for the
+k remaining unknowns z (a mix of states and inputs). It returns a tuple of :class:`OperatingPoint`,
+which feed :func:`~robodyn.analysis.linearize.linearize` (``linearize(model, op.x, op.u)``).
+
+How it solves
+-------------
+- **Jacobian.** The exact one when the model has it (DESIGN.md, "exactness ladder"): sympy df/dx, df/du
+  of a :class:`~robodyn.model.symbolic.SymbolicSystem`, the Cholesky-based exact Jacobians of a
+  :class:`~robodyn.model.mechanical.ManipulatorSystem`, [A | B] of a
+  :class:`~robodyn.model.linear.LinearSystem`; central differences with a scaled step otherwise. Only
+  the columns of the unknowns are used: J = [df/dx | df/du][:, unknowns], shape (n, k).
+- **Square systems** (k = n): ``scipy.optimize.root(method="hybr")`` (MINPACK's Powell hybrid method,
+  which takes dogleg steps and so survives singular Jacobians).
+- **Over- or under-determined systems** (k != n): ``scipy.optimize.least_squares`` (trust region
+  reflective). An over-determined system has a solution only when the fixed values are consistent (its
+  residual says whether they are); an under-determined one has a continuum of solutions, and each
+  start returns *one of many* (the one least squares reaches from that start).
+- Every solver result is polished by at most :data:`POLISH_STEPS` Gauss–Newton steps (least squares on
+  the exact Jacobian), kept only while they lower max |f|. A point counts as converged when
+  max |f| <= ``tol`` (absolute, in the units of x').
+- **Holding torque.** For a manipulator-form model M(q) q'' = Q(t, q, q', u) - c(t, q, q') with every
+  coordinate fixed, the velocities fixed to zero (or left free: q' = q_dot forces them to zero) and some
+  inputs unknown, the equilibrium condition is r(u) = Q - c = 0. When r is affine in the unknown inputs
+  — checked by comparing a second evaluation with the exact dr/du — the holding input solves
+  dr/du u = -r(u = 0) by linear least squares (minimum norm when there are more inputs than
+  coordinates, again one of many); otherwise the general solver is used.
+- **Several starts.** ``starts`` > 1 starts the first solve at ``guess`` and the others uniformly at
+  random in ``box`` (default [-pi, pi] for *every* unknown, inputs included: give ``box`` for other
+  scales). Solutions closer than :data:`DUPLICATE_DISTANCE` (per component, relative to
+  max(1, |value|)) count once. Values are raw: angles are not wrapped, so theta = pi and theta = -pi
+  are two points.
+
+Reference: J. J. Moré, B. S. Garbow, K. E. Hillstrom, *User Guide for MINPACK-1*, ANL-80-74 (1980);
+J. Nocedal, S. J. Wright, *Numerical Optimization*, 2nd ed., ch. 11 (nonlinear equations).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, TypeAlias
+
+import numpy as np
+import scipy.optimize
+from numpy.typing import NDArray
+
+from robodyn.analysis.linearize import _central
+from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
+from robodyn.model.linear import LinearSystem
+from robodyn.model.mechanical import ManipulatorSystem
+from robodyn.model.symbolic import SymbolicSystem
+from robodyn.model.system import Model, Values
+
+__all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
+
+Array: TypeAlias = NDArray[np.float64]
+Box: TypeAlias = tuple[float, float] | Mapping[str, tuple[float, float]]
+
+DEFAULT_BOX: Final = (-math.pi, math.pi)  # Range of random starts for every unknown not named in ``box``.
+DUPLICATE_DISTANCE: Final = 1e-6  # Solutions closer than this (per component, relative) are one solution.
+POLISH_STEPS: Final = 3  # Gauss-Newton steps after the scipy solver; each kept only if it lowers max |f|.
+AFFINE_TOLERANCE: Final = 1e-9  # |r(u1) - (r(u0) + dr/du (u1 - u0))| relative to the sizes: "affine in u".
+ADVICE: Final = ("try other guesses, more starts, or fix more variables; if no values of the unknowns can "
+                 "satisfy f = 0 with the fixed ones, fix other variables")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class OperatingPoint:
+    """A point (x, u) with f(t, x, u, p) ≈ 0, and how it was found.
+
+    Attributes
+    ----------
+    x : (n,) read-only
+        States, in the model's order.
+    u : (m,) read-only
+        Inputs, in the model's order.
+    states, inputs
+        The names of x and u.
+    residual
+        max |f(t, x, u, p)| at the point (absolute, units of x').
+    converged
+        Whether the residual met the requested tolerance.
+    method
+        ``"root-hybr"``, ``"least-squares"``, ``"holding-torque"`` or ``"fixed"`` (nothing was free; the
+        given point was checked).
+    """
+
+    x: Array
+    u: Array
+    states: tuple[str, ...]
+    inputs: tuple[str, ...]
+    residual: float
+    converged: bool
+    method: str
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        set_(self, "states", tuple(self.states))
+        set_(self, "inputs", tuple(self.inputs))
+        for label, names in (("x", self.states), ("u", self.inputs)):
+            vector = np.array(getattr(self, label), dtype=float).reshape(-1)
+            if vector.shape != (len(names),):
+                raise ShapeError(f"operating point: {label} has {vector.size} entries for {len(names)} names "
+                                 f"({', '.join(names) or 'none'})")
+            vector.setflags(write=False)
+            set_(self, label, vector)
+        set_(self, "residual", float(self.residual))
+        set_(self, "converged", bool(self.converged))
+        set_(self, "method", str(self.method))
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready ``{"x": {name: value}, "u": {name: value}, "residual", "converged", "method"}``."""
+        return {
+            "x": dict(zip(self.states, self.x.tolist())),
+            "u": dict(zip(self.inputs, self.u.tolist())),
+            "residual": self.residual,
+            "converged": self.converged,
+            "method": self.method,
+        }
+
+    def __str__(self) -> str:
+        status = "converged" if self.converged else "NOT converged"
+        lines = [f"operating point ({self.method}, {status}, residual max|f| = {self.residual:.3g})"]
+        for label, names, values in (("x", self.states, self.x), ("u", self.inputs, self.u)):
+            text = ", ".join(f"{n} = {v:.10g}" for n, v in zip(names, values.tolist())) or "(none)"
+            lines.append(f"  {label}: {text}")
+        return "\n".join(lines)
+
+
+# --- the problem: f restricted to the unknowns ------------------------------------------------------------
+JacobianFunction: TypeAlias = Callable[[float, Array, Array, Array], Array]
+
+
+def _exact_jacobian(model: Model) -> JacobianFunction | None:
+    """[df/dx | df/du] ``(n, n + m)`` at a point, when the model has exact derivatives."""
+    if isinstance(model, ManipulatorSystem):
+        return lambda t, x, u, p: np.hstack(model.jacobians(t, x, u, p))
+    if isinstance(model, SymbolicSystem):
+        return lambda t, x, u, p: np.hstack([model.dfdx(t, x, u, p), model.dfdu(t, x, u, p)])
+    if isinstance(model, LinearSystem):
+        stacked = np.hstack([model.A, model.B])
+        return lambda t, x, u, p: stacked
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Problem:
+    """f(t, x, u, p) as a function of the unknowns z ``(k,)``; ``base`` ``(n + m,)`` holds the fixed values."""
+
+    model: Model
+    time: float
+    p: Array
+    base: Array
+    free: NDArray[np.intp]
+    exact: JacobianFunction | None
+
+    def point(self, z: Array) -> tuple[Array, Array]:
+        full = self.base.copy()
+        full[self.free] = z
+        n = self.model.n_states
+        return full[:n], full[n:]
+
+    def residual(self, z: Array) -> Array:
+        x, u = self.point(np.asarray(z, dtype=float))
+        return np.asarray(self.model._f(self.time, x, u, self.p), dtype=float).reshape(-1)
+
+    def jacobian(self, z: Array) -> Array:
+        z = np.asarray(z, dtype=float)
+        if self.exact is None:
+            return _central(self.residual, z)[0]
+        x, u = self.point(z)
+        return np.asarray(self.exact(self.time, x, u, self.p), dtype=float)[:, self.free]
+
+
+@dataclass(frozen=True, slots=True)
+class _Attempt:
+    z: Array
+    residual: float  # max |f|; inf when the solve failed
+    message: str
+
+
+def _max_abs(values: Array) -> float:
+    value = float(np.max(np.abs(values), initial=0.0))
+    return value if math.isfinite(value) else math.inf
+
+
+def _polish(problem: _Problem, z: Array) -> tuple[Array, float]:
+    """At most POLISH_STEPS Gauss-Newton steps from z, each kept only if it lowers max |f|."""
+    r = problem.residual(z)
+    best = _max_abs(r)
+    for _ in range(POLISH_STEPS):
+        if best == 0.0 or not math.isfinite(best):
+            break
+        step = np.linalg.lstsq(problem.jacobian(z), -r, rcond=None)[0]
+        trial = z + step
+        r_trial = problem.residual(trial)
+        if not _max_abs(r_trial) < best:
+            break
+        z, r, best = trial, r_trial, _max_abs(r_trial)
+    return z, best
+
+
+def _solve_from(problem: _Problem, z0: Array) -> _Attempt:
+    """One solve from z0: hybr for square systems, least squares otherwise; failures are reported, not raised."""
+    square = problem.free.size == problem.model.n_states
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # hybr's "not making good progress": judged by residual
+        try:
+            if square:
+                solution = scipy.optimize.root(problem.residual, z0, jac=problem.jacobian, method="hybr")
+            else:
+                solution = scipy.optimize.least_squares(problem.residual, z0, jac=problem.jacobian, method="trf",
+                                                        xtol=1e-15, ftol=1e-15, gtol=1e-15)
+            z, residual = _polish(problem, np.asarray(solution.x, dtype=float))
+        except (RobodynError, ValueError, ArithmeticError, np.linalg.LinAlgError) as error:
+            return _Attempt(z0, math.inf, f"{type(error).__name__}: {error}")
+    return _Attempt(z, residual, " ".join(str(solution.message).split()))
+
+
+# --- arguments ---------------------------------------------------------------------------------------------
+def _unknown_name(name: str, names: Sequence[str], where: str) -> UnknownNameError:
+    close = difflib.get_close_matches(name, list(names), n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return UnknownNameError(f"{where}: unknown state or input {name!r} (the model's states and inputs: "
+                            f"{', '.join(names)}){hint}")
+
+
+def _number(value: object, what: str) -> float:
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number, got {value!r}")
+    try:
+        number = float(np.asarray(value, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{what} must be finite, got {number}: give a finite number")
+    return number
+
+
+def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict[int, float]:
+    """``{index into [x, u]: value}`` from ``fix``."""
+    if fix is None:
+        return {}
+    if not isinstance(fix, Mapping):
+        raise InputError(f"fix must map state/input names to values, got {fix!r}: write {{'theta': 0.3}}")
+    index = {name: i for i, name in enumerate(names)}
+    fixed: dict[int, float] = {}
+    for name, value in fix.items():
+        if name not in index:
+            raise _unknown_name(str(name), names, "fix")
+        fixed[index[name]] = _number(value, f"fixed value of {name!r}")
+    return fixed
+
+
+def _guess_vector(guess: Values | None, unknowns: Sequence[str], names: Sequence[str]) -> Array:
+    """The first start ``(k,)`` from a mapping over the unknowns or an array in their order; default 0."""
+    if guess is None:
+        return np.zeros(len(unknowns))
+    if isinstance(guess, Mapping):
+        start = np.zeros(len(unknowns))
+        for name, value in guess.items():
+            if name not in unknowns:
+                if name in names:
+                    raise InputError(f"guess names {name!r}, which is fixed: guess only the unknowns "
+                                     f"({', '.join(unknowns)})")
+                raise _unknown_name(str(name), names, "guess")
+            start[unknowns.index(name)] = _number(value, f"guess for {name!r}")
+        return start
+    try:
+        start = np.array(guess, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise InputError(f"guess must be numbers or a {{name: value}} mapping, got {guess!r}") from None
+    if start.shape != (len(unknowns),):
+        raise ShapeError(f"guess has {start.size} value(s), expected {len(unknowns)}: one per unknown "
+                         f"({', '.join(unknowns)}), or a {{name: value}} mapping")
+    if not np.all(np.isfinite(start)):
+        bad = [unknowns[int(i)] for i in np.flatnonzero(~np.isfinite(start))]
+        raise InputError(f"guess for {', '.join(bad)} is not finite: give finite numbers")
+    return start
+
+
+def _bounds(box: Box | None, unknowns: Sequence[str], names: Sequence[str]) -> tuple[Array, Array]:
+    """Lower and upper ends ``(k,)`` of the random starts."""
+    ranges = dict.fromkeys(unknowns, DEFAULT_BOX)
+    if isinstance(box, Mapping):
+        for name, pair in box.items():
+            if name not in names:
+                raise _unknown_name(str(name), names, "box")
+            if name in ranges:
+                ranges[name] = pair
+    elif box is not None:
+        ranges = dict.fromkeys(unknowns, box)
+    low, high = np.zeros(len(unknowns)), np.zeros(len(unknowns))
+    for i, name in enumerate(unknowns):
+        pair = ranges[name]
+        if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
+            raise InputError(f"box for {name!r} must be a pair (low, high), got {pair!r}")
+        low[i], high[i] = _number(pair[0], f"box low end for {name!r}"), _number(pair[1], f"box high end for {name!r}")
+        if not low[i] < high[i]:
+            raise InputError(f"box for {name!r} is empty: ({low[i]}, {high[i]}); give low < high")
+    return low, high
+
+
+def _check_options(starts: int, tol: float, seed: int | None) -> None:
+    if isinstance(starts, bool) or not isinstance(starts, int | np.integer) or starts < 1:
+        raise InputError(f"starts must be a whole number >= 1, got {starts!r}")
+    if isinstance(tol, bool) or not isinstance(tol, int | float | np.floating) or not 0 < tol < math.inf:
+        raise InputError(f"tol must be a positive finite number, got {tol!r}")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+        raise InputError(f"seed must be a whole number or None, got {seed!r}")
+
+
+# --- holding torque ----------------------------------------------------------------------------------------
+def _holding_applies(model: Model, fixed: Mapping[int, float]) -> bool:
+    """All coordinates fixed, velocities fixed to 0 or free, some input free (indices into [x, u])."""
+    if not isinstance(model, ManipulatorSystem) or model.n_inputs == 0:
+        return False
+    n = model.n_coordinates
+    coordinates_fixed = all(i in fixed for i in range(n))
+    velocities_rest = all(fixed.get(i, 0.0) == 0.0 for i in range(n, 2 * n))
+    inputs_free = any(j not in fixed for j in range(2 * n, 2 * n + model.n_inputs))
+    return coordinates_fixed and velocities_rest and inputs_free
+
+
+def _holding_input(model: ManipulatorSystem, time: float, p: Array, base: Array,
+                   free_inputs: NDArray[np.intp]) -> Array | None:
+    """u solving Q - c = 0 at rest when that is affine in the free inputs, else None.
+
+    r(u) = Q(t, q, 0, u) - c(t, q, 0); D = dr/du[:, free] (exact); with r affine, r(u) = r(u0) + D (u - u0),
+    so the free inputs solve D du = -r(u0) (least squares, minimum norm when D has more columns than rows).
+    """
+    n2 = model.n_states
+    x, u0 = base[:n2], base[n2:].copy()
+    u0[free_inputs] = 0.0
+    r0 = np.asarray(model._rhs_numeric(time, x, u0, p), dtype=float).reshape(-1)
+    stacked = np.asarray(model._derivatives_numeric(time, x, u0, p), dtype=float)
+    D = stacked[:, n2: n2 + model.n_inputs][:, free_inputs]
+    u1 = u0.copy()
+    u1[free_inputs] = 1.0
+    r1 = np.asarray(model._rhs_numeric(time, x, u1, p), dtype=float).reshape(-1)
+    scale = 1.0 + max(_max_abs(r0), _max_abs(r1), _max_abs(D))
+    if not math.isfinite(scale) or _max_abs(r1 - r0 - D.sum(axis=1)) > AFFINE_TOLERANCE * scale:
+        return None
+    u = u0
+    u[free_inputs] = np.linalg.lstsq(D, -r0, rcond=None)[0]
+    return u
+
+
+# --- the solver --------------------------------------------------------------------------------------------
+def find_equilibrium(
+    model: Model,
+    fix: Mapping[str, float] | None = None,
+    guess: Values | None = None,
+    starts: int = 1,
+    *,
+    params: Values | None = None,
+    t: float = 0.0,
+    tol: float = 1e-10,
+    seed: int | None = 0,
+    box: Box | None = None,
+) -> tuple[OperatingPoint, ...]:
+    """Solve f(t, x, u, p) = 0 for the states and inputs not fixed by ``fix``.
+
+    Parameters
+    ----------
+    model
+        Any robodyn model.
+    fix
+        ``{name: value}`` for the states and inputs held fixed; every other state and input is unknown.
+    guess
+        Start of the first solve: a mapping over (some of) the unknowns or an array ``(k,)`` in the
+        model's order of the unknowns (states first, then inputs); default 0.
+    starts
+        Number of starts: the first at ``guess``, the others uniformly random in ``box``.
+    params
+        Parameter overrides.
+    t
+        The time, for time-varying models.
+    tol
+        A point is an equilibrium when max |f| <= tol (absolute, in the units of x').
+    seed
+        Seed of the random starts (``None``: fresh entropy).
+    box
+        Range of the random starts: a pair ``(low, high)`` for every unknown, or ``{name: (low, high)}``
+        for some of them; unknowns not named get :data:`DEFAULT_BOX`, [-pi, pi].
+
+    Returns
+    -------
+    tuple of OperatingPoint
+        Every distinct converged solution, sorted by residual then by norm of (x, u). A single point
+        for the holding-torque path. When there are more unknowns than equations each start yields one
+        of infinitely many solutions.
+
+    Raises
+    ------
+    UnknownNameError
+        A name in ``fix``, ``guess`` or ``box`` that is not a state or input (with a did-you-mean).
+    InputError
+        A non-finite value, a guess naming a fixed variable, bad ``starts``, ``tol`` or ``box``.
+    ConvergenceError
+        No start converged; the message gives the best residual reached and what to try.
+
+    Examples
+    --------
+    >>> pendulum = robodyn.load("pendulum")  # doctest: +SKIP
+    >>> find_equilibrium(pendulum, {"theta": 0.3, "theta_dot": 0.0})[0].u  # doctest: +SKIP
+    array([2.89905323])                      # the holding torque m g l sin(0.3)
+    """
+    _check_options(starts, tol, seed)
+    time, _, _, p = model._arguments(t, np.zeros(model.n_states), None, params)
+    names = (*model.states, *model.inputs)
+    fixed = _fixed_values(fix, names)
+    base = np.zeros(len(names))
+    for index, value in fixed.items():
+        base[index] = value
+    free = np.array([i for i in range(len(names)) if i not in fixed], dtype=np.intp)
+    unknowns = [names[i] for i in free]
+    first = _guess_vector(guess, unknowns, names)
+    low, high = _bounds(box, unknowns, names)
+    problem = _Problem(model, time, p, base, free, _exact_jacobian(model))
+    model._checked(problem.residual(first), model.n_states, "f")  # a wrong shape is the model's bug: raise
+    if free.size == 0:
+        return (_checked_fixed(problem, tol),)
+    if _holding_applies(model, fixed):
+        held = _hold(problem, tol)
+        if held is not None:
+            return (held,)
+    rng = np.random.default_rng(seed)
+    attempts = [_solve_from(problem, first)]
+    attempts += [_solve_from(problem, rng.uniform(low, high)) for _ in range(starts - 1)]
+    method = "root-hybr" if free.size == model.n_states else "least-squares"
+    points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]
+    if not points:
+        raise _no_convergence(problem, attempts, unknowns, fixed)
+    return _distinct(points)
+
+
+def _operating_point(problem: _Problem, z: Array, residual: float, tol: float, method: str) -> OperatingPoint:
+    x, u = problem.point(z)
+    model = problem.model
+    return OperatingPoint(x, u, model.states, model.inputs, residual, residual <= tol, method)
+
+
+def _checked_fixed(problem: _Problem, tol: float) -> OperatingPoint:
+    """Nothing is free: the given point is returned if it is an equilibrium."""
+    residual = _max_abs(problem.residual(np.zeros(0)))
+    if not residual <= tol:
+        raise ConvergenceError(
+            f"model {problem.model.name!r}: every state and input is fixed and the point is not an equilibrium "
+            f"(residual max|f| = {residual:.3g} > tol = {tol:.3g}): leave some states or inputs free"
+        )
+    return _operating_point(problem, np.zeros(0), residual, tol, "fixed")
+
+
+def _hold(problem: _Problem, tol: float) -> OperatingPoint | None:
+    """The holding-torque point, or None when r is not affine in u or the inputs cannot hold q."""
+    model = problem.model
+    assert isinstance(model, ManipulatorSystem)
+    n2 = model.n_states
+    base = problem.base.copy()
+    base[problem.free[problem.free < n2]] = 0.0  # free velocities: q' = q_dot forces them to zero
+    free_inputs = problem.free[problem.free >= n2] - n2
+    u = _holding_input(model, problem.time, problem.p, base, free_inputs)
+    if u is None:
+        return None
+    x = base[:n2]
+    residual = _max_abs(np.asarray(model._f(problem.time, x, u, problem.p), dtype=float))
+    if not residual <= tol:
+        return None  # the general solver reports the failure with its best residual
+    return OperatingPoint(x, u, model.states, model.inputs, residual, True, "holding-torque")
+
+
+def _distinct(points: list[OperatingPoint]) -> tuple[OperatingPoint, ...]:
+    """Sorted by (residual, norm); a point within DUPLICATE_DISTANCE of a better one is dropped."""
+    def key(point: OperatingPoint) -> tuple[float, float]:
+        return point.residual, float(np.linalg.norm(np.concatenate([point.x, point.u])))
+
+    kept: list[tuple[OperatingPoint, Array]] = []
+    for point in sorted(points, key=key):
+        z = np.concatenate([point.x, point.u])
+        if all(np.max(np.abs(z - other) / np.maximum(1.0, np.maximum(np.abs(z), np.abs(other))), initial=0.0)
+               >= DUPLICATE_DISTANCE for _, other in kept):
+            kept.append((point, z))
+    return tuple(point for point, _ in kept)
+
+
+def _no_convergence(problem: _Problem, attempts: Sequence[_Attempt], unknowns: Sequence[str],
+                    fixed: Mapping[int, float]) -> ConvergenceError:
+    model = problem.model
+    best = min(attempts, key=lambda a: a.residual)
+    where = ", ".join(f"{n}={v:.6g}" for n, v in zip(unknowns, best.z.tolist()))
+    note = ""
+    if isinstance(model, ManipulatorSystem):
+        moving = [model.states[i] for i in range(model.n_coordinates, model.n_states) if fixed.get(i, 0.0) != 0.0]
+        if moving:
+            note = f" (velocities {', '.join(moving)} are fixed to nonzero values, but q' = q_dot must be 0)"
+    k = len(unknowns)
+    kind = ("square system, root-hybr" if k == model.n_states
+            else f"{k} unknown{'s' * (k != 1)} for {model.n_states} equations, least squares")
+    return ConvergenceError(
+        f"model {model.name!r}: no equilibrium found for {', '.join(unknowns)} from {len(attempts)} start(s) "
+        f"({kind}): best residual max|f| = {best.residual:.3g} at {where} ({best.message}){note}; {ADVICE}"
+    )

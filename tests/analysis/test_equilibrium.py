@@ -1,0 +1,264 @@
+"""find_equilibrium(): closed-form equilibria and holding torques, linear solves, multi-start, errors.
+
+Tolerances: the solvers end with Gauss-Newton polishing on the exact Jacobian, so a solution is within a
+few ulp of the true root scaled by the Jacobian's conditioning (~1e-15 for these small, well-conditioned
+problems); 1e-12 leaves three orders of margin. Holding torques are one linear least-squares solve with
+dr/du = identity, i.e. the closed form up to a few ulp of g(q) (|g| < 50 here).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import robodyn
+from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
+from robodyn.errors import ConvergenceError, InputError, ShapeError, UnknownNameError
+
+G = 9.81  # catalog pendulum: m = 1, l = 1, I = 1; double pendulum: m1 = m2 = l1 = l2 = 1
+
+
+def wrapped(angle: float) -> float:
+    """The angle modulo 2 pi, in [-pi, pi)."""
+    return (angle + math.pi) % (2 * math.pi) - math.pi
+
+
+def distance_mod_2pi(a: float, b: float) -> float:
+    return abs(wrapped(a - b))
+
+
+# --- pendulum ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("fix", "method"), [({"tau": 0.0}, "root-hybr"),
+                                             ({"tau": 0.0, "theta_dot": 0.0}, "least-squares")])
+def test_pendulum_finds_hanging_and_inverted(fix, method):
+    points = find_equilibrium(robodyn.load("pendulum"), fix, starts=8)
+    thetas = [p.x[0] for p in points]
+    for target in (0.0, math.pi):  # sin(theta) = 0: theta = k pi
+        assert any(distance_mod_2pi(theta, target) < 1e-12 for theta in thetas)
+    for point in points:
+        assert point.converged and point.residual < 1e-10 and point.method == method
+        assert min(distance_mod_2pi(point.x[0], 0.0), distance_mod_2pi(point.x[0], math.pi)) < 1e-12
+        assert point.x[1] == pytest.approx(0.0, abs=1e-12)
+        np.testing.assert_array_equal(point.u, [0.0])
+    residuals = [p.residual for p in points]
+    assert residuals == sorted(residuals)
+
+
+@pytest.mark.parametrize("fix", [{"theta": 0.3, "theta_dot": 0.0}, {"theta": 0.3}])
+def test_pendulum_holding_torque_is_m_g_l_sin_theta(fix):
+    params = {"m": 2.0, "l": 0.5}
+    (point,) = find_equilibrium(robodyn.load("pendulum"), fix, params=params)
+    assert point.method == "holding-torque" and point.converged
+    assert abs(point.u[0] - 2.0 * G * 0.5 * math.sin(0.3)) <= 1e-12
+    np.testing.assert_array_equal(point.x, [0.3, 0.0])  # a free velocity is forced to 0 by q' = q_dot
+
+
+def test_guess_and_box_choose_the_branch():
+    pendulum = robodyn.load("pendulum")
+    (inverted,) = find_equilibrium(pendulum, {"tau": 0.0}, guess={"theta": 3.0})
+    assert abs(inverted.x[0] - math.pi) < 1e-12
+    points = find_equilibrium(pendulum, {"tau": 0.0, "theta_dot": 0.0}, guess=[6.0], starts=6, box=(5.0, 7.5))
+    assert all(abs(p.x[0] - 2 * math.pi) < 1e-12 for p in points)  # sin has no other zero in the box
+
+
+def test_under_determined_returns_one_of_many_per_start():
+    points = find_equilibrium(robodyn.load("pendulum"), starts=4, seed=1)  # 3 unknowns, 2 equations
+    assert points and all(p.method == "least-squares" for p in points)
+    for point in points:
+        theta, theta_dot = point.x
+        assert point.residual < 1e-10 and abs(theta_dot) < 1e-12
+        assert abs(point.u[0] - G * math.sin(theta)) < 1e-10  # tau = m g l sin(theta), I = 1
+
+
+# --- double pendulum -----------------------------------------------------------------------------------------
+def gravity_torques(t1, t2, m1=1.0, m2=1.0, l1=1.0, l2=1.0, g=G):
+    """g(q) = dV/dq for V = -(m1 + m2) g l1 cos t1 - m2 g l2 cos(t1 + t2)."""
+    g2 = m2 * g * l2 * math.sin(t1 + t2)
+    return (m1 + m2) * g * l1 * math.sin(t1) + g2, g2
+
+
+def test_double_pendulum_holding_torques():
+    fix = {"theta1": 0.3, "theta2": -0.4, "theta1_dot": 0.0, "theta2_dot": 0.0}
+    (point,) = find_equilibrium(robodyn.load("double_pendulum"), fix)
+    assert point.method == "holding-torque"
+    np.testing.assert_allclose(point.u, gravity_torques(0.3, -0.4), rtol=0, atol=1e-12)
+
+
+positive = st.floats(0.2, 3.0)
+angle = st.floats(-math.pi, math.pi)
+
+
+@settings(max_examples=25, deadline=None)
+@given(t1=angle, t2=angle, m1=positive, m2=positive, l1=positive, l2=positive)
+def test_double_pendulum_holding_torques_over_parameters(t1, t2, m1, m2, l1, l2):
+    params = {"m1": m1, "m2": m2, "l1": l1, "l2": l2}
+    fix = {"theta1": t1, "theta2": t2, "theta1_dot": 0.0, "theta2_dot": 0.0}
+    (point,) = find_equilibrium(robodyn.load("double_pendulum"), fix, params=params)
+    expected = gravity_torques(t1, t2, m1, m2, l1, l2)
+    # |g| <= 2 * 3 * 9.81 * 3 ~ 180: a few ulp of that is ~1e-13.
+    np.testing.assert_allclose(point.u, expected, rtol=0, atol=1e-12 * (1 + max(map(abs, expected))))
+
+
+def test_cart_pole_cannot_be_held_off_upright():
+    fix = {"x": 0.0, "theta": 0.3, "x_dot": 0.0, "theta_dot": 0.0}  # F acts on the cart only
+    with pytest.raises(ConvergenceError, match="best residual"):
+        find_equilibrium(robodyn.load("cart_pole"), fix)
+    (upright,) = find_equilibrium(robodyn.load("cart_pole"), {**fix, "theta": 0.0})
+    assert upright.method == "holding-torque" and abs(upright.u[0]) < 1e-12
+
+
+def test_holding_falls_back_to_the_solver_when_not_affine_in_u():
+    model = robodyn.ManipulatorSystem(["q"], ["u"], [["1"]], ["u**3"], ["k*q"], parameters={"k": 2.0})
+    (point,) = find_equilibrium(model, {"q": 0.5, "q_dot": 0.0}, guess=[1.0])
+    assert point.method == "least-squares"  # u^3 = k q: not affine, so no holding-torque shortcut
+    assert abs(point.u[0] - 1.0) < 1e-12
+
+
+def test_nonzero_velocity_is_never_an_equilibrium():
+    with pytest.raises(ConvergenceError, match="nonzero values"):
+        find_equilibrium(robodyn.load("pendulum"), {"theta": 0.3, "theta_dot": 1.0})
+
+
+# --- linear mechanical models --------------------------------------------------------------------------------
+def test_joint_rests_at_u_over_k():
+    (point,) = find_equilibrium(robodyn.load("joint"), {"u": 1.0}, starts=4)
+    np.testing.assert_allclose(point.x, [1.0, 0.0], rtol=0, atol=1e-12)  # k = 1
+    assert point.method == "root-hybr"
+
+
+def test_mbk_chain_matches_linear_solve():
+    model = robodyn.load("mbk", n=4)
+    forces = np.array([1.0, -2.0, 0.5, 3.0])
+    points = find_equilibrium(model, dict(zip(model.inputs, forces)), starts=5)
+    assert len(points) == 1  # a linear system with K nonsingular has one equilibrium
+    _, _, stiffness, input_matrix = model.numeric_matrices()
+    expected = np.linalg.solve(stiffness, input_matrix @ forces)
+    np.testing.assert_allclose(points[0].x[:4], expected, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(points[0].x[4:], 0.0, rtol=0, atol=1e-12)
+
+
+def test_linear_system_uses_a_and_b():
+    linear = robodyn.load("joint").to_linear()
+    (point,) = find_equilibrium(linear, {"u": 2.0})
+    np.testing.assert_allclose(point.x, [2.0, 0.0], rtol=0, atol=1e-12)
+
+
+# --- first-order and callable models -------------------------------------------------------------------------
+def test_cubic_has_three_equilibria():
+    model = robodyn.SymbolicSystem(["x"], None, ["x - x**3"])
+    points = find_equilibrium(model, starts=20)
+    found = sorted(float(p.x[0]) for p in points)
+    np.testing.assert_allclose(found, [-1.0, 0.0, 1.0], rtol=0, atol=1e-12)
+
+
+def test_singular_jacobian_at_the_start_does_not_crash():
+    model = robodyn.SymbolicSystem(["x"], None, ["x**2 - 1"])  # df/dx = 0 at the default guess 0
+    found = sorted(float(p.x[0]) for p in find_equilibrium(model, starts=6))
+    assert found and all(min(abs(v - 1), abs(v + 1)) < 1e-12 for v in found)
+
+
+def test_over_determined_symbolic_by_least_squares():
+    model = robodyn.SymbolicSystem(["x", "y"], None, ["y - x**2", "x - 1"])
+    (point,) = find_equilibrium(model, {"y": 1.0}, guess=[3.0])  # 1 unknown, 2 consistent equations
+    assert point.method == "least-squares"
+    np.testing.assert_allclose(point.x, [1.0, 1.0], rtol=0, atol=1e-12)
+
+
+def test_callable_system_uses_central_differences():
+    pendulum = robodyn.load("pendulum")
+    callable_model = robodyn.System(lambda t, x, u, p: pendulum.f(t, x, u), pendulum.states, pendulum.inputs)
+    points = find_equilibrium(callable_model, {"tau": 1.0}, starts=8)
+    # g sin(theta) = tau: theta = asin(1/g) or pi - asin(1/g), modulo 2 pi. The O(h^2) error of the
+    # difference Jacobian slows the iteration but does not move the root: the residual decides.
+    branches = (math.asin(1.0 / G), math.pi - math.asin(1.0 / G))
+    for point in points:
+        assert point.residual < 1e-10 and point.method == "root-hybr"
+        assert min(distance_mod_2pi(point.x[0], b) for b in branches) < 1e-12
+        assert abs(point.x[1]) < 1e-12
+    for branch in branches:
+        assert any(distance_mod_2pi(p.x[0], branch) < 1e-12 for p in points)
+
+
+def test_time_and_params_reach_the_model():
+    model = robodyn.SymbolicSystem(["x"], ["u"], ["a*(x - t) + u"], parameters={"a": 1.0})
+    (point,) = find_equilibrium(model, {"u": 1.0}, t=2.0, params={"a": 4.0})
+    assert abs(point.x[0] - 1.75) < 1e-12  # 4 (x - 2) + 1 = 0
+
+
+# --- everything fixed ----------------------------------------------------------------------------------------
+def test_all_fixed_checks_the_point():
+    pendulum = robodyn.load("pendulum")
+    (point,) = find_equilibrium(pendulum, {"theta": 0.0, "theta_dot": 0.0, "tau": 0.0})
+    assert point.method == "fixed" and point.residual == 0.0
+    with pytest.raises(ConvergenceError, match="leave some"):
+        find_equilibrium(pendulum, {"theta": 0.3, "theta_dot": 0.0, "tau": 0.0})
+
+
+# --- errors --------------------------------------------------------------------------------------------------
+def test_unknown_name_suggests_the_close_one():
+    with pytest.raises(UnknownNameError, match="did you mean 'theta'"):
+        find_equilibrium(robodyn.load("pendulum"), {"thetaa": 0.3})
+    with pytest.raises(UnknownNameError, match="did you mean 'tau'"):
+        find_equilibrium(robodyn.load("pendulum"), {"theta": 0.3}, box={"tua": (0, 1)})
+
+
+def test_bad_values_are_input_errors():
+    pendulum = robodyn.load("pendulum")
+    with pytest.raises(InputError, match="not finite"):
+        find_equilibrium(pendulum, {"tau": 0.0}, guess=[math.nan, 0.0])
+    with pytest.raises(InputError, match="finite"):
+        find_equilibrium(pendulum, {"tau": math.inf})
+    with pytest.raises(InputError, match="finite"):
+        find_equilibrium(pendulum, {"tau": 0.0}, guess={"theta": math.inf})
+    with pytest.raises(InputError, match="is fixed"):
+        find_equilibrium(pendulum, {"tau": 0.0}, guess={"tau": 1.0})
+    with pytest.raises(ShapeError, match="one per unknown"):
+        find_equilibrium(pendulum, {"tau": 0.0}, guess=[1.0, 2.0, 3.0])
+    with pytest.raises(InputError, match="starts"):
+        find_equilibrium(pendulum, {"tau": 0.0}, starts=0)
+    with pytest.raises(InputError, match="empty"):
+        find_equilibrium(pendulum, {"tau": 0.0}, starts=2, box=(1.0, 1.0))
+
+
+def test_no_real_equilibrium_reports_best_residual():
+    model = robodyn.SymbolicSystem(["x"], None, ["x**2 + 1"])  # x' >= 1 everywhere
+    with pytest.raises(ConvergenceError) as info:
+        find_equilibrium(model, starts=4)
+    message = str(info.value)
+    assert "best residual max|f| = 1 " in message  # min of x^2 + 1 is 1, at x = 0
+    assert "more starts" in message
+    assert info.value.exit_code == 1
+
+
+# --- the result ----------------------------------------------------------------------------------------------
+def test_operating_point_is_frozen_and_json_ready():
+    (point,) = find_equilibrium(robodyn.load("pendulum"), {"theta": 0.3, "theta_dot": 0.0})
+    data = json.loads(json.dumps(point.to_dict()))
+    assert set(data) == {"x", "u", "residual", "converged", "method"}
+    assert data["x"] == {"theta": 0.3, "theta_dot": 0.0}
+    assert data["u"]["tau"] == pytest.approx(G * math.sin(0.3), abs=1e-12)
+    assert data["converged"] is True and data["method"] == "holding-torque"
+    with pytest.raises(ValueError, match="read-only"):
+        point.x[0] = 1.0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        point.method = "other"  # type: ignore[misc]
+    text = str(point)
+    assert "theta = 0.3" in text and "tau = " in text and "holding-torque" in text
+
+
+def test_operating_point_checks_shapes():
+    with pytest.raises(ShapeError):
+        OperatingPoint([0.0], [], ("a", "b"), (), 0.0, True, "fixed")
+
+
+def test_result_feeds_linearize():
+    pendulum = robodyn.load("pendulum")
+    points = find_equilibrium(pendulum, {"tau": 0.0}, guess=[3.0, 0.0])
+    linear = robodyn.linearize(pendulum, points[0].x, points[0].u)
+    np.testing.assert_allclose(linear.A, [[0.0, 1.0], [G, 0.0]], rtol=0, atol=1e-12)  # inverted: unstable
