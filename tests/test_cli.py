@@ -287,3 +287,41 @@ def test_existence_reports_non_lipschitz_right_hand_side(capsys, tmp_path):
 def test_modes_and_existence_bad_input(capsys, argv):
     code, out, err = run(capsys, *argv)
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+# --- equilibrium and linearize -------------------------------------------------------------------
+
+
+def test_equilibrium_finds_both_pendulum_equilibria(capsys):
+    code, out, _ = run(capsys, "equilibrium", "pendulum", "--fix", "tau=0", "--json")
+    points = json.loads(out)["equilibria"]
+    assert code == 0
+    angles = {round(float(np.mod(p["x"]["theta"], 2 * np.pi)), 9) % round(2 * np.pi, 9) for p in points}
+    assert angles == {0.0, round(np.pi, 9)}
+
+
+def test_equilibrium_holding_torque(capsys):
+    code, out, _ = run(capsys, "equilibrium", "pendulum", "--fix", "theta=0.3,theta_dot=0", "--json")
+    (point,) = json.loads(out)["equilibria"]
+    assert code == 0 and point["method"] == "holding-torque"
+    assert point["u"]["tau"] == pytest.approx(9.81 * np.sin(0.3), rel=1e-14)  # m g l sin(theta)
+
+
+def test_linearize_json_contract_and_holding_input(capsys):
+    code, out, _ = run(capsys, "linearize", "pendulum", "--at", "theta=pi/4", "--json")
+    data = json.loads(out)
+    assert code == 0
+    for key in ("states", "inputs", "outputs", "x", "u", "A", "B", "C", "D", "eigenvalues", "method"):
+        assert key in data
+    assert data["A"][1][0] == pytest.approx(-9.81 * np.cos(np.pi / 4), abs=1e-13)  # exact
+    assert data["u"] == [pytest.approx(9.81 * np.sin(np.pi / 4), rel=1e-14)]  # the holding torque
+    assert data["method"] == "manipulator"
+    code, out, _ = run(capsys, "linearize", "pendulum", "--at", "theta=pi/4,tau=0", "--json")
+    assert json.loads(out)["u"] == [0.0]  # a given input is kept
+
+
+def test_equilibrium_failure_is_a_numerical_error(capsys, tmp_path):
+    model = tmp_path / "none.yaml"
+    model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: x**2 + 1}\n")
+    code, out, err = run(capsys, "equilibrium", str(model))
+    assert code == 1 and out == "" and "best residual" in err and err.count("\n") == 1

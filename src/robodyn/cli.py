@@ -18,11 +18,13 @@ from typing import Any, NoReturn
 import numpy as np
 
 import robodyn
+from robodyn.analysis.equilibrium import find_equilibrium
 from robodyn.analysis.existence import existence
+from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
 from robodyn.analysis.modes import modes
 from robodyn.analysis.verify import verify
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
-from robodyn.errors import InputError, RobodynError
+from robodyn.errors import ConvergenceError, InputError, RobodynError
 from robodyn.integrate.simulate import METHOD_NAMES
 from robodyn.model.expr import parse_assignments, parse_number
 from robodyn.model.lagrange import LagrangianSystem
@@ -231,6 +233,54 @@ def _cmd_existence(args: argparse.Namespace) -> int:
     return 0
 
 
+# --- equilibrium and linearize --------------------------------------------------------------------------
+def _cmd_equilibrium(args: argparse.Namespace) -> int:
+    model = _model(args)
+    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts)
+    if args.json:
+        print(json.dumps({"equilibria": [point.to_dict() for point in points]}, indent=2))
+    else:
+        print("\n\n".join(str(point) for point in points))
+    return 0
+
+
+def _operating_input(model: Model, x: np.ndarray, given: dict[str, float]) -> dict[str, float]:
+    """Inputs not given default to the equilibrium (holding) input at x when one exists, else 0."""
+    missing = [name for name in model.inputs if name not in given]
+    if not missing:
+        return given
+    try:
+        (point, *_) = find_equilibrium(model, fix={**dict(zip(model.states, x.tolist())), **given})
+    except (ConvergenceError, InputError):
+        return given
+    return {**dict(zip(model.inputs, point.u.tolist())), **given}
+
+
+def _cmd_linearize(args: argparse.Namespace) -> int:
+    model = _model(args)
+    states, given = _point(model, args.at, "--at")
+    x = model.state_vector(states, default=0.0)
+    u = _operating_input(model, x, given)
+    linear = robodyn.linearize(model, x, u, method=args.method)
+    assert linear.x_op is not None and linear.u_op is not None
+    values = linear.eigenvalues
+    data = {"states": list(linear.states), "inputs": list(linear.inputs), "outputs": list(linear.outputs),
+            "x": linear.x_op.tolist(), "u": linear.u_op.tolist(), "A": linear.A.tolist(), "B": linear.B.tolist(),
+            "C": linear.C.tolist(), "D": linear.D.tolist(),
+            "eigenvalues": [[float(v.real), float(v.imag)] for v in values], "method": linear.method,
+            "error_estimate": linear.error_estimate}
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{model.name} linearized ({linear.method}) at "
+          + ", ".join(f"{n} = {v:.10g}" for n, v in zip((*linear.states, *linear.inputs),
+                                                        (*linear.x_op, *linear.u_op))))
+    for label in ("A", "B", "C", "D"):
+        print(f"{label} =\n{np.array2string(getattr(linear, label), precision=10, suppress_small=True)}")
+    print("eigenvalues: " + ", ".join(f"{v.real:.10g}{v.imag:+.10g}j" for v in values))
+    return 0
+
+
 # --- demo --------------------------------------------------------------------------------------------
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
@@ -350,6 +400,22 @@ def build_parser() -> argparse.ArgumentParser:
     exists.add_argument("--input", action="append", metavar="NAME=VALUE,...", help="constant inputs (others 0)")
     exists.add_argument("--json", action="store_true", help="print JSON")
     exists.set_defaults(run=_cmd_existence)
+
+    equilibrium = commands.add_parser("equilibrium", help="operating points: solve f(x, u) = 0 for what is free")
+    _add_model(equilibrium)
+    equilibrium.add_argument("--fix", action="append", metavar="NAME=VALUE,...",
+                             help="fixed states and inputs, e.g. --fix tau=0 or --fix theta=0.3,theta_dot=0")
+    equilibrium.add_argument("--starts", type=int, default=8, help="number of starting points (default 8)")
+    equilibrium.add_argument("--json", action="store_true", help="print JSON")
+    equilibrium.set_defaults(run=_cmd_equilibrium)
+
+    linearize = commands.add_parser("linearize", help="A, B, C, D at an operating point")
+    _add_model(linearize)
+    linearize.add_argument("--at", action="append", metavar="NAME=VALUE,...",
+                           help="states and inputs; states left out are 0, inputs default to the holding input")
+    linearize.add_argument("--method", default="auto", choices=LINEARIZE_METHODS, help="default: the best available")
+    linearize.add_argument("--json", action="store_true", help="print JSON")
+    linearize.set_defaults(run=_cmd_linearize)
 
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
