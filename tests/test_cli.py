@@ -325,3 +325,14 @@ def test_equilibrium_failure_is_a_numerical_error(capsys, tmp_path):
     model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: x**2 + 1}\n")
     code, out, err = run(capsys, "equilibrium", str(model))
     assert code == 1 and out == "" and "best residual" in err and err.count("\n") == 1
+
+
+def test_validity_on_the_hanging_pendulum(capsys, tmp_path):
+    code, out, _ = run(capsys, "validity", "pendulum", "--json", "--plot", str(tmp_path / "v.png"))
+    data = json.loads(out)
+    assert code == 0
+    for key in ("L", "L_max", "exponent", "radius", "tolerance", "sim_radius", "method", "radii", "errors"):
+        assert key in data
+    # sin is odd: at theta = 0 the remainder of the linear model is g rho^3 / 6 (exponent 3, L = 9.81 / 6)
+    assert data["exponent"] == pytest.approx(3.0, abs=0.05) and data["L"] == pytest.approx(9.81 / 6, rel=0.02)
+    assert (tmp_path / "v.png").exists()

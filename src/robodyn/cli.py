@@ -22,6 +22,7 @@ from robodyn.analysis.equilibrium import find_equilibrium
 from robodyn.analysis.existence import existence
 from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
 from robodyn.analysis.modes import modes
+from robodyn.analysis.validity import validity
 from robodyn.analysis.verify import verify
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import ConvergenceError, InputError, RobodynError
@@ -281,6 +282,20 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_validity(args: argparse.Namespace) -> int:
+    model = _model(args)
+    states, given = _point(model, args.at, "--at")
+    x = model.state_vector(states, default=0.0)
+    u = _operating_input(model, x, given)
+    horizon = _number(args.horizon, "--horizon")
+    result = validity(model, x, model.input_vector(u), tolerance=_number_or(args.tolerance, "--tolerance", 0.05),
+                      horizon=horizon)
+    if args.plot:
+        _write_png(args.plot, result.plot())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    return 0
+
+
 # --- demo --------------------------------------------------------------------------------------------
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
@@ -416,6 +431,16 @@ def build_parser() -> argparse.ArgumentParser:
     linearize.add_argument("--method", default="auto", choices=LINEARIZE_METHODS, help="default: the best available")
     linearize.add_argument("--json", action="store_true", help="print JSON")
     linearize.set_defaults(run=_cmd_linearize)
+
+    valid = commands.add_parser("validity", help="how far the linear model can be trusted around a point")
+    _add_model(valid)
+    valid.add_argument("--at", action="append", metavar="NAME=VALUE,...",
+                       help="states and inputs; states left out are 0, inputs default to the holding input")
+    valid.add_argument("--tolerance", metavar="TOL", help="relative error tolerated (default 0.05)")
+    valid.add_argument("--horizon", metavar="H", help="also compare simulated trajectories over [0, H]")
+    valid.add_argument("--plot", metavar="FILE.png", help="write the remainder plot")
+    valid.add_argument("--json", action="store_true", help="print JSON")
+    valid.set_defaults(run=_cmd_validity)
 
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
