@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import sys
 
 import numpy as np
 import pytest
@@ -157,3 +158,89 @@ def test_repr_lists_the_matrices():
     text = repr(LinearSystem(A2, B2, name="plant"))
     assert "LinearSystem(name='plant'" in text
     assert "A=[[0.0, 1.0], [-2.0, -3.0]]" in text
+
+
+# --- interoperability: python-control and scipy.signal ---------------------------------------------------
+A3 = [[0.0, 1.0, 0.0], [0.0, 0.0, 1.0], [-6.0, -11.0, -6.0]]
+B3 = [[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]]
+C3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]]
+D3 = [[0.0, 0.5], [0.0, 0.0]]
+
+
+def named_plant() -> LinearSystem:
+    return LinearSystem(A3, B3, C3, D3, states=["q", "v", "a"], inputs=["force", "torque"],
+                        outputs=["angle", "rate"], name="plant")
+
+
+def test_to_control_and_back_keeps_matrices_and_names():
+    control = pytest.importorskip("control")
+    plant = named_plant()
+    converted = plant.to_control()
+    assert isinstance(converted, control.StateSpace)
+    for label in "ABCD":  # copied, not recomputed: equal bit for bit
+        np.testing.assert_array_equal(np.asarray(getattr(converted, label)), getattr(plant, label))
+    assert converted.state_labels == ["q", "v", "a"]
+    assert converted.input_labels == ["force", "torque"]
+    assert converted.output_labels == ["angle", "rate"]
+    assert converted.name == "plant" and converted.isctime()
+    back = LinearSystem.from_control(converted)
+    for label in "ABCD":
+        np.testing.assert_array_equal(getattr(back, label), getattr(plant, label))
+    assert (back.states, back.inputs, back.outputs, back.name) == (plant.states, plant.inputs, plant.outputs, "plant")
+    assert LinearSystem.from_control(converted, name="renamed").name == "renamed"
+    # python-control computes the same poles as robodyn: -1, -2, -3.
+    np.testing.assert_allclose(np.sort(np.real(control.poles(converted))), [-3.0, -2.0, -1.0], atol=1e-9)
+
+
+def test_to_control_without_inputs():
+    pytest.importorskip("control")
+    model = LinearSystem(A2, states=["p", "w"])
+    back = LinearSystem.from_control(model.to_control())
+    assert back.inputs == () and back.B.shape == (2, 0) and back.D.shape == (2, 0)
+    assert back.states == ("p", "w") and back.outputs == ("p", "w")
+
+
+def test_from_control_replaces_default_labels_by_robodyn_names():
+    control = pytest.importorskip("control")
+    system = control.ss(A2, B2, [[1.0, 0.0]], [[0.0]])  # labels x[0], x[1], u[0], y[0]: not valid names
+    model = LinearSystem.from_control(system, name="plain")
+    assert model.states == ("x1", "x2") and model.inputs == ("u1",) and model.outputs == ("y1",)
+    np.testing.assert_array_equal(model.A, A2)
+
+
+def test_from_control_rejects_discrete_time_and_other_types():
+    control = pytest.importorskip("control")
+    with pytest.raises(InputError, match="discrete-time"):
+        LinearSystem.from_control(control.ss(A2, B2, [[1.0, 0.0]], [[0.0]], dt=0.1))
+    with pytest.raises(InputError, match=r"control.ss\(sys\)"):
+        LinearSystem.from_control(control.tf([1.0], [1.0, 3.0, 2.0]))
+
+
+def test_to_control_without_python_control_says_what_to_install(monkeypatch):
+    monkeypatch.setitem(sys.modules, "control", None)  # makes `import control` raise ImportError
+    with pytest.raises(InputError, match=r"install robodyn\[control\]"):
+        named_plant().to_control()
+    with pytest.raises(InputError, match=r"install robodyn\[control\]"):
+        LinearSystem.from_control(object())
+
+
+def test_to_scipy_state_space():
+    import scipy.signal
+
+    plant = named_plant()
+    converted = plant.to_scipy()
+    assert isinstance(converted, scipy.signal.StateSpace) and converted.dt is None  # continuous time
+    for label in "ABCD":
+        np.testing.assert_array_equal(getattr(converted, label), getattr(plant, label))
+    converted.A[0, 0] = 5.0  # scipy's arrays are its own: the model is unchanged
+    assert plant.A[0, 0] == 0.0
+
+
+def test_trusted_constructor_makes_arrays_read_only():
+    A, B = np.array(A2), np.array(B2)
+    model = LinearSystem._trusted(A, B, np.eye(2), np.zeros((2, 1)), states=("a", "b"), inputs=("u",),
+                                  outputs=("a", "b"), name="t", x_op=np.zeros(2), u_op=np.zeros(1),
+                                  method="central", error_estimate=1e-9)
+    assert not A.flags.writeable and not model.x_op.flags.writeable
+    assert model.method == "central" and model.error_estimate == 1e-9
+    np.testing.assert_array_equal(model.f(0.0, [1.0, 0.0], [1.0]), [0.0, -1.0])

@@ -1,52 +1,58 @@
 """Linearization at an operating point: delta x' = A delta x + B delta u, delta y = C delta x + D delta u.
 
-The best derivative the model supports is used (DESIGN.md, "exactness ladder"):
+The best derivative the model supports is used (DESIGN.md, "exactness ladder"), and reported:
 
 - ``symbolic``: exact sympy Jacobians of an explicit first-order model;
-- ``manipulator``: second-order models M(q) q'' = Q - c, exact at any point without inverting M
-  symbolically (A21 = M^-1 (dr/dq - dM/dq q''), A22 = M^-1 dr/dq', B2 = M^-1 dr/du);
+- ``manipulator``: second-order models M(q) q'' = r(t, q, q', u), exact at any point without inverting M
+  symbolically (A21 = M^-1 (dr/dq - [dM/dq_k q'']_k), A22 = M^-1 dr/dq', B2 = M^-1 dr/du);
 - ``linear``: a LinearSystem is its own linearization;
-- ``central``: central differences for models given as Python callables, with the per-component step
-  eps^(1/3) max(1, |x_i|) and a Richardson estimate of the error (the difference between steps h and 2h).
+- ``complex``: complex-step differentiation, J e_j = Im f(z + i h_j e_j) / h_j, for models given as Python
+  callables that accept complex input. There is no subtraction, so h_j = 1e-20 max(1, |z_j|) can be tiny:
+  the truncation error is h^2 |f'''| / 6, reported as h^2 max(1, max |J|) (~1e-40, rounding aside).
+  Reference: J. R. R. A. Martins, P. Sturdza, J. J. Alonso, "The complex-step derivative approximation",
+  ACM TOMS 29 (2003) 245-262;
+- ``central``: central differences with the per-component step eps^(1/3) max(1, |z_j|) and a Richardson
+  estimate of the error (the difference between steps h and 2h).
+
+Symbolic models give C and D exactly (dh/dx, dh/du); callables differentiate h like f.
+
+Callables are probed once per model and the verdicts cached on the model:
+
+- *complex*: one call with a complex state and input (no exception or warning, a finite complex result
+  whose imaginary part matches a central difference along the same direction). ``auto`` then uses
+  ``complex``; a callable built on ``math`` functions is rejected and ``auto`` falls back to ``central``.
+- *batch*: the protocol is ``f(t, X, U, p)`` with the points as columns, X ``(n, N)`` and U ``(m, N)``,
+  returning ``(n, N)`` (numpy code written with ``x[0]``, ``u[0]``, ``np.sin`` usually does). It is
+  accepted when a 3-column probe equals three single calls; then each Jacobian [df/dx | df/du] costs
+  one call instead of n + m (complex) or 4 (n + m) (central).
 """
 
 from __future__ import annotations
 
+import functools
+import math
+import warnings
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
+import scipy.linalg
+import sympy
 
-from robodyn.errors import InputError
+from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
-from robodyn.model.system import Model, Values
+from robodyn.model.symbolic import SymbolicModel, SymbolicSystem, exact_float_printer
+from robodyn.model.system import Model, System, Values
 
 __all__ = ["METHODS", "linearize"]
 
-METHODS: Final = ("auto", "symbolic", "manipulator", "central", "linear")
+METHODS: Final = ("auto", "symbolic", "manipulator", "linear", "complex", "central")
 _STEP: Final = float(np.finfo(float).eps ** (1 / 3))  # Optimal central-difference step (relative).
-
-
-def _central(function: Callable[[np.ndarray], np.ndarray], point: np.ndarray) -> tuple[np.ndarray, float]:
-    """Jacobian of ``function`` at ``point`` by central differences, and an error estimate.
-
-    The estimate is max |D(h) - D(2h)|: the truncation error of D(h) is O(h^2), that of D(2h) four
-    times larger, so their difference bounds the error of D(h) (Richardson).
-    """
-    value = np.asarray(function(point), dtype=float)
-    jacobian = np.zeros((value.size, point.size))
-    error = 0.0
-    for i in range(point.size):
-        h = _STEP * max(1.0, abs(point[i]))
-        step = np.zeros(point.size)
-        step[i] = h
-        fine = (np.asarray(function(point + step)) - np.asarray(function(point - step))) / (2 * h)
-        coarse = (np.asarray(function(point + 2 * step)) - np.asarray(function(point - 2 * step))) / (4 * h)
-        jacobian[:, i] = fine
-        error = max(error, float(np.max(np.abs(fine - coarse), initial=0.0)))
-    return jacobian, error
+COMPLEX_STEP: Final = 1e-20  # Relative complex step: truncation error ~ h^2, no cancellation.
+_PROBE_TOLERANCE: Final = 1e-6  # Complex probe vs central difference (whose own error is ~1e-10 relative).
+_BATCH_TOLERANCE: Final = 1e-12  # Batch probe vs single calls: vectorized ufuncs may differ by a few ulp.
 
 
 def linearize(
@@ -71,63 +77,432 @@ def linearize(
     t
         The time, for time-varying models.
     method
-        ``auto`` (the best available), ``symbolic``, ``manipulator`` or ``central``.
+        ``auto`` (the best available), ``symbolic``, ``manipulator``, ``linear``, ``complex`` or ``central``.
 
     Returns
     -------
     LinearSystem
-        With ``x_op``, ``u_op``, ``method`` and ``error_estimate`` (0 for exact methods).
+        With ``x_op``, ``u_op``, ``method`` (the one used) and ``error_estimate``: 0 for the exact
+        methods, ~h^2 for ``complex``, the Richardson estimate for ``central``.
+
+    Examples
+    --------
+    >>> linearize(robodyn.load("pendulum"), {"theta": math.pi, "theta_dot": 0.0}).A  # doctest: +SKIP
+    array([[0.  , 1.  ],
+           [9.81, 0.  ]])
     """
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
-    time, xv, uv, p = model._arguments(t, x, u, params)
-    chosen = _choose(model, method)
-    error = 0.0
+    point = _Point.of(model, t, x, u, params)
+    chosen = _choose(model, method, point)
     if chosen == "linear":
         assert isinstance(model, LinearSystem)
-        return LinearSystem(model.A, model.B, model.C, model.D, states=model.states, inputs=model.inputs,
-                            outputs=model.outputs, name=model.name, x_op=xv, u_op=uv, method="linear",
-                            error_estimate=0.0)
-    if chosen == "symbolic":
-        assert isinstance(model, SymbolicSystem)
-        A, B = model.dfdx(time, xv, uv, p), model.dfdu(time, xv, uv, p)
-    elif chosen == "manipulator":
-        assert isinstance(model, ManipulatorSystem)
-        A, B = model.jacobians(time, xv, uv, p)
+        return LinearSystem._trusted(model.A, model.B, model.C, model.D, states=model.states, inputs=model.inputs,
+                                     outputs=model.outputs, name=model.name, x_op=point.x, u_op=point.u,
+                                     method="linear", error_estimate=0.0)
+    if chosen in ("symbolic", "manipulator"):
+        assert isinstance(model, SymbolicModel)
+        matrices = _exact(model, _exact_plan(model), point)
+        error = 0.0
     else:
-        A, error_x = _central(lambda z: model._f(time, z, uv, p), xv)
-        B, error_u = _central(lambda w: model._f(time, xv, w, p), uv) if model.n_inputs else (
-            np.zeros((model.n_states, 0)), 0.0)
-        error = max(error_x, error_u)
-    if isinstance(model, SymbolicModel):
-        C, D = model.dhdx(time, xv, uv, p), model.dhdu(time, xv, uv, p)
-    else:
-        C, error_c = _central(lambda z: model._h(time, z, uv, p), xv)
-        D, error_d = _central(lambda w: model._h(time, xv, w, p), uv) if model.n_inputs else (
-            np.zeros((model.n_outputs, 0)), 0.0)
-        error = max(error, error_c, error_d)
-    _check_finite(A, B, C, D, model, xv)
-    return LinearSystem(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
-                        name=model.name, x_op=xv, u_op=uv, method=chosen, error_estimate=error)
+        A, B, error = _differentiate(model, "f", chosen, point)
+        if isinstance(model, SymbolicModel):
+            C, D = model.dhdx(point.t, point.x, point.u, point.p), model.dhdu(point.t, point.x, point.u, point.p)
+        elif isinstance(model, System) and model._out is None:  # y = x
+            C, D = np.eye(model.n_states), np.zeros((model.n_states, model.n_inputs))
+        else:
+            C, D, error_h = _differentiate(model, "h", chosen, point)
+            error = max(error, error_h)
+        matrices = _pack(model, point.x, A, B, C, D)
+    A, B, C, D = matrices
+    return LinearSystem._trusted(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
+                                 name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error)
 
 
-def _choose(model: Model, method: str) -> str:
-    available = ("symbolic" if isinstance(model, SymbolicSystem)
-                 else "manipulator" if isinstance(model, ManipulatorSystem)
-                 else "linear" if isinstance(model, LinearSystem) else None)
+# --- the point -------------------------------------------------------------------------------------------
+@dataclass(slots=True)
+class _Point:
+    """A validated operating point: float64 arrays (owned, not to be written) and the same values as lists."""
+
+    t: float
+    x: np.ndarray
+    u: np.ndarray
+    p: np.ndarray
+    x_list: list[float]
+    u_list: list[float]
+    p_list: list[float]
+
+    @staticmethod
+    def of(model: Model, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
+        """Validate once. Plain floats in dicts, lists or float arrays take a lean path; anything else, and
+        every error, goes through ``model._arguments`` (same messages as ``model.f``)."""
+        fast = type(model)._arguments is Model._arguments and type(t) is float and math.isfinite(t)
+        xl = _floats(x, model.states, required=True) if fast else None
+        ul = _floats(u, model.inputs, required=False) if xl is not None else None
+        defaults = _parameters(model) if params is None and ul is not None else None
+        if xl is None or ul is None or defaults is None:
+            time, xv, uv, p = model._arguments(t, x, u, params)
+            return _Point(time, xv, uv, p, xv.tolist(), uv.tolist(), p.tolist())
+        return _Point(t, np.array(xl), np.array(ul), defaults[1], xl, ul, defaults[0])
+
+
+def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> list[float] | None:
+    """``values`` as a list of finite floats in the order of ``names``, or None to take the general path.
+
+    Only plain ``float``/``int`` entries of a dict, list, tuple or float64 vector qualify; names left out of
+    a dict are 0 unless ``required``.
+    """
+    if values is None:
+        return None if required and names else [0.0] * len(names)
+    if type(values) is dict:
+        known = sum(name in values for name in names)
+        if known != len(values) or (required and known != len(names)):
+            return None  # an unknown or a missing name: let the general path say which
+        items = [values.get(name, 0.0) for name in names]
+    elif type(values) is list or type(values) is tuple:
+        items = list(values)
+    elif type(values) is np.ndarray and values.dtype == np.float64 and values.ndim == 1:
+        items = values.tolist()
+    else:
+        return None
+    if len(items) != len(names):
+        return None
+    for i, item in enumerate(items):
+        if type(item) is int and abs(item) <= 2**53:
+            item = items[i] = float(item)
+        if type(item) is not float or not math.isfinite(item):
+            return None
+    return items
+
+
+def _parameters(model: Model) -> tuple[list[float], np.ndarray]:
+    """The default parameter values (list, read-only array), cached per ``model.parameters`` mapping (a copy
+    with other parameters has another mapping, so a cache copied along with the model's ``__dict__`` is
+    not reused)."""
+    store = getattr(model, "__dict__", None)
+    cached = store.get("_linearize_parameters") if store is not None else None
+    if cached is None or cached[0] is not model.parameters:
+        vector = model.parameter_vector(None)
+        vector.setflags(write=False)
+        cached = (model.parameters, tuple(vector.tolist()), vector)
+        if store is not None:
+            store["_linearize_parameters"] = cached
+    return list(cached[1]), cached[2]
+
+
+# --- which method ------------------------------------------------------------------------------------------
+def _choose(model: Model, method: str, point: _Point) -> str:
+    exact = ("symbolic" if isinstance(model, SymbolicSystem)
+             else "manipulator" if isinstance(model, ManipulatorSystem)
+             else "linear" if isinstance(model, LinearSystem) else None)
     if method == "auto":
-        return available or "central"
-    if method != "central" and method != available:
+        if exact is not None:
+            return exact
+        return "complex" if _capability(model, "f", "complex", point) else "central"
+    if method == "central" or method == exact:
+        return method
+    if method == "complex":
+        if _capability(model, "f", "complex", point):
+            return "complex"
         raise InputError(
-            f"method {method!r} is not available for {type(model).__name__} {model.name!r}: "
-            f"use {available or 'central'} (or auto)"
+            f"model {model.name!r}: f does not accept complex input (it raised, warned, dropped the imaginary "
+            f"part or returned a wrong derivative): use method 'central', or write f with numpy functions"
         )
-    return method
+    raise InputError(
+        f"method {method!r} is not available for {type(model).__name__} {model.name!r}: "
+        f"use {exact or 'complex or central'} (or auto)"
+    )
 
 
-def _check_finite(A: Any, B: Any, C: Any, D: Any, model: Model, x: np.ndarray) -> None:
-    for label, matrix in (("A", A), ("B", B), ("C", C), ("D", D)):
-        if not np.all(np.isfinite(matrix)):
-            point = dict(zip(model.states, x.tolist()))
-            raise InputError(f"model {model.name!r}: the linearization at {point} has non-finite entries in "
-                             f"{label}: the model is not differentiable there; choose another point")
+# --- exact paths: one fused evaluator per model --------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class _Layout:
+    """A, B, C, D of one linearization as consecutive row-major blocks of a flat buffer."""
+
+    bounds: tuple[int, ...]  # block k is buffer[bounds[k]:bounds[k + 1]]
+    shapes: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(model: Model) -> _Layout:
+        return _layout(model.n_states, model.n_inputs, model.n_outputs)
+
+    def views(self, buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        b, s = self.bounds, self.shapes
+        return (buffer[b[0]:b[1]].reshape(s[0]), buffer[b[1]:b[2]].reshape(s[1]),
+                buffer[b[2]:b[3]].reshape(s[2]), buffer[b[3]:b[4]].reshape(s[3]))
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(n: int, m: int, p: int) -> _Layout:
+    sizes = (n * n, n * m, p * n, p * m)
+    return _Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
+
+
+@dataclass(frozen=True, slots=True)
+class _ExactPlan:
+    """A lambdified function returning every derivative entry the model needs, flat, in one call.
+
+    Layout (row-major): symbolic ``[df/dx, df/du, dh/dx, dh/du]`` (that of the result); manipulator
+    ``[M, dr/dx | dr/du, (r, dM/dq_k for k = 1..c if M depends on q), dh/dx, dh/du]``. The h part is left
+    out when y = x. ``template`` is the result's buffer with its constant entries (identity blocks).
+    """
+
+    evaluate: Callable[..., list[Any]]
+    layout: _Layout
+    template: np.ndarray
+    coordinates: int  # c for a manipulator (the state is [q, q']), 0 for a first-order model
+    mass_varies: bool
+    identity_output: bool
+
+
+def _exact_plan(model: SymbolicModel) -> _ExactPlan:
+    store = model.__dict__
+    plan = store.get("_linearize_exact")
+    if plan is None:  # expressions only: a copy with other parameters may share it
+        plan = store["_linearize_exact"] = _build_exact_plan(model)
+    return plan
+
+
+def _build_exact_plan(model: SymbolicModel) -> _ExactPlan:
+    identity = model.outputs_are_states
+    layout = _Layout.of(model)
+    template = np.zeros(layout.bounds[-1])
+    A, _, C, _ = layout.views(template)
+    if identity:
+        C[:] = np.eye(model.n_states)
+    if isinstance(model, ManipulatorSystem):
+        c = model.n_coordinates
+        A[:c, c:] = np.eye(c)
+        rhs = model.rhs_expr
+        jacobian = rhs.jacobian(model.x_symbols)
+        if model.u_symbols:
+            jacobian = jacobian.row_join(rhs.jacobian(model.u_symbols))
+        dmass = [model.mass_expr.diff(q) for q in model.q_symbols]
+        mass_varies = not all(d.is_zero_matrix for d in dmass)
+        parts = [model.mass_expr, jacobian] + ([rhs, *dmass] if mass_varies else [])
+    else:
+        assert isinstance(model, SymbolicSystem)
+        c, mass_varies = 0, False
+        parts = [model.dfdx_expr, model.dfdu_expr]
+    if not identity:
+        parts += [model.dhdx_expr, model.dhdu_expr]
+    flat = [entry for part in parts for entry in part]
+    evaluate = sympy.lambdify((model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols), flat,
+                              modules="numpy", cse=True, printer=exact_float_printer(), dummify=True)
+    template.setflags(write=False)
+    return _ExactPlan(evaluate, layout, template, c, mass_varies, identity)
+
+
+def _exact(model: SymbolicModel, plan: _ExactPlan, point: _Point) -> tuple[np.ndarray, ...]:
+    try:  # Python floats are ~10x faster than numpy scalars in the generated code ...
+        values = np.array(plan.evaluate(point.t, point.x_list, point.u_list, point.p_list), dtype=float)
+    except (ArithmeticError, TypeError, ValueError):  # ... but 1/0 raises and (-1)**0.5 is complex there:
+        values = np.array(plan.evaluate(point.t, point.x, point.u, point.p), dtype=float)  # numpy semantics
+    bounds = plan.layout.bounds
+    if plan.coordinates == 0 and not plan.identity_output:
+        buffer = values  # already the result's layout
+    else:
+        buffer = plan.template.copy()
+        if plan.coordinates == 0:
+            buffer[: bounds[2]] = values
+        else:
+            assert isinstance(model, ManipulatorSystem)
+            end = _manipulator(model, plan, values, buffer, point)
+            if not plan.identity_output:
+                buffer[bounds[2]:] = values[end:]
+    return _finish(model, plan.layout, buffer, point.x)
+
+
+def _manipulator(model: ManipulatorSystem, plan: _ExactPlan, values: np.ndarray, buffer: np.ndarray,
+                 point: _Point) -> int:
+    """Write df/dx and df/du of x = [q, q'], f = [q', a], M(q) a = r into ``buffer``: da/dz = M^-1 (dr/dz -
+    [dM/dq_k a]_k), the last c rows of A and of B. Returns where the h part of ``values`` starts."""
+    c, m = plan.coordinates, model.n_inputs
+    n = 2 * c
+    mass = values[: c * c].reshape(c, c)
+    end = c * c + c * (n + m)
+    derivative = values[c * c: end].reshape(c, n + m)
+    if plan.mass_varies:
+        accel = _solve_spd(model, mass, values[end: end + c], point)
+        dmass = values[end + c: end + c + c * c * c].reshape(c, c, c)  # [k, i, j] = dM_ij / dq_k
+        derivative[:, :c] -= (dmass @ accel).T
+        end += c + c * c * c
+    solved = _solve_spd(model, mass, derivative, point)
+    buffer[c * n: n * n] = solved[:, :n].reshape(-1)  # A[c:, :]
+    buffer[n * n + c * m: n * (n + m)] = solved[:, n:].reshape(-1)  # B[c:, :]
+    return end
+
+
+def _solve_spd(model: ManipulatorSystem, mass: np.ndarray, rhs: np.ndarray, point: _Point) -> np.ndarray:
+    """M^-1 rhs for a symmetric positive definite M: closed forms for 1x1 and 2x2 (the lower triangle, as
+    Cholesky reads it), a Cholesky solve otherwise. Not positive definite -> SingularMatrixError."""
+    c = mass.shape[0]
+    if c == 1 and mass[0, 0] > 0:
+        return rhs / mass[0, 0]
+    if c == 2:
+        a, b, d = mass[0, 0], mass[1, 0], mass[1, 1]
+        det = a * d - b * b
+        if a > 0 and det > 0:  # Sylvester's criterion; Cramer's rule is forward stable for 2x2 (Higham 2002)
+            return np.array([[d, -b], [-b, a]]) @ rhs / det
+    factor = model._factor(mass, point.x)  # raises SingularMatrixError naming q
+    return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+
+
+def _pack(model: Model, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[np.ndarray, ...]:
+    """A, B, C, D in one buffer (see :func:`_finish`)."""
+    buffer = np.concatenate((np.ravel(A), np.ravel(B), np.ravel(C), np.ravel(D))).astype(float, copy=False)
+    return _finish(model, _Layout.of(model), buffer, x)
+
+
+def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Check every entry finite in one pass and return read-only views A, B, C, D of ``buffer``."""
+    if not math.isfinite(sum(buffer.tolist())) and not np.isfinite(buffer).all():  # sum: one cheap pass
+        bounds = layout.bounds
+        label = next(label for k, label in enumerate("ABCD")
+                     if not np.isfinite(buffer[bounds[k]: bounds[k + 1]]).all())
+        point = dict(zip(model.states, x.tolist()))
+        raise InputError(f"model {model.name!r}: the linearization at {point} has non-finite entries in {label}: "
+                         "the model is not differentiable there; choose another point")
+    buffer.setflags(write=False)
+    return layout.views(buffer)
+
+
+# --- callables: complex step and central differences ------------------------------------------------------
+def _differentiate(model: Model, which: str, method: str, point: _Point) -> tuple[np.ndarray, np.ndarray, float]:
+    """d(which)/dx, d(which)/du and an error estimate, by ``method`` (complex falls back to central for an
+    h that does not accept complex input)."""
+    function = model._f if which == "f" else model._h
+    size = model.n_states if which == "f" else model.n_outputs
+    n = model.n_states
+    label = f"model {model.name!r}: {which}"
+
+    def single(z: np.ndarray) -> np.ndarray:
+        result = np.asarray(function(point.t, z[:n], z[n:], point.p))
+        if result.ndim == 0 and size == 1:
+            result = result.reshape(1)
+        if result.shape != (size,):
+            raise ShapeError(f"{label} returned shape {result.shape}, expected ({size},)")
+        return result
+
+    def many(points: np.ndarray) -> np.ndarray | None:  # points (d, N) -> (size, N), or None: one call a point
+        try:  # the batch verdict came from real points; complex ones may still fail
+            result = np.asarray(function(point.t, points[:n], points[n:], point.p))
+        except Exception:
+            return None
+        kind = "c" if points.dtype.kind == "c" else "f"  # a real result of complex points lost its derivative
+        return result if result.shape == (size, points.shape[1]) and result.dtype.kind == kind else None
+
+    batch = many if _capability(model, which, "batch", point) else None
+    z0 = np.concatenate((point.x, point.u))
+    if method == "complex" and (which == "f" or _capability(model, which, "complex", point)):
+        jacobian, error = _complex_step(single, batch, z0)
+    else:
+        jacobian, error = _central_steps(single, batch, z0)
+    return jacobian[:, :n], jacobian[:, n:], error
+
+
+Single = Callable[[np.ndarray], np.ndarray]  # z (d,) -> (k,)
+Batch = Callable[[np.ndarray], "np.ndarray | None"]  # points as columns (d, N) -> (k, N), or None
+
+
+def _complex_step(single: Single, batch: Batch | None, z0: np.ndarray) -> tuple[np.ndarray, float]:
+    """Jacobian at ``z0`` by complex steps h_j = COMPLEX_STEP max(1, |z_j|), and its truncation estimate."""
+    steps = COMPLEX_STEP * np.maximum(1.0, np.abs(z0))
+    points = z0 + 1j * np.diag(steps)  # row j: z0 + i h_j e_j
+    values = batch(points.T) if batch is not None else None
+    if values is None:
+        values = np.stack([single(row) for row in points], axis=1)
+    jacobian = np.ascontiguousarray(values.imag / steps)
+    estimate = float(steps.max() ** 2 * max(1.0, np.abs(jacobian).max(initial=0.0)))
+    return jacobian, estimate
+
+
+def _central_steps(single: Single, batch: Batch | None, z0: np.ndarray) -> tuple[np.ndarray, float]:
+    """Jacobian at ``z0`` by central differences, and an error estimate.
+
+    The estimate is max |D(h) - D(2h)|: the truncation error of D(h) is O(h^2), that of D(2h) four
+    times larger, so their difference bounds the error of D(h) (Richardson).
+    """
+    d = z0.size
+    steps = _STEP * np.maximum(1.0, np.abs(z0))
+    points = z0 + _offsets(d) * steps  # (4d, d): z0 + h_j e_j, z0 - h_j e_j, z0 + 2 h_j e_j, z0 - 2 h_j e_j
+    values = batch(points.T) if batch is not None else None
+    if values is None:
+        values = np.stack([single(row) for row in points], axis=1)
+    values = values.astype(float, copy=False).reshape(-1, 4, d)
+    fine = (values[:, 0] - values[:, 1]) / (2 * steps)
+    coarse = (values[:, 2] - values[:, 3]) / (4 * steps)
+    return fine, float(np.abs(fine - coarse).max(initial=0.0))
+
+
+@functools.cache
+def _offsets(d: int) -> np.ndarray:
+    """The unit offsets of central differences with steps h and 2h: [I; -I; 2I; -2I], shape (4d, d)."""
+    offsets = np.kron([[1.0], [-1.0], [2.0], [-2.0]], np.eye(d))
+    offsets.setflags(write=False)
+    return offsets
+
+
+def _central(function: Callable[[np.ndarray], Any], point: np.ndarray) -> tuple[np.ndarray, float]:
+    """Jacobian ``(k, d)`` of ``function`` at ``point`` ``(d,)`` by central differences, and the Richardson
+    error estimate (see :func:`_central_steps`); one call per perturbed point."""
+    return _central_steps(lambda z: np.asarray(function(z), dtype=float).reshape(-1), None,
+                          np.asarray(point, dtype=float))
+
+
+# --- probes: what a callable accepts, decided once per model ---------------------------------------------
+def _capability(model: Model, which: str, kind: str, point: _Point) -> bool:
+    store = getattr(model, "__dict__", None)
+    verdicts: dict[tuple[str, str], bool] = store.setdefault("_linearize_verdicts", {}) if store is not None else {}
+    key = (which, kind)
+    if key not in verdicts:
+        function = model._f if which == "f" else model._h
+        size = model.n_states if which == "f" else model.n_outputs
+        probe = _accepts_complex if kind == "complex" else _accepts_batch
+        verdicts[key] = probe(function, point, size)
+    return verdicts[key]
+
+
+def _calls(function: Callable[..., Any], point: _Point, points: list[np.ndarray]) -> list[np.ndarray] | None:
+    """``function`` at each point z = [x, u] (or (d, N) batch), warnings as errors; None if any call fails."""
+    n = point.x.size
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            return [np.asarray(function(point.t, z[:n], z[n:], point.p)) for z in points]
+    except Exception:  # a probe: any failure means "no"
+        return None
+
+
+def _accepts_complex(function: Callable[..., Any], point: _Point, size: int) -> bool:
+    z0 = np.concatenate((point.x, point.u))
+    direction = np.maximum(1.0, np.abs(z0)) * (1.0 + np.arange(z0.size) / z0.size)  # every entry moves
+    results = _calls(function, point, [z0 + 1j * COMPLEX_STEP * direction,
+                                       z0 + _STEP * direction, z0 - _STEP * direction])
+    if results is None:
+        return False
+    probe, plus, minus = (r.reshape(1) if r.ndim == 0 and size == 1 else r for r in results)
+    if probe.shape != (size,) or probe.dtype.kind != "c" or not np.isfinite(probe).all():
+        return False
+    if plus.shape != (size,) or minus.shape != (size,) or plus.dtype.kind not in "fi":
+        return False
+    difference = (plus - minus) / (2 * _STEP)
+    slope = probe.imag / COMPLEX_STEP
+    return bool(np.all(np.abs(slope - difference) <= _PROBE_TOLERANCE * (1.0 + np.abs(difference).max())))
+
+
+def _accepts_batch(function: Callable[..., Any], point: _Point, size: int) -> bool:
+    z0 = np.concatenate((point.x, point.u))
+    columns = z0[:, None] + np.outer(np.maximum(1.0, np.abs(z0)), [0.0, 1e-3, -2e-3])  # three distinct points
+    results = _calls(function, point, [columns, *columns.T.copy()])
+    if results is None:
+        return False
+    together, singles = results[0], results[1:]
+    if together.shape != (size, 3) or together.dtype.kind != "f":
+        return False
+    if any(s.reshape(-1).shape != (size,) for s in singles):
+        return False
+    reference = np.stack([s.reshape(-1) for s in singles], axis=1).astype(float)
+    scale = _BATCH_TOLERANCE * max(1.0, float(np.abs(reference).max(initial=0.0)))
+    return bool(np.isfinite(together).all() and np.all(np.abs(together - reference) <= scale))
+

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
+from types import MappingProxyType, ModuleType
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
+from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
 
 __all__ = ["LinearSystem"]
@@ -41,6 +43,23 @@ def _matrix(value: ArrayLike | None, shape: tuple[int, int], label: str, name: s
 
 def _default_names(names: Sequence[str] | None, prefix: str, count: int) -> tuple[str, ...]:
     return tuple(names) if names is not None else tuple(f"{prefix}{i + 1}" for i in range(count))
+
+
+def _control() -> ModuleType:
+    """python-control, imported on first use (an optional extra)."""
+    try:
+        return importlib.import_module("control")
+    except ImportError:
+        raise InputError("python-control is not installed: install robodyn[control] "
+                         "(pip install 'robodyn[control]')") from None
+
+
+def _labels(system: Any, attribute: str) -> tuple[str, ...] | None:
+    """python-control's signal labels if every one is a valid robodyn name (its defaults ``x[0]`` are not)."""
+    labels = tuple(getattr(system, attribute, None) or ())
+    if labels and all(is_valid_name(label) and label not in RESERVED_NAMES for label in labels):
+        return labels
+    return None
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -124,6 +143,84 @@ class LinearSystem(Model):
                     raise ShapeError(f"linear system {name!r}: {label} has {vector.size} entries, expected {size}")
                 vector.setflags(write=False)
                 set_(self, label, vector)
+
+    @classmethod
+    def _trusted(
+        cls,
+        A: NDArray[np.float64],
+        B: NDArray[np.float64],
+        C: NDArray[np.float64],
+        D: NDArray[np.float64],
+        *,
+        states: tuple[str, ...],
+        inputs: tuple[str, ...],
+        outputs: tuple[str, ...],
+        name: str,
+        x_op: NDArray[np.float64] | None = None,
+        u_op: NDArray[np.float64] | None = None,
+        method: str | None = None,
+        error_estimate: float | None = None,
+    ) -> LinearSystem:
+        """Construct without validation, for callers that built checked arrays from a validated model.
+
+        The caller guarantees float64 arrays of consistent shapes with finite entries, and names taken from
+        a model (already checked). The arrays are made read-only and must not be written afterwards.
+        ``linearize`` uses this on its hot path; everything else should call the constructor.
+        """
+        self = object.__new__(cls)
+        set_ = object.__setattr__
+        for label, array in (("A", A), ("B", B), ("C", C), ("D", D), ("x_op", x_op), ("u_op", u_op)):
+            if array is not None:
+                array.setflags(write=False)
+            set_(self, label, array)
+        set_(self, "states", states)
+        set_(self, "inputs", inputs)
+        set_(self, "outputs", outputs)
+        set_(self, "name", name)
+        set_(self, "method", method)
+        set_(self, "error_estimate", error_estimate)
+        return self
+
+    # --- interoperability -----------------------------------------------------------------------------
+    def to_control(self) -> Any:
+        """This model as a python-control ``StateSpace`` (continuous time) with the signal names.
+
+        Requires the ``control`` extra; raises :class:`~robodyn.errors.InputError` without it.
+        """
+        control = _control()
+        return control.StateSpace(np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D),
+                                  states=list(self.states), inputs=list(self.inputs), outputs=list(self.outputs),
+                                  name=self.name)
+
+    @classmethod
+    def from_control(cls, system: Any, *, name: str | None = None) -> LinearSystem:
+        """A LinearSystem from a continuous-time python-control ``StateSpace``.
+
+        Signal names come from ``state_labels``, ``input_labels`` and ``output_labels`` when every label of
+        a group is a valid robodyn name; python-control's defaults (``x[0]``, ...) become ``x1``, ... .
+        ``name`` defaults to the system's name.
+        """
+        control = _control()
+        if not isinstance(system, control.StateSpace):
+            raise InputError(f"from_control expects a control.StateSpace, got {type(system).__name__}: "
+                             "convert it with control.ss(sys)")
+        if not system.isctime():
+            raise InputError(f"{system.name!r} is a discrete-time system (dt={system.dt}): LinearSystem is "
+                             "continuous-time; pass a system with dt=0")
+        n, m = np.shape(system.B)
+        p = np.shape(system.C)[0]
+        return cls(np.asarray(system.A, dtype=float), np.asarray(system.B, dtype=float).reshape(n, m),
+                   np.asarray(system.C, dtype=float), np.asarray(system.D, dtype=float).reshape(p, m),
+                   states=_labels(system, "state_labels") or _default_names(None, "x", n),
+                   inputs=_labels(system, "input_labels") or _default_names(None, "u", m),
+                   outputs=_labels(system, "output_labels") or _default_names(None, "y", p),
+                   name=name if name is not None else str(system.name))
+
+    def to_scipy(self) -> Any:
+        """This model as a ``scipy.signal.StateSpace`` (continuous time; scipy keeps no signal names)."""
+        import scipy.signal  # slow to import, needed only here
+
+        return scipy.signal.StateSpace(np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D))
 
     @property
     def parameters(self) -> Mapping[str, float]:  # type: ignore[override]
