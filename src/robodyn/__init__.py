@@ -10,10 +10,13 @@ The public API::
 """
 
 from robodyn.analysis.classify import Classification, classify
+from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
 from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
 from robodyn.analysis.linearize import linearize
+from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
 from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, forced_response, modal_decomposition, modes
 from robodyn.analysis.second_order import Response, SecondOrder, second_order
+from robodyn.analysis.validity import Validity, validity
 from robodyn.analysis.verify import Verification, verify
 from robodyn.errors import (
     ConvergenceError,
@@ -49,6 +52,7 @@ __all__ = [
     "Existence",
     "ExpressionError",
     "InputError",
+    "LTVSystem",
     "LagrangianSystem",
     "LinearSystem",
     "LipschitzBound",
@@ -60,6 +64,7 @@ __all__ = [
     "ModelFileError",
     "Modes",
     "NumericalError",
+    "OperatingPoint",
     "PicardIterates",
     "Response",
     "RobodynError",
@@ -73,12 +78,15 @@ __all__ = [
     "System",
     "Trajectory",
     "UnknownNameError",
+    "Validity",
     "Verification",
     "__version__",
     "classify",
     "existence",
+    "find_equilibrium",
     "forced_response",
     "linearize",
+    "linearize_trajectory",
     "lipschitz",
     "load",
     "load_file",
@@ -88,5 +96,6 @@ __all__ = [
     "read_model_text",
     "second_order",
     "simulate",
+    "validity",
     "verify",
 ]
