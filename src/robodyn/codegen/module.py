@@ -48,6 +48,7 @@ N_STATES = {n}
 N_INPUTS = {m}
 N_PARAMS = {n_p}
 N_EVENTS = {n_events}
+HAS_EVENTS = {has_events}  # a compile-time constant: without events numba prunes the event machinery
 '''
 
 _LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
@@ -67,7 +68,7 @@ def module_text(model: SymbolicModel, events: Sequence[sympy.Expr] = ()) -> str:
     # holding quotes cannot end it and become code.
     label = _LABEL_UNSAFE.sub("_", str(model.name))[:80]
     header = _HEADER.format(name=label, n=model.n_states, m=model.n_inputs, n_p=len(model.parameters),
-                            n_events=len(events))
+                            n_events=len(events), has_events=bool(events))
     parts = [header, CHOLESKY_SOURCE, rhs_source(model), event_source(model, events),
              SIGNALS_KERNEL.read_text(encoding="utf-8"), KERNEL_TEMPLATE.read_text(encoding="utf-8")]
     return "\n\n".join(parts)
@@ -119,5 +120,5 @@ def interpreted_module(
 ) -> ModuleType:
     """The kernel template as plain Python, with Python ``rhs``, ``event_fn`` and ``eval_inputs``."""
     inject = {"jit": _identity, "pjit": _identity, "prange": range, "rhs": rhs, "event_fn": event_fn,
-              "eval_inputs": eval_inputs}
+              "eval_inputs": eval_inputs, "HAS_EVENTS": True}
     return load_source_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject)

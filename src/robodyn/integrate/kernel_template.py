@@ -39,6 +39,7 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
     prange = range
     def rhs(t, x, u, p, out): ...
     def event_fn(t, x, u, p, out): ...
+    HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
     def eval_inputs(t, t_piece, x, inp, out): ...
 
 SAFETY = 0.9  # Multiply steps computed from the asymptotic behaviour of errors by this.
@@ -416,7 +417,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     i_bad = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
     if i_bad >= 0:
         return NON_FINITE, t0, i_bad, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
-    if n_events > 0:
+    if HAS_EVENTS and n_events > 0:
         event_fn(t0, x, u, p, g_old)
     h_abs = h0
     if h0 <= 0.0:
@@ -491,7 +492,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
             break
         dense_ready = False
         t_end = t_new
-        if n_events > 0:  # events: sign changes of g over the step, located on the dense output
+        if HAS_EVENTS and n_events > 0:  # events: sign changes of g over the step, located on the dense output
             if not held:
                 eval_inputs(t_new, t_piece, x_new, inp, u)
             event_fn(t_new, x_new, u, p, g_new)
@@ -543,8 +544,9 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
         for i in range(n):
             x[i] = x_new[i]
             K[0, i] = K[s - 1, i]
-        for k in range(n_events):
-            g_old[k] = g_new[k]
+        if HAS_EVENTS:
+            for k in range(n_events):
+                g_old[k] = g_new[k]
         if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
             i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
             t_piece = 0.5 * (t + seg_end)
@@ -555,7 +557,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
             if i_fail >= 0:
                 status, t_fail = NON_FINITE, t
                 break
-            if n_events > 0:
+            if HAS_EVENTS and n_events > 0:
                 event_fn(t, x, u, p, g_old)
             h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
     return status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
