@@ -353,3 +353,18 @@ def test_bad_input():
         picard(model, [0.0, 0.0], 1.0, iterations=0)
     with pytest.raises(InputError, match="grid"):
         picard(model, [0.0, 0.0], 1.0, grid=3)
+
+
+def test_atan2_enclosure_of_a_point_is_sound():
+    """Regression (found by the soundness property): mpmath's atan2 rounds y/x first, so its directed
+    rounding alone could miss the true value by an ulp."""
+    import mpmath
+    import sympy
+
+    from robodyn.analysis.intervals import enclose
+
+    x = sympy.Symbol("x", real=True)
+    enclosure = enclose(sympy.atan2(sympy.atan(x), x**3), {"x": (0.001953125, 0.001953125)})
+    with mpmath.workdps(50):
+        value = mpmath.atan2(mpmath.atan(mpmath.mpf(0.001953125)), mpmath.mpf(0.001953125) ** 3)
+    assert enclosure.lo <= value <= enclosure.hi

@@ -290,8 +290,10 @@ def _atan2(y: Interval, x: Interval) -> Result:
         pi = Interval(_floor(libmp.mpf_pi(_PREC, "f")), _ceil(libmp.mpf_pi(_PREC, "c")))
         return _issue(Interval(-pi.hi, pi.hi), "jump", "crosses the negative x axis, where atan2 jumps by 2 pi")
     corners = [(_mpf(a), _mpf(b)) for a in (y.lo, y.hi) for b in (x.lo, x.hi)]
-    lows = [_floor(libmp.mpf_atan2(a, b, _PREC, "f")) for a, b in corners]
-    highs = [_ceil(libmp.mpf_atan2(a, b, _PREC, "c")) for a, b in corners]
+    # mpmath's atan2 rounds the quotient y/x before the arctangent, so its directed rounding is not
+    # guaranteed: widen by one more ulp outward (found by the soundness property test).
+    lows = [math.nextafter(_floor(libmp.mpf_atan2(a, b, _PREC, "f")), -math.inf) for a, b in corners]
+    highs = [math.nextafter(_ceil(libmp.mpf_atan2(a, b, _PREC, "c")), math.inf) for a, b in corners]
     return _ok(Interval(min(lows), max(highs)))
 
 
