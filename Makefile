@@ -19,7 +19,7 @@ comma := ,
 demo: $(VENV)/.installed-test+control
 	$(BIN)/robodyn demo
 
-test: $(VENV)/.installed-test+control
+test: $(VENV)/.installed-test+control+urdf
 	$(BIN)/python -m pytest -q
 
 bench: $(VENV)/.installed-test+control

@@ -33,6 +33,7 @@ from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
 from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
+from robodyn.model.urdf import UrdfSystem
 from robodyn.signals import parse_input_assignments
 from robodyn.trajectory import Trajectory
 
@@ -105,6 +106,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         if not isinstance(model, SymbolicModel):
             raise InputError(f"model {model.name!r} has no symbolic equations to print as LaTeX")
         print(model.latex())
+        return 0
+    if isinstance(model, UrdfSystem):
+        print("\n".join([*_describe(model), "", *model.joint_table()]))
         return 0
     equations = model.pretty() if isinstance(model, SymbolicModel) else repr(model)
     damping = _damping_lines(model)

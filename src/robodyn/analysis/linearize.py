@@ -45,6 +45,7 @@ from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem
 from robodyn.model.symbolic import SymbolicModel, SymbolicSystem, exact_float_printer
 from robodyn.model.system import Model, System, Values
+from robodyn.model.urdf import UrdfSystem
 
 __all__ = ["METHODS", "linearize"]
 
@@ -100,7 +101,11 @@ def linearize(
         return LinearSystem._trusted(model.A, model.B, model.C, model.D, states=model.states, inputs=model.inputs,
                                      outputs=model.outputs, name=model.name, x_op=point.x, u_op=point.u,
                                      method="linear", error_estimate=0.0)
-    if chosen in ("symbolic", "manipulator"):
+    if chosen == "manipulator" and isinstance(model, UrdfSystem):  # analytic derivatives from Pinocchio
+        A, B = model.jacobians(point.t, point.x, point.u)
+        matrices = _pack(model, point.x, A, B, np.eye(model.n_states), np.zeros((model.n_states, model.n_inputs)))
+        error = 0.0
+    elif chosen in ("symbolic", "manipulator"):
         assert isinstance(model, SymbolicModel)
         matrices = _exact(model, _exact_plan(model), point)
         error = 0.0
@@ -193,7 +198,7 @@ def _parameters(model: Model) -> tuple[list[float], np.ndarray]:
 # --- which method ------------------------------------------------------------------------------------------
 def _choose(model: Model, method: str, point: _Point) -> str:
     exact = ("symbolic" if isinstance(model, SymbolicSystem)
-             else "manipulator" if isinstance(model, ManipulatorSystem)
+             else "manipulator" if isinstance(model, ManipulatorSystem | UrdfSystem)
              else "linear" if isinstance(model, LinearSystem) else None)
     if method == "auto":
         if exact is not None:

@@ -22,6 +22,7 @@ from robodyn.model.linear import LinearSystem
 from robodyn.model.mechanical import ManipulatorSystem
 from robodyn.model.symbolic import SymbolicSystem
 from robodyn.model.system import Model
+from robodyn.model.urdf import UrdfSystem
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -60,7 +61,7 @@ def _jacobian(model: Model, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[
     if isinstance(model, LinearSystem):
         full = model.A + model.B @ du_dx
         return lambda t, x: full
-    if isinstance(model, ManipulatorSystem):
+    if isinstance(model, ManipulatorSystem | UrdfSystem):  # exact: no symbolic inverse / Pinocchio's analytic
         def manipulator(t: float, x: np.ndarray) -> np.ndarray:
             dfdx, dfdu = model.jacobians(t, x, evaluate_u(t, x), p)
             return dfdx + dfdu @ du_dx

@@ -1,0 +1,433 @@
+"""URDF robots through Pinocchio: fixed-base chains of revolute and prismatic joints.
+
+:func:`load_urdf` reads a URDF file into a :class:`UrdfSystem`, a second-order model
+
+    M(q) q'' + C(q, q') q' + g(q) = tau
+
+whose state is ``[q..., q_dot...]`` with one coordinate per movable joint, named after the joint
+(``<joint>``, ``<joint>_dot``), and one torque (or force, for a prismatic joint) input per joint
+(``<joint>_tau``). Gravity is Pinocchio's default, 9.81 m/s^2 along -z of the root link.
+
+Everything numeric is a Pinocchio algorithm (Carpentier et al., "The Pinocchio C++ library", SII 2019):
+``aba`` for the forward dynamics, ``crba`` for M, ``rnea`` for the bias and the inverse dynamics, and
+``computeABADerivatives`` for the exact (analytic) Jacobians of the forward dynamics.
+
+The file is parsed twice: once with :mod:`xml.etree.ElementTree`, to check what Pinocchio would
+accept silently (continuous and floating joints, moving links without mass) and to read the joint
+table; then by Pinocchio itself. Pinocchio is an optional dependency (``pip install 'robodyn[urdf]'``)
+and is imported only when a URDF is loaded.
+
+Thread safety: a :class:`UrdfSystem` keeps one Pinocchio ``Data`` workspace, written by every
+evaluation. Do not evaluate one model from several threads at once; load one model per thread.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.errors import InputError, ModelFileError, SingularMatrixError
+from robodyn.model.mechanical import velocity_name
+from robodyn.model.system import Model, Values, Vector, check_names, values_to_vector
+
+__all__ = ["INSTALL_HINT", "JointLimits", "UrdfJoint", "UrdfSystem", "load_urdf"]
+
+INSTALL_HINT: Final = "install robodyn[urdf] (pip install 'robodyn[urdf]')"
+MOVABLE: Final = ("revolute", "prismatic")  # One coordinate each, nq = nv = 1.
+_REFUSED: Final = {
+    "continuous": "an unbounded revolute joint (Pinocchio stores it as cos/sin, two numbers for one velocity): "
+                  "make it 'revolute' with limits, e.g. lower=\"-3.1416\" upper=\"3.1416\"",
+    "floating": "a floating base is not supported (only fixed-base robots): fix the root with a 'fixed' joint",
+    "planar": "a planar joint has 3 velocities and a rotation: model it as two prismatic and one revolute joint",
+}
+_SINGULAR: Final = 1e-12  # min eig(M) <= this * max eig(M) at a generic q means M is singular (exact zeros).
+
+
+def _pinocchio() -> Any:
+    try:
+        import pinocchio
+    except ImportError:
+        raise InputError(f"URDF models need Pinocchio: {INSTALL_HINT}") from None
+    return pinocchio
+
+
+@dataclass(frozen=True, slots=True)
+class JointLimits:
+    """Limits of one joint from its ``<limit>`` element; ``None`` where the URDF gives none.
+
+    Positions in rad (revolute) or m (prismatic), velocities per second, effort in N m or N.
+    """
+
+    lower: float | None
+    upper: float | None
+    velocity: float | None
+    effort: float | None
+
+    def __post_init__(self) -> None:
+        if self.lower is not None and self.upper is not None and self.lower > self.upper:
+            raise InputError(f"joint limits: lower {self.lower} is above upper {self.upper}")
+
+
+@dataclass(frozen=True, slots=True)
+class UrdfJoint:
+    """One ``<joint>`` of the file, movable or fixed. ``axis`` : (3,) in the joint frame."""
+
+    name: str
+    type: str
+    parent: str
+    child: str
+    axis: tuple[float, float, float]
+    limits: JointLimits
+
+
+@dataclass(frozen=True, slots=True)
+class _Parsed:
+    robot: str
+    joints: tuple[UrdfJoint, ...]
+    massless: frozenset[str]  # links without <inertial>
+
+
+# --- checking the XML ---------------------------------------------------------------------------------
+def _floats(text: str | None, count: int, where: str) -> tuple[float, ...]:
+    try:
+        values = tuple(float(v) for v in (text or "").split())
+    except ValueError:
+        values = ()
+    if len(values) != count or not all(map(math.isfinite, values)):
+        raise ModelFileError(f"{where}: expected {count} finite number(s), got {text!r}")
+    return values
+
+
+def _optional(element: ET.Element | None, key: str, where: str) -> float | None:
+    if element is None or element.get(key) is None:
+        return None
+    return _floats(element.get(key), 1, f"{where} {key}")[0]
+
+
+def _check_inertial(link: ET.Element, where: str) -> None:
+    inertial = link.find("inertial")
+    if inertial is None:
+        return
+    mass = inertial.find("mass")
+    if mass is None or mass.get("value") is None:
+        raise ModelFileError(f"{where}: <inertial> has no <mass value=...>: give the link's mass in kg")
+    value = _floats(mass.get("value"), 1, f"{where} mass")[0]
+    if value <= 0:
+        raise ModelFileError(f"{where}: mass {value} must be positive")
+    inertia = inertial.find("inertia")
+    keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+    if inertia is None or any(inertia.get(k) is None for k in keys):
+        raise ModelFileError(f"{where}: <inertial> needs <inertia {' '.join(k + '=...' for k in keys)}/> "
+                             "(about the centre of mass)")
+    for key in keys:
+        _floats(inertia.get(key), 1, f"{where} inertia {key}")
+
+
+def _joint(element: ET.Element, where: str) -> UrdfJoint:
+    name, kind = element.get("name"), element.get("type")
+    if not name or not kind:
+        raise ModelFileError(f"{where}: a <joint> needs name and type attributes")
+    label = f"{where}: joint {name!r}"
+    if kind in _REFUSED:
+        raise ModelFileError(f"{label} is {kind}: {_REFUSED[kind]}")
+    if kind not in (*MOVABLE, "fixed"):
+        raise ModelFileError(f"{label} has unknown type {kind!r}: use revolute, prismatic or fixed")
+    parent, child = element.find("parent"), element.find("child")
+    if parent is None or child is None or not parent.get("link") or not child.get("link"):
+        raise ModelFileError(f"{label} needs <parent link=.../> and <child link=.../>")
+    axis_element = element.find("axis")
+    axis = (1.0, 0.0, 0.0) if axis_element is None else _floats(axis_element.get("xyz"), 3, f"{label} axis")
+    if kind != "fixed" and not any(axis):
+        raise ModelFileError(f"{label}: axis is zero: give a direction, e.g. xyz=\"0 0 1\"")
+    limit = element.find("limit")
+    if kind in MOVABLE and limit is None:
+        raise ModelFileError(f"{label} is {kind} but has no <limit>: give lower, upper, effort and velocity")
+    limits = JointLimits(*(_optional(limit, k, label) for k in ("lower", "upper", "velocity", "effort")))
+    return UrdfJoint(name, kind, str(parent.get("link")), str(child.get("link")),
+                     (axis[0], axis[1], axis[2]), limits)
+
+
+def _parse(text: str, where: str) -> _Parsed:
+    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise ModelFileError(f"{where}:{line}:{column}: malformed XML: {exc}") from None
+    if root.tag != "robot":
+        raise ModelFileError(f"{where}: the root element is <{root.tag}>, expected <robot>: not a URDF file")
+    links: dict[str, ET.Element] = {}
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            raise ModelFileError(f"{where}: a <link> has no name")
+        if name in links:
+            raise ModelFileError(f"{where}: link {name!r} is defined twice")
+        _check_inertial(link, f"{where}: link {name!r}")
+        links[name] = link
+    joints = tuple(_joint(element, where) for element in root.findall("joint"))
+    children: dict[str, UrdfJoint] = {}
+    for joint in joints:
+        for role, link_name in (("parent", joint.parent), ("child", joint.child)):
+            if link_name not in links:
+                raise ModelFileError(f"{where}: joint {joint.name!r}: {role} link {link_name!r} is not defined")
+        if joint.child in children:
+            raise ModelFileError(f"{where}: link {joint.child!r} is the child of both {children[joint.child].name!r} "
+                                 f"and {joint.name!r}: a URDF is a tree")
+        children[joint.child] = joint
+    roots = [name for name in links if name not in children]
+    if len(roots) != 1:
+        raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: "
+                             "connect every link to one tree")
+    if not any(j.type in MOVABLE for j in joints):
+        raise ModelFileError(f"{where}: no revolute or prismatic joint: the robot has nothing to move")
+    massless = frozenset(name for name, link in links.items() if link.find("inertial") is None)
+    return _Parsed(root.get("name") or "robot", joints, massless)
+
+
+def _massless_bodies(parsed: _Parsed) -> list[tuple[str, str]]:
+    """(joint, link) for each movable joint whose rigid body (its child and the links fixed to it) has no
+    inertial data."""
+    fixed_children: dict[str, list[str]] = {}
+    for joint in parsed.joints:
+        if joint.type == "fixed":
+            fixed_children.setdefault(joint.parent, []).append(joint.child)
+    result = []
+    for joint in parsed.joints:
+        if joint.type not in MOVABLE:
+            continue
+        body, stack = [], [joint.child]
+        while stack:
+            link = stack.pop()
+            body.append(link)
+            stack += fixed_children.get(link, [])
+        if all(link in parsed.massless for link in body):
+            result.append((joint.name, joint.child))
+    return result
+
+
+# --- the model ------------------------------------------------------------------------------------------
+class UrdfSystem(Model):
+    """A fixed-base URDF robot, M(q) q'' + C(q, q') q' + g(q) = tau, evaluated by Pinocchio.
+
+    Build it with :func:`load_urdf` (or ``robodyn.load("robot.urdf")``).
+
+    Attributes
+    ----------
+    coordinates : tuple of str
+        The movable joints, in Pinocchio's (depth-first) order; states are these, then ``<joint>_dot``.
+    joints : tuple of UrdfJoint
+        Every joint of the file, fixed ones included, in file order.
+    limits : mapping joint name -> JointLimits
+        Position, velocity and effort limits of the movable joints (not enforced by the dynamics).
+    path : Path or None
+        The file the model came from.
+
+    Notes
+    -----
+    One Pinocchio ``Data`` workspace per model: evaluations are not thread-safe (see the module notes).
+    """
+
+    @property
+    def order(self) -> int:
+        return 2
+
+    def __init__(self, pin_model: Any, parsed: _Parsed, *, path: Path | None = None, name: str | None = None):
+        pin = _pinocchio()
+        self._pin = pin
+        self._model = pin_model
+        self._data = pin_model.createData()
+        self.name = name or parsed.robot
+        self.path = path
+        self.coordinates = tuple(str(n) for n in list(pin_model.names)[1:])
+        self.velocities = tuple(velocity_name(c) for c in self.coordinates)
+        self.states = self.coordinates + self.velocities
+        self.inputs = tuple(f"{c}_tau" for c in self.coordinates)
+        self.outputs = self.states
+        self.parameters = MappingProxyType({})
+        check_names({"states": self.states, "inputs": self.inputs}, where=f"URDF {self.name!r} (joint names)")
+        self.joints = parsed.joints
+        by_name = {j.name: j for j in parsed.joints}
+        self.limits: Mapping[str, JointLimits] = MappingProxyType({c: by_name[c].limits for c in self.coordinates})
+
+    @property
+    def n_coordinates(self) -> int:
+        return len(self.coordinates)
+
+    @property
+    def pinocchio_model(self) -> Any:
+        """The underlying ``pinocchio.Model`` (constants; do not modify)."""
+        return self._model
+
+    # --- raw numerics on float64 vectors ------------------------------------------------------------------
+    def acceleration(self, q: Vector, qd: Vector, tau: Vector) -> Vector:
+        """q'' = ABA(q, q', tau), shape ``(n,)``."""
+        return np.array(self._pin.aba(self._model, self._data, q, qd, tau))
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        n = self.n_coordinates
+        return np.concatenate([x[n:], self.acceleration(x[:n], x[n:], u)])
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return x.copy()
+
+    def _coordinates(self, q: Values, what: str = "coordinate") -> Vector:
+        return values_to_vector(q, self.coordinates, what)
+
+    def _velocities(self, qd: Values, what: str = "velocity") -> Vector:
+        if isinstance(qd, Mapping):  # accept both "<joint>" and "<joint>_dot" keys
+            qd = {k[: -len("_dot")] if k in self.velocities else k: v for k, v in qd.items()}
+        return values_to_vector(qd, self.coordinates, what)
+
+    # --- dynamics terms ---------------------------------------------------------------------------------
+    def mass_matrix(self, q: Values) -> np.ndarray:
+        """M(q) by CRBA, symmetrized (Pinocchio fills the upper triangle), shape ``(n, n)``."""
+        mass = np.array(self._pin.crba(self._model, self._data, self._coordinates(q)))
+        return np.triu(mass) + np.triu(mass, 1).T
+
+    def gravity(self, q: Values) -> Vector:
+        """g(q) = dV/dq, the joint torques that hold the robot still against gravity, shape ``(n,)``."""
+        return np.array(self._pin.computeGeneralizedGravity(self._model, self._data, self._coordinates(q)))
+
+    def bias(self, q: Values, qd: Values) -> Vector:
+        """C(q, q') q' + g(q) = RNEA(q, q', 0), shape ``(n,)``."""
+        zero = np.zeros(self.n_coordinates)
+        return np.array(self._pin.rnea(self._model, self._data, self._coordinates(q), self._velocities(qd), zero))
+
+    def inverse_dynamics(self, q: Values, qd: Values, qdd: Values) -> Vector:
+        """tau = M(q) q'' + C(q, q') q' + g(q) by RNEA, shape ``(n,)``."""
+        qdd_vector = self._velocities(qdd, "acceleration")
+        return np.array(self._pin.rnea(self._model, self._data, self._coordinates(q), self._velocities(qd),
+                                       qdd_vector))
+
+    def potential_energy(self, q: Values) -> float:
+        """V(q) from gravity (zero at height z = 0 of the root frame)."""
+        return float(self._pin.computePotentialEnergy(self._model, self._data, self._coordinates(q)))
+
+    def kinetic_energy(self, q: Values, qd: Values) -> float:
+        """T = 1/2 q'^T M(q) q'."""
+        velocity = self._velocities(qd)
+        return 0.5 * float(velocity @ self.mass_matrix(q) @ velocity)
+
+    # --- exact Jacobians ---------------------------------------------------------------------------------
+    def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Analytic df/dx ``(2n, 2n)`` and df/du ``(2n, n)`` from ``computeABADerivatives``.
+
+        With f = [q', ABA(q, q', tau)]: df/dx = [[0, I], [dq''/dq, dq''/dq']], df/du = [[0], [M^-1]].
+
+        Reference: J. Carpentier, N. Mansard, "Analytical derivatives of rigid body dynamics
+        algorithms", RSS 2018.
+        """
+        _, xv, uv, _ = self._arguments(t, x, u, params)
+        n = self.n_coordinates
+        ddq_dq, ddq_dv, minv = self._pin.computeABADerivatives(self._model, self._data, xv[:n], xv[n:], uv)
+        dfdx = np.zeros((2 * n, 2 * n))
+        dfdx[:n, n:] = np.eye(n)
+        dfdx[n:, :n] = ddq_dq
+        dfdx[n:, n:] = ddq_dv
+        dfdu = np.zeros((2 * n, n))
+        dfdu[n:, :] = np.triu(minv) + np.triu(minv, 1).T  # Minv is symmetric; keep only what is sure to be set
+        return dfdx, dfdu
+
+    def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """Analytic df/dx at a point, ``(n_states, n_states)`` (see :meth:`jacobians`)."""
+        return self.jacobians(t, x, u, params)[0]
+
+    def dfdu(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
+        """Analytic df/du at a point, ``(n_states, n_inputs)`` (see :meth:`jacobians`)."""
+        return self.jacobians(t, x, u, params)[1]
+
+    # --- printing -----------------------------------------------------------------------------------------
+    def joint_table(self) -> list[str]:
+        """The joints as aligned text lines: name, type, axis, parent -> child, limits."""
+        def number(value: float | None) -> str:
+            return "-" if value is None else f"{value:g}"
+
+        header = ("joint", "type", "axis", "parent -> child", "position", "velocity", "effort")
+        rows = [header]
+        for joint in self.joints:
+            lim = joint.limits
+            axis = "-" if joint.type == "fixed" else " ".join(f"{a:g}" for a in joint.axis)
+            position = "-" if lim.lower is None and lim.upper is None else f"[{number(lim.lower)}, {number(lim.upper)}]"
+            rows.append((joint.name, joint.type, axis, f"{joint.parent} -> {joint.child}", position,
+                         number(lim.velocity), number(lim.effort)))
+        widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
+        return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
+
+    def __repr__(self) -> str:
+        source = f", path={str(self.path)!r}" if self.path is not None else ""
+        return f"UrdfSystem(name={self.name!r}, coordinates={list(self.coordinates)}{source})"
+
+
+# --- loading ---------------------------------------------------------------------------------------------------
+def _generic_configuration(model: Any) -> np.ndarray:
+    """A fixed, non-special q inside the limits (no aligned axes, no zeros), for the mass check."""
+    index = np.arange(model.nq)
+    q = 0.3 + 0.41 * index
+    lower, upper = np.asarray(model.lowerPositionLimit), np.asarray(model.upperPositionLimit)
+    inside = np.isfinite(lower) & np.isfinite(upper) & (upper > lower)
+    fraction = (0.37 + 0.11 * index) % 1.0
+    q[inside] = (lower + (upper - lower) * fraction)[inside]
+    return q
+
+
+def _check_mass(system: UrdfSystem, parsed: _Parsed, where: str) -> None:
+    q = _generic_configuration(system.pinocchio_model)
+    eigenvalues = np.linalg.eigvalsh(system.mass_matrix(q))
+    if eigenvalues[0] > _SINGULAR * max(eigenvalues[-1], 1.0):
+        return
+    massless = _massless_bodies(parsed)
+    if massless:
+        named = ", ".join(f"link {link!r} (moved by joint {joint!r})" for joint, link in massless)
+        raise ModelFileError(f"{where}: {named} has no <inertial>, so the mass matrix is singular: "
+                             "give it <inertial> with a mass and an inertia")
+    raise SingularMatrixError(f"{where}: the mass matrix is singular at q={q.tolist()} (eigenvalues "
+                              f"{eigenvalues.tolist()}): check the masses and inertias")
+
+
+def load_urdf(path: str | os.PathLike[str], *, name: str | None = None) -> UrdfSystem:
+    """Load a fixed-base URDF robot as a :class:`UrdfSystem`.
+
+    Parameters
+    ----------
+    path
+        The ``.urdf`` file. Revolute, prismatic and fixed joints are accepted; meshes are not read.
+    name
+        The model's name (default: the ``<robot name>``).
+
+    Raises
+    ------
+    InputError
+        Pinocchio is not installed (:data:`INSTALL_HINT`), or the file is missing, malformed, or uses a
+        continuous, planar or floating joint, or a moving link has no mass (ModelFileError, naming the
+        line, joint or link).
+    """
+    pin = _pinocchio()
+    file = Path(path)
+    try:
+        text = file.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ModelFileError(f"{file}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{file}: cannot read: {exc}") from None
+    where = str(file)
+    parsed = _parse(text, where)
+    try:
+        model = pin.buildModelFromXML(text)
+    except (RuntimeError, ValueError) as exc:
+        detail = " ".join(str(exc).split())
+        raise ModelFileError(f"{where}: Pinocchio cannot read the URDF: {detail}") from None
+    if model.nq != model.nv:
+        raise ModelFileError(f"{where}: nq = {model.nq} != nv = {model.nv}: only fixed-base robots with "
+                             "revolute and prismatic joints are supported")
+    system = UrdfSystem(model, parsed, path=file, name=name)
+    _check_mass(system, parsed, where)
+    return system

@@ -1,0 +1,269 @@
+"""Tests for robodyn.model.urdf: URDF robots through Pinocchio, against a hand-written Lagrangian model.
+
+Reference for the two-link arm: M. W. Spong, S. Hutchinson, M. Vidyasagar, *Robot Modeling and
+Control*, section 7.4.2 (two-link planar manipulator). The URDF's axes point along -y, so positive angles
+raise the arm and the textbook potential V = g (m1 lc1 sin q1 + m2 (l1 sin q1 + lc2 sin(q1 + q2))) holds.
+"""
+
+from __future__ import annotations
+
+import builtins
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pinocchio = pytest.importorskip("pinocchio")
+
+import robodyn  # noqa: E402
+from robodyn import InputError, LagrangianSystem  # noqa: E402
+from robodyn.cli import main  # noqa: E402
+from robodyn.model.urdf import INSTALL_HINT, JointLimits, UrdfSystem, load_urdf  # noqa: E402
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+TWO_LINK = EXAMPLES / "two_link_arm.urdf"
+THREE_DOF = EXAMPLES / "three_dof_arm.urdf"
+
+# The numbers written in examples/two_link_arm.urdf (I = iyy about the centre of mass, the axis of motion).
+M1, L1, LC1, I1 = 2.0, 1.0, 0.5, 0.17
+M2, LC2, I2 = 1.0, 0.4, 0.054
+G = 9.81
+
+# Pinocchio and the lambdified sympy model agree to rounding: entries are O(1..100), so their difference
+# is a few 1e-14; 1e-10 leaves four orders of margin and still catches any modelling error (>= 1e-3).
+EXACT = {"rtol": 1e-10, "atol": 1e-10}
+
+
+def _reference() -> LagrangianSystem:
+    off_diagonal = "m2*(lc2**2 + l1*lc2*cos(elbow)) + I2"
+    mass = [["m1*lc1**2 + I1 + m2*(l1**2 + lc2**2 + 2*l1*lc2*cos(elbow)) + I2", off_diagonal],
+            [off_diagonal, "m2*lc2**2 + I2"]]
+    qd = ["shoulder_dot", "elbow_dot"]
+    kinetic = " + ".join(f"({mass[i][j]})*{qd[i]}*{qd[j]}/2" for i in range(2) for j in range(2))
+    return LagrangianSystem(
+        ["shoulder", "elbow"], ["shoulder_tau", "elbow_tau"], kinetic=kinetic,
+        potential="g*(m1*lc1*sin(shoulder) + m2*(l1*sin(shoulder) + lc2*sin(shoulder + elbow)))",
+        forces={"shoulder": "shoulder_tau", "elbow": "elbow_tau"},
+        parameters={"m1": M1, "l1": L1, "lc1": LC1, "I1": I1, "m2": M2, "lc2": LC2, "I2": I2, "g": G},
+        name="two_link_reference",
+    )
+
+
+ARM = load_urdf(TWO_LINK)
+ARM3 = load_urdf(THREE_DOF)
+REFERENCE = _reference()
+RNG = np.random.default_rng(20261130)
+
+
+def _random_points(model: UrdfSystem, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    n = model.n_coordinates
+    return [(np.concatenate([RNG.uniform(-math.pi, math.pi, n), RNG.uniform(-3, 3, n)]), RNG.uniform(-5, 5, n))
+            for _ in range(count)]
+
+
+# --- structure ---------------------------------------------------------------------------------------------
+def test_names_order_and_limits():
+    assert isinstance(ARM, UrdfSystem)
+    assert ARM.order == 2
+    assert ARM.states == ("shoulder", "elbow", "shoulder_dot", "elbow_dot")
+    assert ARM.inputs == ("shoulder_tau", "elbow_tau")
+    assert ARM.outputs == ARM.states and dict(ARM.parameters) == {}
+    assert ARM.limits["shoulder"] == JointLimits(-3.14, 3.14, 5.0, 50.0)
+    assert ARM.limits["elbow"] == JointLimits(-2.5, 2.5, 8.0, 20.0)
+    assert [j.type for j in ARM.joints] == ["revolute", "revolute", "fixed"]
+    assert ARM3.coordinates == ("base_yaw", "shoulder_pitch", "elbow_pitch")
+    assert robodyn.load(str(TWO_LINK)).states == ARM.states
+    np.testing.assert_array_equal(ARM.h(0.0, [0.1, 0.2, 0.3, 0.4]), [0.1, 0.2, 0.3, 0.4])
+
+
+def test_calls_are_validated_like_other_models():
+    with pytest.raises(InputError, match="shape"):
+        ARM.f(0.0, [0.1, 0.2])
+    with pytest.raises(InputError, match="unknown input"):
+        ARM.f(0.0, [0.0] * 4, {"shoulder": 1.0})
+    with pytest.raises(InputError, match="not finite"):
+        ARM.jacobians(0.0, [math.nan, 0, 0, 0])
+    by_name = ARM.f(0.0, {"shoulder": 0.1, "elbow": 0.2, "shoulder_dot": 0.3, "elbow_dot": 0.4}, {"elbow_tau": 1.0})
+    np.testing.assert_array_equal(by_name, ARM.f(0.0, [0.1, 0.2, 0.3, 0.4], [0.0, 1.0]))
+
+
+# --- against the textbook two-link arm ------------------------------------------------------------------
+def test_mass_matrix_bias_and_dynamics_match_the_lagrangian_model():
+    for x, u in _random_points(ARM, 20):
+        q, qd = x[:2], x[2:]
+        np.testing.assert_allclose(ARM.mass_matrix(q), REFERENCE.mass_matrix(q), **EXACT)
+        mass = REFERENCE.mass_matrix(q)
+        # M q'' = tau - (C q' + g): the bias is tau - M q'' at any tau.
+        bias = u - mass @ REFERENCE.f(0.0, x, u)[2:]
+        np.testing.assert_allclose(ARM.bias(q, qd), bias, **EXACT)
+        gravity = -mass @ REFERENCE.f(0.0, np.r_[q, 0.0, 0.0])[2:]  # at rest and unactuated: M q'' = -g
+        np.testing.assert_allclose(ARM.gravity(q), gravity, **EXACT)
+        np.testing.assert_allclose(ARM.f(0.0, x, u), REFERENCE.f(0.0, x, u), **EXACT)
+        qdd = RNG.uniform(-4, 4, 2)
+        np.testing.assert_allclose(ARM.inverse_dynamics(q, qd, qdd), mass @ qdd + bias, **EXACT)
+
+
+def test_linearization_matches_the_lagrangian_model():
+    for x, u in _random_points(ARM, 10):
+        ours, theirs = robodyn.linearize(ARM, x, u), robodyn.linearize(REFERENCE, x, u)
+        assert ours.method == "manipulator" and ours.error_estimate == 0.0
+        np.testing.assert_allclose(ours.A, theirs.A, **EXACT)
+        np.testing.assert_allclose(ours.B, theirs.B, **EXACT)
+        np.testing.assert_array_equal(ours.C, np.eye(4))
+        dfdx, dfdu = ARM.jacobians(0.0, x, u)
+        np.testing.assert_allclose(dfdx, REFERENCE.jacobians(0.0, x, u)[0], **EXACT)
+        np.testing.assert_allclose(dfdu, REFERENCE.jacobians(0.0, x, u)[1], **EXACT)
+
+
+# --- properties of both robots ------------------------------------------------------------------------------
+@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+def test_mass_matrix_is_symmetric_positive_definite_and_inverse_of_minv(model):
+    for x, u in _random_points(model, 20):
+        mass = model.mass_matrix(x[: model.n_coordinates])
+        np.testing.assert_array_equal(mass, mass.T)
+        assert np.linalg.eigvalsh(mass)[0] > 0
+        # Pinocchio's Minv (from the ABA derivatives) against the inverse of CRBA: two algorithms.
+        np.testing.assert_allclose(model.jacobians(0.0, x, u)[1][model.n_coordinates:] @ mass,
+                                   np.eye(model.n_coordinates), atol=1e-10)
+
+
+@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+def test_jacobians_match_central_differences(model):
+    # Step h = eps^(1/3) max(1, |z|) ~ 6e-6: truncation h^2 |f'''| / 6 ~ 1e-10 and rounding
+    # eps |f| / h ~ 1e-9 for |f| ~ 50, so 1e-6 relative to max |J| is a safe margin over both.
+    n = model.n_states
+    for x, u in _random_points(model, 5):
+        z = np.concatenate([x, u])
+        numeric = np.empty((n, z.size))
+        for k in range(z.size):
+            h = np.finfo(float).eps ** (1 / 3) * max(1.0, abs(z[k]))
+            up, down = z.copy(), z.copy()
+            up[k] += h
+            down[k] -= h
+            numeric[:, k] = (model.f(0.0, up[:n], up[n:]) - model.f(0.0, down[:n], down[n:])) / (2 * h)
+        dfdx, dfdu = model.jacobians(0.0, x, u)
+        exact = np.hstack([dfdx, dfdu])
+        assert np.max(np.abs(exact - numeric)) <= 1e-6 * max(1.0, np.max(np.abs(exact)))
+
+
+@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+def test_unactuated_arm_conserves_energy(model):
+    n = model.n_coordinates
+    x0 = np.concatenate([np.linspace(0.4, 0.9, n), np.linspace(-1.0, 1.5, n)])
+    trajectory = robodyn.simulate(model, (0.0, 2.0), x0, method="dop853", rtol=1e-12, atol=1e-12)
+    pin_model, pin_data = model.pinocchio_model, pinocchio.Data(model.pinocchio_model)
+    kinetic = np.array([0.5 * x[n:] @ model.mass_matrix(x[:n]) @ x[n:] for x in trajectory.x])
+    potential = np.array([pinocchio.computePotentialEnergy(pin_model, pin_data, x[:n]) for x in trajectory.x])
+    energy = kinetic + potential
+    # Relative to the energy exchanged (max T), so the arbitrary zero of V does not flatter the result.
+    # dop853 at rtol 1e-12 keeps the local error ~1e-12 per step; over a few hundred steps 1e-9 is ample.
+    assert np.max(np.abs(energy - energy[0])) <= 1e-9 * np.max(kinetic)
+    assert np.ptp(kinetic) > 0.1 * np.max(kinetic)  # energy really moved between T and V
+
+
+def test_simulate_with_every_path_agrees():
+    x0 = {"shoulder": 0.5, "elbow": -0.3}
+    u = {"shoulder_tau": 2.0}
+    reference = robodyn.simulate(ARM, (0.0, 1.0), x0, u, method="dop853", rtol=1e-12, atol=1e-12).final
+    for method in ("dopri5", "radau"):  # radau uses the analytic Jacobian (stiff._jacobian)
+        final = robodyn.simulate(ARM, (0.0, 1.0), x0, u, method=method, rtol=1e-10, atol=1e-10).final
+        np.testing.assert_allclose(final, reference, rtol=1e-6, atol=1e-6)
+
+
+def test_radau_is_given_the_analytic_jacobian():
+    from robodyn.integrate.stiff import _jacobian
+    from robodyn.signals import resolve_inputs
+
+    jac = _jacobian(ARM, resolve_inputs(ARM.inputs, None), np.zeros(0), lambda t, x: np.zeros(2))
+    assert jac is not None
+    x = np.array([0.1, 0.2, 0.3, 0.4])
+    np.testing.assert_array_equal(jac(0.0, x), ARM.jacobians(0.0, x)[0])
+
+
+# --- command line -----------------------------------------------------------------------------------------
+def test_cli_simulate_and_show(capsys):
+    assert main(["simulate", str(TWO_LINK), "--t-final", "1", "--x0", "shoulder=0.5"]) == 0
+    assert "final state: shoulder =" in capsys.readouterr().out
+    assert main(["show", str(TWO_LINK)]) == 0
+    out = capsys.readouterr().out
+    assert "states   shoulder, elbow, shoulder_dot, elbow_dot" in out
+    table = [line.split() for line in out.splitlines() if line.startswith(("joint", "shoulder ", "tool_mount"))]
+    assert table[0] == ["joint", "type", "axis", "parent", "->", "child", "position", "velocity", "effort"]
+    assert table[1] == ["shoulder", "revolute", "0", "-1", "0", "base_link", "->", "upper_arm", "[-3.14,", "3.14]",
+                        "5", "50"]
+    assert table[2] == ["tool_mount", "fixed", "-", "forearm", "->", "tool", "-", "-", "-"]
+
+
+# --- bad input -------------------------------------------------------------------------------------------------
+LINK = '<link name="{0}"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>' \
+       '</inertial></link>'
+JOINT = '<joint name="{0}" type="{1}"><parent link="{2}"/><child link="{3}"/><axis xyz="0 0 1"/>' \
+        '<limit lower="-1" upper="1" effort="1" velocity="1"/></joint>'
+
+
+def _write(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "robot.urdf"
+    path.write_text(f'<?xml version="1.0"?>\n<robot name="bad">\n{body}\n</robot>\n')
+    return path
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    (LINK.format("a") + LINK.format("b") + JOINT.format("wheel", "continuous", "a", "b"),
+     r"joint 'wheel' is continuous.*make it 'revolute' with limits"),
+    (LINK.format("world") + LINK.format("base") + JOINT.format("root", "floating", "world", "base"),
+     r"joint 'root' is floating: a floating base is not supported"),
+    ('<link name="a"/><link name="b"/>' + JOINT.format("j", "revolute", "a", "b"),
+     r"link 'b' \(moved by joint 'j'\) has no <inertial>"),
+    (LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "missing"),
+     r"joint 'j': child link 'missing' is not defined"),
+    (LINK.format("a") + '<link name="b"><inertial><mass value="-1"/></inertial></link>'
+     + JOINT.format("j", "revolute", "a", "b"), r"link 'b': mass -1.0 must be positive"),
+    (LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "b").replace("<limit", "<limitx"),
+     r"joint 'j' is revolute but has no <limit>"),
+])
+def test_bad_urdf_is_refused_with_the_name_of_the_culprit(tmp_path, body, message):
+    path = _write(tmp_path, body)
+    with pytest.raises(InputError, match=message):
+        load_urdf(path)
+    with pytest.raises(InputError, match=message):
+        robodyn.load(str(path))
+
+
+def test_massless_link_is_fine_when_not_needed(tmp_path):
+    # The fixed tool link of the example has no inertial, and a massless middle link of a chain whose
+    # outer link carries inertia about every axis keeps M positive definite.
+    body = (LINK.format("a") + '<link name="b"/>' + LINK.format("c")
+            + JOINT.format("j1", "revolute", "a", "b") + JOINT.format("j2", "revolute", "b", "c").replace(
+                '<axis xyz="0 0 1"/>', '<origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>'))
+    model = load_urdf(_write(tmp_path, body))
+    assert model.coordinates == ("j1", "j2")
+
+
+def test_malformed_xml_names_the_line(tmp_path):
+    path = _write(tmp_path, LINK.format("a") + "\n<joint name='j'")
+    with pytest.raises(InputError, match=r"robot.urdf:\d+:\d+: malformed XML"):
+        load_urdf(path)
+    (tmp_path / "other.urdf").write_text("<sdf/>")
+    with pytest.raises(InputError, match="expected <robot>: not a URDF file"):
+        load_urdf(tmp_path / "other.urdf")
+
+
+def test_missing_file(tmp_path):
+    with pytest.raises(InputError, match=r"nope\.urdf: no such file"):
+        robodyn.load(str(tmp_path / "nope.urdf"))
+
+
+def test_missing_pinocchio_says_how_to_install(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_pinocchio(name, *args, **kwargs):
+        if name == "pinocchio" or name.startswith("pinocchio."):
+            raise ImportError("No module named 'pinocchio'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pinocchio)
+    with pytest.raises(InputError) as info:
+        robodyn.load(str(TWO_LINK))
+    assert "install robodyn[urdf] (pip install 'robodyn[urdf]')" in str(info.value)
+    assert INSTALL_HINT in str(info.value)
