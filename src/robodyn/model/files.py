@@ -285,7 +285,7 @@ def load_file(path: str | os.PathLike[str]) -> Model:
 
 
 def load(model: str | os.PathLike[str], **options: Any) -> Model:
-    """Load a model: a YAML file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
+    """Load a model: a YAML or URDF file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
 
     Catalog models that take options accept them as keywords or after a colon:
     ``load("mbk", n=5)`` and ``load("mbk:n=5")`` are the same.
@@ -301,7 +301,11 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
 
     text = os.fspath(model)
     if text.lower().endswith(".urdf"):
-        raise InputError(f"{text}: URDF models are not supported yet: describe the model in a YAML file")
+        if options:
+            raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")
+        from robodyn.model.urdf import load_urdf
+
+        return load_urdf(text)
     if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
         if options:
             raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")
