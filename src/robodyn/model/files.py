@@ -5,6 +5,8 @@ Kinds (docs/models.md has the full reference):
 - ``first_order``: ``states`` and ``dynamics`` (one expression per state);
 - ``mechanical``: ``coordinates``, ``mass``, optional ``damping``, ``stiffness``, ``input_matrix``;
 - ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential`` and ``forces``.
+- ``chain``: ``joints`` and ``links``, optional ``gravity`` and ``friction_smoothing``
+  (:mod:`robodyn.model.chain`).
 
 All share ``name``, ``description``, ``parameters``, ``inputs`` and ``outputs``. Expressions are parsed
 here, with the names each key may use, so that a rejected token is reported with its line.
@@ -37,11 +39,13 @@ KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces"},
+    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing"},
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),
     "mechanical": ("coordinates", "mass"),
     "lagrangian": ("coordinates", "kinetic"),
+    "chain": ("joints", "links"),
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
 
@@ -213,10 +217,17 @@ def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[st
                             outputs=outs or None, name=name)
 
 
+def _chain(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+    from robodyn.model.chain import chain_from_reader  # deferred: chain imports the model classes
+
+    return chain_from_reader(r, name, params, inputs)
+
+
 _BUILDERS: dict[str, Callable[[_Reader, str, dict[str, float], list[str]], Model]] = {
     "first_order": _first_order,
     "mechanical": _mechanical,
     "lagrangian": _lagrangian,
+    "chain": _chain,
 }
 
 
