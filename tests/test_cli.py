@@ -336,3 +336,29 @@ def test_validity_on_the_hanging_pendulum(capsys, tmp_path):
     # sin is odd: at theta = 0 the remainder of the linear model is g rho^3 / 6 (exponent 3, L = 9.81 / 6)
     assert data["exponent"] == pytest.approx(3.0, abs=0.05) and data["L"] == pytest.approx(9.81 / 6, rel=0.02)
     assert (tmp_path / "v.png").exists()
+
+
+# --- chains and URDF ---------------------------------------------------------------------------------
+
+
+def test_show_prints_mass_coriolis_and_gravity_terms(capsys):
+    code, out, _ = run(capsys, "show", "pendulum")
+    assert code == 0
+    assert "M(q) =\n[I]" in out and "g(q) =\n[g*l*m*sin(theta)]" in out and "C(q, q') q' =\n[0]" in out
+
+
+def test_chain_example_loads_simulates_and_holds(capsys):
+    arm = str(EXAMPLES / "two_link_arm.yaml")
+    code, out, _ = run(capsys, "simulate", arm, "--t-final", "0.5", "--x0", "shoulder=0.5", "--method", "rk4",
+                       "--dt", "1e-3")
+    assert code == 0 and "final state" in out
+    code, out, _ = run(capsys, "equilibrium", arm, "--fix", "shoulder=0.3,elbow=-0.4,shoulder_dot=0,elbow_dot=0",
+                       "--json")
+    (point,) = json.loads(out)["equilibria"]
+    # gravity-holding torques of the arm (m1 = 2, lc1 = 0.5, m2 = 1, l1 = 1, lc2 = 0.4, g = 9.81, joints
+    # about -y so that positive angles raise the arm): g2 = m2 g lc2 cos(q1 + q2),
+    # g1 = (m1 lc1 + m2 l1) g cos(q1) + g2
+    g2 = 1.0 * 9.81 * 0.4 * np.cos(0.3 - 0.4)
+    g1 = (2.0 * 0.5 + 1.0 * 1.0) * 9.81 * np.cos(0.3) + g2
+    assert point["u"]["shoulder_tau"] == pytest.approx(g1, rel=1e-12)
+    assert point["u"]["elbow_tau"] == pytest.approx(g2, rel=1e-12)

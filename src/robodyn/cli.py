@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
+import sympy
 
 import robodyn
 from robodyn.analysis.equilibrium import find_equilibrium
@@ -100,19 +101,34 @@ def _damping_lines(model: Model) -> list[str]:
     return [f"omega_n  {info.omega_n:.10g} rad/s", f"zeta     {info.zeta:.10g}", f"regime   {info.regime}"]
 
 
+def _manipulator_terms(model: ManipulatorSystem) -> list[tuple[str, Any]]:
+    """M(q), C(q, q') q' and g(q) of M q'' + C q' + g = Q: g is the bias at q' = 0 (gravity and springs),
+    C q' the rest (Coriolis, centrifugal and friction terms)."""
+    at_rest = {v: 0 for v in model.qd_symbols}
+    gravity = model.bias_expr.subs(at_rest)
+    coriolis = (model.bias_expr - gravity).applyfunc(sympy.expand)
+    return [("M(q)", model.mass_expr), ("C(q, q') q'", coriolis), ("g(q)", gravity), ("Q", model.forces_expr)]
+
+
 def _cmd_show(args: argparse.Namespace) -> int:
     model = _model(args)
+    terms = _manipulator_terms(model) if isinstance(model, ManipulatorSystem) else []
     if args.latex:
         if not isinstance(model, SymbolicModel):
             raise InputError(f"model {model.name!r} has no symbolic equations to print as LaTeX")
-        print(model.latex())
+        blocks = [model.latex()]
+        blocks += [f"{name} = {model.latex_expr(value)}" for name, value in terms]
+        print("\n\n".join(blocks))
         return 0
     if isinstance(model, UrdfSystem):
-        print("\n".join([*_describe(model), "", *model.joint_table()]))
-        return 0
-    equations = model.pretty() if isinstance(model, SymbolicModel) else repr(model)
+        equations = "\n".join(model.joint_table())
+    else:
+        equations = model.pretty() if isinstance(model, SymbolicModel) else repr(model)
     damping = _damping_lines(model)
-    print("\n".join([*_describe(model), "", equations, *(["", *damping] if damping else [])]))
+    lines = [*_describe(model), "", equations, *(["", *damping] if damping else [])]
+    for name, value in terms:
+        lines += ["", f"{name} =", sympy.pretty(value, use_unicode=False, wrap_line=False)]
+    print("\n".join(lines))
     return 0
 
 
