@@ -267,3 +267,16 @@ def test_missing_pinocchio_says_how_to_install(monkeypatch):
         robodyn.load(str(TWO_LINK))
     assert "install robodyn[urdf] (pip install 'robodyn[urdf]')" in str(info.value)
     assert INSTALL_HINT in str(info.value)
+
+
+def test_simulation_stops_at_a_joint_limit():
+    """The elbow (limits +-2.5 rad) thrown upward at 10 rad/s crosses its upper limit: the terminal limit
+    event ends the run exactly there (located to 1e-12 in t, so the angle matches to ~1e-11)."""
+    arm = robodyn.load(str(EXAMPLES / "two_link_arm.urdf"))
+    events = arm.limit_events()
+    assert {e.name for e in events} == {"shoulder_upper", "shoulder_lower", "elbow_upper", "elbow_lower"}
+    run = robodyn.simulate(arm, 2.0, {"elbow": 2.0, "elbow_dot": 10.0}, method="dop853", rtol=1e-10, atol=1e-12,
+                           events=events)
+    assert [e.name for e in run.events] == ["elbow_upper"]
+    assert run.t[-1] == pytest.approx(run.events[0].t, abs=1e-12) and run.t[-1] < 2.0
+    assert run.state("elbow")[-1] == pytest.approx(2.5, abs=1e-9)

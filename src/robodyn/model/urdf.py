@@ -346,6 +346,26 @@ class UrdfSystem(Model):
         return self.jacobians(t, x, u, params)[1]
 
     # --- printing -----------------------------------------------------------------------------------------
+    def limit_events(self, *, terminal: bool = True) -> list[Any]:
+        """Events at the joints' position limits, for :func:`robodyn.simulate` (``events=...``).
+
+        One event per finite bound, named ``<joint>_upper`` (rising through the upper limit) and
+        ``<joint>_lower`` (falling through the lower one); ``terminal`` stops the simulation there.
+        """
+        from robodyn.integrate.events import Event
+
+        events = []
+        for index, name in enumerate(self.states[: len(self.states) // 2]):
+            limits = self.limits.get(name)
+            if limits is None:
+                continue
+            for bound, direction, label in ((limits.upper, 1, "upper"), (limits.lower, -1, "lower")):
+                if bound is not None and math.isfinite(bound):
+                    def crossing(t: float, x: Any, u: Any, p: Any, i: int = index, b: float = bound) -> float:
+                        return float(x[i] - b)
+                    events.append(Event(crossing, direction=direction, terminal=terminal, name=f"{name}_{label}"))
+        return events
+
     def joint_table(self) -> list[str]:
         """The joints as aligned text lines: name, type, axis, parent -> child, limits."""
         def number(value: float | None) -> str:
