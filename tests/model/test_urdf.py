@@ -280,3 +280,19 @@ def test_simulation_stops_at_a_joint_limit():
     assert [e.name for e in run.events] == ["elbow_upper"]
     assert run.t[-1] == pytest.approx(run.events[0].t, abs=1e-12) and run.t[-1] < 2.0
     assert run.state("elbow")[-1] == pytest.approx(2.5, abs=1e-9)
+
+
+def test_nine_dof_arm_linearization_matches_central_differences():
+    """The benchmark's 9-dof arm: Pinocchio's analytic derivatives vs robodyn's own central differences of
+    the same forward dynamics, within the latter's Richardson estimate (plus rounding)."""
+    arm = robodyn.load(str(EXAMPLES / "nine_dof_arm.urdf"))
+    assert arm.n_states == 18 and arm.n_inputs == 9
+    rng = np.random.default_rng(5)
+    x, u = rng.uniform(-1, 1, 18), rng.uniform(-1, 1, 9)
+    exact = robodyn.linearize(arm, x, u)
+    callable_arm = robodyn.System(lambda t, x, u, p: arm.f(t, x, u), arm.states, arm.inputs, name="arm_fd")
+    approx = robodyn.linearize(callable_arm, x, u, method="central")
+    bound = 10 * approx.error_estimate + 1e-8 * (1 + np.max(np.abs(exact.A)))
+    assert exact.method == "manipulator"
+    assert np.max(np.abs(exact.A - approx.A)) <= bound
+    assert np.max(np.abs(exact.B - approx.B)) <= bound

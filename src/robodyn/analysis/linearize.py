@@ -102,7 +102,7 @@ def linearize(
                                      outputs=model.outputs, name=model.name, x_op=point.x, u_op=point.u,
                                      method="linear", error_estimate=0.0)
     if chosen == "manipulator" and isinstance(model, UrdfSystem):  # analytic derivatives from Pinocchio
-        A, B = model.jacobians(point.t, point.x, point.u)
+        A, B = model._jacobians_raw(point.x, point.u)  # the point is validated already
         matrices = _pack(model, point.x, A, B, np.eye(model.n_states), np.zeros((model.n_states, model.n_inputs)))
         error = 0.0
     elif chosen in ("symbolic", "manipulator"):
@@ -361,7 +361,9 @@ def _pack(model: Model, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[
 
 def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
     """Check every entry finite in one pass and return read-only views A, B, C, D of ``buffer``."""
-    if not math.isfinite(sum(buffer.tolist())) and not np.isfinite(buffer).all():  # sum: one cheap pass
+    # one cheap pass: a Python sum for small buffers, numpy above ~100 entries (where tolist() costs more)
+    finite = math.isfinite(sum(buffer.tolist())) if buffer.size <= 128 else bool(np.isfinite(buffer).all())
+    if not finite and not np.isfinite(buffer).all():
         bounds = layout.bounds
         label = next(label for k, label in enumerate("ABCD")
                      if not np.isfinite(buffer[bounds[k]: bounds[k + 1]]).all())

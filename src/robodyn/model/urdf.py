@@ -23,6 +23,7 @@ evaluation. Do not evaluate one model from several threads at once; load one mod
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import xml.etree.ElementTree as ET
@@ -327,6 +328,10 @@ class UrdfSystem(Model):
         algorithms", RSS 2018.
         """
         _, xv, uv, _ = self._arguments(t, x, u, params)
+        return self._jacobians_raw(xv, uv)
+
+    def _jacobians_raw(self, xv: Vector, uv: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`jacobians` on an already validated point (float64 vectors in model order)."""
         n = self.n_coordinates
         ddq_dq, ddq_dv, minv = self._pin.computeABADerivatives(self._model, self._data, xv[:n], xv[n:], uv)
         dfdx = np.zeros((2 * n, 2 * n))
@@ -334,8 +339,15 @@ class UrdfSystem(Model):
         dfdx[n:, :n] = ddq_dq
         dfdx[n:, n:] = ddq_dv
         dfdu = np.zeros((2 * n, n))
-        dfdu[n:, :] = np.triu(minv) + np.triu(minv, 1).T  # Minv is symmetric; keep only what is sure to be set
+        block = dfdu[n:, :]
+        block[...] = minv
+        lower = self._lower_indices  # Minv is symmetric and only its upper triangle is sure to be set
+        block[lower] = block.T[lower]
         return dfdx, dfdu
+
+    @functools.cached_property
+    def _lower_indices(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.tril_indices(self.n_coordinates, -1)
 
     def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """Analytic df/dx at a point, ``(n_states, n_states)`` (see :meth:`jacobians`)."""
