@@ -38,7 +38,7 @@ import sympy
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
-from robodyn.model.rnea import Body, Tape, compile_tape, differentiate, expand, kinematics, rnea
+from robodyn.model.rnea import Body, Tape, as_expr, compile_tape, differentiate, expand, kinematics, rnea
 from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.system import Values, _names, values_to_vector
 
@@ -183,7 +183,7 @@ class ChainSystem(ManipulatorSystem):
 
     def _default(self, expr: Any) -> float:
         defaults = dict(zip(self.p_symbols, map(sympy.Float, self.parameters.values())))
-        return float(sympy.sympify(expr).xreplace(defaults))
+        return float(as_expr(expr).xreplace(defaults))
 
     def _vector(self, values: Any, where: str, key: str) -> list[Any]:
         if not isinstance(values, Sequence | np.ndarray) or isinstance(values, str) or len(values) != 3:
@@ -444,11 +444,11 @@ class ChainSystem(ManipulatorSystem):
         mass = self.mass_matrix(xv[:n], p)
         kinetic = 0.5 * xv[n:] @ mass @ xv[n:]
         values = dict(zip(self.p_symbols, map(sympy.Float, p)))
-        gravity = np.array([float(sympy.sympify(g).xreplace(values)) for g in self.gravity_expr])
-        masses = np.array([float(sympy.sympify(self._link_mass(i)).xreplace(values)) for i in range(n)])
+        gravity = np.array([float(as_expr(g).xreplace(values)) for g in self.gravity_expr])
+        masses = np.array([float(as_expr(self._link_mass(i)).xreplace(values)) for i in range(n)])
         potential = -float(masses @ (self.com_positions(xv[:n], p) @ gravity))
         for i, t in enumerate(self._joint_terms):
-            k, rest = (float(sympy.sympify(t[key]).xreplace(values)) for key in ("stiffness", "rest"))
+            k, rest = (float(as_expr(t[key]).xreplace(values)) for key in ("stiffness", "rest"))
             potential += 0.5 * k * (xv[i] - rest) ** 2
         return float(kinetic), potential
 

@@ -18,7 +18,6 @@ the derivatives), and it compiles into straight-line Python code (:func:`compile
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,16 @@ Vec = list[Any]  # three sympy expressions
 Mat = list[list[Any]]  # 3x3 sympy expressions, row-major
 
 
+def as_expr(value: Any) -> Any:
+    """A sympy expression for a value that is already one, or a number (never text: text goes through
+    the safe parser in robodyn.model.expr)."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"expected a sympy expression or a number, got {type(value).__name__}")
+    return sympy.Integer(int(value)) if isinstance(value, int | np.integer) else sympy.Float(float(value))
+
+
 class Tape:
     """An ordered list of assignments ``symbol = expression`` (straight-line code).
 
@@ -46,7 +55,7 @@ class Tape:
         self.assignments: list[tuple[sympy.Symbol, sympy.Expr]] = []
 
     def new(self, expr: Any) -> Any:
-        expr = sympy.sympify(expr)
+        expr = as_expr(expr)
         if expr.is_Atom:
             return expr
         target = sympy.Symbol(f"{self.prefix}{len(self.assignments)}", real=True)
@@ -144,7 +153,7 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Any], qd: Sequence[Any]
     accel: list[Vec] = []
     forces: list[Vec] = []
     moments: list[Vec] = []
-    base_acc = [-sympy.sympify(g) for g in gravity]  # the base accelerates upwards instead of gravity
+    base_acc = [-as_expr(g) for g in gravity]  # the base accelerates upwards instead of gravity
     for i, body in enumerate(bodies):
         rot, pos = _placement(tape, body, q[i])
         rotations.append(rot)
@@ -212,7 +221,7 @@ def differentiate(tape: Tape, outputs: Sequence[Any], variables: Sequence[sympy.
     Returns a nested list ``[output][variable]`` of symbols or numbers.
     """
     defined = list(tape.assignments)
-    needed: set[Any] = set().union(*(sympy.sympify(o).free_symbols for o in outputs)) if outputs else set()
+    needed: set[Any] = set().union(*(as_expr(o).free_symbols for o in outputs)) if outputs else set()
     for target, expr in reversed(defined):
         if target in needed:
             needed |= expr.free_symbols
@@ -234,14 +243,14 @@ def differentiate(tape: Tape, outputs: Sequence[Any], variables: Sequence[sympy.
             seeds[target] = derive(expr)
     result = []
     for out in outputs:
-        derivs = derive(sympy.sympify(out))
+        derivs = derive(as_expr(out))
         result.append([derivs.get(v, sympy.Integer(0)) for v in variables])
     return result
 
 
 def expand(tape: Tape, exprs: Sequence[Any]) -> list[Any]:
     """The outputs as closed-form expressions: the tape substituted back (swells with the tree size)."""
-    needed: set[Any] = set().union(*(sympy.sympify(e).free_symbols for e in exprs)) if exprs else set()
+    needed: set[Any] = set().union(*(as_expr(e).free_symbols for e in exprs)) if exprs else set()
     for target, expr in reversed(tape.assignments):
         if target in needed:
             needed |= expr.free_symbols
@@ -249,7 +258,7 @@ def expand(tape: Tape, exprs: Sequence[Any]) -> list[Any]:
     for target, expr in tape.assignments:
         if target in needed:
             values[target] = expr.xreplace(values)
-    return [sympy.sympify(e).xreplace(values) for e in exprs]
+    return [as_expr(e).xreplace(values) for e in exprs]
 
 
 def compile_tape(tape: Tape, outputs: Sequence[Any], arguments: Sequence[Any], shape: tuple[int, ...]
@@ -261,7 +270,7 @@ def compile_tape(tape: Tape, outputs: Sequence[Any], arguments: Sequence[Any], s
     name (``_a1_0`` for entry 0 of argument 1, ``_s7`` for an assignment), so no model name reaches the
     code; numbers print exactly (:func:`robodyn.model.symbolic.exact_float_printer`).
     """
-    outputs = [sympy.sympify(o) for o in outputs]
+    outputs = [as_expr(o) for o in outputs]
     needed: set[Any] = set().union(*(o.free_symbols for o in outputs)) if outputs else set()
     for target, expr in reversed(tape.assignments):
         if target in needed:
@@ -285,10 +294,28 @@ def compile_tape(tape: Tape, outputs: Sequence[Any], arguments: Sequence[Any], s
     lines += [f"    {names[s]} = {printer.doprint(e)}" for s, e in body]
     values = ", ".join(printer.doprint(o) for o in outputs)
     lines.append(f"    return numpy.array([{values}], dtype=float).reshape({shape!r})")
-    namespace: dict[str, Any] = {"numpy": np}
-    for module, imported in printer.module_imports.items():
-        source = importlib.import_module(module)
-        namespace.update({name: getattr(source, name) for name in imported})
-    exec(compile("\n".join(lines), "<robodyn straight-line code>", "exec"), namespace)  # generated, not user text
-    function: Callable[..., np.ndarray] = namespace["_straight_line"]
+    header = ["import numpy"]
+    for module, imported in sorted(printer.module_imports.items()):
+        header.append(f"from {module} import {', '.join(sorted(imported))}")
+    text = "\n".join(['"""Straight-line code generated by robodyn (model/rnea.py). Do not edit."""', *header, "", "",
+                      *lines]) + "\n"
+    return _load_generated(text)
+
+
+def _load_generated(text: str) -> Callable[..., np.ndarray]:
+    """Import generated source through the private content-hashed cache (robodyn.codegen), like the
+    simulation kernels: the file is written once and imported, never evaluated from a string."""
+    from robodyn.atomic import write_text_atomic
+    from robodyn.codegen.cache import cache_dir, content_hash
+    from robodyn.codegen.module import load_source_module
+
+    name = f"robodyn_tape_{content_hash(text)[:24]}"
+    path = cache_dir() / f"{name}.py"
+    try:
+        current = path.read_text(encoding="utf-8") if path.exists() else None
+    except OSError:
+        current = None
+    if current != text:
+        write_text_atomic(path, text)
+    function: Callable[..., np.ndarray] = load_source_module(path, name, {})._straight_line
     return function
