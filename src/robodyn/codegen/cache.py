@@ -53,13 +53,20 @@ def _private(path: Path, *, tighten: bool) -> None:
         path.chmod(0o700)
 
 
-def cache_dir() -> Path:
-    """The private cache folder for this Python and numba version (created on first use)."""
-    import numba
+def cache_dir(*, numba_code: bool = True) -> Path:
+    """The private cache folder for this Python (and numba) version, created on first use.
 
+    ``numba_code=False`` is for generated plain-Python modules (straight-line dynamics code), which do
+    not depend on numba's version and should not pay for importing it.
+    """
     base = _base()
     _private(base, tighten=False)
-    folder = base / f"py{sys.version_info.major}{sys.version_info.minor}-numba{numba.__version__}"
+    version = f"py{sys.version_info.major}{sys.version_info.minor}"
+    if numba_code:
+        import numba
+
+        version += f"-numba{numba.__version__}"
+    folder = base / version
     _private(folder, tighten=True)
     return folder
 

@@ -310,7 +310,7 @@ def _load_generated(text: str) -> Callable[..., np.ndarray]:
     from robodyn.codegen.module import load_source_module
 
     name = f"robodyn_tape_{content_hash(text)[:24]}"
-    path = cache_dir() / f"{name}.py"
+    path = cache_dir(numba_code=False) / f"{name}.py"
     try:
         current = path.read_text(encoding="utf-8") if path.exists() else None
     except OSError:
