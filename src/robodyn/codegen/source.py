@@ -69,6 +69,8 @@ def _function(name: str, lines: Sequence[str]) -> str:
 
 def _unrolled_cholesky(n: int) -> list[str]:
     """Solve M a = r for symmetric positive definite M held in scalars _M{i}_{j} (i >= j), _r{i}."""
+    if n == 1:  # a division (NaN unless M > 0, like the factorization would give)
+        return ["_a0 = _r0 / _M0_0 if _M0_0 > 0.0 else math.nan"]
     lines = []
     for j in range(n):
         square = " - ".join([f"_M{j}_{j}", *(f"_L{j}_{k} * _L{j}_{k}" for k in range(j))])
