@@ -9,15 +9,12 @@ The public API::
     robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
-from robodyn.analysis.classify import Classification, classify
-from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
-from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
-from robodyn.analysis.linearize import linearize
-from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
-from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, forced_response, modal_decomposition, modes
-from robodyn.analysis.second_order import Response, SecondOrder, second_order
-from robodyn.analysis.validity import Validity, validity
-from robodyn.analysis.verify import Verification, verify
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# Errors are imported eagerly (they are small and every module uses them); everything else is loaded
+# on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
+# the functions that need them are used.
 from robodyn.errors import (
     ConvergenceError,
     ExpressionError,
@@ -29,17 +26,89 @@ from robodyn.errors import (
     SingularMatrixError,
     UnknownNameError,
 )
-from robodyn.integrate.events import Event
-from robodyn.integrate.simulate import simulate
-from robodyn.model.catalog import CATALOG
-from robodyn.model.files import load, load_file, read_model_text
-from robodyn.model.lagrange import LagrangianSystem
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
-from robodyn.model.symbolic import SymbolicSystem
-from robodyn.model.system import Model, System
-from robodyn.signals import StateFeedback
-from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    "BatchTrajectory": "robodyn.trajectory",
+    "CATALOG": "robodyn.model.catalog",
+    "Classification": "robodyn.analysis.classify",
+    "Event": "robodyn.integrate.events",
+    "Existence": "robodyn.analysis.existence",
+    "LTVSystem": "robodyn.analysis.ltv",
+    "LagrangianSystem": "robodyn.model.lagrange",
+    "LinearSystem": "robodyn.model.linear",
+    "LipschitzBound": "robodyn.analysis.existence",
+    "ManipulatorSystem": "robodyn.model.mechanical",
+    "MechanicalSystem": "robodyn.model.mechanical",
+    "ModalDecomposition": "robodyn.analysis.modes",
+    "Mode": "robodyn.analysis.modes",
+    "Model": "robodyn.model.system",
+    "Modes": "robodyn.analysis.modes",
+    "OperatingPoint": "robodyn.analysis.equilibrium",
+    "PicardIterates": "robodyn.analysis.existence",
+    "Response": "robodyn.analysis.second_order",
+    "ScalarDamping": "robodyn.model.mechanical",
+    "SecondOrder": "robodyn.analysis.second_order",
+    "SimulationStats": "robodyn.trajectory",
+    "StateFeedback": "robodyn.signals",
+    "SymbolicSystem": "robodyn.model.symbolic",
+    "System": "robodyn.model.system",
+    "Trajectory": "robodyn.trajectory",
+    "Validity": "robodyn.analysis.validity",
+    "Verification": "robodyn.analysis.verify",
+    "classify": "robodyn.analysis.classify",
+    "existence": "robodyn.analysis.existence",
+    "find_equilibrium": "robodyn.analysis.equilibrium",
+    "forced_response": "robodyn.analysis.modes",
+    "linearize": "robodyn.analysis.linearize",
+    "linearize_trajectory": "robodyn.analysis.ltv",
+    "lipschitz": "robodyn.analysis.existence",
+    "load": "robodyn.model.files",
+    "load_file": "robodyn.model.files",
+    "modal_decomposition": "robodyn.analysis.modes",
+    "modes": "robodyn.analysis.modes",
+    "picard": "robodyn.analysis.existence",
+    "read_model_text": "robodyn.model.files",
+    "second_order": "robodyn.analysis.second_order",
+    "simulate": "robodyn.integrate.simulate",
+    "validity": "robodyn.analysis.validity",
+    "verify": "robodyn.analysis.verify",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
+    from robodyn.analysis.classify import Classification, classify
+    from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
+    from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
+    from robodyn.analysis.linearize import linearize
+    from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
+    from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, forced_response, modal_decomposition, modes
+    from robodyn.analysis.second_order import Response, SecondOrder, second_order
+    from robodyn.analysis.validity import Validity, validity
+    from robodyn.analysis.verify import Verification, verify
+    from robodyn.integrate.events import Event
+    from robodyn.integrate.simulate import simulate
+    from robodyn.model.catalog import CATALOG
+    from robodyn.model.files import load, load_file, read_model_text
+    from robodyn.model.lagrange import LagrangianSystem
+    from robodyn.model.linear import LinearSystem
+    from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
+    from robodyn.model.symbolic import SymbolicSystem
+    from robodyn.model.system import Model, System
+    from robodyn.signals import StateFeedback
+    from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
 
 __version__ = "0.1.0"
 
