@@ -71,6 +71,17 @@ def _model(args: argparse.Namespace) -> Model:
     return robodyn.load(args.model).with_parameters(_assignments(args.param, "--param"))
 
 
+_HOLDING_POINT = "states and inputs; states left out are 0, inputs default to the holding input"
+
+
+def _add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _add_point(parser: argparse.ArgumentParser, description: str) -> None:
+    parser.add_argument("--at", action="append", metavar="NAME=VALUE,...", help=description)
+
+
 def _add_model(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL", help="a YAML model file or a catalog name (joint, pendulum, ...)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE,...",
@@ -401,7 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     classify = commands.add_parser("classify", help="order, linearity, time invariance, forcing, autonomy")
     _add_model(classify)
-    classify.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(classify)
     classify.set_defaults(run=_cmd_classify)
 
     simulate = commands.add_parser("simulate", help="simulate a model; write CSV/NPZ and a plot")
@@ -422,9 +433,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     modes_command = commands.add_parser("modes", help="eigenvalues, natural frequencies, damping, stability")
     _add_model(modes_command)
-    modes_command.add_argument("--at", action="append", metavar="NAME=VALUE,...",
-                               help="operating point for nonlinear models (states and inputs; others 0)")
-    modes_command.add_argument("--json", action="store_true", help="print JSON")
+    _add_point(modes_command, "operating point for nonlinear models (states and inputs; others 0)")
+    _add_json(modes_command)
     modes_command.set_defaults(run=_cmd_modes)
 
     exists = commands.add_parser("existence", help="Picard-Lindelof: Lipschitz constant, guaranteed interval")
@@ -433,7 +443,7 @@ def build_parser() -> argparse.ArgumentParser:
     exists.add_argument("--radius", required=True, metavar="A", help="half-width of the box around x0")
     exists.add_argument("--horizon", metavar="H", help="time horizon (default 1)")
     exists.add_argument("--input", action="append", metavar="NAME=VALUE,...", help="constant inputs (others 0)")
-    exists.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(exists)
     exists.set_defaults(run=_cmd_existence)
 
     equilibrium = commands.add_parser("equilibrium", help="operating points: solve f(x, u) = 0 for what is free")
@@ -441,25 +451,23 @@ def build_parser() -> argparse.ArgumentParser:
     equilibrium.add_argument("--fix", action="append", metavar="NAME=VALUE,...",
                              help="fixed states and inputs, e.g. --fix tau=0 or --fix theta=0.3,theta_dot=0")
     equilibrium.add_argument("--starts", type=int, default=8, help="number of starting points (default 8)")
-    equilibrium.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(equilibrium)
     equilibrium.set_defaults(run=_cmd_equilibrium)
 
     linearize = commands.add_parser("linearize", help="A, B, C, D at an operating point")
     _add_model(linearize)
-    linearize.add_argument("--at", action="append", metavar="NAME=VALUE,...",
-                           help="states and inputs; states left out are 0, inputs default to the holding input")
+    _add_point(linearize, _HOLDING_POINT)
     linearize.add_argument("--method", default="auto", choices=LINEARIZE_METHODS, help="default: the best available")
-    linearize.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(linearize)
     linearize.set_defaults(run=_cmd_linearize)
 
     valid = commands.add_parser("validity", help="how far the linear model can be trusted around a point")
     _add_model(valid)
-    valid.add_argument("--at", action="append", metavar="NAME=VALUE,...",
-                       help="states and inputs; states left out are 0, inputs default to the holding input")
+    _add_point(valid, _HOLDING_POINT)
     valid.add_argument("--tolerance", metavar="TOL", help="relative error tolerated (default 0.05)")
     valid.add_argument("--horizon", metavar="H", help="also compare simulated trajectories over [0, H]")
     valid.add_argument("--plot", metavar="FILE.png", help="write the remainder plot")
-    valid.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(valid)
     valid.set_defaults(run=_cmd_validity)
 
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
@@ -467,7 +475,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")
     check.add_argument("--t-final", metavar="T", help="length of the test run (default 2)")
     check.add_argument("--out", default="robodyn-out", metavar="DIR", help="folder for the plot (default robodyn-out)")
-    check.add_argument("--json", action="store_true", help="print JSON")
+    _add_json(check)
     check.set_defaults(run=_cmd_verify)
     return parser
 
