@@ -59,7 +59,7 @@ _LAZY: dict[str, str] = {
     "classify": "robodyn.analysis.classify",
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
-    "forced_response": "robodyn.analysis.modes",
+    "forced_response": "robodyn.analysis.response",
     "linearize": "robodyn.analysis.linearize",
     "linearize_trajectory": "robodyn.analysis.ltv",
     "lipschitz": "robodyn.analysis.existence",
@@ -81,7 +81,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
-    from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, forced_response, modal_decomposition, modes
+    from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.analysis.response import forced_response
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.validity import Validity, validity
     from robodyn.analysis.verify import Verification, verify

@@ -24,7 +24,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import robodyn
-from robodyn.analysis.modes import STABILITY, forced_response, modal_decomposition, modes
+from robodyn.analysis.modes import STABILITY, modal_decomposition, modes
+from robodyn.analysis.response import forced_response
 from robodyn.errors import InputError, NumericalError, ShapeError, UnknownNameError
 from robodyn.model.linear import LinearSystem
 from robodyn.signals import Ramp, Sine, Step
