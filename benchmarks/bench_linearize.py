@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
 
 import robodyn
 
@@ -34,16 +35,6 @@ EXACT_A = np.array([[0.0, 1.0], [-9.81 * math.cos(THETA), 0.0]])
 EXACT_B = np.array([[0.0], [1.0]])
 GOAL_US, GOAL_ERROR = 20.0, 1e-13
 
-
-def best_of(function, repeat: int, number: int) -> float:
-    """Best mean time per call over ``repeat`` rounds of ``number`` calls (seconds)."""
-    best = math.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def error(A, B) -> float:

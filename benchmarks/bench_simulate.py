@@ -21,19 +21,9 @@ import time
 
 import numpy as np
 from scipy.integrate import solve_ivp
+from timing import best_of  # benchmarks/timing.py (the script's folder is on sys.path)
 
 import robodyn
-
-
-def best_of(function, repeat: int, number: int) -> float:
-    """Best mean time per call over ``repeat`` rounds of ``number`` calls (seconds)."""
-    best = np.inf
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            function()
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
 
 
 def joint_closed_form(t: np.ndarray) -> np.ndarray:
