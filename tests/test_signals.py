@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import itertools
 import math
 import os
 import re
@@ -577,7 +578,8 @@ def test_compiled_arrays_have_fixed_dtypes_and_kind_codes():
     assert coef[4].tolist() == [-1.0, 0.0, 1.0, 1.0, 0.0, 2.0]
     assert coef[5].tolist() == [1.0, 0.0, 2.0, 0.0, 0.0, 0.0] and coef[6, :3].tolist() == [3.0, 4.0, 3.0]
     assert tdata.tolist() == [0.0, 1.0, 1.0, 2.0, 0.0, 1.0, 2.0, 0.0, 1.0, 0.0]
-    assert K.shape == (2, 3) and not K.any() and xref.shape == (3,) and flags.tolist() == [0]
+    # flags: no feedback; not held between breakpoints (a ramp, a sine and a linear table vary inside them)
+    assert K.shape == (2, 3) and not K.any() and xref.shape == (3,) and flags.tolist() == [0, 0]
     for array, dtype, ndim in zip(
         (codes, coef, tdata, K, xref, flags), ("i8", "f8", "f8", "f8", "f8", "i8"), (2, 2, 1, 2, 1, 1)
     ):
@@ -590,10 +592,27 @@ def test_compiled_empty_and_feedback_shapes():
     assert codes.shape == (0, 2) and coef.shape == (0, 6) and tdata.shape == (0,) and K.shape == (0, 0)
     fb = StateFeedback(np.eye(2), [1.0, 2.0])
     *_, K, xref, flags = resolve_inputs(("u", "v"), fb).compiled(n_states=2)
-    assert K.tolist() == [[1.0, 0.0], [0.0, 1.0]] and xref.tolist() == [1.0, 2.0] and flags.tolist() == [1]
+    assert K.tolist() == [[1.0, 0.0], [0.0, 1.0]] and xref.tolist() == [1.0, 2.0] and flags.tolist() == [1, 0]
     assert K.flags.writeable  # a copy: numba would compile read-only arrays separately
     with pytest.raises(ShapeError, match="2 columns but the model has 3 states"):
         resolve_inputs(("u", "v"), fb).compiled(n_states=3)
+
+
+@pytest.mark.parametrize(("u", "held"), [
+    (None, 1), (2.0, 1), (Step(1, 0, 2) + Pulse(0, 1, 1, period=2), 1), (Table([0, 1], [1, 2]), 1),
+    (Constant(1) + Ramp(0, 1), 0), (Sine(1, 1), 0), (Table([0, 1], [1, 2], "linear"), 0),
+])
+def test_compiled_flags_say_when_inputs_are_held_between_breakpoints(u, held):
+    # Held inputs are constant between breakpoints, so the adaptive kernels evaluate them once per segment.
+    inputs = resolve_inputs(("u",), u)
+    flags = inputs.compiled(n_states=1)[5]
+    assert flags.tolist() == [0, held]
+    if held:  # the claim itself: constant between consecutive breakpoints
+        edges = [0.0, *inputs.breakpoints(0.0, 5.0), 5.0]
+        for lo, hi in itertools.pairwise(edges):
+            inside = np.linspace(lo, hi, 7)[1:-1]
+            values = [inputs.evaluate(t, np.zeros(1)) for t in inside]
+            assert all(np.array_equal(v, values[0]) for v in values)
 
 
 def test_inputs_is_a_frozen_dataclass():

@@ -16,7 +16,7 @@ import pytest
 import robodyn
 from robodyn import InputError, ShapeError, UnknownNameError
 from robodyn.signals import Sine
-from robodyn.trajectory import SimulationStats, Trajectory
+from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 matplotlib.use("Agg")
 
@@ -94,6 +94,31 @@ def test_trajectory_is_read_only_and_checks_shapes() -> None:
         Trajectory(tr.t, tr.x[:, :1], tr.u, tr.y, tr.states, tr.inputs, tr.outputs, "joint", tr.stats)
     assert len(tr) == 11
     np.testing.assert_array_equal(tr.final, tr.x[-1])
+
+
+def test_adopt_takes_over_fresh_arrays_and_copies_the_rest() -> None:
+    """The constructor simulate() uses: fresh x, u, y become the trajectory's (read-only); t, views and
+    arrays already read-only are copied; shapes are checked as by the public constructor."""
+    stats = SimulationStats("compiled", "dopri5")
+    t, x, base = np.linspace(0.0, 1.0, 3), np.zeros((3, 2)), np.zeros((3, 4))
+    tr = Trajectory._adopt(t, x, base[:, :1], x, ("a", "b"), ("w",), ("a", "b"), "m", stats, ())
+    assert tr.x is x and not x.flags.writeable
+    assert tr.t is not t and t.flags.writeable
+    assert not np.shares_memory(tr.u, base) and base.flags.writeable
+    assert tr.y is not tr.x and not tr.y.flags.writeable and not tr.u.flags.writeable
+    with pytest.raises(ShapeError, match=r"y has shape \(3, 3\), expected \(3, 2\)"):
+        Trajectory._adopt(t, np.zeros((3, 2)), np.zeros((3, 1)), np.zeros((3, 3)), ("a", "b"), ("w",), ("a", "b"),
+                          "m", stats, ())
+    with pytest.raises(ShapeError, match="non-empty"):
+        Trajectory._adopt(np.zeros(0), np.zeros((0, 2)), np.zeros((0, 1)), np.zeros((0, 2)), ("a", "b"), ("w",),
+                          ("a", "b"), "m", stats, ())
+    xs = np.zeros((2, 3, 2))
+    batch = BatchTrajectory._adopt(t, xs, np.zeros((2, 3, 1)), xs.copy(), np.zeros((2, 2)), np.zeros((2, 0)),
+                                   ("a", "b"), ("w",), ("a", "b"), (), "m", stats, ((), ()))
+    assert batch.x is xs and not xs.flags.writeable and batch[1].x.shape == (3, 2)
+    with pytest.raises(ShapeError, match="3 event lists for 2 trajectories"):
+        BatchTrajectory._adopt(t, xs, np.zeros((2, 3, 1)), xs, np.zeros((2, 2)), np.zeros((2, 0)),
+                               ("a", "b"), ("w",), ("a", "b"), (), "m", stats, ((), (), ()))
 
 
 # --- export ----------------------------------------------------------------------------------------------

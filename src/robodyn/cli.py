@@ -19,12 +19,10 @@ import numpy as np
 import sympy
 
 import robodyn
-from robodyn.analysis.equilibrium import find_equilibrium
-from robodyn.analysis.existence import existence
+
+# The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
+# that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
 from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
-from robodyn.analysis.modes import modes
-from robodyn.analysis.validity import validity
-from robodyn.analysis.verify import verify
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import ConvergenceError, InputError, RobodynError
 from robodyn.integrate.simulate import METHOD_NAMES
@@ -214,6 +212,8 @@ def _write_png(path: str, figure: Any) -> None:
 
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from robodyn.analysis.verify import verify
+
     model = _model(args)
     result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
     plot = Path(args.out) / f"verify_{model.name}.png"
@@ -236,6 +236,8 @@ def _point(model: Model, text: Sequence[str] | None, option: str) -> tuple[dict[
 
 
 def _cmd_modes(args: argparse.Namespace) -> int:
+    from robodyn.analysis.modes import modes
+
     model = _model(args)
     x, u = _point(model, args.at, "--at")
     if isinstance(model, MechanicalSystem):
@@ -250,6 +252,8 @@ def _cmd_modes(args: argparse.Namespace) -> int:
 
 
 def _cmd_existence(args: argparse.Namespace) -> int:
+    from robodyn.analysis.existence import existence
+
     model = _model(args)
     x0 = model.state_vector(_assignments(args.x0, "--x0"), default=0.0)
     inputs = _assignments(args.input, "--input")
@@ -267,6 +271,8 @@ def _cmd_existence(args: argparse.Namespace) -> int:
 
 # --- equilibrium and linearize --------------------------------------------------------------------------
 def _cmd_equilibrium(args: argparse.Namespace) -> int:
+    from robodyn.analysis.equilibrium import find_equilibrium
+
     model = _model(args)
     points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts)
     if args.json:
@@ -278,6 +284,8 @@ def _cmd_equilibrium(args: argparse.Namespace) -> int:
 
 def _operating_input(model: Model, x: np.ndarray, given: dict[str, float]) -> dict[str, float]:
     """Inputs not given default to the equilibrium (holding) input at x when one exists, else 0."""
+    from robodyn.analysis.equilibrium import find_equilibrium
+
     missing = [name for name in model.inputs if name not in given]
     if not missing:
         return given
@@ -314,6 +322,8 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
 
 
 def _cmd_validity(args: argparse.Namespace) -> int:
+    from robodyn.analysis.validity import validity
+
     model = _model(args)
     states, given = _point(model, args.at, "--at")
     x = model.state_vector(states, default=0.0)
@@ -376,12 +386,16 @@ def _demo_simulation(out: Path) -> list[str]:
 
 
 def _demo_verify(out: Path) -> list[str]:
+    from robodyn.analysis.verify import verify
+
     result = verify(robodyn.load("joint"))
     plot = write_bytes_atomic(out / "verify_joint.png", result.png())
     return [result.table(), f"wrote {plot}"]
 
 
 def _demo_modes(out: Path) -> list[str]:
+    from robodyn.analysis.modes import modes
+
     model = robodyn.load("pendulum")
     lines, report = [], {}
     for label, theta in (("hanging (theta = 0)", 0.0), ("upright (theta = pi)", float(np.pi))):

@@ -13,7 +13,9 @@ The signal classes (:class:`Constant`, :class:`Step`, :class:`Ramp`, :class:`Sin
 - ``coef`` float64 ``(n_terms, 6)``: the gain, then the kind's numbers (unused slots are 0);
 - ``tdata`` float64 ``(k,)``: for each table its n times then its n values, table after table;
 - ``K`` float64 ``(m, n)`` and ``xref`` float64 ``(n,)``: state feedback (zeros without feedback);
-- ``flags`` int64 ``(1,)``: ``flags[0]`` is 1 when state feedback is present, else 0.
+- ``flags`` int64 ``(2,)``: ``flags[0]`` is 1 when state feedback is present, else 0; ``flags[1]`` is 1 when
+  the inputs are held between breakpoints (only constants, steps, pulses and zero-order-hold tables, no
+  feedback), so integrators evaluate them once per segment between stop points.
 
 Row ``j`` adds ``coef[j, 0] * f_j(t)`` to channel ``codes[j, 0]``; the kind code says what ``f_j`` is:
 
@@ -41,7 +43,7 @@ import importlib.util
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -88,6 +90,10 @@ __all__ = [
     "parse_signal",
     "resolve_inputs",
 ]
+
+#: Kind codes whose value depends only on the piece (constant, step, pulse, zero-order-hold table): inputs made
+#: of these alone are constant between breakpoints.
+HELD_KINDS: Final = (0, 1, 4, 5)
 
 #: The compiled inputs passed to ``eval_inputs``: ``(codes, coef, tdata, K, xref, flags)``.
 CompiledInputs: TypeAlias = tuple[NDArray[np.int64], Array, Array, Array, Array, NDArray[np.int64]]
@@ -315,12 +321,14 @@ class Inputs:
         rows: list[list[float]] = []
         tdata: list[Array] = []
         python: list[tuple[int, float, Signal]] = []
+        held = True
         for channel, signal in enumerate(self._channels()):
             for gain, leaf in _terms(signal):
                 if isinstance(leaf, FunctionSignal):
                     python.append((channel, gain, leaf))
                 elif not (isinstance(leaf, Constant) and leaf.value == 0.0):
                     kind, fields = _leaf_row(leaf, tdata)
+                    held = held and kind in HELD_KINDS
                     codes.append((channel, kind))
                     rows.append([gain, *fields, *[0.0] * (N_COEF - 1 - len(fields))])
         m = len(self.names)
@@ -338,7 +346,7 @@ class Inputs:
             np.concatenate([np.empty(0), *tdata]),
             np.array(K, dtype=np.float64, order="C"),
             np.array(xref, dtype=np.float64, order="C"),
-            np.array([int(self.feedback is not None)], dtype=np.int64),
+            np.array([int(self.feedback is not None), int(self.feedback is None and held)], dtype=np.int64),
         )
         return inp, python
 

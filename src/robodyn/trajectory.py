@@ -66,6 +66,20 @@ def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
     return array
 
 
+def _adopted(value: Array, shape: tuple[int, ...], label: str) -> Array:
+    """``value`` made read-only in place when it is a writable float64 array owning its memory, else as
+    :func:`_frozen` makes it (a read-only copy).
+
+    For results made for the trajectory being built (:meth:`Trajectory._adopt`): taking them over saves
+    a copy, and a view of some other buffer is still copied.
+    """
+    if (type(value) is np.ndarray and value.base is None and value.dtype == np.float64 and value.shape == shape
+            and value.flags.writeable):
+        value.setflags(write=False)
+        return value
+    return _frozen(value, shape, label)
+
+
 def _column(names: Sequence[str], name: str, what: str) -> int:
     try:
         return list(names).index(name)
@@ -113,6 +127,32 @@ class Trajectory:
         set_(self, "inputs", tuple(self.inputs))
         set_(self, "outputs", tuple(self.outputs))
         set_(self, "events", tuple(self.events))
+
+    @classmethod
+    def _adopt(cls, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
+               outputs: tuple[str, ...], model: str, stats: SimulationStats,
+               events: tuple[EventRecord, ...]) -> Trajectory:
+        """The constructor for :func:`robodyn.simulate`: the same checks and result, but ``x``, ``u`` and ``y``
+        are taken over (made read-only in place) when they own their memory, so the caller must not keep them.
+
+        ``t`` is copied, since it may be the caller's ``t_eval``.
+        """
+        T = t.shape[0] if t.ndim == 1 else -1
+        if T < 1:
+            raise ShapeError("trajectory: t must be a non-empty vector")
+        self = object.__new__(cls)
+        set_ = object.__setattr__
+        set_(self, "t", _frozen(t, (T,), "t"))
+        set_(self, "x", _adopted(x, (T, len(states)), "x"))
+        set_(self, "u", _adopted(u, (T, len(inputs)), "u"))
+        set_(self, "y", _adopted(y, (T, len(outputs)), "y"))
+        set_(self, "states", tuple(states))
+        set_(self, "inputs", tuple(inputs))
+        set_(self, "outputs", tuple(outputs))
+        set_(self, "model", model)
+        set_(self, "stats", stats)
+        set_(self, "events", tuple(events))
+        return self
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -253,6 +293,28 @@ class BatchTrajectory:
         set_(self, "y", _frozen(self.y, (N, T, len(self.outputs)), "y"))
         set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
         set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
+
+    @classmethod
+    def _adopt(cls, t: Array, x: Array, u: Array, y: Array, x0: Array, params: Array, states: tuple[str, ...],
+               inputs: tuple[str, ...], outputs: tuple[str, ...], parameters: tuple[str, ...], model: str,
+               stats: SimulationStats, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
+        """The constructor for :func:`robodyn.simulate`, as :meth:`Trajectory._adopt`: ``x``, ``u`` and ``y``
+        are taken over when they own their memory; ``t``, ``x0`` and ``params`` are copied."""
+        N, T = x.shape[:2]
+        if events and len(events) != N:
+            raise ShapeError(f"batch: {len(events)} event lists for {N} trajectories")
+        self = object.__new__(cls)
+        set_ = object.__setattr__
+        set_(self, "t", _frozen(t, (T,), "t"))
+        set_(self, "x", _adopted(x, (N, T, len(states)), "x"))
+        set_(self, "u", _adopted(u, (N, T, len(inputs)), "u"))
+        set_(self, "y", _adopted(y, (N, T, len(outputs)), "y"))
+        set_(self, "x0", _frozen(x0, (N, len(states)), "x0"))
+        set_(self, "params", _frozen(params, (N, len(parameters)), "params"))
+        for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("parameters", parameters),
+                            ("model", model), ("stats", stats), ("events", events)):
+            set_(self, name, value)
+        return self
 
     def __len__(self) -> int:
         return self.x.shape[0]

@@ -27,7 +27,7 @@ from scipy.special import ellipj, ellipk
 import robodyn
 from robodyn import Event, InputError, NumericalError, ShapeError, StateFeedback, UnknownNameError
 from robodyn.integrate.simulate import METHOD_NAMES
-from robodyn.signals import Pulse, Step, Table
+from robodyn.signals import Pulse, Sine, Step, Table
 
 G = 9.81  # the pendulum's g; with m = l = I = 1 its equation is theta'' = -g sin(theta) + tau
 ARENSTORF_MU = 0.012277471
@@ -482,6 +482,57 @@ def test_explicit_method_on_a_very_stiff_problem_suggests_radau() -> None:
 
 
 # --- 11. bad input ------------------------------------------------------------------------------------
+def filter_with_outputs() -> robodyn.SymbolicSystem:
+    """x' = -a x + w with outputs in t, x, u and the parameters (one of them in the parameters alone)."""
+    return robodyn.SymbolicSystem(["x"], ["w"], {"x": "-a*x + w"}, parameters={"a": 3.0, "c": 2.0},
+                                  outputs={"scaled": "c*x", "speed": "-a*x + w", "clock": "t", "gain": "a*c"},
+                                  name="filter")
+
+
+@pytest.mark.parametrize("params", [None, {"a": [1.0, 2.0, 4.0]}, {"a": [1.0, 2.0, 4.0], "c": [2.0, 2.0, 2.0]},
+                                    {"a": [1.0, 2.0, 4.0], "c": [0.5, 1.0, 2.0]}])
+def test_batch_outputs_are_each_runs_outputs(params: dict | None) -> None:
+    """A batch's outputs, computed in one call for all runs, equal those of the runs made one at a time."""
+    model, u = filter_with_outputs(), Sine(0.5, 1.0)
+    x0 = np.array([[1.0], [0.5], [-1.0]])
+    options = {"method": "dopri5", "t_eval": np.linspace(0.0, 1.0, 11), "backend": "interpreted"}
+    batch = robodyn.simulate(model, 1.0, x0, u, params=params, **options)
+    assert isinstance(batch, robodyn.BatchTrajectory) and batch.y.shape == (3, 11, 4)
+    for i in range(3):
+        own = {k: v[i] for k, v in (params or {}).items()}
+        single = robodyn.simulate(model, 1.0, x0[i], u, params=own, **options)
+        np.testing.assert_allclose(batch.y[i], single.y, rtol=1e-14, atol=1e-15)
+        a, c = batch.params[i]
+        np.testing.assert_allclose(batch.y[i], np.column_stack(
+            [c * batch.x[i, :, 0], -a * batch.x[i, :, 0] + batch.u[i, :, 0], batch.t, np.full(11, a * c)]),
+            rtol=1e-15, atol=1e-15)
+
+
+def test_batch_outputs_of_a_python_model() -> None:
+    plain = robodyn.System(lambda t, x, u, p: [-p[0] * x[0]], ["x"], h=lambda t, x, u, p: [x[0] * p[0], t],
+                           outputs=["ax", "clock"], parameters={"a": 1.0})
+    batch = robodyn.simulate(plain, 1.0, [[1.0], [2.0]], params={"a": [1.0, 3.0]}, t_eval=[0.0, 0.5, 1.0])
+    assert batch.stats.path == "interpreted"
+    np.testing.assert_allclose(batch.y[:, :, 0], batch.x[:, :, 0] * np.array([[1.0], [3.0]]), rtol=1e-15)
+    np.testing.assert_array_equal(batch.y[:, :, 1], [[0.0, 0.5, 1.0]] * 2)
+
+
+@pytest.mark.parametrize("method", ["dopri5", "exact"])
+def test_results_are_read_only_and_share_no_memory_with_the_arguments(method: str) -> None:
+    t_eval, x0 = np.linspace(0.0, 1.0, 11), np.array([[1.0, 0.0], [0.5, 0.0]])
+    params = np.array([[0.01, 0.1, 1.0], [0.01, 0.2, 1.0]])
+    single = robodyn.simulate(joint(), 1.0, x0[0], 1.0, method=method, t_eval=t_eval)
+    batch = robodyn.simulate(joint(), 1.0, x0, 1.0, method=method, t_eval=t_eval, params=params)
+    arrays = [getattr(single, k) for k in ("t", "x", "u", "y")]
+    arrays += [getattr(batch, k) for k in ("t", "x", "u", "y", "x0", "params")]
+    for array in arrays:
+        assert not array.flags.writeable
+        assert not any(np.shares_memory(array, argument) for argument in (t_eval, x0, params))
+    assert t_eval.flags.writeable and x0.flags.writeable and params.flags.writeable
+    assert not np.shares_memory(single.x, single.y) and not np.shares_memory(batch.x, batch.y)
+    assert batch.events == ((), ())
+
+
 @pytest.mark.parametrize(("args", "kwargs", "error", "match"), [
     ((1.0, [np.nan, 0.0]), {}, InputError, "not finite"),
     ((1.0, {"q": np.inf}), {}, InputError, "x0 contains non-finite"),

@@ -37,7 +37,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import scipy.linalg
 import sympy
 
 from robodyn.errors import InputError, ShapeError
@@ -349,6 +348,8 @@ def _solve_spd(model: ManipulatorSystem, mass: np.ndarray, rhs: np.ndarray, poin
         det = a * d - b * b
         if a > 0 and det > 0:  # Sylvester's criterion; Cramer's rule is forward stable for 2x2 (Higham 2002)
             return np.array([[d, -b], [-b, a]]) @ rhs / det
+    import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+
     factor = model._factor(mass, point.x)  # raises SingularMatrixError naming q
     return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
 

@@ -51,10 +51,6 @@ EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of
 ULP = 2.220446049250313e-16  # Machine epsilon of float64.
 TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
 
-# Signal kinds whose value depends only on ``t_piece`` (robodyn.signals: constant, step, pulse, table zoh):
-# inside one segment between stop points such inputs are constant, evaluated once per segment.
-HELD_KINDS = (0, 1, 4, 5)
-
 OK = 0
 TERMINATED = 1
 STEP_COLLAPSE = -1
@@ -84,38 +80,12 @@ def _combine(W, row, K, count, x, h, out):
 
 
 @jit
-def _inputs_held(inp):
-    """Whether the inputs are constant between stop points: only kinds in HELD_KINDS, no state feedback.
-
-    ``inp`` is ``(codes, coef, tdata, K, xref, flags)``; anything else (the interpreted path's stand-in for
-    Python inputs) is not held.
-    """
-    if len(inp) != 6:
-        return False
-    codes, flags = inp[0], inp[5]
-    if flags[0] != 0:
-        return False
-    for j in range(codes.shape[0]):
-        kind = codes[j, 1]
-        if kind != HELD_KINDS[0] and kind != HELD_KINDS[1] and kind != HELD_KINDS[2] and kind != HELD_KINDS[3]:
-            return False
-    return True
-
-
-@jit
 def _first_nonfinite(v):
     """Index of the first NaN or infinite entry of ``v``, or -1."""
     for i in range(v.size):
         if not math.isfinite(v[i]):
             return i
     return -1
-
-
-@jit
-def _copy(src, dst):
-    """dst[:] = src as a loop (numba's slice assignment costs seconds of compilation)."""
-    for i in range(src.size):
-        dst[i] = src[i]
 
 
 @jit
@@ -174,89 +144,36 @@ def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
 
 
 @jit
-def _initial_step(t0, x0, f0, p, inp, t_piece, interval, error_order, rtol, atol, h_max, x1, f1, u):
-    """Hairer's initial step ([HNW] II.4; scipy ``select_initial_step``), using one rhs evaluation."""
-    n = x0.size
-    if n == 0 or interval == 0.0:
-        return interval
-    d0 = d1 = d2 = 0.0
-    for i in range(n):
-        scale = max(atol[i] + abs(x0[i]) * rtol, TINY_SCALE)
-        d0 += (x0[i] / scale) * (x0[i] / scale)
-        d1 += (f0[i] / scale) * (f0[i] / scale)
-    d0 = math.sqrt(d0) / math.sqrt(n)
-    d1 = math.sqrt(d1) / math.sqrt(n)
-    h0 = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, interval)
-    for i in range(n):
-        x1[i] = x0[i] + h0 * f0[i]
-    eval_inputs(t0 + h0, t_piece, x1, inp, u)
-    rhs(t0 + h0, x1, u, p, f1)
-    for i in range(n):
-        v = (f1[i] - f0[i]) / max(atol[i] + abs(x0[i]) * rtol, TINY_SCALE)
-        d2 += v * v  # not v ** 2: Python's float power raises OverflowError
-    d2 = math.sqrt(d2) / math.sqrt(n) / h0
-    if not math.isfinite(d2):
-        return h0  # f is not finite at the probe: the step loop reports it
-    if d1 <= 1e-15 and d2 <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
-    return min(100.0 * h0, h1, interval, h_max)
-
-
-@jit
-def _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R):
-    """Dense-output coefficients R of the accepted step [t, t + h]; returns the rhs evaluations spent.
-
-    DOPRI5: R[r] = sum_j dense[r, j] k_j. DOP853 ([HNW] II.6, scipy ``Dop853DenseOutput``): the extra
-    stages, R[0..2] from x, x_new, f, f_new, and R[3 + r] = h sum_j dense[r, j] k_j.
-    """
-    offset = 0
-    if is_dop853:
-        _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
-        for i in range(x.size):
-            dy = x_new[i] - x[i]
-            R[0, i] = dy
-            R[1, i] = h * K[0, i] - dy
-            R[2, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
-        offset = 3
-    for r in range(dense.shape[0]):
-        for i in range(x.size):
-            acc = 0.0
-            for j in range(c.size):
-                if dense[r, j] != 0.0:
-                    acc += dense[r, j] * K[j, i]
-            R[offset + r, i] = h * acc if is_dop853 else acc
-    return c.size - s
-
-
-@jit
-def _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, out):
-    """State at tq in [t, t_new]: exact at the step's ends, else the dense output (R built)."""
+def _state_at(tq, t, t_new, h, R, is_dop853, out):
+    """State at tq in [t, t_new] from R = [x, x_new, dense-output coefficients...] of the step: exact at its
+    ends, else the dense output (DOPRI5: x + h sum_r theta^(r+1) R[2 + r]; DOP853: Hairer's form in theta and
+    1 - theta, [HNW] II.6, scipy ``Dop853DenseOutput``)."""
     if tq == t_new or tq == t:
-        _copy(x_new if tq == t_new else x, out)
+        row = 1 if tq == t_new else 0
+        for i in range(out.size):
+            out[i] = R[row, i]
     elif is_dop853:
         theta = (tq - t) / h
         top = R.shape[0] - 1
-        for i in range(x.size):
+        for i in range(out.size):
             y = 0.0
-            for q in range(top + 1):
+            for q in range(top - 1):
                 y += R[top - q, i]
                 y *= theta if q % 2 == 0 else 1.0 - theta
-            out[i] = y + x[i]
+            out[i] = y + R[0, i]
     else:
         theta = (tq - t) / h
-        for i in range(x.size):
+        for i in range(out.size):
             acc = 0.0
             power = 1.0
-            for r in range(R.shape[0] - 3):
+            for r in range(2, R.shape[0]):
                 power *= theta
                 acc += R[r, i] * power
-            out[i] = h * acc + x[i]
+            out[i] = h * acc + R[0, i]
 
 
 @jit
-def _locate(k, t, t_new, h, g_lo, g_hi, x, x_new, R, is_dop853, p, inp, t_piece, xd, u, g):
+def _locate(k, t, t_new, h, g_lo, g_hi, R, is_dop853, p, inp, t_piece, xd, u, g):
     """Zero of event k in [t, t_new] with g(t) = g_lo != 0 and g(t_new) = g_hi of the other sign (or 0).
 
     Illinois regula falsi on the dense output, bisecting whenever three iterations did not halve the
@@ -281,7 +198,7 @@ def _locate(k, t, t_new, h, g_lo, g_hi, x, x_new, R, is_dop853, p, inp, t_piece,
             tm = 0.5 * (lo + hi)
             if not (lo < tm < hi):
                 break
-        _state_at(tm, t, t_new, h, x, x_new, R, is_dop853, xd)
+        _state_at(tm, t, t_new, h, R, is_dop853, xd)
         eval_inputs(tm, t_piece, xd, inp, u)
         event_fn(tm, xd, u, p, g)
         if g[k] == 0.0:
@@ -304,14 +221,14 @@ def _is_active(g_old, g_new, direction):
 
 
 @jit
-def _step_events(t, t_new, h, x, x_new, R, is_dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
+def _step_events(t, t_new, h, R, is_dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
                  order, roots, xd, u, g):
     """Locate the step's active events and sort them by time into ``order[:n]``, ``roots[:n]``; ``n`` ends
     at the first terminal one. Returns (n, whether a terminal event ends the run). Needs R built."""
     n = 0
     for k in range(g_old.size):
         if _is_active(g_old[k], g_new[k], direction[k]):
-            root = _locate(k, t, t_new, h, g_old[k], g_new[k], x, x_new, R, is_dop853, p, inp, t_piece, xd, u, g)
+            root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, is_dop853, p, inp, t_piece, xd, u, g)
             q = n
             while q > 0 and roots[q - 1] > root:  # insertion sort by time
                 roots[q], order[q] = roots[q - 1], order[q - 1]
@@ -325,50 +242,28 @@ def _step_events(t, t_new, h, x, x_new, R, is_dop853, p, inp, t_piece, g_old, g_
 
 
 @jit
-def _grown_vec(a, k, cap):
-    new = np.empty(cap, a.dtype)
-    for r in range(k):
-        new[r] = a[r]
-    return new
-
-
-@jit
-def _grown_rows(a, k, cap):
-    new = np.empty((cap, a.shape[1]))
-    for r in range(k):
-        _copy(a[r], new[r])
-    return new
-
-
-@jit
-def _push_output(cnt, grow, tq, xq, uq, out_t, out_x, out_u):
-    """Append (tq, xq, uq) at row cnt[0], doubling the buffers when full if ``grow`` (else dropping the
-    row but counting it). Returns the buffers."""
+def _push_output(cnt, tq, xq, uq, out_t, out_x, out_u):
+    """Write (tq, xq, uq) at row cnt[0] if the buffers have room (else drop it) and count it."""
     k = cnt[0]
-    if k >= out_t.size and grow:
-        cap = max(2 * out_t.size, 16)
-        out_t, out_x, out_u = _grown_vec(out_t, k, cap), _grown_rows(out_x, k, cap), _grown_rows(out_u, k, cap)
     if k < out_t.size:
         out_t[k] = tq
-        _copy(xq, out_x[k])
-        _copy(uq, out_u[k])
+        for i in range(xq.size):
+            out_x[k, i] = xq[i]
+        for i in range(uq.size):
+            out_u[k, i] = uq[i]
     cnt[0] = k + 1
-    return out_t, out_x, out_u
 
 
 @jit
-def _push_event(cnt, grow, tq, xq, index, ev_t, ev_x, ev_idx):
-    """Append an event record at row cnt[1], like ``_push_output``."""
+def _push_event(cnt, tq, xq, index, ev_t, ev_x, ev_idx):
+    """Write an event record at row cnt[1] if there is room (else drop it) and count it."""
     k = cnt[1]
-    if k >= ev_t.size and grow:
-        cap = max(2 * ev_t.size, 16)
-        ev_t, ev_x, ev_idx = _grown_vec(ev_t, k, cap), _grown_rows(ev_x, k, cap), _grown_vec(ev_idx, k, cap)
     if k < ev_t.size:
         ev_t[k] = tq
-        _copy(xq, ev_x[k])
+        for i in range(xq.size):
+            ev_x[k, i] = xq[i]
         ev_idx[k] = index
     cnt[1] = k + 1
-    return ev_t, ev_x, ev_idx
 
 
 @jit
@@ -381,12 +276,11 @@ def _next_boundary(stops, i, t, t1):
 
 @jit
 def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, grow, out_t, out_x, out_u, ev_t, ev_x, ev_idx):
-    """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers (doubled when
-    full if ``grow``, else what does not fit is dropped).
+                   ev_direction, ev_terminal, out_t, out_x, out_u, ev_t, ev_x, ev_idx):
+    """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers; rows that do not
+    fit are dropped but counted (the caller runs again with room for them: runs are deterministic).
 
-    Returns (status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx) with
-    cnt = [n_out, n_events, nfev, accepted, rejected] (int64).
+    Returns (status, t_fail, i_fail, cnt) with cnt = [n_out, n_events, nfev, accepted, rejected] (int64).
 
     The per-step work is written out here rather than in helpers: every array argument of a jitted call
     that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
@@ -394,35 +288,60 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     """
     A, b, c, e, e3, dense, error_order, is_dop853 = method
     n, s, n_events = x0.size, b.size, ev_direction.size
-    K, R = np.empty((c.size, n)), np.empty((dense.shape[0] + 3, n))
+    # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
+    K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (3 if is_dop853 else 0), n))
     x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
     u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
-    held = _inputs_held(inp)  # then u is evaluated once per segment, not at every stage
+    # Inputs constant between stop points (robodyn.signals: flags[1]) are evaluated once per segment, not at
+    # every stage; anything but the compiled 6-tuple (the interpreted path's stand-in for Python inputs) is not.
+    held = len(inp) == 6 and inp[5][1] != 0
     g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
     order = np.empty(n_events, np.int64)
     cnt = np.zeros(5, np.int64)
     status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
     exponent = -1.0 / (error_order + 1)
-    i_stop, seg_end = _next_boundary(stops, 0, t0, t1)
+    i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
     t_piece = 0.5 * (t0 + seg_end)
     eval_inputs(t0, t0, x, inp, uo)  # outputs use the ordinary evaluation, t_piece = t
     if t_eval.size == 0:
-        out_t, out_x, out_u = _push_output(cnt, grow, t0, x, uo, out_t, out_x, out_u)
+        _push_output(cnt, t0, x, uo, out_t, out_x, out_u)
     while j_eval < t_eval.size and t_eval[j_eval] <= t0:
-        out_t, out_x, out_u = _push_output(cnt, grow, t_eval[j_eval], x, uo, out_t, out_x, out_u)
+        _push_output(cnt, t_eval[j_eval], x, uo, out_t, out_x, out_u)
         j_eval += 1
     eval_inputs(t0, t_piece, x, inp, u)
     rhs(t0, x, u, p, K[0])
     cnt[2] = 1
     i_bad = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
     if i_bad >= 0:
-        return NON_FINITE, t0, i_bad, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
+        return NON_FINITE, t0, i_bad, cnt
     if HAS_EVENTS and n_events > 0:
         event_fn(t0, x, u, p, g_old)
     h_abs = h0
-    if h0 <= 0.0:
-        h_abs = _initial_step(t0, x, K[0], p, inp, t_piece, seg_end - t0, error_order, rtol, atol, h_max, xw,
-                              x_new, u)
+    if h0 <= 0.0:  # Hairer's initial step ([HNW] II.4; scipy select_initial_step), one rhs evaluation
+        h_abs = seg_end - t0
+        if n > 0 and h_abs > 0.0:
+            d0 = d1 = d2 = 0.0
+            for i in range(n):
+                scale = max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                d0 += (x[i] / scale) * (x[i] / scale)
+                d1 += (K[0, i] / scale) * (K[0, i] / scale)
+            d0 = math.sqrt(d0) / math.sqrt(n)
+            d1 = math.sqrt(d1) / math.sqrt(n)
+            h_probe = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, h_abs)
+            for i in range(n):
+                xw[i] = x[i] + h_probe * K[0, i]
+            eval_inputs(t0 + h_probe, t_piece, xw, inp, u)
+            rhs(t0 + h_probe, xw, u, p, x_new)
+            for i in range(n):
+                v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                d2 += v * v  # not v ** 2: Python's float power raises OverflowError
+            d2 = math.sqrt(d2) / math.sqrt(n) / h_probe
+            if not math.isfinite(d2):
+                h_abs = h_probe  # f is not finite at the probe: the step loop reports it
+            else:
+                h1 = max(1e-6, h_probe * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else (0.01 / max(d1, d2)) ** (
+                    1.0 / (error_order + 1))
+                h_abs = min(100.0 * h_probe, h1, h_abs, h_max)
         cnt[2] += 1
     while t < t1:
         # One accepted step: scipy's controller ([HNW] II.4); a non-finite attempt shrinks by MIN_FACTOR.
@@ -490,53 +409,66 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
         if status != OK:
             t_fail = t
             break
-        dense_ready = False
-        t_end = t_new
+        active = False
         if HAS_EVENTS and n_events > 0:  # events: sign changes of g over the step, located on the dense output
             if not held:
                 eval_inputs(t_new, t_piece, x_new, inp, u)
             event_fn(t_new, x_new, u, p, g_new)
-            active = False
             for k in range(n_events):
                 active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
-            if active:
-                cnt[2] += _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R)
-                dense_ready = True
-                n_found, stop_now = _step_events(t, t_new, h, x, x_new, R, is_dop853, p, inp, t_piece, g_old,
-                                                 g_new, ev_direction, ev_terminal, order, roots, xq, u, g)
-                for q in range(n_found):
-                    _state_at(roots[q], t, t_new, h, x, x_new, R, is_dop853, xq)
-                    ev_t, ev_x, ev_idx = _push_event(cnt, grow, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
-                if stop_now:
-                    t_end, status = roots[n_found - 1], TERMINATED
+        if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed
+            # Written out rather than a helper: each array argument of a call that LLVM does not inline costs
+            # two atomic reference-count updates (numba's NRT), a tenth of a batch's run time at 100 outputs.
+            if c.size > s:  # DOP853's extra stages
+                _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
+                cnt[2] += c.size - s
+            for i in range(n):
+                R[0, i], R[1, i] = x[i], x_new[i]
+                if is_dop853:  # R[2..4] from x, x_new, f, f_new
+                    dy = x_new[i] - x[i]
+                    R[2, i] = dy
+                    R[3, i] = h * K[0, i] - dy
+                    R[4, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
+            offset = 5 if is_dop853 else 2
+            for r in range(dense.shape[0]):  # DOPRI5: sum_j dense[r, j] k_j; DOP853: h times that
+                for i in range(n):
+                    acc = 0.0
+                    for j in range(c.size):
+                        if dense[r, j] != 0.0:
+                            acc += dense[r, j] * K[j, i]
+                    R[offset + r, i] = h * acc if is_dop853 else acc
+        t_end = t_new
+        if HAS_EVENTS and active:
+            n_found, stop_now = _step_events(t, t_new, h, R, is_dop853, p, inp, t_piece, g_old, g_new,
+                                             ev_direction, ev_terminal, order, roots, xq, u, g)
+            for q in range(n_found):
+                _state_at(roots[q], t, t_new, h, R, is_dop853, xq)
+                _push_event(cnt, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
+            if stop_now:
+                t_end, status = roots[n_found - 1], TERMINATED
         q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
         while q_end < t_eval.size and t_eval[q_end] <= t_end:
             q_end += 1
         for q in range(j_eval, q_end if t_eval.size else j_eval + 1):
             tq = t_eval[q] if t_eval.size else t_end
-            if tq != t_new and not dense_ready:
-                cnt[2] += _dense_build(A, c, dense, K, s, t, x, x_new, h, p, inp, t_piece, is_dop853, xw, u, R)
-                dense_ready = True
             if tq == t_new:
                 for i in range(n):
                     xq[i] = x_new[i]
             else:
-                _state_at(tq, t, t_new, h, x, x_new, R, is_dop853, xq)
+                _state_at(tq, t, t_new, h, R, is_dop853, xq)
             if held and t < tq < seg_end:  # inside the segment: its held value
                 for i in range(u.size):
                     uo[i] = u[i]
             else:
                 eval_inputs(tq, tq, xq, inp, uo)
-            k = cnt[0]
-            if k < out_t.size:  # the common case, written out
+            k = cnt[0]  # _push_output, written out (reference counts, see above)
+            if k < out_t.size:
                 out_t[k] = tq
                 for i in range(n):
                     out_x[k, i] = xq[i]
                 for i in range(uo.size):
                     out_u[k, i] = uo[i]
-                cnt[0] = k + 1
-            else:
-                out_t, out_x, out_u = _push_output(cnt, grow, tq, xq, uo, out_t, out_x, out_u)
+            cnt[0] = k + 1
         j_eval = q_end
         if status == TERMINATED:
             break
@@ -560,7 +492,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
             if HAS_EVENTS and n_events > 0:
                 event_fn(t, x, u, p, g_old)
             h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
-    return status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx
+    return status, t_fail, i_fail, cnt
 
 
 def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
@@ -595,15 +527,29 @@ def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h
         time is located to 1e-12 on the dense output.
     """
     # Plain Python on purpose: a jitted wrapper around the core cost 1.6 s of compilation (numba compiles the
-    # whole call tree again into every jitted caller) to save a few microseconds.
-    cap = t_eval.size if t_eval.size > 0 else 64
-    ecap = 4 if ev_direction.size > 0 else 0
-    result = _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                            ev_direction, ev_terminal, True, np.empty(cap), np.empty((cap, x0.size)),
-                            np.empty((cap, m)), np.empty(ecap), np.empty((ecap, x0.size)), np.empty(ecap, np.int64))
-    status, t_fail, i_fail, cnt, out_t, out_x, out_u, ev_t, ev_x, ev_idx = result
-    k, q = cnt[0], cnt[1]
+    # whole call tree again into every jitted caller) to save a few microseconds. The buffers are sized by the
+    # last run of this module; a run that outgrows them runs again with room for everything (runs are
+    # deterministic), which spares the kernel the code for growing them (~0.5 s of compilation).
+    rows = t_eval.size if t_eval.size > 0 else _LAST_SIZES[0]
+    events = _LAST_SIZES[1] if ev_direction.size > 0 else 0
+    while True:
+        out_t, out_x, out_u = np.empty(rows), np.empty((rows, x0.size)), np.empty((rows, m))
+        ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, x0.size)), np.empty(events, np.int64)
+        status, t_fail, i_fail, cnt = _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0,
+                                                     h_max, max_steps, ev_direction, ev_terminal, out_t, out_x,
+                                                     out_u, ev_t, ev_x, ev_idx)
+        k, q = cnt[0], cnt[1]
+        if k <= rows and q <= events:
+            break
+        rows, events = max(rows, k), max(events, q)
+    if t_eval.size == 0:
+        _LAST_SIZES[0] = max(k, 16)
+    if ev_direction.size > 0:
+        _LAST_SIZES[1] = max(q, 4)
     return status, t_fail, i_fail, cnt[2:5].copy(), out_t[:k], out_x[:k], out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q]
+
+
+_LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last adaptive_run: the next one's buffers
 
 
 @pjit
@@ -618,10 +564,9 @@ def adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     """
     T = t_eval.size
     for i in prange(x0.shape[0]):
-        result = _adaptive_core(method, t0, t1, x0[i], p[i], inp, stops, t_eval, rtol, atol, h0, h_max,
-                                max_steps, ev_direction, ev_terminal, False, np.empty(T), xs[i], us[i], ev_t[i],
-                                ev_x[i], ev_idx[i])
-        status[i], t_fail[i], i_fail[i], cnt = result[0], result[1], result[2], result[3]
+        status[i], t_fail[i], i_fail[i], cnt = _adaptive_core(method, t0, t1, x0[i], p[i], inp, stops, t_eval, rtol,
+                                                              atol, h0, h_max, max_steps, ev_direction, ev_terminal,
+                                                              np.empty(T), xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i])
         n_out[i], n_ev[i] = cnt[0], cnt[1]
         for k in range(3):
             stats[i, k] = cnt[2 + k]

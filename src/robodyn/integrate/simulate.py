@@ -34,7 +34,7 @@ from robodyn.model.mechanical import MechanicalSystem
 from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
 from robodyn.model.system import Model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
-from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 __all__ = ["METHOD_NAMES", "simulate"]
 
@@ -126,11 +126,9 @@ def simulate(
         assert grid is not None
         t, xs, us, totals, records = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol,
                                                atol_vector, max_steps, dt)
-        runs = [RunResult(t, xs[i], u=us[i], events=records[i]) for i in range(N)]  # views into the batch
-        runs[0].nfev, runs[0].steps = int(totals["nfev"]), int(totals["steps"])
-        runs[0].rejected = int(totals["rejected"])
-        runs[0].compile_seconds = setup_seconds + totals["compile_seconds"]
-        return _assemble(model, chosen, setup.path, runs, inputs, parameters, batch, states)
+        stats = SimulationStats(setup.path, chosen, int(totals["nfev"]), int(totals["steps"]),
+                                int(totals["rejected"]), setup_seconds + totals["compile_seconds"])
+        return _batch(model, stats, t, xs, us, parameters, states, _batch_events(records, len(resolved), N))
     if chosen in FIXED_STEP:
         assert grid is not None
         run = run_fixed(setup, chosen, grid, states[0], parameters[0], dt)
@@ -196,32 +194,28 @@ def _plan(model: Model, u: Any, events: Any) -> _Plan:
     return plan
 
 
+_SCALAR_TYPES: Final = frozenset({type(None), bool, int, float, str})  # Keyed by value without further checks.
+
+
 def _plan_key(u: Any, events: Any) -> tuple[Any, ...] | None:
     """A hashable key equal for arguments that resolve alike, or None (mutable or unhashable arguments).
 
     Types are part of the key (``True``, ``1`` and ``1.0`` compare equal but are validated differently);
     signals and events are frozen dataclasses compared by value, callables by identity.
     """
-    def item(value: Any) -> tuple[Any, ...] | None:
-        if value is None or isinstance(value, bool | int | float | str | np.floating | np.integer):
-            return (type(value), value)
-        if isinstance(value, Signal | Event | sympy.Expr):
-            return (type(value), value)
-        if callable(value) and not isinstance(value, StateFeedback):  # by identity; the key keeps it alive
-            return (type(value), id(value), value)
-        return None
-
+    if type(u) in _SCALAR_TYPES and events is None:  # the common call: no or constant inputs, no events
+        return ((type(u), u), (type(None), None))
     parts: list[Any] = []
     for value in (u, events):
         key: tuple[Any, ...] | None
         if isinstance(value, list | tuple):
-            entries = tuple(item(v) for v in value)
+            entries = tuple(_key_item(v) for v in value)
             key = None if any(e is None for e in entries) else (type(value), entries)
         elif isinstance(value, Mapping):
-            pairs = tuple((k, item(v)) for k, v in value.items())
+            pairs = tuple((k, _key_item(v)) for k, v in value.items())
             key = None if any(v is None or not isinstance(k, str) for k, v in pairs) else (dict, pairs)
         else:
-            key = item(value)
+            key = _key_item(value)
         if key is None:
             return None
         parts.append(key)
@@ -230,6 +224,17 @@ def _plan_key(u: Any, events: Any) -> tuple[Any, ...] | None:
     except TypeError:  # e.g. a Table signal holding arrays
         return None
     return tuple(parts)
+
+
+def _key_item(value: Any) -> tuple[Any, ...] | None:
+    """The key of one input or event (see :func:`_plan_key`), or None when it cannot be keyed."""
+    if value is None or isinstance(value, bool | int | float | str | np.floating | np.integer):
+        return (type(value), value)
+    if isinstance(value, Signal | Event | sympy.Expr):
+        return (type(value), value)
+    if callable(value) and not isinstance(value, StateFeedback):  # by identity; the key keeps it alive
+        return (type(value), id(value), value)
+    return None
 
 
 def _finite(value: Any, label: str) -> float:
@@ -251,6 +256,8 @@ def _numbers(value: Any, label: str) -> np.ndarray:
 
 
 def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
+    if type(t_span) is float and math.isfinite(t_span) and t_span > 0:  # the common case: t1 alone
+        return 0.0, t_span
     if isinstance(t_span, bool):
         raise InputError(f"t_span must be (t0, t1) or t1, got {t_span!r}")
     if isinstance(t_span, int | float | np.number):
@@ -270,7 +277,7 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
     n = model.n_states
     if x0 is None:
         return np.zeros((1, n)), False
-    if isinstance(x0, Mapping):
+    if type(x0) is not list and isinstance(x0, Mapping):
         unknown = [k for k in x0 if k not in model.states]
         if unknown:
             model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean
@@ -283,6 +290,8 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
         _check_finite(rows, "x0")
         return rows, size > 1
     array = _numbers(x0, "x0")
+    if array.ndim == 1 and array.shape[0] == n and _all_finite(array):  # the common case: one state vector
+        return (array if type(x0) is list or type(x0) is tuple else array.copy())[None, :], False
     if array.ndim == 2:
         if array.shape[1] != n:
             raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) for the states {', '.join(model.states)}")
@@ -328,15 +337,26 @@ def _check_columns(columns: Mapping[str, np.ndarray], label: str) -> None:
 
 
 def _rows(array: np.ndarray, N: int) -> np.ndarray:
-    """``array`` (1, k) or (N, k) as a fresh, writable (N, k) array (the kernels are typed for those)."""
+    """``array`` (1, k) or (N, k) as an (N, k) array.
+
+    The arrays of :func:`_initial_states` and :func:`_parameter_sets` are already fresh and writable (the
+    kernels are typed for those), so N rows are returned as they are and one row is copied N times.
+    """
     if array.shape[0] == N:
-        return array.copy()
+        return array
     return np.broadcast_to(array, (N, array.shape[1])).copy()
 
 
 def _check_finite(array: np.ndarray, label: str) -> None:
-    if not np.all(np.isfinite(array)):
+    if not _all_finite(array):
         raise InputError(f"{label} contains non-finite values: give finite numbers")
+
+
+def _all_finite(array: np.ndarray) -> bool:
+    """Whether every entry of a float array is finite (small arrays without numpy's per-call cost)."""
+    if array.size <= 16:
+        return all(map(math.isfinite, array.ravel().tolist()))
+    return bool(np.isfinite(array).all())
 
 
 def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
@@ -369,7 +389,9 @@ def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray 
 
 def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
     if type(atol) is float and math.isfinite(atol) and atol >= 0:  # the common case, without numpy checks
-        return np.full(n, atol)
+        vector = np.empty(n)
+        vector.fill(atol)
+        return vector
     given = _numbers(atol, "atol")
     values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
     if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
@@ -383,7 +405,7 @@ def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, b
         raise InputError(f"backend must be auto, compiled or interpreted, got {backend!r}")
     if not _is_positive(rtol):
         raise InputError(f"rtol must be a positive number, got {rtol!r}")
-    if not isinstance(max_steps, int | np.integer) or max_steps < 1:
+    if not (type(max_steps) is int or isinstance(max_steps, int | np.integer)) or max_steps < 1:
         raise InputError(f"max_steps must be a positive whole number, got {max_steps!r}")
     if method in FIXED_STEP:
         if dt is None:
@@ -396,6 +418,8 @@ def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, b
 
 def _is_positive(value: Any) -> bool:
     """Whether ``value`` is a finite real number > 0 (False for text, None, NaN)."""
+    if type(value) is float:  # the common case, without the abstract base class check
+        return math.isfinite(value) and value > 0
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         return False
     number = float(value)
@@ -462,18 +486,50 @@ def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.nd
 
 def _assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
               batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
-    pieces = []
-    for run, p in zip(runs, parameters):
+    """The result of ``runs`` (one per row of ``parameters``): a Trajectory, or a BatchTrajectory for a batch."""
+    if not batch:
+        run = runs[0]
         u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
-        pieces.append((run.t, run.x, u, _outputs(model, run.t, run.x, u, p)))
+        stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds)
+        return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
+                                 model.inputs, model.outputs, model.name, stats, tuple(run.events))
     stats = SimulationStats(path, method, sum(r.nfev for r in runs), sum(r.steps for r in runs),
                             sum(r.rejected for r in runs), sum(r.compile_seconds for r in runs))
-    if not batch:
-        t, x, u, y = pieces[0]
-        return Trajectory(t, x, u, y, model.states, model.inputs, model.outputs, model.name, stats,
-                          tuple(runs[0].events))
-    t = pieces[0][0]
-    return BatchTrajectory(t, np.stack([q[1] for q in pieces]), np.stack([q[2] for q in pieces]),
-                           np.stack([q[3] for q in pieces]), initial, parameters,
-                           model.states, model.inputs, model.outputs, tuple(model.parameters), model.name, stats,
-                           tuple(tuple(run.events) for run in runs))
+    us = [run.u if run.u is not None else inputs.evaluate_many(run.t, run.x) for run in runs]
+    return _batch(model, stats, runs[0].t, np.stack([run.x for run in runs]), np.stack(us), parameters, initial,
+                  tuple(tuple(run.events) for run in runs))
+
+
+def _batch(model: Model, stats: SimulationStats, t: np.ndarray, xs: np.ndarray, us: np.ndarray,
+           parameters: np.ndarray, initial: np.ndarray, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
+    """A BatchTrajectory from runs on the grid ``t`` (T,): xs (N, T, n), us (N, T, m), parameters (N, n_p)."""
+    return BatchTrajectory._adopt(t, xs, us, _batch_outputs(model, t, xs, us, parameters), initial, parameters,
+                                  model.states, model.inputs, model.outputs, tuple(model.parameters), model.name,
+                                  stats, events)
+
+
+def _batch_events(records: list[list[EventRecord]], n_events: int, N: int) -> tuple[tuple[EventRecord, ...], ...]:
+    """Each trajectory's events as tuples; without events to locate, N empty tuples without a loop."""
+    return tuple(map(tuple, records)) if n_events else ((),) * N
+
+
+def _batch_outputs(model: Model, t: np.ndarray, xs: np.ndarray, us: np.ndarray, parameters: np.ndarray) -> np.ndarray:
+    """Outputs y (N, T, p) of N runs on the grid ``t`` (T,); for symbolic models in one vectorised call."""
+    N, T, n = xs.shape
+    if not isinstance(model, SymbolicModel):  # Python outputs: one call per point anyway
+        return np.stack([_outputs(model, t, xs[i], us[i], parameters[i]) for i in range(N)])
+    if model.outputs_are_states:
+        return xs.copy()
+    flat = model.h_many(np.tile(t, N), xs.reshape(N * T, n), us.reshape(N * T, us.shape[2]),
+                        _parameter_columns(parameters, T))
+    return flat.reshape(N, T, flat.shape[1])
+
+
+def _parameter_columns(parameters: np.ndarray, T: int) -> Any:
+    """``parameters`` (N, n_p) for N runs of T points flattened to N * T: the one row when all are equal,
+    else one value per parameter that is the same in every run and N * T values for each that varies."""
+    same = parameters == parameters[0]
+    if same.all():
+        return parameters[0]
+    return [parameters[0, k] if same[:, k].all() else np.repeat(parameters[:, k], T)
+            for k in range(parameters.shape[1])]

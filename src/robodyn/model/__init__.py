@@ -1,11 +1,49 @@
-"""What a model is: plain, symbolic, linear, mechanical and Lagrangian models, files and catalog."""
+"""What a model is: plain, symbolic, linear, mechanical and Lagrangian models, files and catalog.
 
-from robodyn.model.files import load, load_file
-from robodyn.model.lagrange import LagrangianSystem
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
-from robodyn.model.system import Model, System
+The names below are loaded on first use (PEP 562), so that importing one submodule (say
+``robodyn.model.expr`` for the expression parser) does not import the model file reader and every
+model class with it.
+"""
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    "LagrangianSystem": "robodyn.model.lagrange",
+    "LinearSystem": "robodyn.model.linear",
+    "ManipulatorSystem": "robodyn.model.mechanical",
+    "MechanicalSystem": "robodyn.model.mechanical",
+    "Model": "robodyn.model.system",
+    "ScalarDamping": "robodyn.model.mechanical",
+    "SymbolicModel": "robodyn.model.symbolic",
+    "SymbolicSystem": "robodyn.model.symbolic",
+    "System": "robodyn.model.system",
+    "load": "robodyn.model.files",
+    "load_file": "robodyn.model.files",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
+    from robodyn.model.files import load, load_file
+    from robodyn.model.lagrange import LagrangianSystem
+    from robodyn.model.linear import LinearSystem
+    from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
+    from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
+    from robodyn.model.system import Model, System
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'robodyn.model' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = [
     "LagrangianSystem",

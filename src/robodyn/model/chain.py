@@ -32,7 +32,6 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
-import scipy.linalg
 import sympy
 
 from robodyn.errors import InputError
@@ -458,6 +457,8 @@ class ChainSystem(ManipulatorSystem):
     def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',
         B2 = -M^-1 dr/du with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q''."""
+        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+
         time, xv, uv, p = self._arguments(t, x, u, params)
         n, m = self.n_coordinates, self.n_inputs
         mass = self._mass_numeric(time, xv, uv, p)

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import scipy.linalg
 import sympy
 
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
@@ -157,6 +156,8 @@ class ManipulatorSystem(SymbolicModel):
 
     def _factor(self, mass: np.ndarray, x: Vector) -> tuple[np.ndarray, bool]:
         """Cholesky factor of M(q), or SingularMatrixError naming q."""
+        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+
         try:
             return scipy.linalg.cho_factor(mass, lower=True, check_finite=True)
         except (np.linalg.LinAlgError, ValueError):
@@ -168,6 +169,8 @@ class ManipulatorSystem(SymbolicModel):
 
     def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
         """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
+        import scipy.linalg
+
         mass = self._mass_numeric(t, x, u, p)
         rhs = self._rhs_numeric(t, x, u, p).reshape(-1)
         return scipy.linalg.cho_solve(self._factor(mass, x), rhs)
@@ -191,6 +194,8 @@ class ManipulatorSystem(SymbolicModel):
         With M(q) a = r(t, q, q', u) and a = q'': da/dx = M^-1 (dr/dx - [dM/dq_k a]_k) and
         da/du = M^-1 dr/du, M^-1 applied by a Cholesky solve at the point.
         """
+        import scipy.linalg
+
         time, xv, uv, p = self._arguments(t, x, u, params)
         n, m = self.n_coordinates, self.n_inputs
         mass = self._mass_numeric(time, xv, uv, p)
@@ -379,6 +384,8 @@ class MechanicalSystem(ManipulatorSystem):
 
         C and D come from the outputs, which must be linear in the state and inputs.
         """
+        import scipy.linalg
+
         mass, damping, stiffness, forcing = self.numeric_matrices(params)
         n, m = self.n_coordinates, self.n_inputs
         try:
