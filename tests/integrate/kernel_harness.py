@@ -156,7 +156,7 @@ def adaptive(module: ModuleType, method: str, params: Sequence[float], t_span: t
     """Call ``adaptive_run`` with the arguments the engine would pass."""
     x0_array = np.array(x0, dtype=float)
     result = module.adaptive_run(
-        METHODS[method].kernel_method(), float(t_span[0]), float(t_span[1]), x0_array,
+        *METHODS[method].kernel_method(), float(t_span[0]), float(t_span[1]), x0_array,
         np.array(params, dtype=float), inputs() if inp is None else inp, 1, np.array(stops, dtype=float),
         np.array(t_eval, dtype=float), rtol, np.full(x0_array.size, atol), h0, h_max, max_steps,
         np.array(directions, dtype=np.int64), np.array(terminal, dtype=np.int64),

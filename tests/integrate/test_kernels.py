@@ -376,7 +376,7 @@ def _batch(module: ModuleType, method: str, params: np.ndarray, x0: np.ndarray, 
            "stats": np.empty((n_traj, 3), np.int64), "t_fail": np.empty(n_traj), "i_fail": np.empty(n_traj, np.int64),
            "ev_t": np.empty((n_traj, capacity)), "ev_x": np.empty((n_traj, capacity, n)),
            "ev_idx": np.empty((n_traj, capacity), np.int64), "n_ev": np.empty(n_traj, np.int64)}
-    module.adaptive_batch(METHODS[method].kernel_method(), span[0], span[1], x0, params, kh.inputs(), np.empty(0),
+    module.adaptive_batch(*METHODS[method].kernel_method(), span[0], span[1], x0, params, kh.inputs(), np.empty(0),
                           t_eval, 1e-8, np.full(n, 1e-10), 0.0, math.inf, 100_000,
                           np.array(directions or [], np.int64), np.array(terminal or [], np.int64), *out.values())
     return out

@@ -9,13 +9,15 @@ Public kernels (arrays float64 and C-contiguous, codes int64)::
 
     fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
     fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
-    adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+    adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                  ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
-    adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+    adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                    ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail,
                    ev_t, ev_x, ev_idx, n_ev) -> None
 
-``method`` is ``ButcherTableau.kernel_method()`` = ``(A, b, c, e, e3, dense, error_order, is_dop853)``.
+``method, dop853 = ButcherTableau.kernel_method()``: ``method = (A, b, c, e, dense, error_order)`` and ``dop853``
+DOP853's E3 error weights, or None for other methods. ``dop853`` is a separate argument so that numba prunes
+every ``if dop853 is not None`` branch for the other methods: DOPRI5's kernels never compile DOP853's code.
 Statuses: 0 reached t1; 1 a terminal event; -1 step size collapse (below ``max(1e-12 |t|, 10 ulp(t))``);
 -2 more than ``max_steps`` attempts; -3 a non-finite state or derivative. Failures never raise: the results
 up to ``t_fail`` are returned.
@@ -144,7 +146,7 @@ def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
 
 
 @jit
-def _state_at(tq, t, t_new, h, R, is_dop853, out):
+def _state_at(tq, t, t_new, h, R, dop853, out):
     """State at tq in [t, t_new] from R = [x, x_new, dense-output coefficients...] of the step: exact at its
     ends, else the dense output (DOPRI5: x + h sum_r theta^(r+1) R[2 + r]; DOP853: Hairer's form in theta and
     1 - theta, [HNW] II.6, scipy ``Dop853DenseOutput``)."""
@@ -152,7 +154,7 @@ def _state_at(tq, t, t_new, h, R, is_dop853, out):
         row = 1 if tq == t_new else 0
         for i in range(out.size):
             out[i] = R[row, i]
-    elif is_dop853:
+    elif dop853 is not None:
         theta = (tq - t) / h
         top = R.shape[0] - 1
         for i in range(out.size):
@@ -173,7 +175,7 @@ def _state_at(tq, t, t_new, h, R, is_dop853, out):
 
 
 @jit
-def _locate(k, t, t_new, h, g_lo, g_hi, R, is_dop853, p, inp, t_piece, xd, u, g):
+def _locate(k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
     """Zero of event k in [t, t_new] with g(t) = g_lo != 0 and g(t_new) = g_hi of the other sign (or 0).
 
     Illinois regula falsi on the dense output, bisecting whenever three iterations did not halve the
@@ -198,7 +200,7 @@ def _locate(k, t, t_new, h, g_lo, g_hi, R, is_dop853, p, inp, t_piece, xd, u, g)
             tm = 0.5 * (lo + hi)
             if not (lo < tm < hi):
                 break
-        _state_at(tm, t, t_new, h, R, is_dop853, xd)
+        _state_at(tm, t, t_new, h, R, dop853, xd)
         eval_inputs(tm, t_piece, xd, inp, u)
         event_fn(tm, xd, u, p, g)
         if g[k] == 0.0:
@@ -221,14 +223,14 @@ def _is_active(g_old, g_new, direction):
 
 
 @jit
-def _step_events(t, t_new, h, R, is_dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
+def _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
                  order, roots, xd, u, g):
     """Locate the step's active events and sort them by time into ``order[:n]``, ``roots[:n]``; ``n`` ends
     at the first terminal one. Returns (n, whether a terminal event ends the run). Needs R built."""
     n = 0
     for k in range(g_old.size):
         if _is_active(g_old[k], g_new[k], direction[k]):
-            root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, is_dop853, p, inp, t_piece, xd, u, g)
+            root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xd, u, g)
             q = n
             while q > 0 and roots[q - 1] > root:  # insertion sort by time
                 roots[q], order[q] = roots[q - 1], order[q - 1]
@@ -275,7 +277,7 @@ def _next_boundary(stops, i, t, t1):
 
 
 @jit
-def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                    ev_direction, ev_terminal, out_t, out_x, out_u, ev_t, ev_x, ev_idx):
     """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers; rows that do not
     fit are dropped but counted (the caller runs again with room for them: runs are deterministic).
@@ -286,10 +288,10 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
     of the run time when the step attempt and the error norm were separate functions.
     """
-    A, b, c, e, e3, dense, error_order, is_dop853 = method
+    A, b, c, e, dense, error_order = method
     n, s, n_events = x0.size, b.size, ev_direction.size
     # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
-    K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (3 if is_dop853 else 0), n))
+    K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (0 if dop853 is None else 3), n))
     x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
     u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
     # Inputs constant between stop points (robodyn.signals: flags[1]) are evaluated once per segment, not at
@@ -380,16 +382,19 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                 for j in range(s):
                     if e[j] != 0.0:
                         d += e[j] * K[j, i]
-                    if is_dop853 and e3[j] != 0.0:
-                        d3 += e3[j] * K[j, i]
                     if i_bad < 0 and not (math.isfinite(K[j, i]) and math.isfinite(x_new[i])):
                         i_bad = i
-                d = d / scale if is_dop853 else d * h / scale
-                d3 = d3 / scale
+                if dop853 is None:
+                    d = d * h / scale
+                else:
+                    for j in range(s):
+                        if dop853[j] != 0.0:
+                            d3 += dop853[j] * K[j, i]
+                    d, d3 = d / scale, d3 / scale
                 sq, sq3 = sq + d * d, sq3 + d3 * d3
                 if abs(d) > worst:
                     worst, i_worst = abs(d), i
-            if not is_dop853:
+            if dop853 is None:
                 err = math.sqrt(sq) / math.sqrt(n)
             else:
                 err = 0.0 if sq == 0.0 and sq3 == 0.0 else abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n)
@@ -419,30 +424,30 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
         if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed
             # Written out rather than a helper: each array argument of a call that LLVM does not inline costs
             # two atomic reference-count updates (numba's NRT), a tenth of a batch's run time at 100 outputs.
-            if c.size > s:  # DOP853's extra stages
+            if dop853 is not None:  # DOP853's extra stages
                 _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
                 cnt[2] += c.size - s
             for i in range(n):
                 R[0, i], R[1, i] = x[i], x_new[i]
-                if is_dop853:  # R[2..4] from x, x_new, f, f_new
+                if dop853 is not None:  # R[2..4] from x, x_new, f, f_new
                     dy = x_new[i] - x[i]
                     R[2, i] = dy
                     R[3, i] = h * K[0, i] - dy
                     R[4, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
-            offset = 5 if is_dop853 else 2
+            offset = 2 if dop853 is None else 5
             for r in range(dense.shape[0]):  # DOPRI5: sum_j dense[r, j] k_j; DOP853: h times that
                 for i in range(n):
                     acc = 0.0
                     for j in range(c.size):
                         if dense[r, j] != 0.0:
                             acc += dense[r, j] * K[j, i]
-                    R[offset + r, i] = h * acc if is_dop853 else acc
+                    R[offset + r, i] = acc if dop853 is None else h * acc
         t_end = t_new
         if HAS_EVENTS and active:
-            n_found, stop_now = _step_events(t, t_new, h, R, is_dop853, p, inp, t_piece, g_old, g_new,
+            n_found, stop_now = _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new,
                                              ev_direction, ev_terminal, order, roots, xq, u, g)
             for q in range(n_found):
-                _state_at(roots[q], t, t_new, h, R, is_dop853, xq)
+                _state_at(roots[q], t, t_new, h, R, dop853, xq)
                 _push_event(cnt, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
             if stop_now:
                 t_end, status = roots[n_found - 1], TERMINATED
@@ -455,7 +460,7 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
                 for i in range(n):
                     xq[i] = x_new[i]
             else:
-                _state_at(tq, t, t_new, h, R, is_dop853, xq)
+                _state_at(tq, t, t_new, h, R, dop853, xq)
             if held and t < tq < seg_end:  # inside the segment: its held value
                 for i in range(u.size):
                     uo[i] = u[i]
@@ -495,13 +500,14 @@ def _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     return status, t_fail, i_fail, cnt
 
 
-def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
-                 ev_terminal):
+def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                 ev_direction, ev_terminal):
     """One adaptive run of an FSAL embedded pair (DOPRI5, DOP853) from t0 to t1 >= t0.
 
     Parameters
     ----------
-    method : ``ButcherTableau.kernel_method()`` = (A, b, c, e, e3, dense, error_order, is_dop853)
+    method, dop853 : ``ButcherTableau.kernel_method()``: (A, b, c, e, dense, error_order), and DOP853's E3 weights
+        or None
     t0, t1 : float, t1 >= t0 (the caller validates)
     x0 : (n,), p : (n_p,), inp : tuple passed to ``eval_inputs``; m : int, the number of inputs
     stops : (n_stops,) sorted stop points; those strictly inside (t0, t1) are landed on exactly. The stages
@@ -535,8 +541,8 @@ def adaptive_run(method, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h
     while True:
         out_t, out_x, out_u = np.empty(rows), np.empty((rows, x0.size)), np.empty((rows, m))
         ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, x0.size)), np.empty(events, np.int64)
-        status, t_fail, i_fail, cnt = _adaptive_core(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0,
-                                                     h_max, max_steps, ev_direction, ev_terminal, out_t, out_x,
+        status, t_fail, i_fail, cnt = _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol,
+                                                     h0, h_max, max_steps, ev_direction, ev_terminal, out_t, out_x,
                                                      out_u, ev_t, ev_x, ev_idx)
         k, q = cnt[0], cnt[1]
         if k <= rows and q <= events:
@@ -553,8 +559,8 @@ _LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last ad
 
 
 @pjit
-def adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
-                   ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev):
+def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev):
     """``adaptive_run`` for N trajectories in parallel, each with its own steps, on a common non-empty t_eval.
 
     Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
@@ -564,9 +570,10 @@ def adaptive_batch(method, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_
     """
     T = t_eval.size
     for i in prange(x0.shape[0]):
-        status[i], t_fail[i], i_fail[i], cnt = _adaptive_core(method, t0, t1, x0[i], p[i], inp, stops, t_eval, rtol,
-                                                              atol, h0, h_max, max_steps, ev_direction, ev_terminal,
-                                                              np.empty(T), xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i])
+        status[i], t_fail[i], i_fail[i], cnt = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops,
+                                                              t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
+                                                              ev_terminal, np.empty(T), xs[i], us[i], ev_t[i], ev_x[i],
+                                                              ev_idx[i])
         n_out[i], n_ev[i] = cnt[0], cnt[1]
         for k in range(3):
             stats[i, k] = cnt[2 + k]

@@ -36,8 +36,9 @@ _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled i
 
 
 @functools.cache
-def _method_arrays(method: str) -> tuple[Any, ...]:
-    """The adaptive kernels' ``method`` tuple, built once per method (the kernels only read it)."""
+def _method_arrays(method: str) -> tuple[tuple[Any, ...], Any]:
+    """The adaptive kernels' ``method`` and ``dop853`` arguments, built once per method (the kernels only read
+    them)."""
     return METHODS[method].kernel_method()
 
 
@@ -147,7 +148,7 @@ def run_adaptive(
 ) -> RunResult:
     """One adaptive run (dopri5/dop853) with stop points, optional t_eval and events."""
     model, events = setup.model, setup.events
-    args = (_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
+    args = (*_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
             t_eval, max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal)
     result, seconds = _timed_first_call(setup, "adaptive_run", lambda: setup.module.adaptive_run(*args))
     status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
@@ -190,7 +191,7 @@ def run_batch(
     t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
     _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: setup.module.adaptive_batch(
-        _method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
+        *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
         max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
         xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))
     failed = np.flatnonzero(status < 0)

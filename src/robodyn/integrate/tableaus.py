@@ -161,15 +161,15 @@ class ButcherTableau:
         """Whether the adaptive kernel can run this method (FSAL, error weights and dense output)."""
         return self.fsal and self.e is not None and self.dense is not None
 
-    def kernel_method(self) -> tuple[Array, Array, Array, Array, Array, Array, int, bool]:
-        """The ``method`` tuple of the adaptive kernels.
+    def kernel_method(self) -> tuple[tuple[Array, Array, Array, Array, Array, int], Array | None]:
+        """The ``method`` and ``dop853`` arguments of the adaptive kernels.
 
         Returns
         -------
-        (A_full, b, c_full, e, e3, dense, error_order, is_dop853)
+        (A_full, b, c_full, e, dense, error_order), e3
             ``A_full (s + q, s + q)`` and ``c_full (s + q,)`` hold the extra dense stages below the step's
-            stages; ``e3`` is zeros when the method has none; ``is_dop853`` selects the combined error
-            estimate and Hairer's dense output.
+            stages. ``e3`` is DOP853's third-order error weights (its combined error estimate and Hairer's dense
+            output go with it), or None: the kernels prune DOP853's code for a None (a compile-time constant).
         """
         if not self.adaptive or self.e is None or self.dense is None or self.error_order is None:
             raise InputError(f"method {self.name!r} has no error estimate or dense output: use it with a fixed "
@@ -183,9 +183,8 @@ class ButcherTableau:
         if self.a_extra is not None and self.c_extra is not None:
             a_full[s:] = self.a_extra
             c_full[s:] = self.c_extra
-        e3 = np.zeros(s) if self.e3 is None else np.array(self.e3)
-        return (a_full, np.array(self.b), c_full, np.array(self.e), e3, np.array(self.dense),
-                int(self.error_order), self.dense_kind == "dop853")
+        e3 = None if self.dense_kind != "dop853" or self.e3 is None else np.array(self.e3)
+        return (a_full, np.array(self.b), c_full, np.array(self.e), np.array(self.dense), int(self.error_order)), e3
 
 
 def _check_rows(a: Array, c: Array, label: str, name: str) -> None:
