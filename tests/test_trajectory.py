@@ -105,7 +105,9 @@ def test_adopt_takes_over_fresh_arrays_and_copies_the_rest() -> None:
     assert tr.x is x and not x.flags.writeable
     assert tr.t is not t and t.flags.writeable
     assert not np.shares_memory(tr.u, base) and base.flags.writeable
-    assert tr.y is not tr.x and not tr.y.flags.writeable and not tr.u.flags.writeable
+    assert tr.y is tr.x and not tr.u.flags.writeable  # y given as x itself: the same read-only array
+    other = Trajectory._adopt(t, np.zeros((3, 2)), np.zeros((3, 1)), x, ("a", "b"), ("w",), ("a", "b"), "m", stats, ())
+    assert other.y is not other.x and not other.y.flags.writeable  # x is read-only by now: y is a copy
     with pytest.raises(ShapeError, match=r"y has shape \(3, 3\), expected \(3, 2\)"):
         Trajectory._adopt(t, np.zeros((3, 2)), np.zeros((3, 1)), np.zeros((3, 3)), ("a", "b"), ("w",), ("a", "b"),
                           "m", stats, ())

@@ -145,7 +145,7 @@ class Trajectory:
         set_(self, "t", _frozen(t, (T,), "t"))
         set_(self, "x", _adopted(x, (T, len(states)), "x"))
         set_(self, "u", _adopted(u, (T, len(inputs)), "u"))
-        set_(self, "y", _adopted(y, (T, len(outputs)), "y"))
+        set_(self, "y", self.x if y is x else _adopted(y, (T, len(outputs)), "y"))  # y = x: one read-only array
         set_(self, "states", tuple(states))
         set_(self, "inputs", tuple(inputs))
         set_(self, "outputs", tuple(outputs))
@@ -308,7 +308,7 @@ class BatchTrajectory:
         set_(self, "t", _frozen(t, (T,), "t"))
         set_(self, "x", _adopted(x, (N, T, len(states)), "x"))
         set_(self, "u", _adopted(u, (N, T, len(inputs)), "u"))
-        set_(self, "y", _adopted(y, (N, T, len(outputs)), "y"))
+        set_(self, "y", self.x if y is x else _adopted(y, (N, T, len(outputs)), "y"))  # y = x: one read-only array
         set_(self, "x0", _frozen(x0, (N, len(states)), "x0"))
         set_(self, "params", _frozen(params, (N, len(parameters)), "params"))
         for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("parameters", parameters),

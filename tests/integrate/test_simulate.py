@@ -529,7 +529,8 @@ def test_results_are_read_only_and_share_no_memory_with_the_arguments(method: st
         assert not array.flags.writeable
         assert not any(np.shares_memory(array, argument) for argument in (t_eval, x0, params))
     assert t_eval.flags.writeable and x0.flags.writeable and params.flags.writeable
-    assert not np.shares_memory(single.x, single.y) and not np.shares_memory(batch.x, batch.y)
+    # y = x (no outputs declared): one read-only array serves both, so nothing can change one but not the other
+    assert single.y is single.x and batch.y is batch.x
     assert batch.events == ((), ())
 
 

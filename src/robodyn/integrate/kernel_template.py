@@ -552,7 +552,9 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
         _LAST_SIZES[0] = max(k, 16)
     if ev_direction.size > 0:
         _LAST_SIZES[1] = max(q, 4)
-    return status, t_fail, i_fail, cnt[2:5].copy(), out_t[:k], out_x[:k], out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q]
+    if k < rows:  # else the buffers are exactly full (the usual case for repeated calls): no views
+        out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
+    return status, t_fail, i_fail, cnt[2:5].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q], ev_idx[:q]
 
 
 _LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last adaptive_run: the next one's buffers

@@ -155,9 +155,10 @@ def run_adaptive(
     if status < 0:
         raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method)
     records = [EventRecord(events.names[int(k)], float(te), np.array(xe), bool(events.terminal[int(k)]))
-               for te, xe, k in zip(ev_t, ev_x, ev_idx)]
-    return RunResult(np.array(t), np.array(x), nfev=int(stats[0]), steps=int(stats[1]), rejected=int(stats[2]),
-                     events=records, u=np.array(u), compile_seconds=seconds)
+               for te, xe, k in zip(ev_t, ev_x, ev_idx)] if ev_t.size else []
+    nfev, steps, rejected = stats.tolist()
+    # t, x, u are the kernel's fresh buffers (or views of them, which the Trajectory copies): no copies here.
+    return RunResult(t, x, nfev=nfev, steps=steps, rejected=rejected, events=records, u=u, compile_seconds=seconds)
 
 
 def run_batch(

@@ -478,8 +478,9 @@ def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndar
 
 # --- results -------------------------------------------------------------------------------------------
 def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Outputs y (T, p); ``x`` itself when y = x (the Trajectory shares the read-only array)."""
     if isinstance(model, SymbolicModel):
-        return model.h_many(t, x, u, p)
+        return x if model.outputs_are_states else model.h_many(t, x, u, p)
     return np.array([model._checked(model._h(ti, xi, ui, p), model.n_outputs, "h")
                      for ti, xi, ui in zip(t, x, u)]).reshape(t.size, model.n_outputs)
 
@@ -519,7 +520,7 @@ def _batch_outputs(model: Model, t: np.ndarray, xs: np.ndarray, us: np.ndarray, 
     if not isinstance(model, SymbolicModel):  # Python outputs: one call per point anyway
         return np.stack([_outputs(model, t, xs[i], us[i], parameters[i]) for i in range(N)])
     if model.outputs_are_states:
-        return xs.copy()
+        return xs  # shared with x, read-only in the BatchTrajectory
     flat = model.h_many(np.tile(t, N), xs.reshape(N * T, n), us.reshape(N * T, us.shape[2]),
                         _parameter_columns(parameters, T))
     return flat.reshape(N, T, flat.shape[1])
