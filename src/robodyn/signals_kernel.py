@@ -1,17 +1,18 @@
 """Input-signal evaluator: numba-compatible source, loaded compiled or interpreted.
 
 This file is plain Python in numba's nopython subset. It does not import numba and does not define
-``jit``: whoever loads it injects ``jit`` into the module namespace before executing it
-(``numba.njit(cache=True)`` in generated modules, an identity decorator on the interpreted path; see
-docs/dev/simulation.md). The engine concatenates this source into generated modules, so it must not
-contain ``from __future__`` imports, and its private names start with ``_sig_`` to avoid clashes.
+``jit`` or ``hjit``: whoever loads it injects them into the module namespace before executing it
+(``numba.njit(cache=True)`` in generated modules, ``hjit`` the same for helpers only called from jitted
+code, without a Python wrapper; identity decorators on the interpreted path; see docs/dev/simulation.md).
+The engine concatenates this source into generated modules, so it must not contain ``from __future__``
+imports, and its private names start with ``_sig_`` to avoid clashes.
 
 ``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`,
 whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef`` is one term
 ``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
 """
 
-# ``jit`` is injected by the loader (see above); tell the linters it is not a typo:
+# ``jit`` and ``hjit`` are injected by the loader (see above); tell the linters it is not a typo:
 # ruff: noqa: F821
 # mypy: disable-error-code="name-defined"
 
@@ -26,7 +27,7 @@ _SIG_TABLE_ZOH = 5  # coef: gain, offset into tdata, length n (times then values
 _SIG_TABLE_LINEAR = 6  # coef: as _SIG_TABLE_ZOH
 
 
-@jit
+@hjit
 def _sig_pulse_on(t_piece, t0, width, period):
     """Whether the pulse is high on the piece containing ``t_piece`` (right-continuous edges)."""
     if t_piece < t0:
@@ -41,7 +42,7 @@ def _sig_pulse_on(t_piece, t0, width, period):
     return t_piece < t0 + k * period + width
 
 
-@jit
+@hjit
 def _sig_table(t, t_piece, tdata, offset, n, linear):
     """Table value: the interval is chosen by ``t_piece`` (binary search), the formula uses ``t``."""
     lo = 0

@@ -93,6 +93,7 @@ import numpy as np
 import numba
 
 jit = numba.njit(cache=False)
+hjit = numba.njit(cache=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
 pjit = numba.njit(cache=False, parallel=True)
 prange = numba.prange
 HAS_EVENTS = True
@@ -115,7 +116,8 @@ def load_interpreted(name: str = "rk_harness_interpreted") -> ModuleType:
     namespace: dict[str, Any] = {"jit": identity, "math": math, "np": np}
     exec(compile(PROBLEMS, "<test problems>", "exec"), namespace)
     names = {key: namespace[key] for key in ("rhs", "eval_inputs", "event_fn")}
-    return _execute(TEMPLATE, name, {"jit": identity, "pjit": identity, "prange": range, "HAS_EVENTS": True, **names})
+    return _execute(TEMPLATE, name, {"jit": identity, "hjit": identity, "pjit": identity, "prange": range,
+                                     "HAS_EVENTS": True, **names})
 
 
 def _execute(path: Path, name: str, inject: dict[str, Any]) -> ModuleType:

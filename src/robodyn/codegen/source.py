@@ -126,7 +126,7 @@ def event_source(model: SymbolicModel, events: Sequence[sympy.Expr]) -> str:
 
 #: Helper placed in every generated module (used by rhs for large second-order models).
 CHOLESKY_SOURCE: Final = '''
-@jit
+@hjit
 def cholesky_solve_lower(M, r):
     """Overwrite r with M^-1 r using the lower triangle of M (NaN when M is not positive definite)."""
     n = r.shape[0]

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from typing import Protocol
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
@@ -184,7 +183,7 @@ def _van_loan_blocks(A: Array, B: Array, h: float, order: int) -> tuple[Array, .
     """
     n, m = A.shape[0], B.shape[1]
     M = _generator(A, B, np.zeros(0), np.zeros((n, 0)))[: n + (order + 1) * m, : n + (order + 1) * m]
-    top = scipy.linalg.expm(h * M)[:n]
+    top = _expm(h * M)[:n]
     return (top[:, :n], *(top[:, n + k * m:n + (k + 1) * m] for k in range(order + 1)))
 
 
@@ -209,7 +208,7 @@ class _ExpmCache:
             entry = self.entries.get(k)
             if entry is not None and abs(h - entry[0]) <= self.quantum:
                 return entry
-        entry = (h, scipy.linalg.expm(h * self.M))
+        entry = (h, _expm(h * self.M))
         self.entries[key] = entry
         return entry
 
@@ -349,3 +348,10 @@ def exact_response(
         y = np.concatenate([states[k], oscillators[k], u0[k], slope[k]])
         states[k + 1] = cache.step(float(grid[k + 1] - grid[k]), y, n)
     return states[np.searchsorted(grid, t)]
+
+
+def _expm(M: np.ndarray) -> np.ndarray:
+    """``scipy.linalg.expm``, imported on first use (0.2 s that simulate() on other paths need not pay)."""
+    import scipy.linalg
+
+    return scipy.linalg.expm(M)

@@ -1,9 +1,10 @@
 """Runge–Kutta kernels in numba's nopython subset: one fixed-step and one adaptive kernel for all tableaus.
 
-A template, never imported as an ordinary module: the loader first defines ``jit``, ``pjit``, ``prange``
-(numba's, or identity, identity, ``range``), ``rhs(t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)``
-and ``event_fn(t, x, u, p, out)`` in the module namespace, then executes this source (docs/dev/simulation.md).
-``inp`` is passed through untouched; ``event_fn`` is never called without events.
+A template, never imported as an ordinary module: the loader first defines ``jit``, ``hjit``, ``pjit``,
+``prange`` (numba's, or identity decorators and ``range``), ``rhs(t, x, u, p, out)``,
+``eval_inputs(t, t_piece, x, inp, out)`` and ``event_fn(t, x, u, p, out)`` in the module namespace, then
+executes this source (docs/dev/simulation.md). ``inp`` is passed through untouched; ``event_fn`` is never
+called without events.
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
@@ -37,6 +38,7 @@ import numpy as np
 
 if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
     def jit(fn): ...
+    def hjit(fn): ...  # jit for helpers only called from jitted code (no Python wrapper)
     def pjit(fn): ...
     prange = range
     def rhs(t, x, u, p, out): ...
@@ -60,7 +62,7 @@ MAX_STEPS = -2
 NON_FINITE = -3
 
 
-@jit
+@hjit
 def _eval_stages(A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
     """K[j] = f(t + c_j h, x + h sum_{l<j} A[j, l] K[l]) for first <= j < stop, zero weights skipped."""
     for j in range(first, stop):
@@ -70,7 +72,7 @@ def _eval_stages(A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
         rhs(tj, xw, u, p, K[j])
 
 
-@jit
+@hjit
 def _combine(W, row, K, count, x, h, out):
     """out = x + h sum_{j < count} W[row, j] K[j], zero weights skipped; ``out`` must not alias ``x``."""
     for i in range(x.size):
@@ -81,7 +83,7 @@ def _combine(W, row, K, count, x, h, out):
         out[i] = x[i] + h * acc
 
 
-@jit
+@hjit
 def _first_nonfinite(v):
     """Index of the first NaN or infinite entry of ``v``, or -1."""
     for i in range(v.size):
@@ -145,7 +147,7 @@ def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
         nfev[i] = fixed_run(A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
 
 
-@jit
+@hjit
 def _state_at(tq, t, t_new, h, R, dop853, out):
     """State at tq in [t, t_new] from R = [x, x_new, dense-output coefficients...] of the step: exact at its
     ends, else the dense output (DOPRI5: x + h sum_r theta^(r+1) R[2 + r]; DOP853: Hairer's form in theta and
@@ -174,7 +176,7 @@ def _state_at(tq, t, t_new, h, R, dop853, out):
             out[i] = h * acc + R[0, i]
 
 
-@jit
+@hjit
 def _locate(k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
     """Zero of event k in [t, t_new] with g(t) = g_lo != 0 and g(t_new) = g_hi of the other sign (or 0).
 
@@ -216,13 +218,13 @@ def _locate(k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
     return lo if abs(g_lo) < abs(g_hi) else hi
 
 
-@jit
+@hjit
 def _is_active(g_old, g_new, direction):
     """g went from nonzero to zero or the other sign in an allowed direction (-1, 0, +1 as in scipy)."""
     return (g_old < 0.0 <= g_new and direction >= 0) or (g_old > 0.0 >= g_new and direction <= 0)
 
 
-@jit
+@hjit
 def _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
                  order, roots, xd, u, g):
     """Locate the step's active events and sort them by time into ``order[:n]``, ``roots[:n]``; ``n`` ends
@@ -243,7 +245,7 @@ def _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new, directio
     return n, False
 
 
-@jit
+@hjit
 def _push_output(cnt, tq, xq, uq, out_t, out_x, out_u):
     """Write (tq, xq, uq) at row cnt[0] if the buffers have room (else drop it) and count it."""
     k = cnt[0]
@@ -256,7 +258,7 @@ def _push_output(cnt, tq, xq, uq, out_t, out_x, out_u):
     cnt[0] = k + 1
 
 
-@jit
+@hjit
 def _push_event(cnt, tq, xq, index, ev_t, ev_x, ev_idx):
     """Write an event record at row cnt[1] if there is room (else drop it) and count it."""
     k = cnt[1]
@@ -268,7 +270,7 @@ def _push_event(cnt, tq, xq, index, ev_t, ev_x, ev_idx):
     cnt[1] = k + 1
 
 
-@jit
+@hjit
 def _next_boundary(stops, i, t, t1):
     """Index of the first stop after t, and the end of the segment that starts at t."""
     while i < stops.size and stops[i] <= t:
