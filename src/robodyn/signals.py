@@ -479,9 +479,8 @@ def load_evaluator(compiled: bool) -> Callable[..., None]:
     if compiled:
         import numba
 
-        module.__dict__["jit"] = numba.njit(cache=False)
-        module.__dict__["hjit"] = numba.njit(cache=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
+        module.__dict__["hjit"] = numba.njit(cache=False)  # with a Python wrapper: eval_inputs is called from Python
     else:
-        module.__dict__["jit"] = module.__dict__["hjit"] = _identity
+        module.__dict__["hjit"] = _identity
     spec.loader.exec_module(module)
     return module.eval_inputs

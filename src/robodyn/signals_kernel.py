@@ -1,9 +1,10 @@
 """Input-signal evaluator: numba-compatible source, loaded compiled or interpreted.
 
 This file is plain Python in numba's nopython subset. It does not import numba and does not define
-``jit`` or ``hjit``: whoever loads it injects them into the module namespace before executing it
-(``numba.njit(cache=True)`` in generated modules, ``hjit`` the same for helpers only called from jitted
-code, without a Python wrapper; identity decorators on the interpreted path; see docs/dev/simulation.md).
+``hjit``: whoever loads it injects it into the module namespace before executing it (in generated
+modules ``numba.njit(cache=True)`` without a Python wrapper, since only the kernels call it; numba's
+``njit`` for :func:`robodyn.signals.load_evaluator`; an identity decorator on the interpreted path; see
+docs/dev/simulation.md).
 The engine concatenates this source into generated modules, so it must not contain ``from __future__``
 imports, and its private names start with ``_sig_`` to avoid clashes.
 
@@ -12,7 +13,7 @@ whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef``
 ``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
 """
 
-# ``jit`` and ``hjit`` are injected by the loader (see above); tell the linters it is not a typo:
+# ``hjit`` is injected by the loader (see above); tell the linters it is not a typo:
 # ruff: noqa: F821
 # mypy: disable-error-code="name-defined"
 
@@ -64,7 +65,7 @@ def _sig_table(t, t_piece, tdata, offset, n, linear):
     return v_left + (tdata[values + i + 1] - v_left) * ((t - t_left) / (tdata[offset + i + 1] - t_left))
 
 
-@jit
+@hjit
 def eval_inputs(t, t_piece, x, inp, out):
     """Write the inputs u (m,) at time ``t`` into ``out``; ``t_piece`` picks the piece of piecewise terms.
 

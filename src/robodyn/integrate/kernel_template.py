@@ -240,7 +240,7 @@ def _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new, directio
             roots[q], order[q] = root, k
             n += 1
     for q in range(n):
-        if terminal[order[q]] != 0:
+        if terminal[int(order[q])] != 0:
             return q + 1, True
     return n, False
 
@@ -280,11 +280,11 @@ def _next_boundary(stops, i, t, t1):
 
 @jit
 def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, out_t, out_x, out_u, ev_t, ev_x, ev_idx):
+                   ev_direction, ev_terminal, out_t, out_x, out_u, ev_t, ev_x, ev_idx, cnt):
     """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers; rows that do not
     fit are dropped but counted (the caller runs again with room for them: runs are deterministic).
 
-    Returns (status, t_fail, i_fail, cnt) with cnt = [n_out, n_events, nfev, accepted, rejected] (int64).
+    Returns (status, t_fail, i_fail) and fills cnt (5,) int64 = [n_out, n_events, nfev, accepted, rejected].
 
     The per-step work is written out here rather than in helpers: every array argument of a jitted call
     that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
@@ -300,8 +300,9 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
     # every stage; anything but the compiled 6-tuple (the interpreted path's stand-in for Python inputs) is not.
     held = len(inp) == 6 and inp[5][1] != 0
     g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
-    order = np.empty(n_events, np.int64)
-    cnt = np.zeros(5, np.int64)
+    order = np.empty(n_events)  # event indices (exact as floats): numba then compiles no int64 allocations
+    for k in range(5):
+        cnt[k] = 0
     status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
     exponent = -1.0 / (error_order + 1)
     i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
@@ -317,7 +318,7 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
     cnt[2] = 1
     i_bad = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
     if i_bad >= 0:
-        return NON_FINITE, t0, i_bad, cnt
+        return NON_FINITE, t0, i_bad
     if HAS_EVENTS and n_events > 0:
         event_fn(t0, x, u, p, g_old)
     h_abs = h0
@@ -450,7 +451,7 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
                                              ev_direction, ev_terminal, order, roots, xq, u, g)
             for q in range(n_found):
                 _state_at(roots[q], t, t_new, h, R, dop853, xq)
-                _push_event(cnt, roots[q], xq, order[q], ev_t, ev_x, ev_idx)
+                _push_event(cnt, roots[q], xq, int(order[q]), ev_t, ev_x, ev_idx)
             if stop_now:
                 t_end, status = roots[n_found - 1], TERMINATED
         q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
@@ -499,7 +500,7 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
             if HAS_EVENTS and n_events > 0:
                 event_fn(t, x, u, p, g_old)
             h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
-    return status, t_fail, i_fail, cnt
+    return status, t_fail, i_fail
 
 
 def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
@@ -540,12 +541,13 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     # deterministic), which spares the kernel the code for growing them (~0.5 s of compilation).
     rows = t_eval.size if t_eval.size > 0 else _LAST_SIZES[0]
     events = _LAST_SIZES[1] if ev_direction.size > 0 else 0
+    cnt = np.empty(5, np.int64)
     while True:
         out_t, out_x, out_u = np.empty(rows), np.empty((rows, x0.size)), np.empty((rows, m))
         ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, x0.size)), np.empty(events, np.int64)
-        status, t_fail, i_fail, cnt = _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol,
-                                                     h0, h_max, max_steps, ev_direction, ev_terminal, out_t, out_x,
-                                                     out_u, ev_t, ev_x, ev_idx)
+        status, t_fail, i_fail = _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0,
+                                                h_max, max_steps, ev_direction, ev_terminal, out_t, out_x, out_u, ev_t,
+                                                ev_x, ev_idx, cnt)
         k, q = cnt[0], cnt[1]
         if k <= rows and q <= events:
             break
@@ -574,10 +576,10 @@ def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
     """
     T = t_eval.size
     for i in prange(x0.shape[0]):
-        status[i], t_fail[i], i_fail[i], cnt = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops,
-                                                              t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
-                                                              ev_terminal, np.empty(T), xs[i], us[i], ev_t[i], ev_x[i],
-                                                              ev_idx[i])
+        cnt = np.empty(5, np.int64)
+        status[i], t_fail[i], i_fail[i] = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops, t_eval,
+                                                         rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal,
+                                                         np.empty(T), xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i], cnt)
         n_out[i], n_ev[i] = cnt[0], cnt[1]
         for k in range(3):
             stats[i, k] = cnt[2 + k]
