@@ -225,27 +225,6 @@ def _is_active(g_old, g_new, direction):
 
 
 @hjit
-def _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new, direction, terminal,
-                 order, roots, xd, u, g):
-    """Locate the step's active events and sort them by time into ``order[:n]``, ``roots[:n]``; ``n`` ends
-    at the first terminal one. Returns (n, whether a terminal event ends the run). Needs R built."""
-    n = 0
-    for k in range(g_old.size):
-        if _is_active(g_old[k], g_new[k], direction[k]):
-            root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xd, u, g)
-            q = n
-            while q > 0 and roots[q - 1] > root:  # insertion sort by time
-                roots[q], order[q] = roots[q - 1], order[q - 1]
-                q -= 1
-            roots[q], order[q] = root, k
-            n += 1
-    for q in range(n):
-        if terminal[int(order[q])] != 0:
-            return q + 1, True
-    return n, False
-
-
-@hjit
 def _push_output(cnt, tq, xq, uq, out_t, out_x, out_u):
     """Write (tq, xq, uq) at row cnt[0] if the buffers have room (else drop it) and count it."""
     k = cnt[0]
@@ -256,18 +235,6 @@ def _push_output(cnt, tq, xq, uq, out_t, out_x, out_u):
         for i in range(uq.size):
             out_u[k, i] = uq[i]
     cnt[0] = k + 1
-
-
-@hjit
-def _push_event(cnt, tq, xq, index, ev_t, ev_x, ev_idx):
-    """Write an event record at row cnt[1] if there is room (else drop it) and count it."""
-    k = cnt[1]
-    if k < ev_t.size:
-        ev_t[k] = tq
-        for i in range(xq.size):
-            ev_x[k, i] = xq[i]
-        ev_idx[k] = index
-    cnt[1] = k + 1
 
 
 @hjit
@@ -313,42 +280,48 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
     while j_eval < t_eval.size and t_eval[j_eval] <= t0:
         _push_output(cnt, t_eval[j_eval], x, uo, out_t, out_x, out_u)
         j_eval += 1
-    eval_inputs(t0, t_piece, x, inp, u)
-    rhs(t0, x, u, p, K[0])
-    cnt[2] = 1
-    i_bad = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
-    if i_bad >= 0:
-        return NON_FINITE, t0, i_bad
-    if HAS_EVENTS and n_events > 0:
-        event_fn(t0, x, u, p, g_old)
     h_abs = h0
-    if h0 <= 0.0:  # Hairer's initial step ([HNW] II.4; scipy select_initial_step), one rhs evaluation
-        h_abs = seg_end - t0
-        if n > 0 and h_abs > 0.0:
-            d0 = d1 = d2 = 0.0
-            for i in range(n):
-                scale = max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
-                d0 += (x[i] / scale) * (x[i] / scale)
-                d1 += (K[0, i] / scale) * (K[0, i] / scale)
-            d0 = math.sqrt(d0) / math.sqrt(n)
-            d1 = math.sqrt(d1) / math.sqrt(n)
-            h_probe = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, h_abs)
-            for i in range(n):
-                xw[i] = x[i] + h_probe * K[0, i]
-            eval_inputs(t0 + h_probe, t_piece, xw, inp, u)
-            rhs(t0 + h_probe, xw, u, p, x_new)
-            for i in range(n):
-                v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
-                d2 += v * v  # not v ** 2: Python's float power raises OverflowError
-            d2 = math.sqrt(d2) / math.sqrt(n) / h_probe
-            if not math.isfinite(d2):
-                h_abs = h_probe  # f is not finite at the probe: the step loop reports it
-            else:
-                h1 = max(1e-6, h_probe * 1e-3) if d1 <= 1e-15 and d2 <= 1e-15 else (0.01 / max(d1, d2)) ** (
-                    1.0 / (error_order + 1))
-                h_abs = min(100.0 * h_probe, h1, h_abs, h_max)
-        cnt[2] += 1
+    fresh = True  # a segment starts (at t0 and at every stop point): f(t, x) and the events afresh
     while t < t1:
+        if fresh:
+            eval_inputs(t, t_piece, x, inp, u)
+            rhs(t, x, u, p, K[0])
+            cnt[2] += 1
+            i_fail = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
+            if i_fail >= 0:
+                status, t_fail = NON_FINITE, t
+                break
+            if HAS_EVENTS and n_events > 0:
+                event_fn(t, x, u, p, g_old)
+            fresh = False
+            if h_abs <= 0.0:  # the first step: Hairer's ([HNW] II.4; scipy select_initial_step), one rhs call
+                h_abs = seg_end - t
+                if n > 0 and h_abs > 0.0:
+                    d0 = d1 = d2 = 0.0
+                    for i in range(n):
+                        scale = max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                        d0 += (x[i] / scale) * (x[i] / scale)
+                        d1 += (K[0, i] / scale) * (K[0, i] / scale)
+                    d0 = math.sqrt(d0) / math.sqrt(n)
+                    d1 = math.sqrt(d1) / math.sqrt(n)
+                    h_probe = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, h_abs)
+                    for i in range(n):
+                        xw[i] = x[i] + h_probe * K[0, i]
+                    eval_inputs(t + h_probe, t_piece, xw, inp, u)
+                    rhs(t + h_probe, xw, u, p, x_new)
+                    for i in range(n):
+                        v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                        d2 += v * v  # not v ** 2: Python's float power raises OverflowError
+                    d2 = math.sqrt(d2) / math.sqrt(n) / h_probe
+                    if not math.isfinite(d2):
+                        h_abs = h_probe  # f is not finite at the probe: the step loop reports it
+                    else:
+                        if d1 <= 1e-15 and d2 <= 1e-15:
+                            h1 = max(1e-6, h_probe * 1e-3)
+                        else:
+                            h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
+                        h_abs = min(100.0 * h_probe, h1, h_abs, h_max)
+                cnt[2] += 1
         # One accepted step: scipy's controller ([HNW] II.4); a non-finite attempt shrinks by MIN_FACTOR.
         min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
         h_abs = h_max if h_abs > h_max else max(h_abs, min_step)
@@ -446,12 +419,26 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
                             acc += dense[r, j] * K[j, i]
                     R[offset + r, i] = acc if dop853 is None else h * acc
         t_end = t_new
-        if HAS_EVENTS and active:
-            n_found, stop_now = _step_events(t, t_new, h, R, dop853, p, inp, t_piece, g_old, g_new,
-                                             ev_direction, ev_terminal, order, roots, xq, u, g)
+        if HAS_EVENTS and active:  # locate the active events, in time order up to the first terminal one
+            n_found, stop_now = 0, False
+            for k in range(n_events):
+                if _is_active(g_old[k], g_new[k], ev_direction[k]):
+                    root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xq, u, g)
+                    q = n_found
+                    while q > 0 and roots[q - 1] > root:  # insertion sort by time
+                        roots[q], order[q] = roots[q - 1], order[q - 1]
+                        q -= 1
+                    roots[q], order[q] = root, k
+                    n_found += 1
             for q in range(n_found):
-                _state_at(roots[q], t, t_new, h, R, dop853, xq)
-                _push_event(cnt, roots[q], xq, int(order[q]), ev_t, ev_x, ev_idx)
+                if ev_terminal[int(order[q])] != 0:
+                    n_found, stop_now = q + 1, True
+                    break
+            for q in range(n_found):  # event records: written if there is room, always counted
+                if cnt[1] < ev_t.size:
+                    ev_t[cnt[1]], ev_idx[cnt[1]] = roots[q], int(order[q])
+                    _state_at(roots[q], t, t_new, h, R, dop853, ev_x[cnt[1]])
+                cnt[1] += 1
             if stop_now:
                 t_end, status = roots[n_found - 1], TERMINATED
         q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
@@ -490,15 +477,7 @@ def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
         if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
             i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
             t_piece = 0.5 * (t + seg_end)
-            eval_inputs(t, t_piece, x, inp, u)
-            rhs(t, x, u, p, K[0])
-            cnt[2] += 1
-            i_fail = _first_nonfinite(K[0])
-            if i_fail >= 0:
-                status, t_fail = NON_FINITE, t
-                break
-            if HAS_EVENTS and n_events > 0:
-                event_fn(t, x, u, p, g_old)
+            fresh = True
             h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
     return status, t_fail, i_fail
 
