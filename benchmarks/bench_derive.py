@@ -2,9 +2,9 @@
 
 The chain: n revolute joints about z, unit lengths, unit point masses at the link tips, gravity along -y.
 Timed: building the model plus the first evaluation of the state matrix A at a general point (so the
-derivation, code generation and compilation are all included). sympy.physics.mechanics
-(LagrangesMethod + Linearizer with the point substituted before the solve) runs for n = 5 only; it
-takes seconds (DESIGN.md, "Expression swell").
+derivation, code generation and compilation are all included; importing the libraries is not).
+sympy.physics.mechanics (LagrangesMethod + Linearizer with the point substituted before the solve) runs for
+n = 5 only; it takes seconds (DESIGN.md, "Expression swell").
 
 Run: .venv/bin/python benchmarks/bench_derive.py
 """
@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import scipy.linalg  # noqa: F401 - imported before timing, like sympy (robodyn imports it on first use)
 
 from robodyn.model.chain import ChainSystem, Joint, Link
 
