@@ -80,7 +80,7 @@ def bench_pendulums(count: int, loop_sample: int) -> dict[str, float]:
         solve_ivp(f, (0, 10), [th, 0.0], method="RK45", rtol=1e-8, atol=1e-10, t_eval=t_eval)
     scipy_total = (time.perf_counter() - start) / loop_sample * count
     print(f"{count} pendulums, theta0 ~ U[-3, 3], t in [0, 10], rtol 1e-8 ({os.cpu_count()} cores)")
-    print(f"  robodyn batch (prange):   {ours:8.3f} s  (batch compile {warm.stats.compile_seconds:.1f} s, once)")
+    print(f"  robodyn batch (threads):  {ours:8.3f} s  (batch compile {warm.stats.compile_seconds:.1f} s, once)")
     print(f"  scipy loop (extrapolated from {loop_sample} runs): {scipy_total:8.1f} s")
     print(f"  ratio scipy / robodyn: {scipy_total / ours:.0f}x  (goal >= 300x)")
     assert batch.x.shape == (count, t_eval.size, 2)

@@ -1,7 +1,7 @@
 """Test loader for ``robodyn/integrate/kernel_template.py``: compiled (numba) or interpreted.
 
 The loader does what the engine's code generator does (docs/dev/simulation.md): compiled, it writes a module
-made of a header (``jit``, ``pjit``, ``prange``), the test problems' ``rhs``/``eval_inputs``/``event_fn`` and the
+made of a header (``jit``, ``hjit``), the test problems' ``rhs``/``eval_inputs``/``event_fn`` and the
 template's source, and imports it; interpreted, it injects identity decorators, ``range`` and the same
 functions, not jitted, into the template's namespace before executing it.
 
@@ -94,8 +94,6 @@ import numba
 
 jit = numba.njit(cache=False)
 hjit = numba.njit(cache=False, no_cpython_wrapper=True, no_cfunc_wrapper=True)
-pjit = numba.njit(cache=False, parallel=True)
-prange = numba.prange
 HAS_EVENTS = True
 """
 
@@ -116,8 +114,7 @@ def load_interpreted(name: str = "rk_harness_interpreted") -> ModuleType:
     namespace: dict[str, Any] = {"jit": identity, "math": math, "np": np}
     exec(compile(PROBLEMS, "<test problems>", "exec"), namespace)
     names = {key: namespace[key] for key in ("rhs", "eval_inputs", "event_fn")}
-    return _execute(TEMPLATE, name, {"jit": identity, "hjit": identity, "pjit": identity, "prange": range,
-                                     "HAS_EVENTS": True, **names})
+    return _execute(TEMPLATE, name, {"jit": identity, "hjit": identity, "HAS_EVENTS": True, **names})
 
 
 def _execute(path: Path, name: str, inject: dict[str, Any]) -> ModuleType:

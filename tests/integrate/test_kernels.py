@@ -293,12 +293,14 @@ def test_status_non_finite(compiled: ModuleType, method: str) -> None:
 
 # ----------------------------------------------------------------------------------------------- batches
 
-def test_adaptive_batch_equals_single_runs(compiled: ModuleType) -> None:
+@pytest.mark.parametrize("workers", [1, 3])
+def test_adaptive_batch_equals_single_runs(compiled: ModuleType, workers: int) -> None:
+    # 3 threads over 4 trajectories: 4 pieces, none empty, each written by one thread
     params = np.array([[kh.JOINT, 0.01, 0.1, 1.0], [kh.JOINT, 0.02, 0.3, 2.0], [kh.JOINT, 0.005, 0.05, 1.0],
                        [kh.JOINT, 0.01, 1.0, 0.5]])
     x0 = np.array([[0.0, 0.0], [0.5, -1.0], [1.0, 0.0], [-0.2, 3.0]])
     t_eval = np.linspace(0.0, 3.0, 31)
-    batch = _batch(compiled, "dopri5", params, x0, (0.0, 3.0), t_eval)
+    batch = _batch(compiled, "dopri5", params, x0, (0.0, 3.0), t_eval, workers=workers)
     for i in range(len(x0)):
         run = kh.adaptive(compiled, "dopri5", params[i], (0.0, 3.0), x0[i], t_eval=t_eval)
         assert batch["status"][i] == run.status == 0 and batch["n_out"][i] == t_eval.size
@@ -313,7 +315,7 @@ def test_adaptive_batch_events_and_early_ends(compiled: ModuleType) -> None:
     params = np.tile([kh.BALL, G], (3, 1))
     x0 = np.stack([heights, np.zeros(3)], axis=1)
     t_eval = np.linspace(0.0, 1.5, 16)
-    batch = _batch(compiled, "dop853", params, x0, (0.0, 1.5), t_eval, directions=[-1], terminal=[1])
+    batch = _batch(compiled, "dop853", params, x0, (0.0, 1.5), t_eval, directions=[-1], terminal=[1], workers=2)
     t_hit = np.sqrt(2.0 * heights / G)
     assert batch["status"].tolist() == [1, 1, 0]  # 20 m takes 2.02 s
     for i in range(3):
@@ -329,13 +331,16 @@ def test_adaptive_batch_events_and_early_ends(compiled: ModuleType) -> None:
 
 def test_fixed_batch_equals_single_runs(compiled: ModuleType) -> None:
     tableau = METHODS["rk4"]
-    params = np.array([[kh.JOINT, 0.01, 0.1, 1.0], [kh.JOINT, 0.02, 0.3, 2.0], [kh.JOINT, 0.01, 1.0, 0.5]])
-    x0 = np.array([[0.0, 0.0], [0.5, -1.0], [-0.2, 3.0]])
+    count = 20  # 2 threads, 16 pieces of 1 or 2 trajectories
+    rng = np.random.default_rng(3)
+    params = np.column_stack([np.full(count, kh.JOINT), rng.uniform(0.005, 0.02, count), rng.uniform(0.05, 1.0, count),
+                              rng.uniform(0.5, 2.0, count)])
+    x0 = rng.uniform(-1.0, 1.0, (count, 2))
     grid = np.linspace(0.0, 2.0, 201)
-    xs, us, nfev = np.empty((3, grid.size, 2)), np.empty((3, grid.size, 1)), np.empty(3, np.int64)
+    xs, us, nfev = np.full((count, grid.size, 2), np.nan), np.empty((count, grid.size, 1)), np.zeros(count, np.int64)
     compiled.fixed_batch(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid), x0,
-                         params, kh.inputs(), xs, us, nfev)
-    for i in range(3):
+                         params, kh.inputs(), xs, us, nfev, 2)
+    for i in range(count):
         single, single_u, single_nfev = kh.fixed(compiled, "rk4", params[i], grid, x0[i])
         np.testing.assert_array_equal(xs[i], single)
         np.testing.assert_array_equal(us[i], single_u)
@@ -367,8 +372,8 @@ def test_interpreted_failure_statuses(interpreted: ModuleType) -> None:
 
 
 def _batch(module: ModuleType, method: str, params: np.ndarray, x0: np.ndarray, span: tuple[float, float],
-           t_eval: np.ndarray, directions: list[int] | None = None,
-           terminal: list[int] | None = None) -> dict[str, np.ndarray]:
+           t_eval: np.ndarray, directions: list[int] | None = None, terminal: list[int] | None = None,
+           workers: int = 1) -> dict[str, np.ndarray]:
     n_traj, n = x0.shape
     capacity = 2
     out = {"xs": np.empty((n_traj, t_eval.size, n)), "us": np.empty((n_traj, t_eval.size, 1)),
@@ -378,5 +383,6 @@ def _batch(module: ModuleType, method: str, params: np.ndarray, x0: np.ndarray, 
            "ev_idx": np.empty((n_traj, capacity), np.int64), "n_ev": np.empty(n_traj, np.int64)}
     module.adaptive_batch(*METHODS[method].kernel_method(), span[0], span[1], x0, params, kh.inputs(), np.empty(0),
                           t_eval, 1e-8, np.full(n, 1e-10), 0.0, math.inf, 100_000,
-                          np.array(directions or [], np.int64), np.array(terminal or [], np.int64), *out.values())
+                          np.array(directions or [], np.int64), np.array(terminal or [], np.int64), *out.values(),
+                          workers)
     return out

@@ -1,7 +1,7 @@
 """Assemble and load the kernel module of a model: compiled (numba) or interpreted (plain Python).
 
 Compiled: the generated module's text is a header (imports and the names the kernels expect: ``jit``,
-``hjit``, ``pjit``, ``prange``), the model's generated ``rhs`` and ``event_fn``, the signal evaluator's source
+``hjit``), the model's generated ``rhs`` and ``event_fn``, the signal evaluator's source
 and the kernel template's source. It is written once to the private cache under its content hash and
 imported from there, so numba's ``cache=True`` finds the machine code again in a new process.
 
@@ -39,12 +39,10 @@ import math
 
 import numba
 import numpy as np
-from numba import prange
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 # helpers only called from jitted code: no Python or C wrapper to generate and compile (~0.4 s less)
 hjit = numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-pjit = numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")
 
 N_STATES = {n}
 N_INPUTS = {m}
@@ -121,6 +119,6 @@ def interpreted_module(
     eval_inputs: Callable[..., None],
 ) -> ModuleType:
     """The kernel template as plain Python, with Python ``rhs``, ``event_fn`` and ``eval_inputs``."""
-    inject = {"jit": _identity, "hjit": _identity, "pjit": _identity, "prange": range, "rhs": rhs, "event_fn": event_fn,
+    inject = {"jit": _identity, "hjit": _identity, "rhs": rhs, "event_fn": event_fn,
               "eval_inputs": eval_inputs, "HAS_EVENTS": True}
     return load_source_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject)

@@ -1,20 +1,19 @@
 """Runge–Kutta kernels in numba's nopython subset: one fixed-step and one adaptive kernel for all tableaus.
 
-A template, never imported as an ordinary module: the loader first defines ``jit``, ``hjit``, ``pjit``,
-``prange`` (numba's, or identity decorators and ``range``), ``rhs(t, x, u, p, out)``,
-``eval_inputs(t, t_piece, x, inp, out)`` and ``event_fn(t, x, u, p, out)`` in the module namespace, then
-executes this source (docs/dev/simulation.md). ``inp`` is passed through untouched; ``event_fn`` is never
-called without events.
+A template, never imported as an ordinary module: the loader first defines ``jit`` and ``hjit`` (numba's, or
+identity decorators), ``rhs(t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)`` and
+``event_fn(t, x, u, p, out)`` in the module namespace, then executes this source (docs/dev/simulation.md).
+``inp`` is passed through untouched; ``event_fn`` is never called without events.
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
     fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
-    fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
+    fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev, workers) -> None
     adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                  ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
     adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                    ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail,
-                   ev_t, ev_x, ev_idx, n_ev) -> None
+                   ev_t, ev_x, ev_idx, n_ev, workers) -> None
 
 ``method, dop853 = ButcherTableau.kernel_method()``: ``method = (A, b, c, e, dense, error_order)`` and ``dop853``
 DOP853's E3 error weights, or None for other methods. ``dop853`` is a separate argument so that numba prunes
@@ -31,7 +30,9 @@ a rejection, the last step clipped to t1; without stop points it takes scipy's s
 1993: II.4 (step control, initial step), II.6 (dense output), II.10 (DOP853's error estimate).
 """
 
+import itertools
 import math
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -39,8 +40,6 @@ import numpy as np
 if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
     def jit(fn): ...
     def hjit(fn): ...  # jit for helpers only called from jitted code (no Python wrapper)
-    def pjit(fn): ...
-    prange = range
     def rhs(t, x, u, p, out): ...
     def event_fn(t, x, u, p, out): ...
     HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
@@ -139,12 +138,34 @@ def fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us):
     return s * max(grid.size - 1, 0)
 
 
-@pjit
-def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
-    """``fixed_run`` for N trajectories in parallel: x0 (N, n), p (N, n_p); writes xs (N, T, n),
-    us (N, T, m) and nfev (N,) int64."""
-    for i in prange(x0.shape[0]):
+@jit
+def fixed_chunk(first, stop, A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
+    """``fixed_run`` for the trajectories ``first <= i < stop`` of a batch (see ``fixed_batch``)."""
+    for i in range(first, stop):
         nfev[i] = fixed_run(A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
+
+
+def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev, workers):
+    """``fixed_run`` for N trajectories in ``workers`` threads: x0 (N, n), p (N, n_p); writes xs (N, T, n),
+    us (N, T, m) and nfev (N,) int64."""
+    _in_threads(fixed_chunk, x0.shape[0], workers, (A, b, c, grid, steps, x0, p, inp, xs, us, nfev))
+
+
+def _in_threads(chunk, count, workers, args):
+    """``chunk(first, stop, *args)`` over ``range(count)`` in contiguous pieces, run by ``workers`` threads.
+
+    Plain Python: the compiled chunks release the GIL (``nogil``), so threads run them in parallel. This
+    replaced a ``prange`` loop (numba's ``parallel=True``), which ran no faster and took ~3 s longer to
+    compile. Several pieces per thread even out trajectories of different cost.
+    """
+    if workers <= 1 or count <= 1:
+        chunk(0, count, *args)
+        return
+    pieces = min(count, 8 * workers)
+    edges = [count * k // pieces for k in range(pieces + 1)]
+    with ThreadPoolExecutor(min(workers, pieces)) as pool:
+        for done in [pool.submit(chunk, lo, hi, *args) for lo, hi in itertools.pairwise(edges)]:
+            done.result()
 
 
 @hjit
@@ -543,25 +564,38 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
 _LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last adaptive_run: the next one's buffers
 
 
-@pjit
-def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+@jit
+def adaptive_chunk(first, stop, method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                    ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev):
-    """``adaptive_run`` for N trajectories in parallel, each with its own steps, on a common non-empty t_eval.
+    """The trajectories ``first <= i < stop`` of ``adaptive_batch``."""
+    T = t_eval.size
+    cnt = np.empty(5, np.int64)
+    out_t = np.empty(T)
+    for i in range(first, stop):
+        status[i], t_fail[i], i_fail[i] = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops, t_eval,
+                                                         rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal,
+                                                         out_t, xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i], cnt)
+        n_out[i], n_ev[i] = cnt[0], cnt[1]
+        for k in range(3):
+            stats[i, k] = cnt[2 + k]
+        for k in range(cnt[0], T):  # after a failure or a terminal event
+            for j in range(xs.shape[2]):
+                xs[i, k, j] = math.nan
+            for j in range(us.shape[2]):
+                us[i, k, j] = math.nan
+
+
+def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev,
+                   workers):
+    """``adaptive_run`` for N trajectories in ``workers`` threads, each with its own steps, on a common non-empty
+    t_eval.
 
     Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
     (rows past ``n_out[i]``, after a failure or terminal event, are NaN); status, n_out, i_fail, n_ev (N,)
     int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
     first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
     """
-    T = t_eval.size
-    for i in prange(x0.shape[0]):
-        cnt = np.empty(5, np.int64)
-        status[i], t_fail[i], i_fail[i] = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops, t_eval,
-                                                         rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal,
-                                                         np.empty(T), xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i], cnt)
-        n_out[i], n_ev[i] = cnt[0], cnt[1]
-        for k in range(3):
-            stats[i, k] = cnt[2 + k]
-        for k in range(cnt[0], T):
-            xs[i, k].fill(np.nan)
-            us[i, k].fill(np.nan)
+    _in_threads(adaptive_chunk, x0.shape[0], workers, (method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol,
+                                                       h0, h_max, max_steps, ev_direction, ev_terminal, xs, us, status,
+                                                       n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -165,7 +166,7 @@ def run_batch(
     setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
     stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int, dt: float | None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float], list[list[EventRecord]]]:
-    """N runs in parallel (``prange``) on a common grid.
+    """N runs in parallel (threads running compiled chunks that release the GIL) on a common grid.
 
     Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds) and
     each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
@@ -178,7 +179,8 @@ def run_batch(
         grid = t_eval
         xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
         _, seconds = _timed_first_call(setup, "fixed_batch", lambda: setup.module.fixed_batch(
-            tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us, nfev))
+            tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us, nfev,
+            _workers(setup)))
         for i in range(N):
             bad = np.flatnonzero(~np.all(np.isfinite(xs[i]), axis=1))
             if bad.size:
@@ -194,7 +196,7 @@ def run_batch(
     _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: setup.module.adaptive_batch(
         *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
         max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
-        xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))
+        xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
     failed = np.flatnonzero(status < 0)
     if failed.size:
         i = int(failed[0])
@@ -209,6 +211,14 @@ def run_batch(
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
               "compile_seconds": seconds}
     return t_eval, xs, us, totals, records
+
+
+def _workers(setup: KernelSetup) -> int:
+    """Threads for a batch: the CPUs this process may use when the kernels are compiled (they release the
+    GIL), one on the interpreted path (Python holds it)."""
+    if setup.path != "compiled":
+        return 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:
