@@ -267,240 +267,249 @@ def _next_boundary(stops, i, t, t1):
 
 
 @jit
-def _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, out_t, out_x, out_u, ev_t, ev_x, ev_idx, cnt):
-    """The run behind ``adaptive_run`` and ``adaptive_batch``, writing into the given buffers; rows that do not
-    fit are dropped but counted (the caller runs again with room for them: runs are deterministic).
+def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_eval, rtol, atol, h0, h_max,
+                   max_steps, ev_direction, ev_terminal, out_ts, out_xs, out_us, ev_ts, ev_xs, ev_idxs, counts,
+                   statuses, t_fails, i_fails):
+    """The runs ``first <= i < stop`` behind ``adaptive_run`` (one) and ``adaptive_batch`` (a chunk of a batch):
+    one compiled entry point for both, so a batch after a single run (or the other way round) compiles nothing.
 
-    Returns (status, t_fail, i_fail) and fills cnt (5,) int64 = [n_out, n_events, nfev, accepted, rejected].
+    Run i starts from ``x0s[i]`` with parameters ``ps[i]`` and writes into row i of the buffers ``out_ts``
+    (N, rows), ``out_xs`` (N, rows, n), ``out_us`` (N, rows, m), ``ev_ts`` (N, E), ``ev_xs`` (N, E, n),
+    ``ev_idxs`` (N, E) int64; rows that do not fit are dropped but counted (the caller runs again with room
+    for them: runs are deterministic). It sets ``statuses[i]``, ``t_fails[i]``, ``i_fails[i]`` and
+    ``counts[i]`` = [n_out, n_events, nfev, accepted, rejected] (int64).
 
     The per-step work is written out here rather than in helpers: every array argument of a jitted call
     that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
     of the run time when the step attempt and the error norm were separate functions.
     """
     A, b, c, e, dense, error_order = method
-    n, s, n_events = x0.size, b.size, ev_direction.size
-    # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
-    K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (0 if dop853 is None else 3), n))
-    x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
-    u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
-    # Inputs constant between stop points (robodyn.signals: flags[1]) are evaluated once per segment, not at
-    # every stage; anything but the compiled 6-tuple (the interpreted path's stand-in for Python inputs) is not.
-    held = len(inp) == 6 and inp[5][1] != 0
-    g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
-    order = np.empty(n_events)  # event indices (exact as floats): numba then compiles no int64 allocations
-    for k in range(5):
-        cnt[k] = 0
-    status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
-    exponent = -1.0 / (error_order + 1)
-    i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
-    t_piece = 0.5 * (t0 + seg_end)
-    eval_inputs(t0, t0, x, inp, uo)  # outputs use the ordinary evaluation, t_piece = t
-    if t_eval.size == 0:
-        _push_output(cnt, t0, x, uo, out_t, out_x, out_u)
-    while j_eval < t_eval.size and t_eval[j_eval] <= t0:
-        _push_output(cnt, t_eval[j_eval], x, uo, out_t, out_x, out_u)
-        j_eval += 1
-    h_abs = h0
-    fresh = True  # a segment starts (at t0 and at every stop point): f(t, x) and the events afresh
-    while t < t1:
-        if fresh:
-            eval_inputs(t, t_piece, x, inp, u)
-            rhs(t, x, u, p, K[0])
-            cnt[2] += 1
-            i_fail = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
-            if i_fail >= 0:
-                status, t_fail = NON_FINITE, t
-                break
-            if HAS_EVENTS and n_events > 0:
-                event_fn(t, x, u, p, g_old)
-            fresh = False
-            if h_abs <= 0.0:  # the first step: Hairer's ([HNW] II.4; scipy select_initial_step), one rhs call
-                h_abs = seg_end - t
-                if n > 0 and h_abs > 0.0:
-                    d0 = d1 = d2 = 0.0
-                    for i in range(n):
-                        scale = max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
-                        d0 += (x[i] / scale) * (x[i] / scale)
-                        d1 += (K[0, i] / scale) * (K[0, i] / scale)
-                    d0 = math.sqrt(d0) / math.sqrt(n)
-                    d1 = math.sqrt(d1) / math.sqrt(n)
-                    h_probe = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, h_abs)
-                    for i in range(n):
-                        xw[i] = x[i] + h_probe * K[0, i]
-                    eval_inputs(t + h_probe, t_piece, xw, inp, u)
-                    rhs(t + h_probe, xw, u, p, x_new)
-                    for i in range(n):
-                        v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
-                        d2 += v * v  # not v ** 2: Python's float power raises OverflowError
-                    d2 = math.sqrt(d2) / math.sqrt(n) / h_probe
-                    if not math.isfinite(d2):
-                        h_abs = h_probe  # f is not finite at the probe: the step loop reports it
-                    else:
-                        if d1 <= 1e-15 and d2 <= 1e-15:
-                            h1 = max(1e-6, h_probe * 1e-3)
-                        else:
-                            h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
-                        h_abs = min(100.0 * h_probe, h1, h_abs, h_max)
+    for i_run in range(first, stop):
+        x0, p, cnt = x0s[i_run], ps[i_run], counts[i_run]
+        out_t, out_x, out_u = out_ts[i_run], out_xs[i_run], out_us[i_run]
+        ev_t, ev_x, ev_idx = ev_ts[i_run], ev_xs[i_run], ev_idxs[i_run]
+        n, s, n_events = x0.size, b.size, ev_direction.size
+        # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
+        K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (0 if dop853 is None else 3), n))
+        x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
+        u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
+        # Inputs constant between stop points (robodyn.signals: flags[1]) are evaluated once per segment, not at
+        # every stage; anything but the compiled 6-tuple (the interpreted path's stand-in for Python inputs) is not.
+        held = len(inp) == 6 and inp[5][1] != 0
+        g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
+        order = np.empty(n_events)  # event indices (exact as floats): numba then compiles no int64 allocations
+        for k in range(5):
+            cnt[k] = 0
+        status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
+        exponent = -1.0 / (error_order + 1)
+        i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
+        t_piece = 0.5 * (t0 + seg_end)
+        eval_inputs(t0, t0, x, inp, uo)  # outputs use the ordinary evaluation, t_piece = t
+        if t_eval.size == 0:
+            _push_output(cnt, t0, x, uo, out_t, out_x, out_u)
+        while j_eval < t_eval.size and t_eval[j_eval] <= t0:
+            _push_output(cnt, t_eval[j_eval], x, uo, out_t, out_x, out_u)
+            j_eval += 1
+        h_abs = h0
+        fresh = True  # a segment starts (at t0 and at every stop point): f(t, x) and the events afresh
+        while t < t1:
+            if fresh:
+                eval_inputs(t, t_piece, x, inp, u)
+                rhs(t, x, u, p, K[0])
                 cnt[2] += 1
-        # One accepted step: scipy's controller ([HNW] II.4); a non-finite attempt shrinks by MIN_FACTOR.
-        min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
-        h_abs = h_max if h_abs > h_max else max(h_abs, min_step)
-        rejected = False
-        i_bad = i_worst = -1
-        while True:
-            if h_abs < min_step:
-                status, i_fail = (NON_FINITE, i_bad) if i_bad >= 0 else (STEP_COLLAPSE, i_worst)
-                break
-            if cnt[3] + cnt[4] >= max_steps:
-                status = MAX_STEPS
-                break
-            h_prop = h_abs
-            t_new = min(t + h_abs, seg_end)
-            h = t_new - t
-            for j in range(1, s):  # stages; the last is FSAL: x_new = x + h sum_j b_j k_j, then f(t_new, x_new)
-                for i in range(n):
-                    acc = 0.0
-                    for r in range(j):
-                        if A[j, r] != 0.0:
-                            acc += A[j, r] * K[r, i]
-                    xw[i] = x[i] + h * acc
-                tj = t + c[j] * h if j < s - 1 else t_new
-                if not held:
-                    eval_inputs(tj, t_piece, xw, inp, u)
-                rhs(tj, xw, u, p, K[j])
-            for i in range(n):
-                x_new[i] = xw[i]
-            cnt[2] += s - 1
-            sq = sq3 = worst = 0.0  # RMS norm of the scaled error ([HNW] (4.11); DOP853: E5 with E3, II.10)
-            for i in range(n):
-                scale = max(atol[i] + rtol * max(abs(x[i]), abs(x_new[i])), TINY_SCALE)
-                d = d3 = 0.0
-                for j in range(s):
-                    if e[j] != 0.0:
-                        d += e[j] * K[j, i]
-                    if i_bad < 0 and not (math.isfinite(K[j, i]) and math.isfinite(x_new[i])):
-                        i_bad = i
-                if dop853 is None:
-                    d = d * h / scale
-                else:
-                    for j in range(s):
-                        if dop853[j] != 0.0:
-                            d3 += dop853[j] * K[j, i]
-                    d, d3 = d / scale, d3 / scale
-                sq, sq3 = sq + d * d, sq3 + d3 * d3
-                if abs(d) > worst:
-                    worst, i_worst = abs(d), i
-            if dop853 is None:
-                err = math.sqrt(sq) / math.sqrt(n)
-            else:
-                err = 0.0 if sq == 0.0 and sq3 == 0.0 else abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n)
-            if i_bad >= 0:
-                factor = MIN_FACTOR
-            elif err < 1.0:
-                factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err**exponent)
-                h_abs = h * (min(1.0, factor) if rejected else factor)
-                cnt[3] += 1
-                break
-            else:
-                factor = max(MIN_FACTOR, SAFETY * err**exponent)
-            h_abs = h * factor
-            rejected = True
-            cnt[4] += 1
-            i_bad = i_bad if h_abs < min_step else -1  # keep the cause of a collapse
-        if status != OK:
-            t_fail = t
-            break
-        active = False
-        if HAS_EVENTS and n_events > 0:  # events: sign changes of g over the step, located on the dense output
-            if not held:
-                eval_inputs(t_new, t_piece, x_new, inp, u)
-            event_fn(t_new, x_new, u, p, g_new)
-            for k in range(n_events):
-                active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
-        if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed
-            # Written out rather than a helper: each array argument of a call that LLVM does not inline costs
-            # two atomic reference-count updates (numba's NRT), a tenth of a batch's run time at 100 outputs.
-            if dop853 is not None:  # DOP853's extra stages
-                _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
-                cnt[2] += c.size - s
-            for i in range(n):
-                R[0, i], R[1, i] = x[i], x_new[i]
-                if dop853 is not None:  # R[2..4] from x, x_new, f, f_new
-                    dy = x_new[i] - x[i]
-                    R[2, i] = dy
-                    R[3, i] = h * K[0, i] - dy
-                    R[4, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
-            offset = 2 if dop853 is None else 5
-            for r in range(dense.shape[0]):  # DOPRI5: sum_j dense[r, j] k_j; DOP853: h times that
-                for i in range(n):
-                    acc = 0.0
-                    for j in range(c.size):
-                        if dense[r, j] != 0.0:
-                            acc += dense[r, j] * K[j, i]
-                    R[offset + r, i] = acc if dop853 is None else h * acc
-        t_end = t_new
-        if HAS_EVENTS and active:  # locate the active events, in time order up to the first terminal one
-            n_found, stop_now = 0, False
-            for k in range(n_events):
-                if _is_active(g_old[k], g_new[k], ev_direction[k]):
-                    root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xq, u, g)
-                    q = n_found
-                    while q > 0 and roots[q - 1] > root:  # insertion sort by time
-                        roots[q], order[q] = roots[q - 1], order[q - 1]
-                        q -= 1
-                    roots[q], order[q] = root, k
-                    n_found += 1
-            for q in range(n_found):
-                if ev_terminal[int(order[q])] != 0:
-                    n_found, stop_now = q + 1, True
+                i_fail = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
+                if i_fail >= 0:
+                    status, t_fail = NON_FINITE, t
                     break
-            for q in range(n_found):  # event records: written if there is room, always counted
-                if cnt[1] < ev_t.size:
-                    ev_t[cnt[1]], ev_idx[cnt[1]] = roots[q], int(order[q])
-                    _state_at(roots[q], t, t_new, h, R, dop853, ev_x[cnt[1]])
-                cnt[1] += 1
-            if stop_now:
-                t_end, status = roots[n_found - 1], TERMINATED
-        q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
-        while q_end < t_eval.size and t_eval[q_end] <= t_end:
-            q_end += 1
-        for q in range(j_eval, q_end if t_eval.size else j_eval + 1):
-            tq = t_eval[q] if t_eval.size else t_end
-            if tq == t_new:
+                if HAS_EVENTS and n_events > 0:
+                    event_fn(t, x, u, p, g_old)
+                fresh = False
+                if h_abs <= 0.0:  # the first step: Hairer's ([HNW] II.4; scipy select_initial_step), one rhs call
+                    h_abs = seg_end - t
+                    if n > 0 and h_abs > 0.0:
+                        d0 = d1 = d2 = 0.0
+                        for i in range(n):
+                            scale = max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                            d0 += (x[i] / scale) * (x[i] / scale)
+                            d1 += (K[0, i] / scale) * (K[0, i] / scale)
+                        d0 = math.sqrt(d0) / math.sqrt(n)
+                        d1 = math.sqrt(d1) / math.sqrt(n)
+                        h_probe = min(1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1, h_abs)
+                        for i in range(n):
+                            xw[i] = x[i] + h_probe * K[0, i]
+                        eval_inputs(t + h_probe, t_piece, xw, inp, u)
+                        rhs(t + h_probe, xw, u, p, x_new)
+                        for i in range(n):
+                            v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
+                            d2 += v * v  # not v ** 2: Python's float power raises OverflowError
+                        d2 = math.sqrt(d2) / math.sqrt(n) / h_probe
+                        if not math.isfinite(d2):
+                            h_abs = h_probe  # f is not finite at the probe: the step loop reports it
+                        else:
+                            if d1 <= 1e-15 and d2 <= 1e-15:
+                                h1 = max(1e-6, h_probe * 1e-3)
+                            else:
+                                h1 = (0.01 / max(d1, d2)) ** (1.0 / (error_order + 1))
+                            h_abs = min(100.0 * h_probe, h1, h_abs, h_max)
+                    cnt[2] += 1
+            # One accepted step: scipy's controller ([HNW] II.4); a non-finite attempt shrinks by MIN_FACTOR.
+            min_step = max(MIN_STEP_REL * abs(t), TINY_STEP)
+            h_abs = h_max if h_abs > h_max else max(h_abs, min_step)
+            rejected = False
+            i_bad = i_worst = -1
+            while True:
+                if h_abs < min_step:
+                    status, i_fail = (NON_FINITE, i_bad) if i_bad >= 0 else (STEP_COLLAPSE, i_worst)
+                    break
+                if cnt[3] + cnt[4] >= max_steps:
+                    status = MAX_STEPS
+                    break
+                h_prop = h_abs
+                t_new = min(t + h_abs, seg_end)
+                h = t_new - t
+                for j in range(1, s):  # stages; the last is FSAL: x_new = x + h sum_j b_j k_j, then f(t_new, x_new)
+                    for i in range(n):
+                        acc = 0.0
+                        for r in range(j):
+                            if A[j, r] != 0.0:
+                                acc += A[j, r] * K[r, i]
+                        xw[i] = x[i] + h * acc
+                    tj = t + c[j] * h if j < s - 1 else t_new
+                    if not held:
+                        eval_inputs(tj, t_piece, xw, inp, u)
+                    rhs(tj, xw, u, p, K[j])
                 for i in range(n):
-                    xq[i] = x_new[i]
-            else:
-                _state_at(tq, t, t_new, h, R, dop853, xq)
-            if held and t < tq < seg_end:  # inside the segment: its held value
-                for i in range(u.size):
-                    uo[i] = u[i]
-            else:
-                eval_inputs(tq, tq, xq, inp, uo)
-            k = cnt[0]  # _push_output, written out (reference counts, see above)
-            if k < out_t.size:
-                out_t[k] = tq
+                    x_new[i] = xw[i]
+                cnt[2] += s - 1
+                sq = sq3 = worst = 0.0  # RMS norm of the scaled error ([HNW] (4.11); DOP853: E5 with E3, II.10)
                 for i in range(n):
-                    out_x[k, i] = xq[i]
-                for i in range(uo.size):
-                    out_u[k, i] = uo[i]
-            cnt[0] = k + 1
-        j_eval = q_end
-        if status == TERMINATED:
-            break
-        t = t_new
-        for i in range(n):
-            x[i] = x_new[i]
-            K[0, i] = K[s - 1, i]
-        if HAS_EVENTS:
-            for k in range(n_events):
-                g_old[k] = g_new[k]
-        if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
-            i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
-            t_piece = 0.5 * (t + seg_end)
-            fresh = True
-            h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
-    return status, t_fail, i_fail
+                    scale = max(atol[i] + rtol * max(abs(x[i]), abs(x_new[i])), TINY_SCALE)
+                    d = d3 = 0.0
+                    for j in range(s):
+                        if e[j] != 0.0:
+                            d += e[j] * K[j, i]
+                        if i_bad < 0 and not (math.isfinite(K[j, i]) and math.isfinite(x_new[i])):
+                            i_bad = i
+                    if dop853 is None:
+                        d = d * h / scale
+                    else:
+                        for j in range(s):
+                            if dop853[j] != 0.0:
+                                d3 += dop853[j] * K[j, i]
+                        d, d3 = d / scale, d3 / scale
+                    sq, sq3 = sq + d * d, sq3 + d3 * d3
+                    if abs(d) > worst:
+                        worst, i_worst = abs(d), i
+                if dop853 is None:
+                    err = math.sqrt(sq) / math.sqrt(n)
+                else:
+                    err = 0.0 if sq == 0.0 and sq3 == 0.0 else abs(h) * sq / math.sqrt((sq + 0.01 * sq3) * n)
+                if i_bad >= 0:
+                    factor = MIN_FACTOR
+                elif err < 1.0:
+                    factor = MAX_FACTOR if err == 0.0 else min(MAX_FACTOR, SAFETY * err**exponent)
+                    h_abs = h * (min(1.0, factor) if rejected else factor)
+                    cnt[3] += 1
+                    break
+                else:
+                    factor = max(MIN_FACTOR, SAFETY * err**exponent)
+                h_abs = h * factor
+                rejected = True
+                cnt[4] += 1
+                i_bad = i_bad if h_abs < min_step else -1  # keep the cause of a collapse
+            if status != OK:
+                t_fail = t
+                break
+            active = False
+            if HAS_EVENTS and n_events > 0:  # events: sign changes of g over the step, located on the dense output
+                if not held:
+                    eval_inputs(t_new, t_piece, x_new, inp, u)
+                event_fn(t_new, x_new, u, p, g_new)
+                for k in range(n_events):
+                    active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
+            if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed
+                # Written out rather than a helper: each array argument of a call that LLVM does not inline costs
+                # two atomic reference-count updates (numba's NRT), a tenth of a batch's run time at 100 outputs.
+                if dop853 is not None:  # DOP853's extra stages
+                    _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
+                    cnt[2] += c.size - s
+                for i in range(n):
+                    R[0, i], R[1, i] = x[i], x_new[i]
+                    if dop853 is not None:  # R[2..4] from x, x_new, f, f_new
+                        dy = x_new[i] - x[i]
+                        R[2, i] = dy
+                        R[3, i] = h * K[0, i] - dy
+                        R[4, i] = 2.0 * dy - h * (K[s - 1, i] + K[0, i])
+                offset = 2 if dop853 is None else 5
+                for r in range(dense.shape[0]):  # DOPRI5: sum_j dense[r, j] k_j; DOP853: h times that
+                    for i in range(n):
+                        acc = 0.0
+                        for j in range(c.size):
+                            if dense[r, j] != 0.0:
+                                acc += dense[r, j] * K[j, i]
+                        R[offset + r, i] = acc if dop853 is None else h * acc
+            t_end = t_new
+            if HAS_EVENTS and active:  # locate the active events, in time order up to the first terminal one
+                n_found, stop_now = 0, False
+                for k in range(n_events):
+                    if _is_active(g_old[k], g_new[k], ev_direction[k]):
+                        root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xq, u, g)
+                        q = n_found
+                        while q > 0 and roots[q - 1] > root:  # insertion sort by time
+                            roots[q], order[q] = roots[q - 1], order[q - 1]
+                            q -= 1
+                        roots[q], order[q] = root, k
+                        n_found += 1
+                for q in range(n_found):
+                    if ev_terminal[int(order[q])] != 0:
+                        n_found, stop_now = q + 1, True
+                        break
+                for q in range(n_found):  # event records: written if there is room, always counted
+                    if cnt[1] < ev_t.size:
+                        ev_t[cnt[1]], ev_idx[cnt[1]] = roots[q], int(order[q])
+                        _state_at(roots[q], t, t_new, h, R, dop853, ev_x[cnt[1]])
+                    cnt[1] += 1
+                if stop_now:
+                    t_end, status = roots[n_found - 1], TERMINATED
+            q_end = j_eval  # outputs: the step's end without t_eval, else the t_eval points it passed
+            while q_end < t_eval.size and t_eval[q_end] <= t_end:
+                q_end += 1
+            for q in range(j_eval, q_end if t_eval.size else j_eval + 1):
+                tq = t_eval[q] if t_eval.size else t_end
+                if tq == t_new:
+                    for i in range(n):
+                        xq[i] = x_new[i]
+                else:
+                    _state_at(tq, t, t_new, h, R, dop853, xq)
+                if held and t < tq < seg_end:  # inside the segment: its held value
+                    for i in range(u.size):
+                        uo[i] = u[i]
+                else:
+                    eval_inputs(tq, tq, xq, inp, uo)
+                k = cnt[0]  # _push_output, written out (reference counts, see above)
+                if k < out_t.size:
+                    out_t[k] = tq
+                    for i in range(n):
+                        out_x[k, i] = xq[i]
+                    for i in range(uo.size):
+                        out_u[k, i] = uo[i]
+                cnt[0] = k + 1
+            j_eval = q_end
+            if status == TERMINATED:
+                break
+            t = t_new
+            for i in range(n):
+                x[i] = x_new[i]
+                K[0, i] = K[s - 1, i]
+            if HAS_EVENTS:
+                for k in range(n_events):
+                    g_old[k] = g_new[k]
+            if t == seg_end and t < t1:  # a stop point: the next segment's piece and a fresh derivative
+                i_stop, seg_end = _next_boundary(stops, i_stop, t, t1)
+                t_piece = 0.5 * (t + seg_end)
+                fresh = True
+                h_abs = max(h_abs, h_prop)  # the step the controller wanted before the clip to the stop
+        statuses[i_run], t_fails[i_run], i_fails[i_run] = status, t_fail, i_fail
 
 
 def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
@@ -541,14 +550,18 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     # deterministic), which spares the kernel the code for growing them (~0.5 s of compilation).
     rows = t_eval.size if t_eval.size > 0 else _LAST_SIZES[0]
     events = _LAST_SIZES[1] if ev_direction.size > 0 else 0
-    cnt = np.empty(5, np.int64)
+    n = x0.size
+    counts, status, i_fail = np.empty((1, 5), np.int64), np.empty(1, np.int64), np.empty(1, np.int64)
+    t_fail = np.empty(1)
     while True:
-        out_t, out_x, out_u = np.empty(rows), np.empty((rows, x0.size)), np.empty((rows, m))
-        ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, x0.size)), np.empty(events, np.int64)
-        status, t_fail, i_fail = _adaptive_core(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0,
-                                                h_max, max_steps, ev_direction, ev_terminal, out_t, out_x, out_u, ev_t,
-                                                ev_x, ev_idx, cnt)
-        k, q = cnt[0], cnt[1]
+        # 2-D buffers, passed to the kernel as their (1, ...) reshapes: returned whole, they are not views
+        out_t, out_x, out_u = np.empty(rows), np.empty((rows, n)), np.empty((rows, m))
+        ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, n)), np.empty(events, np.int64)
+        _adaptive_core(0, 1, method, dop853, t0, t1, x0.reshape(1, n), p.reshape(1, p.size), inp, stops, t_eval, rtol,
+                       atol, h0, h_max, max_steps, ev_direction, ev_terminal, out_t.reshape(1, rows),
+                       out_x.reshape(1, rows, n), out_u.reshape(1, rows, m), ev_t.reshape(1, events),
+                       ev_x.reshape(1, events, n), ev_idx.reshape(1, events), counts, status, t_fail, i_fail)
+        k, q = counts[0, 0], counts[0, 1]
         if k <= rows and q <= events:
             break
         rows, events = max(rows, k), max(events, q)
@@ -558,31 +571,11 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
         _LAST_SIZES[1] = max(q, 4)
     if k < rows:  # else the buffers are exactly full (the usual case for repeated calls): no views
         out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
-    return status, t_fail, i_fail, cnt[2:5].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q], ev_idx[:q]
+    return (status[0], t_fail[0], i_fail[0], counts[0, 2:5].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
+            ev_idx[:q])
 
 
 _LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last adaptive_run: the next one's buffers
-
-
-@jit
-def adaptive_chunk(first, stop, method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev):
-    """The trajectories ``first <= i < stop`` of ``adaptive_batch``."""
-    T = t_eval.size
-    cnt = np.empty(5, np.int64)
-    out_t = np.empty(T)
-    for i in range(first, stop):
-        status[i], t_fail[i], i_fail[i] = _adaptive_core(method, dop853, t0, t1, x0[i], p[i], inp, stops, t_eval,
-                                                         rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal,
-                                                         out_t, xs[i], us[i], ev_t[i], ev_x[i], ev_idx[i], cnt)
-        n_out[i], n_ev[i] = cnt[0], cnt[1]
-        for k in range(3):
-            stats[i, k] = cnt[2 + k]
-        for k in range(cnt[0], T):  # after a failure or a terminal event
-            for j in range(xs.shape[2]):
-                xs[i, k, j] = math.nan
-            for j in range(us.shape[2]):
-                us[i, k, j] = math.nan
 
 
 def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
@@ -596,6 +589,12 @@ def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol
     int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
     first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
     """
-    _in_threads(adaptive_chunk, x0.shape[0], workers, (method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol,
-                                                       h0, h_max, max_steps, ev_direction, ev_terminal, xs, us, status,
-                                                       n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev))
+    N, T = x0.shape[0], t_eval.size
+    counts = np.empty((N, 5), np.int64)
+    _in_threads(_adaptive_core, N, workers, (method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max,
+                                             max_steps, ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t,
+                                             ev_x, ev_idx, counts, status, t_fail, i_fail))
+    n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:5]
+    late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
+    xs[late] = np.nan
+    us[late] = np.nan
