@@ -577,6 +577,17 @@ def test_blow_up_names_time_and_state() -> None:
         robodyn.simulate(square, 2.0, [1.0], backend="interpreted")
 
 
+@pytest.mark.parametrize("method", ["rk4", "dopri5"])
+def test_blow_up_in_a_batch_names_the_trajectory_time_and_state(method: str) -> None:
+    # y = y0 / (1 - y0 t) blows up at t = 1 / y0: trajectories 2 and 3 fail before t1 = 0.9, and the error names
+    # the first of them (in batch order) with its own time, as the runs are independent
+    square = robodyn.SymbolicSystem(["x", "y"], [], {"x": "-x", "y": "y**2"}, name="square")
+    dt = 1e-3 if method == "rk4" else None
+    with pytest.raises(NumericalError, match=r"trajectory 2 of the batch: .* t = 0\.50\d* \(state y\)"):
+        robodyn.simulate(square, 0.9, np.array([[1.0, 0.5], [1.0, 1.0], [1.0, 2.0], [1.0, 4.0]]), method=method,
+                         dt=dt)
+
+
 @pytest.mark.parametrize(("method", "dt", "when"), [
     ("dopri5", None, r"t = 0\.5\b"), ("rk4", 1e-2, r"t = 0\.5\d*"), ("radau", None, r"t = 0\.50\d*"),
 ])

@@ -181,11 +181,10 @@ def run_batch(
         _, seconds = _timed_first_call(setup, "fixed_batch", lambda: setup.module.fixed_batch(
             tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us, nfev,
             _workers(setup)))
-        for i in range(N):
-            bad = np.flatnonzero(~np.all(np.isfinite(xs[i]), axis=1))
-            if bad.size:
-                column = int(np.flatnonzero(~np.isfinite(xs[i, bad[0]]))[0])
-                raise _trajectory(i, _failure(model, -3, float(grid[bad[0]]), column, 0, method))
+        bad = ~np.isfinite(xs)  # (N, T, n), checked at once; the first bad trajectory, time and state is reported
+        if bad.any():
+            i, k, column = (int(v[0]) for v in np.nonzero(bad))
+            raise _trajectory(i, _failure(model, -3, float(grid[k]), column, 0, method))
         return grid, xs, us, {"nfev": int(nfev.sum()), "steps": N * (grid.size - 1), "rejected": 0,
                               "compile_seconds": seconds}, [[] for _ in range(N)]
     T, E = t_eval.size, BATCH_EVENTS if len(events) else 0
