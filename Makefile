@@ -24,7 +24,7 @@ test: $(VENV)/.installed-test+control+urdf
 
 # Byte-compiled first, as an installed (not editable) package is: the start-up benchmark then measures
 # robodyn, not Python compiling its sources again (PYTHONDONTWRITEBYTECODE=1 stops it writing them).
-bench: $(VENV)/.installed-test+control
+bench: $(VENV)/.installed-test+control+bench
 	$(BIN)/python -m compileall -q src
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 

@@ -6,6 +6,8 @@ scipy loop and >= 3x diffrax Tsit5 (jit + vmap); first compile <= 5 s per model;
 a warm cache reaches its first result in <= 1 s.
 
     python benchmarks/bench_simulate.py [--quick]
+
+``make bench`` installs the ``bench`` extra (diffrax and jax) for the diffrax comparison.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def bench_pendulums(count: int, loop_sample: int) -> dict[str, float]:
     try:
         import diffrax  # noqa: F401
     except ImportError:
-        print("  diffrax not installed: comparison skipped (pip install diffrax)")
+        print("  diffrax not installed: comparison skipped (pip install -e '.[bench]')")
     else:
         results["diffrax_ratio"] = bench_diffrax(theta0, t_eval) / ours
         print(f"  ratio diffrax / robodyn: {results['diffrax_ratio']:.1f}x  (goal >= 3x)")
