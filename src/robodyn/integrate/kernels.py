@@ -214,10 +214,13 @@ def run_batch(
 
 def _workers(setup: KernelSetup) -> int:
     """Threads for a batch: the CPUs this process may use when the kernels are compiled (they release the
-    GIL), one on the interpreted path (Python holds it)."""
+    GIL), at most numba's thread limit (``NUMBA_NUM_THREADS``); one on the interpreted path (Python holds it)."""
     if setup.path != "compiled":
         return 1
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    import numba  # imported already: the kernels are compiled
+
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(usable, int(getattr(numba.config, "NUMBA_NUM_THREADS", usable))))
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:
