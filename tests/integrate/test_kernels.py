@@ -226,10 +226,10 @@ def test_events_in_order_direction_and_t_eval(compiled: ModuleType) -> None:
 
 def test_many_events_match_scipy(compiled: ModuleType) -> None:
     # Van der Pol crosses x = 0 twice per cycle: more events and steps than the first buffers hold (4 events,
-    # 256 rows), so adaptive_run runs again with room for all of them; the next call's buffers fit at once.
+    # 64 rows), so adaptive_run runs again with room for all of them; the next call's buffers fit at once.
     pid, params, span, x0 = PROBLEMS["van_der_pol"]
     span = (0.0, 40.0)
-    compiled._LAST_SIZES[:] = [256, 4]
+    compiled._SIZES[:] = [64, 4]
     run = kh.adaptive(compiled, "dopri5", [pid, *params], span, x0, directions=[0], terminal=[0])
 
     def crossing(t: float, x: np.ndarray) -> float:
@@ -243,10 +243,12 @@ def test_many_events_match_scipy(compiled: ModuleType) -> None:
     assert np.all(np.diff(run.t) > 0) and run.t[-1] == span[1]
     np.testing.assert_allclose(run.t, ref.t, rtol=1e-6, atol=0)
     np.testing.assert_allclose(run.x, ref.y.T, rtol=0, atol=1e-6 * np.abs(ref.y).max())
-    assert compiled._LAST_SIZES == [run.t.size, run.ev_t.size]
+    assert compiled._SIZES == [run.t.size, run.ev_t.size]
     again = kh.adaptive(compiled, "dopri5", [pid, *params], span, x0, directions=[0], terminal=[0])
     np.testing.assert_array_equal(again.x, run.x)
     np.testing.assert_array_equal(again.ev_t, run.ev_t)
+    short = kh.adaptive(compiled, "dopri5", [pid, *params], (0.0, 1.0), x0)  # smaller buffers are not needed
+    assert compiled._SIZES == [run.t.size, run.ev_t.size] and short.t[-1] == 1.0 and short.t.size < run.t.size
     np.testing.assert_allclose(run.ev_t, ref.t_events[0], rtol=0, atol=1e-9)  # same steps, same interpolant
     assert np.abs(run.ev_x[:, 0]).max() < 1e-9
 

@@ -546,10 +546,11 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     """
     # Plain Python on purpose: a jitted wrapper around the core cost 1.6 s of compilation (numba compiles the
     # whole call tree again into every jitted caller) to save a few microseconds. The buffers are sized by the
-    # last run of this module; a run that outgrows them runs again with room for everything (runs are
-    # deterministic), which spares the kernel the code for growing them (~0.5 s of compilation).
-    rows = t_eval.size if t_eval.size > 0 else _LAST_SIZES[0]
-    events = _LAST_SIZES[1] if ev_direction.size > 0 else 0
+    # largest run of this module so far; a run that outgrows them runs again with room for everything (runs
+    # are deterministic), which spares the kernel the code for growing them (~0.5 s of compilation). Repeated
+    # runs therefore fit at once, and a long run is repeated at most once per module.
+    rows = t_eval.size if t_eval.size > 0 else _SIZES[0]
+    events = _SIZES[1] if ev_direction.size > 0 else 0
     n = x0.size
     counts, status, i_fail = np.empty((1, 5), np.int64), np.empty(1, np.int64), np.empty(1, np.int64)
     t_fail = np.empty(1)
@@ -566,16 +567,16 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
             break
         rows, events = max(rows, k), max(events, q)
     if t_eval.size == 0:
-        _LAST_SIZES[0] = max(k, 16)
+        _SIZES[0] = max(_SIZES[0], k)
     if ev_direction.size > 0:
-        _LAST_SIZES[1] = max(q, 4)
+        _SIZES[1] = max(_SIZES[1], q)
     if k < rows:  # else the buffers are exactly full (the usual case for repeated calls): no views
         out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
     return (status[0], t_fail[0], i_fail[0], counts[0, 2:5].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
             ev_idx[:q])
 
 
-_LAST_SIZES = [256, 4]  # output rows (without t_eval) and events of the last adaptive_run: the next one's buffers
+_SIZES = [64, 4]  # the most output rows (without t_eval) and events of this module's runs: the next one's buffers
 
 
 def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
