@@ -443,45 +443,6 @@ def test_batch_size_mismatch_is_a_shape_error() -> None:
         robodyn.simulate(joint(), 1.0, np.zeros((3, 3)))
 
 
-# --- 10. stiff methods -----------------------------------------------------------------------------------
-def stiff_decay(a: float) -> robodyn.SymbolicSystem:
-    return robodyn.SymbolicSystem(["x"], [], {"x": "-a*(x - cos(t))"}, parameters={"a": a}, name="stiff_decay")
-
-
-@pytest.mark.parametrize("method", ["radau", "bdf", "lsoda"])
-def test_stiff_methods_on_a_stiff_decay(method: str) -> None:
-    a = 1000.0
-    t = np.linspace(0.0, 2.0, 201)
-    tr = robodyn.simulate(stiff_decay(a), 2.0, [0.0], method=method, rtol=1e-10, atol=1e-12, t_eval=t)
-    assert (tr.stats.path, tr.stats.method) == ("stiff", method)
-    # x = A cos t + B sin t - A e^{-a t}, A = a^2 / (1 + a^2), B = a / (1 + a^2)
-    A, B = a * a / (1 + a * a), a / (1 + a * a)
-    exact = A * np.cos(t) + B * np.sin(t) - A * np.exp(-a * t)
-    # tolerances 1e-10: global errors (incl. the dense output between steps) measured <= 2.2e-10
-    assert np.abs(tr.x[:, 0] - exact).max() < 1e-8
-
-
-@pytest.mark.parametrize("method", ["radau", "bdf", "lsoda"])
-def test_stiff_methods_on_robertson(method: str) -> None:
-    robertson = robodyn.SymbolicSystem(
-        ["y1", "y2", "y3"], [],
-        {"y1": "-0.04*y1 + 1e4*y2*y3", "y2": "0.04*y1 - 1e4*y2*y3 - 3e7*y2**2", "y3": "3e7*y2**2"},
-        name="robertson")
-    tr = robodyn.simulate(robertson, 1e5, [1.0, 0.0, 0.0], method=method, rtol=1e-8, atol=1e-12)
-    reference = solve_ivp(lambda t, y: [-0.04 * y[0] + 1e4 * y[1] * y[2],
-                                        0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2, 3e7 * y[1] ** 2],
-                          (0.0, 1e5), [1.0, 0.0, 0.0], method="Radau", rtol=1e-12, atol=1e-16).y[:, -1]
-    assert abs(tr.final.sum() - 1.0) < 1e-9  # the three concentrations are conserved
-    # rtol 1e-8 over ~1000 steps: measured <= 1.4e-7 relative (bdf)
-    np.testing.assert_allclose(tr.final, reference, rtol=1e-6)
-
-
-def test_explicit_method_on_a_very_stiff_problem_suggests_radau() -> None:
-    with pytest.raises(NumericalError, match=r"more than 1000 steps.*method='radau'"):
-        robodyn.simulate(stiff_decay(1e6), 10.0, [0.0], max_steps=1000, backend="interpreted")
-
-
-# --- 11. bad input ------------------------------------------------------------------------------------
 def filter_with_outputs() -> robodyn.SymbolicSystem:
     """x' = -a x + w with outputs in t, x, u and the parameters (one of them in the parameters alone)."""
     return robodyn.SymbolicSystem(["x"], ["w"], {"x": "-a*x + w"}, parameters={"a": 3.0, "c": 2.0},
@@ -534,6 +495,45 @@ def test_results_are_read_only_and_share_no_memory_with_the_arguments(method: st
     assert batch.events == ((), ())
 
 
+# --- 10. stiff methods -----------------------------------------------------------------------------------
+def stiff_decay(a: float) -> robodyn.SymbolicSystem:
+    return robodyn.SymbolicSystem(["x"], [], {"x": "-a*(x - cos(t))"}, parameters={"a": a}, name="stiff_decay")
+
+
+@pytest.mark.parametrize("method", ["radau", "bdf", "lsoda"])
+def test_stiff_methods_on_a_stiff_decay(method: str) -> None:
+    a = 1000.0
+    t = np.linspace(0.0, 2.0, 201)
+    tr = robodyn.simulate(stiff_decay(a), 2.0, [0.0], method=method, rtol=1e-10, atol=1e-12, t_eval=t)
+    assert (tr.stats.path, tr.stats.method) == ("stiff", method)
+    # x = A cos t + B sin t - A e^{-a t}, A = a^2 / (1 + a^2), B = a / (1 + a^2)
+    A, B = a * a / (1 + a * a), a / (1 + a * a)
+    exact = A * np.cos(t) + B * np.sin(t) - A * np.exp(-a * t)
+    # tolerances 1e-10: global errors (incl. the dense output between steps) measured <= 2.2e-10
+    assert np.abs(tr.x[:, 0] - exact).max() < 1e-8
+
+
+@pytest.mark.parametrize("method", ["radau", "bdf", "lsoda"])
+def test_stiff_methods_on_robertson(method: str) -> None:
+    robertson = robodyn.SymbolicSystem(
+        ["y1", "y2", "y3"], [],
+        {"y1": "-0.04*y1 + 1e4*y2*y3", "y2": "0.04*y1 - 1e4*y2*y3 - 3e7*y2**2", "y3": "3e7*y2**2"},
+        name="robertson")
+    tr = robodyn.simulate(robertson, 1e5, [1.0, 0.0, 0.0], method=method, rtol=1e-8, atol=1e-12)
+    reference = solve_ivp(lambda t, y: [-0.04 * y[0] + 1e4 * y[1] * y[2],
+                                        0.04 * y[0] - 1e4 * y[1] * y[2] - 3e7 * y[1] ** 2, 3e7 * y[1] ** 2],
+                          (0.0, 1e5), [1.0, 0.0, 0.0], method="Radau", rtol=1e-12, atol=1e-16).y[:, -1]
+    assert abs(tr.final.sum() - 1.0) < 1e-9  # the three concentrations are conserved
+    # rtol 1e-8 over ~1000 steps: measured <= 1.4e-7 relative (bdf)
+    np.testing.assert_allclose(tr.final, reference, rtol=1e-6)
+
+
+def test_explicit_method_on_a_very_stiff_problem_suggests_radau() -> None:
+    with pytest.raises(NumericalError, match=r"more than 1000 steps.*method='radau'"):
+        robodyn.simulate(stiff_decay(1e6), 10.0, [0.0], max_steps=1000, backend="interpreted")
+
+
+# --- 11. bad input ------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("args", "kwargs", "error", "match"), [
     ((1.0, [np.nan, 0.0]), {}, InputError, "not finite"),
     ((1.0, {"q": np.inf}), {}, InputError, "x0 contains non-finite"),
