@@ -62,9 +62,9 @@ def _body(model: SymbolicModel, targets: Sequence[str], exprs: Sequence[sympy.Ex
     return lines
 
 
-def _function(name: str, lines: Sequence[str]) -> str:
+def _function(name: str, lines: Sequence[str], decorator: str = "jit") -> str:
     body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
-    return "\n".join(["@jit", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
+    return "\n".join([f"@{decorator}", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
 
 
 def _unrolled_cholesky(n: int) -> list[str]:
@@ -121,7 +121,8 @@ def rhs_source(model: SymbolicModel) -> str:
 
 def event_source(model: SymbolicModel, events: Sequence[sympy.Expr]) -> str:
     """Source of ``event_fn(t, x, u, p, out)`` writing the event values g_k into ``out``."""
-    return _function("event_fn", _body(model, [f"out[{k}]" for k in range(len(events))], list(events)))
+    # hjit: only the kernels call it (rhs keeps its Python wrapper: it is handy for checking generated code)
+    return _function("event_fn", _body(model, [f"out[{k}]" for k in range(len(events))], list(events)), "hjit")
 
 
 #: Helper placed in every generated module (used by rhs for large second-order models).
