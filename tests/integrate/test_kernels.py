@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
+from robodyn.integrate.kernels import adaptive_batch, fixed_batch
 from robodyn.integrate.tableaus import METHODS
 
 JOINT = (0.01, 0.1, 1.0)  # the seed joint: J, b, k
@@ -340,8 +341,8 @@ def test_fixed_batch_equals_single_runs(compiled: ModuleType) -> None:
     x0 = rng.uniform(-1.0, 1.0, (count, 2))
     grid = np.linspace(0.0, 2.0, 201)
     xs, us, nfev = np.full((count, grid.size, 2), np.nan), np.empty((count, grid.size, 1)), np.zeros(count, np.int64)
-    compiled.fixed_batch(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid), x0,
-                         params, kh.inputs(), xs, us, nfev, 2)
+    fixed_batch(compiled, np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid), x0,
+                params, kh.inputs(), xs, us, nfev, 2)
     for i in range(count):
         single, single_u, single_nfev = kh.fixed(compiled, "rk4", params[i], grid, x0[i])
         np.testing.assert_array_equal(xs[i], single)
@@ -383,8 +384,7 @@ def _batch(module: ModuleType, method: str, params: np.ndarray, x0: np.ndarray, 
            "stats": np.empty((n_traj, 3), np.int64), "t_fail": np.empty(n_traj), "i_fail": np.empty(n_traj, np.int64),
            "ev_t": np.empty((n_traj, capacity)), "ev_x": np.empty((n_traj, capacity, n)),
            "ev_idx": np.empty((n_traj, capacity), np.int64), "n_ev": np.empty(n_traj, np.int64)}
-    module.adaptive_batch(*METHODS[method].kernel_method(), span[0], span[1], x0, params, kh.inputs(), np.empty(0),
-                          t_eval, 1e-8, np.full(n, 1e-10), 0.0, math.inf, 100_000,
-                          np.array(directions or [], np.int64), np.array(terminal or [], np.int64), *out.values(),
-                          workers)
+    adaptive_batch(module, *METHODS[method].kernel_method(), span[0], span[1], x0, params, kh.inputs(), np.empty(0),
+                   t_eval, 1e-8, np.full(n, 1e-10), 0.0, math.inf, 100_000, np.array(directions or [], np.int64),
+                   np.array(terminal or [], np.int64), *out.values(), workers)
     return out

@@ -8,12 +8,13 @@ identity decorators), ``rhs(t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
     fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
-    fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev, workers) -> None
+    fixed_chunk(first, stop, A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
     adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
                  ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
-    adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail,
-                   ev_t, ev_x, ev_idx, n_ev, workers) -> None
+    _adaptive_core(first, stop, method, dop853, ...)  (the runs first <= i < stop; see its docstring)
+
+Batches (``fixed_batch``, ``adaptive_batch`` in ``robodyn.integrate.kernels``) run ``fixed_chunk`` and
+``_adaptive_core`` on chunks of the trajectories in threads.
 
 ``method, dop853 = ButcherTableau.kernel_method()``: ``method = (A, b, c, e, dense, error_order)`` and ``dop853``
 DOP853's E3 error weights, or None for other methods. ``dop853`` is a separate argument so that numba prunes
@@ -30,9 +31,7 @@ a rejection, the last step clipped to t1; without stop points it takes scipy's s
 1993: II.4 (step control, initial step), II.6 (dense output), II.10 (DOP853's error estimate).
 """
 
-import itertools
 import math
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -140,32 +139,10 @@ def fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us):
 
 @jit
 def fixed_chunk(first, stop, A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
-    """``fixed_run`` for the trajectories ``first <= i < stop`` of a batch (see ``fixed_batch``)."""
+    """``fixed_run`` for the trajectories ``first <= i < stop`` of a batch (``robodyn.integrate.kernels`` runs
+    chunks of a batch in threads)."""
     for i in range(first, stop):
         nfev[i] = fixed_run(A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
-
-
-def fixed_batch(A, b, c, grid, steps, x0, p, inp, xs, us, nfev, workers):
-    """``fixed_run`` for N trajectories in ``workers`` threads: x0 (N, n), p (N, n_p); writes xs (N, T, n),
-    us (N, T, m) and nfev (N,) int64."""
-    _in_threads(fixed_chunk, x0.shape[0], workers, (A, b, c, grid, steps, x0, p, inp, xs, us, nfev))
-
-
-def _in_threads(chunk, count, workers, args):
-    """``chunk(first, stop, *args)`` over ``range(count)`` in contiguous pieces, run by ``workers`` threads.
-
-    Plain Python: the compiled chunks release the GIL (``nogil``), so threads run them in parallel. This
-    replaced a ``prange`` loop (numba's ``parallel=True``), which ran no faster and took ~3 s longer to
-    compile. Several pieces per thread even out trajectories of different cost.
-    """
-    if workers <= 1 or count <= 1:
-        chunk(0, count, *args)
-        return
-    pieces = min(count, 8 * workers)
-    edges = [count * k // pieces for k in range(pieces + 1)]
-    with ThreadPoolExecutor(min(workers, pieces)) as pool:
-        for done in [pool.submit(chunk, lo, hi, *args) for lo, hi in itertools.pairwise(edges)]:
-            done.result()
 
 
 @hjit
@@ -577,25 +554,3 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
 
 
 _SIZES = [64, 4]  # the most output rows (without t_eval) and events of this module's runs: the next one's buffers
-
-
-def adaptive_batch(method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                   ev_direction, ev_terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev,
-                   workers):
-    """``adaptive_run`` for N trajectories in ``workers`` threads, each with its own steps, on a common non-empty
-    t_eval.
-
-    Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
-    (rows past ``n_out[i]``, after a failure or terminal event, are NaN); status, n_out, i_fail, n_ev (N,)
-    int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
-    first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
-    """
-    N, T = x0.shape[0], t_eval.size
-    counts = np.empty((N, 5), np.int64)
-    _in_threads(_adaptive_core, N, workers, (method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max,
-                                             max_steps, ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t,
-                                             ev_x, ev_idx, counts, status, t_fail, i_fail))
-    n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:5]
-    late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
-    xs[late] = np.nan
-    us[late] = np.nan

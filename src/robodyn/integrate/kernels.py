@@ -9,10 +9,12 @@ what to try.
 from __future__ import annotations
 
 import functools
+import itertools
 import math
 import os
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Final
@@ -29,7 +31,7 @@ from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
-__all__ = ["KernelSetup", "kernel_module", "run_adaptive", "run_batch", "run_fixed"]
+__all__ = ["KernelSetup", "adaptive_batch", "fixed_batch", "kernel_module", "run_adaptive", "run_batch", "run_fixed"]
 
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
 BATCH_EVENTS: Final = 64  # Events kept per trajectory of a batch.
@@ -178,9 +180,9 @@ def run_batch(
         assert dt is not None
         grid = t_eval
         xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
-        _, seconds = _timed_first_call(setup, "fixed_batch", lambda: setup.module.fixed_batch(
-            tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us, nfev,
-            _workers(setup)))
+        _, seconds = _timed_first_call(setup, "fixed_batch", lambda: fixed_batch(
+            setup.module, tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us,
+            nfev, _workers(setup)))
         bad = ~np.isfinite(xs)  # (N, T, n), checked at once; the first bad trajectory, time and state is reported
         if bad.any():
             i, k, column = (int(v[0]) for v in np.nonzero(bad))
@@ -192,8 +194,8 @@ def run_batch(
     status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
     t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
-    _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: setup.module.adaptive_batch(
-        *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
+    _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: adaptive_batch(
+        setup.module, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
         max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
         xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
     failed = np.flatnonzero(status < 0)
@@ -210,6 +212,56 @@ def run_batch(
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
               "compile_seconds": seconds}
     return t_eval, xs, us, totals, records
+
+
+def fixed_batch(module: ModuleType, A: np.ndarray, b: np.ndarray, c: np.ndarray, grid: np.ndarray,
+                steps: np.ndarray, x0: np.ndarray, p: np.ndarray, inp: tuple[Any, ...], xs: np.ndarray,
+                us: np.ndarray, nfev: np.ndarray, workers: int) -> None:
+    """The kernel module's ``fixed_run`` for N trajectories in ``workers`` threads: x0 (N, n), p (N, n_p);
+    writes xs (N, T, n), us (N, T, m) and nfev (N,) int64."""
+    _in_threads(module.fixed_chunk, x0.shape[0], workers, (A, b, c, grid, steps, x0, p, inp, xs, us, nfev))
+
+
+def adaptive_batch(module: ModuleType, method: tuple[Any, ...], dop853: np.ndarray | None, t0: float, t1: float,
+                   x0: np.ndarray, p: np.ndarray, inp: tuple[Any, ...], stops: np.ndarray, t_eval: np.ndarray,
+                   rtol: float, atol: np.ndarray, h0: float, h_max: float, max_steps: int, ev_direction: np.ndarray,
+                   ev_terminal: np.ndarray, xs: np.ndarray, us: np.ndarray, status: np.ndarray, n_out: np.ndarray,
+                   stats: np.ndarray, t_fail: np.ndarray, i_fail: np.ndarray, ev_t: np.ndarray, ev_x: np.ndarray,
+                   ev_idx: np.ndarray, n_ev: np.ndarray, workers: int) -> None:
+    """The kernel module's ``adaptive_run`` for N trajectories in ``workers`` threads, each with its own steps,
+    on a common non-empty t_eval.
+
+    Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
+    (rows past ``n_out[i]``, after a failure or terminal event, are NaN); status, n_out, i_fail, n_ev (N,)
+    int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
+    first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
+    """
+    N, T = x0.shape[0], t_eval.size
+    counts = np.empty((N, 5), np.int64)
+    _in_threads(module._adaptive_core, N, workers, (
+        method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
+        ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail))
+    n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:5]
+    late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
+    xs[late] = np.nan
+    us[late] = np.nan
+
+
+def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple[Any, ...]) -> None:
+    """``chunk(first, stop, *args)`` over ``range(count)`` in contiguous pieces, run by ``workers`` threads.
+
+    The compiled chunks release the GIL (``nogil``), so threads run them in parallel. This replaced a
+    ``prange`` loop (numba's ``parallel=True``), which ran no faster and took ~3 s longer to compile.
+    Several pieces per thread even out trajectories of different cost.
+    """
+    if workers <= 1 or count <= 1:
+        chunk(0, count, *args)
+        return
+    pieces = min(count, 8 * workers)
+    edges = [count * k // pieces for k in range(pieces + 1)]
+    with ThreadPoolExecutor(min(workers, pieces)) as pool:
+        for done in [pool.submit(chunk, lo, hi, *args) for lo, hi in itertools.pairwise(edges)]:
+            done.result()
 
 
 def _workers(setup: KernelSetup) -> int:
