@@ -9,8 +9,9 @@ The public API::
     robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from robodyn._lazy import lazy_names
 
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
@@ -99,17 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'robodyn' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
 __version__ = "0.1.0"
 
