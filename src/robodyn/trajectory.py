@@ -115,18 +115,7 @@ class Trajectory:
     events: tuple[EventRecord, ...] = field(default=())
 
     def __post_init__(self) -> None:
-        T = np.asarray(self.t).shape[0] if np.ndim(self.t) == 1 else -1
-        if T < 1:
-            raise ShapeError("trajectory: t must be a non-empty vector")
-        set_ = object.__setattr__
-        set_(self, "t", _frozen(self.t, (T,), "t"))
-        set_(self, "x", _frozen(self.x, (T, len(self.states)), "x"))
-        set_(self, "u", _frozen(self.u, (T, len(self.inputs)), "u"))
-        set_(self, "y", _frozen(self.y, (T, len(self.outputs)), "y"))
-        set_(self, "states", tuple(self.states))
-        set_(self, "inputs", tuple(self.inputs))
-        set_(self, "outputs", tuple(self.outputs))
-        set_(self, "events", tuple(self.events))
+        self._freeze(self.t, self.x, self.u, self.y, adopt=False)
 
     @classmethod
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
@@ -137,22 +126,29 @@ class Trajectory:
 
         ``t`` is copied, since it may be the caller's ``t_eval``.
         """
-        T = t.shape[0] if t.ndim == 1 else -1
+        self = object.__new__(cls)
+        for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("model", model),
+                            ("stats", stats), ("events", events)):
+            object.__setattr__(self, name, value)
+        self._freeze(t, x, u, y, adopt=True)
+        return self
+
+    def _freeze(self, t: Any, x: Any, u: Any, y: Any, adopt: bool) -> None:
+        """Check the shapes and set t, x, u, y read-only: copies, or (``adopt``) fresh x, u, y themselves."""
+        shape = np.shape(t)
+        T = shape[0] if len(shape) == 1 else -1
         if T < 1:
             raise ShapeError("trajectory: t must be a non-empty vector")
-        self = object.__new__(cls)
+        take = _adopted if adopt else _frozen
         set_ = object.__setattr__
+        set_(self, "states", tuple(self.states))
+        set_(self, "inputs", tuple(self.inputs))
+        set_(self, "outputs", tuple(self.outputs))
+        set_(self, "events", tuple(self.events))
         set_(self, "t", _frozen(t, (T,), "t"))
-        set_(self, "x", _adopted(x, (T, len(states)), "x"))
-        set_(self, "u", _adopted(u, (T, len(inputs)), "u"))
-        set_(self, "y", self.x if y is x else _adopted(y, (T, len(outputs)), "y"))  # y = x: one read-only array
-        set_(self, "states", tuple(states))
-        set_(self, "inputs", tuple(inputs))
-        set_(self, "outputs", tuple(outputs))
-        set_(self, "model", model)
-        set_(self, "stats", stats)
-        set_(self, "events", tuple(events))
-        return self
+        set_(self, "x", take(x, (T, len(self.states)), "x"))
+        set_(self, "u", take(u, (T, len(self.inputs)), "u"))
+        set_(self, "y", self.x if adopt and y is x else take(y, (T, len(self.outputs)), "y"))  # y = x: one array
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -283,16 +279,7 @@ class BatchTrajectory:
     events: tuple[tuple[EventRecord, ...], ...] = field(default=())
 
     def __post_init__(self) -> None:
-        N, T = np.shape(self.x)[:2]
-        if self.events and len(self.events) != N:
-            raise ShapeError(f"batch: {len(self.events)} event lists for {N} trajectories")
-        set_ = object.__setattr__
-        set_(self, "t", _frozen(self.t, (T,), "t"))
-        set_(self, "x", _frozen(self.x, (N, T, len(self.states)), "x"))
-        set_(self, "u", _frozen(self.u, (N, T, len(self.inputs)), "u"))
-        set_(self, "y", _frozen(self.y, (N, T, len(self.outputs)), "y"))
-        set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
-        set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
+        self._freeze(self.t, self.x, self.u, self.y, adopt=False)
 
     @classmethod
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, x0: Array, params: Array, states: tuple[str, ...],
@@ -300,21 +287,27 @@ class BatchTrajectory:
                stats: SimulationStats, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
         """The constructor for :func:`robodyn.simulate`, as :meth:`Trajectory._adopt`: ``x``, ``u`` and ``y``
         are taken over when they own their memory; ``t``, ``x0`` and ``params`` are copied."""
-        N, T = x.shape[:2]
-        if events and len(events) != N:
-            raise ShapeError(f"batch: {len(events)} event lists for {N} trajectories")
         self = object.__new__(cls)
+        for name, value in (("x0", x0), ("params", params), ("states", states), ("inputs", inputs),
+                            ("outputs", outputs), ("parameters", parameters), ("model", model), ("stats", stats),
+                            ("events", events)):
+            object.__setattr__(self, name, value)
+        self._freeze(t, x, u, y, adopt=True)
+        return self
+
+    def _freeze(self, t: Any, x: Any, u: Any, y: Any, adopt: bool) -> None:
+        """As :meth:`Trajectory._freeze`, for N runs; x0 and params are copied."""
+        N, T = np.shape(x)[:2]
+        if self.events and len(self.events) != N:
+            raise ShapeError(f"batch: {len(self.events)} event lists for {N} trajectories")
+        take = _adopted if adopt else _frozen
         set_ = object.__setattr__
         set_(self, "t", _frozen(t, (T,), "t"))
-        set_(self, "x", _adopted(x, (N, T, len(states)), "x"))
-        set_(self, "u", _adopted(u, (N, T, len(inputs)), "u"))
-        set_(self, "y", self.x if y is x else _adopted(y, (N, T, len(outputs)), "y"))  # y = x: one read-only array
-        set_(self, "x0", _frozen(x0, (N, len(states)), "x0"))
-        set_(self, "params", _frozen(params, (N, len(parameters)), "params"))
-        for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("parameters", parameters),
-                            ("model", model), ("stats", stats), ("events", events)):
-            set_(self, name, value)
-        return self
+        set_(self, "x", take(x, (N, T, len(self.states)), "x"))
+        set_(self, "u", take(u, (N, T, len(self.inputs)), "u"))
+        set_(self, "y", self.x if adopt and y is x else take(y, (N, T, len(self.outputs)), "y"))
+        set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
+        set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
 
     def __len__(self) -> int:
         return self.x.shape[0]
