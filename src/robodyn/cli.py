@@ -27,12 +27,7 @@ from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import ConvergenceError, InputError, RobodynError
 from robodyn.integrate.simulate import METHOD_NAMES
 from robodyn.model.expr import parse_assignments, parse_number
-from robodyn.model.lagrange import LagrangianSystem
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
-from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
-from robodyn.model.urdf import UrdfSystem
 from robodyn.signals import parse_input_assignments
 from robodyn.trajectory import Trajectory
 
@@ -88,11 +83,7 @@ def _add_model(parser: argparse.ArgumentParser) -> None:
 
 # --- show --------------------------------------------------------------------------------------------
 def _describe(model: Model) -> list[str]:
-    kind = ("mechanical" if isinstance(model, MechanicalSystem)
-            else "lagrangian" if isinstance(model, LagrangianSystem)
-            else "manipulator" if isinstance(model, ManipulatorSystem)
-            else "first_order" if isinstance(model, SymbolicModel) else type(model).__name__)
-    lines = [f"model    {model.name} ({kind})", f"states   {', '.join(model.states)}",
+    lines = [f"model    {model.name} ({model.kind})", f"states   {', '.join(model.states)}",
              f"inputs   {', '.join(model.inputs) or '(none)'}"]
     if model.outputs != model.states:
         lines.append(f"outputs  {', '.join(model.outputs)}")
@@ -102,37 +93,26 @@ def _describe(model: Model) -> list[str]:
 
 
 def _damping_lines(model: Model) -> list[str]:
-    if not isinstance(model, MechanicalSystem) or model.n_coordinates != 1:
+    info = model.scalar_damping()
+    if info is None:
         return []
-    info = model.damping_info()
     if info.omega_n is None:
         return [f"regime   {info.regime} (omega_n undefined)"]
     return [f"omega_n  {info.omega_n:.10g} rad/s", f"zeta     {info.zeta:.10g}", f"regime   {info.regime}"]
 
 
-def _manipulator_terms(model: ManipulatorSystem) -> list[tuple[str, Any]]:
-    """M(q), C(q, q') q' and g(q) of M q'' + C q' + g = Q: g is the bias at q' = 0 (gravity and springs),
-    C q' the rest (Coriolis, centrifugal and friction terms)."""
-    at_rest = {v: 0 for v in model.qd_symbols}
-    gravity = model.bias_expr.subs(at_rest)
-    coriolis = (model.bias_expr - gravity).applyfunc(sympy.expand)
-    return [("M(q)", model.mass_expr), ("C(q, q') q'", coriolis), ("g(q)", gravity), ("Q", model.forces_expr)]
-
-
 def _cmd_show(args: argparse.Namespace) -> int:
     model = _model(args)
-    terms = _manipulator_terms(model) if isinstance(model, ManipulatorSystem) else []
+    terms = model.equation_terms() or []
     if args.latex:
-        if not isinstance(model, SymbolicModel):
+        latex = model.latex_text()
+        if latex is None:
             raise InputError(f"model {model.name!r} has no symbolic equations to print as LaTeX")
-        blocks = [model.latex()]
-        blocks += [f"{name} = {model.latex_expr(value)}" for name, value in terms]
+        blocks = [latex]
+        blocks += [f"{name} = {model.symbol_table().latex_expr(value)}" for name, value in terms]
         print("\n\n".join(blocks))
         return 0
-    if isinstance(model, UrdfSystem):
-        equations = "\n".join(model.joint_table())
-    else:
-        equations = model.pretty() if isinstance(model, SymbolicModel) else repr(model)
+    equations = model.show_text()
     damping = _damping_lines(model)
     lines = [*_describe(model), "", equations, *(["", *damping] if damping else [])]
     for name, value in terms:
@@ -240,11 +220,8 @@ def _cmd_modes(args: argparse.Namespace) -> int:
 
     model = _model(args)
     x, u = _point(model, args.at, "--at")
-    if isinstance(model, MechanicalSystem):
-        linear = model.to_linear()
-    elif isinstance(model, LinearSystem):
-        linear = model
-    else:  # nonlinear models are linearized at the point first (exact where the model allows)
+    linear = model.linear_model()
+    if linear is None:  # nonlinear models are linearized at the point first (exact where the model allows)
         linear = robodyn.linearize(model, model.state_vector(x, default=0.0), u)
     result = modes(linear)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
@@ -361,12 +338,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 def _demo_equations(out: Path) -> list[str]:
     model = robodyn.load("pendulum")
-    assert isinstance(model, SymbolicModel)
     classification = robodyn.classify(model)
-    lines = [*_describe(model), "", model.pretty(), "", str(classification)]
+    lines = [*_describe(model), "", model.show_text(), "", str(classification)]
     written = [
         write_text_atomic(out / "pendulum_equations.txt", "\n".join(lines) + "\n"),
-        write_text_atomic(out / "pendulum_equations.tex", model.latex() + "\n"),
+        write_text_atomic(out / "pendulum_equations.tex", f"{model.latex_text()}\n"),
         write_text_atomic(out / "pendulum_classification.json", json.dumps(classification.to_dict(), indent=2) + "\n"),
     ]
     return [*lines, "", *(f"wrote {path}" for path in written)]

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import robodyn
-import robodyn.codegen.module as codegen_module
+import robodyn.codegen.loader as codegen_loader
 from robodyn import InputError
 from robodyn.codegen.cache import cache_dir, content_hash
 from robodyn.codegen.module import compiled_module, module_text
-from robodyn.codegen.source import UNROLL_LIMIT, rhs_source
+from robodyn.codegen.source import UNROLL_LIMIT
 
 Point = tuple[float, np.ndarray, np.ndarray, np.ndarray]
 
@@ -43,9 +43,9 @@ def test_generated_rhs_equals_model_f(name: str, options: dict, looped: bool) ->
     model = robodyn.load(name, **options)
     n = model.n_states // 2
     assert (n > UNROLL_LIMIT) == looped
-    assert ("cholesky_solve_lower(" in rhs_source(model)) == looped  # unrolled scalars up to UNROLL_LIMIT
+    assert ("cholesky_solve_lower(" in model.kernel_rhs_source()) == looped  # unrolled scalars up to UNROLL_LIMIT
     for t, x, u, p in _random_points(model, 40, seed=n):
-        expected = model._f(t, x, u, p)  # scipy's Cholesky on the lambdified M(q) and Q - c
+        expected = model.f_raw(t, x, u, p)  # scipy's Cholesky on the lambdified M(q) and Q - c
         # two Cholesky solves of a well-conditioned M: rounding only (measured <= 7e-15)
         np.testing.assert_allclose(_generated_rhs(model, t, x, u, p), expected, rtol=1e-12, atol=1e-12)
 
@@ -127,7 +127,7 @@ def _private_mode(path: os.PathLike[str]) -> int:
 def test_cache_folder_is_private_and_files_are_reused(tmp_path, monkeypatch) -> None:
     base = tmp_path / "robodyn-cache"
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(base))
-    monkeypatch.setattr(codegen_module, "_loaded", {})  # forget modules loaded by earlier tests
+    monkeypatch.setattr(codegen_loader, "_loaded", {})  # forget modules loaded by earlier tests
 
     def model() -> robodyn.SymbolicSystem:  # a fresh object each time: models memoize their module
         return robodyn.SymbolicSystem(["z"], ["w"], {"z": "-a*z + w"}, parameters={"a": 2.0}, name="cache_probe")
@@ -145,7 +145,7 @@ def test_cache_folder_is_private_and_files_are_reused(tmp_path, monkeypatch) -> 
     assert list((folder / "__pycache__").glob(f"{path.stem}.rhs-*.nbi"))  # numba's machine code, on disk
     before = path.stat()
 
-    monkeypatch.setattr(codegen_module, "_loaded", {})  # as in a new process
+    monkeypatch.setattr(codegen_loader, "_loaded", {})  # as in a new process
     second = compiled_module(model())
     assert second is not first
     after = path.stat()
@@ -157,7 +157,7 @@ def test_cache_folder_is_private_and_files_are_reused(tmp_path, monkeypatch) -> 
 
 def test_tampered_cache_file_is_rewritten(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ROBODYN_CACHE_DIR", str(tmp_path / "cache"))
-    monkeypatch.setattr(codegen_module, "_loaded", {})
+    monkeypatch.setattr(codegen_loader, "_loaded", {})
     model = robodyn.SymbolicSystem(["z"], [], {"z": "-3*z"}, name="tamper_probe")
     text = module_text(model)
     path = cache_dir() / f"robodyn_gen_{content_hash(text)[:24]}.py"

@@ -617,7 +617,7 @@ def test_repeated_calls_reuse_the_plan_and_report_no_compilation() -> None:
     again = robodyn.simulate(joint, 1.0, [0.0, 0.0], Step(0.2, 0.0, 1.0), method="dopri5")
     np.testing.assert_array_equal(first.x, again.x)
     assert again.stats.compile_seconds == 0.0
-    assert len(joint.__dict__["_simulate_plans"]) >= 1
+    assert len(joint.memo()["simulate plans"]) >= 1
 
 
 @pytest.mark.parametrize(("u1", "u2"), [(1.0, 2.0), (1, 1.0), (Step(0.2, 0.0, 1.0), Step(0.3, 0.0, 1.0)),

@@ -238,7 +238,7 @@ def test_to_scipy_state_space():
 
 def test_trusted_constructor_makes_arrays_read_only():
     A, B = np.array(A2), np.array(B2)
-    model = LinearSystem._trusted(A, B, np.eye(2), np.zeros((2, 1)), states=("a", "b"), inputs=("u",),
+    model = LinearSystem.from_checked(A, B, np.eye(2), np.zeros((2, 1)), states=("a", "b"), inputs=("u",),
                                   outputs=("a", "b"), name="t", x_op=np.zeros(2), u_op=np.zeros(1),
                                   method="central", error_estimate=1e-9)
     assert not A.flags.writeable and not model.x_op.flags.writeable

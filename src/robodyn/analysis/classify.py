@@ -27,9 +27,6 @@ import sympy
 
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
 from robodyn.model.system import Model
 
 __all__ = ["Classification", "classify"]
@@ -110,9 +107,10 @@ def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classificatio
     samples, seed
         Number of random points and the random seed, used only for models given as plain callables.
     """
-    if isinstance(model, LinearSystem):
+    basis = model.classification_basis
+    if basis == "structural":
         return _classify_linear(model)
-    if isinstance(model, SymbolicSystem | ManipulatorSystem):
+    if basis == "symbolic":
         return _classify_symbolic(model)
     return _classify_sampled(model, samples, seed)
 
@@ -137,16 +135,11 @@ def _shape_verdicts(model: Model) -> tuple[int, int, dict[str, str]]:
 
 
 # --- symbolic ---------------------------------------------------------------------------------------
-def _equations(model: SymbolicModel) -> list[tuple[str, sympy.Expr]]:
+def _equations(model: Any) -> list[tuple[str, sympy.Expr]]:
     """(label, expression) for every expression of f: explicit rows, or M(q) and Q - c."""
-    if isinstance(model, SymbolicSystem):
-        return [(f"the equation for {s}'", e) for s, e in zip(model.states, model.f_expr)]
-    assert isinstance(model, ManipulatorSystem)
-    n = model.n_coordinates
-    rows = [
-        (f"the mass matrix entry M[{i}][{j}]", model.mass_expr[i, j]) for i in range(n) for j in range(n)
-    ]
-    return rows + [(f"the equation for {c}''", e) for c, e in zip(model.coordinates, model.rhs_expr)]
+    equations = model.classification_equations()
+    assert equations is not None  # the model said its basis is symbolic
+    return list(equations)
 
 
 def _names(symbols: set[sympy.Basic]) -> str:
@@ -176,10 +169,11 @@ def _expanded(expr: sympy.Expr) -> sympy.Expr:
     return sympy.expand(expr) if sympy.count_ops(expr) <= _EXPAND_LIMIT else expr
 
 
-def _linearity(model: SymbolicModel, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
+def _linearity(model: Any, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
     variables = set(model.x_symbols) | set(model.u_symbols)
-    if isinstance(model, MechanicalSystem):
-        return True, "M q'' + B q' + K q = F u with constant matrices is linear in the state and inputs"
+    reason = model.linear_by_construction()
+    if reason is not None:
+        return True, reason
     for label, expr in equations:
         if label.startswith("the mass matrix"):
             depends = expr.free_symbols & variables
@@ -200,7 +194,8 @@ def _first_term_with(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr
     return terms[0] if terms else expr
 
 
-def _classify_symbolic(model: SymbolicModel) -> Classification:
+def _classify_symbolic(model: Any) -> Classification:
+    """From the expressions of a symbolic model (its symbol table: x_symbols, u_symbols, h_expr)."""
     order, dimension, reasons = _shape_verdicts(model)
     equations = [(label, _expanded(e)) for label, e in _equations(model)]
     linear, reasons["linear"] = _linearity(model, equations)
@@ -254,10 +249,11 @@ def _classify_symbolic(model: SymbolicModel) -> Classification:
 
 
 # --- linear -----------------------------------------------------------------------------------------
-def _classify_linear(model: LinearSystem) -> Classification:
+def _classify_linear(model: Model) -> Classification:
     order, dimension, reasons = _shape_verdicts(model)
-    assert model.B is not None
-    driven = [model.inputs[j] for j in range(model.n_inputs) if np.any(model.B[:, j] != 0)]
+    linear = model.linear_model()
+    assert linear is not None and linear.B is not None  # the model said its basis is structural
+    driven = [linear.inputs[j] for j in range(linear.n_inputs) if np.any(linear.B[:, j] != 0)]
     reasons["linear"] = "x' = A x + B u with constant matrices"
     reasons["time_invariant"] = "A, B, C and D are constant"
     if driven:
@@ -291,7 +287,7 @@ def _classify_sampled(model: Model, samples: int, seed: int) -> Classification:
     p = model.parameter_vector()
 
     def f(t: float, x: np.ndarray, u: np.ndarray) -> np.ndarray:
-        return model._checked(model._f(t, x, u, p), n, "f")
+        return model.f_raw(t, x, u, p)
 
     counter: dict[str, Any] | None = None
     linear = time_invariant = inputs_free = source_free = True

@@ -6,7 +6,7 @@ which feed :func:`~robodyn.analysis.linearize.linearize` (``linearize(model, op.
 
 How it solves
 -------------
-- **Jacobian.** The exact one when the model has it (DESIGN.md, "exactness ladder"): sympy df/dx, df/du
+- **Jacobian.** The exact one when the model has it (``model.jacobian_method``): sympy df/dx, df/du
   of a :class:`~robodyn.model.symbolic.SymbolicSystem`, the Cholesky-based exact Jacobians of a
   :class:`~robodyn.model.mechanical.ManipulatorSystem`, [A | B] of a
   :class:`~robodyn.model.linear.LinearSystem`; central differences with a scaled step otherwise. Only
@@ -51,9 +51,6 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.linearize import _central
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicSystem
 from robodyn.model.system import Model, Values
 
 __all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
@@ -138,14 +135,9 @@ JacobianFunction: TypeAlias = Callable[[float, Array, Array, Array], Array]
 
 def _exact_jacobian(model: Model) -> JacobianFunction | None:
     """[df/dx | df/du] ``(n, n + m)`` at a point, when the model has exact derivatives."""
-    if isinstance(model, ManipulatorSystem):
-        return lambda t, x, u, p: np.hstack(model.jacobians(t, x, u, p))
-    if isinstance(model, SymbolicSystem):
-        return lambda t, x, u, p: np.hstack([model.dfdx(t, x, u, p), model.dfdu(t, x, u, p)])
-    if isinstance(model, LinearSystem):
-        stacked = np.hstack([model.A, model.B])
-        return lambda t, x, u, p: stacked
-    return None
+    if model.jacobian_method is None:
+        return None
+    return lambda t, x, u, p: np.hstack(model.jacobians_raw(t, x, u, p))
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +159,7 @@ class _Problem:
 
     def residual(self, z: Array) -> Array:
         x, u = self.point(np.asarray(z, dtype=float))
-        return np.asarray(self.model._f(self.time, x, u, self.p), dtype=float).reshape(-1)
+        return self.model.f_raw(self.time, x, u, self.p)
 
     def jacobian(self, z: Array) -> Array:
         z = np.asarray(z, dtype=float)
@@ -318,16 +310,17 @@ def _check_options(starts: int, tol: float, seed: int | None) -> None:
 # --- holding torque ----------------------------------------------------------------------------------------
 def _holding_applies(model: Model, fixed: Mapping[int, float]) -> bool:
     """All coordinates fixed, velocities fixed to 0 or free, some input free (indices into [x, u])."""
-    if not isinstance(model, ManipulatorSystem) or model.n_inputs == 0:
+    manipulator = model.manipulator()
+    if manipulator is None or model.n_inputs == 0:
         return False
-    n = model.n_coordinates
+    n = manipulator.n_coordinates
     coordinates_fixed = all(i in fixed for i in range(n))
     velocities_rest = all(fixed.get(i, 0.0) == 0.0 for i in range(n, 2 * n))
     inputs_free = any(j not in fixed for j in range(2 * n, 2 * n + model.n_inputs))
     return coordinates_fixed and velocities_rest and inputs_free
 
 
-def _holding_input(model: ManipulatorSystem, time: float, p: Array, base: Array,
+def _holding_input(model: Model, time: float, p: Array, base: Array,
                    free_inputs: NDArray[np.intp]) -> Array | None:
     """u solving Q - c = 0 at rest when that is affine in the free inputs, else None.
 
@@ -337,12 +330,12 @@ def _holding_input(model: ManipulatorSystem, time: float, p: Array, base: Array,
     n2 = model.n_states
     x, u0 = base[:n2], base[n2:].copy()
     u0[free_inputs] = 0.0
-    r0 = np.asarray(model._rhs_numeric(time, x, u0, p), dtype=float).reshape(-1)
-    stacked = np.asarray(model._derivatives_numeric(time, x, u0, p), dtype=float)
-    D = stacked[:, n2: n2 + model.n_inputs][:, free_inputs]
+    manipulator = model.manipulator()
+    r0, dr_du = manipulator.rhs_terms(time, x, u0, p)
+    D = dr_du[:, free_inputs]
     u1 = u0.copy()
     u1[free_inputs] = 1.0
-    r1 = np.asarray(model._rhs_numeric(time, x, u1, p), dtype=float).reshape(-1)
+    r1 = manipulator.rhs_terms(time, x, u1, p)[0]
     scale = 1.0 + max(_max_abs(r0), _max_abs(r1), _max_abs(D))
     if not math.isfinite(scale) or _max_abs(r1 - r0 - D.sum(axis=1)) > AFFINE_TOLERANCE * scale:
         return None
@@ -412,7 +405,7 @@ def find_equilibrium(
     array([2.89905323])                      # the holding torque m g l sin(0.3)
     """
     _check_options(starts, tol, seed)
-    time, _, _, p = model._arguments(t, np.zeros(model.n_states), None, params)
+    time, _, _, p = model.arguments(t, np.zeros(model.n_states), None, params)
     names = (*model.states, *model.inputs)
     fixed = _fixed_values(fix, names)
     base = np.zeros(len(names))
@@ -423,7 +416,7 @@ def find_equilibrium(
     first = _guess_vector(guess, unknowns, names)
     low, high = _bounds(box, unknowns, names)
     problem = _Problem(model, time, p, base, free, _exact_jacobian(model))
-    model._checked(problem.residual(first), model.n_states, "f")  # a wrong shape is the model's bug: raise
+    problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
     if free.size == 0:
         return (_checked_fixed(problem, tol),)
     if _holding_applies(model, fixed):
@@ -460,7 +453,6 @@ def _checked_fixed(problem: _Problem, tol: float) -> OperatingPoint:
 def _hold(problem: _Problem, tol: float) -> OperatingPoint | None:
     """The holding-torque point, or None when r is not affine in u or the inputs cannot hold q."""
     model = problem.model
-    assert isinstance(model, ManipulatorSystem)
     n2 = model.n_states
     base = problem.base.copy()
     base[problem.free[problem.free < n2]] = 0.0  # free velocities: q' = q_dot forces them to zero
@@ -469,7 +461,7 @@ def _hold(problem: _Problem, tol: float) -> OperatingPoint | None:
     if u is None:
         return None
     x = base[:n2]
-    residual = _max_abs(np.asarray(model._f(problem.time, x, u, problem.p), dtype=float))
+    residual = _max_abs(model.f_raw(problem.time, x, u, problem.p))
     if not residual <= tol:
         return None  # the general solver reports the failure with its best residual
     return OperatingPoint(x, u, model.states, model.inputs, residual, True, "holding-torque")
@@ -495,8 +487,8 @@ def _no_convergence(problem: _Problem, attempts: Sequence[_Attempt], unknowns: S
     best = min(attempts, key=lambda a: a.residual)
     where = ", ".join(f"{n}={v:.6g}" for n, v in zip(unknowns, best.z.tolist()))
     note = ""
-    if isinstance(model, ManipulatorSystem):
-        moving = [model.states[i] for i in range(model.n_coordinates, model.n_states) if fixed.get(i, 0.0) != 0.0]
+    if model.manipulator() is not None:
+        moving = [model.states[i] for i in range(model.n_states // 2, model.n_states) if fixed.get(i, 0.0) != 0.0]
         if moving:
             note = f" (velocities {', '.join(moving)} are fixed to nonzero values, but q' = q_dot must be 0)"
     k = len(unknowns)

@@ -39,11 +39,9 @@ import sympy
 from numpy.typing import NDArray
 
 from robodyn.analysis.intervals import UNSUPPORTED, Interval, Issue, enclose, round_down, round_up, sum_up
+from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError, NumericalError, UnknownNameError
-from robodyn.model.expr import TIME, symbol
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicSystem, exact_float_printer
+from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values
 
 __all__ = ["NORM", "Existence", "LipschitzBound", "PicardIterates", "box_around", "existence", "lipschitz",
@@ -181,7 +179,7 @@ class _Form:
         exprs = [e.replace(sympy.DiracDelta, lambda *a: sympy.S.Zero)  # zero off the jump
                  .replace(sympy.Derivative, lambda *a: sympy.nan) for e in exprs]  # sympy could not differentiate
         raw = sympy.lambdify((TIME, self.states, self.inputs, self.parameters), exprs, modules="numpy",
-                             printer=exact_float_printer(), dummify=True)
+                             printer=numpy_printer(), dummify=True)
 
         def evaluate(t: Array, x: Array, u: Array, p: Array) -> Array:
             with np.errstate(all="ignore"):
@@ -193,28 +191,10 @@ class _Form:
 
 def _form(model: Model) -> _Form | None:
     """The explicit symbolic f of ``model``, or ``None`` when only sampling is possible."""
-    if isinstance(model, SymbolicSystem):
-        return _Form(model.f_expr, model.x_symbols, model.u_symbols, model.p_symbols, model.dfdx_expr)
-    if isinstance(model, ManipulatorSystem) and model.n_coordinates <= MAX_SYMBOLIC_COORDINATES:
-        mass = model.mass_expr
-        if mass.shape == (1, 1):
-            inverse = sympy.Matrix([[1 / mass[0, 0]]])
-        else:
-            inverse = mass.adjugate() / mass.det(method="berkowitz")
-        f = sympy.Matrix.vstack(sympy.Matrix(model.qd_symbols), inverse * model.rhs_expr)
-        return _Form(f, model.x_symbols, model.u_symbols, model.p_symbols, f.jacobian(model.x_symbols))
-    if isinstance(model, LinearSystem):
-        x = tuple(symbol(s) for s in model.states)
-        u = tuple(symbol(s) for s in model.inputs)
-        f = _float_matrix(model.A) * sympy.Matrix(x)
-        if u:
-            f += _float_matrix(model.B) * sympy.Matrix(u)
-        return _Form(f, x, u, (), _float_matrix(model.A))
-    return None
-
-
-def _float_matrix(array: Array) -> sympy.Matrix:
-    return sympy.Matrix([[sympy.Float(float(v)) for v in row] for row in np.asarray(array)])
+    form = model.explicit_form(MAX_SYMBOLIC_COORDINATES)
+    if form is None:
+        return None
+    return _Form(form.f, tuple(form.x), tuple(form.u), tuple(form.p), form.jacobian)
 
 
 @dataclass(frozen=True, slots=True)
@@ -258,8 +238,8 @@ class _Problem:
         if self.form is not None:
             entries = self.form.vectorized(list(self.form.jacobian))(t, x, self.u, self.p)
             return np.sum(np.abs(entries.reshape(-1, n, n)), axis=2).max(axis=1)
-        if isinstance(self.model, ManipulatorSystem):
-            jac = [self.model.dfdx(ti, xi, self.u, self.p) for ti, xi in zip(t, x)]
+        if self.model.jacobian_method is not None:
+            jac = [self.model.jacobians_raw(float(ti), xi, self.u, self.p)[0] for ti, xi in zip(t, x)]
         else:
             jac = [_central(functools.partial(self._f_at, ti), xi) for ti, xi in zip(t, x)]
         return np.array([np.abs(j).sum(axis=1).max() for j in jac])

@@ -1,6 +1,7 @@
 """Linearization at an operating point: delta x' = A delta x + B delta u, delta y = C delta x + D delta u.
 
-The best derivative the model supports is used (DESIGN.md, "exactness ladder"), and reported:
+The best derivative the model supports is used (exact when it can be, else complex step, else central
+differences), and reported:
 
 - ``symbolic``: exact sympy Jacobians of an explicit first-order model;
 - ``manipulator``: second-order models M(q) q'' = r(t, q, q', u), exact at any point without inverting M
@@ -37,14 +38,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
-import sympy
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem, exact_float_printer
-from robodyn.model.system import Model, System, Values
-from robodyn.model.urdf import UrdfSystem
+from robodyn.model.system import Model, Values
 
 __all__ = ["METHODS", "linearize"]
 
@@ -95,31 +92,21 @@ def linearize(
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
     point = _Point.of(model, t, x, u, params)
     chosen = _choose(model, method, point)
-    if chosen == "linear":
-        assert isinstance(model, LinearSystem)
-        return LinearSystem._trusted(model.A, model.B, model.C, model.D, states=model.states, inputs=model.inputs,
-                                     outputs=model.outputs, name=model.name, x_op=point.x, u_op=point.u,
-                                     method="linear", error_estimate=0.0)
-    if chosen == "manipulator" and isinstance(model, UrdfSystem):  # analytic derivatives from Pinocchio
-        A, B = model._jacobians_raw(point.x, point.u)  # the point is validated already
-        matrices = _pack(model, point.x, A, B, np.eye(model.n_states), np.zeros((model.n_states, model.n_inputs)))
-        error = 0.0
-    elif chosen in ("symbolic", "manipulator"):
-        assert isinstance(model, SymbolicModel)
-        matrices = _exact(model, _exact_plan(model), point)
+    if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
+        buffer = np.asarray(model.linearization_raw(point.t, point.x, point.u, point.p), dtype=float)
+        matrices = _finish(model, _Layout.of(model), buffer, point.x)
         error = 0.0
     else:
         A, B, error = _differentiate(model, "f", chosen, point)
-        if isinstance(model, SymbolicModel):
-            C, D = model.dhdx(point.t, point.x, point.u, point.p), model.dhdu(point.t, point.x, point.u, point.p)
-        elif isinstance(model, System) and model._out is None:  # y = x
-            C, D = np.eye(model.n_states), np.zeros((model.n_states, model.n_inputs))
+        exact_outputs = model.output_jacobians_raw(point.t, point.x, point.u, point.p)
+        if exact_outputs is not None:
+            C, D = exact_outputs
         else:
             C, D, error_h = _differentiate(model, "h", chosen, point)
             error = max(error, error_h)
         matrices = _pack(model, point.x, A, B, C, D)
     A, B, C, D = matrices
-    return LinearSystem._trusted(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
+    return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
                                  name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error)
 
 
@@ -139,13 +126,13 @@ class _Point:
     @staticmethod
     def of(model: Model, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
         """Validate once. Plain floats in dicts, lists or float arrays take a lean path; anything else, and
-        every error, goes through ``model._arguments`` (same messages as ``model.f``)."""
-        fast = type(model)._arguments is Model._arguments and type(t) is float and math.isfinite(t)
+        every error, goes through ``model.arguments`` (same messages as ``model.f``)."""
+        fast = type(model).arguments is Model.arguments and type(t) is float and math.isfinite(t)
         xl = _floats(x, model.states, required=True) if fast else None
         ul = _floats(u, model.inputs, required=False) if xl is not None else None
-        defaults = _parameters(model) if params is None and ul is not None else None
+        defaults = model.default_parameters() if params is None and ul is not None else None
         if xl is None or ul is None or defaults is None:
-            time, xv, uv, p = model._arguments(t, x, u, params)
+            time, xv, uv, p = model.arguments(t, x, u, params)
             return _Point(time, xv, uv, p, xv.tolist(), uv.tolist(), p.tolist())
         return _Point(t, np.array(xl), np.array(ul), defaults[1], xl, ul, defaults[0])
 
@@ -179,26 +166,9 @@ def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> list[floa
     return items
 
 
-def _parameters(model: Model) -> tuple[list[float], np.ndarray]:
-    """The default parameter values (list, read-only array), cached per ``model.parameters`` mapping (a copy
-    with other parameters has another mapping, so a cache copied along with the model's ``__dict__`` is
-    not reused)."""
-    store = getattr(model, "__dict__", None)
-    cached = store.get("_linearize_parameters") if store is not None else None
-    if cached is None or cached[0] is not model.parameters:
-        vector = model.parameter_vector(None)
-        vector.setflags(write=False)
-        cached = (model.parameters, tuple(vector.tolist()), vector)
-        if store is not None:
-            store["_linearize_parameters"] = cached
-    return list(cached[1]), cached[2]
-
-
 # --- which method ------------------------------------------------------------------------------------------
 def _choose(model: Model, method: str, point: _Point) -> str:
-    exact = ("symbolic" if isinstance(model, SymbolicSystem)
-             else "manipulator" if isinstance(model, ManipulatorSystem | UrdfSystem)
-             else "linear" if isinstance(model, LinearSystem) else None)
+    exact = model.jacobian_method
     if method == "auto":
         if exact is not None:
             return exact
@@ -213,12 +183,12 @@ def _choose(model: Model, method: str, point: _Point) -> str:
             f"part or returned a wrong derivative): use method 'central', or write f with numpy functions"
         )
     raise InputError(
-        f"method {method!r} is not available for {type(model).__name__} {model.name!r}: "
+        f"method {method!r} is not available for the {model.kind} model {model.name!r}: "
         f"use {exact or 'complex or central'} (or auto)"
     )
 
 
-# --- exact paths: one fused evaluator per model --------------------------------------------------------------
+# --- the result's layout --------------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class _Layout:
     """A, B, C, D of one linearization as consecutive row-major blocks of a flat buffer."""
@@ -240,118 +210,6 @@ class _Layout:
 def _layout(n: int, m: int, p: int) -> _Layout:
     sizes = (n * n, n * m, p * n, p * m)
     return _Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
-
-
-@dataclass(frozen=True, slots=True)
-class _ExactPlan:
-    """A lambdified function returning every derivative entry the model needs, flat, in one call.
-
-    Layout (row-major): symbolic ``[df/dx, df/du, dh/dx, dh/du]`` (that of the result); manipulator
-    ``[M, dr/dx | dr/du, (r, dM/dq_k for k = 1..c if M depends on q), dh/dx, dh/du]``. The h part is left
-    out when y = x. ``template`` is the result's buffer with its constant entries (identity blocks).
-    """
-
-    evaluate: Callable[..., list[Any]]
-    layout: _Layout
-    template: np.ndarray
-    coordinates: int  # c for a manipulator (the state is [q, q']), 0 for a first-order model
-    mass_varies: bool
-    identity_output: bool
-
-
-def _exact_plan(model: SymbolicModel) -> _ExactPlan:
-    store = model.__dict__
-    plan = store.get("_linearize_exact")
-    if plan is None:  # expressions only: a copy with other parameters may share it
-        plan = store["_linearize_exact"] = _build_exact_plan(model)
-    return plan
-
-
-def _build_exact_plan(model: SymbolicModel) -> _ExactPlan:
-    identity = model.outputs_are_states
-    layout = _Layout.of(model)
-    template = np.zeros(layout.bounds[-1])
-    A, _, C, _ = layout.views(template)
-    if identity:
-        C[:] = np.eye(model.n_states)
-    if isinstance(model, ManipulatorSystem):
-        c = model.n_coordinates
-        A[:c, c:] = np.eye(c)
-        rhs = model.rhs_expr
-        jacobian = rhs.jacobian(model.x_symbols)
-        if model.u_symbols:
-            jacobian = jacobian.row_join(rhs.jacobian(model.u_symbols))
-        dmass = [model.mass_expr.diff(q) for q in model.q_symbols]
-        mass_varies = not all(d.is_zero_matrix for d in dmass)
-        parts = [model.mass_expr, jacobian] + ([rhs, *dmass] if mass_varies else [])
-    else:
-        assert isinstance(model, SymbolicSystem)
-        c, mass_varies = 0, False
-        parts = [model.dfdx_expr, model.dfdu_expr]
-    if not identity:
-        parts += [model.dhdx_expr, model.dhdu_expr]
-    flat = [entry for part in parts for entry in part]
-    evaluate = sympy.lambdify((model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols), flat,
-                              modules="numpy", cse=True, printer=exact_float_printer(), dummify=True)
-    template.setflags(write=False)
-    return _ExactPlan(evaluate, layout, template, c, mass_varies, identity)
-
-
-def _exact(model: SymbolicModel, plan: _ExactPlan, point: _Point) -> tuple[np.ndarray, ...]:
-    try:  # Python floats are ~10x faster than numpy scalars in the generated code ...
-        values = np.array(plan.evaluate(point.t, point.x_list, point.u_list, point.p_list), dtype=float)
-    except (ArithmeticError, TypeError, ValueError):  # ... but 1/0 raises and (-1)**0.5 is complex there:
-        values = np.array(plan.evaluate(point.t, point.x, point.u, point.p), dtype=float)  # numpy semantics
-    bounds = plan.layout.bounds
-    if plan.coordinates == 0 and not plan.identity_output:
-        buffer = values  # already the result's layout
-    else:
-        buffer = plan.template.copy()
-        if plan.coordinates == 0:
-            buffer[: bounds[2]] = values
-        else:
-            assert isinstance(model, ManipulatorSystem)
-            end = _manipulator(model, plan, values, buffer, point)
-            if not plan.identity_output:
-                buffer[bounds[2]:] = values[end:]
-    return _finish(model, plan.layout, buffer, point.x)
-
-
-def _manipulator(model: ManipulatorSystem, plan: _ExactPlan, values: np.ndarray, buffer: np.ndarray,
-                 point: _Point) -> int:
-    """Write df/dx and df/du of x = [q, q'], f = [q', a], M(q) a = r into ``buffer``: da/dz = M^-1 (dr/dz -
-    [dM/dq_k a]_k), the last c rows of A and of B. Returns where the h part of ``values`` starts."""
-    c, m = plan.coordinates, model.n_inputs
-    n = 2 * c
-    mass = values[: c * c].reshape(c, c)
-    end = c * c + c * (n + m)
-    derivative = values[c * c: end].reshape(c, n + m)
-    if plan.mass_varies:
-        accel = _solve_spd(model, mass, values[end: end + c], point)
-        dmass = values[end + c: end + c + c * c * c].reshape(c, c, c)  # [k, i, j] = dM_ij / dq_k
-        derivative[:, :c] -= (dmass @ accel).T
-        end += c + c * c * c
-    solved = _solve_spd(model, mass, derivative, point)
-    buffer[c * n: n * n] = solved[:, :n].reshape(-1)  # A[c:, :]
-    buffer[n * n + c * m: n * (n + m)] = solved[:, n:].reshape(-1)  # B[c:, :]
-    return end
-
-
-def _solve_spd(model: ManipulatorSystem, mass: np.ndarray, rhs: np.ndarray, point: _Point) -> np.ndarray:
-    """M^-1 rhs for a symmetric positive definite M: closed forms for 1x1 and 2x2 (the lower triangle, as
-    Cholesky reads it), a Cholesky solve otherwise. Not positive definite -> SingularMatrixError."""
-    c = mass.shape[0]
-    if c == 1 and mass[0, 0] > 0:
-        return rhs / mass[0, 0]
-    if c == 2:
-        a, b, d = mass[0, 0], mass[1, 0], mass[1, 1]
-        det = a * d - b * b
-        if a > 0 and det > 0:  # Sylvester's criterion; Cramer's rule is forward stable for 2x2 (Higham 2002)
-            return np.array([[d, -b], [-b, a]]) @ rhs / det
-    import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
-
-    factor = model._factor(mass, point.x)  # raises SingularMatrixError naming q
-    return scipy.linalg.cho_solve(factor, rhs, check_finite=False)
 
 
 def _pack(model: Model, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[np.ndarray, ...]:
@@ -379,7 +237,7 @@ def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) ->
 def _differentiate(model: Model, which: str, method: str, point: _Point) -> tuple[np.ndarray, np.ndarray, float]:
     """d(which)/dx, d(which)/du and an error estimate, by ``method`` (complex falls back to central for an
     h that does not accept complex input)."""
-    function = model._f if which == "f" else model._h
+    function = model.raw_function(which)
     size = model.n_states if which == "f" else model.n_outputs
     n = model.n_states
     label = f"model {model.name!r}: {which}"
@@ -460,11 +318,10 @@ def _central(function: Callable[[np.ndarray], Any], point: np.ndarray) -> tuple[
 
 # --- probes: what a callable accepts, decided once per model ---------------------------------------------
 def _capability(model: Model, which: str, kind: str, point: _Point) -> bool:
-    store = getattr(model, "__dict__", None)
-    verdicts: dict[tuple[str, str], bool] = store.setdefault("_linearize_verdicts", {}) if store is not None else {}
+    verdicts: dict[tuple[str, str], bool] = model.memo().setdefault("linearize probes", {})
     key = (which, kind)
     if key not in verdicts:
-        function = model._f if which == "f" else model._h
+        function = model.raw_function(which)
         size = model.n_states if which == "f" else model.n_outputs
         probe = _accepts_complex if kind == "complex" else _accepts_batch
         verdicts[key] = probe(function, point, size)

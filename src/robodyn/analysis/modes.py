@@ -34,7 +34,7 @@ from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.csgraph import connected_components
 
 from robodyn.errors import InputError, ShapeError
-from robodyn.signals_core import finite_number
+from robodyn.signals.core import finite_number
 
 __all__ = ["STABILITY", "ModalDecomposition", "Mode", "Modes", "modal_decomposition", "modes"]
 

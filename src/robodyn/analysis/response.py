@@ -19,7 +19,7 @@ from scipy.integrate import quad_vec
 
 from robodyn.analysis.modes import Array, ComplexArray, _system_matrix, modal_decomposition
 from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError, UnknownNameError
-from robodyn.signals_core import Signal, finite_number, is_real_number
+from robodyn.signals.core import Signal, finite_number, is_real_number
 
 __all__ = ["forced_response"]
 

@@ -61,9 +61,9 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
-from robodyn.model.mechanical import MechanicalSystem, ScalarDamping
+from robodyn.model.mechanical import ScalarDamping
 from robodyn.model.system import Model, Values
-from robodyn.signals_core import (
+from robodyn.signals.core import (
     Constant,
     FunctionSignal,
     Ramp,
@@ -532,14 +532,14 @@ def second_order(
     >>> joint.omega_n, joint.zeta, joint.regime
     (10.0, 0.5, 'underdamped')
     """
-    if isinstance(J, MechanicalSystem):
+    if isinstance(J, Model):
+        if J.mechanical_matrices() is None:
+            raise InputError(f"model {J.name!r} is a {J.kind} model: second_order needs a MechanicalSystem with "
+                             "one coordinate (or the numbers J, b, k): linearize a nonlinear model first")
         if b is not None or k is not None or gain is not None:
             raise InputError("second_order(model) takes J, b, k and the gain from the model: "
                              "give either a model or the numbers J, b, k")
         return _from_model(J, params)
-    if isinstance(J, Model):
-        raise InputError(f"model {J.name!r} is a {type(J).__name__}: second_order needs a MechanicalSystem with "
-                         "one coordinate (or the numbers J, b, k): linearize a nonlinear model first")
     if b is None or k is None:
         raise InputError("second_order(J, b, k) needs all three coefficients: give b and k (0 for none)")
     if params is not None:
@@ -547,10 +547,13 @@ def second_order(
     return SecondOrder(J, b, k, 1.0 if gain is None else gain)
 
 
-def _from_model(model: MechanicalSystem, params: Values | None) -> SecondOrder:
-    if model.n_coordinates != 1:
+def _from_model(model: Model, params: Values | None) -> SecondOrder:
+    matrices = model.mechanical_matrices(params)
+    assert matrices is not None
+    mass, damping, stiffness, forcing = matrices
+    if mass.shape[0] != 1:
         raise InputError(
-            f"model {model.name!r} has {model.n_coordinates} coordinates: second_order needs one "
+            f"model {model.name!r} has {mass.shape[0]} coordinates: second_order needs one "
             "(simulate the model, or analyse its modes)"
         )
     if model.n_inputs > 1:
@@ -558,6 +561,5 @@ def _from_model(model: MechanicalSystem, params: Values | None) -> SecondOrder:
             f"model {model.name!r} has {model.n_inputs} inputs: second_order takes one; "
             "build the model with one input (F as the gain)"
         )
-    mass, damping, stiffness, forcing = model.numeric_matrices(params)
     gain = float(forcing[0, 0]) if model.n_inputs else 0.0
     return SecondOrder(float(mass[0, 0]), float(damping[0, 0]), float(stiffness[0, 0]), gain)

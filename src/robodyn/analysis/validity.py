@@ -260,7 +260,7 @@ def validity(
     """
     tol = _positive(tolerance, "tolerance")
     grid = _radii(radii, DEFAULT_RADII, "radii")
-    _, x, u, p = model._arguments(0.0, x_op, u_op, params)
+    _, x, u, p = model.arguments(0.0, x_op, u_op, params)
     n, m = model.n_states, model.n_inputs
     sizes = _scale(scale, n + m)
     gain = _gain(feedback, m, n)
@@ -464,7 +464,7 @@ def _joint_function(model: Model, p: Array) -> Callable[[Array], Array]:
     n = model.n_states
 
     def function(z: Array) -> Array:
-        return model._checked(model._f(0.0, z[:n], z[n:], p), n, "f")
+        return model.f_raw(0.0, z[:n], z[n:], p)
 
     return function
 

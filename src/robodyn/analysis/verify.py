@@ -24,8 +24,6 @@ from robodyn.integrate.events import resolve_events
 from robodyn.integrate.kernels import kernel_module, run_fixed
 from robodyn.integrate.simulate import simulate
 from robodyn.integrate.tableaus import METHODS
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import MechanicalSystem
 from robodyn.model.system import Model
 from robodyn.signals import resolve_inputs
 
@@ -150,9 +148,9 @@ def verify(
     t_final, x0, u
         The test problem: from ``x0`` (default 0) under input ``u`` (default a unit step) over [0, t_final].
     """
-    if not isinstance(model, LinearSystem | MechanicalSystem):
+    linear = model.linear_model()
+    if linear is None:
         raise InputError(f"verify needs a linear model with an exact solution; {model.name!r} is not linear")
-    linear = model if isinstance(model, LinearSystem) else model.to_linear()
     rate = float(np.max(np.abs(np.linalg.eigvals(linear.A)), initial=0.0)) or 1.0
     start = model.state_vector(x0 if x0 is not None else np.zeros(model.n_states), default=0.0)
     inputs = resolve_inputs(model.inputs, u)

@@ -2,57 +2,47 @@
 
 Every model symbol is renamed to an index-based local (``_x0``, ``_u1``, ``_p2``) before printing, so
 no user name can clash with Python names in the generated code, and common subexpressions are
-eliminated (``sympy.cse``) into ``_c0, _c1, ...``. Floats are printed with ``repr`` so they round-trip
-exactly.
+eliminated (``sympy.cse``) into ``_c0, _c1, ...``. Floats print exactly (:mod:`robodyn.codegen.printer`).
+
+The functions take a *symbol table* — an object with ``x_symbols``, ``u_symbols`` and ``p_symbols``
+(a symbolic model is its own) — and the expressions to print; they know nothing of model kinds.
 
 Second-order models M(q) q'' = r are solved inside ``rhs``: for up to :data:`UNROLL_LIMIT`
-coordinates by an unrolled Cholesky factorization on scalars (no allocation), above that by a loop
-over a work array. A mass matrix that is not positive definite produces NaN, which the kernels
-report as a non-finite derivative at that time.
+coordinates by an unrolled Cholesky factorization on scalars (no allocation), above that by
+:func:`robodyn.codegen.linalg.cholesky_solve_lower` on a work array. A mass matrix that is not
+positive definite produces NaN, which the kernels report as a non-finite derivative at that time.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Final
+from typing import Any, Final
 
 import sympy
-from sympy.printing.pycode import PythonCodePrinter
 
+from robodyn.codegen.printer import python_printer
 from robodyn.model.expr import TIME
-from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
 
-__all__ = ["UNROLL_LIMIT", "event_source", "rhs_source"]
+__all__ = ["UNROLL_LIMIT", "event_source", "explicit_rhs_source", "manipulator_rhs_source"]
 
 UNROLL_LIMIT: Final = 6  # Coordinates up to which the Cholesky solve is unrolled into scalar code.
 _INDENT: Final = "    "
 
 
-class _Printer(PythonCodePrinter):
-    """Python printer whose floats round-trip exactly."""
-
-    def __init__(self) -> None:
-        super().__init__({"fully_qualified_modules": True, "standard": "python3"})
-
-    def _print_Float(self, expr: sympy.Float) -> str:
-        return repr(float(expr))
-
-
-def _renaming(model: SymbolicModel) -> dict[sympy.Symbol, sympy.Symbol]:
+def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
     table: dict[sympy.Symbol, sympy.Symbol] = {TIME: sympy.Symbol("t", real=True)}
-    for prefix, symbols in (("_x", model.x_symbols), ("_u", model.u_symbols), ("_p", model.p_symbols)):
-        table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(symbols)})
+    for prefix, group in (("_x", symbols.x_symbols), ("_u", symbols.u_symbols), ("_p", symbols.p_symbols)):
+        table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(group)})
     return table
 
 
-def _body(model: SymbolicModel, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
+def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
     """Unpacking of the used symbols, the cse intermediates and ``target = expr`` lines."""
-    renaming = _renaming(model)
-    renamed = [e.xreplace(renaming) for e in exprs]
+    renaming = _renaming(symbols)
+    renamed = [sympy.sympify(e).xreplace(renaming) for e in exprs]
     intermediates, reduced = sympy.cse(renamed, symbols=sympy.numbered_symbols("_c"), order="none")
     used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
-    printer = _Printer()
+    printer = python_printer()
     lines = []
     for prefix, source in (("_x", "x"), ("_u", "u"), ("_p", "p")):
         for symbol in sorted((s for s in used if s.name.startswith(prefix)), key=lambda s: int(s.name[2:])):
@@ -60,7 +50,6 @@ def _body(model: SymbolicModel, targets: Sequence[str], exprs: Sequence[sympy.Ex
     lines += [f"{name} = {printer.doprint(value)}" for name, value in intermediates]
     lines += [f"{target} = {printer.doprint(value)}" for target, value in zip(targets, reduced)]
     return lines
-
 
 def _function(name: str, lines: Sequence[str], decorator: str = "jit") -> str:
     body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
@@ -87,72 +76,38 @@ def _unrolled_cholesky(n: int) -> list[str]:
     return lines
 
 
-def _manipulator_lines(model: ManipulatorSystem) -> list[str]:
-    n = model.n_coordinates
+def manipulator_rhs_source(symbols: Any, mass_lower: Sequence[Any], rhs: Sequence[Any]) -> str:
+    """Source of ``rhs(t, x, u, p, out)`` for M(q) q'' = r, the state ``[q, q']``.
+
+    ``mass_lower`` holds M's lower triangle row by row (M[0][0], M[1][0], M[1][1], ...), ``rhs`` the n
+    entries of r; q'' comes from a Cholesky solve on scalars (or a work array above UNROLL_LIMIT).
+    """
+    n = len(rhs)
+    exprs = [*mass_lower, *rhs]
     if n <= UNROLL_LIMIT:
         targets = [f"_M{i}_{j}" for i in range(n) for j in range(i + 1)] + [f"_r{i}" for i in range(n)]
-        exprs = [model.mass_expr[i, j] for i in range(n) for j in range(i + 1)] + list(model.rhs_expr)
-        lines = _body(model, targets, exprs) + _unrolled_cholesky(n)
+        lines = _body(symbols, targets, exprs) + _unrolled_cholesky(n)
         lines += [f"out[{i}] = x[{n + i}]" for i in range(n)]
-        return lines + [f"out[{n + i}] = _a{i}" for i in range(n)]
+        return _function("rhs", lines + [f"out[{n + i}] = _a{i}" for i in range(n)])
     targets = [f"_M[{i}, {j}]" for i in range(n) for j in range(i + 1)] + [f"_r[{i}]" for i in range(n)]
-    exprs = [model.mass_expr[i, j] for i in range(n) for j in range(i + 1)] + list(model.rhs_expr)
-    return [
+    return _function("rhs", [
         f"_M = np.empty(({n}, {n}))",
         f"_r = np.empty({n})",
-        *_body(model, targets, exprs),
+        *_body(symbols, targets, exprs),
         "cholesky_solve_lower(_M, _r)",
         f"for _i in range({n}):",
         f"{_INDENT}out[_i] = x[{n} + _i]",
         f"{_INDENT}out[{n} + _i] = _r[_i]",
-    ]
+    ])
 
 
-def rhs_source(model: SymbolicModel) -> str:
-    """Source of ``rhs(t, x, u, p, out)`` writing x' into ``out`` for a symbolic model."""
-    if isinstance(model, SymbolicSystem):
-        lines = _body(model, [f"out[{i}]" for i in range(model.n_states)], list(model.f_expr))
-    elif isinstance(model, ManipulatorSystem):
-        lines = _manipulator_lines(model)
-    else:  # pragma: no cover - every symbolic model is one of the two
-        raise TypeError(f"no code generator for {type(model).__name__}")
-    return _function("rhs", lines)
+def explicit_rhs_source(symbols: Any, f: Sequence[Any]) -> str:
+    """Source of ``rhs(t, x, u, p, out)`` writing x'_i = f[i] into ``out``."""
+    return _function("rhs", _body(symbols, [f"out[{i}]" for i in range(len(f))], list(f)))
 
 
-def event_source(model: SymbolicModel, events: Sequence[sympy.Expr]) -> str:
+def event_source(symbols: Any, events: Sequence[sympy.Expr]) -> str:
     """Source of ``event_fn(t, x, u, p, out)`` writing the event values g_k into ``out``."""
     # hjit: only the kernels call it (rhs keeps its Python wrapper: it is handy for checking generated code)
-    return _function("event_fn", _body(model, [f"out[{k}]" for k in range(len(events))], list(events)), "hjit")
+    return _function("event_fn", _body(symbols, [f"out[{k}]" for k in range(len(events))], list(events)), "hjit")
 
-
-#: Helper placed in every generated module (used by rhs for large second-order models).
-CHOLESKY_SOURCE: Final = '''
-@hjit
-def cholesky_solve_lower(M, r):
-    """Overwrite r with M^-1 r using the lower triangle of M (NaN when M is not positive definite)."""
-    n = r.shape[0]
-    for j in range(n):
-        s = M[j, j]
-        for k in range(j):
-            s -= M[j, k] * M[j, k]
-        if not s > 0.0:
-            r[:] = math.nan
-            return
-        d = math.sqrt(s)
-        M[j, j] = d
-        for i in range(j + 1, n):
-            v = M[i, j]
-            for k in range(j):
-                v -= M[i, k] * M[j, k]
-            M[i, j] = v / d
-    for i in range(n):
-        v = r[i]
-        for k in range(i):
-            v -= M[i, k] * r[k]
-        r[i] = v / M[i, i]
-    for i in range(n - 1, -1, -1):
-        v = r[i]
-        for k in range(i + 1, n):
-            v -= M[k, i] * r[k]
-        r[i] = v / M[i, i]
-'''

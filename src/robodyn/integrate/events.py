@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sympy
 
 from robodyn.errors import InputError
-from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
 
 __all__ = ["Event", "ResolvedEvents", "resolve_events"]
@@ -92,7 +92,7 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
         raise InputError(f"events must be an Event, an expression, a callable g(t, x, u, p) or a list of them; "
                          f"got {events!r}")
     names, expressions, functions = [], [], []
-    symbolic = isinstance(model, SymbolicModel)
+    table = model.symbol_table()  # None for models of Python callables
     for k, event in enumerate(items):
         expr = event.expression
         label = event.name or (expr if isinstance(expr, str) else f"event{k}")
@@ -100,14 +100,13 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
         if callable(expr) and not isinstance(expr, sympy.Expr):
             functions.append(expr)
             continue
-        if not symbolic:
+        if table is None:
             raise InputError(
                 f"event {label!r}: a model given as Python callables takes events as callables g(t, x, u, p)"
             )
-        assert isinstance(model, SymbolicModel)
-        parsed = model.expression(expr, f"events[{k}]")
+        parsed = table.expression(expr, f"events[{k}]")
         expressions.append(parsed)
-        functions.append(_numeric(model, parsed))
+        functions.append(_numeric(table, parsed))
     all_symbolic = len(expressions) == len(items)
     return ResolvedEvents(
         tuple(names),
@@ -118,8 +117,8 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     )
 
 
-def _numeric(model: SymbolicModel, expr: sympy.Expr) -> EventFunction:
-    evaluate = model.lambdify(sympy.Matrix([expr]))
+def _numeric(table: Any, expr: sympy.Expr) -> EventFunction:
+    evaluate = table.lambdify(sympy.Matrix([expr]))
 
     def g(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> float:
         return float(evaluate(t, x, u, p)[0, 0])

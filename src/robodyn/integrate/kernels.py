@@ -26,7 +26,6 @@ from robodyn.errors import InputError, NumericalError
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.stiff import RunResult
 from robodyn.integrate.tableaus import METHODS
-from robodyn.model.symbolic import SymbolicModel
 from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
@@ -59,7 +58,7 @@ class KernelSetup:
 
 def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend: str = "auto") -> KernelSetup:
     """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``)."""
-    compilable = isinstance(model, SymbolicModel) and inputs.is_compilable and events.is_compilable
+    compilable = model.compilable and inputs.is_compilable and events.is_compilable
     if backend == "compiled" and not compilable:
         raise InputError(
             "backend='compiled' needs a symbolic model, compilable inputs and events given as expressions: "
@@ -67,14 +66,14 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
         )
     n = model.n_states
     if compilable and backend != "interpreted":
-        assert isinstance(model, SymbolicModel) and events.expressions is not None
+        assert events.expressions is not None
         start = time.perf_counter()
         module = compiled_module(model, events.expressions)
         return KernelSetup(module, "compiled", inputs.compiled(n), events, model, time.perf_counter() - start)
-    raw_f, checked = model._f, model._checked
+    f_raw = model.f_raw
 
     def rhs(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
-        out[:] = checked(raw_f(t, x, u, p), n, "f")  # a wrong shape is a ShapeError, not a broadcast
+        out[:] = f_raw(t, x, u, p)  # a wrong shape is a ShapeError, not a broadcast
 
     module = interpreted_module(rhs, events.python_event_fn(), inputs.python_evaluator())
     data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)

@@ -22,16 +22,12 @@ import numpy as np
 import sympy
 from numpy.typing import ArrayLike
 
-from robodyn.analysis.classify import classify
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.stiff import STIFF_METHODS, RunResult, stiff_run
 from robodyn.integrate.tableaus import ADAPTIVE, FIXED_STEP
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import MechanicalSystem
-from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
 from robodyn.model.system import Model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
@@ -180,9 +176,8 @@ class _Plan:
 def _plan(model: Model, u: Any, events: Any) -> _Plan:
     """Resolve ``u`` and ``events`` for ``model``, or reuse the plan of an earlier call with equal ones."""
     key = _plan_key(u, events)
-    plans = getattr(model, "__dict__", None) if key is not None else None
+    plans = model.memo().setdefault("simulate plans", {}) if key is not None else None
     if plans is not None:
-        plans = plans.setdefault("_simulate_plans", {})
         plan = plans.get(key)
         if plan is not None:
             return plan
@@ -367,7 +362,7 @@ def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
 
 def _method(model: Model, method: str | None) -> str:
     if method is None:
-        return "exact" if isinstance(model, LinearSystem | MechanicalSystem) else "dopri5"
+        return "exact" if model.linear_by_construction() is not None else "dopri5"
     if not isinstance(method, str):
         raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
     chosen = method.lower()
@@ -438,22 +433,12 @@ def _fixed_grid(t0: float, t1: float, dt: float) -> np.ndarray:
 # --- the exact path ------------------------------------------------------------------------------------
 def _linear_form(model: Model, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, c) with x' = A x + B u + c, for models whose dynamics are linear and time-invariant."""
-    if isinstance(model, LinearSystem):
-        assert model.B is not None
-        return model.A, model.B, np.zeros(model.n_states)
-    if isinstance(model, MechanicalSystem):
-        linear = model.to_linear(p)
-        assert linear.B is not None
-        return linear.A, linear.B, np.zeros(model.n_states)
-    if isinstance(model, SymbolicSystem):
-        verdict = classify(model)
-        if verdict.linear and verdict.time_invariant:
-            zero_x, zero_u = np.zeros(model.n_states), np.zeros(model.n_inputs)
-            return (model.dfdx(0.0, zero_x, zero_u, p), model.dfdu(0.0, zero_x, zero_u, p),
-                    model.f(0.0, zero_x, zero_u, p))
-    raise InputError(
-        f"method 'exact' needs a linear time-invariant model; {model.name!r} is not: use method='dopri5'"
-    )
+    form = model.affine_form(p)
+    if form is None:
+        raise InputError(
+            f"method 'exact' needs a linear time-invariant model; {model.name!r} is not: use method='dopri5'"
+        )
+    return form
 
 
 def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
@@ -479,10 +464,7 @@ def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndar
 # --- results -------------------------------------------------------------------------------------------
 def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Outputs y (T, p); ``x`` itself when y = x (the Trajectory shares the read-only array)."""
-    if isinstance(model, SymbolicModel):
-        return x if model.outputs_are_states else model.h_many(t, x, u, p)
-    return np.array([model._checked(model._h(ti, xi, ui, p), model.n_outputs, "h")
-                     for ti, xi, ui in zip(t, x, u)]).reshape(t.size, model.n_outputs)
+    return model.h_many(t, x, u, p)
 
 
 def _assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
@@ -515,22 +497,5 @@ def _batch_events(records: list[list[EventRecord]], n_events: int, N: int) -> tu
 
 
 def _batch_outputs(model: Model, t: np.ndarray, xs: np.ndarray, us: np.ndarray, parameters: np.ndarray) -> np.ndarray:
-    """Outputs y (N, T, p) of N runs on the grid ``t`` (T,); for symbolic models in one vectorised call."""
-    N, T, n = xs.shape
-    if not isinstance(model, SymbolicModel):  # Python outputs: one call per point anyway
-        return np.stack([_outputs(model, t, xs[i], us[i], parameters[i]) for i in range(N)])
-    if model.outputs_are_states:
-        return xs  # shared with x, read-only in the BatchTrajectory
-    flat = model.h_many(np.tile(t, N), xs.reshape(N * T, n), us.reshape(N * T, us.shape[2]),
-                        _parameter_columns(parameters, T))
-    return flat.reshape(N, T, flat.shape[1])
-
-
-def _parameter_columns(parameters: np.ndarray, T: int) -> Any:
-    """``parameters`` (N, n_p) for N runs of T points flattened to N * T: the one row when all are equal,
-    else one value per parameter that is the same in every run and N * T values for each that varies."""
-    same = parameters == parameters[0]
-    if same.all():
-        return parameters[0]
-    return [parameters[0, k] if same[:, k].all() else np.repeat(parameters[:, k], T)
-            for k in range(parameters.shape[1])]
+    """Outputs y (N, T, p) of N runs on the grid ``t`` (T,) (``xs`` itself when y = x)."""
+    return model.h_batch(t, xs, us, parameters)

@@ -2,9 +2,8 @@
 
 The span is cut at the inputs' discontinuities and each piece is one ``solve_ivp`` call, so no edge is
 stepped over; inputs are evaluated with the piece's midpoint as ``t_piece`` (docs/dev/simulation.md).
-The Jacobian is exact where the model has one — symbolic models (df/dx + df/du du/dx, with du/dx = -K
-under state feedback), manipulator models (no symbolic inverse), linear models — and otherwise left to
-scipy's finite differences.
+The Jacobian is the model's exact one (df/dx + df/du du/dx, with du/dx = -K under state feedback) when
+it has one (``model.jacobian_method``), and otherwise left to scipy's finite differences.
 """
 
 from __future__ import annotations
@@ -18,11 +17,7 @@ import numpy as np
 
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import ResolvedEvents
-from robodyn.model.linear import LinearSystem
-from robodyn.model.mechanical import ManipulatorSystem
-from robodyn.model.symbolic import SymbolicSystem
 from robodyn.model.system import Model
-from robodyn.model.urdf import UrdfSystem
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -56,22 +51,14 @@ def _input_jacobian(inputs: Inputs, n: int) -> np.ndarray | None:
 
 def _jacobian(model: Model, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[..., np.ndarray]) -> Any:
     du_dx = _input_jacobian(inputs, model.n_states)
-    if du_dx is None:
+    if du_dx is None or model.jacobian_method is None:
         return None
-    if isinstance(model, LinearSystem):
-        full = model.A + model.B @ du_dx
-        return lambda t, x: full
-    if isinstance(model, ManipulatorSystem | UrdfSystem):  # exact: no symbolic inverse / Pinocchio's analytic
-        def manipulator(t: float, x: np.ndarray) -> np.ndarray:
-            dfdx, dfdu = model.jacobians(t, x, evaluate_u(t, x), p)
-            return dfdx + dfdu @ du_dx
-        return manipulator
-    if isinstance(model, SymbolicSystem):
-        def symbolic(t: float, x: np.ndarray) -> np.ndarray:
-            u = evaluate_u(t, x)
-            return model.dfdx(t, x, u, p) + model.dfdu(t, x, u, p) @ du_dx
-        return symbolic
-    return None
+
+    def jacobian(t: float, x: np.ndarray) -> np.ndarray:
+        dfdx, dfdu = model.jacobians_raw(float(t), x, evaluate_u(t, x), p)
+        return dfdx + dfdu @ du_dx
+
+    return jacobian
 
 
 def stiff_run(
@@ -105,7 +92,7 @@ def stiff_run(
             return u_buffer.copy()
 
         def rhs(t: float, state: np.ndarray, input_at: Callable[..., np.ndarray] = input_at) -> np.ndarray:
-            value = model._checked(model._f(t, state, input_at(t, state), p), model.n_states, "f")
+            value = model.f_raw(t, state, input_at(t, state), p)
             if not first_bad and not np.all(np.isfinite(value)):
                 first_bad.append((t, int(np.flatnonzero(~np.isfinite(value))[0])))
             return value

@@ -2,8 +2,8 @@
 
 A chain is described by its joints (revolute or prismatic, from the base outwards) and links (mass,
 centre of mass, inertia about the centre of mass). The equations of motion come from recursive
-Newton–Euler on straight-line code (:mod:`robodyn.model.rnea`), never from expanded Lagrangians, so
-they do not swell: a 10-link chain is derived and linearized in seconds.
+Newton–Euler recorded on a straight-line tape (:mod:`robodyn.rigid`) and compiled to machine code with
+its forward-mode derivatives, never from expanded closed forms, so they do not swell.
 
 Joint placement, relative to the frame of the parent link, is either URDF-like, ``xyz`` and ``rpy``
 (R = Rz(yaw) Ry(pitch) Rx(roll)) followed by the motion about ``axis``; or standard Denavit–Hartenberg
@@ -29,23 +29,29 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
 import sympy
 
+from robodyn.codegen.loader import load_generated
+from robodyn.codegen.tape_llvm import tape_module_text, tape_source
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
-from robodyn.model.rnea import Body, Tape, as_expr, compile_tape, differentiate, expand, kinematics, rnea
 from robodyn.model.symbolic import ExprLike, NumericFunction
-from robodyn.model.system import Values, _names, values_to_vector
+from robodyn.model.system import Values, Vector, _names, values_to_vector
+from robodyn.rigid.dynamics import JointTerms, Program, manipulator_program
+from robodyn.rigid.rnea import Body
+from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link", "chain_from_reader"]
+__all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link"]
 
 DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
 DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
 JOINT_TYPES: Final = ("revolute", "prismatic")
+CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
 _INERTIA_KEYS: Final = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 
 
@@ -87,6 +93,30 @@ class Link:
     mass: ExprLike = 0
     com: Sequence[ExprLike] = (0, 0, 0)
     inertia: Any = field(default=None)
+
+
+def as_expr(value: Any) -> Any:
+    """A sympy expression for a value that is already one, or a number (never text: text goes through
+    the safe parser in robodyn.model.expr)."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+        raise TypeError(f"expected a sympy expression or a number, got {type(value).__name__}")
+    return sympy.Integer(int(value)) if isinstance(value, int | np.integer) else sympy.Float(float(value))
+
+
+@dataclass(frozen=True, slots=True)
+class _BodySpec:
+    """One body as sympy expressions in the parameters (the fields of robodyn.rigid.rnea.Body)."""
+
+    parent: int
+    prismatic: bool
+    axis: tuple[Any, ...]
+    rotation: tuple[tuple[Any, ...], ...]
+    position: tuple[Any, ...]
+    mass: Any
+    com: tuple[Any, ...]
+    inertia: tuple[tuple[Any, ...], ...]
 
 
 def _rot_x(a: Any) -> sympy.Matrix:
@@ -226,11 +256,11 @@ class ChainSystem(ManipulatorSystem):
         self._by_child = by_child
         return sorted(range(len(self.joints)), key=lambda i: (depth[i], i))
 
-    def _build_bodies(self) -> tuple[list[int], list[Body]]:
+    def _build_bodies(self) -> tuple[list[int], list[_BodySpec]]:
         order = self._topology()
         links = {k.name: k for k in self.links}
         post: dict[str, tuple[sympy.Matrix, sympy.Matrix]] = {}  # link -> (R_B, p_B): joint frame <- link frame
-        bodies: list[Body] = []
+        bodies: list[_BodySpec] = []
         position_of = {joint: k for k, joint in enumerate(order)}
         for i in order:
             joint = self.joints[i]
@@ -265,7 +295,7 @@ class ChainSystem(ManipulatorSystem):
             com_j = p_b + r_b * sympy.Matrix(com)
             inertia_j = r_b * sympy.Matrix(inertia) * r_b.T
             parent = position_of[self._by_child[joint.parent]] if joint.parent in self._by_child else -1
-            bodies.append(Body(parent, joint.type == "prismatic", tuple(axis),
+            bodies.append(_BodySpec(parent, joint.type == "prismatic", tuple(axis),
                                tuple(tuple(rotation.row(r)) for r in range(3)), tuple(position),
                                mass, tuple(com_j), tuple(tuple(inertia_j.row(r)) for r in range(3))))
         return order, bodies
@@ -306,89 +336,82 @@ class ChainSystem(ManipulatorSystem):
             raise InputError(str(exc), key="joints") from None
         return terms
 
-    # --- straight-line dynamics -----------------------------------------------------------------------
-    def _rnea(self, tape: Tape, q: Sequence[Any], qd: Sequence[Any], qdd: Sequence[Any],
-              gravity: Sequence[Any]) -> list[Any]:
-        """ID in coordinate order (bodies are in parent-first order)."""
-        pick = self.order_
-        tau = rnea(tape, self.bodies, [q[i] for i in pick], [qd[i] for i in pick], [qdd[i] for i in pick], gravity)
-        result: list[Any] = [0] * len(pick)
-        for k, i in enumerate(pick):
-            result[i] = tau[k]
-        return result
+    # --- straight-line dynamics (the tape, compiled) ---------------------------------------------------
+    @functools.cached_property
+    def _program(self) -> Program:
+        """Every numeric function of the chain, recorded on one tape (robodyn.rigid.dynamics)."""
+        tape = Tape()
+        n, m = self.n_coordinates, self.n_inputs
+        x, u = tape.leaves(1, 2 * n), tape.leaves(2, m)
+        p, a = tape.leaves(3, len(self.parameters)), tape.leaves(4, n)
+        table = {TIME: tape.leaf(0, 0), **dict(zip(self.x_symbols, x)), **dict(zip(self.u_symbols, u)),
+                 **dict(zip(self.p_symbols, p))}
 
-    def _joint_force(self, i: int, q: Any, qd: Any, qdd: Any) -> Any:
-        """Friction, spring and reflected rotor inertia of joint i (added to ID)."""
-        t = self._joint_terms[i]
-        return (t["gear_ratio"] ** 2 * t["rotor_inertia"] * qdd + t["damping"] * qd
-                + t["friction"] * sympy.tanh(qd / sympy.Float(self.friction_smoothing))
-                + t["stiffness"] * (q - t["rest"]))
+        def value(expr: Any) -> Value:
+            return tape.from_sympy(as_expr(expr), table)
+
+        def rows(matrix: Any) -> tuple[tuple[Value, ...], ...]:
+            return tuple(tuple(value(e) for e in row) for row in matrix)
+
+        bodies = [Body(s.parent, s.prismatic, tuple(map(value, s.axis)), rows(s.rotation),
+                       tuple(map(value, s.position)), value(s.mass), tuple(map(value, s.com)), rows(s.inertia))
+                  for s in self.bodies]
+        joints = [JointTerms(value(t["gear_ratio"] ** 2 * t["rotor_inertia"]), value(t["damping"]),
+                             _friction(value(t["friction"]), self.friction_smoothing), value(t["stiffness"]),
+                             value(t["rest"])) for t in self._joint_terms]
+        forces = [value(t["force"]) for t in self._joint_terms]
+        return manipulator_program(tape, bodies, self.order_, x, u, a, [value(g) for g in self.gravity_expr], joints,
+                                   forces)
 
     @functools.cached_property
-    def acceleration_symbols(self) -> tuple[sympy.Symbol, ...]:
-        """Symbols of q'' used by :meth:`inverse_dynamics`' straight-line code."""
-        return tuple(symbol(f"{c}_ddot") for c in self.coordinates)
+    def _compiled(self) -> ModuleType:
+        """The generated module of the chain's functions (each compiled on its first call)."""
+        program = self._program
+        return load_generated(tape_module_text(program.tape, program.outputs, self.name), "robodyn_chain")
 
-    def _arguments_symbols(self) -> tuple[Any, ...]:
-        return (TIME, self.x_symbols, self.u_symbols, self.p_symbols)
+    def _call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray,
+              a: np.ndarray | None = None) -> np.ndarray:
+        """Function ``name`` of the program (robodyn.rigid.dynamics) at a point of float64 vectors."""
+        out = np.empty(len(self._program.outputs[name]))
+        x = np.ascontiguousarray(x, dtype=float)
+        getattr(self._compiled, name)(float(t), x, np.ascontiguousarray(u, dtype=float),
+                                      np.ascontiguousarray(p, dtype=float), x if a is None else a, out)
+        return out
 
-    @functools.cached_property
-    def _mass_tape(self) -> tuple[Tape, list[list[Any]]]:
-        """M column by column: ID(q, 0, e_j) without gravity, plus the rotor inertia."""
-        n, tape = self.n_coordinates, Tape("_rdm")
-        zero = [sympy.Integer(0)] * n
-        columns = [self._rnea(tape, self.q_symbols, zero, [int(i == j) for i in range(n)], [0, 0, 0])
-                   for j in range(n)]
-        rows = [[columns[j][i] if j <= i else columns[i][j] for j in range(n)] for i in range(n)]
-        for i in range(n):
-            rows[i][i] = tape.new(rows[i][i] + self._joint_force(i, 0, 0, 1) - self._joint_force(i, 0, 0, 0))
-        return tape, rows
-
-    @functools.cached_property
-    def _rhs_tape(self) -> tuple[Tape, list[Any], list[Any]]:
-        """Bias c = ID(q, q', 0) (with gravity, friction, springs) and Q - c."""
-        n, tape = self.n_coordinates, Tape("_rdr")
-        bias = self._rnea(tape, self.q_symbols, self.qd_symbols, [0] * n, self.gravity_expr)
-        bias = [tape.new(b + self._joint_force(i, q, v, 0))
-                for i, (b, q, v) in enumerate(zip(bias, self.q_symbols, self.qd_symbols))]
-        rhs = [tape.new(self._joint_terms[i]["force"] - bias[i]) for i in range(n)]
-        return tape, bias, rhs
+    def _finite_or_singular(self, values: np.ndarray, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray
+                            ) -> np.ndarray:
+        """``values`` if finite; else SingularMatrixError when M(q) is not positive definite at x."""
+        if not np.isfinite(values).all():
+            self._factor(self._mass_numeric(t, x, u, p), x)  # raises, naming q, when M is the cause
+        return values
 
     @functools.cached_property
     def _mass_numeric(self) -> NumericFunction:
-        tape, rows = self._mass_tape
         n = self.n_coordinates
-        return compile_tape(tape, [e for row in rows for e in row], self._arguments_symbols(), (n, n))
+        return lambda t, x, u, p: self._call("mass", t, x, u, p).reshape(n, n)
 
     @functools.cached_property
     def _rhs_numeric(self) -> NumericFunction:
-        tape, _, rhs = self._rhs_tape
-        return compile_tape(tape, rhs, self._arguments_symbols(), (self.n_coordinates, 1))
-
-    @functools.cached_property
-    def _residual_numeric(self) -> Any:
-        """fn(t, x, u, p, qdd) -> [r | dr/dx | dr/du], r = ID + joint terms - Q, shape (n, 1 + 2n + m)."""
-        n, m, tape = self.n_coordinates, self.n_inputs, Tape("_rdd")
-        q, qd, qdd = self.q_symbols, self.qd_symbols, self.acceleration_symbols
-        tau = self._rnea(tape, q, qd, qdd, self.gravity_expr)
-        residual = [tape.new(tau[i] + self._joint_force(i, q[i], qd[i], qdd[i]) - self._joint_terms[i]["force"])
-                    for i in range(n)]
-        derivs = differentiate(tape, residual, [*self.x_symbols, *self.u_symbols])
-        outputs = [e for i in range(n) for e in (residual[i], *derivs[i])]
-        return compile_tape(tape, outputs, (*self._arguments_symbols(), qdd), (n, 1 + 2 * n + m))
-
-    @functools.cached_property
-    def _mass_derivative_numeric(self) -> NumericFunction:
-        tape, rows = self._mass_tape
         n = self.n_coordinates
-        derivs = differentiate(tape, [e for row in rows for e in row], list(self.q_symbols))
-        return compile_tape(tape, [d for row in derivs for d in row], self._arguments_symbols(), (n, n, n))
+        return lambda t, x, u, p: self._call("terms", t, x, u, p)[:n].reshape(n, 1)
 
-    @functools.cached_property
-    def _com_numeric(self) -> NumericFunction:
-        tape = Tape("_rdk")
-        coms = kinematics(tape, self.bodies, [self.q_symbols[i] for i in self.order_])
-        return compile_tape(tape, [e for c in coms for e in c], self._arguments_symbols(), (len(coms), 3))
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return self._finite_or_singular(self._call("rhs", t, x, u, p), t, x, u, p)
+
+    def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
+        """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
+        return self._f(t, x, u, p)[self.n_coordinates:]
+
+    def rhs_terms(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        n, m = self.n_coordinates, self.n_inputs
+        terms = self._call("terms", t, x, u, p)
+        return terms[:n], terms[2 * n:].reshape(n, m)
+
+    def kernel_rhs_source(self) -> str:
+        """``rhs(t, x, u, p, out)`` for the simulation kernels: the tape's forward dynamics."""
+        program = self._program
+        return "\n".join([tape_source("_chain_rhs", program.tape, program.outputs["rhs"], "hjit"), "",
+                          "@jit", "def rhs(t, x, u, p, out):", "    _chain_rhs(t, x, u, p, x, out)", ""])
 
     # --- numeric API ---------------------------------------------------------------------------------
     def _point(self, q: Values, qd: Values | None, params: Values | None) -> tuple[np.ndarray, np.ndarray]:
@@ -403,18 +426,13 @@ class ChainSystem(ManipulatorSystem):
         """tau = M(q) q'' + c(q, q') with gravity and joint friction/springs/rotors (no inputs), ``(n,)``."""
         x, p = self._point(q, qd, params)
         a = values_to_vector(qdd, self.coordinates, "acceleration", default=0.0)
-        u = np.zeros(self.n_inputs)
-        residual = self._residual_numeric(0.0, x, u, p, a)[:, 0]
-        return residual + self._forces_numeric(0.0, x, u, p).reshape(-1)
-
-    @functools.cached_property
-    def _forces_numeric(self) -> NumericFunction:
-        return self.lambdify(self.forces_expr)
+        return self._call("inverse", 0.0, x, np.zeros(self.n_inputs), p, a)
 
     def mass_derivative(self, q: Values, params: Values | None = None) -> np.ndarray:
         """dM/dq ``(n, n, n)``: entry [i, j, k] = dM_ij/dq_k (straight-line forward mode)."""
         x, p = self._point(q, None, params)
-        return self._mass_derivative_numeric(0.0, x, np.zeros(self.n_inputs), p)
+        n = self.n_coordinates
+        return self._call("mass_derivative", 0.0, x, np.zeros(self.n_inputs), p).reshape(n, n, n)
 
     def coriolis_matrix(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
         """C(q, q') ``(n, n)`` from the Christoffel symbols of M, so that M' - 2C is skew-symmetric.
@@ -431,10 +449,7 @@ class ChainSystem(ManipulatorSystem):
     def com_positions(self, q: Values, params: Values | None = None) -> np.ndarray:
         """Centres of mass of the moving links in the base frame, ``(n, 3)`` in coordinate order."""
         x, p = self._point(q, None, params)
-        coms = self._com_numeric(0.0, x, np.zeros(self.n_inputs), p)
-        result = np.empty_like(coms)
-        result[self.order_] = coms
-        return result
+        return self._call("com", 0.0, x, np.zeros(self.n_inputs), p).reshape(self.n_coordinates, 3)
 
     def energy(self, x: Values, params: Values | None = None) -> tuple[float, float]:
         """Kinetic 1/2 q'^T M q' and potential energy (gravity on the link COMs, joint springs) at ``x``."""
@@ -456,36 +471,79 @@ class ChainSystem(ManipulatorSystem):
 
     def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',
-        B2 = -M^-1 dr/du with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q''."""
-        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+        B2 = -M^-1 dr/du with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q''
+        (compiled straight-line code, robodyn.rigid.dynamics)."""
+        return self.jacobians_raw(*self._arguments(t, x, u, params))
 
-        time, xv, uv, p = self._arguments(t, x, u, params)
-        n, m = self.n_coordinates, self.n_inputs
-        mass = self._mass_numeric(time, xv, uv, p)
-        factor = self._factor(mass, xv)
-        accel = scipy.linalg.cho_solve(factor, self._rhs_numeric(time, xv, uv, p).reshape(-1))
-        stacked = self._residual_numeric(time, xv, uv, p, accel)
-        dfdx = np.zeros((2 * n, 2 * n))
-        dfdx[:n, n:] = np.eye(n)
-        dfdx[n:, :] = -scipy.linalg.cho_solve(factor, stacked[:, 1:1 + 2 * n])
-        dfdu = np.zeros((2 * n, m))
-        if m:
-            dfdu[n:, :] = -scipy.linalg.cho_solve(factor, stacked[:, 1 + 2 * n:])
-        return dfdx, dfdu
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        n2, m = self.n_states, self.n_inputs
+        values = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
+        return values[: n2 * n2].reshape(n2, n2), values[n2 * n2:].reshape(n2, m)
+
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "chain"
+
+    @property
+    def has_closed_forms(self) -> bool:
+        """Whether the chain is small enough (<= CLOSED_FORM_LIMIT joints) for closed forms to be built."""
+        return self.n_coordinates <= CLOSED_FORM_LIMIT
+
+    @property
+    def classification_basis(self) -> str:
+        return "symbolic" if self.has_closed_forms else "sampled"
+
+    def classification_equations(self) -> list[tuple[str, Any]] | None:
+        return super().classification_equations() if self.has_closed_forms else None
+
+    def explicit_form(self, max_coordinates: int) -> Any:
+        return super().explicit_form(max_coordinates) if self.has_closed_forms else None
+
+    def equation_terms(self) -> list[tuple[str, Any]] | None:
+        return super().equation_terms() if self.has_closed_forms else None
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        A, B = self.jacobians_raw(t, x, u, p)
+        C, D = self.output_jacobians_raw(t, x, u, p)
+        return np.concatenate((A.reshape(-1), B.reshape(-1), np.ravel(C), np.ravel(D)))
+
+    def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        return self._mass_numeric(t, x, u, p)
+
+    def show_text(self) -> str:
+        if self.has_closed_forms:
+            return self.pretty()
+        joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.joints]
+        return "\n".join([
+            f"M(q) q'' = Q - c(q, q') for {self.n_coordinates} joints, by recursive Newton-Euler (compiled "
+            f"straight-line code); closed forms of M(q) and c are printed for chains of up to {CLOSED_FORM_LIMIT} "
+            "joints", *joints,
+            *(f"{c}'' : Q = {sympy.sstr(e)}" for c, e in zip(self.coordinates, self.forces_expr)),
+        ])
 
     # --- closed forms (lazy; swell for long chains) -----------------------------------------------------
+    def _closed_forms(self, values: list[Value]) -> list[Any]:
+        arguments = (None, self.x_symbols, self.u_symbols, self.p_symbols, self.acceleration_symbols)
+
+        def leaf(argument: int, index: int) -> Any:
+            return TIME if argument == 0 else arguments[argument][index]  # type: ignore[index]
+
+        return self._program.tape.to_sympy(values, leaf)
+
+    @functools.cached_property
+    def acceleration_symbols(self) -> tuple[sympy.Symbol, ...]:
+        """Symbols of q'' (the closed form of inverse dynamics uses them)."""
+        return tuple(symbol(f"{c}_ddot") for c in self.coordinates)
+
     @functools.cached_property
     def mass_expr(self) -> sympy.Matrix:
         """M(q) in closed form (the straight-line code substituted back)."""
-        tape, rows = self._mass_tape
         n = self.n_coordinates
-        return sympy.Matrix(n, n, expand(tape, [e for row in rows for e in row]))
+        return sympy.Matrix(n, n, self._closed_forms([e for row in self._program.mass for e in row]))
 
     @functools.cached_property
     def bias_expr(self) -> sympy.Matrix:
         """c(q, q') in closed form: Coriolis, centrifugal, gravity, friction and spring terms."""
-        tape, bias, _ = self._rhs_tape
-        return sympy.Matrix(expand(tape, bias))
+        return sympy.Matrix(self._closed_forms(self._program.bias))
 
     @functools.cached_property
     def forces_expr(self) -> sympy.Matrix:
@@ -493,66 +551,6 @@ class ChainSystem(ManipulatorSystem):
         return sympy.Matrix([t["force"] for t in self._joint_terms])
 
 
-def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem:
-    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files._Reader)."""
-    joints_data = r.get("joints", list)
-    links_data = r.get("links", list)
-    if not joints_data:
-        raise r.fail(("joints",), "needs at least one joint")
-    for key, entries in (("joints", joints_data), ("links", links_data)):
-        for i, entry in enumerate(entries):
-            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
-                raise r.fail((key, i), "each entry must be a mapping with a 'name'")
-    coordinates = [j["name"] for j in joints_data]
-    if "inputs" not in r.data:
-        inputs = [f"{c}_tau" for c in coordinates]
-    outputs = r.get("outputs", dict) or {}
-    generated = "velocities (generated <joint>_dot)"
-    r.check_names({"coordinates": coordinates, generated: list(map(velocity_name, coordinates)),
-                   "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
-                  {"coordinates": "joints", generated: "joints"})
-    p = list(params)
-    everything = [*coordinates, *map(velocity_name, coordinates), *inputs, *p]
-
-    def number(path: tuple[Any, ...], value: Any, allowed: list[str] = p) -> Any:
-        if isinstance(value, list | tuple):
-            return [number((*path, i), v, allowed) for i, v in enumerate(value)]
-        if isinstance(value, dict):
-            return {k: number((*path, k), v, allowed) for k, v in value.items()}
-        return r.expression(path, value, allowed, allow_time=allowed is everything)
-
-    joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "damping", "friction",
-                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "force"}
-    joints = []
-    for i, entry in enumerate(joints_data):
-        for key in entry:
-            if key not in joint_fields:
-                raise r.fail(("joints", i, key),
-                             f"unknown key {key!r} for a joint (allowed: {', '.join(sorted(joint_fields))})")
-        for key in ("parent", "child"):
-            if not isinstance(entry.get(key), str):
-                raise r.fail(("joints", i), f"joint {entry['name']!r} needs '{key}: <link name>'")
-        values = {k: v if k in ("name", "type", "parent", "child") else
-                  number(("joints", i, k), v, everything if k == "force" else p) for k, v in entry.items()}
-        joints.append(Joint(**values))
-    link_fields = {"name", "mass", "com", "inertia", *_INERTIA_KEYS}
-    links = []
-    for i, entry in enumerate(links_data or []):
-        for key in entry:
-            if key not in link_fields:
-                raise r.fail(("links", i, key),
-                             f"unknown key {key!r} for a link (allowed: {', '.join(sorted(link_fields))})")
-        values = {k: v if k == "name" else number(("links", i, k), v) for k, v in entry.items()}
-        direct = {k: values.pop(k) for k in _INERTIA_KEYS if k in values}
-        if direct:
-            if "inertia" in values:
-                raise r.fail(("links", i), "give either 'inertia' or ixx, iyy, ... , not both")
-            values["inertia"] = direct
-        links.append(Link(**values))
-    gravity = number(("gravity",), r.data.get("gravity", list(DEFAULT_GRAVITY)))
-    smoothing = r.data.get("friction_smoothing", DEFAULT_FRICTION_SMOOTHING)
-    if isinstance(smoothing, bool) or not isinstance(smoothing, int | float):
-        raise r.fail(("friction_smoothing",), f"must be a positive number, got {smoothing!r}")
-    outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
-    return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
-                       friction_smoothing=float(smoothing), name=name)
+def _friction(coulomb: Value, smoothing: float) -> Any:
+    """v -> F_c tanh(v / eps), the smoothed Coulomb friction of a joint."""
+    return lambda velocity: coulomb * (velocity / smoothing).tanh()

@@ -218,7 +218,7 @@ def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[st
 
 
 def _chain(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
-    from robodyn.model.chain import chain_from_reader  # deferred: chain imports the model classes
+    from robodyn.model.chain_file import chain_from_reader  # deferred: chain imports the model classes
 
     return chain_from_reader(r, name, params, inputs)
 

@@ -112,6 +112,8 @@ class LagrangianSystem(ManipulatorSystem):
         self.potential_expr = V
         super().__init__(coords, ins, mass, Q, bias, parameters=parameters, outputs=outputs, name=name)
 
+    kind = "lagrangian"
+
     @functools.cached_property
     def _energy_numeric(self) -> NumericFunction:
         return self.lambdify(sympy.Matrix([self.kinetic_expr, self.potential_expr]))

@@ -145,7 +145,7 @@ class LinearSystem(Model):
                 set_(self, label, vector)
 
     @classmethod
-    def _trusted(
+    def from_checked(
         cls,
         A: NDArray[np.float64],
         B: NDArray[np.float64],
@@ -232,6 +232,49 @@ class LinearSystem(Model):
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self.C @ x + self.D @ u
+
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "linear"
+
+    @property
+    def jacobian_method(self) -> str:
+        return "linear"
+
+    @property
+    def classification_basis(self) -> str:
+        return "structural"
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self.A, self.B
+
+    def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self.C, self.D
+
+    def linear_model(self, params: Any = None) -> LinearSystem:
+        return self
+
+    def linear_by_construction(self) -> str:
+        return "x' = A x + B u with constant matrices"
+
+    def explicit_form(self, max_coordinates: int) -> Any:
+        """x' = A x + B u with A and B as sympy Floats (exact binary values)."""
+        import sympy
+
+        from robodyn.model.expr import symbol
+        from robodyn.model.protocol import ExplicitForm
+
+        def floats(array: np.ndarray) -> Any:
+            return sympy.Matrix([[sympy.Float(float(v)) for v in row] for row in np.asarray(array)])
+
+        x = tuple(symbol(s) for s in self.states)
+        u = tuple(symbol(s) for s in self.inputs)
+        f = floats(self.A) * sympy.Matrix(x)
+        if u:
+            f += floats(self.B) * sympy.Matrix(u)
+        return ExplicitForm(f, x, u, (), floats(self.A))
+
+    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
+        return np.asarray(x @ self.C.T + u @ self.D.T, dtype=float)
 
     @property
     def eigenvalues(self) -> NDArray[np.complex128]:

@@ -27,6 +27,7 @@ import sympy
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.linear import LinearSystem
+from robodyn.model.protocol import ExplicitForm
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name
 from robodyn.model.system import Values, Vector, _names, values_to_vector
 
@@ -222,6 +223,73 @@ class ManipulatorSystem(SymbolicModel):
         """Exact df/du at a point, ``(n_states, n_inputs)`` (see :meth:`jacobians`)."""
         return self.jacobians(t, x, u, params)[1]
 
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "manipulator"
+
+    @property
+    def jacobian_method(self) -> str:
+        return "manipulator"
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self.jacobians(t, x, u, p)
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        from robodyn.model.linearization import symbolic_linearization
+
+        return symbolic_linearization(self, t, x, u, p)
+
+    def kernel_rhs_source(self) -> str:
+        from robodyn.codegen.source import manipulator_rhs_source
+
+        n = self.n_coordinates
+        return manipulator_rhs_source(self, [self.mass_expr[i, j] for i in range(n) for j in range(i + 1)],
+                                      list(self.rhs_expr))
+
+    def manipulator(self) -> ManipulatorSystem:
+        return self
+
+    def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """M(q) ``(n, n)`` at a validated point."""
+        return np.asarray(self._mass_numeric(t, x, u, p), dtype=float)
+
+    def rhs_terms(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """r = Q - c ``(n,)`` and dr/du ``(n, m)`` at a validated point."""
+        r = np.asarray(self._rhs_numeric(t, x, u, p), dtype=float).reshape(-1)
+        return r, np.asarray(self._input_derivative_numeric(t, x, u, p), dtype=float).reshape(self.n_coordinates,
+                                                                                                self.n_inputs)
+
+    @functools.cached_property
+    def _input_derivative_numeric(self) -> NumericFunction:
+        n = self.n_coordinates
+        return self.lambdify(self.rhs_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(n, 0))
+
+    def check_mass(self, mass: np.ndarray, x: Vector) -> None:
+        """SingularMatrixError naming q when ``mass`` is not positive definite."""
+        self._factor(mass, x)
+
+    def explicit_form(self, max_coordinates: int) -> ExplicitForm | None:
+        """x' = [q', M^-1 r] with M inverted symbolically (adjugate / determinant): only for a few coordinates."""
+        if self.n_coordinates > max_coordinates:
+            return None
+        mass = self.mass_expr
+        inverse = sympy.Matrix([[1 / mass[0, 0]]]) if mass.shape == (1, 1) else (
+            mass.adjugate() / mass.det(method="berkowitz"))
+        f = sympy.Matrix.vstack(sympy.Matrix(self.qd_symbols), inverse * self.rhs_expr)
+        return ExplicitForm(f, self.x_symbols, self.u_symbols, self.p_symbols, f.jacobian(self.x_symbols))
+
+    def classification_equations(self) -> list[tuple[str, Any]] | None:
+        n = self.n_coordinates
+        rows = [(f"the mass matrix entry M[{i}][{j}]", self.mass_expr[i, j]) for i in range(n) for j in range(n)]
+        return rows + [(f"the equation for {c}''", e) for c, e in zip(self.coordinates, self.rhs_expr)]
+
+    def equation_terms(self) -> list[tuple[str, Any]] | None:
+        """M(q), C(q, q') q' and g(q) of M q'' + C q' + g = Q as closed forms, for ``robodyn show``: g is
+        the bias at q' = 0 (gravity and springs), C q' the rest (Coriolis, centrifugal, friction)."""
+        at_rest = {v: 0 for v in self.qd_symbols}
+        gravity = self.bias_expr.subs(at_rest)
+        coriolis = (self.bias_expr - gravity).applyfunc(sympy.expand)
+        return [("M(q)", self.mass_expr), ("C(q, q') q'", coriolis), ("g(q)", gravity), ("Q", self.forces_expr)]
+
     # --- printing -----------------------------------------------------------------------------------
     @functools.cached_property
     def _acceleration_symbols(self) -> tuple[sympy.Symbol, ...]:
@@ -410,6 +478,22 @@ class MechanicalSystem(ManipulatorSystem):
         D = np.asarray(self.dhdu(0.0, x0, u0, p), dtype=float).reshape(self.n_outputs, m)
         return LinearSystem(A, B, C, D, states=self.states, inputs=self.inputs, outputs=self.outputs,
                             name=self.name)
+
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "mechanical"
+
+    def linear_model(self, params: Values | None = None) -> LinearSystem:
+        return self.to_linear(params)
+
+    def mechanical_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...]:
+        return self.numeric_matrices(params)
+
+    def linear_by_construction(self) -> str:
+        return "M q'' + B q' + K q = F u with constant matrices is linear in the state and inputs"
+
+    def scalar_damping(self) -> ScalarDamping | None:
+        """omega_n, zeta and regime when the model has one coordinate, else None."""
+        return self.damping_info() if self.n_coordinates == 1 else None
 
     def damping_info(self, params: Values | None = None) -> ScalarDamping:
         """omega_n, zeta and regime of a single-coordinate system (J q'' + b q' + k q = F u)."""

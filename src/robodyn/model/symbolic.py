@@ -16,33 +16,17 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import sympy
-from sympy.printing.numpy import NumPyPrinter
 
+from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, parse_expression, symbol
+from robodyn.model.protocol import ExplicitForm
 from robodyn.model.system import Model, Vector, _defaults, _names, check_names
 
 __all__ = ["SymbolicModel", "SymbolicSystem", "latex_name"]
 
 ExprLike: TypeAlias = sympy.Expr | str | float | int
 NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
-
-
-class _ExactFloatPrinter(NumPyPrinter):
-    """sympy's numpy printer, but floats printed with ``repr`` so they round-trip exactly (15 digits do not)."""
-
-    def _print_Float(self, expr: sympy.Float) -> str:
-        return repr(float(expr))
-
-
-def exact_float_printer() -> NumPyPrinter:
-    """The printer for ``sympy.lambdify``: exact floats, names imported unqualified.
-
-    An instance rather than the class, so that lambdify imports what the printed code uses (``reduce``
-    for ``min``/``max``); use it with ``dummify=True`` so that no model name can shadow those names.
-    """
-    return _ExactFloatPrinter({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
-                               "user_functions": {}})
 
 
 def latex_name(name: str) -> str:
@@ -133,7 +117,7 @@ class SymbolicModel(Model):
         flat = list(exprs)
         raw = sympy.lambdify(
             (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
-            printer=exact_float_printer(), dummify=True,  # dummies: no model name can shadow a printed name
+            printer=numpy_printer(), dummify=True,  # dummies: no model name can shadow a printed name
         )
 
         def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
@@ -151,17 +135,18 @@ class SymbolicModel(Model):
     @functools.cached_property
     def _h_columns(self) -> Callable[..., Any]:
         return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
-                              modules="numpy", cse=True, printer=exact_float_printer(), dummify=True)
+                              modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
 
     @functools.cached_property
     def outputs_are_states(self) -> bool:
         """Whether y = x (no outputs declared)."""
         return self.outputs == self.states and self.h_expr == sympy.Matrix(self.x_symbols)
 
-    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
-        """Outputs along a trajectory, vectorized: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, p)``."""
+    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
+        """Outputs along a trajectory, vectorized: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, p)``;
+        ``x`` itself when y = x."""
         if self.outputs_are_states:
-            return np.array(x, dtype=float)
+            return x
         columns = self._h_columns(t, x.T, u.T, p)
         return np.stack([np.broadcast_to(np.asarray(c, dtype=float), t.shape) for c in columns], axis=1)
 
@@ -185,10 +170,35 @@ class SymbolicModel(Model):
         return self._numeric_jacobian("dhdu", t, x, u, params)
 
     def _numeric_jacobian(self, which: str, t: float, x: Any, u: Any, params: Any) -> np.ndarray:
+        return self._raw_jacobian(which, *self._arguments(t, x, u, params))
+
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self._raw_jacobian("dhdx", t, x, u, p), self._raw_jacobian("dhdu", t, x, u, p)
+
+    def _raw_jacobian(self, which: str, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         cache = self.__dict__.setdefault("_jacobian_functions", {})
         if which not in cache:
             cache[which] = self.lambdify(getattr(self, f"{which}_expr"))
-        return np.asarray(cache[which](*self._arguments(t, x, u, params)))
+        return np.asarray(cache[which](t, x, u, p))
+
+    @property
+    def compilable(self) -> bool:
+        return True
+
+    def symbol_table(self) -> SymbolicModel:
+        """The model itself: ``expression`` parses text in its symbols, ``lambdify`` evaluates them."""
+        return self
+
+    @property
+    def classification_basis(self) -> str:
+        return "symbolic"
+
+    def show_text(self) -> str:
+        return self.pretty()
+
+    def latex_text(self) -> str | None:
+        return self.latex()
 
     # --- printing ------------------------------------------------------------------------------------
     @functools.cached_property
@@ -314,6 +324,43 @@ class SymbolicSystem(SymbolicModel):
 
     def equations(self) -> list[tuple[str, sympy.Expr]]:
         return [(f"{s}'", e) for s, e in zip(self.states, self.f_expr)]
+
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "first_order"
+
+    @property
+    def jacobian_method(self) -> str:
+        return "symbolic"
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self._raw_jacobian("dfdx", t, x, u, p), self._raw_jacobian("dfdu", t, x, u, p)
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        from robodyn.model.linearization import symbolic_linearization
+
+        return symbolic_linearization(self, t, x, u, p)
+
+    def kernel_rhs_source(self) -> str:
+        from robodyn.codegen.source import explicit_rhs_source
+
+        return explicit_rhs_source(self, list(self.f_expr))
+
+    def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(A, B, c) when :func:`robodyn.classify` finds the model linear and time-invariant, else None."""
+        from robodyn.analysis.classify import classify  # the verdict is classify's (cancellation included)
+
+        verdict = classify(self)
+        if not (verdict.linear and verdict.time_invariant):
+            return None
+        zero_x, zero_u = np.zeros(self.n_states), np.zeros(self.n_inputs)
+        A, B = self.jacobians_raw(0.0, zero_x, zero_u, p)
+        return A, B, self.f_raw(0.0, zero_x, zero_u, p)
+
+    def explicit_form(self, max_coordinates: int) -> ExplicitForm:
+        return ExplicitForm(self.f_expr, self.x_symbols, self.u_symbols, self.p_symbols, self.dfdx_expr)
+
+    def classification_equations(self) -> list[tuple[str, Any]]:
+        return [(f"the equation for {s}'", e) for s, e in zip(self.states, self.f_expr)]
 
     def latex_equations(self) -> list[str]:
         return [f"{latex_name(s + '_dot')} &= {self.latex_expr(e)}" for s, e in zip(self.states, self.f_expr)]

@@ -225,19 +225,28 @@ class Model:
         -------
         xdot : (n_states,) float64
         """
-        args = self._arguments(t, x, u, params)
-        return self._checked(self._f(*args), self.n_states, "f")
+        return self.f_raw(*self.arguments(t, x, u, params))
 
     def h(self, t: float, x: Values, u: Values | None = None, params: Values | None = None) -> Vector:
         """Outputs y = h(t, x, u, p), shape ``(n_outputs,)``; arguments as for :meth:`f`."""
-        args = self._arguments(t, x, u, params)
-        return self._checked(self._h(*args), self.n_outputs, "h")
+        return self.h_raw(*self.arguments(t, x, u, params))
 
-    def _arguments(
+    def arguments(
         self, t: float, x: Values, u: Values | None, params: Values | None
     ) -> tuple[float, Vector, Vector, Vector]:
+        """``(t, x, u, p)`` validated: a finite time and float64 vectors in model order (the raw forms' input)."""
         time = _scalar(t, "time t")
         return time, self.state_vector(x), self.input_vector(u), self.parameter_vector(params)
+
+    _arguments = arguments  # the name the model classes use internally
+
+    def f_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
+        """f on validated float64 vectors (see :meth:`arguments`); the result's shape is checked, ``(n,)``."""
+        return self._checked(self._f(t, x, u, p), self.n_states, "f")
+
+    def h_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
+        """h on validated float64 vectors; the result's shape is checked, ``(n_outputs,)``."""
+        return self._checked(self._h(t, x, u, p), self.n_outputs, "h")
 
     def _checked(self, value: Any, size: int, which: str) -> Vector:
         result = np.asarray(value, dtype=float)
@@ -256,12 +265,184 @@ class Model:
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         raise NotImplementedError
 
+    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
+        """Outputs along a trajectory: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, n_outputs)``.
+
+        ``x`` itself when y = x. ``p`` is one parameter vector, or (from :meth:`h_batch`) a list with one
+        entry per parameter: a number, or T values.
+        """
+        if self.outputs_are_states:
+            return x
+        rows = [self.h_raw(float(ti), xi, ui, _row(p, k)) for k, (ti, xi, ui) in enumerate(zip(t, x, u))]
+        return np.array(rows, dtype=float).reshape(len(rows), self.n_outputs)
+
+    def h_batch(self, t: np.ndarray, xs: np.ndarray, us: np.ndarray, parameters: np.ndarray) -> np.ndarray:
+        """Outputs of N runs on one grid: t ``(T,)``, xs ``(N, T, n)``, us ``(N, T, m)``, parameters
+        ``(N, n_p)`` -> ``(N, T, n_outputs)`` (``xs`` itself when y = x), in one :meth:`h_many` call."""
+        if self.outputs_are_states:
+            return xs
+        N, T, n = xs.shape
+        flat = self.h_many(np.tile(t, N), xs.reshape(N * T, n), us.reshape(N * T, us.shape[2]),
+                           _parameter_columns(parameters, T))
+        return flat.reshape(N, T, flat.shape[1])
+
+    # --- the model contract (robodyn.model.protocol): "not available" unless a kind overrides -------------
+    #: What kind of model this is, as ``robodyn show`` names it.
+    kind: str = "model"
+
+    @property
+    def jacobian_method(self) -> str | None:
+        """The exact derivative the model has (``symbolic``, ``manipulator``, ``linear``), or None."""
+        return None
+
+    @property
+    def outputs_are_states(self) -> bool:
+        """Whether y = x."""
+        return False
+
+    @property
+    def classification_basis(self) -> str:
+        """How :func:`robodyn.classify` can decide: ``structural``, ``symbolic`` or ``sampled``."""
+        return "sampled"
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """Exact df/dx ``(n, n)`` and df/du ``(n, m)`` at a validated point (when :attr:`jacobian_method`)."""
+        raise NotImplementedError(f"model {self.name!r} has no exact Jacobian")
+
+    def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
+                             ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact dh/dx ``(p, n)`` and dh/du ``(p, m)`` at a validated point, or None."""
+        if self.outputs_are_states:
+            return np.eye(self.n_states), np.zeros((self.n_states, self.n_inputs))
+        return None
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """A, B, C, D at a validated point, exactly, flat ``[A | B | C | D]`` row-major (when
+        :attr:`jacobian_method` is set and the outputs have exact Jacobians)."""
+        outputs = self.output_jacobians_raw(t, x, u, p)
+        if outputs is None:
+            raise NotImplementedError(f"model {self.name!r} has no exact output Jacobian")
+        return np.concatenate([np.ravel(m) for m in (*self.jacobians_raw(t, x, u, p), *outputs)]).astype(float)
+
+    @property
+    def compilable(self) -> bool:
+        """Whether :meth:`kernel_rhs_source` gives numba source (False for models of Python callables)."""
+        return False
+
+    def kernel_rhs_source(self) -> str | None:
+        """numba source of ``rhs(t, x, u, p, out)`` for the compiled kernels, or None (Python callables)."""
+        return None
+
+    def raw_function(self, which: str) -> Callable[..., Any]:
+        """The model's own ``f`` or ``h`` (``which``), unchecked: for probes that pass other shapes (points as
+        columns, complex values) and check the results themselves."""
+        return self._f if which == "f" else self._h
+
+    def symbol_table(self) -> Any:
+        """The model's symbols and expression parser (for events given as text), or None."""
+        return None
+
+    def linear_model(self, params: Values | None = None) -> Any:
+        """The exact LinearSystem of a model that is linear by construction, or None."""
+        return None
+
+    def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(A, B, c) with x' = A x + B u + c when the model is linear and time-invariant, else None."""
+        linear = self.linear_model(p)
+        if linear is None:
+            return None
+        return linear.A, linear.B, np.zeros(self.n_states)
+
+    def manipulator(self) -> Any:
+        """The second-order parts (:class:`robodyn.model.protocol.Manipulator`), or None."""
+        return None
+
+    def mechanical_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...] | None:
+        """``(M, B, K, F)`` of M q'' + B q' + K q = F u with constant matrices, or None."""
+        return None
+
+    def explicit_form(self, max_coordinates: int) -> Any:
+        """x' = f as sympy expressions with df/dx (:class:`robodyn.model.protocol.ExplicitForm`), or None.
+
+        Second-order models invert M(q) symbolically for this, so only up to ``max_coordinates``.
+        """
+        return None
+
+    def classification_equations(self) -> list[tuple[str, Any]] | None:
+        """``(label, sympy expression)`` for every expression of the dynamics, when symbolic and small."""
+        return None
+
+    def linear_by_construction(self) -> str | None:
+        """A sentence saying why the dynamics are linear whatever the parameters, or None."""
+        return None
+
+    def scalar_damping(self) -> Any:
+        """omega_n, zeta and regime (:class:`robodyn.model.mechanical.ScalarDamping`) of a linear mechanical
+        model with one coordinate, else None."""
+        return None
+
+    def equation_terms(self) -> list[tuple[str, Any]] | None:
+        """Named closed-form terms (M(q), C(q, q') q', g(q), Q) for ``robodyn show``, or None."""
+        return None
+
+    def show_text(self) -> str:
+        """The equations (or a description) as ``robodyn show`` prints them."""
+        return repr(self)
+
+    def latex_text(self) -> str | None:
+        """The equations as LaTeX, or None when the model has no symbolic equations."""
+        return None
+
+    def memo(self) -> dict[Any, Any]:
+        """The model's own store for objects derived from its equations (shared by parameter copies).
+
+        Models without an instance dictionary (frozen LinearSystem) give a fresh store: nothing is kept.
+        """
+        attributes = getattr(self, "__dict__", None)
+        if attributes is None:
+            return {}
+        store = attributes.get("_memo")
+        if store is None:
+            store = attributes["_memo"] = {}
+        return store
+
+    def default_parameters(self) -> tuple[list[float], Vector]:
+        """The default parameter values as a list and a read-only array (cached per ``parameters`` mapping:
+        a copy with other parameters has another mapping, so a value copied along with the model is not
+        reused)."""
+        attributes = getattr(self, "__dict__", None)
+        cached = attributes.get("_default_parameters") if attributes is not None else None
+        if cached is None or cached[0] is not self.parameters:
+            vector = self.parameter_vector(None)
+            vector.setflags(write=False)
+            cached = (self.parameters, tuple(vector.tolist()), vector)
+            if attributes is not None:
+                attributes["_default_parameters"] = cached
+        return list(cached[1]), cached[2]
+
     def __repr__(self) -> str:
         return (
             f"{type(self).__name__}(name={self.name!r}, states={list(self.states)}, "
             f"inputs={list(self.inputs)}, outputs={list(self.outputs)}, "
             f"parameters={dict(self.parameters)})"
         )
+
+
+def _row(p: Any, k: int) -> Any:
+    """Parameters of point k: ``p`` itself when it is one vector, else entry k of its varying columns."""
+    if isinstance(p, np.ndarray):
+        return p
+    return np.array([c if np.ndim(c) == 0 else c[k] for c in p], dtype=float)
+
+
+def _parameter_columns(parameters: np.ndarray, T: int) -> Any:
+    """``parameters`` (N, n_p) for N runs of T points flattened to N * T: the one row when all are equal,
+    else one value per parameter that is the same in every run and N * T values for each that varies."""
+    same = parameters == parameters[0]
+    if same.all():
+        return parameters[0]
+    return [parameters[0, k] if same[:, k].all() else np.repeat(parameters[:, k], T)
+            for k in range(parameters.shape[1])]
 
 
 def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
@@ -344,3 +525,9 @@ class System(Model):
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return x.copy() if self._out is None else self._out(t, x, u, p)
+
+    kind = "python"
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return self._out is None

@@ -357,6 +357,44 @@ class UrdfSystem(Model):
         """Analytic df/du at a point, ``(n_states, n_inputs)`` (see :meth:`jacobians`)."""
         return self.jacobians(t, x, u, params)[1]
 
+    # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
+    kind = "urdf"
+
+    @property
+    def jacobian_method(self) -> str:
+        return "manipulator"
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return True
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        return self._jacobians_raw(x, u)
+
+    def manipulator(self) -> UrdfSystem:
+        return self
+
+    def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """M(q) ``(n, n)`` at a validated point."""
+        return self.mass_matrix(x[: self.n_coordinates])
+
+    def rhs_terms(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """r = tau - C(q, q') q' - g(q) ``(n,)`` and dr/du = I ``(n, n)``."""
+        n = self.n_coordinates
+        return u - self.bias(x[:n], x[n:]), np.eye(n)
+
+    def check_mass(self, mass: np.ndarray, x: Vector) -> None:
+        """SingularMatrixError naming q when ``mass`` is not positive definite."""
+        try:
+            np.linalg.cholesky(mass)
+        except np.linalg.LinAlgError:
+            q = dict(zip(self.coordinates, x[: self.n_coordinates].tolist()))
+            raise SingularMatrixError(f"model {self.name!r}: mass matrix M(q) is not positive definite at q={q}: "
+                                      "check the masses and inertias of the URDF") from None
+
+    def show_text(self) -> str:
+        return "\n".join(self.joint_table())
+
     # --- printing -----------------------------------------------------------------------------------------
     def limit_events(self, *, terminal: bool = True) -> list[Any]:
         """Events at the joints' position limits, for :func:`robodyn.simulate` (``events=...``).

@@ -1,4 +1,4 @@
-"""The compiled input evaluator (robodyn/signals_kernel.py) and the exact-path decomposition.
+"""The compiled input evaluator (robodyn/signals/kernel.py) and the exact-path decomposition.
 
 Random compositions of every signal kind are evaluated three ways: the Python ``__call__``, the
 evaluator (jitted by numba and interpreted) on ``Inputs.compiled()``, and the decomposition
@@ -270,7 +270,11 @@ def test_kernel_source_contract():
     tree = ast.parse(source)
     imports = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
     assert imports == ["math"]
-    assert not any(isinstance(node, ast.ImportFrom) for node in ast.walk(tree))  # no __future__, no numba
+    # no __future__, no numba: only the kind codes, under private aliases
+    from_imports = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert from_imports and all(node.module == "robodyn.signals.kinds" for node in from_imports)
+    aliases = [alias.asname for node in from_imports for alias in node.names]
+    assert all(name is not None and name.startswith("_SIG_") for name in aliases)
     defined = [node.name for node in tree.body if isinstance(node, ast.FunctionDef)]
     assert "eval_inputs" in defined and all(name == "eval_inputs" or name.startswith("_sig_") for name in defined)
     assigned = [t.id for node in tree.body if isinstance(node, ast.Assign) for t in node.targets]

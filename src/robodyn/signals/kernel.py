@@ -1,16 +1,19 @@
 """Input-signal evaluator: numba-compatible source, loaded compiled or interpreted.
 
-This file is plain Python in numba's nopython subset. It does not import numba and does not define
+This file is a template, not an ordinary module: it is plain Python in numba's nopython subset, read
+as text and pasted into generated kernel modules (:mod:`robodyn.codegen.module`) or executed as a fresh
+module by :func:`robodyn.signals.load_evaluator`. It does not import numba and does not define
 ``hjit``: whoever loads it injects it into the module namespace before executing it (in generated
 modules ``numba.njit(cache=True)`` without a Python wrapper, since only the kernels call it; numba's
 ``njit`` for :func:`robodyn.signals.load_evaluator`; an identity decorator on the interpreted path; see
 docs/dev/simulation.md).
 The engine concatenates this source into generated modules, so it must not contain ``from __future__``
-imports, and its private names start with ``_sig_`` to avoid clashes.
+imports, and its private names start with ``_sig_`` / ``_SIG_`` to avoid clashes: the kind codes are
+imported from :mod:`robodyn.signals.kinds` (the table the packer uses too) under ``_SIG_`` aliases.
 
-``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`,
-whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef`` is one term
-``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
+``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`;
+:mod:`robodyn.signals.kinds` lists the kind codes and their ``coef`` columns. One row ``j`` of
+``codes``/``coef`` is one term ``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
 """
 
 # ``hjit`` is injected by the loader (see above); tell the linters it is not a typo:
@@ -19,13 +22,12 @@ whose module docstring lists the kind codes. One row ``j`` of ``codes``/``coef``
 
 import math
 
-_SIG_CONSTANT = 0  # coef: gain, value
-_SIG_STEP = 1  # coef: gain, t0, before, after
-_SIG_RAMP = 2  # coef: gain, t0, slope, initial
-_SIG_SINE = 3  # coef: gain, amplitude, omega (rad/s), phase, offset
-_SIG_PULSE = 4  # coef: gain, t0, width, amplitude, base, period (0 = not periodic)
-_SIG_TABLE_ZOH = 5  # coef: gain, offset into tdata, length n (times then values)
-_SIG_TABLE_LINEAR = 6  # coef: as _SIG_TABLE_ZOH
+from robodyn.signals.kinds import CONSTANT as _SIG_CONSTANT
+from robodyn.signals.kinds import PULSE as _SIG_PULSE
+from robodyn.signals.kinds import RAMP as _SIG_RAMP
+from robodyn.signals.kinds import SINE as _SIG_SINE
+from robodyn.signals.kinds import STEP as _SIG_STEP
+from robodyn.signals.kinds import TABLE_LINEAR as _SIG_TABLE_LINEAR
 
 
 @hjit
@@ -100,7 +102,7 @@ def eval_inputs(t, t_piece, x, inp, out):
             value = coef[j, 4]
             if _sig_pulse_on(t_piece, coef[j, 1], coef[j, 2], coef[j, 5]):
                 value = coef[j, 4] + coef[j, 3]
-        else:
+        else:  # a table: zero-order hold (TABLE_ZOH) or linear (TABLE_LINEAR)
             linear = kind == _SIG_TABLE_LINEAR
             value = _sig_table(t, t_piece, tdata, int(coef[j, 1]), int(coef[j, 2]), linear)
         out[codes[j, 0]] += coef[j, 0] * value

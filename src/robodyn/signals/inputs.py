@@ -1,38 +1,22 @@
-"""Input signals of a simulation: the signal classes, a model's resolved inputs, their compiled form.
-
-The signal classes (:class:`Constant`, :class:`Step`, :class:`Ramp`, :class:`Sine`, :class:`Pulse`,
-:class:`Table`, :class:`Sum`, :class:`Scaled`, :class:`FunctionSignal`) are defined in
-:mod:`robodyn.signals_core` and re-exported here; the command-line text form
-(``step(0, 0, 1) + 0.5*sine(1, 2)``) is parsed by :func:`parse_signal` (:mod:`robodyn.signals_parse`).
+"""A model's resolved inputs and their compiled form: :class:`Inputs`, :class:`StateFeedback`, the packer.
 
 :func:`resolve_inputs` turns what the user gave for a model's inputs into :class:`Inputs`;
 :meth:`Inputs.compiled` packs it into the arrays the kernels read,
 ``inp = (codes, coef, tdata, K, xref, flags)``:
 
 - ``codes`` int64 ``(n_terms, 2)``: channel index, kind code;
-- ``coef`` float64 ``(n_terms, 6)``: the gain, then the kind's numbers (unused slots are 0);
+- ``coef`` float64 ``(n_terms, N_COEF)``: the gain, then the kind's numbers (unused slots are 0);
 - ``tdata`` float64 ``(k,)``: for each table its n times then its n values, table after table;
 - ``K`` float64 ``(m, n)`` and ``xref`` float64 ``(n,)``: state feedback (zeros without feedback);
 - ``flags`` int64 ``(2,)``: ``flags[0]`` is 1 when state feedback is present, else 0; ``flags[1]`` is 1 when
   the inputs are held between breakpoints (only constants, steps, pulses and zero-order-hold tables, no
   feedback), so integrators evaluate them once per segment between stop points.
 
-Row ``j`` adds ``coef[j, 0] * f_j(t)`` to channel ``codes[j, 0]``; the kind code says what ``f_j`` is:
-
-=====  ==============  =====================================================
-code   kind            ``coef[j, 1:]``
-=====  ==============  =====================================================
-0      constant        value
-1      step            t0, before, after
-2      ramp            t0, slope, initial
-3      sine            amplitude, omega = 2*pi*frequency (rad/s), phase, offset
-4      pulse           t0, width, amplitude, base, period (0: not periodic)
-5      table, zoh      offset into ``tdata``, length n
-6      table, linear   offset into ``tdata``, length n
-=====  ==============  =====================================================
+Row ``j`` adds ``coef[j, 0] * f_j(t)`` to channel ``codes[j, 0]``; the kind codes and the numbers each
+kind keeps in ``coef[j, 1:]`` are the table in :mod:`robodyn.signals.kinds`.
 
 The evaluator ``eval_inputs(t, t_piece, x, inp, out)`` is the numba-compatible source
-``robodyn/signals_kernel.py`` (:data:`EVALUATOR_SOURCE_PATH`); :func:`load_evaluator` loads it.
+``robodyn/signals/kernel.py`` (:data:`EVALUATOR_SOURCE_PATH`); :func:`load_evaluator` loads it.
 """
 
 from __future__ import annotations
@@ -49,7 +33,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
-from robodyn.signals_core import (
+from robodyn.signals.core import (
     Array,
     Constant,
     FunctionSignal,
@@ -66,41 +50,23 @@ from robodyn.signals_core import (
     finite_number,
     time_array,
 )
-from robodyn.signals_parse import parse_input_assignments, parse_signal
+from robodyn.signals.kinds import CONSTANT, HELD_KINDS, KIND_CODES, N_COEF, PULSE, RAMP, SINE, STEP
 
 __all__ = [
     "EVALUATOR_SOURCE_PATH",
-    "KIND_CODES",
     "CompiledInputs",
-    "Constant",
-    "FunctionSignal",
     "Inputs",
-    "Pulse",
-    "Ramp",
-    "Scaled",
-    "Signal",
-    "Sine",
     "StateFeedback",
-    "Step",
-    "Sum",
-    "Table",
     "compile_inputs",
     "load_evaluator",
-    "parse_input_assignments",
-    "parse_signal",
     "resolve_inputs",
 ]
-
-#: Kind codes whose value depends only on the piece (constant, step, pulse, zero-order-hold table): inputs made
-#: of these alone are constant between breakpoints.
-HELD_KINDS: Final = (0, 1, 4, 5)
 
 #: The compiled inputs passed to ``eval_inputs``: ``(codes, coef, tdata, K, xref, flags)``.
 CompiledInputs: TypeAlias = tuple[NDArray[np.int64], Array, Array, Array, Array, NDArray[np.int64]]
 
-EVALUATOR_SOURCE_PATH = Path(__file__).with_name("signals_kernel.py")
-KIND_CODES = {"constant": 0, "step": 1, "ramp": 2, "sine": 3, "pulse": 4, "table_zoh": 5, "table_linear": 6}
-N_COEF = 6  # Columns of ``coef``: the gain and up to five numbers of the kind.
+#: The evaluator template ``eval_inputs`` (numba-compatible source, read as text or loaded by load_evaluator).
+EVALUATOR_SOURCE_PATH: Final = Path(__file__).with_name("kernel.py")
 
 
 def _set(obj: object, name: str, value: object) -> None:
@@ -208,15 +174,15 @@ def _terms(signal: Signal, gain: float = 1.0) -> list[tuple[float, Signal]]:
 def _leaf_row(leaf: Signal, tdata: list[Array]) -> tuple[int, list[float]]:
     """Kind code and numbers of one leaf; tables append their data to ``tdata``."""
     if isinstance(leaf, Constant):
-        return KIND_CODES["constant"], [leaf.value]
+        return CONSTANT, [leaf.value]
     if isinstance(leaf, Step):
-        return KIND_CODES["step"], [leaf.t0, leaf.before, leaf.after]
+        return STEP, [leaf.t0, leaf.before, leaf.after]
     if isinstance(leaf, Ramp):
-        return KIND_CODES["ramp"], [leaf.t0, leaf.slope, leaf.initial]
+        return RAMP, [leaf.t0, leaf.slope, leaf.initial]
     if isinstance(leaf, Sine):
-        return KIND_CODES["sine"], [leaf.amplitude, leaf.omega, leaf.phase, leaf.offset]
+        return SINE, [leaf.amplitude, leaf.omega, leaf.phase, leaf.offset]
     if isinstance(leaf, Pulse):
-        return KIND_CODES["pulse"], [leaf.t0, leaf.width, leaf.amplitude, leaf.base, leaf.period or 0.0]
+        return PULSE, [leaf.t0, leaf.width, leaf.amplitude, leaf.base, leaf.period or 0.0]
     if isinstance(leaf, Table):
         offset = sum(a.size for a in tdata)
         tdata.extend((leaf.times, leaf.values))
@@ -470,8 +436,8 @@ def _identity(function: Any) -> Any:
 
 @functools.lru_cache(maxsize=2)
 def load_evaluator(compiled: bool) -> Callable[..., None]:
-    """``eval_inputs`` from ``signals_kernel.py``, loaded as a fresh module (jitted with numba or not)."""
-    name = "robodyn._signals_kernel_" + ("jit" if compiled else "py")
+    """``eval_inputs`` from ``signals/kernel.py``, loaded as a fresh module (jitted with numba or not)."""
+    name = "robodyn.signals._kernel_" + ("jit" if compiled else "py")
     spec = importlib.util.spec_from_file_location(name, EVALUATOR_SOURCE_PATH)
     if spec is None or spec.loader is None:  # pragma: no cover - the file ships with the package
         raise InputError(f"cannot load the input evaluator from {EVALUATOR_SOURCE_PATH}")

@@ -34,7 +34,7 @@ import numpy as np
 
 from robodyn.errors import ExpressionError, InputError, UnknownNameError
 from robodyn.model.expr import MAX_DEPTH, MAX_LENGTH, parse_number
-from robodyn.signals_core import Array, Constant, Pulse, Ramp, Signal, Sine, Step, Table
+from robodyn.signals.core import Array, Constant, Pulse, Ramp, Signal, Sine, Step, Table
 
 __all__ = ["SIGNAL_FUNCTIONS", "parse_input_assignments", "parse_signal", "read_table_csv"]
 

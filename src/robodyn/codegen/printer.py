@@ -1,0 +1,55 @@
+"""The one number printer of generated code: floats that round-trip exactly, sympy printers that use it.
+
+Every generated source — the kernels' ``rhs``, event functions, lambdified numpy code, tape data —
+prints a float64 through :func:`exact_float`, so that a number read back is the number printed
+(``repr`` gives the shortest string that round-trips; 15 significant digits do not).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Final
+
+__all__ = ["exact_float", "numpy_printer", "python_printer", "safe_label"]
+
+_LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
+
+
+def safe_label(name: str) -> str:
+    """A model name reduced to harmless characters, for docstrings of generated code (a name from a model
+    file holding quotes must not end the docstring and become code)."""
+    return _LABEL_UNSAFE.sub("_", str(name))[:80]
+
+
+def exact_float(value: float) -> str:
+    """Python source for ``value`` that evaluates to the same float64 (``inf`` and ``nan`` included)."""
+    number = float(value)
+    if math.isfinite(number):
+        return repr(number)
+    return f"float({str(number)!r})"  # float('inf'), float('-inf'), float('nan')
+
+
+def _exact_print_float(self: Any, expr: Any) -> str:
+    return exact_float(float(expr))
+
+
+def numpy_printer() -> Any:
+    """sympy's numpy printer for ``sympy.lambdify``, floats printed exactly, names imported unqualified.
+
+    An instance rather than the class, so that lambdify imports what the printed code uses (``reduce``
+    for ``min``/``max``); use it with ``dummify=True`` so that no model name can shadow those names.
+    """
+    from sympy.printing.numpy import NumPyPrinter
+
+    printer_class = type("ExactNumPyPrinter", (NumPyPrinter,), {"_print_Float": _exact_print_float})
+    return printer_class({"fully_qualified_modules": False, "inline": True, "allow_unknown_functions": True,
+                          "user_functions": {}})
+
+
+def python_printer() -> Any:
+    """sympy's Python printer (``math`` functions, fully qualified), floats printed exactly."""
+    from sympy.printing.pycode import PythonCodePrinter
+
+    printer_class = type("ExactPythonPrinter", (PythonCodePrinter,), {"_print_Float": _exact_print_float})
+    return printer_class({"fully_qualified_modules": True, "standard": "python3"})

@@ -1,0 +1,211 @@
+"""Recursive Newton–Euler on a straight-line tape: inverse dynamics, mass-matrix columns, positions.
+
+Every quantity — rotation entries, velocities, accelerations, forces — is a node of a
+:class:`~robodyn.rigid.tape.Tape`, so the cost grows linearly with the number of bodies for inverse
+dynamics (and quadratically for the mass matrix, one pass per column), never with the size of a
+closed form.
+
+- :func:`rnea`: joint forces tau = ID(q, q', q'') of a tree of rigid bodies, vector form in body
+  coordinates (J. J. Craig, *Introduction to Robotics*, 3rd ed., section 6.5; R. Featherstone,
+  *Rigid Body Dynamics Algorithms*, Springer 2008, section 5.3);
+- :func:`mass_columns`: M(q) column by column, ID(q, 0, e_j) without gravity;
+- :func:`centres_of_mass`: the bodies' centres of mass in the base frame;
+- :func:`cholesky_solve`: M^-1 applied to right-hand sides, as straight-line code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from robodyn.rigid.tape import Tape, Value
+
+__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "mass_columns", "rnea"]
+
+Vec = list[Value]  # three values
+Mat = list[list[Value]]  # 3x3 values, row-major
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """One body of a kinematic tree and the joint that connects it to its parent, as tape values.
+
+    parent : int
+        Index of the parent body (bodies come after their parents), -1 for the fixed base.
+    prismatic : bool
+        False for a revolute joint.
+    axis : (3,)
+        Unit joint axis in the joint frame (the frame that moves with the joint, origin on its axis).
+    rotation : (3, 3), position : (3,)
+        Fixed placement of the joint frame (at q = 0) in the parent body's joint frame.
+    mass, com : (3,), inertia : (3, 3)
+        Mass, centre of mass and inertia about the centre of mass, in the joint frame.
+    """
+
+    parent: int
+    prismatic: bool
+    axis: tuple[Value, ...]
+    rotation: tuple[tuple[Value, ...], ...]
+    position: tuple[Value, ...]
+    mass: Value
+    com: tuple[Value, ...]
+    inertia: tuple[tuple[Value, ...], ...]
+
+
+def _cross(a: Sequence[Value], b: Sequence[Value]) -> Vec:
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+
+
+def _matvec(m: Sequence[Sequence[Value]], v: Sequence[Value]) -> Vec:
+    return [m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2] for i in range(3)]
+
+
+def _tmatvec(m: Sequence[Sequence[Value]], v: Sequence[Value]) -> Vec:
+    return [m[0][i] * v[0] + m[1][i] * v[1] + m[2][i] * v[2] for i in range(3)]
+
+
+def _matmul(a: Sequence[Sequence[Value]], b: Sequence[Sequence[Value]]) -> Mat:
+    return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
+
+
+def _add(*vectors: Sequence[Value]) -> Vec:
+    result = list(vectors[0])
+    for v in vectors[1:]:
+        result = [result[i] + v[i] for i in range(3)]
+    return result
+
+
+def _scale(s: Value, v: Sequence[Value]) -> Vec:
+    return [s * e for e in v]
+
+
+def placement(tape: Tape, body: Body, q: Value) -> tuple[Mat, Vec]:
+    """Rotation parent <- body and the body origin in the parent frame at coordinate ``q`` (Rodrigues)."""
+    a = body.axis
+    rotation = [list(row) for row in body.rotation]
+    if body.prismatic:
+        return rotation, _add(body.position, _scale(q, _matvec(body.rotation, a)))
+    c, s = q.cos(), q.sin()
+    one_c = 1.0 - c
+    zero = tape.const(0.0)
+    skew = [[zero, -a[2], a[1]], [a[2], zero, -a[0]], [-a[1], a[0], zero]]
+    motion = [[(c if i == j else zero) + s * skew[i][j] + one_c * a[i] * a[j] for j in range(3)] for i in range(3)]
+    return _matmul(rotation, motion), list(body.position)
+
+
+def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
+         gravity: Sequence[Value]) -> list[Value]:
+    """Joint forces tau = ID(q, q', q'') of a tree, recorded on ``tape``; one entry per body.
+
+    ``q``, ``qd``, ``qdd`` hold one value per body (constant zeros prune the tape); ``gravity`` is the
+    gravity vector in the base frame. Bodies must come after their parents.
+    """
+    zero = [tape.const(0.0)] * 3
+    rotations: list[Mat] = []
+    positions: list[Vec] = []
+    omega: list[Vec] = []
+    alpha: list[Vec] = []
+    accel: list[Vec] = []
+    forces: list[Vec] = []
+    moments: list[Vec] = []
+    base_acc = [-g for g in gravity]  # the base accelerates upwards instead of gravity pulling down
+    for i, body in enumerate(bodies):
+        rot, pos = placement(tape, body, q[i])
+        rotations.append(rot)
+        positions.append(pos)
+        w_p, al_p, a_p = (zero, zero, base_acc) if body.parent < 0 else (
+            omega[body.parent], alpha[body.parent], accel[body.parent])
+        a_origin = _add(a_p, _cross(al_p, pos), _cross(w_p, _cross(w_p, pos)))
+        w_in, al_in, a_in = _tmatvec(rot, w_p), _tmatvec(rot, al_p), _tmatvec(rot, a_origin)
+        axis = body.axis
+        if body.prismatic:
+            w, al = w_in, al_in
+            acc = _add(a_in, _scale(2.0 * qd[i], _cross(w, axis)), _scale(qdd[i], axis))
+        else:
+            w = _add(w_in, _scale(qd[i], axis))
+            al = _add(al_in, _scale(qdd[i], axis), _scale(qd[i], _cross(w_in, axis)))
+            acc = a_in
+        omega.append(w)
+        alpha.append(al)
+        accel.append(acc)
+        com = body.com
+        a_com = _add(acc, _cross(al, com), _cross(w, _cross(w, com)))
+        forces.append(_scale(body.mass, a_com))
+        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)), _cross(com, forces[i])))
+    tau: list[Value] = [tape.const(0.0)] * len(bodies)
+    for i in reversed(range(len(bodies))):
+        body = bodies[i]
+        resultant = forces[i] if body.prismatic else moments[i]
+        tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
+        if body.parent >= 0:  # transmit f_i and n_i to the parent's frame
+            p = body.parent
+            f_parent = _matvec(rotations[i], forces[i])
+            n_parent = _add(_matvec(rotations[i], moments[i]), _cross(positions[i], f_parent))
+            forces[p] = _add(forces[p], f_parent)
+            moments[p] = _add(moments[p], n_parent)
+    return tau
+
+
+def mass_columns(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[list[Value]]:
+    """M(q) as rows ``[i][j]``: column j is ID(q, 0, e_j) without gravity (its upper part mirrors the lower)."""
+    n = len(bodies)
+    zero, one = tape.const(0.0), tape.const(1.0)
+    columns = [rnea(tape, bodies, q, [zero] * n, [one if i == j else zero for i in range(n)], [zero] * 3)
+               for j in range(n)]
+    return [[columns[j][i] if j <= i else columns[i][j] for j in range(n)] for i in range(n)]
+
+
+def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
+    """Centres of mass of the bodies in the base frame: one (3,) per body."""
+    world_rot: list[Mat] = []
+    world_pos: list[Vec] = []
+    coms = []
+    for i, body in enumerate(bodies):
+        rot, pos = placement(tape, body, q[i])
+        if body.parent < 0:
+            world_rot.append(rot)
+            world_pos.append(pos)
+        else:
+            r_p, p_p = world_rot[body.parent], world_pos[body.parent]
+            world_rot.append(_matmul(r_p, rot))
+            world_pos.append(_add(p_p, _matvec(r_p, pos)))
+        coms.append(_add(world_pos[i], _matvec(world_rot[i], body.com)))
+    return coms
+
+
+def cholesky_factor(matrix: Sequence[Sequence[Value]]) -> list[list[Value]]:
+    """The lower Cholesky factor L of a symmetric positive definite matrix (its lower triangle is read).
+
+    Not positive definite: a square root of a negative number or a division by zero makes the entries
+    NaN or infinite, which callers check (no branch on the tape).
+    Reference: G. H. Golub, C. F. Van Loan, *Matrix Computations*, 4th ed., algorithm 4.2.1.
+    """
+    n = len(matrix)
+    lower: list[list[Value]] = [[matrix[0][0]] * n for _ in range(n)]
+    for j in range(n):
+        square = matrix[j][j]
+        for k in range(j):
+            square = square - lower[j][k] * lower[j][k]
+        lower[j][j] = square.sqrt()
+        for i in range(j + 1, n):
+            entry = matrix[i][j]
+            for k in range(j):
+                entry = entry - lower[i][k] * lower[j][k]
+            lower[i][j] = entry / lower[j][j]
+    return lower
+
+
+def cholesky_solve(lower: Sequence[Sequence[Value]], rhs: Sequence[Value]) -> list[Value]:
+    """M^-1 rhs from the Cholesky factor of M: L z = rhs, then L^T x = z."""
+    n = len(rhs)
+    z: list[Value] = list(rhs)
+    for i in range(n):
+        for k in range(i):
+            z[i] = z[i] - lower[i][k] * z[k]
+        z[i] = z[i] / lower[i][i]
+    x = list(z)
+    for i in reversed(range(n)):
+        for k in range(i + 1, n):
+            x[i] = x[i] - lower[k][i] * x[k]
+        x[i] = x[i] / lower[i][i]
+    return x

@@ -1,0 +1,88 @@
+"""Input signals of a simulation: the signal classes, a model's resolved inputs, their compiled form.
+
+The package's parts:
+
+- :mod:`robodyn.signals.core`: the signal classes (:class:`Constant`, :class:`Step`, :class:`Ramp`,
+  :class:`Sine`, :class:`Pulse`, :class:`Table`, :class:`Sum`, :class:`Scaled`, :class:`FunctionSignal`);
+- :mod:`robodyn.signals.parse`: the command-line text form (``step(0, 0, 1) + 0.5*sine(1, 2)``),
+  parsed by :func:`parse_signal` without ``eval``;
+- :mod:`robodyn.signals.inputs`: :func:`resolve_inputs` -> :class:`Inputs` (with :class:`StateFeedback`)
+  and :meth:`Inputs.compiled`, which packs them into the arrays the kernels read;
+- :mod:`robodyn.signals.kinds`: the kind codes of the packed rows, shared by the packer and the evaluator;
+- ``robodyn/signals/kernel.py``: the evaluator ``eval_inputs``, a numba-compatible source template that
+  is pasted into generated modules or loaded by :func:`load_evaluator` (never imported as an ordinary module).
+
+Everything public is importable from here: ``from robodyn.signals import Step, resolve_inputs``. The names
+are loaded on first use (PEP 562), so that importing one submodule (``robodyn.signals.core`` for the signal
+classes, ``robodyn.signals.kinds`` for the kind codes) does not import the text parser and sympy with it.
+"""
+
+from typing import TYPE_CHECKING
+
+from robodyn._lazy import lazy_names
+
+# public name -> module that defines it
+_LAZY: dict[str, str] = {
+    "CompiledInputs": "robodyn.signals.inputs",
+    "Constant": "robodyn.signals.core",
+    "EVALUATOR_SOURCE_PATH": "robodyn.signals.inputs",
+    "FunctionSignal": "robodyn.signals.core",
+    "HELD_KINDS": "robodyn.signals.kinds",  # not in __all__: use robodyn.signals.kinds
+    "Inputs": "robodyn.signals.inputs",
+    "KIND_CODES": "robodyn.signals.kinds",
+    "N_COEF": "robodyn.signals.kinds",  # not in __all__: use robodyn.signals.kinds
+    "Pulse": "robodyn.signals.core",
+    "Ramp": "robodyn.signals.core",
+    "Scaled": "robodyn.signals.core",
+    "Signal": "robodyn.signals.core",
+    "Sine": "robodyn.signals.core",
+    "StateFeedback": "robodyn.signals.inputs",
+    "Step": "robodyn.signals.core",
+    "Sum": "robodyn.signals.core",
+    "Table": "robodyn.signals.core",
+    "compile_inputs": "robodyn.signals.inputs",
+    "load_evaluator": "robodyn.signals.inputs",
+    "parse_input_assignments": "robodyn.signals.parse",
+    "parse_signal": "robodyn.signals.parse",
+    "resolve_inputs": "robodyn.signals.inputs",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
+    from robodyn.signals.core import Constant, FunctionSignal, Pulse, Ramp, Scaled, Signal, Sine, Step, Sum, Table
+    from robodyn.signals.inputs import (
+        EVALUATOR_SOURCE_PATH,
+        CompiledInputs,
+        Inputs,
+        StateFeedback,
+        compile_inputs,
+        load_evaluator,
+        resolve_inputs,
+    )
+    from robodyn.signals.kinds import KIND_CODES
+    from robodyn.signals.parse import parse_input_assignments, parse_signal
+
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+
+__all__ = [
+    "EVALUATOR_SOURCE_PATH",
+    "KIND_CODES",
+    "CompiledInputs",
+    "Constant",
+    "FunctionSignal",
+    "Inputs",
+    "Pulse",
+    "Ramp",
+    "Scaled",
+    "Signal",
+    "Sine",
+    "StateFeedback",
+    "Step",
+    "Sum",
+    "Table",
+    "compile_inputs",
+    "load_evaluator",
+    "parse_input_assignments",
+    "parse_signal",
+    "resolve_inputs",
+]

@@ -1,0 +1,148 @@
+"""Chains compiled from their tape, against two independent routes.
+
+- Closed forms: M(q) and Q - c expanded into sympy expressions, differentiated by sympy and solved
+  numerically (the manipulator formula A21 = M^-1 (dr/dq - dM/dq q''), the route linearize took before
+  chains compiled from their tape), on every chain small enough to expand.
+- Pinocchio: the same bodies (placements, masses, centres of mass, inertias, rotor inertia as armature)
+  built as a pinocchio.Model, with aba, crba, rnea and computeABADerivatives; for the arms whose closed
+  forms swell (Puma 560, Panda).
+
+Tolerances: entries of A, B are O(1..1e4) (the Puma's stiffest joint has M ~ 1e-2 on its diagonal); the
+two routes differ by rounding in a few hundred operations and in a Cholesky solve with cond(M) < 1e5, so
+1e-12 relative to the largest entry of each matrix, with the absolute floor 1e-12.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sympy
+
+import robodyn
+from robodyn.model.chain import ChainSystem
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAINS = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "tests" / "data").glob("*.yaml"))
+
+
+def _chain_files() -> list[Path]:
+    return [path for path in CHAINS if "kind: chain" in path.read_text(encoding="utf-8")]
+
+
+def _close(actual: np.ndarray, expected: np.ndarray, rtol: float = 1e-12) -> None:
+    scale = max(1.0, float(np.abs(expected).max(initial=0.0)))
+    np.testing.assert_allclose(actual, expected, rtol=0, atol=rtol * scale)
+
+
+def _points(model: ChainSystem, count: int, seed: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    return [(rng.uniform(-2, 2, model.n_states), rng.uniform(-3, 3, model.n_inputs)) for _ in range(count)]
+
+
+def _closed_form_jacobians(model: ChainSystem, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A, B by sympy differentiation of the closed forms and a numeric solve (no tape derivatives)."""
+    args = (model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols)
+    n, m = model.n_coordinates, model.n_inputs
+    mass = sympy.lambdify(args, model.mass_expr, modules="numpy", dummify=True)
+    rhs = sympy.lambdify(args, model.rhs_expr, modules="numpy", dummify=True)
+    dr = sympy.lambdify(args, model.rhs_expr.jacobian([*model.x_symbols, *model.u_symbols]), modules="numpy",
+                        dummify=True)
+    dmass = [sympy.lambdify(args, model.mass_expr.diff(q), modules="numpy", dummify=True) for q in model.q_symbols]
+    p = model.parameter_vector()
+    M = np.asarray(mass(0.0, x, u, p), dtype=float)
+    accel = np.linalg.solve(M, np.asarray(rhs(0.0, x, u, p), dtype=float).reshape(-1))
+    derivative = np.asarray(dr(0.0, x, u, p), dtype=float).reshape(n, 2 * n + m)
+    for k in range(n):
+        derivative[:, k] -= np.asarray(dmass[k](0.0, x, u, p), dtype=float) @ accel
+    solved = np.linalg.solve(M, derivative)
+    A = np.zeros((2 * n, 2 * n))
+    A[:n, n:] = np.eye(n)
+    A[n:] = solved[:, : 2 * n]
+    B = np.vstack([np.zeros((n, m)), solved[:, 2 * n:]])
+    return A, B
+
+
+SMALL = [path for path in _chain_files() if robodyn.load(path).has_closed_forms]
+
+
+@pytest.mark.parametrize("path", SMALL, ids=lambda p: p.name)
+def test_compiled_tape_equals_the_closed_forms(path: Path) -> None:
+    model = robodyn.load(path)
+    for x, u in _points(model, 6, seed=len(path.name)):
+        A, B = model.jacobians(0.0, x, u)
+        A_ref, B_ref = _closed_form_jacobians(model, x, u)
+        _close(A, A_ref)
+        _close(B, B_ref)
+        linear = robodyn.linearize(model, x, u)
+        assert linear.method == "manipulator"
+        _close(linear.A, A)
+        _close(linear.B, B)
+
+
+def test_every_chain_file_is_covered() -> None:
+    names = {path.name for path in _chain_files()}
+    assert {"planar_arm.yaml", "two_link_arm.yaml", "puma560.yaml", "panda_chain.yaml"} <= names
+    assert {path.name for path in SMALL} >= {"planar_arm.yaml", "two_link_arm.yaml"}
+
+
+# --- Pinocchio -----------------------------------------------------------------------------------------
+def _pinocchio_model(model: ChainSystem) -> tuple[object, np.ndarray, np.ndarray]:
+    """The chain as a pinocchio.Model (bodies in parent-first order), its joint damping (n,) and the
+    coordinate permutation (pinocchio index -> model coordinate)."""
+    pin = pytest.importorskip("pinocchio")
+    values = dict(zip(model.p_symbols, map(sympy.Float, model.parameter_vector())))
+
+    def number(expr: object) -> float:
+        return float(sympy.sympify(expr).xreplace(values))
+
+    pinocchio_model = pin.Model()
+    pinocchio_model.gravity.linear = np.array([number(g) for g in model.gravity_expr])
+    ids = []
+    for body in model.bodies:
+        rotation = np.array([[number(e) for e in row] for row in body.rotation])
+        placement = pin.SE3(rotation, np.array([number(e) for e in body.position]))
+        axis = np.array([number(e) for e in body.axis])
+        joint = pin.JointModelPrismaticUnaligned(axis) if body.prismatic else pin.JointModelRevoluteUnaligned(axis)
+        parent = 0 if body.parent < 0 else ids[body.parent]
+        index = pinocchio_model.addJoint(parent, joint, placement, f"j{len(ids)}")
+        inertia = np.array([[number(e) for e in row] for row in body.inertia])
+        pinocchio_model.appendBodyToJoint(index, pin.Inertia(number(body.mass), np.array(
+            [number(e) for e in body.com]), inertia), pin.SE3.Identity())
+        ids.append(index)
+    order = np.array(model.order_)
+    terms = model._joint_terms
+    pinocchio_model.armature = np.array([number(terms[i]["gear_ratio"] ** 2 * terms[i]["rotor_inertia"])
+                                         for i in order])
+    damping = np.array([number(terms[i]["damping"]) for i in order])
+    return pinocchio_model, damping, order
+
+
+@pytest.mark.parametrize("name", ["puma560.yaml", "panda_chain.yaml"])
+def test_compiled_tape_equals_pinocchio(name: str) -> None:
+    pin = pytest.importorskip("pinocchio")
+    model = robodyn.load(ROOT / "tests" / "data" / name)
+    pinocchio_model, damping, order = _pinocchio_model(model)
+    data = pinocchio_model.createData()
+    n = model.n_coordinates
+    for x, u in _points(model, 5, seed=7):
+        q, v = x[:n][order], x[n:][order]  # pinocchio's (body) order
+        tau = u[order] - damping * v
+        expected_accel = pin.aba(pinocchio_model, data, q, v, tau)
+        _close(model.f(0.0, x, u)[n:][order], expected_accel, 1e-10)
+        mass = pin.crba(pinocchio_model, data, q)
+        mass = np.triu(mass) + np.triu(mass, 1).T
+        _close(model.mass_matrix(x[:n])[np.ix_(order, order)], mass)
+        qdd = np.random.default_rng(1).normal(size=n)
+        inverse = pin.rnea(pinocchio_model, data, q, v, qdd[order]) + damping * v
+        _close(model.inverse_dynamics(x[:n], x[n:], qdd)[order], inverse)
+        ddq_dq, ddq_dv, minv = pin.computeABADerivatives(pinocchio_model, data, q, v, tau)
+        minv = np.triu(minv) + np.triu(minv, 1).T
+        A, B = model.jacobians(0.0, x, u)
+        _close(A[n:, :n][np.ix_(order, order)], ddq_dq, 1e-10)
+        _close(A[n:, n:][np.ix_(order, order)], ddq_dv - minv @ np.diag(damping), 1e-10)
+        _close(B[n:][np.ix_(order, order)], minv, 1e-10)
+        linear = robodyn.linearize(model, x, u)
+        np.testing.assert_allclose(linear.A, A, rtol=0, atol=1e-12 * max(1.0, np.abs(A).max()))
+        np.testing.assert_allclose(linear.B, B, rtol=0, atol=1e-12 * max(1.0, np.abs(B).max()))
