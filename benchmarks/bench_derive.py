@@ -4,7 +4,7 @@ The chain: n revolute joints about z, unit lengths, unit point masses at the lin
 Timed: building the model plus the first evaluation of the state matrix A at a general point (so the
 derivation, code generation and compilation are all included; importing the libraries is not).
 sympy.physics.mechanics (LagrangesMethod + Linearizer with the point substituted before the solve) runs for
-n = 5 only; it takes seconds (DESIGN.md, "Expression swell").
+n = 5 only; it takes seconds (expanded closed forms swell with the number of links).
 
 Run: .venv/bin/python benchmarks/bench_derive.py
 """

@@ -146,3 +146,53 @@ def test_compiled_tape_equals_pinocchio(name: str) -> None:
         linear = robodyn.linearize(model, x, u)
         np.testing.assert_allclose(linear.A, A, rtol=0, atol=1e-12 * max(1.0, np.abs(A).max()))
         np.testing.assert_allclose(linear.B, B, rtol=0, atol=1e-12 * max(1.0, np.abs(B).max()))
+
+
+# --- every consumer on a chain too large for closed forms ----------------------------------------------------
+@pytest.fixture(scope="module")
+def puma() -> ChainSystem:
+    model = robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")
+    assert not model.has_closed_forms
+    return model
+
+
+def test_show_on_a_large_chain_says_what_it_prints(capsys: pytest.CaptureFixture[str], puma: ChainSystem) -> None:
+    from robodyn.cli import main
+
+    assert main(["show", str(ROOT / "tests" / "data" / "puma560.yaml")]) == 0
+    out = capsys.readouterr().out
+    assert "closed forms of M(q) and c are printed for chains of up to 3 joints" in out
+    assert "q6: revolute, link5 -> link6" in out
+    assert "mass_expr" not in puma.__dict__  # nothing was expanded
+
+
+def test_classify_samples_a_large_chain(puma: ChainSystem) -> None:
+    verdict = robodyn.classify(puma)
+    assert verdict.method == "sampled" and not verdict.linear and verdict.order == 2 and verdict.dimension == 6
+
+
+def test_holding_torque_of_a_large_chain_is_pinocchios_gravity(puma: ChainSystem) -> None:
+    pin = pytest.importorskip("pinocchio")
+    pinocchio_model, _, order = _pinocchio_model(puma)
+    q = np.array([0.1, -0.7, 0.4, 0.2, -0.3, 0.5])
+    point = robodyn.find_equilibrium(puma, {**dict(zip(puma.coordinates, q)),
+                                            **{v: 0.0 for v in puma.velocities}})[0]
+    assert point.method == "holding-torque"
+    gravity = pin.computeGeneralizedGravity(pinocchio_model, pinocchio_model.createData(), q[order])
+    _close(point.u[order], gravity)
+
+
+def test_batches_events_and_the_stiff_solver_use_the_compiled_tape(puma: ChainSystem) -> None:
+    x0 = np.zeros((2, 12))
+    x0[:, 1] = [-0.5, -0.4]
+    batch = robodyn.simulate(puma, 0.5, x0, rtol=1e-9, atol=1e-11, t_eval=np.linspace(0, 0.5, 11))
+    assert batch.stats.path == "compiled"
+    for i in range(2):
+        single = robodyn.simulate(puma, 0.5, x0[i], rtol=1e-9, atol=1e-11, t_eval=np.linspace(0, 0.5, 11))
+        np.testing.assert_array_equal(batch.x[i], single.x)  # the same kernel, the same steps
+    falling = robodyn.simulate(puma, 2.0, x0[0], events="q2 + 1.0", rtol=1e-9, atol=1e-11)
+    assert falling.events and abs(falling.events[0].x[1] + 1.0) < 1e-9
+    # radau with the tape's exact Jacobian against dopri5 at tight tolerances: agree to their tolerances
+    stiff = robodyn.simulate(puma, 0.5, x0[0], method="radau", rtol=1e-10, atol=1e-12)
+    explicit = robodyn.simulate(puma, 0.5, x0[0], rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(stiff.final, explicit.final, atol=1e-7)

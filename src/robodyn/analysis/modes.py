@@ -277,7 +277,7 @@ class Mode:
             **{key: None if value is None else float(value) for key, value in
                (("zeta", self.zeta), ("time_constant", self.time_constant), ("period", self.period))},
             "shape": {name: [float(c.real), float(c.imag)] for name, c in self.shape.items()},
-            "multiplicity": self.multiplicity,  # an extension of the DESIGN contract (added keys only)
+            "multiplicity": self.multiplicity,  # an extension of the JSON contract (added keys only)
         }
 
 

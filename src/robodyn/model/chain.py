@@ -29,7 +29,6 @@ from __future__ import annotations
 import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any, Final
 
 import numpy as np
@@ -42,7 +41,7 @@ from robodyn.model.expr import TIME, symbol
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.system import Values, Vector, _names, values_to_vector
-from robodyn.rigid.dynamics import JointTerms, Program, manipulator_program
+from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
 
@@ -338,7 +337,7 @@ class ChainSystem(ManipulatorSystem):
 
     # --- straight-line dynamics (the tape, compiled) ---------------------------------------------------
     @functools.cached_property
-    def _program(self) -> Program:
+    def _program(self) -> ManipulatorProgram:
         """Every numeric function of the chain, recorded on one tape (robodyn.rigid.dynamics)."""
         tape = Tape()
         n, m = self.n_coordinates, self.n_inputs
@@ -360,22 +359,31 @@ class ChainSystem(ManipulatorSystem):
                              _friction(value(t["friction"]), self.friction_smoothing), value(t["stiffness"]),
                              value(t["rest"])) for t in self._joint_terms]
         forces = [value(t["force"]) for t in self._joint_terms]
-        return manipulator_program(tape, bodies, self.order_, x, u, a, [value(g) for g in self.gravity_expr], joints,
-                                   forces)
+        return ManipulatorProgram(tape, bodies, self.order_, x, u, a, [value(g) for g in self.gravity_expr],
+                                  joints, forces)
 
-    @functools.cached_property
-    def _compiled(self) -> ModuleType:
-        """The generated module of the chain's functions (each compiled on its first call)."""
-        program = self._program
-        return load_generated(tape_module_text(program.tape, program.outputs, self.name), "robodyn_chain")
+    def _function(self, name: str) -> tuple[Any, int]:
+        """The compiled function ``name`` of the program (robodyn.rigid.dynamics) and its output size: one
+        generated module per function, so that a model only linearized compiles only its Jacobians."""
+        memo = self.memo()
+        key = ("tape function", name)
+        if key not in memo:
+            program = self._program
+            outputs = program.outputs(name)
+            # called from Python, not in the kernels' inner loop: compiled without LLVM's optimizer (faster)
+            text = tape_module_text(program.tape, {name: outputs}, self.name, optimize=False)
+            module = load_generated(text, "robodyn_chain")
+            memo[key] = (getattr(module, name), len(outputs))
+        return memo[key]
 
     def _call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray,
-              a: np.ndarray | None = None) -> np.ndarray:
-        """Function ``name`` of the program (robodyn.rigid.dynamics) at a point of float64 vectors."""
-        out = np.empty(len(self._program.outputs[name]))
+              a: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Function ``name`` of the program at a point of float64 vectors (into ``out`` if given)."""
+        function, size = self._function(name)
+        out = np.empty(size) if out is None else out
         x = np.ascontiguousarray(x, dtype=float)
-        getattr(self._compiled, name)(float(t), x, np.ascontiguousarray(u, dtype=float),
-                                      np.ascontiguousarray(p, dtype=float), x if a is None else a, out)
+        function(float(t), x, np.ascontiguousarray(u, dtype=float), np.ascontiguousarray(p, dtype=float),
+                 x if a is None else a, out)
         return out
 
     def _finite_or_singular(self, values: np.ndarray, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray
@@ -410,7 +418,7 @@ class ChainSystem(ManipulatorSystem):
     def kernel_rhs_source(self) -> str:
         """``rhs(t, x, u, p, out)`` for the simulation kernels: the tape's forward dynamics."""
         program = self._program
-        return "\n".join([tape_source("_chain_rhs", program.tape, program.outputs["rhs"], "hjit"), "",
+        return "\n".join([tape_source("_chain_rhs", program.tape, program.outputs("rhs"), "hjit"), "",
                           "@jit", "def rhs(t, x, u, p, out):", "    _chain_rhs(t, x, u, p, x, out)", ""])
 
     # --- numeric API ---------------------------------------------------------------------------------
@@ -502,9 +510,15 @@ class ChainSystem(ManipulatorSystem):
         return super().equation_terms() if self.has_closed_forms else None
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        A, B = self.jacobians_raw(t, x, u, p)
+        n2, m = self.n_states, self.n_inputs
+        buffer = np.empty(n2 * (n2 + m) + self.n_outputs * (n2 + m))
+        jacobians = buffer[: n2 * (n2 + m)]
+        self._call("jacobians", t, x, u, p, out=jacobians)
+        self._finite_or_singular(jacobians, t, x, u, p)
         C, D = self.output_jacobians_raw(t, x, u, p)
-        return np.concatenate((A.reshape(-1), B.reshape(-1), np.ravel(C), np.ravel(D)))
+        buffer[n2 * (n2 + m): n2 * (n2 + m) + C.size] = C.reshape(-1)
+        buffer[n2 * (n2 + m) + C.size:] = D.reshape(-1)
+        return buffer
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         return self._mass_numeric(t, x, u, p)

@@ -5,7 +5,7 @@ Model files and command-line values are user text. They are never given to ``eva
 and runs nothing) and the tree is translated node by node; any node outside the whitelist is rejected
 with the offending token.
 
-Allowed (DESIGN.md, "Model files"):
+Allowed (the grammar of model files, docs/models.md):
 
 - numbers (integers and decimals), ``+ - * / **``, unary ``+ -`` and parentheses;
 - the names the caller declares (states, inputs, parameters, ...), ``t`` where time is allowed,

@@ -174,7 +174,17 @@ class SymbolicModel(Model):
 
     # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
     def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        if self.outputs_are_states:
+            return self._identity_outputs
         return self._raw_jacobian("dhdx", t, x, u, p), self._raw_jacobian("dhdu", t, x, u, p)
+
+    @functools.cached_property
+    def _identity_outputs(self) -> tuple[np.ndarray, np.ndarray]:
+        """C = I, D = 0 (read-only) for y = x."""
+        C, D = np.eye(self.n_states), np.zeros((self.n_states, self.n_inputs))
+        C.setflags(write=False)
+        D.setflags(write=False)
+        return C, D
 
     def _raw_jacobian(self, which: str, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         cache = self.__dict__.setdefault("_jacobian_functions", {})

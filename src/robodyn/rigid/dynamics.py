@@ -1,6 +1,6 @@
 """The numeric functions of a rigid-body model, as outputs of one straight-line tape.
 
-:func:`manipulator_program` records, for a tree of bodies with joint terms (friction, springs, rotor
+:class:`ManipulatorProgram` records, for a tree of bodies with joint terms (friction, springs, rotor
 inertia) and generalized forces, everything the numeric path of a second-order model needs:
 
 ==================  ===================================================================  ===========
@@ -25,13 +25,15 @@ Arguments of every function, in the tape's leaf numbering: ``t`` (0), ``x`` (1),
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from robodyn.rigid.rnea import Body, centres_of_mass, cholesky_factor, cholesky_solve, mass_columns, rnea
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["FUNCTIONS", "JointTerms", "Program", "manipulator_program"]
+__all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram"]
 
 FUNCTIONS = ("rhs", "jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
 
@@ -50,80 +52,108 @@ class JointTerms:
         return self.rotor * qdd + self.damping * qd + self.friction(qd) + self.stiffness * (q - self.rest)
 
 
-@dataclass(frozen=True, slots=True)
-class Program:
-    """A tape and the outputs of each of its functions (see the module docstring)."""
-
-    tape: Tape
-    outputs: dict[str, list[Value]]
-    mass: list[list[Value]]  # M(q) in model order, for closed forms
-    bias: list[Value]  # c(q, q') in model order
-
-
-def manipulator_program(tape: Tape, bodies: Sequence[Body], order: Sequence[int], x: Sequence[Value],
-                        u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
-                        joints: Sequence[JointTerms], forces: Sequence[Value]) -> Program:
-    """Record every function of a tree of ``bodies`` on ``tape``.
+class ManipulatorProgram:
+    """Every function of a tree of bodies (see the module docstring), recorded on one tape on demand.
 
     ``bodies`` are parent-first; body k moves coordinate ``order[k]``. ``x`` (2n,), ``u`` (m,) and ``a``
     (n,) are the leaves of the state, inputs and accelerations; ``joints`` and ``forces`` (Q) are in
-    model order.
+    model order. Each function's outputs are recorded the first time :meth:`outputs` is asked for them,
+    so a model that is only linearized never records its centres of mass.
     """
-    n = len(order)
-    q, qd = list(x[:n]), list(x[n:])
-    zero = tape.const(0.0)
 
-    def by_body(values: Sequence[Value]) -> list[Value]:
-        return [values[i] for i in order]
+    def __init__(self, tape: Tape, bodies: Sequence[Body], order: Sequence[int], x: Sequence[Value],
+                 u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value], joints: Sequence[JointTerms],
+                 forces: Sequence[Value]):
+        self.tape, self.bodies, self.order = tape, list(bodies), list(order)
+        self.x, self.u, self.a, self.gravity = list(x), list(u), list(a), list(gravity)
+        self.joints, self.forces = list(joints), list(forces)
+        self.n = len(order)
+        self.q, self.qd = self.x[: self.n], self.x[self.n:]
+        self.zero, self.one = tape.const(0.0), tape.const(1.0)
+        self._recorded: dict[str, list[Value]] = {}
 
-    def by_coordinate(values: Sequence[Value]) -> list[Value]:
-        result = [zero] * n
-        for k, i in enumerate(order):
+    def outputs(self, name: str) -> list[Value]:
+        """The output values of function ``name`` (one of :data:`FUNCTIONS`)."""
+        if name not in self._recorded:
+            self._recorded[name] = getattr(self, f"_{name}")()
+        return self._recorded[name]
+
+    # --- building blocks ------------------------------------------------------------------------------
+    def _by_body(self, values: Sequence[Value]) -> list[Value]:
+        return [values[i] for i in self.order]
+
+    def _by_coordinate(self, values: Sequence[Any]) -> list[Any]:
+        result: list[Any] = [self.zero] * self.n
+        for k, i in enumerate(self.order):
             result[i] = values[k]
         return result
 
-    def inverse(accelerations: Sequence[Value], velocities: Sequence[Value], g: Sequence[Value]) -> list[Value]:
-        tau = by_coordinate(rnea(tape, bodies, by_body(q), by_body(velocities), by_body(accelerations), g))
-        return [tau[i] + joints[i].force(q[i], velocities[i], accelerations[i]) for i in range(n)]
+    def inverse(self, accelerations: Sequence[Value], velocities: Sequence[Value], gravity: Sequence[Value]
+                ) -> list[Value]:
+        """ID(q, q', q'') plus the joint terms, in model order."""
+        tau = self._by_coordinate(rnea(self.tape, self.bodies, self._by_body(self.q), self._by_body(velocities),
+                                       self._by_body(accelerations), gravity))
+        return [tau[i] + self.joints[i].force(self.q[i], velocities[i], accelerations[i]) for i in range(self.n)]
 
-    columns = mass_columns(tape, bodies, by_body(q))
-    mass = [[zero] * n for _ in range(n)]
-    for k, i in enumerate(order):
-        for k2, j in enumerate(order):
-            mass[i][j] = columns[k][k2]
-    for i in range(n):
-        mass[i][i] = mass[i][i] + joints[i].rotor
-    bias = inverse([zero] * n, qd, gravity)
-    rhs = [forces[i] - bias[i] for i in range(n)]
-    lower = cholesky_factor(mass)
-    acceleration = cholesky_solve(lower, rhs)
-    residual = [tau - f for tau, f in zip(inverse(acceleration, qd, gravity), forces)]
-    variables = [*x, *u]
-    derivatives = tape.derive(residual, variables, hold=acceleration)
-    solved = [cholesky_solve(lower, [-derivatives[i][k] for i in range(n)]) for k in range(len(variables))]
-    one = tape.const(1.0)
-    a_matrix = [[one if j == i + n else zero for j in range(2 * n)] for i in range(n)]
-    a_matrix += [[solved[k][i] for k in range(2 * n)] for i in range(n)]
-    b_matrix = [[zero] * len(u) for _ in range(n)] + [[solved[2 * n + k][i] for k in range(len(u))]
-                                                     for i in range(n)]
-    input_jacobian = tape.derive(rhs, list(u)) if len(u) else [[] for _ in range(n)]
-    mass_flat = [e for row in mass for e in row]
-    mass_derivative = tape.derive(mass_flat, q)
-    outputs = {
-        "rhs": [*qd, *acceleration],
-        "jacobians": [e for row in a_matrix for e in row] + [e for row in b_matrix for e in row],
-        "mass": mass_flat,
-        "terms": [*rhs, *bias, *(e for row in input_jacobian for e in row)],
-        "inverse": inverse(a, qd, gravity),
-        "mass_derivative": [e for row in mass_derivative for e in row],
-        "com": [e for c in by_coordinate_vectors(centres_of_mass(tape, bodies, by_body(q)), order) for e in c],
-    }
-    return Program(tape, outputs, mass, bias)
+    @functools.cached_property
+    def mass(self) -> list[list[Value]]:
+        """M(q) in model order, rotor inertias on the diagonal."""
+        n, order = self.n, self.order
+        columns = mass_columns(self.tape, self.bodies, self._by_body(self.q))
+        mass = [[self.zero] * n for _ in range(n)]
+        for k, i in enumerate(order):
+            for k2, j in enumerate(order):
+                mass[i][j] = columns[k][k2]
+        for i in range(n):
+            mass[i][i] = mass[i][i] + self.joints[i].rotor
+        return mass
 
+    @functools.cached_property
+    def bias(self) -> list[Value]:
+        """c(q, q') = ID(q, q', 0) with gravity and the joint terms."""
+        return self.inverse([self.zero] * self.n, self.qd, self.gravity)
 
-def by_coordinate_vectors(vectors: Sequence[list[Value]], order: Sequence[int]) -> list[list[Value]]:
-    """Per-body vectors reordered to model (coordinate) order."""
-    result: list[list[Value]] = [[] for _ in order]
-    for k, i in enumerate(order):
-        result[i] = vectors[k]
-    return result
+    @functools.cached_property
+    def rhs(self) -> list[Value]:
+        """Q - c."""
+        return [f - c for f, c in zip(self.forces, self.bias)]
+
+    @functools.cached_property
+    def factor(self) -> list[list[Value]]:
+        return cholesky_factor(self.mass)
+
+    @functools.cached_property
+    def acceleration(self) -> list[Value]:
+        return cholesky_solve(self.factor, self.rhs)
+
+    # --- the functions ----------------------------------------------------------------------------------
+    def _rhs(self) -> list[Value]:
+        return [*self.qd, *self.acceleration]
+
+    def _jacobians(self) -> list[Value]:
+        n, m = self.n, len(self.u)
+        residual = [tau - f for tau, f in zip(self.inverse(self.acceleration, self.qd, self.gravity), self.forces)]
+        variables = [*self.x, *self.u]
+        derivatives = self.tape.derive(residual, variables, hold=self.acceleration)
+        solved = [cholesky_solve(self.factor, [-derivatives[i][k] for i in range(n)]) for k in range(len(variables))]
+        rows = [[self.one if j == i + n else self.zero for j in range(2 * n)] for i in range(n)]
+        rows += [[solved[k][i] for k in range(2 * n)] for i in range(n)]
+        inputs = [[self.zero] * m for _ in range(n)] + [[solved[2 * n + k][i] for k in range(m)] for i in range(n)]
+        return [e for row in rows for e in row] + [e for row in inputs for e in row]
+
+    def _mass(self) -> list[Value]:
+        return [e for row in self.mass for e in row]
+
+    def _terms(self) -> list[Value]:
+        input_jacobian = self.tape.derive(self.rhs, self.u) if self.u else []
+        return [*self.rhs, *self.bias, *(e for row in input_jacobian for e in row)]
+
+    def _inverse(self) -> list[Value]:
+        return self.inverse(self.a, self.qd, self.gravity)
+
+    def _mass_derivative(self) -> list[Value]:
+        return [e for row in self.tape.derive(self._mass(), self.q) for e in row]
+
+    def _com(self) -> list[Value]:
+        coms = self._by_coordinate(centres_of_mass(self.tape, self.bodies, self._by_body(self.q)))
+        return [e for c in coms for e in c]
