@@ -25,7 +25,7 @@ import robodyn
 from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import ConvergenceError, InputError, RobodynError
-from robodyn.integrate.simulate import METHOD_NAMES
+from robodyn.integrate.methods import METHOD_NAMES
 from robodyn.model.expr import parse_assignments, parse_number
 from robodyn.model.system import Model
 from robodyn.signals import parse_input_assignments

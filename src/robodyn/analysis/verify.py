@@ -22,8 +22,8 @@ import numpy as np
 from robodyn.errors import InputError
 from robodyn.integrate.events import resolve_events
 from robodyn.integrate.kernels import kernel_module, run_fixed
+from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
-from robodyn.integrate.tableaus import METHODS
 from robodyn.model.system import Model
 from robodyn.signals import resolve_inputs
 

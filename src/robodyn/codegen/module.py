@@ -58,6 +58,9 @@ def module_text(model: Any, events: Sequence[sympy.Expr] = ()) -> str:
     """The full source of a model's compiled kernel module (the model gives its ``rhs`` source)."""
     header = _HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
                             n_p=len(model.parameters), n_events=len(events), has_events=bool(events))
+    from robodyn.integrate.status import CODES  # the templates import these numbers: spelled out, they
+    from robodyn.signals.kinds import KIND_CODES  # are part of the text, so a cached module changes with them
+    header += f"# status codes {dict(CODES)}; signal kind codes {dict(KIND_CODES)}\n"
     parts = [header, model.kernel_rhs_source(), event_source(model.symbol_table(), events),
              SIGNALS_KERNEL.read_text(encoding="utf-8"), KERNEL_TEMPLATE.read_text(encoding="utf-8")]
     return "\n\n".join(parts)

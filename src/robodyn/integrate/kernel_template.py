@@ -19,8 +19,10 @@ Batches (``fixed_batch``, ``adaptive_batch`` in ``robodyn.integrate.kernels``) r
 ``method, dop853 = ButcherTableau.kernel_method()``: ``method = (A, b, c, e, dense, error_order)`` and ``dop853``
 DOP853's E3 error weights, or None for other methods. ``dop853`` is a separate argument so that numba prunes
 every ``if dop853 is not None`` branch for the other methods: DOPRI5's kernels never compile DOP853's code.
-Statuses: 0 reached t1; 1 a terminal event; -1 step size collapse (below ``max(1e-12 |t|, 10 ulp(t))``);
--2 more than ``max_steps`` attempts; -3 a non-finite state or derivative. Failures never raise: the results
+Statuses are the names imported from :mod:`robodyn.integrate.status` (the one table of their numbers and
+messages; numba reads them as compile-time constants): ``OK`` reached t1; ``TERMINATED`` a terminal event;
+``STEP_COLLAPSE`` the step size fell below ``max(1e-12 |t|, 10 ulp(t))``; ``MAX_STEPS`` more than
+``max_steps`` attempts; ``NON_FINITE`` a non-finite state or derivative. Failures never raise: the results
 up to ``t_fail`` are returned.
 
 The adaptive controller is scipy's RK45/DOP853 one (scipy ``_ivp/rk.py``, [HNW] II.4): Hairer's initial step,
@@ -36,6 +38,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robodyn.integrate.status import MAX_STEPS, NON_FINITE, OK, STEP_COLLAPSE, TERMINATED
+
 if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
     def jit(fn): ...
     def hjit(fn): ...  # jit for helpers only called from jitted code (no Python wrapper)
@@ -47,17 +51,11 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
 SAFETY = 0.9  # Multiply steps computed from the asymptotic behaviour of errors by this.
 MIN_FACTOR = 0.2  # Minimum allowed decrease in a step size.
 MAX_FACTOR = 10.0  # Maximum allowed increase in a step size.
-MIN_STEP_REL = 1e-12  # A step below MIN_STEP_REL * |t| has collapsed (status -1) ...
+MIN_STEP_REL = 1e-12  # A step below MIN_STEP_REL * |t| has collapsed (STEP_COLLAPSE) ...
 TINY_STEP = 5e-323  # ... or below 10 ulp of 0.0, near t = 0.
 EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of t, if wider).
 ULP = 2.220446049250313e-16  # Machine epsilon of float64.
 TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
-
-OK = 0
-TERMINATED = 1
-STEP_COLLAPSE = -1
-MAX_STEPS = -2
-NON_FINITE = -3
 
 
 @hjit
@@ -512,8 +510,8 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     -------
     status : int, see the module docstring
     t_fail : float, where a failed run stopped (NaN otherwise)
-    i_fail : int, the first non-finite state component (status -3), the component with the largest scaled
-        error in the last attempt (-1), else -1
+    i_fail : int, the first non-finite state component (NON_FINITE), the component with the largest scaled
+        error in the last attempt (STEP_COLLAPSE), else -1
     stats : (3,) int64, nfev, accepted steps, rejected steps
     t (n_out,), x (n_out, n), u (n_out, m) : outputs, u = ``eval_inputs(t, t, x)``. After a terminal event
         the last row is the event (without t_eval) or the last t_eval point before it.

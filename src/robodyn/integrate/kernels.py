@@ -3,7 +3,8 @@
 :func:`kernel_module` picks the module (a generated numba module from :mod:`robodyn.codegen`, or the
 template executed as plain Python with the model's own callables), and :func:`run_fixed`,
 :func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure statuses into errors that say
-what to try.
+what to try (the codes and their messages are the table in :mod:`robodyn.integrate.status`). Methods are
+given by name, a fixed or adaptive method of :data:`robodyn.integrate.methods.REGISTRY`.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import numpy as np
 from robodyn.codegen.module import compiled_module, interpreted_module
 from robodyn.errors import InputError, NumericalError
 from robodyn.integrate.events import ResolvedEvents
+from robodyn.integrate.methods import TABLEAUS
+from robodyn.integrate.status import NON_FINITE, failure_message
 from robodyn.integrate.stiff import RunResult
-from robodyn.integrate.tableaus import METHODS
 from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
@@ -41,7 +43,7 @@ _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled i
 def _method_arrays(method: str) -> tuple[tuple[Any, ...], Any]:
     """The adaptive kernels' ``method`` and ``dop853`` arguments, built once per method (the kernels only read
     them)."""
-    return METHODS[method].kernel_method()
+    return TABLEAUS[method].kernel_method()
 
 
 @dataclass(frozen=True)
@@ -92,23 +94,10 @@ def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) ->
 
 
 def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str) -> NumericalError:
-    name = model.states[index] if 0 <= index < model.n_states else None
-    where = f" (state {name})" if name else ""
-    if status == -1:
-        return NumericalError(
-            f"{method}: the step size collapsed at t = {t_fail:.10g}{where}: the problem is stiff or singular "
-            "there; try --method radau (method='radau')"
-        )
-    if status == -2:
-        return NumericalError(
-            f"{method}: more than {max_steps} steps before t = {t_fail:.10g}: the problem may be stiff; "
-            "try --method radau (method='radau') or allow more steps (max_steps)"
-        )
-    second = " or the mass matrix is not positive definite there" if model.order == 2 else ""
-    return NumericalError(
-        f"{method}: a non-finite value appeared at t = {t_fail:.10g}{where}: the solution blows up{second}; "
-        "check the model and the initial state, or shorten the time span"
-    )
+    """The error of the failure ``status`` at ``t_fail``; ``index`` is the state concerned, if in range."""
+    state = model.states[index] if 0 <= index < model.n_states else None
+    return NumericalError(failure_message(status, method=method, t=t_fail, state=state, max_steps=max_steps,
+                                          second_order=model.order == 2))
 
 
 def step_sizes(grid: np.ndarray, dt: float | None) -> np.ndarray:
@@ -126,7 +115,7 @@ def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray,
 
     Full steps are exactly ``dt`` when it is given (see :func:`step_sizes`).
     """
-    tableau = METHODS[method]
+    tableau = TABLEAUS[method]
     model = setup.model
     xs = np.empty((grid.size, model.n_states))
     us = np.empty((grid.size, model.n_inputs))
@@ -140,7 +129,7 @@ def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray,
     if bad.size:
         row = int(bad[0])
         column = int(np.flatnonzero(~np.isfinite(xs[row]))[0])
-        raise _failure(model, -3, float(grid[row]), column, 0, method)
+        raise _failure(model, NON_FINITE, float(grid[row]), column, 0, method)
     return RunResult(grid.copy(), xs, nfev=nfev, steps=grid.size - 1, u=us, compile_seconds=seconds)
 
 
@@ -172,7 +161,7 @@ def run_batch(
     Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds) and
     each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
     """
-    tableau = METHODS[method]
+    tableau = TABLEAUS[method]
     model, events = setup.model, setup.events
     N, n, m = x0.shape[0], model.n_states, model.n_inputs
     if not tableau.adaptive:
@@ -185,7 +174,7 @@ def run_batch(
         bad = ~np.isfinite(xs)  # (N, T, n), checked at once; the first bad trajectory, time and state is reported
         if bad.any():
             i, k, column = (int(v[0]) for v in np.nonzero(bad))
-            raise _trajectory(i, _failure(model, -3, float(grid[k]), column, 0, method))
+            raise _trajectory(i, _failure(model, NON_FINITE, float(grid[k]), column, 0, method))
         return grid, xs, us, {"nfev": int(nfev.sum()), "steps": N * (grid.size - 1), "rejected": 0,
                               "compile_seconds": seconds}, [[] for _ in range(N)]
     T, E = t_eval.size, BATCH_EVENTS if len(events) else 0

@@ -1,9 +1,13 @@
-"""``simulate()``: one entry point that picks the path (docs/dev/simulation.md).
+"""``simulate()``: one entry point that picks the path by the method's family (docs/dev/simulation.md).
+
+The methods are the registry :data:`robodyn.integrate.methods.REGISTRY`; ``simulate()`` validates the call,
+looks the method up and hands it to the runner of its family (``_RUNNERS``):
 
 - ``exact`` (the default for linear models): matrix exponentials, exact for the supported inputs;
-- ``euler``, ``heun``, ``rk4`` (fixed step ``dt``) and ``dopri5``, ``dop853`` (adaptive): the Runge–Kutta
-  kernels, compiled with numba for symbolic models, run as plain Python for models given as callables;
-- ``radau``, ``bdf``, ``lsoda``: scipy's stiff solvers with the model's exact Jacobian.
+- ``fixed`` (``euler``, ``heun``, ``rk4``, step ``dt``) and ``adaptive`` (``dopri5``, ``dop853``): the
+  Runge–Kutta kernels, compiled with numba for symbolic models, run as plain Python for models given as
+  callables;
+- ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's stiff solvers with the model's exact Jacobian.
 
 Fixed-step methods sample the inputs at each step's start and hold them over the step (zero-order
 hold), like a digital controller; adaptive methods evaluate them at every stage and stop exactly at
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -26,16 +30,17 @@ from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
-from robodyn.integrate.stiff import STIFF_METHODS, RunResult, stiff_run
-from robodyn.integrate.tableaus import ADAPTIVE, FIXED_STEP
+from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
+from robodyn.integrate.stiff import RunResult, stiff_run
 from robodyn.model.system import Model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 __all__ = ["METHOD_NAMES", "simulate"]
 
-METHOD_NAMES: Final = (*FIXED_STEP, *ADAPTIVE, *STIFF_METHODS, "exact")
 DEFAULT_POINTS: Final = 1001  # Output points of the exact path and of batches when t_eval is not given.
+
+Result = Trajectory | BatchTrajectory
 
 
 def simulate(
@@ -70,7 +75,8 @@ def simulate(
         ``{input: signal}``, a :class:`~robodyn.signals.StateFeedback`, or a callable ``u(t, x)``.
     method
         ``exact`` (default for linear models), ``euler``, ``heun``, ``rk4`` (need ``dt``), ``dopri5``
-        (default otherwise), ``dop853``, ``radau``, ``bdf``, ``lsoda``.
+        (default otherwise), ``dop853``, ``radau``, ``bdf``, ``lsoda``: the names of
+        :data:`robodyn.integrate.methods.REGISTRY` (``METHOD_NAMES``), in any case.
     rtol, atol
         Tolerances of adaptive and stiff methods (``atol`` scalar or ``(n,)``).
     dt
@@ -95,45 +101,108 @@ def simulate(
     states, x_batch = _initial_states(model, x0)
     parameters, p_batch = _parameter_sets(model, params)
     N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
-    states = _rows(states, N)
-    parameters = _rows(parameters, N)
     plan = _plan(model, u, events)
-    inputs, resolved = plan.inputs, plan.events
     chosen = _method(model, method)
     grid = _output_times(t_eval, t0, t1)
     atol_vector = _atol(atol, model.n_states)
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
-    batch = x_batch or p_batch
-    if chosen in FIXED_STEP:
-        assert dt is not None
-        grid = _fixed_grid(t0, t1, dt)
-    elif batch and grid is None:
-        grid = np.linspace(t0, t1, DEFAULT_POINTS)
-    if chosen == "exact":
-        runs = [_exact(model, (t0, t1), states[i], parameters[i], inputs, grid, resolved) for i in range(N)]
-        return _assemble(model, chosen, "exact", runs, inputs, parameters, batch, states)
-    if chosen in STIFF_METHODS:
-        runs = [stiff_run(model, chosen, (t0, t1), states[i], parameters[i], inputs, grid, rtol, atol_vector, resolved)
-                for i in range(N)]
-        return _assemble(model, chosen, "stiff", runs, inputs, parameters, batch, states)
-    setup, setup_seconds = plan.kernels(backend)
-    stops = plan.breakpoints(t0, t1)
-    if batch:
-        assert grid is not None
-        t, xs, us, totals, records = run_batch(setup, chosen, (t0, t1), states, parameters, stops, grid, rtol,
-                                               atol_vector, max_steps, dt)
-        stats = SimulationStats(setup.path, chosen, int(totals["nfev"]), int(totals["steps"]),
-                                int(totals["rejected"]), setup_seconds + totals["compile_seconds"])
-        return _batch(model, stats, t, xs, us, parameters, states, _batch_events(records, len(resolved), N))
-    if chosen in FIXED_STEP:
-        assert grid is not None
-        run = run_fixed(setup, chosen, grid, states[0], parameters[0], dt)
-    else:
-        empty = np.empty(0) if grid is None else grid
-        run = run_adaptive(setup, chosen, (t0, t1), states[0], parameters[0], stops, empty, rtol, atol_vector,
-                           max_steps)
+    job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
+               max_steps, backend, x_batch or p_batch)
+    return _RUNNERS[chosen.family](job)
+
+
+# --- the runners, one per family of methods ------------------------------------------------------------
+@dataclass(slots=True, eq=False)
+class _Job:
+    """One validated ``simulate()`` call: what the runner of its method's family needs."""
+
+    model: Model
+    method: Method
+    t_span: tuple[float, float]
+    states: np.ndarray  # (N, n) initial states
+    parameters: np.ndarray  # (N, n_p)
+    plan: _Plan
+    t_eval: np.ndarray | None  # the output times asked for
+    rtol: float
+    atol: np.ndarray  # (n,)
+    dt: float | None
+    max_steps: int
+    backend: str
+    batch: bool
+
+    def output_times(self) -> np.ndarray | None:
+        """``t_eval``; for a batch without it :data:`DEFAULT_POINTS` evenly spaced times; else None (the
+        method's own steps)."""
+        if self.batch and self.t_eval is None:
+            return np.linspace(self.t_span[0], self.t_span[1], DEFAULT_POINTS)
+        return self.t_eval
+
+    def assemble(self, path: str, runs: list[RunResult]) -> Result:
+        """The result of ``runs``, one per trajectory, made by ``path``."""
+        return _assemble(self.model, self.method.name, path, runs, self.plan.inputs, self.parameters, self.batch,
+                         self.states)
+
+
+def _run_exact(job: _Job) -> Result:
+    """``exact``: matrix exponentials on the output times (DEFAULT_POINTS of them without t_eval)."""
+    grid = job.output_times()
+    return job.assemble("exact", [_exact(job.model, job.t_span, x0, p, job.plan.inputs, grid, job.plan.events)
+                                  for x0, p in zip(job.states, job.parameters)])
+
+
+def _run_stiff(job: _Job) -> Result:
+    """``radau``, ``bdf``, ``lsoda``: scipy's ``solve_ivp``, one call per trajectory and input piece."""
+    grid = job.output_times()
+    return job.assemble("stiff", [stiff_run(job.model, job.method.name, job.t_span, x0, p, job.plan.inputs, grid,
+                                            job.rtol, job.atol, job.plan.events)
+                                  for x0, p in zip(job.states, job.parameters)])
+
+
+def _run_fixed(job: _Job) -> Result:
+    """``euler``, ``heun``, ``rk4``: the fixed-step kernel on the grid of ``dt`` (inputs held over each step)."""
+    assert job.dt is not None  # _check_options
+    grid = _fixed_grid(*job.t_span, job.dt)
+    if job.batch:
+        return _kernel_batch(job, grid)
+    setup, setup_seconds = job.plan.kernels(job.backend)
+    run = run_fixed(setup, job.method.name, grid, job.states[0], job.parameters[0], job.dt)
     run.compile_seconds += setup_seconds
-    return _assemble(model, chosen, setup.path, [run], inputs, parameters, False, states)
+    return job.assemble(setup.path, [run])
+
+
+def _run_adaptive(job: _Job) -> Result:
+    """``dopri5``, ``dop853``: the adaptive kernel, stopping at the inputs' breakpoints."""
+    grid = job.output_times()
+    if job.batch:
+        assert grid is not None
+        return _kernel_batch(job, grid)
+    setup, setup_seconds = job.plan.kernels(job.backend)
+    stops = job.plan.breakpoints(*job.t_span)
+    run = run_adaptive(setup, job.method.name, job.t_span, job.states[0], job.parameters[0], stops,
+                       np.empty(0) if grid is None else grid, job.rtol, job.atol, job.max_steps)
+    run.compile_seconds += setup_seconds
+    return job.assemble(setup.path, [run])
+
+
+def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
+    """A batch through the kernels (fixed or adaptive, by the tableau) on the common ``grid``."""
+    setup, setup_seconds = job.plan.kernels(job.backend)
+    stops = job.plan.breakpoints(*job.t_span)
+    t, xs, us, totals, records = run_batch(setup, job.method.name, job.t_span, job.states, job.parameters, stops,
+                                           grid, job.rtol, job.atol, job.max_steps, job.dt)
+    stats = SimulationStats(setup.path, job.method.name, int(totals["nfev"]), int(totals["steps"]),
+                            int(totals["rejected"]), setup_seconds + totals["compile_seconds"])
+    N = job.states.shape[0]
+    return _batch(job.model, stats, t, xs, us, job.parameters, job.states,
+                  _batch_events(records, len(job.plan.events), N))
+
+
+_RUNNERS: Final[Mapping[Family, Callable[[_Job], Result]]] = {
+    "fixed": _run_fixed,
+    "adaptive": _run_adaptive,
+    "stiff": _run_stiff,
+    "exact": _run_exact,
+}
 
 
 # --- what repeated calls share -------------------------------------------------------------------------
@@ -360,15 +429,11 @@ def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
     return max(n_x, n_p)
 
 
-def _method(model: Model, method: str | None) -> str:
+def _method(model: Model, method: str | None) -> Method:
+    """The registry entry of ``method``; without one, ``exact`` for linear models and else ``dopri5``."""
     if method is None:
-        return "exact" if model.linear_by_construction() is not None else "dopri5"
-    if not isinstance(method, str):
-        raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
-    chosen = method.lower()
-    if chosen not in METHOD_NAMES:
-        raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
-    return chosen
+        return lookup("exact" if model.linear_by_construction() is not None else "dopri5")
+    return lookup(method)
 
 
 def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray | None:
@@ -394,7 +459,7 @@ def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
     return np.array(values)
 
 
-def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, backend: str,
+def _check_options(method: Method, rtol: float, dt: float | None, max_steps: int, backend: str,
                    grid: np.ndarray | None) -> None:
     if backend not in ("auto", "compiled", "interpreted"):
         raise InputError(f"backend must be auto, compiled or interpreted, got {backend!r}")
@@ -402,13 +467,13 @@ def _check_options(method: str, rtol: float, dt: float | None, max_steps: int, b
         raise InputError(f"rtol must be a positive number, got {rtol!r}")
     if not (type(max_steps) is int or isinstance(max_steps, int | np.integer)) or max_steps < 1:
         raise InputError(f"max_steps must be a positive whole number, got {max_steps!r}")
-    if method in FIXED_STEP:
+    if method.family == "fixed":
         if dt is None:
-            raise InputError(f"method {method!r} takes a fixed step: give dt (--dt), e.g. dt=1e-3")
+            raise InputError(f"method {method.name!r} takes a fixed step: give dt (--dt), e.g. dt=1e-3")
         if not _is_positive(dt):
             raise InputError(f"dt must be a positive number, got {dt!r}")
         if grid is not None:
-            raise InputError(f"method {method!r} outputs every step: give dt instead of t_eval")
+            raise InputError(f"method {method.name!r} outputs every step: give dt instead of t_eval")
 
 
 def _is_positive(value: Any) -> bool:

@@ -1,5 +1,8 @@
 """Stiff methods through scipy (``radau``, ``bdf``, ``lsoda``) with the model's exact Jacobian.
 
+The methods are the ``stiff`` family of :data:`robodyn.integrate.methods.REGISTRY`, which names each one's
+``solve_ivp`` solver; ``STIFF_METHODS`` (name -> solver) is kept for compatibility, derived from it.
+
 The span is cut at the inputs' discontinuities and each piece is one ``solve_ivp`` call, so no edge is
 stepped over; inputs are evaluated with the piece's midpoint as ``t_piece`` (docs/dev/simulation.md).
 The Jacobian is the model's exact one (df/dx + df/du du/dx, with du/dx = -K under state feedback) when
@@ -9,21 +12,25 @@ it has one (``model.jacobian_method``), and otherwise left to scipy's finite dif
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
 
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import ResolvedEvents
+from robodyn.integrate.methods import REGISTRY
 from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
 __all__ = ["STIFF_METHODS", "RunResult", "stiff_run"]
 
-STIFF_METHODS: Final = {"radau": "Radau", "bdf": "BDF", "lsoda": "LSODA"}
+STIFF_METHODS: Final[Mapping[str, str]] = MappingProxyType(
+    {name: method.scipy_name for name, method in REGISTRY.items() if method.scipy_name is not None}
+)
 
 
 @dataclass

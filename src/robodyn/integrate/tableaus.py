@@ -1,7 +1,9 @@
 """Explicit Runge–Kutta methods as data: Butcher tableaus, embedded error weights, dense output.
 
 A method is a :class:`ButcherTableau`; the kernels in ``kernel_template.py`` read only its arrays.
-``METHODS`` maps the names used by ``simulate(method=...)`` and the CLI to the tableaus.
+The names ``simulate(method=...)`` and the CLI take are the registry :data:`robodyn.integrate.methods.REGISTRY`,
+which holds these tableaus. ``METHODS`` (name -> tableau), ``FIXED_STEP`` and ``ADAPTIVE`` (names) are kept
+for compatibility as views of it, made on first use (the registry imports this module).
 
 References
 ----------
@@ -16,10 +18,12 @@ References
 from __future__ import annotations
 
 import importlib.util
+from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction as F
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -172,8 +176,10 @@ class ButcherTableau:
             output go with it), or None: the kernels prune DOP853's code for a None (a compile-time constant).
         """
         if not self.adaptive or self.e is None or self.dense is None or self.error_order is None:
+            from robodyn.integrate.methods import names  # here: the registry imports this module
+
             raise InputError(f"method {self.name!r} has no error estimate or dense output: use it with a fixed "
-                             f"step, or choose one of {ADAPTIVE}")
+                             f"step, or choose one of {names('adaptive')}")
         s = self.stages
         q = 0 if self.c_extra is None else self.c_extra.size
         a_full = np.zeros((s + q, s + q))
@@ -279,6 +285,22 @@ def _dop853() -> ButcherTableau:
 DOPRI5 = _dopri5()
 DOP853 = _dop853()
 
-METHODS: dict[str, ButcherTableau] = {t.name: t for t in (EULER, HEUN, RK4, DOPRI5, DOP853)}
-FIXED_STEP = ("euler", "heun", "rk4")
-ADAPTIVE = ("dopri5", "dop853")
+if TYPE_CHECKING:  # Made by __getattr__ on first use, from the registry.
+    from robodyn.integrate.methods import Family
+
+    METHODS: Mapping[str, ButcherTableau]
+    FIXED_STEP: tuple[str, ...]
+    ADAPTIVE: tuple[str, ...]
+
+_FAMILY_VIEWS: Final[Mapping[str, Family]] = {"FIXED_STEP": "fixed", "ADAPTIVE": "adaptive"}
+
+
+def __getattr__(name: str) -> Any:
+    """``METHODS``, ``FIXED_STEP`` and ``ADAPTIVE`` from :mod:`robodyn.integrate.methods`, kept once made."""
+    if name != "METHODS" and name not in _FAMILY_VIEWS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from robodyn.integrate import methods  # here: the registry imports this module
+
+    value = methods.TABLEAUS if name == "METHODS" else methods.names(_FAMILY_VIEWS[name])
+    globals()[name] = value
+    return value

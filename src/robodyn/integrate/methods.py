@@ -1,0 +1,100 @@
+"""The one registry of integration methods: every name ``simulate(method=...)`` and ``--method`` accept.
+
+Each :class:`Method` belongs to a family, and ``simulate()`` picks its path by the family:
+
+- ``fixed`` (``euler``, ``heun``, ``rk4``): the fixed-step kernel with the method's Butcher tableau; needs ``dt``;
+- ``adaptive`` (``dopri5``, ``dop853``): the adaptive kernel (error control, dense output, events);
+- ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's ``solve_ivp`` with the solver ``scipy_name``;
+- ``exact``: matrix exponentials, for linear time-invariant models.
+
+The older names are views of :data:`REGISTRY`: ``robodyn.integrate.simulate.METHOD_NAMES``,
+``robodyn.integrate.tableaus.METHODS`` (:data:`TABLEAUS`), ``FIXED_STEP`` and ``ADAPTIVE``, and
+``robodyn.integrate.stiff.STIFF_METHODS``. Nothing here imports numba, scipy or sympy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Final, Literal, get_args
+
+from robodyn.errors import InputError
+from robodyn.integrate.tableaus import DOP853, DOPRI5, EULER, HEUN, RK4, ButcherTableau
+
+__all__ = ["FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
+
+Family = Literal["fixed", "adaptive", "stiff", "exact"]
+FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One integration method.
+
+    Parameters
+    ----------
+    name : str
+        The name ``simulate(method=...)`` and ``--method`` take (lower case).
+    family : {"fixed", "adaptive", "stiff", "exact"}
+        Which path runs it.
+    description : str
+        One line for people.
+    tableau : ButcherTableau, optional
+        The Runge–Kutta coefficients of the ``fixed`` and ``adaptive`` methods (and only theirs).
+    scipy_name : str, optional
+        The ``solve_ivp`` solver of the ``stiff`` methods (and only theirs).
+    """
+
+    name: str
+    family: Family
+    description: str
+    tableau: ButcherTableau | None = None
+    scipy_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise InputError(f"method {self.name!r}: family {self.family!r} is not one of {', '.join(FAMILIES)}")
+        explicit = self.family in ("fixed", "adaptive")
+        if explicit != (self.tableau is not None) or (self.family == "stiff") != (self.scipy_name is not None):
+            raise InputError(f"method {self.name!r}: fixed and adaptive methods have a tableau, stiff methods a "
+                             "scipy_name, and no other method either")
+        if self.tableau is not None and (self.tableau.name != self.name
+                                         or self.tableau.adaptive != (self.family == "adaptive")):
+            raise InputError(f"method {self.name!r}: its tableau is {self.tableau.name!r} "
+                             f"(adaptive: {self.tableau.adaptive}), which does not fit the family {self.family!r}")
+
+
+#: Every method by name, in the order of ``METHOD_NAMES`` and of ``--method``'s choices.
+REGISTRY: Final[Mapping[str, Method]] = MappingProxyType({method.name: method for method in (
+    Method("euler", "fixed", "explicit Euler, order 1", EULER),
+    Method("heun", "fixed", "Heun's method (explicit trapezoid), order 2", HEUN),
+    Method("rk4", "fixed", "the classical Runge–Kutta method, order 4", RK4),
+    Method("dopri5", "adaptive", "Dormand–Prince 5(4) with 4th-order dense output", DOPRI5),
+    Method("dop853", "adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", DOP853),
+    Method("radau", "stiff", "scipy's Radau IIA, implicit, order 5", scipy_name="Radau"),
+    Method("bdf", "stiff", "scipy's BDF, implicit, orders 1 to 5", scipy_name="BDF"),
+    Method("lsoda", "stiff", "scipy's LSODA, switching between Adams and BDF", scipy_name="LSODA"),
+    Method("exact", "exact", "matrix exponentials, exact for linear time-invariant models"),
+)})
+
+METHOD_NAMES: Final = tuple(REGISTRY)
+#: The Runge–Kutta tableaus of the fixed and adaptive methods by name.
+TABLEAUS: Final[Mapping[str, ButcherTableau]] = MappingProxyType(
+    {name: method.tableau for name, method in REGISTRY.items() if method.tableau is not None}
+)
+
+
+def names(family: Family) -> tuple[str, ...]:
+    """The names of the methods of ``family``, in registry order."""
+    return tuple(name for name, method in REGISTRY.items() if method.family == family)
+
+
+def lookup(method: object) -> Method:
+    """The method called ``method`` (any case), or InputError listing the names."""
+    if not isinstance(method, str):
+        raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
+    found = REGISTRY.get(method.lower())
+    if found is None:
+        raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
+    return found
