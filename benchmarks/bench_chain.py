@@ -134,15 +134,18 @@ def main() -> None:
 
     panda = run_cold(COLD_SIMULATE, str(PANDA))
     print("Panda chain (7 joints, float rpy from the URDF), 5 s at rtol 1e-8, cold cache")
-    print(f"  load + first simulate (compile): {panda['first']:.2f} s (goal <= 10 s: {verdict(panda['first'] <= 10.0)})")
-    print(f"  5 s run: {panda['per_run'] * 1e3:.1f} ms (goal <= 15 ms: {verdict(panda['per_run'] <= 15e-3)}); "
-          f"scipy RK45 on the same f: {panda['scipy_time'] * 1e3:.0f} ms, ratio {panda['scipy_time'] / panda['per_run']:.0f}x")
-    print(f"  accepted steps: robodyn {panda['steps']} ({panda['rejected']} rejected), scipy RK45 {panda['scipy_steps']} "
-          f"({verdict(panda['steps'] == panda['scipy_steps'])}); final states differ by {panda['difference']:.1e}")
+    first, run, scipy_time = panda["first"], panda["per_run"], panda["scipy_time"]
+    print(f"  load + first simulate (compile): {first:.2f} s (goal <= 10 s: {verdict(first <= 10.0)})")
+    print(f"  5 s run: {run * 1e3:.1f} ms (goal <= 15 ms: {verdict(run <= 15e-3)}); "
+          f"scipy RK45 on the same f: {scipy_time * 1e3:.0f} ms, ratio {scipy_time / run:.0f}x")
+    same = panda["steps"] == panda["scipy_steps"]
+    print(f"  accepted steps: robodyn {panda['steps']} ({panda['rejected']} rejected), scipy RK45 "
+          f"{panda['scipy_steps']} ({verdict(same)}); final states differ by {panda['difference']:.1e}")
 
     sizes = (5, 10) if args.quick else (5, 10, 20, 30)
     print("planar chains, cold cache: build + compile + first linearize, and one f evaluation in the kernels")
-    print(f"  {'n':>3} {'ready s':>8} {'rhs nodes':>10} {'jac nodes':>10} {'kernel s':>9} {'f us':>8} {'f / n^2 ns':>11}")
+    print(f"  {'n':>3} {'ready s':>8} {'rhs nodes':>10} {'jac nodes':>10} {'kernel s':>9} {'f us':>8} "
+          f"{'f / n^2 ns':>11}")
     rows = []
     for n in sizes:
         row = run_cold(COLD_PLANAR, str(n))

@@ -35,7 +35,7 @@ import math
 import numba
 import numpy as np
 
-from robodyn.codegen.linalg import cholesky_solve_lower
+from robodyn.codegen.linalg import cholesky_solve_lower, manipulator_solve
 from robodyn.codegen.tape_llvm import straight_line
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")

@@ -23,7 +23,8 @@ import sympy
 from robodyn.codegen.printer import python_printer
 from robodyn.model.expr import TIME
 
-__all__ = ["UNROLL_LIMIT", "event_source", "explicit_rhs_source", "manipulator_rhs_source"]
+__all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_rhs_source",
+           "manipulator_jacobian_source", "manipulator_rhs_source", "output_source"]
 
 UNROLL_LIMIT: Final = 6  # Coordinates up to which the Cholesky solve is unrolled into scalar code.
 _INDENT: Final = "    "
@@ -111,3 +112,33 @@ def event_source(symbols: Any, events: Sequence[sympy.Expr]) -> str:
     # hjit: only the kernels call it (rhs keeps its Python wrapper: it is handy for checking generated code)
     return _function("event_fn", _body(symbols, [f"out[{k}]" for k in range(len(events))], list(events)), "hjit")
 
+
+
+def output_source(symbols: Any, h: Sequence[Any]) -> str:
+    """Source of ``out_fn(t, x, u, p, out)`` writing the outputs y_i = h[i] into ``out``."""
+    return _function("out_fn", _body(symbols, [f"out[{i}]" for i in range(len(h))], list(h)))
+
+
+def explicit_jacobian_source(symbols: Any, dfdx: Any, dfdu: Any) -> str:
+    """Source of ``jac(t, x, u, p, out)`` writing df/dx then df/du, row-major, into ``out``."""
+    entries = [*dfdx, *dfdu]
+    return _function("jac", _body(symbols, [f"out[{k}]" for k in range(len(entries))], entries))
+
+
+def manipulator_jacobian_source(symbols: Any, mass: Any, rhs: Any, derivative: Any, dmass: Sequence[Any]) -> str:
+    """Source of ``jac(t, x, u, p, out)`` writing A then B, row-major, for M(q) q'' = r.
+
+    ``mass`` M (n, n), ``rhs`` r (n,), ``derivative`` dr/d[x, u] (n, 2n + m) and ``dmass`` [dM/dq_k]
+    (n of (n, n)) are printed as expressions into work arrays; the manipulator formula (q'' = M^-1 r,
+    da/dz = M^-1 (dr/dz - [dM/dq_k q'']_k)) is solved by :func:`robodyn.codegen.linalg.manipulator_solve`.
+    """
+    n = len(rhs)
+    k = len(derivative) // n
+    targets = ([f"_M[{i}, {j}]" for i in range(n) for j in range(n)] + [f"_r[{i}]" for i in range(n)]
+               + [f"_G[{i}, {j}]" for i in range(n) for j in range(k)]
+               + [f"_D[{c}, {i}, {j}]" for c in range(n) for i in range(n) for j in range(n)])
+    exprs = [*mass, *rhs, *derivative, *(e for d in dmass for e in d)]
+    lines = [f"_M = np.empty(({n}, {n}))", f"_r = np.empty({n})", f"_G = np.empty(({n}, {k}))",
+             f"_D = np.empty(({n}, {n}, {n}))", *_body(symbols, targets, exprs),
+             "manipulator_solve(_M, _r, _G, _D, out)"]
+    return _function("jac", lines)

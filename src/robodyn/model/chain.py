@@ -27,6 +27,7 @@ Reference: R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008; J. 
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -371,9 +372,13 @@ class ChainSystem(ManipulatorSystem):
             program = self._program
             outputs = program.outputs(name)
             # called from Python, not in the kernels' inner loop: compiled without LLVM's optimizer (faster)
-            text = tape_module_text(program.tape, {name: outputs}, self.name, optimize=False)
+            n, m = self.n_coordinates, self.n_inputs
+            finish: dict[str, tuple[str, str, tuple[int, ...]]] = {
+                "jacobians": ("robodyn.codegen.linalg", "manipulator_jacobians", (n, m))}
+            text = tape_module_text(program.tape, {name: outputs}, self.name, optimize=False, finish=finish)
             module = load_generated(text, "robodyn_chain")
-            memo[key] = (getattr(module, name), len(outputs))
+            size = self.n_states * (self.n_states + self.n_inputs) if name == "jacobians" else len(outputs)
+            memo[key] = (getattr(module, name), size)
         return memo[key]
 
     def _call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray,
@@ -389,7 +394,7 @@ class ChainSystem(ManipulatorSystem):
     def _finite_or_singular(self, values: np.ndarray, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray
                             ) -> np.ndarray:
         """``values`` if finite; else SingularMatrixError when M(q) is not positive definite at x."""
-        if not np.isfinite(values).all():
+        if not math.isfinite(values.sum()):
             self._factor(self._mass_numeric(t, x, u, p), x)  # raises, naming q, when M is the cause
         return values
 
@@ -414,6 +419,15 @@ class ChainSystem(ManipulatorSystem):
         n, m = self.n_coordinates, self.n_inputs
         terms = self._call("terms", t, x, u, p)
         return terms[:n], terms[2 * n:].reshape(n, m)
+
+    def kernel_jacobian_source(self) -> str:
+        """``jac(t, x, u, p, out)``: the tape's factor of M and dr/dz, solved by manipulator_jacobians."""
+        program = self._program
+        n, m = self.n_coordinates, self.n_inputs
+        finish = ("robodyn.codegen.linalg", "manipulator_jacobians", (n, m))
+        return "\n".join([tape_source("_chain_jac", program.tape, program.outputs("jacobians"), "hjit",
+                                       finish=finish), "",
+                          "@jit", "def jac(t, x, u, p, out):", "    _chain_jac(t, x, u, p, x, out)", ""])
 
     def kernel_rhs_source(self) -> str:
         """``rhs(t, x, u, p, out)`` for the simulation kernels: the tape's forward dynamics."""
@@ -511,13 +525,12 @@ class ChainSystem(ManipulatorSystem):
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         n2, m = self.n_states, self.n_inputs
-        buffer = np.empty(n2 * (n2 + m) + self.n_outputs * (n2 + m))
-        jacobians = buffer[: n2 * (n2 + m)]
-        self._call("jacobians", t, x, u, p, out=jacobians)
-        self._finite_or_singular(jacobians, t, x, u, p)
+        size = n2 * (n2 + m)
         C, D = self.output_jacobians_raw(t, x, u, p)
-        buffer[n2 * (n2 + m): n2 * (n2 + m) + C.size] = C.reshape(-1)
-        buffer[n2 * (n2 + m) + C.size:] = D.reshape(-1)
+        buffer = np.empty(size + C.size + D.size)
+        self._finite_or_singular(self._call("jacobians", t, x, u, p, out=buffer[:size]), t, x, u, p)
+        buffer[size: size + C.size] = C.reshape(-1)
+        buffer[size + C.size:] = D.reshape(-1)
         return buffer
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:

@@ -245,6 +245,15 @@ class ManipulatorSystem(SymbolicModel):
         return manipulator_rhs_source(self, [self.mass_expr[i, j] for i in range(n) for j in range(i + 1)],
                                       list(self.rhs_expr))
 
+    def kernel_jacobian_source(self) -> str:
+        from robodyn.codegen.source import manipulator_jacobian_source
+
+        rhs = self.rhs_expr
+        variables = (*self.x_symbols, *self.u_symbols)
+        derivative = rhs.jacobian(variables) if variables else sympy.zeros(self.n_coordinates, 0)
+        return manipulator_jacobian_source(self, list(self.mass_expr), list(rhs), list(derivative),
+                                           [list(self.mass_expr.diff(q)) for q in self.q_symbols])
+
     def manipulator(self) -> ManipulatorSystem:
         return self
 

@@ -196,6 +196,11 @@ class SymbolicModel(Model):
     def compilable(self) -> bool:
         return True
 
+    def kernel_output_source(self) -> str:
+        from robodyn.codegen.source import output_source
+
+        return output_source(self, list(self.h_expr))
+
     def symbol_table(self) -> SymbolicModel:
         """The model itself: ``expression`` parses text in its symbols, ``lambdify`` evaluates them."""
         return self
@@ -354,6 +359,11 @@ class SymbolicSystem(SymbolicModel):
         from robodyn.codegen.source import explicit_rhs_source
 
         return explicit_rhs_source(self, list(self.f_expr))
+
+    def kernel_jacobian_source(self) -> str:
+        from robodyn.codegen.source import explicit_jacobian_source
+
+        return explicit_jacobian_source(self, list(self.dfdx_expr), list(self.dfdu_expr))
 
     def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(A, B, c) when :func:`robodyn.classify` finds the model linear and time-invariant, else None."""

@@ -333,6 +333,14 @@ class Model:
         """numba source of ``rhs(t, x, u, p, out)`` for the compiled kernels, or None (Python callables)."""
         return None
 
+    def kernel_jacobian_source(self) -> str | None:
+        """numba source of ``jac(t, x, u, p, out)`` writing the exact df/dx then df/du (row-major), or None."""
+        return None
+
+    def kernel_output_source(self) -> str | None:
+        """numba source of ``out_fn(t, x, u, p, out)`` writing the outputs y, or None."""
+        return None
+
     def raw_function(self, which: str) -> Callable[..., Any]:
         """The model's own ``f`` or ``h`` (``which``), unchecked: for probes that pass other shapes (points as
         columns, complex values) and check the results themselves."""

@@ -7,7 +7,7 @@ inertia) and generalized forces, everything the numeric path of a second-order m
 function            outputs                                                              shape
 ==================  ===================================================================  ===========
 ``rhs``             x' = [q', q''], q'' = M(q)^-1 (Q - c) by a Cholesky solve              (2n,)
-``jacobians``       A = df/dx and B = df/du, row-major, one after the other               (2n(2n+m),)
+``jacobians``       the Cholesky factor L of M, then dr/d[x, u] (see below)                 (n*n + n(2n+m),)
 ``mass``            M(q), row-major                                                      (n*n,)
 ``terms``           Q - c, then c, then d(Q - c)/du row-major                             (2n + n*m,)
 ``inverse``         ID(q, q', a) + joint terms, with the accelerations a as argument ``a``  (n,)
@@ -17,7 +17,8 @@ function            outputs                                                     
 
 A and B follow the manipulator formula without a symbolic inverse: with r(q, q', q'', u) =
 ID(q, q', q'') + joint terms - Q and q'' the forward-dynamics acceleration, A21 = -M^-1 dr/dq,
-A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, the derivatives taken by forward mode with q'' held fixed.
+A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, the derivatives taken by forward mode with q'' held fixed; the
+tape gives the factor L of M and dr/dz, the caller solves (O(n^2) nodes on the tape, not O(n^3)).
 
 Arguments of every function, in the tape's leaf numbering: ``t`` (0), ``x`` (1), ``u`` (2), ``p`` (3),
 ``a`` (4). Coordinates are in model order; ``order`` maps body k to its coordinate.
@@ -131,15 +132,17 @@ class ManipulatorProgram:
         return [*self.qd, *self.acceleration]
 
     def _jacobians(self) -> list[Value]:
-        n, m = self.n, len(self.u)
+        """L, the Cholesky factor of M (row-major, zeros above the diagonal), then dr/d[x, u] (n, 2n + m)
+        with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q'' (held fixed).
+
+        The solves M^-1 dr/dz are left to the caller (:func:`robodyn.codegen.linalg.solve_factored`):
+        on the tape they would cost (2n + m) n^2 nodes, against the n^3/6 of the factor itself.
+        """
+        n = self.n
         residual = [tau - f for tau, f in zip(self.inverse(self.acceleration, self.qd, self.gravity), self.forces)]
-        variables = [*self.x, *self.u]
-        derivatives = self.tape.derive(residual, variables, hold=self.acceleration)
-        solved = [cholesky_solve(self.factor, [-derivatives[i][k] for i in range(n)]) for k in range(len(variables))]
-        rows = [[self.one if j == i + n else self.zero for j in range(2 * n)] for i in range(n)]
-        rows += [[solved[k][i] for k in range(2 * n)] for i in range(n)]
-        inputs = [[self.zero] * m for _ in range(n)] + [[solved[2 * n + k][i] for k in range(m)] for i in range(n)]
-        return [e for row in rows for e in row] + [e for row in inputs for e in row]
+        derivatives = self.tape.derive(residual, [*self.x, *self.u], hold=self.acceleration)
+        factor = [self.factor[i][j] if j <= i else self.zero for i in range(n) for j in range(n)]
+        return factor + [e for row in derivatives for e in row]
 
     def _mass(self) -> list[Value]:
         return [e for row in self.mass for e in row]
