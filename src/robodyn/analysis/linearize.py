@@ -93,7 +93,7 @@ def linearize(
     point = _Point.of(model, t, x, u, params)
     chosen = _choose(model, method, point)
     if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
-        buffer = np.asarray(model.linearization_raw(point.t, point.x, point.u, point.p), dtype=float)
+        buffer = model.linearization_raw(point.t, point.x, point.u, point.p)
         matrices = _finish(model, _Layout.of(model), buffer, point.x)
         error = 0.0
     else:

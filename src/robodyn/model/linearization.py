@@ -43,9 +43,10 @@ def symbolic_linearization(model: Any, t: float, x: np.ndarray, u: np.ndarray, p
 
     ``model`` is a SymbolicSystem (``coordinates`` 0) or a ManipulatorSystem with closed forms.
     """
-    plan = model.memo().get("linearization")
+    memo = model.memo()
+    plan = memo.get("linearization")
     if plan is None:
-        plan = model.memo()["linearization"] = _build(model)
+        plan = memo["linearization"] = _build(model)
     try:  # Python floats are ~10x faster than numpy scalars in the generated code ...
         values = np.array(plan.evaluate(t, x.tolist(), u.tolist(), p.tolist()), dtype=float)
     except (ArithmeticError, TypeError, ValueError):  # ... but 1/0 raises and (-1)**0.5 is complex there:

@@ -27,6 +27,7 @@ import sympy
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.linear import LinearSystem
+from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name
 from robodyn.model.system import Values, Vector, _names, values_to_vector
@@ -234,8 +235,6 @@ class ManipulatorSystem(SymbolicModel):
         return self.jacobians(t, x, u, p)
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        from robodyn.model.linearization import symbolic_linearization
-
         return symbolic_linearization(self, t, x, u, p)
 
     def kernel_rhs_source(self) -> str:

@@ -20,6 +20,7 @@ import sympy
 from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, parse_expression, symbol
+from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.system import Model, Vector, _defaults, _names, check_names
 
@@ -351,8 +352,6 @@ class SymbolicSystem(SymbolicModel):
         return self._raw_jacobian("dfdx", t, x, u, p), self._raw_jacobian("dfdu", t, x, u, p)
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        from robodyn.model.linearization import symbolic_linearization
-
         return symbolic_linearization(self, t, x, u, p)
 
     def kernel_rhs_source(self) -> str:
