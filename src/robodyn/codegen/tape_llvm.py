@@ -153,8 +153,9 @@ def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: 
     """LLVM IR text of ``void @name(double t, ptr x, ptr u, ptr p, ptr a, ptr out)`` and the name.
 
     One SSA value per node, in order; IEEE arithmetic without fast-math flags. ``optimize=False`` marks the
-    function ``optnone``: LLVM compiles it without optimizing (a 6,600-node Jacobian: ~0.3 s less to
-    compile, ~15% slower to run), for functions called from Python. The name is the content hash of the
+    function ``optnone``: numba's LLVM pipeline then leaves it alone (a 6,600-node Jacobian: ~0.3 s less
+    to compile, ~15% slower to run), for code compiled often and run rarely. Optimized functions are
+    ``noinline``, so that a large tape called from several places in a kernel is compiled once. The name is the content hash of the
     tape, so equal tapes linked into one program share one definition (numba links a library into
     another with ``linkonce_odr``).
     """
@@ -203,5 +204,5 @@ def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: 
     declarations = [f"declare double @{name}({'double, double' if name in ('llvm.pow.f64', 'atan2') else 'double'})"
                     for name in sorted(used)]
     header = (f"define void @{symbol}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, ptr noalias %out) "
-              f"{'nounwind' if optimize else 'nounwind optnone noinline'} {{\nentry:")
+              f"{'nounwind noinline' if optimize else 'nounwind optnone noinline'} {{\nentry:")
     return "\n".join([*declarations, header, body, "  ret void", "}", ""]), symbol

@@ -35,14 +35,14 @@ from typing import Any, Final
 import numpy as np
 import sympy
 
-from robodyn.codegen.loader import load_generated
-from robodyn.codegen.tape_llvm import tape_module_text, tape_source
+from robodyn.codegen.native import native_function
+from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.system import Values, Vector, _names, values_to_vector
-from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
+from robodyn.rigid.dynamics import SOLVE_LIMIT, JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
 
@@ -364,21 +364,15 @@ class ChainSystem(ManipulatorSystem):
                                   joints, forces)
 
     def _function(self, name: str) -> tuple[Any, int]:
-        """The compiled function ``name`` of the program (robodyn.rigid.dynamics) and its output size: one
-        generated module per function, so that a model only linearized compiles only its Jacobians."""
+        """The compiled function ``name`` of the program (robodyn.rigid.dynamics) and its output size,
+        compiled by LLVM directly (robodyn.codegen.native: Python calls it, no numba needed)."""
         memo = self.memo()
-        key = ("tape function", name)
+        key = ("native function", name)
         if key not in memo:
             program = self._program
             outputs = program.outputs(name)
-            # called from Python, not in the kernels' inner loop: compiled without LLVM's optimizer (faster)
-            n, m = self.n_coordinates, self.n_inputs
-            finish: dict[str, tuple[str, str, tuple[int, ...]]] = {
-                "jacobians": ("robodyn.codegen.linalg", "manipulator_jacobians", (n, m))}
-            text = tape_module_text(program.tape, {name: outputs}, self.name, optimize=False, finish=finish)
-            module = load_generated(text, "robodyn_chain")
-            size = self.n_states * (self.n_states + self.n_inputs) if name == "jacobians" else len(outputs)
-            memo[key] = (getattr(module, name), size)
+            text, symbol = llvm_ir(*tape_data(program.tape, outputs), optimize=True)
+            memo[key] = (native_function(text, symbol), len(outputs))
         return memo[key]
 
     def _call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray,
@@ -499,8 +493,27 @@ class ChainSystem(ManipulatorSystem):
 
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         n2, m = self.n_states, self.n_inputs
-        values = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
+        values = self._jacobians_into(np.empty(n2 * (n2 + m)), t, x, u, p)
         return values[: n2 * n2].reshape(n2, n2), values[n2 * n2:].reshape(n2, m)
+
+    def _jacobians_into(self, out: np.ndarray, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """A then B, row-major, into ``out``: solved on the tape for up to SOLVE_LIMIT coordinates, else
+        from the tape's Cholesky factor L of M and dr/dz by two triangular solves here."""
+        n, m = self.n_coordinates, self.n_inputs
+        if n <= SOLVE_LIMIT:
+            return self._finite_or_singular(self._call("solved_jacobians", t, x, u, p, out=out), t, x, u, p)
+        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+
+        parts = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
+        solved = -scipy.linalg.cho_solve((parts[: n * n].reshape(n, n), True), parts[n * n:].reshape(n, -1))
+        A = out[: 4 * n * n].reshape(2 * n, 2 * n)
+        A[:n] = 0.0
+        A[:n, n:] = np.eye(n)
+        A[n:] = solved[:, : 2 * n]
+        B = out[4 * n * n:].reshape(2 * n, m)
+        B[:n] = 0.0
+        B[n:] = solved[:, 2 * n:]
+        return out
 
     # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
     kind = "chain"
@@ -528,7 +541,7 @@ class ChainSystem(ManipulatorSystem):
         size = n2 * (n2 + m)
         C, D = self.output_jacobians_raw(t, x, u, p)
         buffer = np.empty(size + C.size + D.size)
-        self._finite_or_singular(self._call("jacobians", t, x, u, p, out=buffer[:size]), t, x, u, p)
+        self._jacobians_into(buffer[:size], t, x, u, p)
         buffer[size: size + C.size] = C.reshape(-1)
         buffer[size + C.size:] = D.reshape(-1)
         return buffer

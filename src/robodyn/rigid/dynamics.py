@@ -8,6 +8,7 @@ function            outputs                                                     
 ==================  ===================================================================  ===========
 ``rhs``             x' = [q', q''], q'' = M(q)^-1 (Q - c) by a Cholesky solve              (2n,)
 ``jacobians``       the Cholesky factor L of M, then dr/d[x, u] (see below)                 (n*n + n(2n+m),)
+``solved_jacobians`` A = df/dx and B = df/du, row-major (small n: the solves on the tape)  (2n(2n+m),)
 ``mass``            M(q), row-major                                                      (n*n,)
 ``terms``           Q - c, then c, then d(Q - c)/du row-major                             (2n + n*m,)
 ``inverse``         ID(q, q', a) + joint terms, with the accelerations a as argument ``a``  (n,)
@@ -36,7 +37,8 @@ from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram"]
 
-FUNCTIONS = ("rhs", "jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
+FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
+SOLVE_LIMIT = 8  # Coordinates up to which solved_jacobians solves on the tape ((2n + m) n^2 nodes).
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +145,17 @@ class ManipulatorProgram:
         derivatives = self.tape.derive(residual, [*self.x, *self.u], hold=self.acceleration)
         factor = [self.factor[i][j] if j <= i else self.zero for i in range(n) for j in range(n)]
         return factor + [e for row in derivatives for e in row]
+
+    def _solved_jacobians(self) -> list[Value]:
+        """A then B, row-major, the solves on the tape (for up to :data:`SOLVE_LIMIT` coordinates)."""
+        n, m = self.n, len(self.u)
+        parts = self.outputs("jacobians")
+        g = parts[n * n:]
+        solved = [cholesky_solve(self.factor, [-g[i * (2 * n + m) + k] for i in range(n)]) for k in range(2 * n + m)]
+        rows = [[self.one if j == i + n else self.zero for j in range(2 * n)] for i in range(n)]
+        rows += [[solved[k][i] for k in range(2 * n)] for i in range(n)]
+        inputs = [[self.zero] * m for _ in range(n)] + [[solved[2 * n + k][i] for k in range(m)] for i in range(n)]
+        return [e for row in rows for e in row] + [e for row in inputs for e in row]
 
     def _mass(self) -> list[Value]:
         return [e for row in self.mass for e in row]

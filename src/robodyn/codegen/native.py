@@ -1,0 +1,112 @@
+"""Tape functions called from Python, compiled by LLVM directly: no numba on the path.
+
+A model's numeric functions that Python calls one point at a time (a chain's Jacobians for
+``linearize``, its mass matrix, inverse dynamics) need machine code but none of numba's machinery:
+the same LLVM IR text that the kernels link through numba (:func:`robodyn.codegen.tape_llvm.llvm_ir`)
+is compiled here by llvmlite's MCJIT and called through ``ctypes``. That saves what numba costs a
+process before its first result — importing it (~0.25 s) and initializing its compiler (~0.45 s) — and
+leaves the kernels, which numba compiles anyway, unchanged.
+
+Machine code is kept in the private cache folder (:mod:`robodyn.codegen.cache`) as ``<symbol>.o``,
+named by the content hash of the IR, so a new process loads it instead of compiling again (the same
+trust as numba's cached machine code beside it: the folder belongs to the user and is private). A
+``<symbol>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is compiled
+again instead of loaded.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from robodyn.atomic import write_bytes_atomic
+from robodyn.codegen.cache import cache_dir
+
+__all__ = ["NativeFunction", "native_function"]
+
+_POINTER = ctypes.c_void_p
+_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
+_PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
+_lock = threading.Lock()
+_state: dict[str, Any] = {}  # the engine, its modules and the functions compiled so far
+
+
+class NativeFunction:
+    """``fn(t, x, u, p, a, out)`` on C-contiguous float64 vectors (the caller guarantees the layout)."""
+
+    __slots__ = ("_function", "symbol")
+
+    def __init__(self, function: Callable[..., None], symbol: str):
+        self._function = function
+        self.symbol = symbol
+
+    def __call__(self, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, a: np.ndarray,
+                 out: np.ndarray) -> None:
+        self._function(t, x.ctypes.data, u.ctypes.data, p.ctypes.data, a.ctypes.data, out.ctypes.data)
+
+
+def _engine() -> Any:
+    """The process's MCJIT engine, created on first use, with the object cache attached."""
+    engine = _state.get("engine")
+    if engine is None:
+        import llvmlite.binding as llvm
+
+        llvm.initialize_native_target()
+        llvm.initialize_native_asmprinter()
+        machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        engine.set_object_cache(_store, _fetch)
+        _state.update(engine=engine, modules=[], functions={})
+    return engine
+
+
+def _object_path(name: str) -> Any:
+    return cache_dir(numba_code=False) / f"{name}.o"
+
+
+def _store(module: Any, data: bytes) -> None:
+    """MCJIT compiled ``module``: keep its machine code (and its digest) for later processes."""
+    if not module.name.startswith(_PREFIX):  # the engine's empty backing module
+        return
+    path = _object_path(module.name)
+    try:
+        write_bytes_atomic(path, data)
+        write_bytes_atomic(path.with_suffix(".o.sha256"), hashlib.sha256(data).hexdigest().encode())
+    except OSError:  # a read-only cache only costs a compilation next time
+        pass
+
+
+def _fetch(module: Any) -> bytes | None:
+    """Machine code of ``module`` from an earlier process when its digest matches, else None (compile)."""
+    if not module.name.startswith(_PREFIX):
+        return None
+    path = _object_path(module.name)
+    try:
+        data = path.read_bytes()
+        digest = path.with_suffix(".o.sha256").read_bytes().decode("ascii", "replace")
+    except OSError:
+        return None
+    return data if hashlib.sha256(data).hexdigest() == digest else None
+
+
+def native_function(text: str, symbol: str) -> NativeFunction:
+    """The function ``symbol`` defined by the LLVM IR ``text`` (from ``llvm_ir``), compiled once per process."""
+    with _lock:
+        engine = _engine()
+        function = _state["functions"].get(symbol)
+        if function is None:
+            import llvmlite.binding as llvm
+
+            module = llvm.parse_assembly(text)
+            module.name = symbol
+            engine.add_module(module)
+            engine.finalize_object()
+            _state["modules"].append(module)  # the engine owns it; keep the Python object alive as well
+            function = _state["functions"][symbol] = NativeFunction(
+                _SIGNATURE(engine.get_function_address(symbol)), symbol)
+        return function
