@@ -113,38 +113,39 @@ def linearize(
 # --- the point -------------------------------------------------------------------------------------------
 @dataclass(slots=True)
 class _Point:
-    """A validated operating point: float64 arrays (owned, not to be written) and the same values as lists."""
+    """A validated operating point: float64 arrays (owned, not to be written)."""
 
     t: float
     x: np.ndarray
     u: np.ndarray
     p: np.ndarray
-    x_list: list[float]
-    u_list: list[float]
-    p_list: list[float]
 
     @staticmethod
     def of(model: Model, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
         """Validate once. Plain floats in dicts, lists or float arrays take a lean path; anything else, and
         every error, goes through ``model.arguments`` (same messages as ``model.f``)."""
         fast = type(model).arguments is Model.arguments and type(t) is float and math.isfinite(t)
-        xl = _floats(x, model.states, required=True) if fast else None
-        ul = _floats(u, model.inputs, required=False) if xl is not None else None
-        defaults = model.default_parameters() if params is None and ul is not None else None
-        if xl is None or ul is None or defaults is None:
-            time, xv, uv, p = model.arguments(t, x, u, params)
-            return _Point(time, xv, uv, p, xv.tolist(), uv.tolist(), p.tolist())
-        return _Point(t, np.array(xl), np.array(ul), defaults[1], xl, ul, defaults[0])
+        xv = _floats(x, model.states, required=True) if fast else None
+        uv = _floats(u, model.inputs, required=False) if xv is not None else None
+        defaults = model.default_parameters() if params is None and uv is not None else None
+        if xv is None or uv is None or defaults is None:
+            return _Point(*model.arguments(t, x, u, params))
+        return _Point(t, xv, uv, defaults[1])
 
 
-def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> list[float] | None:
-    """``values`` as a list of finite floats in the order of ``names``, or None to take the general path.
+def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> np.ndarray | None:
+    """``values`` as a new float64 vector of finite numbers in the order of ``names``, or None to take the
+    general path.
 
-    Only plain ``float``/``int`` entries of a dict, list, tuple or float64 vector qualify; names left out of
-    a dict are 0 unless ``required``.
+    Only plain ``float``/``int`` entries of a dict, list or tuple, or a float64 vector, qualify; names
+    left out of a dict are 0 unless ``required``.
     """
     if values is None:
-        return None if required and names else [0.0] * len(names)
+        return None if required and names else np.zeros(len(names))
+    if type(values) is np.ndarray:
+        if values.dtype != np.float64 or values.shape != (len(names),) or not math.isfinite(values.sum()):
+            return None  # (a sum that overflows only sends a finite vector down the general path)
+        return values.copy()
     if type(values) is dict:
         known = sum(name in values for name in names)
         if known != len(values) or (required and known != len(names)):
@@ -152,8 +153,6 @@ def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> list[floa
         items = [values.get(name, 0.0) for name in names]
     elif type(values) is list or type(values) is tuple:
         items = list(values)
-    elif type(values) is np.ndarray and values.dtype == np.float64 and values.ndim == 1:
-        items = values.tolist()
     else:
         return None
     if len(items) != len(names):
@@ -163,7 +162,7 @@ def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> list[floa
             item = items[i] = float(item)
         if type(item) is not float or not math.isfinite(item):
             return None
-    return items
+    return np.array(items)
 
 
 # --- which method ------------------------------------------------------------------------------------------
