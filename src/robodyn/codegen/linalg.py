@@ -45,34 +45,33 @@ def cholesky_solve_lower(M: np.ndarray, r: np.ndarray) -> None:  # pragma: no co
         r[i] = v / M[i, i]
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
-            no_cfunc_wrapper=True)
-def manipulator_jacobians(parts: np.ndarray, n: int, m: int, out: np.ndarray) -> None:  # pragma: no cover
-    """A (2n, 2n) then B (2n, m), row-major, into ``out`` from ``parts`` = [L (n, n) row-major, G (n, 2n + m)]:
-    L the lower Cholesky factor of M, G = dr/d[x, u]; A = [[0, I], [-M^-1 G_x]], B = [[0], [-M^-1 G_u]].
+_HELPER = {"cache": True, "nogil": True, "error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
-    Forward then back substitution for each column of G (NaN or inf when M is not positive definite).
-    """
-    k = 2 * n + m
-    base = n * n
-    row = n  # the solved columns go to rows n .. 2n - 1 of A (c < 2n) or of B
+
+@numba.njit(**_HELPER)  # type: ignore[call-overload]
+def _solved_rows(lower: np.ndarray, G: np.ndarray, sign: float, out: np.ndarray) -> None:  # pragma: no cover
+    """A (2n, 2n) then B (2n, m), row-major, into ``out``: A = [[0, I], [sign M^-1 G_x]], B = [[0], [sign M^-1
+    G_u]], with ``lower`` the Cholesky factor of M (n, n) and G (n, 2n + m); forward then back substitution
+    for each column of G (NaN or inf when M is not positive definite)."""
+    n, k = G.shape
+    m = k - 2 * n
     column = np.empty(n)
     for c in range(k):
         for i in range(n):
-            v = -parts[base + i * k + c]
+            v = sign * G[i, c]
             for j in range(i):
-                v -= parts[i * n + j] * column[j]
-            column[i] = v / parts[i * n + i]
+                v -= lower[i, j] * column[j]
+            column[i] = v / lower[i, i]
         for i in range(n - 1, -1, -1):
             v = column[i]
             for j in range(i + 1, n):
-                v -= parts[j * n + i] * column[j]
-            column[i] = v / parts[i * n + i]
+                v -= lower[j, i] * column[j]
+            column[i] = v / lower[i, i]
         for i in range(n):
             if c < 2 * n:
-                out[(row + i) * 2 * n + c] = column[i]
+                out[(n + i) * 2 * n + c] = column[i]
             else:
-                out[4 * n * n + (row + i) * m + (c - 2 * n)] = column[i]
+                out[4 * n * n + (n + i) * m + (c - 2 * n)] = column[i]
     for i in range(n):  # the kinematic rows: q' = q_dot
         for j in range(2 * n):
             out[i * 2 * n + j] = 1.0 if j == n + i else 0.0
@@ -80,8 +79,14 @@ def manipulator_jacobians(parts: np.ndarray, n: int, m: int, out: np.ndarray) ->
             out[4 * n * n + i * m + j] = 0.0
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
-            no_cfunc_wrapper=True)
+@numba.njit(**_HELPER)  # type: ignore[call-overload]
+def manipulator_jacobians(parts: np.ndarray, n: int, m: int, out: np.ndarray) -> None:  # pragma: no cover
+    """A (2n, 2n) then B (2n, m), row-major, into ``out`` from ``parts`` = [L (n, n) row-major, G (n, 2n + m)]:
+    L the lower Cholesky factor of M, G = dr/d[x, u] of the residual r = ID - Q; A21 = -M^-1 G_x, ..."""
+    _solved_rows(parts[: n * n].reshape((n, n)), parts[n * n:].reshape((n, 2 * n + m)), -1.0, out)
+
+
+@numba.njit(**_HELPER)  # type: ignore[call-overload]
 def manipulator_solve(M: np.ndarray, r: np.ndarray, G: np.ndarray, D: np.ndarray,
                       out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
     """A (2n, 2n) then B (2n, m) into ``out`` for M(q) q'' = r: q'' = M^-1 r, then
@@ -90,8 +95,7 @@ def manipulator_solve(M: np.ndarray, r: np.ndarray, G: np.ndarray, D: np.ndarray
     M (n, n) is overwritten by its Cholesky factor, r (n,) by q'', G (n, 2n + m) = dr/dz by the
     corrected derivative; D (n, n, n) holds dM/dq_k at [k]. NaN when M is not positive definite.
     """
-    n, k = G.shape
-    m = k - 2 * n
+    n = r.shape[0]
     cholesky_solve_lower(M, r)
     for c in range(n):  # dr/dq_c - dM/dq_c q''
         for i in range(n):
@@ -99,25 +103,4 @@ def manipulator_solve(M: np.ndarray, r: np.ndarray, G: np.ndarray, D: np.ndarray
             for j in range(n):
                 v += D[c, i, j] * r[j]
             G[i, c] -= v
-    column = np.empty(n)
-    for c in range(k):
-        for i in range(n):
-            v = G[i, c]
-            for j in range(i):
-                v -= M[i, j] * column[j]
-            column[i] = v / M[i, i]
-        for i in range(n - 1, -1, -1):
-            v = column[i]
-            for j in range(i + 1, n):
-                v -= M[j, i] * column[j]
-            column[i] = v / M[i, i]
-        for i in range(n):
-            if c < 2 * n:
-                out[(n + i) * 2 * n + c] = column[i]
-            else:
-                out[4 * n * n + (n + i) * m + (c - 2 * n)] = column[i]
-    for i in range(n):
-        for j in range(2 * n):
-            out[i * 2 * n + j] = 1.0 if j == n + i else 0.0
-        for j in range(m):
-            out[4 * n * n + i * m + j] = 0.0
+    _solved_rows(M, G, 1.0, out)
