@@ -151,10 +151,11 @@ class ChainSystem(ManipulatorSystem):
     """A kinematic tree of rigid links, in manipulator form M(q) q'' = Q - c(q, q').
 
     Coordinates are named after the joints, velocities ``<joint>_dot``. The numerics — ``f``,
-    :meth:`mass_matrix`, :meth:`acceleration`, :meth:`jacobians`, :meth:`inverse_dynamics` — run
-    straight-line Newton–Euler code and its forward-mode derivatives. ``mass_expr``, ``bias_expr`` and
-    ``rhs_expr`` (for printing and code generation) are closed forms built on first use by substituting
-    the straight-line code back: fine for a few links, they swell for long chains.
+    :meth:`mass_matrix`, :meth:`acceleration`, :meth:`jacobians`, :meth:`inverse_dynamics`, the kernels'
+    ``rhs`` — run Newton–Euler recorded on a straight-line tape, with its forward-mode derivatives,
+    compiled to machine code (robodyn.rigid, robodyn.codegen). ``mass_expr``, ``bias_expr`` and
+    ``rhs_expr`` are closed forms built on first use by substituting the tape back, only to show small
+    chains (up to CLOSED_FORM_LIMIT joints: ``has_closed_forms``); nothing numeric uses them.
 
     Parameters
     ----------

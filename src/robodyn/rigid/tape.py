@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-__all__ = ["BINARY", "UNARY", "Tape", "Value", "as_value"]
+__all__ = ["BINARY", "UNARY", "Tape", "Value"]
 
 # Operation codes. Leaves: ("leaf", argument, index); constants: ("const", value, 0).
 UNARY: Final = ("neg", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
@@ -397,15 +397,6 @@ class Value:
     def tanh(self) -> Value:
         return self.tape.unary("tanh", self)
 
-    @property
-    def constant(self) -> float | None:
-        """The number this node holds, or None."""
-        return self.tape.constant_of(self)
-
     def __repr__(self) -> str:
         return f"Value({self.tape.nodes[self.index]!r} @ {self.index})"
 
-
-def as_value(tape: Tape, value: Any) -> Value:
-    """``value`` (a Value or a number) as a Value on ``tape``."""
-    return value if isinstance(value, Value) else tape.const(value)
