@@ -1,0 +1,242 @@
+"""URDF robots lowered to robodyn's own rigid-body tape: a URDF file as a :class:`ChainSystem`.
+
+The file is read with :mod:`xml.etree.ElementTree` (a document that declares a DTD or entities is
+refused before parsing, so nothing is expanded and no other file is read; meshes are never opened) and
+turned into the joints and links of a chain:
+
+- **fixed joints** are merged into their parent body, as Pinocchio does: masses add, the centre of mass
+  is the mass-weighted mean, inertias are rotated into the parent's frame and moved to the common
+  centre of mass (parallel-axis theorem); joints below a merged link are re-attached to the parent with
+  the composed placement. Links without ``<inertial>`` add nothing (frames, such as ``tool0``);
+- **revolute** and **continuous** joints (a continuous joint is a revolute one without limits) and
+  **prismatic** joints become coordinates, in the depth-first order of the tree with each link's child
+  joints in file order (Pinocchio's order);
+- ``<dynamics damping friction>`` become the joint's viscous damping and smoothed Coulomb friction
+  (``dynamics=False`` ignores them);
+- ``floating`` and ``planar`` joints, and ``<mimic>`` joints (coupled coordinates), are refused with a
+  message naming the joint (Pinocchio's backend, :func:`robodyn.model.urdf.load_urdf`, loads mimic joints).
+
+The placement of each joint is its ``<origin xyz rpy>`` (R = Rz(yaw) Ry(pitch) Rx(roll)), the motion is
+about ``<axis>`` (default x), and each link's ``<inertial>`` gives its mass, centre of mass and inertia
+about it in the link frame — the conventions of ``kind: chain`` files.
+
+Reference: the URDF specification, wiki.ros.org/urdf/XML; R. Featherstone, *Rigid Body Dynamics
+Algorithms*, 2008, section 2.13 (composite inertia).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.errors import ModelFileError
+from robodyn.model.chain import ChainSystem, Joint, Link
+
+__all__ = ["chain_from_urdf", "urdf_chain_parts"]
+
+MOVABLE: Final = ("revolute", "continuous", "prismatic")
+MAX_BYTES: Final = 16 * 2**20  # URDF files larger than this are refused (real robots are < 1 MB).
+
+
+@dataclass(slots=True)
+class _Body:
+    """A rigid body being assembled: mass, centre of mass (3,) and inertia about it (3, 3), link frame."""
+
+    mass: float = 0.0
+    com: np.ndarray = field(default_factory=lambda: np.zeros(3))
+    inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+
+    def add(self, mass: float, com: np.ndarray, inertia: np.ndarray) -> None:
+        """Merge a body of ``mass`` at ``com`` with ``inertia`` about it (all in this body's frame)."""
+        total = self.mass + mass
+        if total <= 0:
+            return
+        centre = (self.mass * self.com + mass * com) / total
+
+        def moved(m: float, c: np.ndarray, i: np.ndarray) -> np.ndarray:
+            d = c - centre
+            return i + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
+
+        self.inertia = moved(self.mass, self.com, self.inertia) + moved(mass, com, inertia)
+        self.mass, self.com = total, centre
+
+
+def _rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    cr, sr, cp, sp, cy, sy = (math.cos(roll), math.sin(roll), math.cos(pitch), math.sin(pitch), math.cos(yaw),
+                              math.sin(yaw))
+    return np.array([[cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
+                     [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
+                     [-sp, cp * sr, cp * cr]])
+
+
+def _matrix_rpy(rotation: np.ndarray) -> list[float]:
+    """roll, pitch, yaw of R = Rz(yaw) Ry(pitch) Rx(roll) (yaw from the first column when pitch = +-pi/2)."""
+    pitch = math.atan2(-rotation[2, 0], math.hypot(rotation[0, 0], rotation[1, 0]))
+    if math.hypot(rotation[0, 0], rotation[1, 0]) < 1e-12:
+        return [0.0, pitch, math.atan2(-rotation[0, 1], rotation[1, 1])]
+    return [math.atan2(rotation[2, 1], rotation[2, 2]), pitch, math.atan2(rotation[1, 0], rotation[0, 0])]
+
+
+def _numbers(text: str | None, count: int, default: tuple[float, ...], where: str) -> np.ndarray:
+    if text is None:
+        return np.array(default, dtype=float)
+    try:
+        values = np.array([float(v) for v in text.split()])
+    except ValueError:
+        values = np.zeros(0)
+    if values.shape != (count,) or not np.all(np.isfinite(values)):
+        raise ModelFileError(f"{where}: expected {count} finite numbers, got {text!r}")
+    return values
+
+
+def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndarray]:
+    """(R, p) of an ``<origin>`` (identity when absent)."""
+    if element is None:
+        return np.eye(3), np.zeros(3)
+    xyz = _numbers(element.get("xyz"), 3, (0.0, 0.0, 0.0), f"{where} origin xyz")
+    rpy = _numbers(element.get("rpy"), 3, (0.0, 0.0, 0.0), f"{where} origin rpy")
+    return _rpy_matrix(*rpy), xyz
+
+
+def _inertial(link: ET.Element, where: str) -> _Body:
+    body = _Body()
+    inertial = link.find("inertial")
+    if inertial is None:
+        return body
+    mass_element = inertial.find("mass")
+    mass = _numbers(None if mass_element is None else mass_element.get("value"), 1, (0.0,), f"{where} mass")[0]
+    if mass < 0:
+        raise ModelFileError(f"{where}: mass {mass} is negative: give the link's mass in kg (>= 0)")
+    element = inertial.find("inertia")
+    keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+    values = {k: _numbers(None if element is None else element.get(k), 1, (0.0,), f"{where} inertia {k}")[0]
+              for k in keys}
+    inertia = np.array([[values["ixx"], values["ixy"], values["ixz"]], [values["ixy"], values["iyy"], values["iyz"]],
+                        [values["ixz"], values["iyz"], values["izz"]]])
+    rotation, com = _origin(inertial.find("origin"), f"{where} inertial")
+    body.add(mass, com, rotation @ inertia @ rotation.T)
+    return body
+
+
+def _read(path: Path) -> ET.Element:
+    try:
+        if not path.is_file():
+            raise ModelFileError(f"{path}: no such file (or not a regular file)")
+        if path.stat().st_size > MAX_BYTES:
+            raise ModelFileError(f"{path}: larger than {MAX_BYTES // 2**20} MB: not a robot description")
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ModelFileError(f"{path}: cannot read: {exc}") from None
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise ModelFileError(f"{path}: declares a DTD or entities: robodyn does not expand them; remove the "
+                             "<!DOCTYPE ...> block")
+    try:
+        root = ET.fromstring(text)
+    except ET.ParseError as exc:
+        line, column = exc.position
+        raise ModelFileError(f"{path}:{line}:{column}: malformed XML: {exc}") from None
+    if root.tag != "robot":
+        raise ModelFileError(f"{path}: the root element is <{root.tag}>, expected <robot>: not a URDF file")
+    return root
+
+
+def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, child: str, rotation: np.ndarray,
+             position: np.ndarray, dynamics: bool) -> Joint:
+    """The chain joint of a revolute, continuous or prismatic URDF joint placed at (R, p) in ``parent``."""
+    axis_element = joint.find("axis")
+    axis = _numbers(None if axis_element is None else axis_element.get("xyz"), 3, (1.0, 0.0, 0.0), f"{label} axis")
+    if not np.any(axis):
+        raise ModelFileError(f"{label}: axis is zero: give a direction, e.g. xyz=\"0 0 1\"")
+    terms: dict[str, Any] = {}
+    element = joint.find("dynamics")
+    if dynamics and element is not None:
+        for key in ("damping", "friction"):
+            value = element.get(key)
+            if value is not None:
+                terms[key] = float(_numbers(value, 1, (0.0,), f"{label} dynamics {key}")[0])
+    return Joint(name=name, parent=parent, child=child, type="prismatic" if kind == "prismatic" else "revolute",
+                 axis=tuple(axis.tolist()), xyz=tuple(position.tolist()), rpy=tuple(_matrix_rpy(rotation)), **terms)
+
+
+def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
+                     ) -> tuple[str, list[Joint], list[Link]]:
+    """The robot's name and its chain joints and links (fixed joints merged), from a URDF file."""
+    file = Path(path)
+    root = _read(file)
+    where = str(file)
+    links = {}
+    for link in root.findall("link"):
+        name = link.get("name")
+        if not name:
+            raise ModelFileError(f"{where}: a <link> has no name")
+        if name in links:
+            raise ModelFileError(f"{where}: link {name!r} is defined twice")
+        links[name] = link
+    children: dict[str, list[ET.Element]] = {}
+    parent_of: dict[str, str] = {}
+    for joint in root.findall("joint"):
+        name, kind = joint.get("name"), joint.get("type")
+        parent_element, child_element = joint.find("parent"), joint.find("child")
+        if not name or not kind or parent_element is None or child_element is None:
+            raise ModelFileError(f"{where}: a <joint> needs name, type, <parent link=...> and <child link=...>")
+        p, c = parent_element.get("link", ""), child_element.get("link", "")
+        for role, link_name in (("parent", p), ("child", c)):
+            if link_name not in links:
+                raise ModelFileError(f"{where}: joint {name!r}: {role} link {link_name!r} is not defined")
+        if c in parent_of:
+            raise ModelFileError(f"{where}: link {c!r} is the child of two joints: a URDF is a tree")
+        parent_of[c] = name
+        children.setdefault(p, []).append(joint)
+    roots = [name for name in links if name not in parent_of]
+    if len(roots) != 1:
+        raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: connect every "
+                             "link to one tree")
+    joints: list[Joint] = []
+    bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}")}
+    # pre-order depth-first over the joints, each link's child joints in file order (Pinocchio's order);
+    # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
+    stack: list[tuple[ET.Element, str, np.ndarray, np.ndarray]] = [
+        (joint, roots[0], np.eye(3), np.zeros(3)) for joint in reversed(children.get(roots[0], []))]
+    while stack:
+        joint, body, rotation, position = stack.pop()
+        name, kind = joint.get("name", ""), joint.get("type", "")
+        label = f"{where}: joint {name!r}"
+        child = joint.find("child").get("link", "")  # type: ignore[union-attr]
+        if kind not in (*MOVABLE, "fixed"):
+            raise ModelFileError(f"{label} is {kind!r}: only fixed-base robots with revolute, continuous, "
+                                 "prismatic and fixed joints are supported (model a floating base outside)")
+        if joint.find("mimic") is not None:
+            raise ModelFileError(f"{label} mimics another joint: coupled coordinates are not compiled yet; "
+                                 "load the file with Pinocchio (robodyn.model.urdf.load_urdf)")
+        joint_rotation, joint_position = _origin(joint.find("origin"), label)
+        rotation_c, position_c = rotation @ joint_rotation, position + rotation @ joint_position
+        if kind == "fixed":
+            part = _inertial(links[child], f"{where}: link {child!r}")
+            bodies[body].add(part.mass, position_c + rotation_c @ part.com, rotation_c @ part.inertia @ rotation_c.T)
+            stack += [(j, body, rotation_c, position_c) for j in reversed(children.get(child, []))]
+            continue
+        joints.append(_movable(joint, kind, name, label, body, child, rotation_c, position_c, dynamics))
+        bodies[child] = _inertial(links[child], f"{where}: link {child!r}")
+        stack += [(j, child, np.eye(3), np.zeros(3)) for j in reversed(children.get(child, []))]
+    if not joints:
+        raise ModelFileError(f"{where}: no revolute, continuous or prismatic joint: the robot has nothing to move")
+    chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
+                        inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
+    return root.get("name") or file.stem, joints, chain_links
+
+
+def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True
+                    ) -> ChainSystem:
+    """A fixed-base URDF robot as a compiled chain (see the module docstring).
+
+    Coordinates are the movable joints (``<joint>``, ``<joint>_dot``), inputs one torque or force per
+    joint (``<joint>_tau``), gravity 9.81 m/s^2 along -z of the root link.
+    """
+    robot, joints, links = urdf_chain_parts(path, dynamics=dynamics)
+    return ChainSystem(joints, links, name=name or robot)
