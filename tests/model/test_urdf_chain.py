@@ -103,8 +103,9 @@ def test_urdf_damping_and_friction_are_read_and_can_be_ignored() -> None:
      "<child link='c'/></joint></robot>", "child link 'c' is not defined"),
     ("<robot name='r'><link name='a'/><link name='b'><inertial><mass value='-1'/></inertial></link>"
      "<joint name='j' type='revolute'><parent link='a'/><child link='b'/></joint></robot>", "negative"),
-    ("<robot name='r'><link name='a'/><link name='b'/><joint name='j' type='revolute'><parent link='a'/>"
-     "<child link='b'/><mimic joint='k'/></joint></robot>", "mimics"),
+    ("<robot name='r'><link name='a'/><link name='b'/><link name='c'/><joint name='j' type='revolute'>"
+     "<parent link='a'/><child link='b'/></joint><joint name='i' type='revolute'><parent link='b'/>"
+     "<child link='c'/><mimic joint='k'/></joint></robot>", "mimic names 'k'"),
     ("<robot name='r'><link name='a'/></robot>", "nothing to move"),
     ("<robot name='r'><link name='a'>", "malformed XML"),
 ])
@@ -113,3 +114,58 @@ def test_bad_robot_files_name_the_element_and_the_fix(tmp_path: Path, snippet: s
     path.write_text(snippet, encoding="utf-8")
     with pytest.raises(ModelFileError, match=message):
         chain_from_urdf(path)
+
+
+@needs_robots
+def test_panda_with_its_mimic_finger_agrees_with_pinocchio_reduced_by_the_coupling() -> None:
+    """The Panda's second finger mimics the first: 8 coordinates. Reference: Pinocchio's 9-coordinate model
+    (mimic ignored) reduced by the coupling q_full = G q (G: finger 2 = finger 1), M = G^T M_full G,
+    ID = G^T rnea(G q, G v, G a), forward dynamics M^-1 (tau - G^T rnea(G q, G v, 0))."""
+    path = ROBOTS / "panda_description/urdf/panda.urdf"  # type: ignore[operator]
+    model = chain_from_urdf(path, dynamics=False)
+    reference = pin.buildModelFromUrdf(str(path))
+    data = reference.createData()
+    full = list(reference.names)[1:]
+    assert model.n_coordinates == 8 and len(full) == 9 and "panda_finger_joint2" not in model.coordinates
+    G = np.zeros((9, 8))
+    for k, name in enumerate(full):
+        G[k, model.coordinates.index("panda_finger_joint1" if name == "panda_finger_joint2" else name)] = 1.0
+    rng = np.random.default_rng(11)
+    for _ in range(10):
+        q, v, tau = rng.uniform(-1.5, 1.5, 8), rng.uniform(-1, 1, 8), rng.uniform(-5, 5, 8)
+        q[7] = rng.uniform(0.0, 0.04)  # a finger opening
+        mass = pin.crba(reference, data, G @ q)
+        mass = G.T @ (np.triu(mass) + np.triu(mass, 1).T) @ G
+        _close(model.mass_matrix(q), mass)
+        qdd = rng.normal(size=8)
+        _close(model.inverse_dynamics(q, v, qdd), G.T @ pin.rnea(reference, data, G @ q, G @ v, G @ qdd))
+        bias = G.T @ pin.rnea(reference, data, G @ q, G @ v, np.zeros(9))
+        _close(model.f(0.0, np.concatenate([q, v]), tau)[8:], np.linalg.solve(mass, tau - bias))
+
+
+def test_mimic_joints_in_chain_files(tmp_path: Path) -> None:
+    import robodyn
+
+    text = """
+name: gripper
+kind: chain
+parameters: {k: 2.0}
+joints:
+  - {name: a, type: prismatic, parent: base, child: left, axis: [0, 1, 0]}
+  - {name: b, type: prismatic, parent: base, child: right, axis: [0, 1, 0], mimic: {joint: a, multiplier: -k}}
+links:
+  - {name: base}
+  - {name: left, mass: 1.0}
+  - {name: right, mass: 0.5}
+"""
+    path = tmp_path / "gripper.yaml"
+    path.write_text(text, encoding="utf-8")
+    model = robodyn.load(path)
+    assert model.coordinates == ("a",) and model.inputs == ("a_tau",)
+    # b = -2 a: kinetic energy (1 + 0.5 * 4) a'^2 / 2, so M = 3; gravity along -z does no work on y
+    np.testing.assert_allclose(model.mass_matrix([0.1]), [[3.0]], rtol=1e-14)
+    np.testing.assert_allclose(model.f(0.0, [0.1, 0.0], [1.5]), [0.0, 0.5], rtol=1e-14)
+    bad = path.with_name("bad.yaml")
+    bad.write_text(text.replace("mimic: {joint: a, multiplier: -k}", "mimic: {joint: nope}"), encoding="utf-8")
+    with pytest.raises(robodyn.InputError, match="mimic names 'nope'"):
+        robodyn.load(bad)

@@ -155,9 +155,9 @@ def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: 
     One SSA value per node, in order; IEEE arithmetic without fast-math flags. ``optimize=False`` marks the
     function ``optnone``: numba's LLVM pipeline then leaves it alone (a 6,600-node Jacobian: ~0.3 s less
     to compile, ~15% slower to run), for code compiled often and run rarely. Optimized functions are
-    ``noinline``, so that a large tape called from several places in a kernel is compiled once. The name is the content hash of the
-    tape, so equal tapes linked into one program share one definition (numba links a library into
-    another with ``linkonce_odr``).
+    ``noinline``, so that a large tape called from several places in a kernel is compiled once. The name
+    is the content hash of the tape, so equal tapes linked into one program share one definition (numba
+    links a library into another with ``linkonce_odr``).
     """
     lines: list[str] = []
     used: set[str] = set()

@@ -62,6 +62,9 @@ class Joint:
     Numbers may be expressions (text for the safe parser, or sympy) in the model's parameters.
     ``dh`` (mapping with ``a, alpha, d, theta``) replaces ``xyz``/``rpy``/``axis``. ``force`` is the
     generalized force on the joint (in t, q, q', inputs); default: the input ``<name>_tau`` if present.
+    ``mimic = {joint, multiplier, offset}`` couples the joint to another one (q = multiplier q_joint +
+    offset, as URDF's ``<mimic>``): it is then no coordinate of its own, and its friction, spring, rotor
+    and force terms are not used (the coupled coordinate's are).
     """
 
     name: str
@@ -79,6 +82,7 @@ class Joint:
     rotor_inertia: ExprLike = 0
     gear_ratio: ExprLike = 1
     force: ExprLike | None = None
+    mimic: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,7 +189,7 @@ class ChainSystem(ManipulatorSystem):
     ):
         self.joints = tuple(j if isinstance(j, Joint) else Joint(**j) for j in joints)
         self.links = tuple(k if isinstance(k, Link) else Link(**k) for k in links)
-        coords = _names([j.name for j in self.joints], "coordinates")
+        coords = _names([j.name for j in self.joints if j.mimic is None], "coordinates")
         if inputs is None:
             inputs = [f"{c}_tau" for c in coords]
         self.coordinates = coords
@@ -201,7 +205,8 @@ class ChainSystem(ManipulatorSystem):
         if len(self.gravity_expr) != 3:
             raise InputError(f"model {name!r}: gravity must have 3 entries", key="gravity")
         self.order_, self.bodies = self._build_bodies()
-        self._joint_terms = [self._terms(j) for j in self.joints]
+        self._couplings = [self._coupling(j) for j in self.joints]
+        self._joint_terms = [self._terms(j) for j in self.joints if j.mimic is None]  # one per coordinate
         self._setup_outputs(outputs)
 
     # --- construction -------------------------------------------------------------------------------
@@ -256,6 +261,23 @@ class ChainSystem(ManipulatorSystem):
             depth[i] = len(visited)
         self._by_child = by_child
         return sorted(range(len(self.joints)), key=lambda i: (depth[i], i))
+
+    def _coupling(self, joint: Joint) -> tuple[int, Any, Any]:
+        """(coordinate, multiplier, offset) of a joint: q_joint = multiplier q[coordinate] + offset."""
+        if joint.mimic is None:
+            return self.coordinates.index(joint.name), sympy.Integer(1), sympy.Integer(0)
+        where = f"joint {joint.name!r}: mimic"
+        mimic = dict(joint.mimic)
+        unknown = [k for k in mimic if k not in ("joint", "multiplier", "offset")]
+        if unknown or not isinstance(mimic.get("joint"), str):
+            raise InputError(f"model {self.name!r}: {where} must be {{joint: <name>, multiplier: m, offset: o}}",
+                             key="joints")
+        target = next((j for j in self.joints if j.name == mimic["joint"]), None)
+        if target is None or target.mimic is not None or target.type != joint.type:
+            raise InputError(f"model {self.name!r}: {where} names {mimic['joint']!r}, which must be another "
+                             f"{joint.type} joint that mimics none", key="joints")
+        return (self.coordinates.index(target.name), self._param_expr(mimic.get("multiplier", 1), where, "joints"),
+                self._param_expr(mimic.get("offset", 0), where, "joints"))
 
     def _build_bodies(self) -> tuple[list[int], list[_BodySpec]]:
         order = self._topology()
@@ -361,7 +383,9 @@ class ChainSystem(ManipulatorSystem):
                              _friction(value(t["friction"]), self.friction_smoothing), value(t["stiffness"]),
                              value(t["rest"])) for t in self._joint_terms]
         forces = [value(t["force"]) for t in self._joint_terms]
-        return ManipulatorProgram(tape, bodies, self.order_, x, u, a, [value(g) for g in self.gravity_expr],
+        couplings = [(c, value(multiplier), value(offset))
+                     for c, multiplier, offset in (self._couplings[i] for i in self.order_)]
+        return ManipulatorProgram(tape, bodies, couplings, x, u, a, [value(g) for g in self.gravity_expr],
                                   joints, forces)
 
     def _function(self, name: str) -> tuple[Any, int]:
@@ -464,9 +488,13 @@ class ChainSystem(ManipulatorSystem):
         return np.einsum("ijk,k->ij", christoffel, v)
 
     def com_positions(self, q: Values, params: Values | None = None) -> np.ndarray:
-        """Centres of mass of the moving links in the base frame, ``(n, 3)`` in coordinate order."""
+        """Centres of mass of the moving links in the base frame, ``(len(joints), 3)`` in joint order (the
+        coordinate order when no joint mimics another)."""
         x, p = self._point(q, None, params)
-        return self._call("com", 0.0, x, np.zeros(self.n_inputs), p).reshape(self.n_coordinates, 3)
+        coms = self._call("com", 0.0, x, np.zeros(self.n_inputs), p).reshape(len(self.joints), 3)
+        result = np.empty_like(coms)
+        result[self.order_] = coms
+        return result
 
     def energy(self, x: Values, params: Values | None = None) -> tuple[float, float]:
         """Kinetic 1/2 q'^T M q' and potential energy (gravity on the link COMs, joint springs) at ``x``."""
@@ -476,7 +504,7 @@ class ChainSystem(ManipulatorSystem):
         kinetic = 0.5 * xv[n:] @ mass @ xv[n:]
         values = dict(zip(self.p_symbols, map(sympy.Float, p)))
         gravity = np.array([float(as_expr(g).xreplace(values)) for g in self.gravity_expr])
-        masses = np.array([float(as_expr(self._link_mass(i)).xreplace(values)) for i in range(n)])
+        masses = np.array([float(as_expr(self._link_mass(i)).xreplace(values)) for i in range(len(self.joints))])
         potential = -float(masses @ (self.com_positions(xv[:n], p) @ gravity))
         for i, t in enumerate(self._joint_terms):
             k, rest = (float(as_expr(t[key]).xreplace(values)) for key in ("stiffness", "rest"))

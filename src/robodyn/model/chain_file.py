@@ -20,7 +20,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise r.fail((key, i), "each entry must be a mapping with a 'name'")
-    coordinates = [j["name"] for j in joints_data]
+    coordinates = [j["name"] for j in joints_data if "mimic" not in j]
     if "inputs" not in r.data:
         inputs = [f"{c}_tau" for c in coordinates]
     outputs = r.get("outputs", dict) or {}
@@ -39,7 +39,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         return r.expression(path, value, allowed, allow_time=allowed is everything)
 
     joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "damping", "friction",
-                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "force"}
+                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "force", "mimic"}
     joints = []
     for i, entry in enumerate(joints_data):
         for key in entry:
@@ -49,8 +49,10 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         for key in ("parent", "child"):
             if not isinstance(entry.get(key), str):
                 raise r.fail(("joints", i), f"joint {entry['name']!r} needs '{key}: <link name>'")
-        values = {k: v if k in ("name", "type", "parent", "child") else
+        values = {k: v if k in ("name", "type", "parent", "child", "mimic") else
                   number(("joints", i, k), v, everything if k == "force" else p) for k, v in entry.items()}
+        if "mimic" in values:
+            values["mimic"] = _mimic(r, ("joints", i, "mimic"), values["mimic"], number)
         joints.append(Joint(**values))
     link_fields = {"name", "mass", "com", "inertia", *_INERTIA_KEYS}
     links = []
@@ -73,3 +75,11 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
     return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
                        friction_smoothing=float(smoothing), name=name)
+
+
+def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:
+    """``mimic: {joint: <name>, multiplier: m, offset: o}`` with m and o parameter expressions."""
+    if not isinstance(value, dict) or not isinstance(value.get("joint"), str) or set(value) - {
+            "joint", "multiplier", "offset"}:
+        raise r.fail(path, "must be {joint: <the joint it follows>, multiplier: m, offset: o}")
+    return {"joint": value["joint"], **{k: number((*path, k), v) for k, v in value.items() if k != "joint"}}

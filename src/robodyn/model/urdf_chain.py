@@ -13,8 +13,9 @@ turned into the joints and links of a chain:
   joints in file order (Pinocchio's order);
 - ``<dynamics damping friction>`` become the joint's viscous damping and smoothed Coulomb friction
   (``dynamics=False`` ignores them);
-- ``floating`` and ``planar`` joints, and ``<mimic>`` joints (coupled coordinates), are refused with a
-  message naming the joint (Pinocchio's backend, :func:`robodyn.model.urdf.load_urdf`, loads mimic joints).
+- ``<mimic joint multiplier offset>`` joints are coupled, not coordinates: q = multiplier q_joint +
+  offset (Pinocchio's ``mimic=True``); their own damping and friction are not used;
+- ``floating`` and ``planar`` joints are refused with a message naming the joint.
 
 The placement of each joint is its ``<origin xyz rpy>`` (R = Rz(yaw) Ry(pitch) Rx(roll)), the motion is
 about ``<axis>`` (default x), and each link's ``<inertial>`` gives its mass, centre of mass and inertia
@@ -35,7 +36,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.errors import ModelFileError
+from robodyn.errors import InputError, ModelFileError
 from robodyn.model.chain import ChainSystem, Joint, Link
 
 __all__ = ["chain_from_urdf", "urdf_chain_parts"]
@@ -160,6 +161,15 @@ def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, c
             value = element.get(key)
             if value is not None:
                 terms[key] = float(_numbers(value, 1, (0.0,), f"{label} dynamics {key}")[0])
+    mimic = joint.find("mimic")
+    if mimic is not None:
+        if not mimic.get("joint"):
+            raise ModelFileError(f"{label}: <mimic> needs joint=\"<the joint it follows>\"")
+        terms["mimic"] = {"joint": mimic.get("joint"),
+                          "multiplier": float(_numbers(mimic.get("multiplier"), 1, (1.0,), f"{label} mimic")[0]),
+                          "offset": float(_numbers(mimic.get("offset"), 1, (0.0,), f"{label} mimic")[0])}
+        terms.pop("damping", None)  # a mimic joint's own terms are not used (robodyn.model.chain.Joint)
+        terms.pop("friction", None)
     return Joint(name=name, parent=parent, child=child, type="prismatic" if kind == "prismatic" else "revolute",
                  axis=tuple(axis.tolist()), xyz=tuple(position.tolist()), rpy=tuple(_matrix_rpy(rotation)), **terms)
 
@@ -211,9 +221,6 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
         if kind not in (*MOVABLE, "fixed"):
             raise ModelFileError(f"{label} is {kind!r}: only fixed-base robots with revolute, continuous, "
                                  "prismatic and fixed joints are supported (model a floating base outside)")
-        if joint.find("mimic") is not None:
-            raise ModelFileError(f"{label} mimics another joint: coupled coordinates are not compiled yet; "
-                                 "load the file with Pinocchio (robodyn.model.urdf.load_urdf)")
         joint_rotation, joint_position = _origin(joint.find("origin"), label)
         rotation_c, position_c = rotation @ joint_rotation, position + rotation @ joint_position
         if kind == "fixed":
@@ -239,4 +246,9 @@ def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dy
     joint (``<joint>_tau``), gravity 9.81 m/s^2 along -z of the root link.
     """
     robot, joints, links = urdf_chain_parts(path, dynamics=dynamics)
-    return ChainSystem(joints, links, name=name or robot)
+    try:
+        return ChainSystem(joints, links, name=name or robot)
+    except ModelFileError:
+        raise
+    except InputError as exc:  # the chain's checks (inertia, mimic targets): name the file
+        raise ModelFileError(f"{path}: {exc}") from None

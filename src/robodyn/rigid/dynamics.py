@@ -13,7 +13,7 @@ function            outputs                                                     
 ``terms``           Q - c, then c, then d(Q - c)/du row-major                             (2n + n*m,)
 ``inverse``         ID(q, q', a) + joint terms, with the accelerations a as argument ``a``  (n,)
 ``mass_derivative`` dM_ij/dq_k at [i, j, k], row-major                                    (n^3,)
-``com``             centres of mass of the bodies in the base frame                       (n*3,)
+``com``             centres of mass of the bodies in the base frame, body order          (bodies*3,)
 ==================  ===================================================================  ===========
 
 A and B follow the manipulator formula without a symbolic inverse: with r(q, q', q'', u) =
@@ -22,7 +22,9 @@ A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, the derivatives taken by forward mode with
 tape gives the factor L of M and dr/dz, the caller solves (O(n^2) nodes on the tape, not O(n^3)).
 
 Arguments of every function, in the tape's leaf numbering: ``t`` (0), ``x`` (1), ``u`` (2), ``p`` (3),
-``a`` (4). Coordinates are in model order; ``order`` maps body k to its coordinate.
+``a`` (4). Coordinates are in model order; body k moves as ``multiplier * q[coordinate] + offset``
+(``couplings[k]``): one body per coordinate, and mimic joints coupled to another one (the generalized
+force of a coordinate then collects the multiplier times each coupled body's joint force).
 """
 
 from __future__ import annotations
@@ -30,9 +32,8 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from robodyn.rigid.rnea import Body, centres_of_mass, cholesky_factor, cholesky_solve, mass_columns, rnea
+from robodyn.rigid.rnea import Body, centres_of_mass, cholesky_factor, cholesky_solve, rnea
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram"]
@@ -58,19 +59,20 @@ class JointTerms:
 class ManipulatorProgram:
     """Every function of a tree of bodies (see the module docstring), recorded on one tape on demand.
 
-    ``bodies`` are parent-first; body k moves coordinate ``order[k]``. ``x`` (2n,), ``u`` (m,) and ``a``
+    ``bodies`` are parent-first; body k moves as ``couplings[k] = (coordinate, multiplier, offset)``. ``x``
+    (2n,), ``u`` (m,) and ``a``
     (n,) are the leaves of the state, inputs and accelerations; ``joints`` and ``forces`` (Q) are in
     model order. Each function's outputs are recorded the first time :meth:`outputs` is asked for them,
     so a model that is only linearized never records its centres of mass.
     """
 
-    def __init__(self, tape: Tape, bodies: Sequence[Body], order: Sequence[int], x: Sequence[Value],
-                 u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value], joints: Sequence[JointTerms],
-                 forces: Sequence[Value]):
-        self.tape, self.bodies, self.order = tape, list(bodies), list(order)
+    def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
+                 x: Sequence[Value], u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
+                 joints: Sequence[JointTerms], forces: Sequence[Value]):
+        self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
         self.x, self.u, self.a, self.gravity = list(x), list(u), list(a), list(gravity)
         self.joints, self.forces = list(joints), list(forces)
-        self.n = len(order)
+        self.n = len(joints)
         self.q, self.qd = self.x[: self.n], self.x[self.n:]
         self.zero, self.one = tape.const(0.0), tape.const(1.0)
         self._recorded: dict[str, list[Value]] = {}
@@ -82,31 +84,37 @@ class ManipulatorProgram:
         return self._recorded[name]
 
     # --- building blocks ------------------------------------------------------------------------------
-    def _by_body(self, values: Sequence[Value]) -> list[Value]:
-        return [values[i] for i in self.order]
+    def _positions(self) -> list[Value]:
+        """The bodies' joint coordinates: multiplier q[coordinate] + offset."""
+        return [a * self.q[c] + b for c, a, b in self.couplings]
 
-    def _by_coordinate(self, values: Sequence[Any]) -> list[Any]:
-        result: list[Any] = [self.zero] * self.n
-        for k, i in enumerate(self.order):
-            result[i] = values[k]
+    def _motion(self, values: Sequence[Value]) -> list[Value]:
+        """Velocities or accelerations of the bodies' joints from the coordinates' ones."""
+        return [a * values[c] for c, a, _ in self.couplings]
+
+    def _generalized(self, values: Sequence[Value]) -> list[Value]:
+        """The coordinates' forces from the bodies' joint forces (each coupled body adds multiplier times its own)."""
+        result: list[Value] = [self.zero] * self.n
+        for (c, a, _), value in zip(self.couplings, values):
+            result[c] = result[c] + a * value
         return result
 
     def inverse(self, accelerations: Sequence[Value], velocities: Sequence[Value], gravity: Sequence[Value]
                 ) -> list[Value]:
         """ID(q, q', q'') plus the joint terms, in model order."""
-        tau = self._by_coordinate(rnea(self.tape, self.bodies, self._by_body(self.q), self._by_body(velocities),
-                                       self._by_body(accelerations), gravity))
+        tau = self._generalized(rnea(self.tape, self.bodies, self._positions(), self._motion(velocities),
+                                     self._motion(accelerations), gravity))
         return [tau[i] + self.joints[i].force(self.q[i], velocities[i], accelerations[i]) for i in range(self.n)]
 
     @functools.cached_property
     def mass(self) -> list[list[Value]]:
-        """M(q) in model order, rotor inertias on the diagonal."""
-        n, order = self.n, self.order
-        columns = mass_columns(self.tape, self.bodies, self._by_body(self.q))
-        mass = [[self.zero] * n for _ in range(n)]
-        for k, i in enumerate(order):
-            for k2, j in enumerate(order):
-                mass[i][j] = columns[k][k2]
+        """M(q) in model order, rotor inertias on the diagonal: column j is ID(q, 0, e_j) without gravity."""
+        n = self.n
+        zeros = [self.zero] * n
+        columns = [self._generalized(rnea(self.tape, self.bodies, self._positions(), self._motion(zeros),
+                                          self._motion([self.one if i == j else self.zero for i in range(n)]),
+                                          [self.zero] * 3)) for j in range(n)]
+        mass = [[columns[j][i] if j <= i else columns[i][j] for j in range(n)] for i in range(n)]
         for i in range(n):
             mass[i][i] = mass[i][i] + self.joints[i].rotor
         return mass
@@ -171,5 +179,5 @@ class ManipulatorProgram:
         return [e for row in self.tape.derive(self._mass(), self.q) for e in row]
 
     def _com(self) -> list[Value]:
-        coms = self._by_coordinate(centres_of_mass(self.tape, self.bodies, self._by_body(self.q)))
-        return [e for c in coms for e in c]
+        """The bodies' centres of mass, in body (parent-first) order."""
+        return [e for c in centres_of_mass(self.tape, self.bodies, self._positions()) for e in c]

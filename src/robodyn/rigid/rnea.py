@@ -8,7 +8,6 @@ closed form.
 - :func:`rnea`: joint forces tau = ID(q, q', q'') of a tree of rigid bodies, vector form in body
   coordinates (J. J. Craig, *Introduction to Robotics*, 3rd ed., section 6.5; R. Featherstone,
   *Rigid Body Dynamics Algorithms*, Springer 2008, section 5.3);
-- :func:`mass_columns`: M(q) column by column, ID(q, 0, e_j) without gravity;
 - :func:`centres_of_mass`: the bodies' centres of mass in the base frame;
 - :func:`cholesky_solve`: M^-1 applied to right-hand sides, as straight-line code.
 """
@@ -20,7 +19,7 @@ from dataclasses import dataclass
 
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "mass_columns", "rnea"]
+__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "rnea"]
 
 Vec = list[Value]  # three values
 Mat = list[list[Value]]  # 3x3 values, row-major
@@ -144,15 +143,6 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Va
             forces[p] = _add(forces[p], f_parent)
             moments[p] = _add(moments[p], n_parent)
     return tau
-
-
-def mass_columns(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[list[Value]]:
-    """M(q) as rows ``[i][j]``: column j is ID(q, 0, e_j) without gravity (its upper part mirrors the lower)."""
-    n = len(bodies)
-    zero, one = tape.const(0.0), tape.const(1.0)
-    columns = [rnea(tape, bodies, q, [zero] * n, [one if i == j else zero for i in range(n)], [zero] * 3)
-               for j in range(n)]
-    return [[columns[j][i] if j <= i else columns[i][j] for j in range(n)] for i in range(n)]
 
 
 def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
