@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any, Final
 
-__all__ = ["exact_float", "numpy_printer", "python_printer", "safe_label"]
+__all__ = ["exact_float", "numeric_form", "numpy_printer", "python_printer", "safe_label"]
 
 _LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
 
@@ -28,6 +28,19 @@ def exact_float(value: float) -> str:
     if math.isfinite(number):
         return repr(number)
     return f"float({str(number)!r})"  # float('inf'), float('-inf'), float('nan')
+
+
+def numeric_form(expr: Any) -> Any:
+    """``expr`` ready to print as numeric code: ``DiracDelta(...)`` (which sympy writes for the derivatives
+    of ``sign``, ``abs`` and their kin) replaced by 0 — the derivative everywhere off the jump, which is
+    what numbers can represent (a smoothed form such as ``tanh(v/eps)`` suits the stiff solvers better)."""
+    import sympy
+
+    if isinstance(expr, sympy.MatrixBase):
+        return expr.applyfunc(numeric_form)
+    if isinstance(expr, sympy.Basic) and expr.has(sympy.DiracDelta):
+        return expr.replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
+    return expr
 
 
 def _exact_print_float(self: Any, expr: Any) -> str:

@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import sympy
 
-from robodyn.codegen.printer import python_printer
+from robodyn.codegen.printer import numeric_form, python_printer
 from robodyn.model.expr import TIME
 
 __all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_rhs_source",
@@ -40,7 +40,7 @@ def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
 def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
     """Unpacking of the used symbols, the cse intermediates and ``target = expr`` lines."""
     renaming = _renaming(symbols)
-    renamed = [sympy.sympify(e).xreplace(renaming) for e in exprs]
+    renamed = [numeric_form(sympy.sympify(e)).xreplace(renaming) for e in exprs]
     intermediates, reduced = sympy.cse(renamed, symbols=sympy.numbered_symbols("_c"), order="none")
     used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
     printer = python_printer()

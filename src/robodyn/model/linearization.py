@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 import sympy
 
-from robodyn.codegen.printer import numpy_printer
+from robodyn.codegen.printer import numeric_form, numpy_printer
 
 __all__ = ["symbolic_linearization"]
 
@@ -85,7 +85,7 @@ def _build(model: Any) -> _Plan:
         parts = [model.dfdx_expr, model.dfdu_expr]
     if not identity:
         parts += [model.dhdx_expr, model.dhdu_expr]
-    flat = [entry for part in parts for entry in part]
+    flat = [numeric_form(entry) for part in parts for entry in part]
     evaluate = sympy.lambdify((model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols), flat,
                               modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
     template.setflags(write=False)

@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import sympy
 
-from robodyn.codegen.printer import numpy_printer
+from robodyn.codegen.printer import numeric_form, numpy_printer
 from robodyn.errors import InputError
 from robodyn.model.expr import TIME, parse_expression, symbol
 from robodyn.model.linearization import symbolic_linearization
@@ -115,7 +115,7 @@ class SymbolicModel(Model):
     def lambdify(self, exprs: sympy.Matrix) -> Callable[[float, Vector, Vector, Vector], np.ndarray]:
         """Compile a matrix of expressions into ``fn(t, x, u, p) -> ndarray`` of the same shape (numpy, cse)."""
         shape = exprs.shape
-        flat = list(exprs)
+        flat = [numeric_form(e) for e in exprs]
         raw = sympy.lambdify(
             (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
             printer=numpy_printer(), dummify=True,  # dummies: no model name can shadow a printed name
@@ -135,7 +135,8 @@ class SymbolicModel(Model):
 
     @functools.cached_property
     def _h_columns(self) -> Callable[..., Any]:
-        return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(self.h_expr),
+        return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols),
+                              [numeric_form(e) for e in self.h_expr],
                               modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
 
     @functools.cached_property
