@@ -8,14 +8,19 @@ its forward-mode derivatives, never from expanded closed forms, so they do not s
 Joint placement, relative to the frame of the parent link, is either URDF-like, ``xyz`` and ``rpy``
 (R = Rz(yaw) Ry(pitch) Rx(roll)) followed by the motion about ``axis``; or standard Denavit–Hartenberg
 ``dh: {a, alpha, d, theta}``: motion about the parent frame's z, then Rz(theta) Tz(d) Tx(a) Rx(alpha)
-to the link frame. For a link the joint frame (URDF) or DH frame is the link frame in which ``com``
+to the link frame; or modified (Craig) Denavit–Hartenberg ``mdh: {a, alpha, d, theta}``: Rx(alpha)
+Tx(a) Rz(theta) Tz(d) from the parent's frame to the joint's, then the motion about its z. For a
+link the joint frame (URDF, modified DH) or the standard DH frame is the link frame in which ``com``
 and ``inertia`` are given.
 
 Per joint, these terms are added to the joint force (tau = ID(q, q', q'') + ...):
 
 - ``damping`` b: b q';
 - ``friction`` F_c: smoothed Coulomb friction F_c tanh(q'/eps), eps = ``friction_smoothing``
-  (default 1e-3 in the joint's velocity unit: the friction force reaches 76% of F_c at q' = eps);
+  (default 1e-3 in the joint's velocity unit: the friction force reaches 76% of F_c at q' = eps); or
+  ``[Tc_minus, Tc_plus]``, asymmetric: the friction torques at negative and positive velocity (Tc_minus
+  <= 0 <= Tc_plus, the values Corke's Robotics Toolbox tabulates as Tc = [Tc+, Tc-]), smoothed as
+  (Tc+ - Tc-)/2 s + (Tc+ + Tc-)/2 s^2 with s = tanh(q'/eps), zero at rest;
 - ``stiffness`` k and ``rest`` q_0: k (q - q_0) (and 1/2 k (q - q_0)^2 in the potential energy);
 - ``rotor_inertia`` I_r and ``gear_ratio`` G: G^2 I_r q'' (the reflected motor inertia on M's
   diagonal; the rotor's gyroscopic coupling is neglected).
@@ -29,7 +34,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
@@ -38,6 +42,19 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError
+from robodyn.model.chain_parts import (
+    DEFAULT_FRICTION_SMOOTHING,
+    DEFAULT_GRAVITY,
+    JOINT_TYPES,
+    BodySpec,
+    Joint,
+    Link,
+    as_expr,
+    inertia_matrix,
+    rot_x,
+    rot_y,
+    rot_z,
+)
 from robodyn.model.expr import TIME, symbol
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction
@@ -46,109 +63,9 @@ from robodyn.rigid.dynamics import SOLVE_LIMIT, JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link"]
+__all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link"]
 
-DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
-DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
-JOINT_TYPES: Final = ("revolute", "prismatic")
 CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
-_INERTIA_KEYS: Final = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
-
-
-@dataclass(frozen=True, slots=True)
-class Joint:
-    """A joint: its type, the links it connects, its placement and its friction/spring/motor terms.
-
-    Numbers may be expressions (text for the safe parser, or sympy) in the model's parameters.
-    ``dh`` (mapping with ``a, alpha, d, theta``) replaces ``xyz``/``rpy``/``axis``. ``force`` is the
-    generalized force on the joint (in t, q, q', inputs); default: the input ``<name>_tau`` if present.
-    ``mimic = {joint, multiplier, offset}`` couples the joint to another one (q = multiplier q_joint +
-    offset, as URDF's ``<mimic>``): it is then no coordinate of its own, and its friction, spring, rotor
-    and force terms are not used (the coupled coordinate's are).
-    """
-
-    name: str
-    parent: str
-    child: str
-    type: str = "revolute"
-    axis: Sequence[ExprLike] = (0, 0, 1)
-    xyz: Sequence[ExprLike] = (0, 0, 0)
-    rpy: Sequence[ExprLike] = (0, 0, 0)
-    dh: Mapping[str, ExprLike] | None = None
-    damping: ExprLike = 0
-    friction: ExprLike = 0
-    stiffness: ExprLike = 0
-    rest: ExprLike = 0
-    rotor_inertia: ExprLike = 0
-    gear_ratio: ExprLike = 1
-    force: ExprLike | None = None
-    mimic: Mapping[str, Any] | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Link:
-    """A rigid link: mass, centre of mass ``(3,)`` and inertia about it ``(3, 3)`` in the link frame.
-
-    ``inertia`` may be a 3x3 nested list or a mapping with ``ixx iyy izz ixy ixz iyz`` (missing = 0).
-    The base link (child of no joint) needs only its name.
-    """
-
-    name: str
-    mass: ExprLike = 0
-    com: Sequence[ExprLike] = (0, 0, 0)
-    inertia: Any = field(default=None)
-
-
-def as_expr(value: Any) -> Any:
-    """A sympy expression for a value that is already one, or a number (never text: text goes through
-    the safe parser in robodyn.model.expr)."""
-    if isinstance(value, sympy.Basic):
-        return value
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        raise TypeError(f"expected a sympy expression or a number, got {type(value).__name__}")
-    return sympy.Integer(int(value)) if isinstance(value, int | np.integer) else sympy.Float(float(value))
-
-
-@dataclass(frozen=True, slots=True)
-class _BodySpec:
-    """One body as sympy expressions in the parameters (the fields of robodyn.rigid.rnea.Body)."""
-
-    parent: int
-    prismatic: bool
-    axis: tuple[Any, ...]
-    rotation: tuple[tuple[Any, ...], ...]
-    position: tuple[Any, ...]
-    mass: Any
-    com: tuple[Any, ...]
-    inertia: tuple[tuple[Any, ...], ...]
-
-
-def _rot_x(a: Any) -> sympy.Matrix:
-    return sympy.Matrix([[1, 0, 0], [0, sympy.cos(a), -sympy.sin(a)], [0, sympy.sin(a), sympy.cos(a)]])
-
-
-def _rot_y(a: Any) -> sympy.Matrix:
-    return sympy.Matrix([[sympy.cos(a), 0, sympy.sin(a)], [0, 1, 0], [-sympy.sin(a), 0, sympy.cos(a)]])
-
-
-def _rot_z(a: Any) -> sympy.Matrix:
-    return sympy.Matrix([[sympy.cos(a), -sympy.sin(a), 0], [sympy.sin(a), sympy.cos(a), 0], [0, 0, 1]])
-
-
-def _inertia_matrix(value: Any) -> list[list[Any]]:
-    if value is None:
-        return [[0] * 3 for _ in range(3)]
-    if isinstance(value, Mapping):
-        unknown = [k for k in value if k not in _INERTIA_KEYS]
-        if unknown:
-            raise InputError(f"unknown inertia entries {unknown}: use {', '.join(_INERTIA_KEYS)}")
-        g = {k: value.get(k, 0) for k in _INERTIA_KEYS}
-        return [[g["ixx"], g["ixy"], g["ixz"]], [g["ixy"], g["iyy"], g["iyz"]], [g["ixz"], g["iyz"], g["izz"]]]
-    rows = value.tolist() if isinstance(value, np.ndarray | sympy.MatrixBase) else value
-    if not isinstance(rows, list | tuple) or len(rows) != 3 or any(
-            not isinstance(r, list | tuple) or len(r) != 3 for r in rows):
-        raise InputError(f"inertia must be a 3x3 matrix or a mapping of {', '.join(_INERTIA_KEYS)}, got {value!r}")
-    return [list(r) for r in rows]
 
 
 class ChainSystem(ManipulatorSystem):
@@ -279,30 +196,41 @@ class ChainSystem(ManipulatorSystem):
         return (self.coordinates.index(target.name), self._param_expr(mimic.get("multiplier", 1), where, "joints"),
                 self._param_expr(mimic.get("offset", 0), where, "joints"))
 
-    def _build_bodies(self) -> tuple[list[int], list[_BodySpec]]:
+    def _build_bodies(self) -> tuple[list[int], list[BodySpec]]:
         order = self._topology()
         links = {k.name: k for k in self.links}
         post: dict[str, tuple[sympy.Matrix, sympy.Matrix]] = {}  # link -> (R_B, p_B): joint frame <- link frame
-        bodies: list[_BodySpec] = []
+        bodies: list[BodySpec] = []
         position_of = {joint: k for k, joint in enumerate(order)}
         for i in order:
             joint = self.joints[i]
             where = f"joint {joint.name!r}"
             r_b_parent, p_b_parent = post.get(joint.parent, (sympy.eye(3), sympy.zeros(3, 1)))
-            if joint.dh is not None:
-                dh = {k: self._param_expr(joint.dh.get(k, 0), f"{where}.dh.{k}", "joints") for k in joint.dh}
+            if joint.dh is not None and joint.mdh is not None:
+                raise InputError(f"model {self.name!r}: {where}: give dh (standard) or mdh (modified), not both",
+                                 key="joints")
+            table = joint.dh if joint.dh is not None else joint.mdh
+            if table is not None:
+                label = "dh" if joint.dh is not None else "mdh"
+                dh = {k: self._param_expr(table.get(k, 0), f"{where}.{label}.{k}", "joints") for k in table}
                 unknown = [k for k in dh if k not in ("a", "alpha", "d", "theta")]
                 if unknown:
-                    raise InputError(f"model {self.name!r}: {where}: unknown DH entries {unknown}: use a, alpha, "
-                                     "d, theta", key="joints")
+                    raise InputError(f"model {self.name!r}: {where}: unknown {label} entries {unknown}: use a, "
+                                     "alpha, d, theta", key="joints")
                 a, alpha, d, theta = (dh.get(k, sympy.Integer(0)) for k in ("a", "alpha", "d", "theta"))
-                rot_o, pos_o, axis = sympy.eye(3), sympy.zeros(3, 1), [sympy.Integer(0)] * 2 + [sympy.Integer(1)]
-                r_b = _rot_z(theta) * _rot_x(alpha)
-                p_b = sympy.Matrix([a * sympy.cos(theta), a * sympy.sin(theta), d])
+                axis = [sympy.Integer(0)] * 2 + [sympy.Integer(1)]
+                if joint.dh is not None:  # standard: motion about the parent's z, then to the link frame
+                    rot_o, pos_o = sympy.eye(3), sympy.zeros(3, 1)
+                    r_b = rot_z(theta) * rot_x(alpha)
+                    p_b = sympy.Matrix([a * sympy.cos(theta), a * sympy.sin(theta), d])
+                else:  # modified (Craig): Rx(alpha) Tx(a) Rz(theta) Tz(d), the link frame on the joint axis
+                    rot_o = rot_x(alpha) * rot_z(theta)
+                    pos_o = sympy.Matrix([a, 0, 0]) + rot_x(alpha) * sympy.Matrix([0, 0, d])
+                    r_b, p_b = sympy.eye(3), sympy.zeros(3, 1)
             else:
                 xyz = self._vector(joint.xyz, f"{where}.xyz", "joints")
                 roll, pitch, yaw = self._vector(joint.rpy, f"{where}.rpy", "joints")
-                rot_o, pos_o = _rot_z(yaw) * _rot_y(pitch) * _rot_x(roll), sympy.Matrix(xyz)
+                rot_o, pos_o = rot_z(yaw) * rot_y(pitch) * rot_x(roll), sympy.Matrix(xyz)
                 axis = self._vector(joint.axis, f"{where}.axis", "joints")
                 r_b, p_b = sympy.eye(3), sympy.zeros(3, 1)
             length = sympy.sqrt(sum((e**2 for e in axis), sympy.Integer(0)))
@@ -318,7 +246,7 @@ class ChainSystem(ManipulatorSystem):
             com_j = p_b + r_b * sympy.Matrix(com)
             inertia_j = r_b * sympy.Matrix(inertia) * r_b.T
             parent = position_of[self._by_child[joint.parent]] if joint.parent in self._by_child else -1
-            bodies.append(_BodySpec(parent, joint.type == "prismatic", tuple(axis),
+            bodies.append(BodySpec(parent, joint.type == "prismatic", tuple(axis),
                                tuple(tuple(rotation.row(r)) for r in range(3)), tuple(position),
                                mass, tuple(com_j), tuple(tuple(inertia_j.row(r)) for r in range(3))))
         return order, bodies
@@ -328,7 +256,7 @@ class ChainSystem(ManipulatorSystem):
         mass = self._param_expr(link.mass, f"{where}.mass", "links")
         com = self._vector(link.com, f"{where}.com", "links")
         try:
-            rows = _inertia_matrix(link.inertia)
+            rows = inertia_matrix(link.inertia)
         except InputError as exc:
             raise InputError(f"model {self.name!r}: {where}: {exc}", key="links") from None
         inertia = [[self._param_expr(e, f"{where}.inertia[{r}][{c}]", "links") for c, e in enumerate(row)]
@@ -350,7 +278,16 @@ class ChainSystem(ManipulatorSystem):
     def _terms(self, joint: Joint) -> dict[str, Any]:
         where = f"joint {joint.name!r}"
         terms = {key: self._param_expr(getattr(joint, key), f"{where}.{key}", "joints")
-                 for key in ("damping", "friction", "stiffness", "rest", "rotor_inertia", "gear_ratio")}
+                 for key in ("damping", "stiffness", "rest", "rotor_inertia", "gear_ratio")}
+        friction = joint.friction
+        if isinstance(friction, Sequence | np.ndarray) and not isinstance(friction, str):
+            if len(friction) != 2:
+                raise InputError(f"model {self.name!r}: {where}.friction must be F_c or [Tc_minus, Tc_plus], got "
+                                 f"{list(friction)}", key="joints")
+            terms["friction"] = tuple(self._param_expr(f, f"{where}.friction", "joints") for f in friction)
+        else:
+            coulomb = self._param_expr(friction, f"{where}.friction", "joints")
+            terms["friction"] = (-coulomb, coulomb)
         default = f"{joint.name}_tau" if f"{joint.name}_tau" in self.inputs else 0
         force = joint.force if joint.force is not None else default
         try:
@@ -380,7 +317,8 @@ class ChainSystem(ManipulatorSystem):
                        tuple(map(value, s.position)), value(s.mass), tuple(map(value, s.com)), rows(s.inertia))
                   for s in self.bodies]
         joints = [JointTerms(value(t["gear_ratio"] ** 2 * t["rotor_inertia"]), value(t["damping"]),
-                             _friction(value(t["friction"]), self.friction_smoothing), value(t["stiffness"]),
+                             _friction(value(t["friction"][0]), value(t["friction"][1]), self.friction_smoothing),
+                             value(t["stiffness"]),
                              value(t["rest"])) for t in self._joint_terms]
         forces = [value(t["force"]) for t in self._joint_terms]
         couplings = [(c, value(multiplier), value(offset))
@@ -620,6 +558,16 @@ class ChainSystem(ManipulatorSystem):
         return sympy.Matrix([t["force"] for t in self._joint_terms])
 
 
-def _friction(coulomb: Value, smoothing: float) -> Any:
-    """v -> F_c tanh(v / eps), the smoothed Coulomb friction of a joint."""
-    return lambda velocity: coulomb * (velocity / smoothing).tanh()
+def _friction(minus: Value, plus: Value, smoothing: float) -> Any:
+    """v -> the smoothed Coulomb friction of a joint: Tc+ for v >> eps, Tc- for v << -eps, 0 at rest.
+
+    F(v) = (Tc+ - Tc-)/2 s + (Tc+ + Tc-)/2 s^2 with s = tanh(v / eps); symmetric friction (Tc- = -F_c)
+    is F_c tanh(v / eps).
+    """
+    half_range, half_bias = (plus - minus) * 0.5, (plus + minus) * 0.5
+
+    def force(velocity: Value) -> Value:
+        s = (velocity / smoothing).tanh()
+        return half_range * s + half_bias * s * s
+
+    return force

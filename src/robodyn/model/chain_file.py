@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from robodyn.model.chain import _INERTIA_KEYS, DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, ChainSystem, Joint, Link
+from robodyn.model.chain import ChainSystem
+from robodyn.model.chain_parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, INERTIA_KEYS, Joint, Link
 from robodyn.model.mechanical import velocity_name
 
 __all__ = ["chain_from_reader"]
@@ -38,7 +39,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
             return {k: number((*path, k), v, allowed) for k, v in value.items()}
         return r.expression(path, value, allowed, allow_time=allowed is everything)
 
-    joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "damping", "friction",
+    joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "mdh", "damping", "friction",
                     "stiffness", "rest", "rotor_inertia", "gear_ratio", "force", "mimic"}
     joints = []
     for i, entry in enumerate(joints_data):
@@ -54,7 +55,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         if "mimic" in values:
             values["mimic"] = _mimic(r, ("joints", i, "mimic"), values["mimic"], number)
         joints.append(Joint(**values))
-    link_fields = {"name", "mass", "com", "inertia", *_INERTIA_KEYS}
+    link_fields = {"name", "mass", "com", "inertia", *INERTIA_KEYS}
     links = []
     for i, entry in enumerate(links_data or []):
         for key in entry:
@@ -62,7 +63,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
                 raise r.fail(("links", i, key),
                              f"unknown key {key!r} for a link (allowed: {', '.join(sorted(link_fields))})")
         values = {k: v if k == "name" else number(("links", i, k), v) for k, v in entry.items()}
-        direct = {k: values.pop(k) for k in _INERTIA_KEYS if k in values}
+        direct = {k: values.pop(k) for k in INERTIA_KEYS if k in values}
         if direct:
             if "inertia" in values:
                 raise r.fail(("links", i), "give either 'inertia' or ixx, iyy, ... , not both")
