@@ -83,62 +83,66 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100 trajectories in the batch comparison")
     args = parser.parse_args()
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"# bench_urdf {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
+          f"load {load:.2f}; 5 s at rtol 1e-8, atol 1e-10")
+    for label, path in robots().items():
+        compare(label, path, 100 if args.quick else 1000)
+
+
+def compare(label: str, path: Path, count: int) -> None:
+    """One robot: single runs, cold start, linearize and (for the Panda) a batch of ``count`` runs."""
     import pinocchio as pin
     from scipy.integrate import solve_ivp
 
     import robodyn
     from robodyn.model.urdf_chain import chain_from_urdf
 
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"# bench_urdf {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
-          f"load {load:.2f}; 5 s at rtol 1e-8, atol 1e-10")
-    for label, path in robots().items():
-        model = chain_from_urdf(path)
-        reference = pin.buildModelFromUrdf(str(path))
-        data = reference.createData()
-        n = model.n_coordinates
-        assert reference.nq == n and list(reference.names)[1:] == list(model.coordinates)
-        x0 = np.concatenate([np.linspace(0.4, -0.4, n), np.full(n, 0.3)])
-        tau = np.zeros(n)
-        run = robodyn.simulate(model, T_FINAL, x0, rtol=RTOL, atol=ATOL)
-        ours = best_of(lambda: robodyn.simulate(model, T_FINAL, x0, rtol=RTOL, atol=ATOL), 5, 3)
+    model = chain_from_urdf(path)
+    reference = pin.buildModelFromUrdf(str(path))
+    data = reference.createData()
+    n = model.n_coordinates
+    assert reference.nq == n and list(reference.names)[1:] == list(model.coordinates)
+    x0 = np.concatenate([np.linspace(0.4, -0.4, n), np.full(n, 0.3)])
+    tau = np.zeros(n)
+    run = robodyn.simulate(model, T_FINAL, x0, rtol=RTOL, atol=ATOL)
+    ours = best_of(lambda: robodyn.simulate(model, T_FINAL, x0, rtol=RTOL, atol=ATOL), 5, 3)
 
-        def rhs(t: float, x: np.ndarray) -> np.ndarray:
-            return np.concatenate([x[n:], pin.aba(reference, data, x[:n], x[n:], tau - DAMPING * x[n:])])
+    def rhs(t: float, x: np.ndarray) -> np.ndarray:
+        return np.concatenate([x[n:], pin.aba(reference, data, x[:n], x[n:], tau - DAMPING * x[n:])])
 
+    start = time.perf_counter()
+    solution = solve_ivp(rhs, (0.0, T_FINAL), x0, rtol=RTOL, atol=ATOL)
+    scipy_time = time.perf_counter() - start
+    steps = len(solution.t) - 1
+    u = np.zeros(n)
+    robodyn.linearize(model, x0, u)
+    per_linearize = best_of(lambda: robodyn.linearize(model, x0, u), 5, 2000)
+    first = cold_start(path)
+    print(f"{label}: {n} joints")
+    print(f"  robodyn dopri5 {ours * 1e3:8.2f} ms, {run.stats.steps} steps | scipy RK45 + pinocchio.aba "
+          f"{scipy_time * 1e3:8.1f} ms, {steps} steps | ratio {scipy_time / ours:.1f}x (goal >= 10x: "
+          f"{'met' if scipy_time / ours >= 10 else 'MISSED'}); same steps: {run.stats.steps == steps}; "
+          f"final states differ by {np.abs(solution.y[:, -1] - run.x[-1]).max():.1e}")
+    print(f"  cold load + first simulate {first:.2f} s (goal <= 10 s: {'met' if first <= 10 else 'MISSED'}); "
+          f"linearize {per_linearize * 1e6:.1f} us per call (goal <= 30 us: "
+          f"{'met' if per_linearize <= 30e-6 else 'MISSED'})")
+    if label.startswith("panda"):
+        rng = np.random.default_rng(0)
+        starts = np.tile(x0, (count, 1))
+        starts[:, :n] += rng.uniform(-0.3, 0.3, (count, n))
+        grid = np.linspace(0.0, T_FINAL, 101)
+        robodyn.simulate(model, T_FINAL, starts[:2], rtol=RTOL, atol=ATOL, t_eval=grid)
         start = time.perf_counter()
-        solution = solve_ivp(rhs, (0.0, T_FINAL), x0, rtol=RTOL, atol=ATOL)
-        scipy_time = time.perf_counter() - start
-        steps = len(solution.t) - 1
-        u = np.zeros(n)
-        robodyn.linearize(model, x0, u)
-        per_linearize = best_of(lambda: robodyn.linearize(model, x0, u), 5, 2000)
-        first = cold_start(path)
-        print(f"{label}: {n} joints")
-        print(f"  robodyn dopri5 {ours * 1e3:8.2f} ms, {run.stats.steps} steps | scipy RK45 + pinocchio.aba "
-              f"{scipy_time * 1e3:8.1f} ms, {steps} steps | ratio {scipy_time / ours:.1f}x (goal >= 10x: "
-              f"{'met' if scipy_time / ours >= 10 else 'MISSED'}); same steps: {run.stats.steps == steps}; "
-              f"final states differ by {np.abs(solution.y[:, -1] - run.x[-1]).max():.1e}")
-        print(f"  cold load + first simulate {first:.2f} s (goal <= 10 s: {'met' if first <= 10 else 'MISSED'}); "
-              f"linearize {per_linearize * 1e6:.1f} us per call (goal <= 30 us: "
-              f"{'met' if per_linearize <= 30e-6 else 'MISSED'})")
-        if label.startswith("panda"):
-            count = 100 if args.quick else 1000
-            rng = np.random.default_rng(0)
-            starts = np.tile(x0, (count, 1))
-            starts[:, :n] += rng.uniform(-0.3, 0.3, (count, n))
-            grid = np.linspace(0.0, T_FINAL, 101)
-            robodyn.simulate(model, T_FINAL, starts[:2], rtol=RTOL, atol=ATOL, t_eval=grid)
-            start = time.perf_counter()
-            robodyn.simulate(model, T_FINAL, starts, rtol=RTOL, atol=ATOL, t_eval=grid)
-            batch = time.perf_counter() - start
-            sample = 20
-            start = time.perf_counter()
-            for row in starts[:sample]:
-                solve_ivp(rhs, (0.0, T_FINAL), row, rtol=RTOL, atol=ATOL, t_eval=grid)
-            loop = (time.perf_counter() - start) * count / sample
-            print(f"  {count} trajectories: robodyn batch {batch:.2f} s ({count / batch:.0f} per s); scipy loop "
-                  f"{loop:.1f} s (extrapolated from {sample}); ratio {loop / batch:.0f}x")
+        robodyn.simulate(model, T_FINAL, starts, rtol=RTOL, atol=ATOL, t_eval=grid)
+        batch = time.perf_counter() - start
+        sample = 20
+        start = time.perf_counter()
+        for row in starts[:sample]:
+            solve_ivp(rhs, (0.0, T_FINAL), row, rtol=RTOL, atol=ATOL, t_eval=grid)
+        loop = (time.perf_counter() - start) * count / sample
+        print(f"  {count} trajectories: robodyn batch {batch:.2f} s ({count / batch:.0f} per s); scipy loop "
+              f"{loop:.1f} s (extrapolated from {sample}); ratio {loop / batch:.0f}x")
 
 
 if __name__ == "__main__":
