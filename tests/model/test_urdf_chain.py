@@ -169,3 +169,22 @@ links:
     bad.write_text(text.replace("mimic: {joint: a, multiplier: -k}", "mimic: {joint: nope}"), encoding="utf-8")
     with pytest.raises(robodyn.InputError, match="mimic names 'nope'"):
         robodyn.load(bad)
+
+
+@needs_robots
+@pytest.mark.parametrize("relative", ["panda_description/urdf/panda.urdf", "kinova_description/robots/kinova.urdf"])
+def test_converted_chain_file_has_the_same_dynamics(tmp_path: Path, relative: str) -> None:
+    import robodyn
+    from robodyn.model.urdf_chain import chain_yaml
+
+    path = ROBOTS / relative  # type: ignore[operator]
+    text = chain_yaml(path)
+    written = tmp_path / "robot.yaml"
+    written.write_text(text, encoding="utf-8")
+    converted, direct = robodyn.load(written), chain_from_urdf(path)
+    assert converted.coordinates == direct.coordinates
+    rng = np.random.default_rng(2)
+    n = direct.n_coordinates
+    for _ in range(5):
+        x, u = rng.uniform(-1, 1, 2 * n), rng.uniform(-2, 2, n)
+        np.testing.assert_array_equal(converted.f(0.0, x, u), direct.f(0.0, x, u))  # the same numbers, exactly

@@ -27,6 +27,7 @@ Algorithms*, 2008, section 2.13 (composite inertia).
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import xml.etree.ElementTree as ET
@@ -39,7 +40,7 @@ import numpy as np
 from robodyn.errors import InputError, ModelFileError
 from robodyn.model.chain import ChainSystem, Joint, Link
 
-__all__ = ["chain_from_urdf", "urdf_chain_parts"]
+__all__ = ["chain_from_urdf", "chain_yaml", "urdf_chain_parts"]
 
 MOVABLE: Final = ("revolute", "continuous", "prismatic")
 MAX_BYTES: Final = 16 * 2**20  # URDF files larger than this are refused (real robots are < 1 MB).
@@ -252,3 +253,49 @@ def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dy
         raise
     except InputError as exc:  # the chain's checks (inertia, mimic targets): name the file
         raise ModelFileError(f"{path}: {exc}") from None
+
+
+def _number(value: Any) -> str:
+    """A float as YAML text that reads back exactly (repr round-trips)."""
+    text = repr(float(value))
+    return "0" if text in ("0.0", "-0.0") else text
+
+
+def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
+    """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
+    kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
+    they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
+    robot, joints, links = urdf_chain_parts(path, dynamics=dynamics)
+
+    def vector(values: Any) -> str:
+        return "[" + ", ".join(_number(v) for v in values) + "]"
+
+    def text(name: str) -> str:  # a YAML (JSON) string: names may hold ':' or ',' that plain YAML misreads
+        return json.dumps(name)
+
+    lines = [f"# {Path(path).name} as a chain file, written by robodyn (robodyn convert): fixed joints are merged",
+             "# into their parent links; frames without mass are left out.",
+             f"name: {text(robot)}", "kind: chain", f"description: {text(robot + ' from its URDF')}",
+             "gravity: [0, 0, -9.81]",
+             "joints:"]
+    for joint in joints:
+        fields = [f"name: {text(joint.name)}", f"type: {joint.type}", f"parent: {text(joint.parent)}",
+                  f"child: {text(joint.child)}",
+                  f"axis: {vector(joint.axis)}", f"xyz: {vector(joint.xyz)}", f"rpy: {vector(joint.rpy)}"]
+        for key in ("damping", "friction"):
+            value = getattr(joint, key)
+            if value != 0:
+                fields.append(f"{key}: {_number(value)}")
+        if joint.mimic is not None:
+            mimic = joint.mimic
+            fields.append(f"mimic: {{joint: {text(mimic['joint'])}, multiplier: {_number(mimic['multiplier'])}, "
+                          f"offset: {_number(mimic['offset'])}}}")
+        lines.append("  - {" + ", ".join(fields) + "}")
+    lines.append("links:")
+    for link in links:
+        inertia = link.inertia
+        lines.append(f"  - {{name: {text(link.name)}, mass: {_number(link.mass)}, com: {vector(link.com)},")
+        lines.append(f"     inertia: {{ixx: {_number(inertia[0][0])}, iyy: {_number(inertia[1][1])}, "
+                     f"izz: {_number(inertia[2][2])}, ixy: {_number(inertia[0][1])}, ixz: {_number(inertia[0][2])}, "
+                     f"iyz: {_number(inertia[1][2])}}}}}")
+    return "\n".join(lines) + "\n"
