@@ -12,12 +12,25 @@ from pathlib import Path
 
 from robodyn.errors import InputError
 
-__all__ = ["write_bytes_atomic", "write_text_atomic"]
+__all__ = ["check_output_path", "write_bytes_atomic", "write_text_atomic"]
+
+
+def check_output_path(path: str | os.PathLike[str], option: str = "cannot write") -> Path:
+    """Refuse, before any work is done, an output path that cannot be a file: a folder, or a path under a file."""
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{option} {target} is a folder: name a file inside it, e.g. {target / 'out'}{target.suffix}")
+    for parent in target.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise InputError(f"{option} {target}: {parent} is not a folder: choose another location")
+            break
+    return target
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, creating parent folders; returns the path."""
-    target = Path(path)
+    target = check_output_path(path)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

@@ -11,6 +11,7 @@ import io
 import json
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -23,8 +24,9 @@ import robodyn
 # The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
 # that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
 from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
-from robodyn.atomic import write_bytes_atomic, write_text_atomic
+from robodyn.atomic import check_output_path, write_bytes_atomic, write_text_atomic
 from robodyn.errors import ConvergenceError, InputError, RobodynError
+from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import METHOD_NAMES
 from robodyn.model.expr import parse_assignments, parse_number
 from robodyn.model.system import Model
@@ -137,7 +139,21 @@ def _number_or(text: str | None, option: str, default: float) -> float:
     return default if text is None else parse_number(text, where=option)
 
 
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
+    out = getattr(args, "out", None)
+    if out and out != "-":
+        if Path(out).suffix.lower() not in (".csv", ".npz"):
+            raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
+        check_output_path(out, "--out")
+    if getattr(args, "plot", None):
+        if Path(args.plot).suffix.lower() != ".png":
+            raise InputError(f"--plot {args.plot}: the plot is written as PNG: name a .png file")
+        check_output_path(args.plot, "--plot")
+
+
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    _check_outputs(args)
     model = _model(args)
     x0 = _assignments(args.x0, "--x0")
     inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
@@ -147,6 +163,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.points is not None:
         if args.points < 2:
             raise InputError(f"--points must be at least 2, got {args.points}")
+        check_memory(model, 1, args.points)
         t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
     trajectory = robodyn.simulate(
         model, (t0, t_final), x0, inputs, method=args.method,
@@ -161,13 +178,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         np.savetxt(buffer, table, delimiter=",", header=",".join(columns), comments="", fmt="%.17g")
         sys.stdout.write(buffer.getvalue())
         return 0
+    figure = trajectory.plot() if args.plot else None  # drawn before anything is written
     if args.out:
-        suffix = Path(args.out).suffix.lower()
-        if suffix not in (".csv", ".npz"):
-            raise InputError(f"--out {args.out}: write a .csv or .npz file (or - for CSV on stdout)")
-        (trajectory.to_csv if suffix == ".csv" else trajectory.to_npz)(args.out)
+        (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
     if args.plot:
-        _write_png(args.plot, trajectory.plot())
+        _write_png(args.plot, figure)
     stats = trajectory.stats
     final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
     print(f"{model.name}: {stats.method} ({stats.path}) over [{trajectory.t[0]:g}, {trajectory.t[-1]:g}]: "
@@ -195,8 +210,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from robodyn.analysis.verify import verify
 
     model = _model(args)
-    result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
     plot = Path(args.out) / f"verify_{model.name}.png"
+    check_output_path(plot, "--out")
+    result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
     write_bytes_atomic(plot, result.png())
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
     if not args.json:
@@ -306,6 +322,7 @@ def _cmd_validity(args: argparse.Namespace) -> int:
     x = model.state_vector(states, default=0.0)
     u = _operating_input(model, x, given)
     horizon = _number(args.horizon, "--horizon")
+    _check_outputs(args)
     result = validity(model, x, model.input_vector(u), tolerance=_number_or(args.tolerance, "--tolerance", 0.05),
                       horizon=horizon)
     if args.plot:
@@ -474,7 +491,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 numerical failure, 2 bad input)."""
     args = build_parser().parse_args(argv)
     try:
-        code: int = args.run(args)
+        with warnings.catch_warnings():
+            if not os.environ.get("ROBODYN_DEBUG"):  # numpy's, scipy's and lambdify's warnings: the CLI's
+                warnings.simplefilter("ignore")  # stderr is one line, and failures are reported as errors
+            code: int = args.run(args)
         return code
     except RobodynError as exc:
         if os.environ.get("ROBODYN_DEBUG"):

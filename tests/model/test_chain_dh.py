@@ -48,8 +48,9 @@ FORMS = {
 def _reference(q: np.ndarray, qd: np.ndarray, qdd: np.ndarray) -> np.ndarray:
     m1, m2, l1, lc1, lc2, I1, I2, g = (P[k] for k in ("m1", "m2", "l1", "lc1", "lc2", "I1", "I2", "g"))
     c2, s2 = math.cos(q[1]), math.sin(q[1])
-    M = np.array([[m1 * lc1**2 + I1 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2) + I2, m2 * (lc2**2 + l1 * lc2 * c2) + I2],
-                  [m2 * (lc2**2 + l1 * lc2 * c2) + I2, m2 * lc2**2 + I2]])
+    off_diagonal = m2 * (lc2**2 + l1 * lc2 * c2) + I2
+    M = np.array([[m1 * lc1**2 + I1 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2) + I2, off_diagonal],
+                  [off_diagonal, m2 * lc2**2 + I2]])
     h = -m2 * l1 * lc2 * s2
     coriolis = np.array([h * (2 * qd[0] * qd[1] + qd[1] ** 2), -h * qd[0] ** 2])
     gravity = np.array([(m1 * lc1 + m2 * l1) * g * math.cos(q[0]) + m2 * lc2 * g * math.cos(q[0] + q[1]),

@@ -26,8 +26,8 @@ import numpy as np
 import sympy
 
 from robodyn.errors import InputError
-from robodyn.model.expr import TIME
-from robodyn.model.system import Model
+from robodyn.model.expr import MAX_EXPANDED_TERMS, TIME, expand_bounded, expanded_terms
+from robodyn.model.system import Model, require_model
 
 __all__ = ["Classification", "classify"]
 
@@ -107,6 +107,7 @@ def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classificatio
     samples, seed
         Number of random points and the random seed, used only for models given as plain callables.
     """
+    require_model(model, "classify")
     basis = model.classification_basis
     if basis == "structural":
         return _classify_linear(model)
@@ -166,7 +167,10 @@ _EXPAND_LIMIT = 2000  # Operations up to which expressions are expanded before d
 
 def _expanded(expr: sympy.Expr) -> sympy.Expr:
     """``expr`` with products and powers multiplied out, so that cancelling terms vanish (small ones only)."""
-    return sympy.expand(expr) if sympy.count_ops(expr) <= _EXPAND_LIMIT else expr
+    if sympy.count_ops(expr) > _EXPAND_LIMIT:
+        return expr
+    expanded = expand_bounded(expr)
+    return expr if expanded is None else expanded
 
 
 def _linearity(model: Any, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
@@ -190,7 +194,7 @@ def _linearity(model: Any, equations: list[tuple[str, sympy.Expr]]) -> tuple[boo
 
 
 def _first_term_with(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
-    terms = [a for a in sympy.Add.make_args(sympy.expand(expr)) if a.free_symbols & symbols]
+    terms = [a for a in sympy.Add.make_args(_expanded(expr)) if a.free_symbols & symbols]
     return terms[0] if terms else expr
 
 
@@ -218,12 +222,14 @@ def _classify_symbolic(model: Any) -> Classification:
         term = _first_term_with(expr, used)
         reasons["homogeneous"] = f"the input {_names(used)} enters {label} (term {sympy.sstr(term)})"
     else:
-        zero = {s: 0 for s in (*model.x_symbols, *model.u_symbols)}
+        variables = set(model.x_symbols) | set(model.u_symbols)
         for label, expr in equations:
             if label.startswith("the mass matrix"):
                 continue
-            rest = expr.subs(zero)
-            is_zero = rest.is_zero if rest.is_zero is not None else sympy.simplify(rest).is_zero
+            rest = expr.subs({s: 0 for s in expr.free_symbols & variables})  # only its own: O(size), not O(n)
+            is_zero = rest.is_zero
+            if is_zero is None:  # simplify only what is small enough to expand (it expands and cancels)
+                is_zero = sympy.simplify(rest).is_zero if expanded_terms(rest) <= MAX_EXPANDED_TERMS else False
             if not is_zero:
                 homogeneous = False
                 reasons["homogeneous"] = (

@@ -51,13 +51,14 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.linearize import _central
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
-from robodyn.model.system import Model, Values
+from robodyn.model.system import Model, Values, require_model
 
 __all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
 
 Array: TypeAlias = NDArray[np.float64]
 Box: TypeAlias = tuple[float, float] | Mapping[str, tuple[float, float]]
 
+MAX_STARTS: Final = 10_000  # Each start is one root solve (milliseconds): more would run for minutes.
 DEFAULT_BOX: Final = (-math.pi, math.pi)  # Range of random starts for every unknown not named in ``box``.
 DUPLICATE_DISTANCE: Final = 1e-6  # Solutions closer than this (per component, relative) are one solution.
 POLISH_STEPS: Final = 3  # Gauss-Newton steps after the scipy solver; each kept only if it lowers max |f|.
@@ -301,6 +302,9 @@ def _bounds(box: Box | None, unknowns: Sequence[str], names: Sequence[str]) -> t
 def _check_options(starts: int, tol: float, seed: int | None) -> None:
     if isinstance(starts, bool) or not isinstance(starts, int | np.integer) or starts < 1:
         raise InputError(f"starts must be a whole number >= 1, got {starts!r}")
+    if starts > MAX_STARTS:
+        raise InputError(f"starts = {starts} is more than {MAX_STARTS}: each start is a root solve; ask for fewer "
+                         "(or fix more variables, or narrow the box)")
     if isinstance(tol, bool) or not isinstance(tol, int | float | np.floating) or not 0 < tol < math.inf:
         raise InputError(f"tol must be a positive finite number, got {tol!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
@@ -404,6 +408,7 @@ def find_equilibrium(
     >>> find_equilibrium(pendulum, {"theta": 0.3, "theta_dot": 0.0})[0].u  # doctest: +SKIP
     array([2.89905323])                      # the holding torque m g l sin(0.3)
     """
+    require_model(model, "find_equilibrium")
     _check_options(starts, tol, seed)
     time, _, _, p = model.arguments(t, np.zeros(model.n_states), None, params)
     names = (*model.states, *model.inputs)

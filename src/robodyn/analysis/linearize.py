@@ -41,7 +41,7 @@ import numpy as np
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Model, Values
+from robodyn.model.system import Model, Values, require_model
 
 __all__ = ["METHODS", "linearize"]
 
@@ -88,6 +88,7 @@ def linearize(
     array([[0.  , 1.  ],
            [9.81, 0.  ]])
     """
+    require_model(model, "linearize")
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
     point = _Point.of(model, t, x, u, params)

@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Model, Values
+from robodyn.model.system import Model, Values, require_model
 from robodyn.trajectory import BatchTrajectory, Trajectory
 
 __all__ = ["RULES", "LTVSystem", "linearize_trajectory", "zoh_discretization"]
@@ -328,6 +328,7 @@ def linearize_trajectory(
     -------
     LTVSystem
     """
+    require_model(model, "linearize_trajectory")
     if rule not in RULES:
         raise InputError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")
     _check_trajectory(model, trajectory)

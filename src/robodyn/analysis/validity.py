@@ -39,7 +39,7 @@ from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Model, Values
+from robodyn.model.system import Model, Values, require_model
 from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory
 
@@ -258,6 +258,7 @@ def validity(
     NumericalError
         f is not finite at a sampled point: pass smaller ``radii``.
     """
+    require_model(model, "validity")
     tol = _positive(tolerance, "tolerance")
     grid = _radii(radii, DEFAULT_RADII, "radii")
     _, x, u, p = model.arguments(0.0, x_op, u_op, params)

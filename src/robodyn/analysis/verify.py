@@ -24,7 +24,7 @@ from robodyn.integrate.events import resolve_events
 from robodyn.integrate.kernels import kernel_module, run_fixed
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
-from robodyn.model.system import Model
+from robodyn.model.system import Model, require_model
 from robodyn.signals import resolve_inputs
 
 __all__ = ["ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
@@ -32,6 +32,8 @@ __all__ = ["ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
 ORDER_TOLERANCE: Final = 0.3  # An observed order further than this from the method's order fails.
 
 #: Step sizes relative to the model's fastest time scale 1/|lambda|_max, per method.
+MAX_GRID_POINTS: Final = 10_000_000  # The most steps one fixed-step run of verify may take.
+
 _RELATIVE_STEPS: Final[Mapping[str, tuple[float, ...]]] = {
     "euler": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4),
     "heun": (4e-2, 2e-2, 1e-2, 5e-3, 2.5e-3),
@@ -148,10 +150,17 @@ def verify(
     t_final, x0, u
         The test problem: from ``x0`` (default 0) under input ``u`` (default a unit step) over [0, t_final].
     """
+    require_model(model, "verify")
     linear = model.linear_model()
     if linear is None:
         raise InputError(f"verify needs a linear model with an exact solution; {model.name!r} is not linear")
     rate = float(np.max(np.abs(np.linalg.eigvals(linear.A)), initial=0.0)) or 1.0
+    if not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final > 0):
+        raise InputError(f"verify: t_final must be a positive finite number, got {t_final!r}")
+    finest = t_final * rate / min(min(steps) for steps in _RELATIVE_STEPS.values())
+    if finest > MAX_GRID_POINTS:
+        raise InputError(f"verify: t_final = {t_final:g} would need about {finest:.3g} fixed steps (at most "
+                         f"{MAX_GRID_POINTS:g}): give a shorter t_final, e.g. {MAX_GRID_POINTS / finest * t_final:.3g}")
     start = model.state_vector(x0 if x0 is not None else np.zeros(model.n_states), default=0.0)
     inputs = resolve_inputs(model.inputs, u)
     setup = kernel_module(model, inputs, resolve_events(model, None))

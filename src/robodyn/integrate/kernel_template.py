@@ -298,6 +298,10 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
                     break
                 if HAS_EVENTS and n_events > 0:
                     event_fn(t, x, u, p, g_old)
+                    k_bad = _first_nonfinite(g_old)
+                    if k_bad >= 0:  # an event function that is not finite: i_fail = n + its index
+                        status, t_fail, i_fail = NON_FINITE, t, n + k_bad
+                        break
                 fresh = False
                 if h_abs <= 0.0:  # the first step: Hairer's ([HNW] II.4; scipy select_initial_step), one rhs call
                     h_abs = seg_end - t
@@ -400,6 +404,10 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
                 if not held:
                     eval_inputs(t_new, t_piece, x_new, inp, u)
                 event_fn(t_new, x_new, u, p, g_new)
+                k_bad = _first_nonfinite(g_new)
+                if k_bad >= 0:
+                    status, t_fail, i_fail = NON_FINITE, t_new, n + k_bad
+                    break
                 for k in range(n_events):
                     active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
             if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed

@@ -14,7 +14,7 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
@@ -93,8 +93,14 @@ def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) ->
     return result, time.perf_counter() - start
 
 
-def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str) -> NumericalError:
-    """The error of the failure ``status`` at ``t_fail``; ``index`` is the state concerned, if in range."""
+def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str,
+             events: Sequence[str] = ()) -> NumericalError:
+    """The error of the failure ``status`` at ``t_fail``; ``index`` is the state concerned, if in range, or
+    ``n_states + k`` for the event ``k`` whose function was not finite."""
+    if status == NON_FINITE and 0 <= index - model.n_states < len(events):
+        name = events[index - model.n_states]
+        return NumericalError(f"{method}: the event function {name!r} is not finite at t = {t_fail:.10g}: an event "
+                              "must be a finite number wherever the solution goes; fix the event expression there")
     state = model.states[index] if 0 <= index < model.n_states else None
     return NumericalError(failure_message(status, method=method, t=t_fail, state=state, max_steps=max_steps,
                                           second_order=model.order == 2))
@@ -144,7 +150,7 @@ def run_adaptive(
     result, seconds = _timed_first_call(setup, "adaptive_run", lambda: setup.module.adaptive_run(*args))
     status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
     if status < 0:
-        raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method)
+        raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method, events.names)
     records = [EventRecord(events.names[int(k)], float(te), np.array(xe), bool(events.terminal[int(k)]))
                for te, xe, k in zip(ev_t, ev_x, ev_idx)] if ev_t.size else []
     nfev, steps, rejected = stats.tolist()
@@ -189,7 +195,8 @@ def run_batch(
     failed = np.flatnonzero(status < 0)
     if failed.size:
         i = int(failed[0])
-        raise _trajectory(i, _failure(model, int(status[i]), float(t_fail[i]), int(i_fail[i]), max_steps, method))
+        raise _trajectory(i, _failure(model, int(status[i]), float(t_fail[i]), int(i_fail[i]), max_steps, method,
+                                      events.names))
     crowded = np.flatnonzero(n_ev > E)
     if crowded.size:
         raise InputError(f"trajectory {int(crowded[0])} of the batch has {int(n_ev[crowded[0]])} events, more than "

@@ -29,10 +29,11 @@ from numpy.typing import ArrayLike
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
+from robodyn.integrate.guards import check_memory, check_states
 from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
-from robodyn.model.system import Model, values_to_vector
+from robodyn.model.system import Model, require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
@@ -89,7 +90,7 @@ def simulate(
     params
         Parameter overrides by name; values of length N (or an ``(N, n_p)`` array) run a batch.
     max_steps
-        Step budget of adaptive methods.
+        Step budget of adaptive methods; the stiff methods may evaluate f at most ``2 * max_steps`` times.
     backend
         ``auto``, ``compiled`` or ``interpreted`` (the same kernels without numba).
 
@@ -97,6 +98,7 @@ def simulate(
     -------
     Trajectory, or BatchTrajectory for a batch.
     """
+    require_model(model, "simulate")
     t0, t1 = _span(t_span)
     states, x_batch = _initial_states(model, x0)
     parameters, p_batch = _parameter_sets(model, params)
@@ -106,6 +108,10 @@ def simulate(
     grid = _output_times(t_eval, t0, t1)
     atol_vector = _atol(atol, model.n_states)
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
+    points = grid.size if grid is not None else (DEFAULT_POINTS if N > 1 or chosen.family == "exact" else 0)
+    if chosen.family == "fixed" and _is_positive(dt) and grid is None:
+        points = min(int((t1 - t0) / float(dt)) + 2, 2**62)  # type: ignore[arg-type]
+    check_memory(model, N, points)
     job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
     return _RUNNERS[chosen.family](job)
@@ -154,7 +160,7 @@ def _run_stiff(job: _Job) -> Result:
     """``radau``, ``bdf``, ``lsoda``: scipy's ``solve_ivp``, one call per trajectory and input piece."""
     grid = job.output_times()
     return job.assemble("stiff", [stiff_run(job.model, job.method.name, job.t_span, x0, p, job.plan.inputs, grid,
-                                            job.rtol, job.atol, job.plan.events)
+                                            job.rtol, job.atol, job.plan.events, job.max_steps)
                                   for x0, p in zip(job.states, job.parameters)])
 
 
@@ -314,9 +320,19 @@ def _finite(value: Any, label: str) -> float:
 def _numbers(value: Any, label: str) -> np.ndarray:
     """``value`` as a float64 array, or InputError naming ``label`` (not numpy's ValueError)."""
     try:
-        return np.asarray(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"{label} must be numbers, got {value!r}") from None
+        array = np.asarray(value)
+        if array.dtype.kind == "c":
+            raise InputError(f"{label} must be real numbers, got the complex {value!r}: give the real part")
+        return array.astype(float, copy=array.dtype != np.float64)
+    except (TypeError, ValueError, OverflowError) as exc:
+        if isinstance(exc, InputError):
+            raise
+        raise InputError(f"{label} must be numbers, got {_short(value)}") from None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else f"{text[:77]}..."
 
 
 def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
@@ -522,7 +538,8 @@ def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndar
     if np.any(c != 0):
         B_all, signals = np.hstack([B, c[:, None]]), [*channels, Constant(1.0)]
     times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)
-    states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])
+    with np.errstate(all="ignore"):  # overflow is reported once, with its time and state (_check_states)
+        states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])
     return RunResult(times, states, steps=times.size - 1)
 
 
@@ -535,6 +552,8 @@ def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.nd
 def _assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
               batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
     """The result of ``runs`` (one per row of ``parameters``): a Trajectory, or a BatchTrajectory for a batch."""
+    for i, run in enumerate(runs):  # the kernels' batches check themselves (rows after a terminal event are NaN)
+        check_states(model, method, run.t, run.x, f" (trajectory {i} of the batch)" if batch else "")
     if not batch:
         run = runs[0]
         u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)

@@ -47,6 +47,18 @@ class RunResult:
     compile_seconds: float = 0.0
 
 
+class _Stop(Exception):
+    """Raised inside scipy's callbacks to end a run that has failed (caught in :func:`stiff_run`)."""
+
+    def __init__(self, message: str):
+        super().__init__(message)
+        self.message = message
+
+
+def _state_text(model: Model, state: np.ndarray) -> str:
+    return ", ".join(f"{name} = {value:.10g}" for name, value in zip(model.states, state.tolist()))
+
+
 def _input_jacobian(inputs: Inputs, n: int) -> np.ndarray | None:
     """du/dx ``(m, n)``: -K under state feedback, zero for time signals, None for Python functions."""
     if inputs.function is not None:
@@ -79,6 +91,7 @@ def stiff_run(
     rtol: float,
     atol: float | np.ndarray,
     events: ResolvedEvents,
+    max_steps: int = 1_000_000,
 ) -> RunResult:
     """Integrate with scipy's ``Radau``, ``BDF`` or ``LSODA`` piece by piece between input edges."""
     t0, t1 = t_span
@@ -88,7 +101,16 @@ def stiff_run(
     times, states, records = [np.array([t0])], [x0[None, :]], []
     nfev = steps = 0
     x = x0.copy()
-    first_bad: list[tuple[float, int]] = []  # (t, state index) of the first non-finite derivative seen
+    evaluations = [0]
+    budget = 2 * max_steps  # evaluations: the step guard of the kernels (max_steps attempts), for scipy
+
+    def stop_nonfinite(what: str, t: float, state: np.ndarray, value: Any) -> _Stop:
+        bad = np.flatnonzero(~np.isfinite(np.asarray(value, dtype=float)))
+        label = f" (state {model.states[int(bad[0])]})" if bad.size and np.size(value) == model.n_states else ""
+        return _Stop(f"{method}: a non-finite {what} appeared at t = {t:.10g}{label}, from the state "
+                     f"{_state_text(model, state)}: the solution blows up or leaves the model's domain there; "
+                     "check the model and the initial state, or shorten the time span")
+
     for a, b in itertools.pairwise(cuts):
         middle = 0.5 * (a + b)
         u_buffer = np.zeros(model.n_inputs)
@@ -99,32 +121,45 @@ def stiff_run(
             return u_buffer.copy()
 
         def rhs(t: float, state: np.ndarray, input_at: Callable[..., np.ndarray] = input_at) -> np.ndarray:
+            evaluations[0] += 1
+            if evaluations[0] > budget:
+                raise _Stop(f"{method}: more than {budget} evaluations before t = {t:.10g} (state "
+                            f"{_state_text(model, state)}): the solution may blow up or the step size collapse "
+                            "there; check the model, shorten the time span or allow more steps (max_steps)")
+            if not np.all(np.isfinite(state)):
+                raise stop_nonfinite("state", t, state, state)
             value = model.f_raw(t, state, input_at(t, state), p)
-            if not first_bad and not np.all(np.isfinite(value)):
-                first_bad.append((t, int(np.flatnonzero(~np.isfinite(value))[0])))
+            if not np.all(np.isfinite(value)):
+                raise stop_nonfinite("derivative", t, state, value)
             return value
 
         scipy_events = []
         for k, g in enumerate(events.functions):
-            def crossing(t: float, state: np.ndarray, g: Any = g, input_at: Any = input_at) -> float:
-                return float(g(t, state, input_at(t, state), p))
+            def crossing(t: float, state: np.ndarray, g: Any = g, input_at: Any = input_at, k: int = k) -> float:
+                value = float(g(t, state, input_at(t, state), p))
+                if not np.isfinite(value):
+                    raise _Stop(f"{method}: event {events.names[k]!r} is not finite ({value}) at t = {t:.10g} "
+                                f"with the state {_state_text(model, state)}: fix the event function there")
+                return value
             crossing.terminal = bool(events.terminal[k])  # type: ignore[attr-defined]
             crossing.direction = float(events.direction[k])  # type: ignore[attr-defined]
             scipy_events.append(crossing)
         inside = None if t_eval is None else t_eval[(t_eval > a) & (t_eval <= b)]
         from scipy.integrate import solve_ivp  # here: importing scipy.integrate costs ~0.1 s at start-up
 
-        solution = solve_ivp(
-            rhs, (a, b), x, method=STIFF_METHODS[method], t_eval=inside, rtol=rtol, atol=atol,
-            jac=_jacobian(model, inputs, p, input_at), events=scipy_events or None, dense_output=True,
-        )
+        try:
+            solution = solve_ivp(
+                rhs, (a, b), x, method=STIFF_METHODS[method], t_eval=inside, rtol=rtol, atol=atol,
+                jac=_jacobian(model, inputs, p, input_at), events=scipy_events or None, dense_output=True,
+            )
+        except _Stop as stop:
+            raise NumericalError(stop.message) from None
         if solution.status == -1:
-            where = f"in [{a:g}, {b:g}]"
-            if first_bad:  # name the time and state where the derivative stopped being finite
-                t_bad, i_bad = first_bad[0]
-                where = f"at t = {t_bad:.10g}, a non-finite derivative (state {model.states[i_bad]})"
-            raise NumericalError(f"{method} failed {where}: {solution.message} "
-                                 "(try smaller tolerances, or check the model for a singularity)")
+            t_end = float(solution.t[-1]) if solution.t.size else a
+            state = solution.y[:, -1] if solution.y.size else x
+            raise NumericalError(f"{method} failed at t = {t_end:.10g} with the state {_state_text(model, state)}: "
+                                 f"{solution.message} (try smaller tolerances, or check the model for a "
+                                 "singularity there)")
         nfev += int(solution.nfev)
         steps += len(solution.sol.ts) - 1 if solution.sol is not None else len(solution.t) - 1
         keep = solution.t > a if t_eval is None else np.ones(solution.t.size, dtype=bool)

@@ -37,7 +37,10 @@ __all__ = [
     "FUNCTIONS",
     "RESERVED_NAMES",
     "TIME",
+    "expand_bounded",
+    "expanded_terms",
     "is_valid_name",
+    "narrow_integers",
     "parse_assignments",
     "parse_expression",
     "parse_number",
@@ -49,6 +52,63 @@ MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
 MAX_EXPONENT_DIGITS: Final = 307  # A constant power must stay within 1e-307 .. 1e307 (double range).
 _EXACT_DIGITS: Final = 1000  # An exact rational power with more digits is evaluated in floating point.
 _LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond it would become inf.
+_INT64: Final = 2**63 - 1  # Integers beyond it are stored as floats (compiled code has no wider integers).
+MAX_EXPANDED_TERMS: Final = 20_000  # The most terms sympy.expand may be asked to produce.
+_SHOWN: Final = 200  # Characters of the user's text repeated in an error message.
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= _SHOWN else f"{text[:_SHOWN - 3]}..."
+
+
+def expanded_terms(expr: sympy.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
+    """An upper estimate of the work of ``sympy.expand(expr)``: the terms it produces, plus those produced inside
+    function arguments; the count stops growing once it passes ``limit`` (so it stays cheap)."""
+    memo: dict[sympy.Basic, int] = {}
+    inside = [0]
+
+    def terms(node: sympy.Basic) -> int:
+        known = memo.get(node)
+        if known is not None:
+            return known
+        if node.is_Atom:
+            count = 1
+        elif node.is_Add:
+            count = min(limit + 1, sum(terms(a) for a in node.args))
+        elif node.is_Mul:
+            count = 1
+            for a in node.args:
+                count = min(limit + 1, count * terms(a))
+        elif node.is_Pow:
+            base, exponent = node.args
+            k = terms(base)
+            terms(exponent)
+            if exponent.is_Integer and k > 1:
+                n = abs(int(exponent)) if abs(int(exponent)) <= 10 * limit else 10 * limit
+                count = min(limit + 1, math.comb(n + k - 1, k - 1) if min(n, k - 1) < 64 else limit + 1)
+            else:
+                count = 1
+        else:  # a function: expand works inside its arguments; the call is one term
+            inside[0] = min(limit + 1, inside[0] + sum(terms(a) for a in node.args))
+            count = 1
+        memo[node] = count
+        return count
+
+    return min(limit + 1, terms(expr) + inside[0])
+
+
+def expand_bounded(expr: sympy.Expr, limit: int = MAX_EXPANDED_TERMS) -> sympy.Expr | None:
+    """``sympy.expand(expr)``, or None when :func:`expanded_terms` says it would exceed ``limit`` terms."""
+    if expanded_terms(expr, limit) > limit:
+        return None
+    return sympy.expand(expr)
+
+
+def narrow_integers(value: sympy.Expr) -> sympy.Expr:
+    """``value`` with the rational constants whose numerator or denominator exceed int64 as floats: what is
+    handed to the code generators (compiled code has no wider integers; ``-x*10**19`` would not compile)."""
+    big = {a: sympy.Float(a) for a in value.atoms(sympy.Rational) if abs(a.p) > _INT64 or a.q > _INT64}
+    return value.xreplace(big) if big else value
 
 
 def _min(*args: sympy.Expr) -> sympy.Expr:
@@ -163,7 +223,7 @@ class _Translator:
         if token is not None and isinstance(node, ast.expr):
             at = f" at column {node.col_offset + 1}"
             problem = f"{problem}: {token!r}{at}"
-        return ExpressionError(f"{self.where}: {problem} in {self.text!r}")
+        return ExpressionError(f"{self.where}: {problem} in {_clip(self.text)!r}")
 
     def visit(self, node: ast.AST, depth: int = 0) -> sympy.Expr:
         if depth > MAX_DEPTH:
@@ -336,6 +396,8 @@ def parse_expression(
     if not isinstance(text, str):
         if isinstance(text, float) and not math.isfinite(text):
             raise ExpressionError(f"{where}: number is not finite: {text!r}")
+        if isinstance(text, int) and text.bit_length() > 1000:
+            raise ExpressionError(f"{where}: number too large for double precision (about 2**{text.bit_length()})")
         return sympy.Integer(text) if isinstance(text, int) else sympy.Float(text)
     if len(text) > MAX_LENGTH:
         raise ExpressionError(f"{where}: expression longer than {MAX_LENGTH} characters")
@@ -348,9 +410,9 @@ def parse_expression(
             tree = ast.parse(source, mode="eval")
     except SyntaxError as exc:
         column = f" at column {exc.offset}" if exc.offset else ""
-        raise ExpressionError(f"{where}: invalid syntax{column} in {text!r}: {exc.msg}") from None
+        raise ExpressionError(f"{where}: invalid syntax{column} in {_clip(text)!r}: {_clip(exc.msg)}") from None
     except (ValueError, RecursionError, MemoryError, OverflowError) as exc:
-        raise ExpressionError(f"{where}: cannot parse {text[:80]!r}: {exc}") from None
+        raise ExpressionError(f"{where}: cannot parse {text[:80]!r}: {_clip(str(exc))}") from None
     translator = _Translator(source, names, where, allow_time)
     try:
         return translator.visit(tree.body)
@@ -360,7 +422,7 @@ def parse_expression(
         # sympy refusing a combination (e.g. a function of a function name); report, never crash
         if isinstance(exc, ExpressionError):
             raise
-        raise ExpressionError(f"{where}: cannot evaluate {text!r}: {exc}") from None
+        raise ExpressionError(f"{where}: cannot evaluate {_clip(text)!r}: {_clip(str(exc))}") from None
 
 
 def parse_number(text: str | int | float, *, where: str = "value") -> float:

@@ -30,7 +30,8 @@ from robodyn.model.lagrange import LagrangianSystem
 from robodyn.model.mechanical import MechanicalSystem, velocity_name
 from robodyn.model.symbolic import SymbolicSystem
 from robodyn.model.system import Model, check_names
-from robodyn.model.yamlio import Document, Path, read_yaml
+from robodyn.model.yamlio import MAX_FILE_BYTES, Document, Path, read_yaml
+from robodyn.textfile import read_text_limited
 
 __all__ = ["KINDS", "load", "load_file", "model_from_document", "read_model_text"]
 
@@ -286,12 +287,7 @@ def load_file(path: str | os.PathLike[str]) -> Model:
         When the file cannot be read or is not a valid model.
     """
     file = FilePath(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFileError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"{file}: cannot read: {exc}") from None
+    text = read_text_limited(file, "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
     return read_model_text(text, str(file))
 
 
@@ -310,7 +306,12 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
     """
     from robodyn.model import catalog
 
+    if not isinstance(model, str | os.PathLike):
+        raise InputError(f"load: expected a file path or a catalog model name, got {type(model).__name__} "
+                         f"{str(model)[:80]!r}")
     text = os.fspath(model)
+    if not isinstance(text, str):
+        raise InputError(f"load: give the path as text, got {type(text).__name__}")
     if text.lower().endswith(".urdf"):
         if options:
             raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")

@@ -23,6 +23,7 @@ from typing import Any
 import sympy
 
 from robodyn.errors import InputError
+from robodyn.model.expr import MAX_EXPANDED_TERMS, expand_bounded, expanded_terms
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel
 from robodyn.model.system import Values, _names
@@ -90,7 +91,14 @@ class LagrangianSystem(ManipulatorSystem):
                              f"({', '.join(coords)})", key="forces")
         Q = [forces.get(c, 0) for c in coords]
 
-        mass = sympy.hessian(T, qd).applyfunc(sympy.expand)
+        def expand(expr: sympy.Expr, what: str, key: str = "kinetic") -> sympy.Expr:
+            value = expand_bounded(expr)
+            if value is None:
+                raise InputError(f"model {name!r}: {what} would expand to more than {MAX_EXPANDED_TERMS} terms "
+                                 "(a large power of a sum?): write the energies in a smaller form", key=key)
+            return value
+
+        mass = sympy.hessian(T, qd).applyfunc(lambda e: expand(e, "the mass matrix (the kinetic energy's Hessian)"))
         depends = sorted({s.name for s in mass.free_symbols} & {s.name for s in qd})
         if depends:
             raise InputError(
@@ -102,9 +110,10 @@ class LagrangianSystem(ManipulatorSystem):
             raise InputError(f"model {name!r}: kinetic energy does not depend on the velocities", key="kinetic")
         momentum = [sympy.diff(T, v) for v in qd]
         bias = [
-            sympy.expand(
+            expand(
                 sum((sympy.diff(momentum[i], q[j]) * qd[j] for j in range(n)), sympy.Integer(0))
-                - sympy.diff(T, q[i]) + sympy.diff(V, q[i])
+                - sympy.diff(T, q[i]) + sympy.diff(V, q[i]),
+                f"the equation of {coords[i]}", "potential" if expanded_terms(V) > MAX_EXPANDED_TERMS else "kinetic",
             )
             for i in range(n)
         ]

@@ -19,13 +19,13 @@ import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Self
 
 import numpy as np
 import sympy
 
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
-from robodyn.model.expr import TIME, symbol
+from robodyn.model.expr import TIME, expand_bounded, narrow_integers, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
@@ -241,8 +241,8 @@ class ManipulatorSystem(SymbolicModel):
         from robodyn.codegen.source import manipulator_rhs_source
 
         n = self.n_coordinates
-        return manipulator_rhs_source(self, [self.mass_expr[i, j] for i in range(n) for j in range(i + 1)],
-                                      list(self.rhs_expr))
+        return manipulator_rhs_source(self, [narrow_integers(self.mass_expr[i, j]) for i in range(n)
+                                             for j in range(i + 1)], [narrow_integers(e) for e in self.rhs_expr])
 
     def kernel_jacobian_source(self) -> str:
         from robodyn.codegen.source import manipulator_jacobian_source
@@ -250,11 +250,30 @@ class ManipulatorSystem(SymbolicModel):
         rhs = self.rhs_expr
         variables = (*self.x_symbols, *self.u_symbols)
         derivative = rhs.jacobian(variables) if variables else sympy.zeros(self.n_coordinates, 0)
-        return manipulator_jacobian_source(self, list(self.mass_expr), list(rhs), list(derivative),
-                                           [list(self.mass_expr.diff(q)) for q in self.q_symbols])
+        def narrow(entries: Any) -> list[Any]:
+            return [narrow_integers(e) for e in entries]
+
+        return manipulator_jacobian_source(self, narrow(self.mass_expr), narrow(rhs), narrow(derivative),
+                                           [narrow(self.mass_expr.diff(q)) for q in self.q_symbols])
 
     def manipulator(self) -> ManipulatorSystem:
         return self
+
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> Self:
+        """:meth:`Model.with_parameters`; an override that makes M(0) not positive definite where the defaults
+        gave a positive definite one (a negative mass, say) is bad input (InputError), not a numerical failure."""
+        clone = super().with_parameters(params, **values)
+        if clone is self or type(self).mass_raw is not ManipulatorSystem.mass_raw:  # only the cheap symbolic M
+            return clone
+        zero_x, zero_u = np.zeros(self.n_states), np.zeros(self.n_inputs)
+        with np.errstate(all="ignore"):
+            before = self.mass_raw(0.0, zero_x, zero_u, self.parameter_vector())
+            after = clone.mass_raw(0.0, zero_x, zero_u, clone.parameter_vector())
+        if _positive_definite(before) and not _positive_definite(after):
+            raise InputError(f"model {self.name!r}: the parameters {dict(clone.parameters)} make the mass matrix "
+                             f"{after.tolist()} at q = 0 not positive definite: masses, inertias and lengths must "
+                             "be positive", key="mass")
+        return clone
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         """M(q) ``(n, n)`` at a validated point."""
@@ -295,7 +314,7 @@ class ManipulatorSystem(SymbolicModel):
         the bias at q' = 0 (gravity and springs), C q' the rest (Coriolis, centrifugal, friction)."""
         at_rest = {v: 0 for v in self.qd_symbols}
         gravity = self.bias_expr.subs(at_rest)
-        coriolis = (self.bias_expr - gravity).applyfunc(sympy.expand)
+        coriolis = (self.bias_expr - gravity).applyfunc(_expanded_or_not)
         return [("M(q)", self.mass_expr), ("C(q, q') q'", coriolis), ("g(q)", gravity), ("Q", self.forces_expr)]
 
     # --- printing -----------------------------------------------------------------------------------
@@ -318,6 +337,18 @@ class ManipulatorSystem(SymbolicModel):
             f"{sympy.latex(left, symbol_names=names)} &= {sympy.latex(right, symbol_names=names)}"
             for left, right in zip(lhs, self.rhs_expr)
         ]
+
+
+def _expanded_or_not(expr: sympy.Expr) -> sympy.Expr:
+    expanded = expand_bounded(expr)
+    return expr if expanded is None else expanded
+
+
+def _positive_definite(matrix: np.ndarray) -> bool:
+    if not np.isfinite(matrix).all():
+        return False
+    symmetric = 0.5 * (matrix + matrix.T)
+    return bool(np.min(np.linalg.eigvalsh(symmetric), initial=1.0) > 0)
 
 
 @dataclass(frozen=True, slots=True)

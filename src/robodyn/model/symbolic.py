@@ -19,7 +19,7 @@ import sympy
 
 from robodyn.codegen.printer import numeric_form, numpy_printer
 from robodyn.errors import InputError
-from robodyn.model.expr import TIME, parse_expression, symbol
+from robodyn.model.expr import TIME, narrow_integers, parse_expression, symbol
 from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.system import Model, Vector, _defaults, _names, check_names
@@ -201,7 +201,7 @@ class SymbolicModel(Model):
     def kernel_output_source(self) -> str:
         from robodyn.codegen.source import output_source
 
-        return output_source(self, list(self.h_expr))
+        return output_source(self, [narrow_integers(e) for e in self.h_expr])
 
     def symbol_table(self) -> SymbolicModel:
         """The model itself: ``expression`` parses text in its symbols, ``lambdify`` evaluates them."""
@@ -358,12 +358,13 @@ class SymbolicSystem(SymbolicModel):
     def kernel_rhs_source(self) -> str:
         from robodyn.codegen.source import explicit_rhs_source
 
-        return explicit_rhs_source(self, list(self.f_expr))
+        return explicit_rhs_source(self, [narrow_integers(e) for e in self.f_expr])
 
     def kernel_jacobian_source(self) -> str:
         from robodyn.codegen.source import explicit_jacobian_source
 
-        return explicit_jacobian_source(self, list(self.dfdx_expr), list(self.dfdu_expr))
+        return explicit_jacobian_source(self, [narrow_integers(e) for e in self.dfdx_expr],
+                                        [narrow_integers(e) for e in self.dfdu_expr])
 
     def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
         """(A, B, c) when :func:`robodyn.classify` finds the model linear and time-invariant, else None."""

@@ -21,7 +21,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 
-__all__ = ["Model", "System", "Values", "check_names", "values_to_vector"]
+__all__ = ["Model", "System", "Values", "check_names", "require_model", "values_to_vector"]
 
 #: A point given by the user: an array in the model's order, or a ``{name: value}`` mapping.
 Values: TypeAlias = ArrayLike | Mapping[str, float]
@@ -144,6 +144,13 @@ def _scalar(value: object, what: str) -> float:
     if not math.isfinite(number):
         raise InputError(f"{what} must be finite, got {number}")
     return number
+
+
+def require_model(value: object, where: str) -> None:
+    """InputError unless ``value`` is a robodyn model (the API's entry points check what they are given)."""
+    if not isinstance(value, Model):
+        hint = f"robodyn.load({value!r})" if isinstance(value, str) else "robodyn.load(...) or a model class"
+        raise InputError(f"{where}: expected a robodyn model, got {type(value).__name__}: make one with {hint}")
 
 
 class Model:

@@ -23,11 +23,14 @@ evaluation. Do not evaluate one model from several threads at once; load one mod
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
 import os
+import sys
+import tempfile
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -38,10 +41,12 @@ import numpy as np
 from robodyn.errors import InputError, ModelFileError, SingularMatrixError
 from robodyn.model.mechanical import velocity_name
 from robodyn.model.system import Model, Values, Vector, check_names, values_to_vector
+from robodyn.textfile import read_text_limited
 
 __all__ = ["INSTALL_HINT", "JointLimits", "UrdfJoint", "UrdfSystem", "load_urdf"]
 
 INSTALL_HINT: Final = "install robodyn[urdf] (pip install 'robodyn[urdf]')"
+MAX_URDF_BYTES: Final = 10_000_000  # URDF files are larger than model files (many links), never this large.
 MOVABLE: Final = ("revolute", "prismatic")  # One coordinate each, nq = nv = 1.
 _REFUSED: Final = {
     "continuous": "an unbounded revolute joint (Pinocchio stores it as cos/sin, two numbers for one velocity): "
@@ -50,6 +55,28 @@ _REFUSED: Final = {
     "planar": "a planar joint has 3 velocities and a rotation: model it as two prismatic and one revolute joint",
 }
 _SINGULAR: Final = 1e-12  # min eig(M) <= this * max eig(M) at a generic q means M is singular (exact zeros).
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[list[str]]:
+    """Capture what C++ code writes to file descriptor 2 (the lines are in the list after the block)."""
+    messages: list[str] = []
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no usable stderr: nothing to capture
+        yield messages
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield messages
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            sink.seek(0)
+            text = sink.read(100_000).decode("utf-8", "replace")
+            messages += [line.strip() for line in text.splitlines() if line.strip().startswith("Error")][:3]
 
 
 def _pinocchio() -> Any:
@@ -128,8 +155,11 @@ def _check_inertial(link: ET.Element, where: str) -> None:
     if inertia is None or any(inertia.get(k) is None for k in keys):
         raise ModelFileError(f"{where}: <inertial> needs <inertia {' '.join(k + '=...' for k in keys)}/> "
                              "(about the centre of mass)")
-    for key in keys:
-        _floats(inertia.get(key), 1, f"{where} inertia {key}")
+    ixx, ixy, ixz, iyy, iyz, izz = (_floats(inertia.get(k), 1, f"{where} inertia {k}")[0] for k in keys)
+    matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
+    if np.any(matrix) and np.min(np.linalg.eigvalsh(matrix)) <= 0:
+        raise ModelFileError(f"{where}: inertia {matrix.tolist()} is not positive definite: check ixx, iyy, izz "
+                             "(about the centre of mass; a point mass has all zeros)")
 
 
 def _joint(element: ET.Element, where: str) -> UrdfJoint:
@@ -180,6 +210,9 @@ def _parse(text: str, where: str) -> _Parsed:
         for role, link_name in (("parent", joint.parent), ("child", joint.child)):
             if link_name not in links:
                 raise ModelFileError(f"{where}: joint {joint.name!r}: {role} link {link_name!r} is not defined")
+        if joint.child == joint.parent:
+            raise ModelFileError(f"{where}: joint {joint.name!r}: link {joint.child!r} is both its parent and its "
+                                 "child: a joint connects two different links")
         if joint.child in children:
             raise ModelFileError(f"{where}: link {joint.child!r} is the child of both {children[joint.child].name!r} "
                                  f"and {joint.name!r}: a URDF is a tree")
@@ -187,6 +220,19 @@ def _parse(text: str, where: str) -> _Parsed:
     roots = [name for name in links if name not in children]
     if len(roots) != 1:
         raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: "
+                             "connect every link to one tree")
+    reached, frontier = {roots[0]}, [roots[0]]
+    below: dict[str, list[str]] = {}
+    for joint in joints:
+        below.setdefault(joint.parent, []).append(joint.child)
+    while frontier:
+        for child in below.get(frontier.pop(), ()):
+            if child not in reached:
+                reached.add(child)
+                frontier.append(child)
+    if len(reached) != len(links):
+        loose = sorted(set(links) - reached)
+        raise ModelFileError(f"{where}: links {loose} are not connected to the root link {roots[0]!r} (a loop): "
                              "connect every link to one tree")
     if not any(j.type in MOVABLE for j in joints):
         raise ModelFileError(f"{where}: no revolute or prismatic joint: the robot has nothing to move")
@@ -482,18 +528,14 @@ def load_urdf(path: str | os.PathLike[str], *, name: str | None = None) -> UrdfS
     """
     pin = _pinocchio()
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ModelFileError(f"{file}: no such file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"{file}: cannot read: {exc}") from None
+    text = read_text_limited(file, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError)
     where = str(file)
     parsed = _parse(text, where)
     try:
-        model = pin.buildModelFromXML(text)
+        with _quiet_stderr() as messages:  # urdfdom prints its complaints on stderr: they join the error, if any
+            model = pin.buildModelFromXML(text)
     except (RuntimeError, ValueError) as exc:
-        detail = " ".join(str(exc).split())
+        detail = " ".join(f"{exc} {' '.join(messages)}".split())
         raise ModelFileError(f"{where}: Pinocchio cannot read the URDF: {detail}") from None
     if model.nq != model.nv:
         raise ModelFileError(f"{where}: nq = {model.nq} != nv = {model.nv}: only fixed-base robots with "

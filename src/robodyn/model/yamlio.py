@@ -28,6 +28,8 @@ __all__ = ["Document", "Path", "read_yaml"]
 
 MAX_FILE_BYTES: Final = 1_000_000  # A model file is text written by hand; larger input is refused.
 MAX_NODES: Final = 100_000
+_MAX_DIGITS: Final = 309  # An integer with more digits is beyond double precision (1.8e308).
+MAX_NESTING: Final = 50  # Lists and mappings nested deeper than this are refused (a model file needs ~4).
 
 Path = tuple[str | int, ...]
 
@@ -78,6 +80,8 @@ class _Converter:
         self.count += 1
         if self.count > MAX_NODES:
             raise self.fail(node, f"document has more than {MAX_NODES} values")
+        if len(path) > MAX_NESTING:
+            raise self.fail(node, f"lists and mappings nested deeper than {MAX_NESTING} levels: is it a model file?")
         if id(node) in self.seen:
             raise self.fail(node, "YAML anchors and aliases are not supported: write the value out")
         self.seen.add(id(node))
@@ -114,6 +118,10 @@ class _Converter:
         if tag in ("tag:yaml.org,2002:int", "tag:yaml.org,2002:float") and _LEGACY_NUMBER.match(node.value):
             return node.value  # YAML 1.1 octal (010 = 8) and base 60 (1:30 = 90) surprise: keep the text
         if tag == "tag:yaml.org,2002:int":
+            digits = sum(c.isdigit() for c in node.value)
+            if digits > _MAX_DIGITS:
+                raise self.fail(node, f"an integer of {digits} digits: numbers must fit in double precision "
+                                      "(write 1e300, not 1000...0)")
             return _constructor.construct_yaml_int(node)
         if tag == "tag:yaml.org,2002:float":
             return _constructor.construct_yaml_float(node)
@@ -141,6 +149,9 @@ def read_yaml(text: str, source: str) -> Document:
         raise ModelFileError(f"{source}: file larger than {MAX_FILE_BYTES} bytes: is it a model file?")
     try:
         nodes = list(_compose_all(text))
+    except RecursionError:
+        raise ModelFileError(f"{source}: lists and mappings nested too deeply (more than {MAX_NESTING} levels): "
+                             "is it a model file?") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""

@@ -35,6 +35,7 @@ import numpy as np
 from robodyn.errors import ExpressionError, InputError, UnknownNameError
 from robodyn.model.expr import MAX_DEPTH, MAX_LENGTH, parse_number
 from robodyn.signals.core import Array, Constant, Pulse, Ramp, Signal, Sine, Step, Table
+from robodyn.textfile import read_text_limited
 
 __all__ = ["SIGNAL_FUNCTIONS", "parse_input_assignments", "parse_signal", "read_table_csv"]
 
@@ -50,6 +51,7 @@ SIGNAL_FUNCTIONS: Final[Mapping[str, tuple[Callable[..., Signal], int, int, str]
     "sine": (Sine, 2, 4, "sine(amplitude, frequency[, phase[, offset]])"),
     "pulse": (_pulse, 3, 5, "pulse(t0, width, amplitude[, base[, period]])"),
 }
+MAX_TABLE_BYTES: Final = 50_000_000  # An input table: up to ~10^6 rows of text.
 TABLE_FORM: Final = "table(path.csv[, linear|zoh][, column=NAME])"
 
 _NODE_WORDS: Final[Mapping[type, str]] = {
@@ -125,7 +127,11 @@ def _table_call(original: str, inside: str, where: str, base_dir: str | os.PathL
                 f"{where}: unknown table() option {option!r} in {original!r} "
                 f"(a path with commas must be quoted): write {TABLE_FORM}"
             )
-    path = Path(path_text).expanduser()
+    try:
+        path = Path(path_text).expanduser()
+    except RuntimeError:  # "~" with HOME unset and no passwd entry
+        raise ExpressionError(f"{where}: cannot expand '~' in {path_text!r}: the home folder is unknown (HOME is "
+                              "not set): write the full path") from None
     if not path.is_absolute():
         path = Path(base_dir if base_dir is not None else Path.cwd()) / path
     return _TableCall(original, path, interpolation, column)
@@ -186,9 +192,22 @@ class _Walker:
         raise self.fail(node, f"function used without calling it: write {form}")
 
     def binary(self, node: ast.BinOp, depth: int) -> Signal | float:
-        if not isinstance(node.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+        # a + b - c + ... is a left-nested tree: walk its spine iteratively, so that a long sum of signals does
+        # not count as nesting depth (as in robodyn.model.expr)
+        spine: list[ast.BinOp] = []
+        current: ast.expr = node
+        while isinstance(current, ast.BinOp) and isinstance(current.op, ast.Add | ast.Sub | ast.Mult | ast.Div):
+            spine.append(current)
+            current = current.left
+        if not spine:
             raise self.fail(node, "operator not allowed with signals (only + - * /)")
-        left = self.visit(node.left, depth + 1)
+        value = self.visit(current, depth + 1)
+        for link in reversed(spine):
+            value = self.single(link, value, depth)
+        return value
+
+    def single(self, node: ast.BinOp, left: Signal | float, depth: int) -> Signal | float:
+        """One operation of a chain, on its already translated left operand."""
         right = self.visit(node.right, depth + 1)
         if isinstance(node.op, ast.Add):
             return left + right
@@ -301,12 +320,7 @@ def read_table_csv(path: str | os.PathLike[str], column: str | None = None) -> t
     skipped. Times must be strictly increasing; every used value must be a finite number.
     """
     file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"cannot read table {file}: {exc.strerror or exc}: check the path") from None
-    except UnicodeDecodeError:
-        raise InputError(f"{file}: not a UTF-8 text file: save the table as CSV text") from None
+    text = read_text_limited(file, "table", limit=MAX_TABLE_BYTES, encoding="utf-8-sig")
     rows = [
         (number, [cell.strip() for cell in row])
         for number, row in enumerate(csv.reader(io.StringIO(text, newline="")), start=1)
