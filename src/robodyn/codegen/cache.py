@@ -1,26 +1,64 @@
-"""The private on-disk cache for generated modules and numba's machine code.
+"""The private on-disk cache for generated modules and numba's machine code: a trust boundary.
 
 Generated source files are named by the SHA-256 of their content, so a changed model gets a new file
-and an unchanged one is reused by a new process together with numba's cached machine code
-(``cache=True`` keeps it in ``__pycache__`` beside the file). The folder is private (mode 0700) and
-must belong to the current user: generated code is imported from it, so nobody else may write there.
+and an unchanged one is reused by a new process together with numba's cached machine code. Everything
+robodyn executes or unpickles from here is trusted only because nobody else can write it
+(docs/dev/security.md):
 
-The location is ``$ROBODYN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/robodyn`` or
-``~/.cache/robodyn``, with one subfolder per Python and numba version. That subfolder is robodyn's own
-and is kept at 0700; the folder above it is created 0700 when missing but otherwise left as it is.
+- The location is ``$ROBODYN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/robodyn`` or
+  ``~/.cache/robodyn`` (the *base*, created 0700 when missing but otherwise left as it is: it may be
+  the user's home). It must belong to the current user.
+- robodyn's own folders below it — one per Python (and numba) version, and ``__pycache__`` in it for
+  numba — are checked without following symbolic links (:func:`own_folder`): a symbolic link or a
+  file in their place is moved aside and a real folder made; a folder of another user is refused; the
+  permissions of a folder of ours are set to 0700 through a descriptor opened with ``O_NOFOLLOW``.
+- Every file read from them is opened with ``O_NOFOLLOW`` and checked on its descriptor
+  (:func:`read_private`): a regular file of the current user that neither group nor others may
+  write. Anything else is moved aside (:func:`quarantine`) and rebuilt.
+- numba's files for robodyn's code go to the version folder's ``__pycache__`` whatever
+  ``NUMBA_CACHE_DIR`` or ``NUMBA_CACHE_LOCATOR_CLASSES`` say (:func:`adopt_numba_caches`), are read
+  with the same checks, carry a SHA-256 of their content checked before unpickling (damaged machine
+  code can crash LLVM), and a file numba cannot load is moved aside and compiled again.
+
+An entry that is damaged (fails to load or verify) is renamed ``<name>.broken-<time>-<pid>`` and
+rebuilt, with one warning line on stderr for the first such entry of a process (the ``robodyn.cache``
+logger; Python's last-resort handler prints just the message when the application configured no
+logging); further ones are logged at INFO.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import logging
 import os
+import pickle
 import stat
 import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import IO, Any
 
 from robodyn.errors import InputError
 
-__all__ = ["cache_dir", "content_hash"]
+__all__ = ["UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash", "own_folder", "prepare_numba",
+           "quarantine", "read_private"]
+
+log = logging.getLogger("robodyn.cache")
+_PACKAGE = Path(__file__).resolve().parents[1]  # robodyn's own sources: numba code there is cached here too
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO planted in place of a file must not hang
+_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+class UntrustedFile(Exception):
+    """A cache file robodyn must not use: a link, not a regular file, another user's, or writable by others."""
+
+
+def _uid() -> int | None:
+    return os.getuid() if hasattr(os, "getuid") else None
 
 
 def _base() -> Path:
@@ -31,12 +69,8 @@ def _base() -> Path:
     return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "robodyn"
 
 
-def _private(path: Path, *, tighten: bool) -> None:
-    """Create ``path`` (0700) or check that an existing one belongs to us.
-
-    ``tighten``: set an existing folder to 0700 (only for robodyn's own subfolder, never for a folder
-    the user named, such as their home folder).
-    """
+def _check_base(path: Path) -> None:
+    """Create the base folder (0700) or check that the existing one (links followed: the user named it) is ours."""
     try:
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
         info = path.stat()
@@ -45,30 +79,72 @@ def _private(path: Path, *, tighten: bool) -> None:
             f"cannot create the robodyn cache folder {path}: {exc.strerror or exc}: "
             "set ROBODYN_CACHE_DIR to a writable folder"
         ) from None
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+    if not stat.S_ISDIR(info.st_mode):
+        raise InputError(f"the robodyn cache folder {path} is not a folder: set ROBODYN_CACHE_DIR to a folder")
+    if _uid() is not None and info.st_uid != _uid():
         raise InputError(
             f"the robodyn cache folder {path} belongs to another user: set ROBODYN_CACHE_DIR to a folder of yours"
         )
-    if tighten and stat.S_IMODE(info.st_mode) & 0o077:
-        path.chmod(0o700)
+
+
+def own_folder(path: Path) -> Path:
+    """Make ``path`` a private (0700) folder of the current user, never following a symbolic link.
+
+    A link or a file in its place is moved aside (:func:`quarantine`), never followed, changed or
+    written into; a folder of another user is refused (InputError).
+    """
+    for _attempt in range(3):
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            try:
+                os.mkdir(path, 0o700)
+            except FileExistsError:  # another process made it: check theirs
+                pass
+            except OSError as exc:
+                raise InputError(f"cannot create the robodyn cache folder {path}: {exc.strerror or exc}: "
+                                 "set ROBODYN_CACHE_DIR to a writable folder") from None
+            continue
+        except OSError as exc:
+            raise InputError(f"cannot read the robodyn cache folder {path}: {exc.strerror or exc}") from None
+        if not stat.S_ISDIR(info.st_mode):  # a symbolic link (lstat) or a file
+            what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
+            quarantine(path, what)
+            continue
+        if _uid() is not None and info.st_uid != _uid():
+            raise InputError(f"the robodyn cache folder {path} belongs to another user: remove it, or set "
+                             "ROBODYN_CACHE_DIR to a folder of yours")
+        if stat.S_IMODE(info.st_mode) & 0o077:
+            try:
+                fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC)
+            except OSError:  # replaced by a link in between: check again
+                continue
+            try:
+                now = os.fstat(fd)
+                if stat.S_ISDIR(now.st_mode) and (_uid() is None or now.st_uid == _uid()):
+                    os.fchmod(fd, 0o700)
+            finally:
+                os.close(fd)
+            continue  # check the result
+        return path
+    raise InputError(f"the robodyn cache folder {path} keeps changing: another process replaces it; "
+                     "set ROBODYN_CACHE_DIR to a folder only you can write")
 
 
 def cache_dir(*, numba_code: bool = True) -> Path:
     """The private cache folder for this Python (and numba) version, created on first use.
 
-    ``numba_code=False`` is for generated plain-Python modules (straight-line dynamics code), which do
-    not depend on numba's version and should not pay for importing it.
+    ``numba_code=False`` is for generated plain-Python modules (straight-line dynamics code) and LLVM
+    object code, which do not depend on numba's version and should not pay for importing it.
     """
     base = _base()
-    _private(base, tighten=False)
+    _check_base(base)
     version = f"py{sys.version_info.major}{sys.version_info.minor}"
     if numba_code:
         import numba
 
         version += f"-numba{numba.__version__}"
-    folder = base / version
-    _private(folder, tighten=True)
-    return folder
+    return own_folder(base / version)
 
 
 def content_hash(*parts: str) -> str:
@@ -78,3 +154,258 @@ def content_hash(*parts: str) -> str:
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part.encode("utf-8"))
     return digest.hexdigest()
+
+
+def read_private(path: Path) -> bytes | None:
+    """The bytes of the cache file ``path``, None if there is none; UntrustedFile if it must not be used.
+
+    Opened without following a symbolic link and checked on the open descriptor: a regular file of the
+    current user that neither group nor others may write.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # ELOOP: a symbolic link
+        if os.path.islink(path):
+            raise UntrustedFile("a symbolic link") from None
+        raise UntrustedFile(exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UntrustedFile("not a regular file")
+        if _uid() is not None and info.st_uid != _uid():
+            raise UntrustedFile("it belongs to another user")
+        if stat.S_IMODE(info.st_mode) & 0o022:
+            raise UntrustedFile("group or others may write it")
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
+_reported: list[Path] = []  # entries moved aside by this process
+
+
+def quarantine(path: Path, reason: str) -> None:
+    """Move the damaged or untrusted cache entry ``path`` aside (``<name>.broken-<time>``), with one warning line.
+
+    Renaming moves a symbolic link itself, never its target. Nothing to do if it is gone already.
+    """
+    aside = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        log.warning("robodyn: the cache entry %s is unusable (%s) and cannot be moved aside (%s): it is not used",
+                    path, reason, exc.strerror or exc)
+        return
+    # one line per process on stderr: a cache damaged all over (a full disk) would otherwise print one per file
+    level = logging.INFO if _reported else logging.WARNING
+    _reported.append(path)
+    log.log(level, "robodyn: moved the unusable cache file %s aside (%s); it is rebuilt", path, reason)
+
+
+def _reason(exc: BaseException) -> str:
+    text = str(exc).splitlines()[0] if str(exc) else ""
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+# --- numba's cache ------------------------------------------------------------------------------------
+_numba: dict[str, Any] = {}  # the classes below, built on first use (importing numba)
+
+
+def _numba_folder(py_file: str) -> Path | None:
+    """Where numba keeps the machine code of functions defined in ``py_file``: None if not robodyn's code."""
+    source = Path(os.path.abspath(py_file))
+    try:
+        base = Path(os.path.abspath(_base()))
+    except (RuntimeError, KeyError, OSError):  # no home folder: then nothing can be in robodyn's cache
+        base = None
+    if base is not None and source.parent.parent == base:  # a generated module (in a version folder)
+        folder = cache_dir()
+        return own_folder(folder / "__pycache__") if source.parent == folder else None
+    try:
+        source.resolve().relative_to(_PACKAGE)
+    except ValueError:
+        return None
+    folder = cache_dir()
+    # robodyn's own numba code (codegen/linalg.py): a folder per source folder, as numba names them
+    subpath = f"{source.parent.name}_{hashlib.sha1(str(source.parent).encode()).hexdigest()}"
+    return own_folder(own_folder(folder / "package") / subpath)
+
+
+_SEAL = b"robodyn numba cache 1\n"  # numba's files as robodyn writes them: this, SHA-256 of the rest, the rest
+
+
+def _seal(payload: bytes) -> bytes:
+    return _SEAL + hashlib.sha256(payload).digest() + payload
+
+
+def _unseal(data: bytes) -> bytes:
+    """The payload of a sealed file; ValueError if it is not one or is damaged (numba's machine code with a
+    flipped bit can crash the process while loading: it is checked first)."""
+    if not data.startswith(_SEAL):
+        raise ValueError("not a file robodyn wrote")
+    digest, payload = data[len(_SEAL):len(_SEAL) + 32], data[len(_SEAL) + 32:]
+    if hashlib.sha256(payload).digest() != digest:
+        raise ValueError("its SHA-256 digest does not match")
+    return payload
+
+
+def _numba_classes() -> dict[str, Any]:
+    if _numba:
+        return _numba
+    import inspect
+
+    from numba.core import caching
+
+    class PrivateLocator(caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+        """numba's cache for robodyn's code: in robodyn's private folder (checked, never through a link)."""
+
+        def __init__(self, py_func: Any, py_file: str, folder: Path):
+            self._py_file = py_file
+            self._lineno = py_func.__code__.co_firstlineno
+            self._cache_path = str(folder)
+
+        def ensure_cache_path(self) -> None:
+            own_folder(Path(self._cache_path))
+
+        def get_cache_path(self) -> str:
+            return self._cache_path
+
+        @classmethod
+        def from_function(cls, py_func: Any, py_file: str) -> Any:
+            folder = _numba_folder(py_file) if os.path.exists(py_file) else None
+            return None if folder is None else cls(py_func, py_file, folder)
+
+    class PrivateIndexDataCacheFile(caching.IndexDataCacheFile):
+        """numba's index (.nbi) and data (.nbc) files, read only when trusted; a damaged one is moved aside."""
+
+        def _load_index(self) -> dict[Any, Any]:
+            path = Path(self._index_path)
+            try:
+                data = read_private(path)
+                if data is None:
+                    return {}
+                stream = io.BytesIO(_unseal(data))
+                if pickle.load(stream) != self._version:  # another numba's index: numba ignores it too
+                    return {}
+                stamp, overloads = pickle.loads(stream.read())
+                if not isinstance(overloads, dict):
+                    raise TypeError("the index is not a mapping")
+            except UntrustedFile as exc:
+                quarantine(path, str(exc))
+                return {}
+            except Exception as exc:  # whatever unpickling garbage raises
+                quarantine(path, _reason(exc))
+                return {}
+            return overloads if stamp == self._source_stamp else {}
+
+        def _load_data(self, name: str) -> Any:
+            path = Path(self._data_path(name))
+            try:
+                data = read_private(path)
+                if data is None:
+                    raise FileNotFoundError(path)  # numba's load() treats OSError as "not cached"
+                return pickle.loads(_unseal(data))
+            except UntrustedFile as exc:
+                quarantine(path, str(exc))
+            except OSError:
+                raise
+            except Exception as exc:  # whatever unpickling garbage raises
+                quarantine(path, _reason(exc))
+            raise FileNotFoundError(path)
+
+        @contextmanager
+        def _open_for_write(self, filepath: str) -> Iterator[IO[bytes]]:
+            """Sealed (:func:`_seal`) into a private temporary file (0600, never through a link), renamed into place."""
+            buffer = io.BytesIO()
+            yield buffer
+            temporary = f"{filepath}.tmp.{os.getpid()}.{time.time_ns()}"
+            fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(_seal(buffer.getvalue()))
+                os.replace(temporary, filepath)
+            except BaseException:
+                Path(temporary).unlink(missing_ok=True)
+                raise
+
+    class PrivateImpl(caching.CompileResultCacheImpl):
+        """numba's CacheImpl with robodyn's locator only (NUMBA_CACHE_DIR and NUMBA_CACHE_LOCATOR_CLASSES ignored)."""
+
+        def __init__(self, py_func: Any):
+            self._lineno = py_func.__code__.co_firstlineno
+            qualname = getattr(py_func, "__qualname__", py_func.__name__)
+            source_path = inspect.getfile(py_func)
+            locator = PrivateLocator.from_function(py_func, source_path)
+            if locator is None:
+                raise RuntimeError(f"{source_path} is not robodyn's code")
+            self._locator = locator
+            modname = os.path.splitext(os.path.basename(source_path))[0]
+            self._filename_base = self.get_filename_base(f"{modname}.{qualname}", getattr(sys, "abiflags", ""))
+
+    class PrivateFunctionCache(caching.FunctionCache):
+        """numba's per-function cache in robodyn's folder: untrusted or damaged files are moved aside."""
+
+        _impl_class = PrivateImpl
+
+        def __init__(self, py_func: Any):
+            super().__init__(py_func)
+            self._cache_file = PrivateIndexDataCacheFile(
+                cache_path=self._cache_path, filename_base=self._impl.filename_base,
+                source_stamp=self._impl.locator.get_source_stamp())
+
+        def load_overload(self, sig: Any, target_context: Any) -> Any:
+            try:
+                return super().load_overload(sig, target_context)
+            except InputError:
+                raise
+            except Exception as exc:  # unpickled, but numba could not rebuild it
+                key = self._index_key(sig, target_context.codegen())
+                name = self._cache_file._load_index().get(key)
+                if name is not None:  # the data file numba could not rebuild; the index stays valid
+                    quarantine(Path(self._cache_file._data_path(name)), _reason(exc))
+                return None
+
+        def save_overload(self, sig: Any, data: Any) -> None:
+            try:
+                super().save_overload(sig, data)
+            except OSError as exc:  # a full or read-only disk only costs a compilation next time
+                log.debug("numba's cache for %s not saved: %s", self._name, exc)
+
+    caching.CacheImpl._locator_classes.insert(0, PrivateLocator)  # type: ignore[arg-type]  # no files of numba's choosing for our code
+    _numba.update(locator=PrivateLocator, cache=PrivateFunctionCache)
+    return _numba
+
+
+def prepare_numba() -> None:
+    """Make numba place robodyn's code's cache files in the private folder from the start.
+
+    Called before a generated module runs: its ``njit(cache=True)`` then creates nothing in
+    ``NUMBA_CACHE_DIR``. :func:`adopt_numba_caches` is what guarantees the location and the checks.
+    """
+    _numba_classes()
+
+
+def adopt_numba_caches(namespace: dict[str, Any]) -> None:
+    """Give every cached numba function in ``namespace`` that robodyn defines robodyn's checked cache.
+
+    Covers the functions of a generated module and the robodyn functions it imports (codegen.linalg).
+    """
+    from numba.core.dispatcher import Dispatcher
+
+    classes = _numba_classes()
+    for value in list(namespace.values()):
+        if not isinstance(value, Dispatcher):
+            continue
+        current: Any = getattr(value, "_cache", None)
+        if current is None or isinstance(current, classes["cache"]) or type(current).__name__ == "NullCache":
+            continue  # already robodyn's, or cache=False (nothing on disk)
+        try:
+            value._cache = classes["cache"](value.py_func)  # type: ignore[attr-defined]
+        except RuntimeError:  # not robodyn's code
+            continue

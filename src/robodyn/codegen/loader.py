@@ -5,12 +5,18 @@
   the test harness).
 - :func:`load_generated` takes generated source text, names it by its content hash, keeps it in the
   private cache folder (:mod:`robodyn.codegen.cache`) and imports it from there, so that numba's
-  ``cache=True`` finds its machine code again in a new process. The file is compared with the text
-  before every import: a file that differs (truncated, edited) is written again from the text.
+  ``cache=True`` finds its machine code again in a new process. The module is compiled from the text
+  itself, never from the file or a ``__pycache__/*.pyc`` beside it (a planted or damaged ``.pyc`` is
+  never read); the file is there for numba (its cache is keyed by the file's content) and tracebacks.
+  It is compared with the text before every import: a file that differs (truncated, edited) or that
+  fails the cache's checks (:func:`robodyn.codegen.cache.read_private`) is moved aside and written
+  again. numba's cache of the module's functions is robodyn's checked one
+  (:func:`robodyn.codegen.cache.adopt_numba_caches`).
 """
 
 from __future__ import annotations
 
+import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -20,9 +26,33 @@ from types import ModuleType
 from typing import Any
 
 from robodyn.atomic import write_text_atomic
-from robodyn.codegen.cache import cache_dir, content_hash
+from robodyn.codegen.cache import (
+    UntrustedFile,
+    adopt_numba_caches,
+    cache_dir,
+    content_hash,
+    prepare_numba,
+    quarantine,
+    read_private,
+)
 
 __all__ = ["load_generated", "load_module"]
+
+
+class _VerifiedText(importlib.abc.InspectLoader):
+    """A loader whose code is compiled from text robodyn generated and checked (not read from disk)."""
+
+    def __init__(self, text: str, path: str):
+        self._text, self._path = text, path
+
+    def get_source(self, fullname: str) -> str:
+        return self._text
+
+    def get_code(self, fullname: str) -> Any:
+        return compile(self._text, self._path, "exec", dont_inherit=True)
+
+    def is_package(self, fullname: str) -> bool:
+        return False
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
@@ -52,12 +82,24 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
             return module
         path = cache_dir(numba_code=numba_code) / f"{name}.py"
         try:
-            current = path.read_text(encoding="utf-8") if path.exists() else None
-        except (OSError, UnicodeDecodeError):
+            current = read_private(path)
+        except UntrustedFile as exc:
+            quarantine(path, str(exc))
             current = None
-        if current != text:
+        expected = text.encode("utf-8")
+        if current != expected:
+            if current is not None:
+                quarantine(path, "its text differs from the generated code")
             write_text_atomic(path, text)
-        module = load_module(path, name)
+        if numba_code:
+            prepare_numba()
+        spec = importlib.util.spec_from_loader(name, _VerifiedText(text, str(path)), origin=str(path))
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        module.__file__ = str(path)
+        spec.loader.exec_module(module)  # runs the code compiled from the verified text, never a .pyc
+        if numba_code:
+            adopt_numba_caches(module.__dict__)
         sys.modules[name] = module  # lets numba and pickling find the module by name
         _loaded[name] = module
         return module

@@ -10,14 +10,18 @@ leaves the kernels, which numba compiles anyway, unchanged.
 Machine code is kept in the private cache folder (:mod:`robodyn.codegen.cache`) as ``<symbol>.o``,
 named by the content hash of the IR, so a new process loads it instead of compiling again (the same
 trust as numba's cached machine code beside it: the folder belongs to the user and is private). A
-``<symbol>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is compiled
-again instead of loaded.
+``<symbol>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is moved aside
+(:func:`robodyn.codegen.cache.quarantine`) and compiled again instead of loaded. Both files are read
+only when the cache trusts them (:func:`robodyn.codegen.cache.read_private`: a regular file of the
+user, not writable by others, not through a symbolic link); the digest detects damage, not an attacker
+(docs/dev/security.md).
 """
 
 from __future__ import annotations
 
 import ctypes
 import hashlib
+import logging
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from robodyn.atomic import write_bytes_atomic
-from robodyn.codegen.cache import cache_dir
+from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
 
 __all__ = ["NativeFunction", "native_function"]
 
@@ -33,6 +37,7 @@ _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
 _lock = threading.Lock()
+_log = logging.getLogger("robodyn.cache")
 _state: dict[str, Any] = {}  # the engine, its modules and the functions compiled so far
 
 
@@ -52,10 +57,11 @@ class NativeFunction:
     def __call__(self, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, a: np.ndarray,
                  out: np.ndarray) -> None:
         packed = np.concatenate((x, u, p, a)).astype(np.float64, copy=False)
-        base = ctypes.addressof(ctypes.c_char.from_buffer(packed))
+        base = ctypes.addressof(ctypes.c_char.from_buffer(packed))  # type: ignore[arg-type]
         at_u = base + 8 * x.size
         at_p = at_u + 8 * u.size
-        self._function(t, base, at_u, at_p, at_p + 8 * p.size, ctypes.addressof(ctypes.c_char.from_buffer(out)))
+        out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
+        self._function(t, base, at_u, at_p, at_p + 8 * p.size, out_address)
 
 
 def _engine() -> Any:
@@ -90,16 +96,32 @@ def _store(module: Any, data: bytes) -> None:
 
 
 def _fetch(module: Any) -> bytes | None:
-    """Machine code of ``module`` from an earlier process when its digest matches, else None (compile)."""
+    """Machine code of ``module`` from an earlier process when it is trusted and its digest matches, else None
+    (compile). A damaged or untrusted object is moved aside and compiled again."""
     if not module.name.startswith(_PREFIX):
         return None
-    path = _object_path(module.name)
     try:
-        data = path.read_bytes()
-        digest = path.with_suffix(".o.sha256").read_bytes().decode("ascii", "replace")
-    except OSError:
+        path = _object_path(module.name)
+        digest_path = path.with_suffix(".o.sha256")
+        try:
+            data = read_private(path)
+        except UntrustedFile as exc:
+            quarantine(path, str(exc))
+            return None
+        try:
+            digest = read_private(digest_path)
+        except UntrustedFile as exc:
+            quarantine(digest_path, str(exc))
+            return None
+        if data is None or digest is None:  # not compiled yet (or a write killed between the two files)
+            return None
+        if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():
+            quarantine(path, "its SHA-256 digest does not match")
+            return None
+        return data
+    except Exception as exc:  # called by LLVM: an error here would only lose the cache
+        _log.warning("robodyn: the cached machine code of %s is not used (%s)", module.name, exc)
         return None
-    return data if hashlib.sha256(data).hexdigest() == digest else None
 
 
 def native_function(text: str, symbol: str) -> NativeFunction:

@@ -40,7 +40,8 @@ def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
 def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
     """Unpacking of the used symbols, the cse intermediates and ``target = expr`` lines."""
     renaming = _renaming(symbols)
-    renamed = [numeric_form(sympy.sympify(e)).xreplace(renaming) for e in exprs]
+    renamed = [numeric_form(e if isinstance(e, sympy.Basic) else sympy.Float(float(e))).xreplace(renaming)
+               for e in exprs]
     intermediates, reduced = sympy.cse(renamed, symbols=sympy.numbered_symbols("_c"), order="none")
     used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
     printer = python_printer()
