@@ -389,3 +389,23 @@ def test_the_stiff_paths_have_an_evaluation_budget():
     stiff = robodyn.SymbolicSystem(["x"], [], {"x": "-1000*(x - cos(t))"}, name="stiff")
     with pytest.raises(NumericalError, match=r"lsoda: more than 200 evaluations before t = .*\(state x = "):
         robodyn.simulate(stiff, 1000.0, [1.0], method="lsoda", max_steps=100)
+
+
+def test_a_negative_link_mass_by_param_on_a_chain_is_bad_input(capsys, tmp_path):
+    chain = Path(__file__).resolve().parents[1] / "examples" / "planar_arm.yaml"
+    code, _, err = run(capsys, "simulate", str(chain), "--t-final", "0.1", "--param", "m1=-1")
+    assert code == 2 and "negative mass" in one_line(err)
+    code, _, err = run(capsys, "simulate", str(chain), "--t-final", "0.1", "--param", "I2=-0.5")
+    assert code == 2 and "positive definite" in one_line(err)
+
+
+def test_no_home_folder_is_bad_input_naming_the_fix(tmp_path):
+    script = ("import os, pwd\n"
+              "pwd.getpwuid = lambda uid: (_ for _ in ()).throw(KeyError(uid))\n"
+              "os.environ.pop('HOME', None); os.environ.pop('XDG_CACHE_HOME', None)\n"
+              "os.environ.pop('ROBODYN_CACHE_DIR', None)\n"
+              "from robodyn.cli import main\n"
+              "raise SystemExit(main(['simulate', 'pendulum', '--t-final', '0.1']))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "set ROBODYN_CACHE_DIR" in done.stderr and len(done.stderr.strip().splitlines()) == 1

@@ -66,7 +66,14 @@ def _base() -> Path:
     if configured:
         return Path(configured).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "robodyn"
+    if xdg:
+        return Path(xdg).expanduser() / "robodyn"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # HOME unset and no entry in the password database
+        raise InputError("cannot find a home folder for robodyn's cache (HOME is not set and the user has no "
+                         "passwd entry): set ROBODYN_CACHE_DIR to a folder of yours") from None
+    return home / ".cache" / "robodyn"
 
 
 def _check_base(path: Path) -> None:

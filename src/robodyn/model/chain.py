@@ -126,6 +126,15 @@ class ChainSystem(ManipulatorSystem):
         self._joint_terms = [self._terms(j) for j in self.joints if j.mimic is None]  # one per coordinate
         self._setup_outputs(outputs)
 
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> ChainSystem:
+        """:meth:`Model.with_parameters`, with the links checked again for the new values (a negative mass or
+        an inertia that is not positive definite is bad input, as in the file)."""
+        clone = super().with_parameters(params, **values)
+        for link in clone.links:
+            if any(j.child == link.name for j in clone.joints):
+                clone._link_terms(link)
+        return clone
+
     # --- construction -------------------------------------------------------------------------------
     def _param_expr(self, value: ExprLike, where: str, key: str) -> Any:
         try:
