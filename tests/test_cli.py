@@ -362,3 +362,22 @@ def test_chain_example_loads_simulates_and_holds(capsys):
     g1 = (2.0 * 0.5 + 1.0 * 1.0) * 9.81 * np.cos(0.3) + g2
     assert point["u"]["shoulder_tau"] == pytest.approx(g1, rel=1e-12)
     assert point["u"]["elbow_tau"] == pytest.approx(g2, rel=1e-12)
+
+
+def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys, tmp_path):
+    urdf = Path(__file__).resolve().parents[1] / "examples" / "three_dof_arm.urdf"
+    target = tmp_path / "arm.yaml"
+    code, out, err = run(capsys, "convert", str(urdf), "--to", str(target))
+    assert code == 0 and err == "" and f"wrote {target}" in out
+    from robodyn import load
+    from robodyn.model.urdf_chain import chain_from_urdf
+
+    converted, direct = load(target), chain_from_urdf(urdf)
+    x = np.linspace(-0.5, 0.5, direct.n_states)
+    np.testing.assert_array_equal(converted.f(0.0, x), direct.f(0.0, x))
+    code, _, err = run(capsys, "convert", str(urdf), "--to", str(tmp_path / "arm.txt"))
+    assert code == 2 and "name a .yaml file" in err and len(err.strip().splitlines()) == 1
+    bad = tmp_path / "bad.urdf"
+    bad.write_text("<robot name='r'><link name='a'>", encoding="utf-8")
+    code, _, err = run(capsys, "convert", str(bad), "--to", str(tmp_path / "never.yaml"))
+    assert code == 2 and "malformed XML" in err and not (tmp_path / "never.yaml").exists()

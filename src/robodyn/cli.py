@@ -332,6 +332,19 @@ def _cmd_validity(args: argparse.Namespace) -> int:
 
 
 # --- demo --------------------------------------------------------------------------------------------
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from robodyn.model.urdf_chain import chain_from_urdf, chain_yaml
+
+    if Path(args.to).suffix.lower() not in (".yaml", ".yml"):
+        raise InputError(f"--to {args.to}: the chain file is YAML: name a .yaml file")
+    check_output_path(args.to, "--to")
+    text = chain_yaml(args.urdf, dynamics=not args.no_dynamics)
+    model = chain_from_urdf(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
+    write_text_atomic(args.to, text)
+    print(f"{model.name}: {model.n_coordinates} joints ({', '.join(model.coordinates)}); wrote {args.to}")
+    return 0
+
+
 def _cmd_demo(args: argparse.Namespace) -> int:
     """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
     out = Path(args.out)
@@ -477,6 +490,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_json(valid)
     valid.set_defaults(run=_cmd_validity)
 
+    convert = commands.add_parser("convert", help="write a URDF robot as an editable kind: chain file")
+    convert.add_argument("urdf", metavar="ROBOT.urdf", help="a fixed-base URDF file")
+    convert.add_argument("--to", required=True, metavar="CHAIN.yaml", help="the chain file to write")
+    convert.add_argument("--no-dynamics", action="store_true", help="leave out <dynamics damping friction>")
+    convert.set_defaults(run=_cmd_convert)
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
     check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")
