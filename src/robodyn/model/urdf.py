@@ -186,8 +186,17 @@ def _joint(element: ET.Element, where: str) -> UrdfJoint:
                      (axis[0], axis[1], axis[2]), limits)
 
 
-def _parse(text: str, where: str) -> _Parsed:
-    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
+def read_robot(path: Path) -> ET.Element:
+    """The ``<robot>`` element of a URDF file, read within :data:`MAX_URDF_BYTES` from a regular file."""
+    return parse_robot(read_text_limited(path, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError), str(path))
+
+
+def parse_robot(text: str, where: str) -> ET.Element:
+    """The ``<robot>`` element of URDF text; a DTD or entity declaration is refused before parsing (nothing
+    is expanded), malformed XML names its line and column."""
+    if "<!DOCTYPE" in text or "<!ENTITY" in text:
+        raise ModelFileError(f"{where}: declares a DTD or entities: robodyn does not expand them; remove the "
+                             "<!DOCTYPE ...> block")
     try:
         root = ET.fromstring(text)
     except ET.ParseError as exc:
@@ -195,6 +204,12 @@ def _parse(text: str, where: str) -> _Parsed:
         raise ModelFileError(f"{where}:{line}:{column}: malformed XML: {exc}") from None
     if root.tag != "robot":
         raise ModelFileError(f"{where}: the root element is <{root.tag}>, expected <robot>: not a URDF file")
+    return root
+
+
+def _parse(text: str, where: str) -> _Parsed:
+    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
+    root = parse_robot(text, where)
     links: dict[str, ET.Element] = {}
     for link in root.findall("link"):
         name = link.get("name")

@@ -39,11 +39,11 @@ import numpy as np
 
 from robodyn.errors import InputError, ModelFileError
 from robodyn.model.chain import ChainSystem, Joint, Link
+from robodyn.model.urdf import read_robot
 
 __all__ = ["chain_from_urdf", "chain_yaml", "urdf_chain_parts"]
 
 MOVABLE: Final = ("revolute", "continuous", "prismatic")
-MAX_BYTES: Final = 16 * 2**20  # URDF files larger than this are refused (real robots are < 1 MB).
 
 
 @dataclass(slots=True)
@@ -126,28 +126,6 @@ def _inertial(link: ET.Element, where: str) -> _Body:
     return body
 
 
-def _read(path: Path) -> ET.Element:
-    try:
-        if not path.is_file():
-            raise ModelFileError(f"{path}: no such file (or not a regular file)")
-        if path.stat().st_size > MAX_BYTES:
-            raise ModelFileError(f"{path}: larger than {MAX_BYTES // 2**20} MB: not a robot description")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ModelFileError(f"{path}: cannot read: {exc}") from None
-    if "<!DOCTYPE" in text or "<!ENTITY" in text:
-        raise ModelFileError(f"{path}: declares a DTD or entities: robodyn does not expand them; remove the "
-                             "<!DOCTYPE ...> block")
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        line, column = exc.position
-        raise ModelFileError(f"{path}:{line}:{column}: malformed XML: {exc}") from None
-    if root.tag != "robot":
-        raise ModelFileError(f"{path}: the root element is <{root.tag}>, expected <robot>: not a URDF file")
-    return root
-
-
 def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, child: str, rotation: np.ndarray,
              position: np.ndarray, dynamics: bool) -> Joint:
     """The chain joint of a revolute, continuous or prismatic URDF joint placed at (R, p) in ``parent``."""
@@ -179,7 +157,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
                      ) -> tuple[str, list[Joint], list[Link]]:
     """The robot's name and its chain joints and links (fixed joints merged), from a URDF file."""
     file = Path(path)
-    root = _read(file)
+    root = read_robot(file)
     where = str(file)
     links = {}
     for link in root.findall("link"):
