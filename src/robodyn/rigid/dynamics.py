@@ -79,6 +79,8 @@ class ManipulatorProgram:
 
     def outputs(self, name: str) -> list[Value]:
         """The output values of function ``name`` (one of :data:`FUNCTIONS`)."""
+        if name not in FUNCTIONS:
+            raise KeyError(f"no function {name!r} on a manipulator program: one of {', '.join(FUNCTIONS)}")
         if name not in self._recorded:
             self._recorded[name] = getattr(self, f"_{name}")()
         return self._recorded[name]
