@@ -21,14 +21,12 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import platform
-import subprocess
-import sys
-import tempfile
 import textwrap
 from pathlib import Path
+
+from timing import run_cold  # benchmarks/timing.py (the script's folder is on sys.path)
 
 ROOT = Path(__file__).resolve().parents[1]
 PUMA = ROOT / "tests" / "data" / "puma560.yaml"
@@ -98,18 +96,6 @@ COLD_PLANAR = textwrap.dedent("""
     print(json.dumps({"ready": ready, "nodes": nodes, "kernel_compile": kernel_compile,
                       "per_f": best / run.stats.nfev, "nfev": run.stats.nfev}))
 """)
-
-
-def run_cold(script: str, *arguments: str) -> dict[str, float]:
-    """``script`` in a new process with a fresh, empty robodyn cache; its JSON line."""
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "ROBODYN_CACHE_DIR": cache, "PYTHONPATH": str(ROOT / "benchmarks")}
-        done = subprocess.run([sys.executable, "-c", script, *arguments], env=env, capture_output=True, text=True,
-                              check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"benchmark process failed:\n{done.stderr}")
-    result: dict[str, float] = json.loads(done.stdout.strip().splitlines()[-1])
-    return result
 
 
 def verdict(ok: bool) -> str:

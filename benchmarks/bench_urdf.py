@@ -22,18 +22,15 @@ from __future__ import annotations
 import argparse
 import datetime
 import importlib.metadata
-import json
 import os
 import re
-import subprocess
-import sys
 import tempfile
 import textwrap
 import time
 from pathlib import Path
 
 import numpy as np
-from timing import best_of  # benchmarks/timing.py
+from timing import best_of, run_cold  # benchmarks/timing.py
 
 ROOT = Path(__file__).resolve().parents[1]
 T_FINAL, RTOL, ATOL = 5.0, 1e-8, 1e-10
@@ -67,16 +64,6 @@ def robots() -> dict[str, Path]:
         path.write_text(text, encoding="utf-8")
         result[label] = path
     return result
-
-
-def cold_start(path: Path) -> float:
-    with tempfile.TemporaryDirectory() as cache:
-        env = {**os.environ, "ROBODYN_CACHE_DIR": cache}
-        done = subprocess.run([sys.executable, "-c", COLD, str(path)], env=env, capture_output=True, text=True,
-                              check=False)
-    if done.returncode != 0:
-        raise SystemExit(f"cold process failed:\n{done.stderr}")
-    return float(json.loads(done.stdout.strip().splitlines()[-1])["first"])
 
 
 def main() -> None:
@@ -118,7 +105,7 @@ def compare(label: str, path: Path, count: int) -> None:
     u = np.zeros(n)
     robodyn.linearize(model, x0, u)
     per_linearize = best_of(lambda: robodyn.linearize(model, x0, u), 5, 2000)
-    first = cold_start(path)
+    first = float(run_cold(COLD, str(path))["first"])
     print(f"{label}: {n} joints")
     print(f"  robodyn dopri5 {ours * 1e3:8.2f} ms, {run.stats.steps} steps | scipy RK45 + pinocchio.aba "
           f"{scipy_time * 1e3:8.1f} ms, {steps} steps | ratio {scipy_time / ours:.1f}x (goal >= 10x: "

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 
@@ -16,3 +22,16 @@ def best_of(function: Callable[[], Any], repeat: int, number: int) -> float:
             function()
         best = min(best, (time.perf_counter() - start) / number)
     return best
+
+
+def run_cold(script: str, *arguments: str) -> dict[str, Any]:
+    """``script`` in a new process with a fresh, empty robodyn cache (and this folder importable); the JSON
+    object on its last line of output."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "ROBODYN_CACHE_DIR": cache, "PYTHONPATH": str(Path(__file__).resolve().parent)}
+        done = subprocess.run([sys.executable, "-c", script, *arguments], env=env, capture_output=True, text=True,
+                              check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"benchmark process failed:\n{done.stderr}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result

@@ -207,9 +207,8 @@ def parse_robot(text: str, where: str) -> ET.Element:
     return root
 
 
-def _parse(text: str, where: str) -> _Parsed:
-    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
-    root = parse_robot(text, where)
+def robot_links(root: ET.Element, where: str) -> dict[str, ET.Element]:
+    """The ``<link>`` elements of a robot by name (ModelFileError for a nameless or repeated link)."""
     links: dict[str, ET.Element] = {}
     for link in root.findall("link"):
         name = link.get("name")
@@ -217,8 +216,16 @@ def _parse(text: str, where: str) -> _Parsed:
             raise ModelFileError(f"{where}: a <link> has no name")
         if name in links:
             raise ModelFileError(f"{where}: link {name!r} is defined twice")
-        _check_inertial(link, f"{where}: link {name!r}")
         links[name] = link
+    return links
+
+
+def _parse(text: str, where: str) -> _Parsed:
+    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
+    root = parse_robot(text, where)
+    links = robot_links(root, where)
+    for name, link in links.items():
+        _check_inertial(link, f"{where}: link {name!r}")
     joints = tuple(_joint(element, where) for element in root.findall("joint"))
     children: dict[str, UrdfJoint] = {}
     for joint in joints:

@@ -39,7 +39,7 @@ import numpy as np
 
 from robodyn.errors import InputError, ModelFileError
 from robodyn.model.chain import ChainSystem, Joint, Link
-from robodyn.model.urdf import read_robot
+from robodyn.model.urdf import read_robot, robot_links
 
 __all__ = ["chain_from_urdf", "chain_yaml", "urdf_chain_parts"]
 
@@ -159,14 +159,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
     file = Path(path)
     root = read_robot(file)
     where = str(file)
-    links = {}
-    for link in root.findall("link"):
-        name = link.get("name")
-        if not name:
-            raise ModelFileError(f"{where}: a <link> has no name")
-        if name in links:
-            raise ModelFileError(f"{where}: link {name!r} is defined twice")
-        links[name] = link
+    links = robot_links(root, where)
     children: dict[str, list[ET.Element]] = {}
     parent_of: dict[str, str] = {}
     for joint in root.findall("joint"):
