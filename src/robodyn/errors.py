@@ -18,6 +18,7 @@ __all__ = [
     "ModelFileError",
     "NumericalError",
     "RobodynError",
+    "RobodynWarning",
     "ShapeError",
     "SingularMatrixError",
     "UnknownNameError",
@@ -75,3 +76,7 @@ class SingularMatrixError(NumericalError):
 
 class ConvergenceError(NumericalError):
     """An iterative method did not converge; the message gives the best result reached and what to try."""
+
+
+class RobodynWarning(UserWarning):
+    """Something robodyn accepted but a user should know: data kept as given although it looks unphysical."""

@@ -14,6 +14,7 @@ two routes differ by rounding in a few hundred operations and in a Cholesky solv
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -151,9 +152,27 @@ def test_compiled_tape_equals_pinocchio(name: str) -> None:
 # --- every consumer on a chain too large for closed forms ----------------------------------------------------
 @pytest.fixture(scope="module")
 def puma() -> ChainSystem:
-    model = robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")
+    with pytest.warns(robodyn.RobodynWarning, match="link 'link3'.*triangle inequality"):
+        model = robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")
     assert not model.has_closed_forms
     return model
+
+
+def test_published_inertias_that_no_body_has_are_kept_with_a_warning_and_negative_ones_refused() -> None:
+    """Armstrong's Puma link 3 (as Corke tabulates it) breaks the triangle inequality, 0.0125 + 0.066 < 0.086:
+    identified parameters often do, so the table loads with a warning; a negative moment is refused."""
+    links = [{"name": "base"}, {"name": "a", "mass": 1, "inertia": {"ixx": 0.066, "iyy": 0.086, "izz": 0.0125}}]
+    joints = [{"name": "q", "parent": "base", "child": "a"}]
+    with pytest.warns(robodyn.RobodynWarning, match=r"0.0125 \+ 0.066 < 0.086.*kept as given"):
+        ChainSystem(joints, links)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ChainSystem(joints, links, check_inertia=False)
+        rod = [{"name": "base"}, {"name": "a", "mass": 1, "inertia": {"ixx": 0, "iyy": 0.1, "izz": 0.1}}]
+        ChainSystem(joints, rod)  # semi-definite and physical: no warning
+    links[1]["inertia"] = {"ixx": 0.1, "iyy": 0.1, "izz": -0.01}
+    with pytest.raises(robodyn.InputError, match=r"link 'a'.*negative principal moment -0.01"):
+        ChainSystem(joints, links)
 
 
 def test_show_on_a_large_chain_says_what_it_prints(capsys: pytest.CaptureFixture[str], puma: ChainSystem) -> None:

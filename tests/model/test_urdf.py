@@ -1,4 +1,5 @@
-"""Tests for robodyn.model.urdf: URDF robots through Pinocchio, against a hand-written Lagrangian model.
+"""Tests for URDF robots on both backends — robodyn's compiled tape (robodyn.model.urdf_chain, the default)
+and Pinocchio (robodyn.model.urdf) — against a hand-written Lagrangian model and against each other.
 
 Reference for the two-link arm: M. W. Spong, S. Hutchinson, M. Vidyasagar, *Robot Modeling and
 Control*, section 7.4.2 (two-link planar manipulator). The URDF's axes point along -y, so positive angles
@@ -20,6 +21,7 @@ import robodyn  # noqa: E402
 from robodyn import InputError, LagrangianSystem  # noqa: E402
 from robodyn.cli import main  # noqa: E402
 from robodyn.model.urdf import INSTALL_HINT, JointLimits, UrdfSystem, load_urdf  # noqa: E402
+from robodyn.model.urdf_chain import UrdfRobot  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TWO_LINK = EXAMPLES / "two_link_arm.urdf"
@@ -52,83 +54,116 @@ def _reference() -> LagrangianSystem:
 
 ARM = load_urdf(TWO_LINK)
 ARM3 = load_urdf(THREE_DOF)
+TAPE_ARM = robodyn.load(str(TWO_LINK))
+TAPE_ARM3 = robodyn.load(str(THREE_DOF))
+ARMS = pytest.mark.parametrize("arm", [TAPE_ARM, ARM], ids=["tape", "pinocchio"])
+MODELS = pytest.mark.parametrize("model", [TAPE_ARM, TAPE_ARM3, ARM, ARM3],
+                                 ids=["two_link-tape", "three_dof-tape", "two_link-pinocchio", "three_dof-pinocchio"])
 REFERENCE = _reference()
 RNG = np.random.default_rng(20261130)
 
 
-def _random_points(model: UrdfSystem, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
+def _random_points(model: robodyn.Model, count: int) -> list[tuple[np.ndarray, np.ndarray]]:
     n = model.n_coordinates
     return [(np.concatenate([RNG.uniform(-math.pi, math.pi, n), RNG.uniform(-3, 3, n)]), RNG.uniform(-5, 5, n))
             for _ in range(count)]
 
 
 # --- structure ---------------------------------------------------------------------------------------------
-def test_names_order_and_limits():
-    assert isinstance(ARM, UrdfSystem)
-    assert ARM.order == 2
-    assert ARM.states == ("shoulder", "elbow", "shoulder_dot", "elbow_dot")
-    assert ARM.inputs == ("shoulder_tau", "elbow_tau")
-    assert ARM.outputs == ARM.states and dict(ARM.parameters) == {}
-    assert ARM.limits["shoulder"] == JointLimits(-3.14, 3.14, 5.0, 50.0)
-    assert ARM.limits["elbow"] == JointLimits(-2.5, 2.5, 8.0, 20.0)
-    assert [j.type for j in ARM.joints] == ["revolute", "revolute", "fixed"]
-    assert ARM3.coordinates == ("base_yaw", "shoulder_pitch", "elbow_pitch")
-    assert robodyn.load(str(TWO_LINK)).states == ARM.states
-    np.testing.assert_array_equal(ARM.h(0.0, [0.1, 0.2, 0.3, 0.4]), [0.1, 0.2, 0.3, 0.4])
+def test_the_default_backend_is_the_tape_and_pinocchio_is_an_option():
+    assert isinstance(TAPE_ARM, UrdfRobot) and TAPE_ARM.kind == "urdf" and TAPE_ARM.compilable
+    assert isinstance(robodyn.load(str(TWO_LINK), backend="pinocchio"), UrdfSystem)
+    assert TAPE_ARM.path == TWO_LINK
+    with pytest.raises(InputError, match="unknown URDF backend 'pin': use one of tape, pinocchio"):
+        robodyn.load(str(TWO_LINK), backend="pin")
+    with pytest.raises(InputError, match=r"unknown options \['n'\]: a URDF robot takes backend, dynamics, check_inert"):
+        robodyn.load(str(TWO_LINK), n=3)
 
 
-def test_calls_are_validated_like_other_models():
+@ARMS
+def test_names_order_and_limits(arm):
+    assert arm.order == 2
+    assert arm.states == ("shoulder", "elbow", "shoulder_dot", "elbow_dot")
+    assert arm.inputs == ("shoulder_tau", "elbow_tau")
+    assert arm.outputs == arm.states and dict(arm.parameters) == {}
+    assert arm.limits["shoulder"] == JointLimits(-3.14, 3.14, 5.0, 50.0)
+    assert arm.limits["elbow"] == JointLimits(-2.5, 2.5, 8.0, 20.0)
+    assert [j.type for j in arm.joint_records] == ["revolute", "revolute", "fixed"]
+    np.testing.assert_array_equal(arm.h(0.0, [0.1, 0.2, 0.3, 0.4]), [0.1, 0.2, 0.3, 0.4])
+    assert TAPE_ARM3.coordinates == ARM3.coordinates == ("base_yaw", "shoulder_pitch", "elbow_pitch")
+
+
+@ARMS
+def test_calls_are_validated_like_other_models(arm):
     with pytest.raises(InputError, match="shape"):
-        ARM.f(0.0, [0.1, 0.2])
+        arm.f(0.0, [0.1, 0.2])
     with pytest.raises(InputError, match="unknown input"):
-        ARM.f(0.0, [0.0] * 4, {"shoulder": 1.0})
+        arm.f(0.0, [0.0] * 4, {"shoulder": 1.0})
     with pytest.raises(InputError, match="not finite"):
-        ARM.jacobians(0.0, [math.nan, 0, 0, 0])
-    by_name = ARM.f(0.0, {"shoulder": 0.1, "elbow": 0.2, "shoulder_dot": 0.3, "elbow_dot": 0.4}, {"elbow_tau": 1.0})
-    np.testing.assert_array_equal(by_name, ARM.f(0.0, [0.1, 0.2, 0.3, 0.4], [0.0, 1.0]))
+        arm.jacobians(0.0, [math.nan, 0, 0, 0])
+    by_name = arm.f(0.0, {"shoulder": 0.1, "elbow": 0.2, "shoulder_dot": 0.3, "elbow_dot": 0.4}, {"elbow_tau": 1.0})
+    np.testing.assert_array_equal(by_name, arm.f(0.0, [0.1, 0.2, 0.3, 0.4], [0.0, 1.0]))
 
 
 # --- against the textbook two-link arm ------------------------------------------------------------------
-def test_mass_matrix_bias_and_dynamics_match_the_lagrangian_model():
-    for x, u in _random_points(ARM, 20):
+@ARMS
+def test_mass_matrix_bias_and_dynamics_match_the_lagrangian_model(arm):
+    for x, u in _random_points(arm, 20):
         q, qd = x[:2], x[2:]
-        np.testing.assert_allclose(ARM.mass_matrix(q), REFERENCE.mass_matrix(q), **EXACT)
+        np.testing.assert_allclose(arm.mass_matrix(q), REFERENCE.mass_matrix(q), **EXACT)
         mass = REFERENCE.mass_matrix(q)
         # M q'' = tau - (C q' + g): the bias is tau - M q'' at any tau.
         bias = u - mass @ REFERENCE.f(0.0, x, u)[2:]
-        np.testing.assert_allclose(ARM.bias(q, qd), bias, **EXACT)
+        np.testing.assert_allclose(arm.bias(q, qd), bias, **EXACT)
         gravity = -mass @ REFERENCE.f(0.0, np.r_[q, 0.0, 0.0])[2:]  # at rest and unactuated: M q'' = -g
-        np.testing.assert_allclose(ARM.gravity(q), gravity, **EXACT)
-        np.testing.assert_allclose(ARM.f(0.0, x, u), REFERENCE.f(0.0, x, u), **EXACT)
+        np.testing.assert_allclose(arm.gravity(q), gravity, **EXACT)
+        np.testing.assert_allclose(arm.f(0.0, x, u), REFERENCE.f(0.0, x, u), **EXACT)
         qdd = RNG.uniform(-4, 4, 2)
-        np.testing.assert_allclose(ARM.inverse_dynamics(q, qd, qdd), mass @ qdd + bias, **EXACT)
+        np.testing.assert_allclose(arm.inverse_dynamics(q, qd, qdd), mass @ qdd + bias, **EXACT)
 
 
-def test_linearization_matches_the_lagrangian_model():
-    for x, u in _random_points(ARM, 10):
-        ours, theirs = robodyn.linearize(ARM, x, u), robodyn.linearize(REFERENCE, x, u)
-        assert ours.method == "manipulator" and ours.error_estimate == 0.0
+@ARMS
+def test_linearization_matches_the_lagrangian_model(arm):
+    for x, u in _random_points(arm, 10):
+        ours, theirs = robodyn.linearize(arm, x, u), robodyn.linearize(REFERENCE, x, u)
+        assert ours.method == arm.jacobian_method and ours.error_estimate == 0.0
         np.testing.assert_allclose(ours.A, theirs.A, **EXACT)
         np.testing.assert_allclose(ours.B, theirs.B, **EXACT)
         np.testing.assert_array_equal(ours.C, np.eye(4))
-        dfdx, dfdu = ARM.jacobians(0.0, x, u)
+        dfdx, dfdu = arm.jacobians(0.0, x, u)
         np.testing.assert_allclose(dfdx, REFERENCE.jacobians(0.0, x, u)[0], **EXACT)
         np.testing.assert_allclose(dfdu, REFERENCE.jacobians(0.0, x, u)[1], **EXACT)
 
 
 # --- properties of both robots ------------------------------------------------------------------------------
-@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+@MODELS
 def test_mass_matrix_is_symmetric_positive_definite_and_inverse_of_minv(model):
     for x, u in _random_points(model, 20):
         mass = model.mass_matrix(x[: model.n_coordinates])
         np.testing.assert_array_equal(mass, mass.T)
         assert np.linalg.eigvalsh(mass)[0] > 0
-        # Pinocchio's Minv (from the ABA derivatives) against the inverse of CRBA: two algorithms.
+        # df/du = M^-1 (Pinocchio: from the ABA derivatives; tape: the solve in the compiled Jacobian)
+        # against the inverse of M (CRBA; tape: the mass function): two algorithms each.
         np.testing.assert_allclose(model.jacobians(0.0, x, u)[1][model.n_coordinates:] @ mass,
                                    np.eye(model.n_coordinates), atol=1e-10)
 
 
-@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+@pytest.mark.parametrize(("tape", "reference"), [(TAPE_ARM, ARM), (TAPE_ARM3, ARM3)], ids=["two_link", "three_dof"])
+def test_the_backends_agree(tape, reference):
+    # Two implementations of the same rigid-body dynamics; values O(1..100) agree to a few 1e-14.
+    for x, u in _random_points(tape, 10):
+        n = tape.n_coordinates
+        q, qd = x[:n], x[n:]
+        np.testing.assert_allclose(tape.f(0.0, x, u), reference.f(0.0, x, u), **EXACT)
+        for got, want in zip(tape.jacobians(0.0, x, u), reference.jacobians(0.0, x, u)):
+            np.testing.assert_allclose(got, want, **EXACT)
+        np.testing.assert_allclose(tape.gravity(q), reference.gravity(q), **EXACT)
+        np.testing.assert_allclose(tape.bias(q, qd), reference.bias(q, qd), **EXACT)
+        assert tape.potential_energy(q) == pytest.approx(reference.potential_energy(q), rel=1e-12, abs=1e-12)
+        assert tape.kinetic_energy(q, qd) == pytest.approx(reference.kinetic_energy(q, qd), rel=1e-12)
+
+
+@MODELS
 def test_jacobians_match_central_differences(model):
     # Step h = eps^(1/3) max(1, |z|) ~ 6e-6: truncation h^2 |f'''| / 6 ~ 1e-10 and rounding
     # eps |f| / h ~ 1e-9 for |f| ~ 50, so 1e-6 relative to max |J| is a safe margin over both.
@@ -147,12 +182,13 @@ def test_jacobians_match_central_differences(model):
         assert np.max(np.abs(exact - numeric)) <= 1e-6 * max(1.0, np.max(np.abs(exact)))
 
 
-@pytest.mark.parametrize("model", [ARM, ARM3], ids=["two_link", "three_dof"])
+@MODELS
 def test_unactuated_arm_conserves_energy(model):
     n = model.n_coordinates
     x0 = np.concatenate([np.linspace(0.4, 0.9, n), np.linspace(-1.0, 1.5, n)])
     trajectory = robodyn.simulate(model, (0.0, 2.0), x0, method="dop853", rtol=1e-12, atol=1e-12)
-    pin_model, pin_data = model.pinocchio_model, pinocchio.Data(model.pinocchio_model)
+    pin_model = ARM3.pinocchio_model if n == 3 else ARM.pinocchio_model  # the potential from Pinocchio
+    pin_data = pinocchio.Data(pin_model)
     kinetic = np.array([0.5 * x[n:] @ model.mass_matrix(x[:n]) @ x[n:] for x in trajectory.x])
     potential = np.array([pinocchio.computePotentialEnergy(pin_model, pin_data, x[:n]) for x in trajectory.x])
     energy = kinetic + potential
@@ -162,23 +198,25 @@ def test_unactuated_arm_conserves_energy(model):
     assert np.ptp(kinetic) > 0.1 * np.max(kinetic)  # energy really moved between T and V
 
 
-def test_simulate_with_every_path_agrees():
+@ARMS
+def test_simulate_with_every_path_agrees(arm):
     x0 = {"shoulder": 0.5, "elbow": -0.3}
     u = {"shoulder_tau": 2.0}
-    reference = robodyn.simulate(ARM, (0.0, 1.0), x0, u, method="dop853", rtol=1e-12, atol=1e-12).final
+    reference = robodyn.simulate(arm, (0.0, 1.0), x0, u, method="dop853", rtol=1e-12, atol=1e-12).final
     for method in ("dopri5", "radau"):  # radau uses the analytic Jacobian (stiff._jacobian)
-        final = robodyn.simulate(ARM, (0.0, 1.0), x0, u, method=method, rtol=1e-10, atol=1e-10).final
+        final = robodyn.simulate(arm, (0.0, 1.0), x0, u, method=method, rtol=1e-10, atol=1e-10).final
         np.testing.assert_allclose(final, reference, rtol=1e-6, atol=1e-6)
 
 
-def test_radau_is_given_the_analytic_jacobian():
+@ARMS
+def test_radau_is_given_the_analytic_jacobian(arm):
     from robodyn.integrate.stiff import _jacobian
     from robodyn.signals import resolve_inputs
 
-    jac = _jacobian(ARM, resolve_inputs(ARM.inputs, None), np.zeros(0), lambda t, x: np.zeros(2))
+    jac = _jacobian(arm, resolve_inputs(arm.inputs, None), np.zeros(0), lambda t, x: np.zeros(2))
     assert jac is not None
     x = np.array([0.1, 0.2, 0.3, 0.4])
-    np.testing.assert_array_equal(jac(0.0, x), ARM.jacobians(0.0, x)[0])
+    np.testing.assert_array_equal(jac(0.0, x), arm.jacobians(0.0, x)[0])
 
 
 # --- command line -----------------------------------------------------------------------------------------
@@ -208,26 +246,86 @@ def _write(tmp_path: Path, body: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("body", "message"), [
-    (LINK.format("a") + LINK.format("b") + JOINT.format("wheel", "continuous", "a", "b"),
-     r"joint 'wheel' is continuous.*make it 'revolute' with limits"),
-    (LINK.format("world") + LINK.format("base") + JOINT.format("root", "floating", "world", "base"),
+BOTH = "both"
+ROD = ('<link name="{0}"><inertial><mass value="1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.1"/>'
+       '</inertial></link>')
+BAD_TRIANGLE = ('<link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" '
+                'izz="0.3"/></inertial></link>')
+
+
+@pytest.mark.parametrize(("backend", "body", "message"), [
+    ("pinocchio", LINK.format("a") + LINK.format("b") + JOINT.format("wheel", "continuous", "a", "b"),
+     r"joint 'wheel' is continuous.*load it with the default backend"),
+    (BOTH, LINK.format("world") + LINK.format("base") + JOINT.format("root", "floating", "world", "base"),
      r"joint 'root' is floating: a floating base is not supported"),
-    ('<link name="a"/><link name="b"/>' + JOINT.format("j", "revolute", "a", "b"),
-     r"link 'b' \(moved by joint 'j'\) has no <inertial>"),
-    (LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "missing"),
+    (BOTH, '<link name="a"/><link name="b"/>' + JOINT.format("j", "revolute", "a", "b"),
+     r"link 'b' \(moved by joint 'j'\) has no mass"),
+    (BOTH, LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "missing"),
      r"joint 'j': child link 'missing' is not defined"),
-    (LINK.format("a") + '<link name="b"><inertial><mass value="-1"/></inertial></link>'
-     + JOINT.format("j", "revolute", "a", "b"), r"link 'b': mass -1.0 must be positive"),
-    (LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "b").replace("<limit", "<limitx"),
+    (BOTH, LINK.format("a") + '<link name="b"><inertial><mass value="-1"/></inertial></link>'
+     + JOINT.format("j", "revolute", "a", "b"), r"link 'b': mass -1.0 is negative"),
+    (BOTH, LINK.format("a") + BAD_TRIANGLE + JOINT.format("j", "revolute", "a", "b"),
+     r"link 'b'.*violates the triangle inequality.*0.1 \+ 0.1 < 0.3"),
+    (BOTH, LINK.format("a") + LINK.format("b") + LINK.format("c") + JOINT.format("j", "revolute", "a", "b")
+     + JOINT.format("k", "revolute", "b", "c") + JOINT.format("l", "revolute", "c", "b"),
+     r"link 'b' is the child of (both 'j' and 'l'|two joints)"),
+    (BOTH, LINK.format("a") + LINK.format("b") + LINK.format("c") + LINK.format("d")
+     + JOINT.format("j", "revolute", "a", "b") + JOINT.format("k", "revolute", "c", "d")
+     + JOINT.format("l", "revolute", "d", "c"),
+     r"links \['c', 'd'\] are not connected to the root link 'a' \(a loop\)"),
+    ("pinocchio", LINK.format("a") + LINK.format("b")
+     + JOINT.format("j", "revolute", "a", "b").replace("<limit", "<limitx"),
      r"joint 'j' is revolute but has no <limit>"),
+    ("pinocchio", LINK.format("a") + LINK.format("b")
+     + JOINT.format("j", "revolute", "a", "b").replace("</joint>", '<dynamics damping="0.5"/></joint>'),
+     r"joint 'j' has <dynamics damping=\"0.5\">.*pass dynamics=False to ignore it"),
+    ("pinocchio", LINK.format("a") + LINK.format("b") + LINK.format("c") + JOINT.format("j", "prismatic", "a", "b")
+     + JOINT.format("k", "prismatic", "a", "c").replace("</joint>", '<mimic joint="j"/></joint>'),
+     r"joint 'k' mimics another joint.*default backend"),
 ])
-def test_bad_urdf_is_refused_with_the_name_of_the_culprit(tmp_path, body, message):
+def test_bad_urdf_is_refused_with_the_name_of_the_culprit(tmp_path, backend, body, message):
     path = _write(tmp_path, body)
-    with pytest.raises(InputError, match=message):
-        load_urdf(path)
-    with pytest.raises(InputError, match=message):
-        robodyn.load(str(path))
+    for name in ("tape", "pinocchio") if backend == BOTH else (backend,):
+        with pytest.raises(InputError, match=message):
+            robodyn.load(str(path), backend=name)
+
+
+def test_what_only_the_pinocchio_backend_refuses_loads_on_the_tape(tmp_path):
+    continuous = robodyn.load(str(_write(tmp_path, LINK.format("a") + LINK.format("b")
+                                         + JOINT.format("wheel", "continuous", "a", "b"))))
+    assert continuous.coordinates == ("wheel",) and continuous.limits["wheel"].upper is None
+    assert [e.name for e in continuous.limit_events()] == []
+    no_limit = robodyn.load(str(_write(tmp_path, LINK.format("a") + LINK.format("b")
+                                       + JOINT.format("j", "revolute", "a", "b").replace("<limit", "<limitx"))))
+    assert no_limit.limits["j"] == JointLimits(None, None, None, None)
+    damped = _write(tmp_path, LINK.format("a") + LINK.format("b")
+                    + JOINT.format("j", "revolute", "a", "b").replace("</joint>", '<dynamics damping="0.5"/></joint>'))
+    x = [0.2, 1.5]
+    tape, rigid = robodyn.load(str(damped)), robodyn.load(str(damped), backend="pinocchio", dynamics=False)
+    # the damping torque b q' = 0.5 * 1.5 slows the joint by 0.75 / izz = 7.5 rad/s^2 (izz = 0.1, about its COM)
+    assert tape.f(0.0, x)[1] == pytest.approx(rigid.f(0.0, x)[1] - 7.5, rel=1e-12)
+    assert robodyn.load(str(damped), dynamics=False).f(0.0, x)[1] == pytest.approx(rigid.f(0.0, x)[1], rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", ["tape", "pinocchio"])
+def test_an_unphysical_inertia_can_be_kept_on_request(tmp_path, backend):
+    path = _write(tmp_path, LINK.format("a") + BAD_TRIANGLE + JOINT.format("j", "revolute", "a", "b"))
+    with pytest.raises(InputError, match="or load the robot with check_inertia=False"):
+        robodyn.load(str(path), backend=backend)
+    model = robodyn.load(str(path), backend=backend, check_inertia=False)
+    assert model.mass_matrix([0.0])[0, 0] == pytest.approx(0.3, rel=1e-12)  # izz about the joint axis
+
+
+def test_semi_definite_inertias_are_physical(tmp_path):
+    """A thin rod (one principal moment zero) and a point mass are real bodies: both backends load them."""
+    body = (LINK.format("a") + ROD.format("b") + '<link name="c"><inertial><mass value="2"/><origin xyz="0.3 0 0"/>'
+            '<inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial></link>'
+            + JOINT.format("j", "revolute", "a", "b").replace('<axis xyz="0 0 1"/>', '<axis xyz="0 1 0"/>')
+            + JOINT.format("k", "revolute", "b", "c").replace('<axis xyz="0 0 1"/>', '<axis xyz="0 1 0"/>'))
+    path = _write(tmp_path, body)
+    tape, reference = robodyn.load(str(path)), robodyn.load(str(path), backend="pinocchio")
+    q = [0.3, -0.4]
+    np.testing.assert_allclose(tape.mass_matrix(q), reference.mass_matrix(q), **EXACT)
 
 
 def test_massless_link_is_fine_when_not_needed(tmp_path):
@@ -236,17 +334,19 @@ def test_massless_link_is_fine_when_not_needed(tmp_path):
     body = (LINK.format("a") + '<link name="b"/>' + LINK.format("c")
             + JOINT.format("j1", "revolute", "a", "b") + JOINT.format("j2", "revolute", "b", "c").replace(
                 '<axis xyz="0 0 1"/>', '<origin xyz="0.5 0 0"/><axis xyz="0 1 0"/>'))
-    model = load_urdf(_write(tmp_path, body))
-    assert model.coordinates == ("j1", "j2")
+    for backend in ("tape", "pinocchio"):
+        model = robodyn.load(str(_write(tmp_path, body)), backend=backend)
+        assert model.coordinates == ("j1", "j2")
 
 
-def test_malformed_xml_names_the_line(tmp_path):
+@pytest.mark.parametrize("backend", ["tape", "pinocchio"])
+def test_malformed_xml_names_the_line(tmp_path, backend):
     path = _write(tmp_path, LINK.format("a") + "\n<joint name='j'")
     with pytest.raises(InputError, match=r"robot.urdf:\d+:\d+: malformed XML"):
-        load_urdf(path)
+        robodyn.load(str(path), backend=backend)
     (tmp_path / "other.urdf").write_text("<sdf/>")
     with pytest.raises(InputError, match="expected <robot>: not a URDF file"):
-        load_urdf(tmp_path / "other.urdf")
+        robodyn.load(str(tmp_path / "other.urdf"), backend=backend)
 
 
 def test_missing_file(tmp_path):
@@ -263,16 +363,17 @@ def test_missing_pinocchio_says_how_to_install(monkeypatch):
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pinocchio)
+    assert robodyn.load(str(TWO_LINK)).coordinates == ("shoulder", "elbow")  # the tape needs no Pinocchio
     with pytest.raises(InputError) as info:
-        robodyn.load(str(TWO_LINK))
+        robodyn.load(str(TWO_LINK), backend="pinocchio")
     assert "install robodyn[urdf] (pip install 'robodyn[urdf]')" in str(info.value)
     assert INSTALL_HINT in str(info.value)
 
 
-def test_simulation_stops_at_a_joint_limit():
+@ARMS
+def test_simulation_stops_at_a_joint_limit(arm):
     """The elbow (limits +-2.5 rad) thrown upward at 10 rad/s crosses its upper limit: the terminal limit
     event ends the run exactly there (located to 1e-12 in t, so the angle matches to ~1e-11)."""
-    arm = robodyn.load(str(EXAMPLES / "two_link_arm.urdf"))
     events = arm.limit_events()
     assert {e.name for e in events} == {"shoulder_upper", "shoulder_lower", "elbow_upper", "elbow_lower"}
     run = robodyn.simulate(arm, 2.0, {"elbow": 2.0, "elbow_dot": 10.0}, method="dop853", rtol=1e-10, atol=1e-12,

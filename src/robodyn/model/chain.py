@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -41,7 +42,7 @@ import sympy
 
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
-from robodyn.errors import InputError
+from robodyn.errors import InputError, RobodynWarning
 from robodyn.model.chain_parts import (
     DEFAULT_FRICTION_SMOOTHING,
     DEFAULT_GRAVITY,
@@ -51,6 +52,7 @@ from robodyn.model.chain_parts import (
     Link,
     as_expr,
     inertia_matrix,
+    inertia_problem,
     rot_x,
     rot_y,
     rot_z,
@@ -90,6 +92,10 @@ class ChainSystem(ManipulatorSystem):
         Default: one torque/force ``<joint>_tau`` per joint.
     friction_smoothing
         eps of the smoothed Coulomb friction tanh(q'/eps).
+    check_inertia
+        True (default): a link inertia with a negative principal moment is refused, one that breaks the
+        triangle inequality is kept with a :class:`~robodyn.errors.RobodynWarning` (published, identified
+        tables do: chain_parts.inertia_problem); False: neither is checked (the mass matrix still is).
     """
 
     def __init__(
@@ -103,7 +109,9 @@ class ChainSystem(ManipulatorSystem):
         outputs: Mapping[str, ExprLike] | None = None,
         friction_smoothing: float = DEFAULT_FRICTION_SMOOTHING,
         name: str = "chain",
+        check_inertia: bool = True,
     ):
+        self.check_inertia = bool(check_inertia)
         self.joints = tuple(j if isinstance(j, Joint) else Joint(**j) for j in joints)
         self.links = tuple(k if isinstance(k, Link) else Link(**k) for k in links)
         coords = _names([j.name for j in self.joints if j.mimic is None], "coordinates")
@@ -275,13 +283,14 @@ class ChainSystem(ManipulatorSystem):
             raise InputError(f"model {self.name!r}: {where} has negative mass {m}: masses must be >= 0",
                              key="links")
         values = np.array([[self._default(e) for e in row] for row in inertia])
-        if not np.allclose(values, values.T, rtol=1e-12, atol=0.0):
-            raise InputError(f"model {self.name!r}: {where}: inertia {values.tolist()} is not symmetric",
-                             key="links")
-        if np.any(values) and np.min(np.linalg.eigvalsh(values)) <= 0:
-            raise InputError(f"model {self.name!r}: {where}: inertia {values.tolist()} is not positive definite "
-                             "with the default parameters: check ixx, iyy, izz (a point mass has all zeros)",
-                             key="links")
+        problem = inertia_problem(values)
+        if problem is not None and (problem[0] == "asymmetric" or self.check_inertia):
+            message = (f"model {self.name!r}: {where}: inertia {values.tolist()} {problem[1]} (with the default "
+                       "parameters)")
+            if problem[0] != "triangle":
+                raise InputError(message, key="links")
+            warnings.warn(f"{message}; kept as given (identified parameters often are)", RobodynWarning,
+                          stacklevel=4)
         return mass, com, inertia
 
     def _terms(self, joint: Joint) -> dict[str, Any]:

@@ -49,6 +49,7 @@ _REQUIRED = {
     "chain": ("joints", "links"),
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
+URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "name")  # robodyn.model.urdf_chain.load_robot
 
 
 class _Reader:
@@ -294,6 +295,11 @@ def load_file(path: str | os.PathLike[str]) -> Model:
 def load(model: str | os.PathLike[str], **options: Any) -> Model:
     """Load a model: a YAML or URDF file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
 
+    A URDF robot takes the options ``backend`` (``"tape"``, the default: compiled on robodyn's rigid-body
+    tape; ``"pinocchio"``: Pinocchio's algorithms), ``dynamics`` (False ignores the joints' ``<dynamics>``)
+    ``check_inertia`` (False accepts unphysical link inertias) and ``name``
+    (robodyn.model.urdf_chain.load_robot).
+
     Catalog models that take options accept them as keywords or after a colon:
     ``load("mbk", n=5)`` and ``load("mbk:n=5")`` are the same.
 
@@ -313,11 +319,12 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
     if not isinstance(text, str):
         raise InputError(f"load: give the path as text, got {type(text).__name__}")
     if text.lower().endswith(".urdf"):
-        if options:
-            raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")
-        from robodyn.model.urdf import load_urdf
+        unknown = sorted(set(options) - set(URDF_OPTIONS))
+        if unknown:
+            raise InputError(f"{text}: unknown options {unknown}: a URDF robot takes {', '.join(URDF_OPTIONS)}")
+        from robodyn.model.urdf_chain import load_robot
 
-        return load_urdf(text)
+        return load_robot(text, **options)
     if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
         if options:
             raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")

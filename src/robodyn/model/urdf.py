@@ -1,6 +1,8 @@
-"""URDF robots through Pinocchio: fixed-base chains of revolute and prismatic joints.
+"""URDF robots through Pinocchio (``backend="pinocchio"``): fixed-base chains of revolute and prismatic joints.
 
-:func:`load_urdf` reads a URDF file into a :class:`UrdfSystem`, a second-order model
+The default for a URDF file is robodyn's own compiled rigid-body tape (:mod:`robodyn.model.urdf_chain`);
+this backend is for Pinocchio's analytic derivatives and for comparison. :func:`load_urdf` reads a URDF
+file into a :class:`UrdfSystem`, a second-order model
 
     M(q) q'' + C(q, q') q' + g(q) = tau
 
@@ -10,12 +12,15 @@ whose state is ``[q..., q_dot...]`` with one coordinate per movable joint, named
 
 Everything numeric is a Pinocchio algorithm (Carpentier et al., "The Pinocchio C++ library", SII 2019):
 ``aba`` for the forward dynamics, ``crba`` for M, ``rnea`` for the bias and the inverse dynamics, and
-``computeABADerivatives`` for the exact (analytic) Jacobians of the forward dynamics.
+``computeABADerivatives`` for the exact (analytic) Jacobians of the forward dynamics. They model the rigid
+bodies only: a file whose joints state ``<dynamics damping friction>`` is refused unless
+``dynamics=False`` says to ignore them; continuous and mimic joints are refused with a pointer to the
+default backend, which supports both.
 
-The file is parsed twice: once with :mod:`xml.etree.ElementTree`, to check what Pinocchio would
-accept silently (continuous and floating joints, moving links without mass) and to read the joint
-table; then by Pinocchio itself. Pinocchio is an optional dependency (``pip install 'robodyn[urdf]'``)
-and is imported only when a URDF is loaded.
+The file is parsed twice: once with :mod:`robodyn.model.urdf_file`, to check what Pinocchio would
+accept silently (continuous and floating joints, unphysical inertias, moving links without mass) and to
+read the joint table; then by Pinocchio itself. Pinocchio is an optional dependency
+(``pip install 'robodyn[urdf]'``) and is imported only when this backend is used.
 
 Thread safety: a :class:`UrdfSystem` keeps one Pinocchio ``Data`` workspace, written by every
 evaluation. Do not evaluate one model from several threads at once; load one model per thread.
@@ -39,20 +44,30 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, ModelFileError, SingularMatrixError
+from robodyn.model.chain_parts import inertia_problem
 from robodyn.model.mechanical import velocity_name
 from robodyn.model.system import Model, Values, Vector, check_names, values_to_vector
+from robodyn.model.urdf_file import (
+    MAX_URDF_BYTES,
+    UNSUPPORTED_JOINTS,
+    JointLimits,
+    UrdfJoint,
+    UrdfRobotInfo,
+    joint_limits,
+    parse_robot,
+    robot_links,
+)
 from robodyn.textfile import read_text_limited
 
 __all__ = ["INSTALL_HINT", "JointLimits", "UrdfJoint", "UrdfSystem", "load_urdf"]
 
 INSTALL_HINT: Final = "install robodyn[urdf] (pip install 'robodyn[urdf]')"
-MAX_URDF_BYTES: Final = 10_000_000  # URDF files are larger than model files (many links), never this large.
 MOVABLE: Final = ("revolute", "prismatic")  # One coordinate each, nq = nv = 1.
+_DEFAULT_BACKEND: Final = "load it with the default backend (robodyn.load(path), backend='tape')"
 _REFUSED: Final = {
     "continuous": "an unbounded revolute joint (Pinocchio stores it as cos/sin, two numbers for one velocity): "
-                  "make it 'revolute' with limits, e.g. lower=\"-3.1416\" upper=\"3.1416\"",
-    "floating": "a floating base is not supported (only fixed-base robots): fix the root with a 'fixed' joint",
-    "planar": "a planar joint has 3 velocities and a rotation: model it as two prismatic and one revolute joint",
+                  f"{_DEFAULT_BACKEND}, which makes it one angle, or make it 'revolute' with limits",
+    **UNSUPPORTED_JOINTS,
 }
 _SINGULAR: Final = 1e-12  # min eig(M) <= this * max eig(M) at a generic q means M is singular (exact zeros).
 
@@ -88,39 +103,10 @@ def _pinocchio() -> Any:
 
 
 @dataclass(frozen=True, slots=True)
-class JointLimits:
-    """Limits of one joint from its ``<limit>`` element; ``None`` where the URDF gives none.
-
-    Positions in rad (revolute) or m (prismatic), velocities per second, effort in N m or N.
-    """
-
-    lower: float | None
-    upper: float | None
-    velocity: float | None
-    effort: float | None
-
-    def __post_init__(self) -> None:
-        if self.lower is not None and self.upper is not None and self.lower > self.upper:
-            raise InputError(f"joint limits: lower {self.lower} is above upper {self.upper}")
-
-
-@dataclass(frozen=True, slots=True)
-class UrdfJoint:
-    """One ``<joint>`` of the file, movable or fixed. ``axis`` : (3,) in the joint frame."""
-
-    name: str
-    type: str
-    parent: str
-    child: str
-    axis: tuple[float, float, float]
-    limits: JointLimits
-
-
-@dataclass(frozen=True, slots=True)
 class _Parsed:
     robot: str
     joints: tuple[UrdfJoint, ...]
-    massless: frozenset[str]  # links without <inertial>
+    massless: frozenset[str]  # links without <inertial> or with mass 0
 
 
 # --- checking the XML ---------------------------------------------------------------------------------
@@ -134,13 +120,7 @@ def _floats(text: str | None, count: int, where: str) -> tuple[float, ...]:
     return values
 
 
-def _optional(element: ET.Element | None, key: str, where: str) -> float | None:
-    if element is None or element.get(key) is None:
-        return None
-    return _floats(element.get(key), 1, f"{where} {key}")[0]
-
-
-def _check_inertial(link: ET.Element, where: str) -> None:
+def _check_inertial(link: ET.Element, where: str, check_inertia: bool) -> None:
     inertial = link.find("inertial")
     if inertial is None:
         return
@@ -148,8 +128,8 @@ def _check_inertial(link: ET.Element, where: str) -> None:
     if mass is None or mass.get("value") is None:
         raise ModelFileError(f"{where}: <inertial> has no <mass value=...>: give the link's mass in kg")
     value = _floats(mass.get("value"), 1, f"{where} mass")[0]
-    if value <= 0:
-        raise ModelFileError(f"{where}: mass {value} must be positive")
+    if value < 0:
+        raise ModelFileError(f"{where}: mass {value} is negative: give the link's mass in kg (>= 0)")
     inertia = inertial.find("inertia")
     keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
     if inertia is None or any(inertia.get(k) is None for k in keys):
@@ -157,9 +137,32 @@ def _check_inertial(link: ET.Element, where: str) -> None:
                              "(about the centre of mass)")
     ixx, ixy, ixz, iyy, iyz, izz = (_floats(inertia.get(k), 1, f"{where} inertia {k}")[0] for k in keys)
     matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    if np.any(matrix) and np.min(np.linalg.eigvalsh(matrix)) <= 0:
-        raise ModelFileError(f"{where}: inertia {matrix.tolist()} is not positive definite: check ixx, iyy, izz "
-                             "(about the centre of mass; a point mass has all zeros)")
+    problem = inertia_problem(matrix) if check_inertia else None
+    if problem is not None:
+        raise ModelFileError(f"{where}: inertia {matrix.tolist()} {problem[1]}; or load the robot with "
+                             "check_inertia=False to keep the values as they are")
+
+
+def _mass(link: ET.Element) -> float:
+    """The mass of a link whose <inertial> was checked (0 without one)."""
+    element = link.find("inertial/mass")
+    return 0.0 if element is None else float(element.get("value", "0"))
+
+
+def _check_dynamics(element: ET.Element, label: str, dynamics: bool) -> None:
+    """Refuse what Pinocchio's algorithms would silently drop: mimic joints, and joint damping and friction
+    unless ``dynamics`` is False (the caller asked to ignore them)."""
+    if element.find("mimic") is not None:
+        raise ModelFileError(f"{label} mimics another joint: the pinocchio backend treats it as a coordinate of "
+                             f"its own; {_DEFAULT_BACKEND}, which couples it")
+    terms = element.find("dynamics")
+    if terms is None or not dynamics:
+        return
+    stated = {k: terms.get(k) for k in ("damping", "friction") if (terms.get(k) or "0").strip() not in ("0", "0.0")}
+    if stated:
+        text = " ".join(f'{k}="{v}"' for k, v in stated.items())
+        raise ModelFileError(f"{label} has <dynamics {text}>, which Pinocchio's rigid-body algorithms do not model: "
+                             f"pass dynamics=False to ignore it, or {_DEFAULT_BACKEND}")
 
 
 def _joint(element: ET.Element, where: str) -> UrdfJoint:
@@ -178,54 +181,22 @@ def _joint(element: ET.Element, where: str) -> UrdfJoint:
     axis = (1.0, 0.0, 0.0) if axis_element is None else _floats(axis_element.get("xyz"), 3, f"{label} axis")
     if kind != "fixed" and not any(axis):
         raise ModelFileError(f"{label}: axis is zero: give a direction, e.g. xyz=\"0 0 1\"")
-    limit = element.find("limit")
-    if kind in MOVABLE and limit is None:
+    if kind in MOVABLE and element.find("limit") is None:
         raise ModelFileError(f"{label} is {kind} but has no <limit>: give lower, upper, effort and velocity")
-    limits = JointLimits(*(_optional(limit, k, label) for k in ("lower", "upper", "velocity", "effort")))
+    limits = joint_limits(element, label)
     return UrdfJoint(name, kind, str(parent.get("link")), str(child.get("link")),
                      (axis[0], axis[1], axis[2]), limits)
 
 
-def read_robot(path: Path) -> ET.Element:
-    """The ``<robot>`` element of a URDF file, read within :data:`MAX_URDF_BYTES` from a regular file."""
-    return parse_robot(read_text_limited(path, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError), str(path))
-
-
-def parse_robot(text: str, where: str) -> ET.Element:
-    """The ``<robot>`` element of URDF text; a DTD or entity declaration is refused before parsing (nothing
-    is expanded), malformed XML names its line and column."""
-    if "<!DOCTYPE" in text or "<!ENTITY" in text:
-        raise ModelFileError(f"{where}: declares a DTD or entities: robodyn does not expand them; remove the "
-                             "<!DOCTYPE ...> block")
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        line, column = exc.position
-        raise ModelFileError(f"{where}:{line}:{column}: malformed XML: {exc}") from None
-    if root.tag != "robot":
-        raise ModelFileError(f"{where}: the root element is <{root.tag}>, expected <robot>: not a URDF file")
-    return root
-
-
-def robot_links(root: ET.Element, where: str) -> dict[str, ET.Element]:
-    """The ``<link>`` elements of a robot by name (ModelFileError for a nameless or repeated link)."""
-    links: dict[str, ET.Element] = {}
-    for link in root.findall("link"):
-        name = link.get("name")
-        if not name:
-            raise ModelFileError(f"{where}: a <link> has no name")
-        if name in links:
-            raise ModelFileError(f"{where}: link {name!r} is defined twice")
-        links[name] = link
-    return links
-
-
-def _parse(text: str, where: str) -> _Parsed:
+def _parse(text: str, where: str, dynamics: bool = True, check_inertia: bool = True) -> _Parsed:
     """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
     root = parse_robot(text, where)
     links = robot_links(root, where)
     for name, link in links.items():
-        _check_inertial(link, f"{where}: link {name!r}")
+        _check_inertial(link, f"{where}: link {name!r}", check_inertia)
+    for element in root.findall("joint"):
+        if element.get("type") in MOVABLE:
+            _check_dynamics(element, f"{where}: joint {element.get('name')!r}", dynamics)
     joints = tuple(_joint(element, where) for element in root.findall("joint"))
     children: dict[str, UrdfJoint] = {}
     for joint in joints:
@@ -258,7 +229,7 @@ def _parse(text: str, where: str) -> _Parsed:
                              "connect every link to one tree")
     if not any(j.type in MOVABLE for j in joints):
         raise ModelFileError(f"{where}: no revolute or prismatic joint: the robot has nothing to move")
-    massless = frozenset(name for name, link in links.items() if link.find("inertial") is None)
+    massless = frozenset(name for name, link in links.items() if _mass(link) == 0.0)
     return _Parsed(root.get("name") or "robot", joints, massless)
 
 
@@ -284,10 +255,10 @@ def _massless_bodies(parsed: _Parsed) -> list[tuple[str, str]]:
 
 
 # --- the model ------------------------------------------------------------------------------------------
-class UrdfSystem(Model):
+class UrdfSystem(UrdfRobotInfo, Model):
     """A fixed-base URDF robot, M(q) q'' + C(q, q') q' + g(q) = tau, evaluated by Pinocchio.
 
-    Build it with :func:`load_urdf` (or ``robodyn.load("robot.urdf")``).
+    Build it with :func:`load_urdf` (or ``robodyn.load("robot.urdf", backend="pinocchio")``).
 
     Attributes
     ----------
@@ -323,7 +294,7 @@ class UrdfSystem(Model):
         self.outputs = self.states
         self.parameters = MappingProxyType({})
         check_names({"states": self.states, "inputs": self.inputs}, where=f"URDF {self.name!r} (joint names)")
-        self.joints = parsed.joints
+        self.joints = self.joint_records = parsed.joints
         by_name = {j.name: j for j in parsed.joints}
         self.limits: Mapping[str, JointLimits] = MappingProxyType({c: by_name[c].limits for c in self.coordinates})
 
@@ -463,43 +434,6 @@ class UrdfSystem(Model):
     def show_text(self) -> str:
         return "\n".join(self.joint_table())
 
-    # --- printing -----------------------------------------------------------------------------------------
-    def limit_events(self, *, terminal: bool = True) -> list[Any]:
-        """Events at the joints' position limits, for :func:`robodyn.simulate` (``events=...``).
-
-        One event per finite bound, named ``<joint>_upper`` (rising through the upper limit) and
-        ``<joint>_lower`` (falling through the lower one); ``terminal`` stops the simulation there.
-        """
-        from robodyn.integrate.events import Event
-
-        events = []
-        for index, name in enumerate(self.states[: len(self.states) // 2]):
-            limits = self.limits.get(name)
-            if limits is None:
-                continue
-            for bound, direction, label in ((limits.upper, 1, "upper"), (limits.lower, -1, "lower")):
-                if bound is not None and math.isfinite(bound):
-                    def crossing(t: float, x: Any, u: Any, p: Any, i: int = index, b: float = bound) -> float:
-                        return float(x[i] - b)
-                    events.append(Event(crossing, direction=direction, terminal=terminal, name=f"{name}_{label}"))
-        return events
-
-    def joint_table(self) -> list[str]:
-        """The joints as aligned text lines: name, type, axis, parent -> child, limits."""
-        def number(value: float | None) -> str:
-            return "-" if value is None else f"{value:g}"
-
-        header = ("joint", "type", "axis", "parent -> child", "position", "velocity", "effort")
-        rows = [header]
-        for joint in self.joints:
-            lim = joint.limits
-            axis = "-" if joint.type == "fixed" else " ".join(f"{a:g}" for a in joint.axis)
-            position = "-" if lim.lower is None and lim.upper is None else f"[{number(lim.lower)}, {number(lim.upper)}]"
-            rows.append((joint.name, joint.type, axis, f"{joint.parent} -> {joint.child}", position,
-                         number(lim.velocity), number(lim.effort)))
-        widths = [max(len(row[k]) for row in rows) for k in range(len(header))]
-        return ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in rows]
-
     def __repr__(self) -> str:
         source = f", path={str(self.path)!r}" if self.path is not None else ""
         return f"UrdfSystem(name={self.name!r}, coordinates={list(self.coordinates)}{source})"
@@ -525,14 +459,16 @@ def _check_mass(system: UrdfSystem, parsed: _Parsed, where: str) -> None:
     massless = _massless_bodies(parsed)
     if massless:
         named = ", ".join(f"link {link!r} (moved by joint {joint!r})" for joint, link in massless)
-        raise ModelFileError(f"{where}: {named} has no <inertial>, so the mass matrix is singular: "
+        raise ModelFileError(f"{where}: {named} has no mass, so the mass matrix is singular: "
                              "give it <inertial> with a mass and an inertia")
     raise SingularMatrixError(f"{where}: the mass matrix is singular at q={q.tolist()} (eigenvalues "
                               f"{eigenvalues.tolist()}): check the masses and inertias")
 
 
-def load_urdf(path: str | os.PathLike[str], *, name: str | None = None) -> UrdfSystem:
-    """Load a fixed-base URDF robot as a :class:`UrdfSystem`.
+def load_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
+              check_inertia: bool = True) -> UrdfSystem:
+    """Load a fixed-base URDF robot as a :class:`UrdfSystem` (the ``backend="pinocchio"`` of
+    :func:`robodyn.load`).
 
     Parameters
     ----------
@@ -540,19 +476,23 @@ def load_urdf(path: str | os.PathLike[str], *, name: str | None = None) -> UrdfS
         The ``.urdf`` file. Revolute, prismatic and fixed joints are accepted; meshes are not read.
     name
         The model's name (default: the ``<robot name>``).
+    dynamics
+        False to ignore the joints' ``<dynamics damping friction>``, which this backend cannot model.
+    check_inertia
+        False to accept link inertias that no rigid body has (robodyn.model.chain_parts.inertia_problem).
 
     Raises
     ------
     InputError
         Pinocchio is not installed (:data:`INSTALL_HINT`), or the file is missing, malformed, or uses a
-        continuous, planar or floating joint, or a moving link has no mass (ModelFileError, naming the
-        line, joint or link).
+        continuous, mimic, planar or floating joint, joint damping or friction (unless ``dynamics=False``),
+        an unphysical inertia, or a moving body without mass (ModelFileError, naming the line, joint or link).
     """
     pin = _pinocchio()
     file = Path(path)
     text = read_text_limited(file, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError)
     where = str(file)
-    parsed = _parse(text, where)
+    parsed = _parse(text, where, dynamics, check_inertia)
     try:
         with _quiet_stderr() as messages:  # urdfdom prints its complaints on stderr: they join the error, if any
             model = pin.buildModelFromXML(text)

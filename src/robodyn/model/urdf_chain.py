@@ -33,15 +33,25 @@ import os
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from robodyn.errors import InputError, ModelFileError
+from robodyn.errors import InputError, ModelFileError, SingularMatrixError
 from robodyn.model.chain import ChainSystem, Joint, Link
-from robodyn.model.urdf import read_robot, robot_links
+from robodyn.model.chain_parts import inertia_problem
+from robodyn.model.system import Values
+from robodyn.model.urdf_file import (
+    UNSUPPORTED_JOINTS,
+    UrdfJoint,
+    UrdfRobotInfo,
+    joint_limits,
+    read_robot,
+    robot_links,
+)
 
-__all__ = ["chain_from_urdf", "chain_yaml", "urdf_chain_parts"]
+__all__ = ["UrdfParts", "UrdfRobot", "chain_from_urdf", "chain_yaml", "load_robot", "urdf_chain_parts"]
 
 MOVABLE: Final = ("revolute", "continuous", "prismatic")
 
@@ -106,7 +116,7 @@ def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndar
     return _rpy_matrix(*rpy), xyz
 
 
-def _inertial(link: ET.Element, where: str) -> _Body:
+def _inertial(link: ET.Element, where: str, check: bool = True) -> _Body:
     body = _Body()
     inertial = link.find("inertial")
     if inertial is None:
@@ -121,6 +131,10 @@ def _inertial(link: ET.Element, where: str) -> _Body:
               for k in keys}
     inertia = np.array([[values["ixx"], values["ixy"], values["ixz"]], [values["ixy"], values["iyy"], values["iyz"]],
                         [values["ixz"], values["iyz"], values["izz"]]])
+    problem = inertia_problem(inertia) if check else None
+    if problem is not None:
+        raise ModelFileError(f"{where}: inertia {inertia.tolist()} {problem[1]}; or load the robot with "
+                             "check_inertia=False to keep the values as they are")
     rotation, com = _origin(inertial.find("origin"), f"{where} inertial")
     body.add(mass, com, rotation @ inertia @ rotation.T)
     return body
@@ -153,9 +167,32 @@ def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, c
                  axis=tuple(axis.tolist()), xyz=tuple(position.tolist()), rpy=tuple(_matrix_rpy(rotation)), **terms)
 
 
-def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
-                     ) -> tuple[str, list[Joint], list[Link]]:
-    """The robot's name and its chain joints and links (fixed joints merged), from a URDF file."""
+class UrdfParts(NamedTuple):
+    """A URDF robot as chain parts: its name, the chain joints (one per movable joint) and links (fixed
+    joints merged), and every joint of the file with its limits (``records``, file order)."""
+
+    robot: str
+    joints: list[Joint]
+    links: list[Link]
+    records: tuple[UrdfJoint, ...]
+
+
+def _record(joint: ET.Element, where: str) -> UrdfJoint:
+    label = f"{where}: joint {joint.get('name')!r}"
+    axis_element = joint.find("axis")
+    axis = _numbers(None if axis_element is None else axis_element.get("xyz"), 3, (1.0, 0.0, 0.0), f"{label} axis")
+    return UrdfJoint(joint.get("name", ""), joint.get("type", ""), joint.find("parent").get("link", ""),  # type: ignore[union-attr]
+                     joint.find("child").get("link", ""), (float(axis[0]), float(axis[1]), float(axis[2])),  # type: ignore[union-attr]
+                     joint_limits(joint, label))
+
+
+def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, check_inertia: bool = True
+                     ) -> UrdfParts:
+    """The robot as chain parts (fixed joints merged), from a URDF file (see the module docstring).
+
+    ``check_inertia`` refuses a link inertia that no rigid body has (a negative principal moment, or the
+    triangle inequality broken: robodyn.model.chain_parts.inertia_problem); False keeps them as given.
+    """
     file = Path(path)
     root = read_robot(file)
     where = str(file)
@@ -171,6 +208,9 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
         for role, link_name in (("parent", p), ("child", c)):
             if link_name not in links:
                 raise ModelFileError(f"{where}: joint {name!r}: {role} link {link_name!r} is not defined")
+        if c == p:
+            raise ModelFileError(f"{where}: joint {name!r}: link {c!r} is both its parent and its child: a joint "
+                                 "connects two different links")
         if c in parent_of:
             raise ModelFileError(f"{where}: link {c!r} is the child of two joints: a URDF is a tree")
         parent_of[c] = name
@@ -180,50 +220,156 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True
         raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: connect every "
                              "link to one tree")
     joints: list[Joint] = []
-    bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}")}
+    bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}", check_inertia)}
     # pre-order depth-first over the joints, each link's child joints in file order (Pinocchio's order);
     # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
     stack: list[tuple[ET.Element, str, np.ndarray, np.ndarray]] = [
         (joint, roots[0], np.eye(3), np.zeros(3)) for joint in reversed(children.get(roots[0], []))]
+    reached = {roots[0]}
     while stack:
         joint, body, rotation, position = stack.pop()
         name, kind = joint.get("name", ""), joint.get("type", "")
         label = f"{where}: joint {name!r}"
         child = joint.find("child").get("link", "")  # type: ignore[union-attr]
+        reached.add(child)
+        if kind in UNSUPPORTED_JOINTS:
+            raise ModelFileError(f"{label} is {kind}: {UNSUPPORTED_JOINTS[kind]}")
         if kind not in (*MOVABLE, "fixed"):
-            raise ModelFileError(f"{label} is {kind!r}: only fixed-base robots with revolute, continuous, "
-                                 "prismatic and fixed joints are supported (model a floating base outside)")
+            raise ModelFileError(f"{label} has unknown type {kind!r}: use revolute, continuous, prismatic or fixed")
         joint_rotation, joint_position = _origin(joint.find("origin"), label)
         rotation_c, position_c = rotation @ joint_rotation, position + rotation @ joint_position
         if kind == "fixed":
-            part = _inertial(links[child], f"{where}: link {child!r}")
+            part = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
             bodies[body].add(part.mass, position_c + rotation_c @ part.com, rotation_c @ part.inertia @ rotation_c.T)
             stack += [(j, body, rotation_c, position_c) for j in reversed(children.get(child, []))]
             continue
         joints.append(_movable(joint, kind, name, label, body, child, rotation_c, position_c, dynamics))
-        bodies[child] = _inertial(links[child], f"{where}: link {child!r}")
+        bodies[child] = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
         stack += [(j, child, np.eye(3), np.zeros(3)) for j in reversed(children.get(child, []))]
+    if len(reached) != len(links):
+        loose = sorted(set(links) - reached)
+        raise ModelFileError(f"{where}: links {loose} are not connected to the root link {roots[0]!r} (a loop): "
+                             "connect every link to one tree")
     if not joints:
         raise ModelFileError(f"{where}: no revolute, continuous or prismatic joint: the robot has nothing to move")
     chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
                         inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
-    return root.get("name") or file.stem, joints, chain_links
+    records = tuple(_record(joint, where) for joint in root.findall("joint"))
+    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records)
 
 
-def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True
-                    ) -> ChainSystem:
-    """A fixed-base URDF robot as a compiled chain (see the module docstring).
+class UrdfRobot(UrdfRobotInfo, ChainSystem):
+    """A fixed-base URDF robot on robodyn's compiled rigid-body tape: a :class:`ChainSystem` that keeps
+    its file's joint table and ``<limit>`` elements.
 
-    Coordinates are the movable joints (``<joint>``, ``<joint>_dot``), inputs one torque or force per
-    joint (``<joint>_tau``), gravity 9.81 m/s^2 along -z of the root link.
+    Build it with :func:`load_robot` (or ``robodyn.load("robot.urdf")``). Coordinates are the movable
+    joints in Pinocchio's depth-first order (``<joint>``, ``<joint>_dot``), inputs one torque or force per
+    coordinate (``<joint>_tau``), gravity 9.81 m/s^2 along -z of the root link.
+
+    Attributes
+    ----------
+    path : Path
+        The file the model came from.
+    joint_records : tuple of UrdfJoint
+        Every joint of the file, fixed ones included, in file order (:meth:`joint_table`).
+    limits : mapping joint name -> JointLimits
+        Position, velocity and effort limits of the coordinates (not enforced by the dynamics; see
+        :meth:`limit_events`).
     """
-    robot, joints, links = urdf_chain_parts(path, dynamics=dynamics)
+
+    kind = "urdf"
+
+    def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None):
+        # each link was checked in the file (or the check was declined): merged bodies need none
+        super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False)
+        self.path = path
+        self.joint_records = parts.records
+        by_name = {record.name: record.limits for record in parts.records}
+        self.limits = MappingProxyType({c: by_name[c] for c in self.coordinates})
+
+    def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
+        """g(q) = dV/dq, the joint torques that hold the robot still against gravity, ``(n,)``."""
+        return self.inverse_dynamics(q, {}, {}, params)
+
+    def bias(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
+        """C(q, q') q' + g(q) plus the joints' damping and friction at q', ``(n,)`` (RNEA at q'' = 0)."""
+        return self.inverse_dynamics(q, qd, {}, params)
+
+    def potential_energy(self, q: Values, params: Values | None = None) -> float:
+        """V(q) from gravity (zero at height z = 0 of the root frame)."""
+        x, p = self._point(q, None, params)
+        return self.energy(x, p)[1]
+
+    def kinetic_energy(self, q: Values, qd: Values, params: Values | None = None) -> float:
+        """T = 1/2 q'^T M(q) q'."""
+        x, p = self._point(q, qd, params)
+        n = self.n_coordinates
+        return float(0.5 * x[n:] @ self.mass_matrix(x[:n], p) @ x[n:])
+
+    def show_text(self) -> str:
+        return "\n".join([f"URDF {self.path}", *self.joint_table(), "", super().show_text()])
+
+    def __repr__(self) -> str:
+        return f"UrdfRobot(name={self.name!r}, coordinates={list(self.coordinates)}, path={str(self.path)!r})"
+
+
+def _check_mass(robot: ChainSystem, where: str) -> None:
+    """A mass matrix singular at a generic q means a moving body without mass (or a rod about its axis)."""
+    q = 0.3 + 0.41 * np.arange(robot.n_coordinates)
+    eigenvalues = np.linalg.eigvalsh(robot.mass_matrix(q))
+    if eigenvalues[0] > 1e-12 * max(eigenvalues[-1], 1.0):
+        return
+    massless = [(j.name, j.child) for j in robot.joints if _massless(next(k for k in robot.links if k.name == j.child))]
+    if massless:
+        named = ", ".join(f"link {link!r} (moved by joint {joint!r})" for joint, link in massless)
+        raise ModelFileError(f"{where}: {named} has no mass, so the mass matrix is singular: give it <inertial> with a "
+                             "mass and an inertia")
+    raise SingularMatrixError(f"{where}: the mass matrix is singular at q={q.tolist()} (eigenvalues "
+                              f"{eigenvalues.tolist()}): check the masses and inertias (a thin rod turning about "
+                              "its own axis has no inertia about it)")
+
+
+def _massless(link: Link) -> bool:
+    return link.mass == 0 and not np.any(np.asarray(link.inertia, dtype=float))
+
+
+def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
+                    check_inertia: bool = True) -> UrdfRobot:
+    """A fixed-base URDF robot as a compiled chain (see the module docstring and :class:`UrdfRobot`).
+
+    ``dynamics=False`` ignores the joints' ``<dynamics damping friction>``; ``check_inertia=False`` keeps
+    unphysical link inertias as given (:func:`urdf_chain_parts`).
+    """
+    file = Path(path)
+    parts = urdf_chain_parts(file, dynamics=dynamics, check_inertia=check_inertia)
     try:
-        return ChainSystem(joints, links, name=name or robot)
+        robot = UrdfRobot(parts, path=file, name=name)
     except ModelFileError:
         raise
     except InputError as exc:  # the chain's checks (inertia, mimic targets): name the file
         raise ModelFileError(f"{path}: {exc}") from None
+    _check_mass(robot, str(file))
+    return robot
+
+
+BACKENDS: Final = ("tape", "pinocchio")
+
+
+def load_robot(path: str | os.PathLike[str], *, backend: str = "tape", name: str | None = None,
+               dynamics: bool = True, check_inertia: bool = True) -> Any:
+    """Load a fixed-base URDF robot: ``backend="tape"`` (default) compiles it on robodyn's rigid-body tape
+    (:class:`UrdfRobot`); ``backend="pinocchio"`` evaluates it with Pinocchio's algorithms and analytic
+    derivatives (:class:`robodyn.model.urdf.UrdfSystem`; rigid bodies only). ``dynamics=False`` ignores
+    the joints' ``<dynamics damping friction>``; ``check_inertia=False`` accepts unphysical link inertias."""
+    if not isinstance(backend, str):
+        raise InputError(f"{path}: backend must be a name ({', '.join(BACKENDS)}), got {backend!r}", key="backend")
+    if backend == "tape":
+        return chain_from_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia)
+    if backend == "pinocchio":
+        from robodyn.model.urdf import load_urdf
+
+        return load_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia)
+    raise InputError(f"{path}: unknown URDF backend {backend!r}: use one of {', '.join(BACKENDS)}", key="backend")
 
 
 def _number(value: Any) -> str:
@@ -236,7 +382,7 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
     kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
     they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
-    robot, joints, links = urdf_chain_parts(path, dynamics=dynamics)
+    robot, joints, links, _ = urdf_chain_parts(path, dynamics=dynamics)
 
     def vector(values: Any) -> str:
         return "[" + ", ".join(_number(v) for v in values) + "]"
