@@ -40,9 +40,8 @@ COLD = textwrap.dedent("""
     import json, sys, time
     start = time.perf_counter()
     import numpy as np
-    from robodyn.model.urdf_chain import chain_from_urdf
     import robodyn
-    model = chain_from_urdf(sys.argv[1])
+    model = robodyn.load(sys.argv[1])
     x0 = np.concatenate([np.linspace(0.4, -0.4, model.n_coordinates), np.full(model.n_coordinates, 0.3)])
     robodyn.simulate(model, 5.0, x0, rtol=1e-8, atol=1e-10)
     print(json.dumps({"first": time.perf_counter() - start}))
@@ -83,9 +82,7 @@ def compare(label: str, path: Path, count: int) -> None:
     from scipy.integrate import solve_ivp
 
     import robodyn
-    from robodyn.model.urdf_chain import chain_from_urdf
-
-    model = chain_from_urdf(path)
+    model = robodyn.load(str(path))  # the default URDF backend: robodyn's compiled tape
     reference = pin.buildModelFromUrdf(str(path))
     data = reference.createData()
     n = model.n_coordinates

@@ -220,8 +220,9 @@ def _pack(model: Model, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[
 
 def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
     """Check every entry finite in one pass and return read-only views A, B, C, D of ``buffer``."""
-    # one cheap pass: a Python sum for small buffers, numpy above ~100 entries (where tolist() costs more)
-    finite = math.isfinite(sum(buffer.tolist())) if buffer.size <= 128 else bool(np.isfinite(buffer).all())
+    # one cheap pass: a Python sum for small buffers, numpy's above ~100 entries (where tolist() costs more);
+    # a sum that overflows only sends a finite buffer to the full check
+    finite = math.isfinite(sum(buffer.tolist()) if buffer.size <= 128 else buffer.sum())
     if not finite and not np.isfinite(buffer).all():
         bounds = layout.bounds
         label = next(label for k, label in enumerate("ABCD")

@@ -524,12 +524,21 @@ class ChainSystem(ManipulatorSystem):
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         n2, m = self.n_states, self.n_inputs
         size = n2 * (n2 + m)
-        C, D = self.output_jacobians_raw(t, x, u, p)
-        buffer = np.empty(size + C.size + D.size)
+        if self.outputs_are_states:  # C = I, D = 0: copied from a template, A and B written over it
+            buffer = self._state_outputs_template.copy()
+        else:
+            C, D = self.output_jacobians_raw(t, x, u, p)
+            buffer = np.empty(size + C.size + D.size)
+            buffer[size: size + C.size] = C.reshape(-1)
+            buffer[size + C.size:] = D.reshape(-1)
         self._jacobians_into(buffer[:size], t, x, u, p)
-        buffer[size: size + C.size] = C.reshape(-1)
-        buffer[size + C.size:] = D.reshape(-1)
         return buffer
+
+    @functools.cached_property
+    def _state_outputs_template(self) -> np.ndarray:
+        """[A | B | C | D] flat with C = I and D = 0 (A and B are overwritten by every linearization)."""
+        C, D = self._identity_outputs
+        return np.concatenate([np.zeros(self.n_states * (self.n_states + self.n_inputs)), C.ravel(), D.ravel()])
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         return self._mass_numeric(t, x, u, p)

@@ -53,6 +53,7 @@ from robodyn.model.urdf_file import (
     JointLimits,
     UrdfJoint,
     UrdfRobotInfo,
+    coordinate_names,
     joint_limits,
     parse_robot,
     robot_links,
@@ -287,7 +288,9 @@ class UrdfSystem(UrdfRobotInfo, Model):
         self._data = pin_model.createData()
         self.name = name or parsed.robot
         self.path = path
-        self.coordinates = tuple(str(n) for n in list(pin_model.names)[1:])
+        urdf_names = [str(n) for n in list(pin_model.names)[1:]]
+        renamed = coordinate_names(urdf_names)
+        self.coordinates = tuple(renamed[n] for n in urdf_names)
         self.velocities = tuple(velocity_name(c) for c in self.coordinates)
         self.states = self.coordinates + self.velocities
         self.inputs = tuple(f"{c}_tau" for c in self.coordinates)
@@ -296,7 +299,8 @@ class UrdfSystem(UrdfRobotInfo, Model):
         check_names({"states": self.states, "inputs": self.inputs}, where=f"URDF {self.name!r} (joint names)")
         self.joints = self.joint_records = parsed.joints
         by_name = {j.name: j for j in parsed.joints}
-        self.limits: Mapping[str, JointLimits] = MappingProxyType({c: by_name[c].limits for c in self.coordinates})
+        self.limits: Mapping[str, JointLimits] = MappingProxyType(
+            {renamed[n]: by_name[n].limits for n in urdf_names})
 
     @property
     def n_coordinates(self) -> int:

@@ -10,7 +10,7 @@ turned into the joints and links of a chain:
   the composed placement. Links without ``<inertial>`` add nothing (frames, such as ``tool0``);
 - **revolute** and **continuous** joints (a continuous joint is a revolute one without limits) and
   **prismatic** joints become coordinates, in the depth-first order of the tree with each link's child
-  joints in file order (Pinocchio's order);
+  joints ordered by name (Pinocchio's order: urdfdom keeps the joints in a map sorted by name);
 - ``<dynamics damping friction>`` become the joint's viscous damping and smoothed Coulomb friction
   (``dynamics=False`` ignores them);
 - ``<mimic joint multiplier offset>`` joints are coupled, not coordinates: q = multiplier q_joint +
@@ -46,6 +46,7 @@ from robodyn.model.urdf_file import (
     UNSUPPORTED_JOINTS,
     UrdfJoint,
     UrdfRobotInfo,
+    coordinate_names,
     joint_limits,
     read_robot,
     robot_links,
@@ -67,7 +68,8 @@ class _Body:
     def add(self, mass: float, com: np.ndarray, inertia: np.ndarray) -> None:
         """Merge a body of ``mass`` at ``com`` with ``inertia`` about it (all in this body's frame)."""
         total = self.mass + mass
-        if total <= 0:
+        if total <= 0:  # massless parts can still carry rotational inertia (Pinocchio keeps it)
+            self.inertia = self.inertia + inertia
             return
         centre = (self.mass * self.com + mass * com) / total
 
@@ -75,7 +77,8 @@ class _Body:
             d = c - centre
             return i + m * (float(d @ d) * np.eye(3) - np.outer(d, d))
 
-        self.inertia = moved(self.mass, self.com, self.inertia) + moved(mass, com, inertia)
+        merged = moved(self.mass, self.com, self.inertia) + moved(mass, com, inertia)
+        self.inertia = 0.5 * (merged + merged.T)  # exactly symmetric after the rotations
         self.mass, self.com = total, centre
 
 
@@ -140,9 +143,10 @@ def _inertial(link: ET.Element, where: str, check: bool = True) -> _Body:
     return body
 
 
-def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, child: str, rotation: np.ndarray,
-             position: np.ndarray, dynamics: bool) -> Joint:
-    """The chain joint of a revolute, continuous or prismatic URDF joint placed at (R, p) in ``parent``."""
+def _movable(joint: ET.Element, kind: str, names: dict[str, str], label: str, parent: str, child: str,
+             rotation: np.ndarray, position: np.ndarray, dynamics: bool) -> Joint:
+    """The chain joint of a revolute, continuous or prismatic URDF joint placed at (R, p) in ``parent``
+    (``names``: URDF joint name -> coordinate name)."""
     axis_element = joint.find("axis")
     axis = _numbers(None if axis_element is None else axis_element.get("xyz"), 3, (1.0, 0.0, 0.0), f"{label} axis")
     if not np.any(axis):
@@ -156,14 +160,19 @@ def _movable(joint: ET.Element, kind: str, name: str, label: str, parent: str, c
                 terms[key] = float(_numbers(value, 1, (0.0,), f"{label} dynamics {key}")[0])
     mimic = joint.find("mimic")
     if mimic is not None:
-        if not mimic.get("joint"):
+        target = mimic.get("joint")
+        if not target:
             raise ModelFileError(f"{label}: <mimic> needs joint=\"<the joint it follows>\"")
-        terms["mimic"] = {"joint": mimic.get("joint"),
+        if target not in names:
+            raise ModelFileError(f"{label}: <mimic joint={target!r}> names no revolute, continuous or prismatic joint "
+                                 "of the robot: correct the name, or remove <mimic> to make it a coordinate")
+        terms["mimic"] = {"joint": names[target],
                           "multiplier": float(_numbers(mimic.get("multiplier"), 1, (1.0,), f"{label} mimic")[0]),
                           "offset": float(_numbers(mimic.get("offset"), 1, (0.0,), f"{label} mimic")[0])}
         terms.pop("damping", None)  # a mimic joint's own terms are not used (robodyn.model.chain.Joint)
         terms.pop("friction", None)
-    return Joint(name=name, parent=parent, child=child, type="prismatic" if kind == "prismatic" else "revolute",
+    return Joint(name=names[joint.get("name", "")], parent=parent, child=child,
+                 type="prismatic" if kind == "prismatic" else "revolute",
                  axis=tuple(axis.tolist()), xyz=tuple(position.tolist()), rpy=tuple(_matrix_rpy(rotation)), **terms)
 
 
@@ -175,6 +184,7 @@ class UrdfParts(NamedTuple):
     joints: list[Joint]
     links: list[Link]
     records: tuple[UrdfJoint, ...]
+    names: dict[str, str]  # URDF joint name -> coordinate name (robodyn.model.urdf_file.coordinate_names)
 
 
 def _record(joint: ET.Element, where: str) -> UrdfJoint:
@@ -215,13 +225,16 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
             raise ModelFileError(f"{where}: link {c!r} is the child of two joints: a URDF is a tree")
         parent_of[c] = name
         children.setdefault(p, []).append(joint)
+    for below in children.values():  # urdfdom keeps the joints in a map ordered by name: Pinocchio's order
+        below.sort(key=lambda element: element.get("name", ""))
     roots = [name for name in links if name not in parent_of]
     if len(roots) != 1:
         raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: connect every "
                              "link to one tree")
+    names = coordinate_names([j.get("name", "") for j in root.findall("joint") if j.get("type") in MOVABLE])
     joints: list[Joint] = []
     bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}", check_inertia)}
-    # pre-order depth-first over the joints, each link's child joints in file order (Pinocchio's order);
+    # pre-order depth-first over the joints, each link's child joints by name (Pinocchio's order);
     # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
     stack: list[tuple[ET.Element, str, np.ndarray, np.ndarray]] = [
         (joint, roots[0], np.eye(3), np.zeros(3)) for joint in reversed(children.get(roots[0], []))]
@@ -243,7 +256,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
             bodies[body].add(part.mass, position_c + rotation_c @ part.com, rotation_c @ part.inertia @ rotation_c.T)
             stack += [(j, body, rotation_c, position_c) for j in reversed(children.get(child, []))]
             continue
-        joints.append(_movable(joint, kind, name, label, body, child, rotation_c, position_c, dynamics))
+        joints.append(_movable(joint, kind, names, label, body, child, rotation_c, position_c, dynamics))
         bodies[child] = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
         stack += [(j, child, np.eye(3), np.zeros(3)) for j in reversed(children.get(child, []))]
     if len(reached) != len(links):
@@ -255,7 +268,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
     chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
                         inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     records = tuple(_record(joint, where) for joint in root.findall("joint"))
-    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records)
+    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names)
 
 
 class UrdfRobot(UrdfRobotInfo, ChainSystem):
@@ -284,7 +297,7 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
         super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False)
         self.path = path
         self.joint_records = parts.records
-        by_name = {record.name: record.limits for record in parts.records}
+        by_name = {parts.names[r.name]: r.limits for r in parts.records if r.name in parts.names}
         self.limits = MappingProxyType({c: by_name[c] for c in self.coordinates})
 
     def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
@@ -382,7 +395,7 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
     kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
     they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
-    robot, joints, links, _ = urdf_chain_parts(path, dynamics=dynamics)
+    robot, joints, links, _, _ = urdf_chain_parts(path, dynamics=dynamics)
 
     def vector(values: Any) -> str:
         return "[" + ", ".join(_number(v) for v in values) + "]"

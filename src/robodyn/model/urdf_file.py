@@ -12,6 +12,7 @@ Reference: the URDF specification, wiki.ros.org/urdf/XML.
 from __future__ import annotations
 
 import math
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,10 +20,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.errors import InputError, ModelFileError
+from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 from robodyn.textfile import read_text_limited
 
-__all__ = ["MAX_URDF_BYTES", "UNSUPPORTED_JOINTS", "JointLimits", "UrdfJoint", "UrdfRobotInfo", "joint_limits",
-           "parse_robot", "read_robot", "robot_links"]
+__all__ = ["MAX_URDF_BYTES", "UNSUPPORTED_JOINTS", "JointLimits", "UrdfJoint", "UrdfRobotInfo", "coordinate_names",
+           "joint_limits", "parse_robot", "read_robot", "robot_links"]
 
 MAX_URDF_BYTES: Final = 10_000_000  # URDF files are larger than model files (many links), never this large.
 UNSUPPORTED_JOINTS: Final = {
@@ -62,6 +64,28 @@ class UrdfJoint:
     child: str
     axis: tuple[float, float, float]
     limits: JointLimits
+
+
+def coordinate_names(joints: list[str]) -> dict[str, str]:
+    """robodyn names for URDF joint names: each character outside ``[A-Za-z0-9_]`` becomes ``_``, a name
+    that starts with a digit gets a ``j_`` prefix, a keyword or a built-in name (``sin``, ``pi``, ``t``) a
+    trailing ``_``, and a name taken by an earlier joint ``_2``, ``_3``, ... (``joint_0.0`` -> ``joint_0_0``).
+    Names that are valid already are kept."""
+    result: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in joints:
+        label = re.sub(r"[^A-Za-z0-9_]", "_", name) or "joint"
+        if label[0].isdigit():
+            label = "j_" + label
+        if not is_valid_name(label) or label in RESERVED_NAMES:
+            label += "_"
+        unique, count = label, 1
+        while unique in taken:
+            count += 1
+            unique = f"{label}_{count}"
+        taken.add(unique)
+        result[name] = unique
+    return result
 
 
 def read_robot(path: Path) -> ET.Element:
