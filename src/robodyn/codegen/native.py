@@ -31,10 +31,12 @@ import numpy as np
 from robodyn.atomic import write_bytes_atomic
 from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
 
-__all__ = ["NativeFunction", "native_function"]
+__all__ = ["NativeBatch", "NativeFunction", "native_batch", "native_function"]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
+_INDEX = ctypes.c_int64
+_BATCH_SIGNATURE = ctypes.CFUNCTYPE(None, _INDEX, ctypes.c_double, *(_POINTER, _INDEX) * 5)
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
 _lock = threading.Lock()
 _log = logging.getLogger("robodyn.cache")
@@ -62,6 +64,39 @@ class NativeFunction:
         at_p = at_u + 8 * u.size
         out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
         self._function(t, base, at_u, at_p, at_p + 8 * p.size, out_address)
+
+
+class NativeBatch:
+    """``fn(t, x, u, p, a, out)`` over rows: each of x, u, p, a is a vector (the same for every row) or a
+    C-contiguous float64 ``(N, k)`` array, and ``out`` a writable C-contiguous ``(N, size)`` array: row i
+    of ``out`` is the function at row i of the arguments (robodyn.codegen.tape_llvm.batch_ir)."""
+
+    __slots__ = ("_function", "symbol")
+
+    def __init__(self, function: Callable[..., None], symbol: str):
+        self._function = function
+        self.symbol = symbol
+
+    def __call__(self, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, a: np.ndarray,
+                 out: np.ndarray) -> None:
+        count = out.shape[0]
+        arguments: list[Any] = []
+        keep = []
+        for array in (x, u, p, a):
+            array = np.ascontiguousarray(array, dtype=np.float64)
+            if array.ndim == 2 and array.shape[0] != count:
+                raise ValueError(f"{array.shape[0]} rows where {count} were expected")
+            keep.append(array)
+            stride = array.shape[1] if array.ndim == 2 else 0
+            address = array.ctypes.data if array.size else ctypes.addressof(_EMPTY)
+            arguments += [address, stride]
+        if not (out.flags.c_contiguous and out.flags.writeable and out.dtype == np.float64):
+            raise ValueError("out must be a writable C-contiguous float64 array")
+        arguments += [out.ctypes.data, out.shape[1] if out.ndim == 2 else 0]
+        self._function(count, float(t), *arguments)
+
+
+_EMPTY = ctypes.c_double(0.0)  # the address given for an argument without entries (never read)
 
 
 def _engine() -> Any:
@@ -124,8 +159,23 @@ def _fetch(module: Any) -> bytes | None:
         return None
 
 
+def native_batch(text: str, symbol: str) -> NativeBatch:
+    """The row-wise version of ``symbol`` from the LLVM IR ``text`` (from ``llvm_ir``), compiled once per
+    process and kept in the cache like :func:`native_function`."""
+    from robodyn.codegen.tape_llvm import batch_ir
+
+    module_text, name = batch_ir(text, symbol)
+    return _compiled(module_text, name, lambda address: NativeBatch(_BATCH_SIGNATURE(address), name))
+
+
 def native_function(text: str, symbol: str) -> NativeFunction:
     """The function ``symbol`` defined by the LLVM IR ``text`` (from ``llvm_ir``), compiled once per process."""
+    return _compiled(text, symbol, lambda address: NativeFunction(_SIGNATURE(address), symbol))
+
+
+def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
+    """``wrap(address)`` of the function ``symbol`` of module ``text`` (named ``symbol``), compiled or loaded
+    from the cache once per process."""
     with _lock:
         engine = _engine()
         function = _state["functions"].get(symbol)
@@ -137,6 +187,5 @@ def native_function(text: str, symbol: str) -> NativeFunction:
             engine.add_module(module)
             engine.finalize_object()
             _state["modules"].append(module)  # the engine owns it; keep the Python object alive as well
-            function = _state["functions"][symbol] = NativeFunction(
-                _SIGNATURE(engine.get_function_address(symbol)), symbol)
+            function = _state["functions"][symbol] = wrap(engine.get_function_address(symbol))
         return function

@@ -43,6 +43,7 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
+from robodyn.model.chain_frames import ChainFrames, frame_decls
 from robodyn.model.chain_parts import (
     DEFAULT_FRICTION_SMOOTHING,
     DEFAULT_GRAVITY,
@@ -92,6 +93,9 @@ class ChainSystem(ManipulatorSystem):
         Default: one torque/force ``<joint>_tau`` per joint.
     friction_smoothing
         eps of the smoothed Coulomb friction tanh(q'/eps).
+    frames
+        Extra frames ``{name: {parent: <link or frame>, xyz: [...], rpy: [...]}}`` (robodyn.model.chain_frames),
+        besides one per link.
     check_inertia
         True (default): a link inertia with a negative principal moment is refused, one that breaks the
         triangle inequality is kept with a :class:`~robodyn.errors.RobodynWarning` (published, identified
@@ -110,8 +114,10 @@ class ChainSystem(ManipulatorSystem):
         friction_smoothing: float = DEFAULT_FRICTION_SMOOTHING,
         name: str = "chain",
         check_inertia: bool = True,
+        frames: Mapping[str, Any] | None = None,
     ):
         self.check_inertia = bool(check_inertia)
+        self.frame_decls = tuple(frame_decls(frames, f"model {name!r}"))
         self.joints = tuple(j if isinstance(j, Joint) else Joint(**j) for j in joints)
         self.links = tuple(k if isinstance(k, Link) else Link(**k) for k in links)
         coords = _names([j.name for j in self.joints if j.mimic is None], "coordinates")
@@ -217,6 +223,7 @@ class ChainSystem(ManipulatorSystem):
         order = self._topology()
         links = {k.name: k for k in self.links}
         post: dict[str, tuple[sympy.Matrix, sympy.Matrix]] = {}  # link -> (R_B, p_B): joint frame <- link frame
+        self._link_offsets = post
         bodies: list[BodySpec] = []
         position_of = {joint: k for k, joint in enumerate(order)}
         for i in order:
@@ -316,17 +323,35 @@ class ChainSystem(ManipulatorSystem):
 
     # --- straight-line dynamics (the tape, compiled) ---------------------------------------------------
     @functools.cached_property
-    def _program(self) -> ManipulatorProgram:
-        """Every numeric function of the chain, recorded on one tape (robodyn.rigid.dynamics)."""
+    def _tape(self) -> tuple[Tape, dict[Any, Value]]:
+        """The chain's tape and its leaves by symbol: t, x (2n), u (m), p, and the accelerations a (n)."""
         tape = Tape()
         n, m = self.n_coordinates, self.n_inputs
         x, u = tape.leaves(1, 2 * n), tape.leaves(2, m)
-        p, a = tape.leaves(3, len(self.parameters)), tape.leaves(4, n)
-        table = {TIME: tape.leaf(0, 0), **dict(zip(self.x_symbols, x)), **dict(zip(self.u_symbols, u)),
-                 **dict(zip(self.p_symbols, p))}
+        p = tape.leaves(3, len(self.parameters))
+        tape.leaves(4, n)
+        return tape, {TIME: tape.leaf(0, 0), **dict(zip(self.x_symbols, x)), **dict(zip(self.u_symbols, u)),
+                      **dict(zip(self.p_symbols, p))}
 
-        def value(expr: Any) -> Value:
-            return tape.from_sympy(as_expr(expr), table)
+    def _tape_value(self, expr: Any) -> Value:
+        """A sympy expression (or number) in the model's symbols as a value on the chain's tape."""
+        tape, table = self._tape
+        return tape.from_sympy(as_expr(expr), table)
+
+    def kinematics(self) -> ChainFrames:
+        """The chain's frames and their compiled kinematic functions (robodyn.model.chain_frames)."""
+        memo = self.memo()
+        if "kinematics" not in memo:
+            memo["kinematics"] = ChainFrames(self)
+        return memo["kinematics"]
+
+    @functools.cached_property
+    def _program(self) -> ManipulatorProgram:
+        """Every numeric function of the chain, recorded on one tape (robodyn.rigid.dynamics)."""
+        tape, _ = self._tape
+        n, m = self.n_coordinates, self.n_inputs
+        x, u, a = tape.leaves(1, 2 * n), tape.leaves(2, m), tape.leaves(4, n)
+        value = self._tape_value
 
         def rows(matrix: Any) -> tuple[tuple[Value, ...], ...]:
             return tuple(tuple(value(e) for e in row) for row in matrix)

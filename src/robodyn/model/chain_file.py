@@ -74,8 +74,13 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     if isinstance(smoothing, bool) or not isinstance(smoothing, int | float):
         raise r.fail(("friction_smoothing",), f"must be a positive number, got {smoothing!r}")
     outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
+    frames = {}
+    for frame, entry in (r.get("frames", dict) or {}).items():
+        if not isinstance(entry, dict):
+            raise r.fail(("frames", frame), "must be {parent: <link>, xyz: [x, y, z], rpy: [roll, pitch, yaw]}")
+        frames[frame] = {k: v if k == "parent" else number(("frames", frame, k), v) for k, v in entry.items()}
     return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
-                       friction_smoothing=float(smoothing), name=name)
+                       friction_smoothing=float(smoothing), name=name, frames=frames)
 
 
 def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ Kinds (docs/models.md has the full reference):
 - ``first_order``: ``states`` and ``dynamics`` (one expression per state);
 - ``mechanical``: ``coordinates``, ``mass``, optional ``damping``, ``stiffness``, ``input_matrix``;
 - ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential`` and ``forces``.
-- ``chain``: ``joints`` and ``links``, optional ``gravity`` and ``friction_smoothing``
+- ``chain``: ``joints`` and ``links``, optional ``gravity``, ``friction_smoothing`` and ``frames``
   (:mod:`robodyn.model.chain`).
 
 All share ``name``, ``description``, ``parameters``, ``inputs`` and ``outputs``. Expressions are parsed
@@ -40,7 +40,7 @@ KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces"},
-    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing"},
+    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames"},
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),

@@ -24,7 +24,8 @@ Structure
     ``manipulator()``: the second-order parts (:class:`Manipulator`); ``explicit_form(limit)``: x' = f as
     sympy expressions with df/dx, for interval arithmetic; ``classification_basis`` and
     ``classification_equations()``: how :func:`robodyn.classify` can decide; ``scalar_damping()``;
-    ``show_text()`` / ``latex_text()``: what ``robodyn show`` prints.
+    ``show_text()`` / ``latex_text()``: what ``robodyn show`` prints; ``kinematics()``: the frames of a
+    rigid-body model and their compiled functions (:class:`KinematicTree`), None for other models.
 Caches
     ``memo()`` is a per-model store for what consumers derive from the model's equations (simulation
     plans, for instance). A model owns it; copies made by ``with_parameters`` share it, so nothing in
@@ -39,7 +40,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-__all__ = ["ExplicitForm", "Manipulator", "ModelContract"]
+__all__ = ["ExplicitForm", "KinematicTree", "Manipulator", "ModelContract"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +55,22 @@ class ExplicitForm:
     u: tuple[Any, ...]
     p: tuple[Any, ...]
     jacobian: Any
+
+
+@runtime_checkable
+class KinematicTree(Protocol):
+    """The frames of a rigid-body model (robodyn.model.chain_frames.ChainFrames).
+
+    ``frames``: every frame name; ``parents``: frame -> the frame it hangs from (None for the base);
+    ``evaluate(quantity, frame, x, p)``: ``pose`` (12: R row-major, p), ``jacobian`` (6n, world-aligned),
+    ``bias`` (6: J'q') of a frame, or ``origins`` (frame None: 3 per body) at states x ``(N, 2n)``,
+    ``(N, size)``.
+    """
+
+    frames: tuple[str, ...]
+    parents: Mapping[str, str | None]
+
+    def evaluate(self, quantity: str, frame: str | None, x: np.ndarray, p: np.ndarray) -> np.ndarray: ...
 
 
 @runtime_checkable
@@ -130,6 +147,8 @@ class ModelContract(Protocol):
     def affine_form(self, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None: ...
 
     def manipulator(self) -> Manipulator | None: ...
+
+    def kinematics(self) -> KinematicTree | None: ...
 
     def explicit_form(self, max_coordinates: int) -> ExplicitForm | None: ...
 

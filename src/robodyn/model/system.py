@@ -372,6 +372,10 @@ class Model:
         """The second-order parts (:class:`robodyn.model.protocol.Manipulator`), or None."""
         return None
 
+    def kinematics(self) -> Any:
+        """The frames and kinematic functions (:class:`robodyn.model.protocol.KinematicTree`), or None."""
+        return None
+
     def mechanical_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...] | None:
         """``(M, B, K, F)`` of M q'' + B q' + K q = F u with constant matrices, or None."""
         return None

@@ -185,6 +185,7 @@ class UrdfParts(NamedTuple):
     links: list[Link]
     records: tuple[UrdfJoint, ...]
     names: dict[str, str]  # URDF joint name -> coordinate name (robodyn.model.urdf_file.coordinate_names)
+    frames: dict[str, dict[str, Any]]  # links merged by fixed joints: {name: {parent, xyz, rpy}} in their body
 
 
 def _record(joint: ET.Element, where: str) -> UrdfJoint:
@@ -233,6 +234,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
                              "link to one tree")
     names = coordinate_names([j.get("name", "") for j in root.findall("joint") if j.get("type") in MOVABLE])
     joints: list[Joint] = []
+    frames: dict[str, dict[str, Any]] = {}
     bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}", check_inertia)}
     # pre-order depth-first over the joints, each link's child joints by name (Pinocchio's order);
     # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
@@ -252,6 +254,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
         joint_rotation, joint_position = _origin(joint.find("origin"), label)
         rotation_c, position_c = rotation @ joint_rotation, position + rotation @ joint_position
         if kind == "fixed":
+            frames[child] = {"parent": body, "xyz": tuple(position_c.tolist()), "rpy": tuple(_matrix_rpy(rotation_c))}
             part = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
             bodies[body].add(part.mass, position_c + rotation_c @ part.com, rotation_c @ part.inertia @ rotation_c.T)
             stack += [(j, body, rotation_c, position_c) for j in reversed(children.get(child, []))]
@@ -268,7 +271,7 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
     chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
                         inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     records = tuple(_record(joint, where) for joint in root.findall("joint"))
-    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names)
+    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names, frames)
 
 
 class UrdfRobot(UrdfRobotInfo, ChainSystem):
@@ -294,7 +297,7 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
     def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None):
         # each link was checked in the file (or the check was declined): merged bodies need none
-        super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False)
+        super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False, frames=parts.frames)
         self.path = path
         self.joint_records = parts.records
         by_name = {parts.names[r.name]: r.limits for r in parts.records if r.name in parts.names}
@@ -395,7 +398,7 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
     kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
     they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
-    robot, joints, links, _, _ = urdf_chain_parts(path, dynamics=dynamics)
+    robot, joints, links, _, _, frames = urdf_chain_parts(path, dynamics=dynamics)
 
     def vector(values: Any) -> str:
         return "[" + ", ".join(_number(v) for v in values) + "]"
@@ -404,7 +407,7 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
         return json.dumps(name)
 
     lines = [f"# {Path(path).name} as a chain file, written by robodyn (robodyn convert): fixed joints are merged",
-             "# into their parent links; frames without mass are left out.",
+             "# into their parent links, which keep them as frames.",
              f"name: {text(robot)}", "kind: chain", f"description: {text(robot + ' from its URDF')}",
              "gravity: [0, 0, -9.81]",
              "joints:"]
@@ -421,6 +424,11 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
             fields.append(f"mimic: {{joint: {text(mimic['joint'])}, multiplier: {_number(mimic['multiplier'])}, "
                           f"offset: {_number(mimic['offset'])}}}")
         lines.append("  - {" + ", ".join(fields) + "}")
+    if frames:
+        lines.append("frames:  # links fixed to a moving one (tools, flanges, sensors), placed in its frame")
+        for name, frame in frames.items():
+            lines.append(f"  {text(name)}: {{parent: {text(frame['parent'])}, xyz: {vector(frame['xyz'])}, "
+                         f"rpy: {vector(frame['rpy'])}}}")
     lines.append("links:")
     for link in links:
         inertia = link.inertia

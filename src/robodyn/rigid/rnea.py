@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "rnea"]
+__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "rnea", "world_frames"]
 
 Vec = list[Value]  # three values
 Mat = list[list[Value]]  # 3x3 values, row-major
@@ -145,22 +145,22 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Va
     return tau
 
 
-def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
-    """Centres of mass of the bodies in the base frame: one (3,) per body."""
-    world_rot: list[Mat] = []
-    world_pos: list[Vec] = []
-    coms = []
+def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[tuple[Mat, Vec]]:
+    """(R, p) of every body's joint frame in the base frame, one per body (R: base <- joint frame)."""
+    frames: list[tuple[Mat, Vec]] = []
     for i, body in enumerate(bodies):
         rot, pos = placement(tape, body, q[i])
         if body.parent < 0:
-            world_rot.append(rot)
-            world_pos.append(pos)
+            frames.append((rot, pos))
         else:
-            r_p, p_p = world_rot[body.parent], world_pos[body.parent]
-            world_rot.append(_matmul(r_p, rot))
-            world_pos.append(_add(p_p, _matvec(r_p, pos)))
-        coms.append(_add(world_pos[i], _matvec(world_rot[i], body.com)))
-    return coms
+            r_p, p_p = frames[body.parent]
+            frames.append((_matmul(r_p, rot), _add(p_p, _matvec(r_p, pos))))
+    return frames
+
+
+def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
+    """Centres of mass of the bodies in the base frame: one (3,) per body."""
+    return [_add(p, _matvec(r, body.com)) for (r, p), body in zip(world_frames(tape, bodies, q), bodies)]
 
 
 def cholesky_factor(matrix: Sequence[Sequence[Value]]) -> list[list[Value]]:

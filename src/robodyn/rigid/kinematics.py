@@ -1,0 +1,127 @@
+"""Forward kinematics on the straight-line tape: frame poses, geometric Jacobians and J'q'.
+
+A *frame* is fixed to a body of the tree (or to the base, body -1) at a constant placement (R_o, p_o)
+in the body's joint frame. For the joint coordinates q (one value per body, mimic couplings applied by
+the caller) :class:`KinematicsProgram` records, per frame:
+
+============  ======================================================================================  ========
+function      outputs                                                                                 shape
+============  ======================================================================================  ========
+``pose``      the rotation R (world <- frame) row-major, then the origin p in the world frame          (12,)
+``jacobian``  J = [Jv; Jw], 6 x n row-major: v = Jv q' (origin velocity), w = Jw q' (angular), world  (6n,)
+              axes at the frame origin (Pinocchio's ``LOCAL_WORLD_ALIGNED``)
+``bias``      J'q' = d(J q')/dt at q'' = 0: the classical acceleration of the origin and the angular   (6,)
+              acceleration for q'' = 0, world axes
+``origins``   the origins of every body's joint frame, body order                                       (3 bodies,)
+============  ======================================================================================  ========
+
+The Jacobian is built from the joint axes (a revolute joint i with world axis z_i through o_i moves the
+frame origin p at z_i x (p - o_i) and turns it at z_i; a prismatic one moves it at z_i), each body's
+column scaled by its coupling multiplier and added to its coordinate's column. J'q' is the forward-mode
+derivative of J q' along q' (robodyn.rigid.tape.Tape.derive), so both are exact.
+
+Reference: B. Siciliano, L. Sciavicco, L. Villani, G. Oriolo, *Robotics: Modelling, Planning and
+Control*, Springer 2009, sections 3.1 (geometric Jacobian) and 3.9 (its derivative).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from robodyn.rigid.rnea import Body, Mat, Vec, _add, _cross, _matmul, _matvec, world_frames
+from robodyn.rigid.tape import Tape, Value
+
+__all__ = ["QUANTITIES", "FrameSpec", "KinematicsProgram"]
+
+QUANTITIES = ("pose", "jacobian", "bias")
+
+
+@dataclass(frozen=True, slots=True)
+class FrameSpec:
+    """A frame fixed to body ``body`` (-1: the base) at rotation ``rotation`` (3, 3) and ``position`` (3,)
+    in that body's joint frame (tape values)."""
+
+    body: int
+    rotation: tuple[tuple[Value, ...], ...]
+    position: tuple[Value, ...]
+
+
+class KinematicsProgram:
+    """The kinematic functions of a tree of bodies (see the module docstring), recorded on demand.
+
+    ``couplings[k] = (coordinate, multiplier, offset)``: body k's joint moves as multiplier q[coordinate] +
+    offset; ``x`` (2n,) are the state leaves (q, then q').
+    """
+
+    def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
+                 x: Sequence[Value]):
+        self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
+        self.n = len(x) // 2
+        self.q, self.qd = list(x[: self.n]), list(x[self.n:])
+        self.zero = tape.const(0.0)
+        positions = [a * self.q[c] + b for c, a, b in self.couplings]
+        self.frames = world_frames(tape, self.bodies, positions)
+        self._recorded: dict[tuple[FrameSpec | None, str], list[Value]] = {}
+
+    def outputs(self, frame: FrameSpec | None, quantity: str) -> list[Value]:
+        """The outputs of ``quantity`` (``pose``, ``jacobian``, ``bias``) for ``frame``, or ``origins`` (frame
+        None)."""
+        key = (frame, quantity)
+        if key not in self._recorded:
+            if quantity == "origins":
+                self._recorded[key] = [v for _, p in self.frames for v in p]
+            elif quantity == "pose":
+                rotation, position = self._pose(frame)  # type: ignore[arg-type]
+                self._recorded[key] = [v for row in rotation for v in row] + position
+            elif quantity == "jacobian":
+                self._recorded[key] = [v for row in self._jacobian(frame) for v in row]  # type: ignore[arg-type]
+            elif quantity == "bias":
+                self._recorded[key] = self._bias(frame)  # type: ignore[arg-type]
+            else:
+                raise KeyError(f"no kinematic quantity {quantity!r}: one of {', '.join(QUANTITIES)}, origins")
+        return self._recorded[key]
+
+    def _pose(self, frame: FrameSpec) -> tuple[Mat, Vec]:
+        if frame.body < 0:
+            return [list(row) for row in frame.rotation], list(frame.position)
+        r_b, p_b = self.frames[frame.body]
+        return _matmul(r_b, frame.rotation), _add(p_b, _matvec(r_b, frame.position))
+
+    def _ancestors(self, body: int) -> list[int]:
+        chain = []
+        while body >= 0:
+            chain.append(body)
+            body = self.bodies[body].parent
+        return chain
+
+    def _jacobian(self, frame: FrameSpec) -> list[list[Value]]:
+        """6 x n: rows vx, vy, vz, wx, wy, wz (world axes, at the frame origin)."""
+        _, origin = self._pose(frame)
+        columns: list[list[Value]] = [[self.zero] * 6 for _ in range(self.n)]
+        for k in self._ancestors(frame.body):
+            body = self.bodies[k]
+            rotation, joint_origin = self.frames[k]
+            axis = _matvec(rotation, body.axis)  # the joint axis in the world frame
+            coordinate, multiplier, _ = self.couplings[k]
+            if body.prismatic:
+                column = [*axis, self.zero, self.zero, self.zero]
+            else:
+                arm = [origin[i] - joint_origin[i] for i in range(3)]
+                column = [*_cross(axis, arm), *axis]
+            columns[coordinate] = [columns[coordinate][i] + multiplier * column[i] for i in range(6)]
+        return [[columns[j][i] for j in range(self.n)] for i in range(6)]
+
+    def _bias(self, frame: FrameSpec) -> list[Value]:
+        """J'q' = sum_k d(J q')/dq_k q'_k (q' held: the derivative of J q' along the motion at q'' = 0)."""
+        jacobian = self._jacobian(frame)
+        twist = [_dot(row, self.qd) for row in jacobian]
+        derivatives = self.tape.derive(twist, self.q)
+        return [_dot(row, self.qd) for row in derivatives]
+
+
+def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
+    total = a[0] * b[0]
+    for x, y in zip(a[1:], b[1:]):
+        total = total + x * y
+    return total
