@@ -40,6 +40,9 @@ _LAZY: dict[str, str] = {
     "LagrangianSystem": "robodyn.model.lagrange",
     "LinearSystem": "robodyn.model.linear",
     "LipschitzBound": "robodyn.analysis.existence",
+    "FramePath": "robodyn.kinematics.paths",
+    "IKResult": "robodyn.kinematics.ik",
+    "Kinematics": "robodyn.kinematics.frames",
     "ManipulatorSystem": "robodyn.model.mechanical",
     "MechanicalSystem": "robodyn.model.mechanical",
     "ModalDecomposition": "robodyn.analysis.modes",
@@ -47,6 +50,7 @@ _LAZY: dict[str, str] = {
     "Model": "robodyn.model.system",
     "Modes": "robodyn.analysis.modes",
     "OperatingPoint": "robodyn.analysis.equilibrium",
+    "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
     "Response": "robodyn.analysis.second_order",
     "ScalarDamping": "robodyn.model.mechanical",
@@ -58,10 +62,12 @@ _LAZY: dict[str, str] = {
     "Trajectory": "robodyn.trajectory",
     "Validity": "robodyn.analysis.validity",
     "Verification": "robodyn.analysis.verify",
+    "animate": "robodyn.kinematics.animate",
     "classify": "robodyn.analysis.classify",
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
     "forced_response": "robodyn.analysis.response",
+    "inverse_kinematics": "robodyn.kinematics.ik",
     "linearize": "robodyn.analysis.linearize",
     "linearize_trajectory": "robodyn.analysis.ltv",
     "lipschitz": "robodyn.analysis.existence",
@@ -90,6 +96,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.verify import Verification, verify
     from robodyn.integrate.events import Event
     from robodyn.integrate.simulate import simulate
+    from robodyn.kinematics.animate import animate
+    from robodyn.kinematics.frames import Kinematics, Pose
+    from robodyn.kinematics.ik import IKResult, inverse_kinematics
+    from robodyn.kinematics.paths import FramePath
     from robodyn.model.catalog import CATALOG
     from robodyn.model.files import load, load_file, read_model_text
     from robodyn.model.lagrange import LagrangianSystem
@@ -113,7 +123,10 @@ __all__ = [
     "Event",
     "Existence",
     "ExpressionError",
+    "FramePath",
+    "IKResult",
     "InputError",
+    "Kinematics",
     "LTVSystem",
     "LagrangianSystem",
     "LinearSystem",
@@ -128,6 +141,7 @@ __all__ = [
     "NumericalError",
     "OperatingPoint",
     "PicardIterates",
+    "Pose",
     "Response",
     "RobodynError",
     "RobodynWarning",
@@ -144,10 +158,12 @@ __all__ = [
     "Validity",
     "Verification",
     "__version__",
+    "animate",
     "classify",
     "existence",
     "find_equilibrium",
     "forced_response",
+    "inverse_kinematics",
     "linearize",
     "linearize_trajectory",
     "lipschitz",

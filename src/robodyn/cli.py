@@ -25,10 +25,17 @@ import robodyn
 # that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
 from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
 from robodyn.atomic import check_output_path, write_bytes_atomic, write_text_atomic
+from robodyn.cli_args import add_json as _add_json
+from robodyn.cli_args import add_model as _add_model
+from robodyn.cli_args import add_point as _add_point
+from robodyn.cli_args import assignments as _assignments
+from robodyn.cli_args import load_model as _model
+from robodyn.cli_kinematics import add_commands as add_kinematics_commands
+from robodyn.cli_kinematics import select_outputs
 from robodyn.errors import ConvergenceError, InputError, RobodynError
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import METHOD_NAMES
-from robodyn.model.expr import parse_assignments, parse_number
+from robodyn.model.expr import parse_number
 from robodyn.model.system import Model
 from robodyn.signals import parse_input_assignments
 from robodyn.trajectory import Trajectory
@@ -50,37 +57,8 @@ def _fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
-# --- shared option handling --------------------------------------------------------------------------
-def _assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
-    values: dict[str, float] = {}
-    for text in texts or ():
-        for name, value in parse_assignments(text, where=option).items():
-            if name in values:
-                raise InputError(f"{option}: {name!r} is given twice")
-            values[name] = value
-    return values
-
-
-def _model(args: argparse.Namespace) -> Model:
-    """Load MODEL and apply ``--param`` overrides (checked against the model's parameters)."""
-    return robodyn.load(args.model).with_parameters(_assignments(args.param, "--param"))
-
-
+# --- shared option handling (robodyn.cli_args) -------------------------------------------------------
 _HOLDING_POINT = "states and inputs; states left out are 0, inputs default to the holding input"
-
-
-def _add_json(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--json", action="store_true", help="print JSON")
-
-
-def _add_point(parser: argparse.ArgumentParser, description: str) -> None:
-    parser.add_argument("--at", action="append", metavar="NAME=VALUE,...", help=description)
-
-
-def _add_model(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("model", metavar="MODEL", help="a YAML model file or a catalog name (joint, pendulum, ...)")
-    parser.add_argument("--param", action="append", metavar="NAME=VALUE,...",
-                        help="override parameters, e.g. --param m=2,l=0.5 (values accept pi and arithmetic)")
 
 
 # --- show --------------------------------------------------------------------------------------------
@@ -172,6 +150,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         t_eval=t_eval,
     )
     assert isinstance(trajectory, Trajectory)
+    if args.output:
+        names = [name.strip() for text in args.output for name in text.split(",") if name.strip()]
+        trajectory = select_outputs(model, trajectory, names)
     if args.out == "-":
         buffer = io.StringIO()
         columns, table = trajectory._table()
@@ -449,6 +430,9 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
     simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory")
+    simulate.add_argument("--output", action="append", metavar="NAME,...",
+                          help="record these outputs: the model's, or FRAME.QUANTITY (position, orientation, "
+                               "velocity, angular_velocity) of a robot's frame, e.g. tool0.position")
     simulate.set_defaults(run=_cmd_simulate)
 
     modes_command = commands.add_parser("modes", help="eigenvalues, natural frequencies, damping, stability")
@@ -495,6 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--to", required=True, metavar="CHAIN.yaml", help="the chain file to write")
     convert.add_argument("--no-dynamics", action="store_true", help="leave out <dynamics damping friction>")
     convert.set_defaults(run=_cmd_convert)
+    add_kinematics_commands(commands)
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
     check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")

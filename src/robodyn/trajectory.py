@@ -18,6 +18,8 @@ from robodyn.errors import InputError, ShapeError, UnknownNameError
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
+    from robodyn.kinematics.paths import FramePath
+
 __all__ = ["BatchTrajectory", "EventRecord", "SimulationStats", "Trajectory"]
 
 Array = NDArray[np.float64]
@@ -101,6 +103,8 @@ class Trajectory:
     model : the model's name
     stats : :class:`SimulationStats`
     events : located events, in time order
+    source : the model object simulated (None when the trajectory was built by hand); :meth:`frame` needs it
+    params : (n_p,) the parameter values of the run, or None (the source's defaults)
     """
 
     t: Array
@@ -113,6 +117,8 @@ class Trajectory:
     model: str
     stats: SimulationStats
     events: tuple[EventRecord, ...] = field(default=())
+    source: Any = field(default=None, repr=False, compare=False)
+    params: Array | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._freeze(self.t, self.x, self.u, self.y, adopt=False)
@@ -120,15 +126,15 @@ class Trajectory:
     @classmethod
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
                outputs: tuple[str, ...], model: str, stats: SimulationStats,
-               events: tuple[EventRecord, ...]) -> Trajectory:
+               events: tuple[EventRecord, ...], *, source: Any = None, params: Array | None = None) -> Trajectory:
         """The constructor for :func:`robodyn.simulate`: the same checks and result, but ``x``, ``u`` and ``y``
         are taken over (made read-only in place) when they own their memory, so the caller must not keep them.
 
-        ``t`` is copied, since it may be the caller's ``t_eval``.
+        ``t`` and ``params`` are copied, since ``t`` may be the caller's ``t_eval``.
         """
         self = object.__new__(cls)
         for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("model", model),
-                            ("stats", stats), ("events", events)):
+                            ("stats", stats), ("events", events), ("source", source), ("params", params)):
             object.__setattr__(self, name, value)
         self._freeze(t, x, u, y, adopt=True)
         return self
@@ -145,6 +151,8 @@ class Trajectory:
         set_(self, "inputs", tuple(self.inputs))
         set_(self, "outputs", tuple(self.outputs))
         set_(self, "events", tuple(self.events))
+        if self.params is not None:
+            set_(self, "params", _frozen(self.params, (np.size(self.params),), "params"))
         set_(self, "t", _frozen(t, (T,), "t"))
         set_(self, "x", take(x, (T, len(self.states)), "x"))
         set_(self, "u", take(u, (T, len(self.inputs)), "u"))
@@ -183,6 +191,22 @@ class Trajectory:
 
         degree = min(3, len(self) - 1)
         return np.asarray(make_interp_spline(self.t, self.x, k=degree, axis=0)(times))
+
+    def frame(self, name: str | None = None) -> FramePath:
+        """The motion of the frame ``name`` (default: the tool frame) over the run, from the states' q and q'.
+
+        Needs the model simulated (:attr:`source`, set by :func:`robodyn.simulate`) to have frames: a chain
+        or a URDF robot. Poses and velocities are evaluated for all T states in one batch call with the
+        run's parameters.
+
+        Returns
+        -------
+        :class:`robodyn.kinematics.paths.FramePath` with ``position`` (T, 3), ``rotation`` (T, 3, 3),
+        ``quaternion`` (T, 4), ``rpy`` (T, 3) and ``velocity`` (T, 6) = [v; w] in world axes.
+        """
+        from robodyn.kinematics.paths import frame_path
+
+        return frame_path(self, name)
 
     # --- export -----------------------------------------------------------------------------------
     def _table(self) -> tuple[list[str], Array]:
@@ -262,6 +286,7 @@ class BatchTrajectory:
     model : the model's name
     stats : totals over the batch
     events : per trajectory, its located events (after a terminal event its later rows are NaN)
+    source : the model object simulated (None when the batch was built by hand)
     """
 
     t: Array
@@ -277,6 +302,7 @@ class BatchTrajectory:
     model: str
     stats: SimulationStats
     events: tuple[tuple[EventRecord, ...], ...] = field(default=())
+    source: Any = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._freeze(self.t, self.x, self.u, self.y, adopt=False)
@@ -284,13 +310,14 @@ class BatchTrajectory:
     @classmethod
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, x0: Array, params: Array, states: tuple[str, ...],
                inputs: tuple[str, ...], outputs: tuple[str, ...], parameters: tuple[str, ...], model: str,
-               stats: SimulationStats, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
+               stats: SimulationStats, events: tuple[tuple[EventRecord, ...], ...], *,
+               source: Any = None) -> BatchTrajectory:
         """The constructor for :func:`robodyn.simulate`, as :meth:`Trajectory._adopt`: ``x``, ``u`` and ``y``
         are taken over when they own their memory; ``t``, ``x0`` and ``params`` are copied."""
         self = object.__new__(cls)
         for name, value in (("x0", x0), ("params", params), ("states", states), ("inputs", inputs),
                             ("outputs", outputs), ("parameters", parameters), ("model", model), ("stats", stats),
-                            ("events", events)):
+                            ("events", events), ("source", source)):
             object.__setattr__(self, name, value)
         self._freeze(t, x, u, y, adopt=True)
         return self
@@ -313,11 +340,13 @@ class BatchTrajectory:
         return self.x.shape[0]
 
     def __getitem__(self, index: int) -> Trajectory:
-        """Trajectory number ``index`` (its stats are the batch's totals)."""
+        """Trajectory number ``index`` (its stats are the batch's totals; it keeps the source and its
+        parameters)."""
         if not -len(self) <= index < len(self):
             raise IndexError(f"batch has {len(self)} trajectories, index {index} is out of range")
         return Trajectory(self.t, self.x[index], self.u[index], self.y[index], self.states, self.inputs,
-                          self.outputs, self.model, self.stats, self.events[index] if self.events else ())
+                          self.outputs, self.model, self.stats, self.events[index] if self.events else (),
+                          source=self.source, params=self.params[index])
 
     def state(self, name: str) -> Array:
         """One state across the batch, ``(N, T)``."""

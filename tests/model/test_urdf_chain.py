@@ -38,6 +38,7 @@ def _robots() -> Path | None:
 
 ROBOTS = _robots()
 SLOW_ABOVE = 16  # coordinates: larger trees take seconds each to compile
+JACOBIAN_LIMIT = 40  # coordinates up to which A and B are compared (the forward-mode tape grows as n^3)
 # Files the loader refuses, with the reason: the files are wrong (Pinocchio ignores mimic tags and loads
 # massless moving links, whose singular mass matrix it cannot invert either).
 REFUSED = {
@@ -131,14 +132,17 @@ def test_every_robot_agrees_with_pinocchio(relative: str) -> None:
         _close(model.inverse_dynamics(q, np.zeros(n), np.zeros(n)),
                G.T @ pin.computeGeneralizedGravity(reference, data, configuration))
         bias = G.T @ pin.rnea(reference, data, configuration, G @ v, zero)
-        _close(model.f(0.0, x, tau)[n:], np.linalg.solve(mass, tau - bias), rtol=1e-9)
-        if G.shape[0] == n:  # no mimic joint: Pinocchio's analytic derivatives of the same system
-            _close(model.f(0.0, x, tau)[n:], pin.aba(reference, data, configuration, v, tau))
+        # q'' = M^-1 (...) from two algorithms: their difference is bounded by ~cond(M) eps relative (1e-10
+        # covers the arms, cond(M) < 1e4; the humanoids' tiny hand links reach cond(M) ~ 1e8)
+        solved = max(1e-10, 100 * np.finfo(float).eps * float(np.linalg.cond(mass)))
+        _close(model.f(0.0, x, tau)[n:], np.linalg.solve(mass, tau - bias), rtol=max(solved, 1e-9))
+        if G.shape[0] == n and n <= JACOBIAN_LIMIT:  # Pinocchio's analytic derivatives of the same system
+            _close(model.f(0.0, x, tau)[n:], pin.aba(reference, data, configuration, v, tau), rtol=solved)
             ddq_dq, ddq_dv, minv = pin.computeABADerivatives(reference, data, configuration, v, tau)
             A, B = model.jacobians(0.0, x, tau)
-            _close(A[n:, :n], ddq_dq)
-            _close(A[n:, n:], ddq_dv)
-            _close(B[n:], np.triu(minv) + np.triu(minv, 1).T)
+            _close(A[n:, :n], ddq_dq, rtol=solved)
+            _close(A[n:, n:], ddq_dv, rtol=solved)
+            _close(B[n:], np.triu(minv) + np.triu(minv, 1).T, rtol=solved)
 
 
 @needs_robots

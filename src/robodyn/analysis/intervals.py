@@ -166,9 +166,16 @@ def _from_mpi(value: MPI) -> Interval:
 
 
 def _monotone(x: Interval, function: Callable[..., MPF], increasing: bool = True) -> Interval:
-    """Enclosure of a monotone function from its values at the endpoints, rounded outward."""
+    """Enclosure of a monotone function from its values at the endpoints, rounded outward (and one more ulp:
+    :func:`_outward`)."""
     first, second = (x.lo, x.hi) if increasing else (x.hi, x.lo)
-    return Interval(_floor(function(_mpf(first), _PREC, "f")), _ceil(function(_mpf(second), _PREC, "c")))
+    return _outward(Interval(_floor(function(_mpf(first), _PREC, "f")), _ceil(function(_mpf(second), _PREC, "c"))))
+
+
+def _outward(interval: Interval) -> Interval:
+    """``interval`` one ulp wider each side. mpmath's directed rounding of the transcendental functions is not
+    always outward: mpf_exp(2**-52, 53, "c") gives 1 + 2**-52, below the true 1 + 2**-52 + 2**-105."""
+    return Interval(math.nextafter(interval.lo, -_INF), math.nextafter(interval.hi, _INF))
 
 
 def _fraction(value: Fraction) -> Interval:
@@ -193,13 +200,14 @@ def _issue(interval: Interval, kind: str, message: str) -> Result:
 
 
 def _exp(x: Interval) -> Result:
-    return _ok(_from_mpi(libmp.mpi_exp(_to_mpi(x), _PREC)))
+    result = _outward(_from_mpi(libmp.mpi_exp(_to_mpi(x), _PREC)))
+    return _ok(Interval(max(result.lo, 0.0), result.hi))
 
 
 def _log(x: Interval) -> Result:
     if x.lo <= 0:
         return _issue(ENTIRE, "undefined", "reaches <= 0, outside the domain of log")
-    return _ok(_from_mpi(libmp.mpi_log(_to_mpi(x), _PREC)))
+    return _ok(_outward(_from_mpi(libmp.mpi_log(_to_mpi(x), _PREC))))
 
 
 def _sqrt(x: Interval) -> Result:
@@ -212,13 +220,14 @@ def _periodic(function: Callable[[MPI, int], MPI]) -> Callable[[Interval], Resul
     def enclosure(x: Interval) -> Result:
         if not x.bounded:
             return _ok(Interval(-1.0, 1.0))
-        return _ok(_from_mpi(function(_to_mpi(x), _PREC)))  # mpmath finds the extrema inside x
+        result = _outward(_from_mpi(function(_to_mpi(x), _PREC)))  # mpmath finds the extrema inside x
+        return _ok(Interval(max(result.lo, -1.0), min(result.hi, 1.0)))
 
     return enclosure
 
 
 def _tan(x: Interval) -> Result:
-    result = _from_mpi(libmp.mpi_tan(_to_mpi(x), _PREC)) if x.bounded else ENTIRE
+    result = _outward(_from_mpi(libmp.mpi_tan(_to_mpi(x), _PREC))) if x.bounded else ENTIRE
     if not result.bounded:
         return _issue(ENTIRE, "unbounded", "contains a pole of tan (pi/2 + k pi)")
     return _ok(result)

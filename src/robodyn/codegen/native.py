@@ -81,22 +81,23 @@ class NativeBatch:
                  out: np.ndarray) -> None:
         count = out.shape[0]
         arguments: list[Any] = []
-        keep = []
+        keep = []  # the converted arrays stay alive until the call returns
         for array in (x, u, p, a):
-            array = np.ascontiguousarray(array, dtype=np.float64)
+            if type(array) is not np.ndarray or array.dtype != np.float64 or not array.flags.c_contiguous:
+                array = np.ascontiguousarray(array, dtype=np.float64)
             if array.ndim == 2 and array.shape[0] != count:
                 raise ValueError(f"{array.shape[0]} rows where {count} were expected")
             keep.append(array)
             stride = array.shape[1] if array.ndim == 2 else 0
-            address = array.ctypes.data if array.size else ctypes.addressof(_EMPTY)
-            arguments += [address, stride]
+            arguments += [array.__array_interface__["data"][0] if array.size else _EMPTY_ADDRESS, stride]
         if not (out.flags.c_contiguous and out.flags.writeable and out.dtype == np.float64):
             raise ValueError("out must be a writable C-contiguous float64 array")
-        arguments += [out.ctypes.data, out.shape[1] if out.ndim == 2 else 0]
+        arguments += [out.__array_interface__["data"][0], out.shape[1] if out.ndim == 2 else 0]
         self._function(count, float(t), *arguments)
 
 
-_EMPTY = ctypes.c_double(0.0)  # the address given for an argument without entries (never read)
+_EMPTY = ctypes.c_double(0.0)
+_EMPTY_ADDRESS = ctypes.addressof(_EMPTY)  # given for an argument without entries (never read)
 
 
 def _engine() -> Any:

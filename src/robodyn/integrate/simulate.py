@@ -559,7 +559,8 @@ def _assemble(model: Model, method: str, path: str, runs: list[RunResult], input
         u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
         stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds)
         return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
-                                 model.inputs, model.outputs, model.name, stats, tuple(run.events))
+                                 model.inputs, model.outputs, model.name, stats, tuple(run.events), source=model,
+                                 params=parameters[0])
     stats = SimulationStats(path, method, sum(r.nfev for r in runs), sum(r.steps for r in runs),
                             sum(r.rejected for r in runs), sum(r.compile_seconds for r in runs))
     us = [run.u if run.u is not None else inputs.evaluate_many(run.t, run.x) for run in runs]
@@ -572,7 +573,7 @@ def _batch(model: Model, stats: SimulationStats, t: np.ndarray, xs: np.ndarray, 
     """A BatchTrajectory from runs on the grid ``t`` (T,): xs (N, T, n), us (N, T, m), parameters (N, n_p)."""
     return BatchTrajectory._adopt(t, xs, us, _batch_outputs(model, t, xs, us, parameters), initial, parameters,
                                   model.states, model.inputs, model.outputs, tuple(model.parameters), model.name,
-                                  stats, events)
+                                  stats, events, source=model)
 
 
 def _batch_events(records: list[list[EventRecord]], n_events: int, N: int) -> tuple[tuple[EventRecord, ...], ...]:

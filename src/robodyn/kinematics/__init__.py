@@ -1,4 +1,5 @@
-"""Kinematics of rigid-body models: frames, forward kinematics, Jacobians, inverse kinematics."""
+"""Kinematics of rigid-body models: frames, forward kinematics, Jacobians, inverse kinematics, frame paths
+and animations of the arm (robodyn.kinematics.frames, .ik, .paths, .animate)."""
 
 from robodyn.kinematics.frames import REFERENCES, Kinematics, Pose, kinematics
 

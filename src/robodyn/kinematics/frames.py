@@ -21,6 +21,7 @@ mechanisms", IJRR 4(2), 1985.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -93,6 +94,20 @@ class Kinematics:
         self.default_frame = [f for f in self.frames if f not in parents][-1]
         self.coordinates: tuple[str, ...] = tuple(model.states[: model.n_states // 2])
 
+    # --- structure ---------------------------------------------------------------------------------------
+    @property
+    def skeleton(self) -> tuple[int, ...]:
+        """For each point of :meth:`origins`, the index of the point it is drawn from (-1 for the base point)."""
+        return (-1, *(parent + 1 for parent in self._tree.body_parents))
+
+    def parent_frame(self, frame: str) -> str | None:
+        """The frame ``frame`` hangs from (None for the base)."""
+        return self._tree.parents[self.frame_name(frame)]
+
+    def frame_name(self, frame: str | None) -> str:
+        """``frame`` checked (UnknownNameError listing the frames), or the default frame for None."""
+        return self._frame(frame)
+
     # --- arguments ---------------------------------------------------------------------------------------
     def _frame(self, frame: str | None) -> str:
         if frame is None:
@@ -105,6 +120,12 @@ class Kinematics:
     def _states(self, q: Values | np.ndarray, qd: Values | np.ndarray | None) -> tuple[np.ndarray, bool]:
         """(N, 2n) states from coordinates (and velocities), and whether the input was one point."""
         n = len(self.coordinates)
+        if qd is None and type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (n,):
+            if not math.isfinite(q.sum()):  # (a sum that overflows only sends it down the general path)
+                return self._states(q.tolist(), None)
+            x = np.zeros((1, 2 * n))
+            x[0, :n] = q
+            return x, True
         single = isinstance(q, Mapping) or np.ndim(q) <= 1
         if isinstance(q, Mapping):
             rows = values_to_vector(q, self.coordinates, "coordinate", default=0.0)[None, :]
@@ -131,7 +152,8 @@ class Kinematics:
         return x, single
 
     def _evaluate(self, quantity: str, frame: str | None, x: np.ndarray, params: Values | None) -> np.ndarray:
-        return self._tree.evaluate(quantity, frame, x, self.model.parameter_vector(params))
+        p = self.model.default_parameters()[1] if params is None else self.model.parameter_vector(params)
+        return self._tree.evaluate(quantity, frame, x, p)
 
     # --- poses -----------------------------------------------------------------------------------------
     def pose(self, q: Values | np.ndarray, frame: str | None = None, *, params: Values | None = None) -> Pose:
@@ -196,14 +218,15 @@ class Kinematics:
     def manipulability(self, q: Values | np.ndarray, frame: str | None = None, *, part: str = "full",
                        params: Values | None = None) -> np.ndarray | float:
         """Yoshikawa's manipulability sqrt(det(J J^T)) of the ``full`` 6 x n Jacobian, or of its ``linear`` or
-        ``angular`` rows; 0 at a singularity. A float, or ``(N,)`` for a batch."""
+        ``angular`` rows, as the product of the singular values of those rows (accurate down to a singularity,
+        where the determinant's rounding would give ~1e-9); 0 there. A float, or ``(N,)`` for a batch."""
         rows = {"full": slice(0, 6), "linear": slice(0, 3), "angular": slice(3, 6)}
         if part not in rows:
             raise InputError(f"unknown manipulability part {part!r}: use full, linear or angular")
         J = np.asarray(self.jacobian(q, frame, params=params))
         block = J[..., rows[part], :]
-        gram = block @ np.swapaxes(block, -1, -2)
-        value = np.sqrt(np.maximum(np.linalg.det(gram), 0.0))
+        singular = np.linalg.svd(block, compute_uv=False)
+        value = np.prod(singular, axis=-1) if block.shape[-2] <= block.shape[-1] else np.zeros(block.shape[:-2])
         return float(value) if np.ndim(value) == 0 else value
 
 

@@ -80,15 +80,16 @@ def skew(v: np.ndarray) -> np.ndarray:
 
 def rotation_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
     """The rotation vector (axis times angle, world axes) that turns ``current`` into ``target``: log(R_t R_c^T),
-    ``(3, 3)`` each -> ``(3,)``; accurate near 0 and near pi."""
+    ``(3, 3)`` each -> ``(3,)``; accurate to a few eps at every angle (at pi exactly, either axis sign)."""
     E = np.asarray(target, dtype=float) @ np.asarray(current, dtype=float).T
     cos_angle = np.clip((np.trace(E) - 1.0) / 2.0, -1.0, 1.0)
     vee = np.array([E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]])
     sin_angle = 0.5 * np.linalg.norm(vee)
     angle = np.arctan2(sin_angle, cos_angle)
-    if sin_angle > 1e-6 or cos_angle > 0:  # away from pi: angle / (2 sin) times vee (-> vee / 2 near 0)
+    if cos_angle >= 0:  # up to pi/2: angle / (2 sin) times vee (-> vee / 2 near 0), amplification <= pi/4
         return vee * (0.5 if angle < 1e-12 else angle / (2.0 * np.sin(angle)))
-    # near pi: the axis from the symmetric part, (E + E^T) / 2 = cos I + (1 - cos) a a^T
+    # beyond pi/2: the axis from the symmetric part, (E + E^T) / 2 = cos I + (1 - cos) a a^T (1 - cos >= 1),
+    # its sign from vee = 2 sin(angle) a
     outer = ((E + E.T) / 2.0 - cos_angle * np.eye(3)) / (1.0 - cos_angle)
     column = int(np.argmax(np.diag(outer)))
     axis = outer[:, column] / np.sqrt(max(outer[column, column], 1e-300))

@@ -43,7 +43,9 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
+from robodyn.model.chain_closed import ChainClosedForms
 from robodyn.model.chain_frames import ChainFrames, frame_decls
+from robodyn.model.chain_outputs import TapeOutputs, placeholder, split_outputs
 from robodyn.model.chain_parts import (
     DEFAULT_FRICTION_SMOOTHING,
     DEFAULT_GRAVITY,
@@ -52,13 +54,14 @@ from robodyn.model.chain_parts import (
     Joint,
     Link,
     as_expr,
+    friction_force,
     inertia_matrix,
     inertia_problem,
     rot_x,
     rot_y,
     rot_z,
 )
-from robodyn.model.expr import TIME, symbol
+from robodyn.model.expr import TIME
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.system import Values, Vector, _names, values_to_vector
@@ -71,7 +74,7 @@ __all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY",
 CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
 
 
-class ChainSystem(ManipulatorSystem):
+class ChainSystem(TapeOutputs, ChainClosedForms, ManipulatorSystem):
     """A kinematic tree of rigid links, in manipulator form M(q) q'' = Q - c(q, q').
 
     Coordinates are named after the joints, velocities ``<joint>_dot``. The numerics — ``f``,
@@ -87,8 +90,11 @@ class ChainSystem(ManipulatorSystem):
         :class:`Joint` and :class:`Link` descriptions (or mappings with their fields).
     gravity : (3,)
         In the base frame; default (0, 0, -9.81).
-    parameters, outputs, name
+    parameters, name
         As for :class:`~robodyn.model.symbolic.SymbolicSystem`.
+    outputs
+        Name -> expression, or -> ``{frame: <frame>, quantity: position | orientation | velocity |
+        angular_velocity}`` (three outputs ``<name>_x``, ...: robodyn.model.chain_outputs).
     inputs
         Default: one torque/force ``<joint>_tau`` per joint.
     friction_smoothing
@@ -110,7 +116,7 @@ class ChainSystem(ManipulatorSystem):
         gravity: Sequence[ExprLike] = DEFAULT_GRAVITY,
         parameters: Mapping[str, float] | None = None,
         inputs: Sequence[str] | None = None,
-        outputs: Mapping[str, ExprLike] | None = None,
+        outputs: Mapping[str, Any] | None = None,
         friction_smoothing: float = DEFAULT_FRICTION_SMOOTHING,
         name: str = "chain",
         check_inertia: bool = True,
@@ -125,7 +131,8 @@ class ChainSystem(ManipulatorSystem):
             inputs = [f"{c}_tau" for c in coords]
         self.coordinates = coords
         self.velocities = tuple(velocity_name(c) for c in coords)
-        self._setup_symbols(name, coords + self.velocities, inputs, parameters, tuple(outputs or ()))
+        names, expressions, self.kinematic_outputs = split_outputs(outputs, f"model {name!r}")
+        self._setup_symbols(name, coords + self.velocities, inputs, parameters, tuple(names))
         n = len(coords)
         self.q_symbols, self.qd_symbols = self.x_symbols[:n], self.x_symbols[n:]
         if not friction_smoothing > 0:
@@ -138,7 +145,13 @@ class ChainSystem(ManipulatorSystem):
         self.order_, self.bodies = self._build_bodies()
         self._couplings = [self._coupling(j) for j in self.joints]
         self._joint_terms = [self._terms(j) for j in self.joints if j.mimic is None]  # one per coordinate
-        self._setup_outputs(outputs)
+        if self.kinematic_outputs:  # on the tape (robodyn.model.chain_outputs); h_expr only names them
+            self.outputs = tuple(names)
+            self.h_expr = sympy.Matrix([placeholder(self.kinematic_outputs[k], self.kinematic_outputs[k].names.index(k),
+                                                    self) if k in self.kinematic_outputs else
+                                        self.expression(expressions[k], f"outputs.{k}") for k in names])
+        else:
+            self._setup_outputs(expressions or None)
 
     def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> ChainSystem:
         """:meth:`Model.with_parameters`, with the links checked again for the new values (a negative mass or
@@ -360,7 +373,7 @@ class ChainSystem(ManipulatorSystem):
                        tuple(map(value, s.position)), value(s.mass), tuple(map(value, s.com)), rows(s.inertia))
                   for s in self.bodies]
         joints = [JointTerms(value(t["gear_ratio"] ** 2 * t["rotor_inertia"]), value(t["damping"]),
-                             _friction(value(t["friction"][0]), value(t["friction"][1]), self.friction_smoothing),
+                             friction_force(value(t["friction"][0]), value(t["friction"][1]), self.friction_smoothing),
                              value(t["stiffness"]),
                              value(t["rest"])) for t in self._joint_terms]
         forces = [value(t["force"]) for t in self._joint_terms]
@@ -578,48 +591,3 @@ class ChainSystem(ManipulatorSystem):
             "joints", *joints,
             *(f"{c}'' : Q = {sympy.sstr(e)}" for c, e in zip(self.coordinates, self.forces_expr)),
         ])
-
-    # --- closed forms (lazy; swell for long chains) -----------------------------------------------------
-    def _closed_forms(self, values: list[Value]) -> list[Any]:
-        arguments = (None, self.x_symbols, self.u_symbols, self.p_symbols, self.acceleration_symbols)
-
-        def leaf(argument: int, index: int) -> Any:
-            return TIME if argument == 0 else arguments[argument][index]  # type: ignore[index]
-
-        return self._program.tape.to_sympy(values, leaf)
-
-    @functools.cached_property
-    def acceleration_symbols(self) -> tuple[sympy.Symbol, ...]:
-        """Symbols of q'' (the closed form of inverse dynamics uses them)."""
-        return tuple(symbol(f"{c}_ddot") for c in self.coordinates)
-
-    @functools.cached_property
-    def mass_expr(self) -> sympy.Matrix:
-        """M(q) in closed form (the straight-line code substituted back)."""
-        n = self.n_coordinates
-        return sympy.Matrix(n, n, self._closed_forms([e for row in self._program.mass for e in row]))
-
-    @functools.cached_property
-    def bias_expr(self) -> sympy.Matrix:
-        """c(q, q') in closed form: Coriolis, centrifugal, gravity, friction and spring terms."""
-        return sympy.Matrix(self._closed_forms(self._program.bias))
-
-    @functools.cached_property
-    def forces_expr(self) -> sympy.Matrix:
-        """Q: the generalized force on each joint."""
-        return sympy.Matrix([t["force"] for t in self._joint_terms])
-
-
-def _friction(minus: Value, plus: Value, smoothing: float) -> Any:
-    """v -> the smoothed Coulomb friction of a joint: Tc+ for v >> eps, Tc- for v << -eps, 0 at rest.
-
-    F(v) = (Tc+ - Tc-)/2 s + (Tc+ + Tc-)/2 s^2 with s = tanh(v / eps); symmetric friction (Tc- = -F_c)
-    is F_c tanh(v / eps).
-    """
-    half_range, half_bias = (plus - minus) * 0.5, (plus + minus) * 0.5
-
-    def force(velocity: Value) -> Value:
-        s = (velocity / smoothing).tanh()
-        return half_range * s + half_bias * s * s
-
-    return force

@@ -73,7 +73,15 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     smoothing = r.data.get("friction_smoothing", DEFAULT_FRICTION_SMOOTHING)
     if isinstance(smoothing, bool) or not isinstance(smoothing, int | float):
         raise r.fail(("friction_smoothing",), f"must be a positive number, got {smoothing!r}")
-    outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
+    outs: dict[str, Any] = {}
+    for key, value in outputs.items():  # expressions, or {frame, quantity} (robodyn.model.chain_outputs)
+        if not isinstance(value, dict):
+            outs[key] = r.expression(("outputs", key), value, everything)
+        elif set(value) == {"frame", "quantity"} and all(isinstance(v, str) for v in value.values()):
+            outs[key] = value
+        else:
+            raise r.fail(("outputs", key), "a kinematic output is {frame: <frame>, quantity: position, orientation, "
+                                           "velocity or angular_velocity}")
     frames = {}
     for frame, entry in (r.get("frames", dict) or {}).items():
         if not isinstance(entry, dict):

@@ -32,6 +32,8 @@ if TYPE_CHECKING:
 
 __all__ = ["ChainFrames", "FrameDecl", "frame_decls"]
 
+_EMPTY = np.zeros(0)  # the inputs and accelerations, which kinematics does not read
+
 
 @dataclass(frozen=True, slots=True)
 class FrameDecl:
@@ -100,6 +102,7 @@ class ChainFrames:
             placements[decl.name] = (body, rotation, p_parent + r_parent * xyz)
             self.parents[decl.name] = decl.parent
         self.frames = tuple(placements)
+        self.body_parents = tuple(int(body.parent) for body in model.bodies)  # body order, -1: the base
         self._placements = placements
         self._compiled: dict[tuple[str | None, str], tuple[Any, int]] = {}
 
@@ -131,6 +134,5 @@ class ChainFrames:
             self._compiled[key] = (native_batch(text, symbol), len(outputs))
         function, size = self._compiled[key]
         out = np.empty((x.shape[0], size))
-        empty = np.zeros(0)
-        function(0.0, x, empty, p, empty, out)
+        function(0.0, x, _EMPTY, p, _EMPTY, out)
         return out

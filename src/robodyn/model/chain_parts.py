@@ -14,9 +14,10 @@ import sympy
 
 from robodyn.errors import InputError
 from robodyn.model.symbolic import ExprLike
+from robodyn.rigid.tape import Value
 
 __all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "BodySpec", "Joint", "Link",
-           "as_expr", "inertia_matrix", "inertia_problem", "rot_x", "rot_y", "rot_z"]
+           "as_expr", "friction_force", "inertia_matrix", "inertia_problem", "rot_x", "rot_y", "rot_z"]
 
 DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
 DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
@@ -153,3 +154,18 @@ def inertia_problem(inertia: np.ndarray) -> tuple[str, str] | None:
 
 def _listed(values: np.ndarray) -> str:
     return "[" + ", ".join(f"{v:.6g}" for v in values) + "]"
+
+
+def friction_force(minus: Value, plus: Value, smoothing: float) -> Any:
+    """v -> the smoothed Coulomb friction of a joint: Tc+ for v >> eps, Tc- for v << -eps, 0 at rest.
+
+    F(v) = (Tc+ - Tc-)/2 s + (Tc+ + Tc-)/2 s^2 with s = tanh(v / eps); symmetric friction (Tc- = -F_c)
+    is F_c tanh(v / eps).
+    """
+    half_range, half_bias = (plus - minus) * 0.5, (plus + minus) * 0.5
+
+    def force(velocity: Value) -> Value:
+        s = (velocity / smoothing).tanh()
+        return half_range * s + half_bias * s * s
+
+    return force

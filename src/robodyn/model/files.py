@@ -4,7 +4,8 @@ Kinds (docs/models.md has the full reference):
 
 - ``first_order``: ``states`` and ``dynamics`` (one expression per state);
 - ``mechanical``: ``coordinates``, ``mass``, optional ``damping``, ``stiffness``, ``input_matrix``;
-- ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential`` and ``forces``.
+- ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential``, ``forces`` and ``points`` (named
+  positions in the coordinates: the model's frames).
 - ``chain``: ``joints`` and ``links``, optional ``gravity``, ``friction_smoothing`` and ``frames``
   (:mod:`robodyn.model.chain`).
 
@@ -39,7 +40,7 @@ _COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs"}
 KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
-    "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces"},
+    "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
     "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames"},
 }
 _REQUIRED = {
@@ -49,7 +50,7 @@ _REQUIRED = {
     "chain": ("joints", "links"),
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
-URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "name")  # robodyn.model.urdf_chain.load_robot
+URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name")  # robodyn.model.urdf_chain.load_robot
 
 
 class _Reader:
@@ -215,8 +216,14 @@ def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[st
     forces = r.expressions("forces", coordinates, everything, required=False, what="forces on the coordinates")
     outs = r.expressions("outputs", list(r.get("outputs", dict) or {}), everything, required=False,
                          what="outputs")
+    points = {}
+    for point, value in (r.get("points", dict) or {}).items():
+        if not isinstance(value, list) or len(value) not in (2, 3):
+            raise r.fail(("points", point), "must be [x, y] or [x, y, z]: expressions in the coordinates")
+        points[point] = [r.expression(("points", point, i), v, [*coordinates, *p], allow_time=False)
+                         for i, v in enumerate(value)]
     return LagrangianSystem(coordinates, inputs, kinetic, potential, forces, parameters=params,
-                            outputs=outs or None, name=name)
+                            outputs=outs or None, name=name, points=points or None)
 
 
 def _chain(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
@@ -297,7 +304,7 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
 
     A URDF robot takes the options ``backend`` (``"tape"``, the default: compiled on robodyn's rigid-body
     tape; ``"pinocchio"``: Pinocchio's algorithms), ``dynamics`` (False ignores the joints' ``<dynamics>``)
-    ``check_inertia`` (False accepts unphysical link inertias) and ``name``
+    ``check_inertia`` (False accepts unphysical link inertias), ``outputs`` (as a chain's) and ``name``
     (robodyn.model.urdf_chain.load_robot).
 
     Catalog models that take options accept them as keywords or after a colon:

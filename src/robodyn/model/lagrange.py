@@ -25,6 +25,7 @@ import sympy
 from robodyn.errors import InputError
 from robodyn.model.expr import MAX_EXPANDED_TERMS, expand_bounded, expanded_terms
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
+from robodyn.model.point_frames import PointFrames, point_expressions
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel
 from robodyn.model.system import Values, _names
 
@@ -55,6 +56,9 @@ class LagrangianSystem(ManipulatorSystem):
         Generalized force on each coordinate (expressions in t, q, q', u); coordinates left out get 0.
     parameters, outputs, name
         As for :class:`~robodyn.model.symbolic.SymbolicSystem`.
+    points
+        Named points ``{name: [x, y(, z)]}`` in the coordinates and parameters: the model's frames for
+        robodyn.kinematics (robodyn.model.point_frames).
 
     Examples
     --------
@@ -76,6 +80,7 @@ class LagrangianSystem(ManipulatorSystem):
         parameters: Mapping[str, float] | None = None,
         outputs: Mapping[str, ExprLike] | None = None,
         name: str = "lagrangian",
+        points: Mapping[str, Sequence[ExprLike]] | None = None,
     ):
         coords = _names(coordinates, "coordinates")
         ins = _names(inputs, "inputs")
@@ -120,8 +125,18 @@ class LagrangianSystem(ManipulatorSystem):
         self.kinetic_expr = T
         self.potential_expr = V
         super().__init__(coords, ins, mass, Q, bias, parameters=parameters, outputs=outputs, name=name)
+        self.points = point_expressions(self, points)
 
     kind = "lagrangian"
+
+    def kinematics(self) -> PointFrames | None:
+        """The named points as frames (robodyn.model.point_frames), or None without points."""
+        if not self.points:
+            return None
+        memo = self.memo()
+        if "kinematics" not in memo:
+            memo["kinematics"] = PointFrames(self, self.points)
+        return memo["kinematics"]
 
     @functools.cached_property
     def _energy_numeric(self) -> NumericFunction:

@@ -62,6 +62,7 @@ class KinematicTree(Protocol):
     """The frames of a rigid-body model (robodyn.model.chain_frames.ChainFrames).
 
     ``frames``: every frame name; ``parents``: frame -> the frame it hangs from (None for the base);
+    ``body_parents``: each body's parent body (-1: the base), in the body order of ``origins``;
     ``evaluate(quantity, frame, x, p)``: ``pose`` (12: R row-major, p), ``jacobian`` (6n, world-aligned),
     ``bias`` (6: J'q') of a frame, or ``origins`` (frame None: 3 per body) at states x ``(N, 2n)``,
     ``(N, size)``.
@@ -69,6 +70,7 @@ class KinematicTree(Protocol):
 
     frames: tuple[str, ...]
     parents: Mapping[str, str | None]
+    body_parents: tuple[int, ...]
 
     def evaluate(self, quantity: str, frame: str | None, x: np.ndarray, p: np.ndarray) -> np.ndarray: ...
 
@@ -149,6 +151,8 @@ class ModelContract(Protocol):
     def manipulator(self) -> Manipulator | None: ...
 
     def kinematics(self) -> KinematicTree | None: ...
+
+    def position_limits(self) -> dict[str, tuple[float | None, float | None]]: ...
 
     def explicit_form(self, max_coordinates: int) -> ExplicitForm | None: ...
 

@@ -376,6 +376,10 @@ class Model:
         """The frames and kinematic functions (:class:`robodyn.model.protocol.KinematicTree`), or None."""
         return None
 
+    def position_limits(self) -> dict[str, tuple[float | None, float | None]]:
+        """(lower, upper) position limits by coordinate, for those that have any (a URDF's ``<limit>``)."""
+        return {}
+
     def mechanical_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...] | None:
         """``(M, B, K, F)`` of M q'' + B q' + K q = F u with constant matrices, or None."""
         return None

@@ -31,6 +31,7 @@ import json
 import math
 import os
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -295,9 +296,11 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
     kind = "urdf"
 
-    def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None):
+    def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None,
+                 outputs: Mapping[str, Any] | None = None):
         # each link was checked in the file (or the check was declined): merged bodies need none
-        super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False, frames=parts.frames)
+        super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False, frames=parts.frames,
+                         outputs=outputs)
         self.path = path
         self.joint_records = parts.records
         by_name = {parts.names[r.name]: r.limits for r in parts.records if r.name in parts.names}
@@ -350,16 +353,17 @@ def _massless(link: Link) -> bool:
 
 
 def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
-                    check_inertia: bool = True) -> UrdfRobot:
+                    check_inertia: bool = True, outputs: Mapping[str, Any] | None = None) -> UrdfRobot:
     """A fixed-base URDF robot as a compiled chain (see the module docstring and :class:`UrdfRobot`).
 
     ``dynamics=False`` ignores the joints' ``<dynamics damping friction>``; ``check_inertia=False`` keeps
-    unphysical link inertias as given (:func:`urdf_chain_parts`).
+    unphysical link inertias as given (:func:`urdf_chain_parts`); ``outputs`` are as a chain's (expressions
+    or ``{frame, quantity}``: robodyn.model.chain_outputs).
     """
     file = Path(path)
     parts = urdf_chain_parts(file, dynamics=dynamics, check_inertia=check_inertia)
     try:
-        robot = UrdfRobot(parts, path=file, name=name)
+        robot = UrdfRobot(parts, path=file, name=name, outputs=outputs)
     except ModelFileError:
         raise
     except InputError as exc:  # the chain's checks (inertia, mimic targets): name the file
@@ -372,16 +376,20 @@ BACKENDS: Final = ("tape", "pinocchio")
 
 
 def load_robot(path: str | os.PathLike[str], *, backend: str = "tape", name: str | None = None,
-               dynamics: bool = True, check_inertia: bool = True) -> Any:
+               dynamics: bool = True, check_inertia: bool = True, outputs: Mapping[str, Any] | None = None) -> Any:
     """Load a fixed-base URDF robot: ``backend="tape"`` (default) compiles it on robodyn's rigid-body tape
     (:class:`UrdfRobot`); ``backend="pinocchio"`` evaluates it with Pinocchio's algorithms and analytic
     derivatives (:class:`robodyn.model.urdf.UrdfSystem`; rigid bodies only). ``dynamics=False`` ignores
-    the joints' ``<dynamics damping friction>``; ``check_inertia=False`` accepts unphysical link inertias."""
+    the joints' ``<dynamics damping friction>``; ``check_inertia=False`` accepts unphysical link inertias;
+    ``outputs`` (tape only) as a chain's, e.g. ``{"tool": {"frame": "tool0", "quantity": "position"}}``."""
     if not isinstance(backend, str):
         raise InputError(f"{path}: backend must be a name ({', '.join(BACKENDS)}), got {backend!r}", key="backend")
     if backend == "tape":
-        return chain_from_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia)
+        return chain_from_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia, outputs=outputs)
     if backend == "pinocchio":
+        if outputs:
+            raise InputError(f"{path}: outputs need the default backend (backend='tape'): the pinocchio backend's "
+                             "outputs are its states", key="outputs")
         from robodyn.model.urdf import load_urdf
 
         return load_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia)

@@ -161,6 +161,11 @@ class UrdfRobotInfo:
     limits: Mapping[str, JointLimits]
     coordinates: tuple[str, ...]
 
+    def position_limits(self) -> dict[str, tuple[float | None, float | None]]:
+        """(lower, upper) by coordinate, for the joints whose ``<limit>`` bounds the position."""
+        return {c: (lim.lower, lim.upper) for c, lim in self.limits.items()
+                if c in self.coordinates and (lim.lower is not None or lim.upper is not None)}
+
     def limit_events(self, *, terminal: bool = True) -> list[Any]:
         """Events at the joints' position limits, for :func:`robodyn.simulate` (``events=...``).
 

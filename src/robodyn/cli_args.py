@@ -1,0 +1,44 @@
+"""Options shared by the ``robodyn`` commands: the model argument, ``--param``, ``--at``, ``--json``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+
+import robodyn
+from robodyn.errors import InputError
+from robodyn.model.expr import parse_assignments
+from robodyn.model.system import Model
+
+__all__ = ["add_json", "add_model", "add_point", "assignments", "load_model"]
+
+
+def assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
+    """``NAME=VALUE,...`` texts of a repeatable option as one mapping (a name given twice is bad input)."""
+    values: dict[str, float] = {}
+    for text in texts or ():
+        for name, value in parse_assignments(text, where=option).items():
+            if name in values:
+                raise InputError(f"{option}: {name!r} is given twice")
+            values[name] = value
+    return values
+
+
+def load_model(args: argparse.Namespace) -> Model:
+    """Load MODEL and apply ``--param`` overrides (checked against the model's parameters)."""
+    return robodyn.load(args.model).with_parameters(assignments(args.param, "--param"))
+
+
+def add_json(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def add_point(parser: argparse.ArgumentParser, description: str) -> None:
+    parser.add_argument("--at", action="append", metavar="NAME=VALUE,...", help=description)
+
+
+def add_model(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("model", metavar="MODEL",
+                        help="a YAML model file, a URDF robot or a catalog name (joint, pendulum, ...)")
+    parser.add_argument("--param", action="append", metavar="NAME=VALUE,...",
+                        help="override parameters, e.g. --param m=2,l=0.5 (values accept pi and arithmetic)")

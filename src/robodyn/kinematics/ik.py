@@ -1,0 +1,215 @@
+"""Inverse kinematics: joint coordinates that put a frame at a target position (and orientation).
+
+:func:`inverse_kinematics` runs damped least squares — Levenberg–Marquardt with a damping that adapts per
+start — from several starts at once (every start's pose and Jacobian in one compiled batch call per
+iteration), projecting each step onto the joint limits. The error is e = [p_target - p(q); w log(R_t R^T)]
+(the orientation rows only for a pose target; ``w`` in m/rad weighs them), the step
+dq = (J^T J + lambda D)^-1 J^T e with D = diag(J^T J) + 1e-9 I (Marquardt's scaling). A step that does not
+lower |e| is retried with 10 times the damping; an accepted one divides it by 3.
+
+The result says whether the target was reached (|e| <= ``tolerance``) and, when it was not, how close
+the best start came: a target out of reach ends with the arm stretched towards it and ``reachable`` False.
+
+Reference: C. W. Wampler, "Manipulator inverse kinematic solutions based on vector formulations and damped
+least-squares methods", IEEE SMC 16(1), 1986; D. W. Marquardt, "An algorithm for least-squares estimation
+of nonlinear parameters", SIAM J. Appl. Math. 11(2), 1963.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from robodyn.errors import InputError, ShapeError
+from robodyn.kinematics.frames import kinematics
+from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
+from robodyn.model.system import Model, Values, require_model, values_to_vector
+
+__all__ = ["IKResult", "inverse_kinematics"]
+
+
+@dataclass(frozen=True)
+class IKResult:
+    """The outcome of :func:`inverse_kinematics`.
+
+    Attributes
+    ----------
+    q : mapping coordinate -> value
+        The best configuration found (every coordinate).
+    vector : (n,)
+        The same, in model order.
+    residual : float
+        |e| at ``q``: the position error in m, with the weighted orientation error for a pose target.
+    position_error, orientation_error : float
+        |p_target - p(q)| in m, and the rotation angle between the target and the reached orientation in
+        rad (0 for a position target).
+    reachable : bool
+        Whether ``residual <= tolerance``.
+    iterations : int
+        Iterations of the start that produced ``q`` (of every start together when none converged).
+    frame : str
+    """
+
+    q: Mapping[str, float]
+    vector: np.ndarray
+    residual: float
+    position_error: float
+    orientation_error: float
+    reachable: bool
+    iterations: int
+    frame: str
+    model: Model = field(repr=False, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: q (by coordinate), residual, reachable, iterations, frame, the two errors."""
+        return {"frame": self.frame, "q": dict(self.q), "residual": self.residual, "reachable": self.reachable,
+                "iterations": self.iterations, "position_error": self.position_error,
+                "orientation_error": self.orientation_error}
+
+    def operating_point(self, params: Values | None = None) -> Any:
+        """The operating point at this configuration: q from IK, q' = 0, and the inputs that hold the arm
+        still there (robodyn.find_equilibrium with every state fixed), for :func:`robodyn.linearize`."""
+        from robodyn.analysis.equilibrium import find_equilibrium
+
+        n = len(self.vector)
+        fixed = {**dict(self.q), **{name: 0.0 for name in self.model.states[n:]}}
+        return find_equilibrium(self.model, fix=fixed, params=params)[0]
+
+
+def _limits(model: Model, coordinates: tuple[str, ...], use: bool) -> tuple[np.ndarray, np.ndarray]:
+    lower, upper = np.full(len(coordinates), -np.inf), np.full(len(coordinates), np.inf)
+    if use:
+        for i, name in enumerate(coordinates):
+            low, high = model.position_limits().get(name, (None, None))
+            lower[i] = -np.inf if low is None else low
+            upper[i] = np.inf if high is None else high
+    return lower, upper
+
+
+def _target(position: Any, orientation: Any) -> tuple[np.ndarray, np.ndarray | None]:
+    p = np.asarray(position, dtype=float)
+    if p.shape != (3,) or not np.all(np.isfinite(p)):
+        raise ShapeError(f"inverse kinematics: the target position must be 3 finite numbers (m), got {position!r}")
+    if orientation is None:
+        return p, None
+    R = np.asarray(orientation, dtype=float)
+    if R.shape == (3,):
+        R = rotation_from_rpy(R)
+    if R.shape != (3, 3) or not np.all(np.isfinite(R)) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9):
+        raise ShapeError("inverse kinematics: the target orientation must be roll, pitch, yaw (3 numbers, rad) or a "
+                         f"rotation matrix (3x3, orthonormal), got {orientation!r}")
+    return p, R
+
+
+def inverse_kinematics(model: Model, position: Any, *, orientation: Any = None, frame: str | None = None,
+                       q0: Values | None = None, starts: int = 8, seed: int = 0, limits: bool = True,
+                       tolerance: float = 1e-10, max_iterations: int = 200, orientation_weight: float = 1.0,
+                       params: Values | None = None) -> IKResult:
+    """Joint coordinates that put ``frame`` at ``position`` (3,) (m, world frame), and at ``orientation``
+    (roll, pitch, yaw in rad, or a 3x3 rotation) when given.
+
+    Parameters
+    ----------
+    q0
+        The first start (default: the middle of the joint limits, 0 where a joint has none); the others are
+        drawn uniformly within the limits (within +-pi where there are none) from ``seed``.
+    starts
+        How many starts run together (>= 1).
+    limits
+        Keep every coordinate within the model's position limits (``model.position_limits()``).
+    tolerance
+        |e| at which a start has reached the target (m, and weighted rad for a pose).
+
+    Raises
+    ------
+    InputError
+        The model has no frames, an unknown frame, a bad target, starts < 1 or max_iterations < 1.
+    """
+    require_model(model, "inverse_kinematics")
+    K = kinematics(model)
+    name = K.frame_name(frame)
+    target_p, target_R = _target(position, orientation)
+    if not (isinstance(starts, int) and starts >= 1 and isinstance(max_iterations, int) and max_iterations >= 1):
+        raise InputError(f"inverse kinematics: starts ({starts!r}) and max_iterations ({max_iterations!r}) must be "
+                         "whole numbers >= 1")
+    if not (math.isfinite(tolerance) and tolerance > 0 and math.isfinite(orientation_weight)
+            and orientation_weight > 0):
+        raise InputError("inverse kinematics: tolerance and orientation_weight must be positive numbers")
+    coordinates = K.coordinates
+    n = len(coordinates)
+    lower, upper = _limits(model, coordinates, limits)
+    Q = _starts(coordinates, lower, upper, q0, starts, seed)
+    rows = 6 if target_R is not None else 3
+
+    def errors(configurations: np.ndarray) -> np.ndarray:
+        pose = K.pose(configurations, name, params=params)
+        e = np.empty((configurations.shape[0], rows))
+        e[:, :3] = target_p - pose.position
+        if target_R is not None:
+            e[:, 3:] = orientation_weight * np.array([rotation_error(R, target_R) for R in pose.rotation])
+        return e
+
+    e = errors(Q)
+    norms = np.linalg.norm(e, axis=1)
+    damping = np.full(starts, 1e-3)
+    iterations = np.zeros(starts, dtype=int)
+    active = norms > tolerance
+    total = 0
+    while active.any() and total < max_iterations:
+        total += 1
+        J = K.jacobian(Q[active], name, params=params)[:, :rows]
+        if target_R is not None:
+            J[:, 3:] *= orientation_weight
+        JtJ = np.einsum("kin,kim->knm", J, J)
+        gradient = np.einsum("kin,ki->kn", J, e[active])
+        scale = np.einsum("knn->kn", JtJ) + 1e-9
+        index = np.flatnonzero(active)
+        improved = np.zeros(len(index), dtype=bool)
+        for _ in range(8):  # raise the damping until the step lowers |e| (or give up this iteration)
+            trial = ~improved
+            if not trial.any():
+                break
+            system = JtJ[trial] + damping[index[trial], None, None] * (scale[trial][:, :, None] * np.eye(n))
+            step = np.linalg.solve(system, gradient[trial][:, :, None])[:, :, 0]
+            candidate = np.clip(Q[index[trial]] + step, lower, upper)
+            e_new = errors(candidate)
+            norm_new = np.linalg.norm(e_new, axis=1)
+            better = norm_new < norms[index[trial]]
+            chosen = index[trial][better]
+            Q[chosen], e[chosen], norms[chosen] = candidate[better], e_new[better], norm_new[better]
+            damping[chosen] /= 3.0
+            damping[index[trial][~better]] *= 10.0
+            improved[np.flatnonzero(trial)[better]] = True
+        iterations[index] += 1
+        stalled = damping > 1e12  # no step helps: a local minimum (or the target is out of reach)
+        active = (norms > tolerance) & ~stalled
+        if (norms <= tolerance).any():
+            break
+    best = int(np.argmin(norms))
+    pose = K.pose(Q[best], name, params=params)
+    angle = 0.0 if target_R is None else float(np.linalg.norm(rotation_error(pose.rotation, target_R)))
+    reached = bool(norms[best] <= tolerance)
+    return IKResult(dict(zip(coordinates, Q[best].tolist())), Q[best].copy(), float(norms[best]),
+                    float(np.linalg.norm(target_p - pose.position)), angle, reached,
+                    int(iterations[best]) if reached else total, name, model)
+
+
+def _starts(coordinates: tuple[str, ...], lower: np.ndarray, upper: np.ndarray, q0: Values | None,
+            count: int, seed: int) -> np.ndarray:
+    """(count, n) starting configurations: q0 (or the middle of the limits), then uniform draws."""
+    n = len(coordinates)
+    bounded = np.isfinite(lower) & np.isfinite(upper)
+    low = np.where(bounded, lower, np.maximum(lower, -math.pi))
+    high = np.where(bounded, upper, np.minimum(upper, math.pi))
+    middle = (np.where(bounded, lower, 0.0) + np.where(bounded, upper, 0.0)) / 2
+    first = np.where(bounded, middle, np.clip(0.0, lower, upper))
+    if q0 is not None:
+        first = np.clip(values_to_vector(q0, coordinates, "coordinate", default=0.0) if isinstance(q0, Mapping)
+                        else np.asarray(q0, dtype=float).reshape(n), lower, upper)
+    rng = np.random.default_rng(seed)
+    Q = np.vstack([first, rng.uniform(low, high, (count - 1, n))]) if count > 1 else first[None, :].copy()
+    return np.ascontiguousarray(Q)
