@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -11,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import robodyn
 from robodyn.cli import main
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -132,17 +134,18 @@ def test_hostile_model_file_runs_nothing(capsys, tmp_path, expression):
     assert not marker.exists()
 
 
-def test_demo_writes_outputs_and_exits_0(capsys, tmp_path):
+def test_demo_writes_the_reports_and_exits_0(capsys, tmp_path):
     code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "out"))
     assert code == 0
-    assert "I*theta'' = -g*l*m*sin(theta) + tau" in out
-    data = json.loads((tmp_path / "out" / "pendulum_classification.json").read_text())
-    assert data["linear"] is False and data["order"] == 2
-    assert "\\ddot{\\theta}" in (tmp_path / "out" / "pendulum_equations.tex").read_text()
-    assert not list((tmp_path / "out").glob(".*.tmp"))  # atomic writes leave no temporaries
-    modes_report = json.loads((tmp_path / "out" / "pendulum_modes.json").read_text())
-    assert modes_report["upright (theta = pi)"]["stability"] == "unstable"
-    assert modes_report["hanging (theta = 0)"]["A"] == [[0.0, 1.0], [-9.81, 0.0]]  # -m g l / I, exact
+    assert "theta''" in out and "tau" in out
+    page = tmp_path / "out" / "pendulum" / "report.html"
+    assert out.strip().splitlines()[-2:] == [f"report: {page}", f"report: {tmp_path / 'out' / 'joint' / 'report.html'}"]
+    data = json.loads((tmp_path / "out" / "pendulum" / "report.json").read_text())
+    assert data["classification"]["linear"] is False
+    hanging = next(p for p in data["points"] if abs(p["x"][0]) < 1e-9)
+    assert hanging["A"] == [[0.0, 1.0], [-9.81, 0.0]]  # -m g l / I, exact
+    assert any(p["stability"] == "unstable" for p in data["points"])  # upright
+    assert not list((tmp_path / "out").rglob(".*.tmp"))  # atomic writes leave no temporaries
 
 
 def test_console_script_in_a_subprocess(tmp_path):
@@ -344,7 +347,8 @@ def test_validity_on_the_hanging_pendulum(capsys, tmp_path):
 def test_show_prints_mass_coriolis_and_gravity_terms(capsys):
     code, out, _ = run(capsys, "show", "pendulum")
     assert code == 0
-    assert "M(q) =\n[I]" in out and "g(q) =\n[g*l*m*sin(theta)]" in out and "C(q, q') q' =\n[0]" in out
+    assert "M(q) =\n[ 2  ]\n[l *m]" in out and "g(q) =\n[g*l*m*sin(theta)]" in out and "C(q, q') q' =\n[0]" in out
+    assert "derived  I = l**2*m" in out  # the catalog's I = m l^2, substituted
 
 
 def test_chain_example_loads_simulates_and_holds(capsys):
@@ -381,3 +385,65 @@ def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys, tmp_path):
     bad.write_text("<robot name='r'><link name='a'>", encoding="utf-8")
     code, _, err = run(capsys, "convert", str(bad), "--to", str(tmp_path / "never.yaml"))
     assert code == 2 and "malformed XML" in err and not (tmp_path / "never.yaml").exists()
+
+
+# --- a user report: derived parameters, show labels, the simulate summary, equilibria, operating points --------
+def test_show_mechanical_labels_damping_and_stiffness(capsys):
+    code, out, _ = run(capsys, "show", "joint")
+    assert code == 0
+    assert "B q' (damping) =\n[b*q_dot]" in out and "K q (stiffness) =\n[k*q]" in out and "F u =\n[u]" in out
+    assert "C(q, q') q'" not in out and "g(q)" not in out  # b q' is not Coriolis, k q is not gravity
+
+
+def test_param_moves_a_derived_parameter(capsys):
+    code, out, _ = run(capsys, "linearize", "pendulum", "--at", "theta=0", "--param", "l=0.5", "--json")
+    assert code == 0 and json.loads(out)["A"][1][0] == pytest.approx(-9.81 / 0.5, rel=1e-14)  # I = m l^2 = 0.25
+    code, out, _ = run(capsys, "simulate", "pendulum", "--t-final", "1", "--x0", "theta=0.1", "--param", "l=0.5")
+    assert code == 0
+    final = float(out.split("final state: theta = ")[1].split(",")[0])
+    # small angle: omega = sqrt(g / l) = 4.43 (with a stale I = 1 it would be sqrt(g l) = 2.21: final -0.060)
+    assert final == pytest.approx(0.1 * math.cos(math.sqrt(9.81 / 0.5)), abs=1e-3)
+    code, _, err = run(capsys, "simulate", "pendulum", "--t-final", "1", "--param", "I=2")
+    assert code == 2 and "'I' is derived (I = l**2*m)" in err
+
+
+def test_simulate_summary_of_the_exact_path(capsys):
+    code, out, _ = run(capsys, "simulate", "joint", "--t-final", "1", "--x0", "q=0.1", "--method", "exact")
+    assert code == 0
+    first = out.splitlines()[0]
+    assert "exact (matrix exponential)" in first and "evaluations" not in first and "compile" not in first
+
+
+def test_simulate_summary_says_when_the_kernel_came_from_the_cache(tmp_path):
+    """Two processes on one cache: the second loads the machine code and compiles nothing."""
+    env = {**os.environ, "PYTHONWARNINGS": "ignore", "ROBODYN_CACHE_DIR": str(tmp_path / "cache")}
+    argv = [sys.executable, "-m", "robodyn.cli", "simulate", "joint", "--t-final", "1", "--method", "heun",
+            "--dt", "0.01"]
+    first, second = (subprocess.run(argv, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+                     for _ in range(2))
+    assert first.returncode == second.returncode == 0
+    assert "compile " in first.stdout and "cache" not in first.stdout.splitlines()[0]
+    assert "kernel loaded from cache in " in second.stdout and "compile " not in second.stdout
+
+
+def test_equilibrium_lists_plus_and_minus_pi_once_and_never_minus_zero(capsys):
+    code, out, _ = run(capsys, "equilibrium", "pendulum", "--fix", "tau=-0", "--starts", "16")
+    assert code == 0
+    assert out.count("operating point") == 2 and "theta = 3.141592654" in out and "-3.14" not in out
+    assert "= -0\n" not in out and not out.rstrip().endswith("-0")
+    code, out, _ = run(capsys, "equilibrium", "pendulum", "--fix", "tau=-0", "--json")
+    assert code == 0 and "-0.0" not in out
+
+
+def test_linearize_at_fills_the_point_as_python_does(capsys):
+    from robodyn.analysis.linearize import operating_point
+
+    code, out, _ = run(capsys, "linearize", "pendulum", "--at", "theta=0.3", "--json")
+    assert code == 0
+    data = json.loads(out)
+    pendulum = robodyn.load("pendulum")
+    x, u = operating_point(pendulum, {"theta": 0.3})
+    assert data["x"] == x.tolist() == [0.3, 0.0] and data["u"] == u.tolist()
+    assert data["u"][0] == pytest.approx(9.81 * math.sin(0.3), rel=1e-14)  # the holding torque m g l sin(theta)
+    assert data["A"] == robodyn.linearize(pendulum, {"theta": 0.3}, "hold").A.tolist()
+

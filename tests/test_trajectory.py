@@ -6,17 +6,20 @@ linear system with its own outputs, so that every CSV layout is covered.
 
 from __future__ import annotations
 
+import io
 import json
 import math
 
 import matplotlib
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import robodyn
 from robodyn import InputError, ShapeError, UnknownNameError
 from robodyn.signals import Sine
-from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 matplotlib.use("Agg")
 
@@ -130,7 +133,7 @@ def test_csv_without_outputs_when_they_are_the_states(tmp_path) -> None:
     tr.to_csv(path)
     assert path.read_text().splitlines()[0] == "t,q,q_dot"
     table = np.loadtxt(path, delimiter=",", skiprows=1)
-    np.testing.assert_array_equal(table, np.column_stack([tr.t, tr.x]))  # %.17g: every bit survives
+    np.testing.assert_array_equal(table, np.column_stack([tr.t, tr.x]))  # repr: every bit survives
     assert [p.name for p in tmp_path.iterdir()] == ["joint.csv"]  # no temporary left
 
 
@@ -189,11 +192,12 @@ def test_plot_returns_a_figure() -> None:
     tr = joint_trajectory(101)
     figure = tr.plot()
     assert isinstance(figure, Figure)
-    states, inputs = figure.axes
-    assert [line.get_label() for line in states.get_lines()] == ["q", "q_dot"]
-    assert [line.get_label() for line in inputs.get_lines()] == ["u"]
+    coordinates, velocities = figure.axes  # one axis per quantity; the constant input is named in the title
+    assert [line.get_label() for line in coordinates.get_lines()] == ["q"]
+    assert [line.get_label() for line in velocities.get_lines()] == ["q_dot"]
+    assert "constant inputs: u = 1" in coordinates.get_title()
     assert [line.get_label() for line in tr.plot(["q_dot"]).axes[0].get_lines()] == ["q_dot"]
-    with pytest.raises(UnknownNameError, match="unknown state 'theta'"):
+    with pytest.raises(UnknownNameError, match="unknown state or output 'theta'"):
         tr.plot(["theta"])
 
 
@@ -216,3 +220,172 @@ def test_batch_trajectory(tmp_path) -> None:
             np.testing.assert_array_equal(data[name], getattr(batch, name))
         assert tuple(data["parameters"]) == ("J", "b", "k")
     assert [p.name for p in tmp_path.iterdir()] == ["batch.npz"]
+
+
+# --- CSV text: the shortest exact floats -----------------------------------------------------------------
+def bits(array: np.ndarray) -> bytes:
+    """The float64 bits, so that -0.0 and 0.0 differ."""
+    return np.ascontiguousarray(array, dtype=np.float64).tobytes()
+
+
+def test_csv_text_writes_the_shortest_exact_floats(tmp_path) -> None:
+    tr = joint_trajectory(126)  # t = 0, 0.04, 0.08, ...
+    text = tr.to_csv_text()
+    lines = text.splitlines()
+    assert lines[0] == "t,q,q_dot" and lines[2].startswith("0.04,") and text.endswith("\n")
+    assert "0.040000000000000001" not in text
+    for line in lines[1:]:
+        assert all(field == repr(float(field)) for field in line.split(","))  # shortest round-trip text
+    table = np.loadtxt(io.StringIO(text), delimiter=",", skiprows=1)
+    assert bits(table) == bits(np.column_stack([tr.t, tr.x]))
+    tr.to_csv(tmp_path / "joint.csv")
+    assert (tmp_path / "joint.csv").read_text() == text
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=2, max_size=12))
+def test_csv_round_trip_is_bit_exact(values: list[float]) -> None:
+    """Subnormals, -0.0, 1e308, 0.1 + 0.2: each reads back to the same bits through to_csv_text and load."""
+    x = np.array(values).reshape(-1, 1)
+    tr = Trajectory(np.arange(len(values), dtype=float), x, np.zeros((len(values), 0)), x, ("x",), (), ("x",), "m",
+                    SimulationStats("exact", "exact"))
+    rows = [line.split(",") for line in tr.to_csv_text().splitlines()[1:]]
+    assert bits(np.array([[float(v) for v in row] for row in rows])[:, 1]) == bits(x[:, 0])
+
+
+def test_csv_load_round_trip(tmp_path) -> None:
+    tr = joint_trajectory(101)
+    path = tmp_path / "joint.csv"
+    tr.to_csv(path)
+    back = Trajectory.load(path)
+    assert bits(back.t) == bits(tr.t) and bits(back.x) == bits(tr.x) and bits(back.y) == bits(tr.x)
+    assert back.states == back.outputs == ("q", "q_dot")
+    # What a CSV cannot carry: no inputs (u is (T, 0)), the file's stem as the model, placeholder statistics.
+    assert back.inputs == () and back.u.shape == (101, 0)
+    assert back.model == "joint" and back.stats == SimulationStats("loaded", "unknown")
+    assert back.events == () and back.params is None and back.source is None
+
+
+def test_csv_load_splits_states_and_outputs_when_told(tmp_path) -> None:
+    tr = filtered_trajectory()
+    path = tmp_path / "filter.CSV"
+    path.write_text(tr.to_csv_text())
+    back = Trajectory.load(path, states=["x"])
+    assert back.states == ("x",) and back.outputs == ("y2", "speed")
+    assert bits(back.x) == bits(tr.x) and bits(back.y) == bits(tr.y) and bits(back.t) == bits(tr.t)
+    everything = Trajectory.load(path)  # without states: every column is a state
+    assert everything.states == everything.outputs == ("x", "y2", "speed")
+    with pytest.raises(InputError, match="the states y2 must be the first"):
+        Trajectory.load(path, states=["y2"])
+
+
+def test_csv_with_a_column_twice_needs_the_states(tmp_path) -> None:
+    path = tmp_path / "twice.csv"
+    path.write_text("t,x,v,x\n0,1,2,1\n1,3,4,3\n")
+    with pytest.raises(InputError, match=r"twice\.csv: column 'x' appears twice: pass states="):
+        Trajectory.load(path)
+    back = Trajectory.load(path, states=["x", "v"])
+    assert back.outputs == ("x",) and back.y.tolist() == [[1.0], [3.0]]
+
+
+@pytest.mark.parametrize(("text", "problem"), [
+    ("", "empty"),
+    ("time,q\n0,1\n", "the first column is 'time', expected t"),
+    ("t\n0\n", "needs t and one name per column"),
+    ("t,q,\n0,1,2\n", "needs t and one name per column"),
+    ("t,q\n", "a header but no data"),
+    ("t,q\n0,1\n1,abc\n", r":3: column 'q': 'abc' is not a number"),
+    ("t,q\n0,1\n1,2,3\n", r":3: 3 values for the 2 columns t,q"),
+    ("t,q\n1,1\n0,2\n", "t must be finite and non-decreasing"),
+])
+def test_bad_csv_files_are_input_errors_naming_the_file(tmp_path, text: str, problem: str) -> None:
+    path = tmp_path / "bad.csv"
+    path.write_text(text)
+    with pytest.raises(InputError, match=problem) as caught:
+        Trajectory.load(path)
+    assert str(caught.value).startswith(str(path))
+
+
+def test_load_refuses_other_suffixes_missing_and_oversized_files(tmp_path) -> None:
+    with pytest.raises(InputError, match=r"unknown trajectory file type '\.txt': give a \.csv or \.npz"):
+        Trajectory.load(tmp_path / "run.txt")
+    with pytest.raises(InputError, match="no such file"):
+        Trajectory.load(tmp_path / "missing.csv")
+    path = tmp_path / "big.csv"
+    joint_trajectory(101).to_csv(path)
+    with pytest.raises(InputError, match="larger than the limit of 100 bytes"):
+        Trajectory.load(path, limit=100)
+    (tmp_path / "folder.csv").mkdir()
+    with pytest.raises(InputError, match="is a folder"):
+        Trajectory.load(tmp_path / "folder.csv")
+
+
+# --- npz: everything back ----------------------------------------------------------------------------------
+def test_npz_load_gives_everything_back(tmp_path) -> None:
+    base = filtered_trajectory()
+    events = (EventRecord("cross", 0.5, np.array([0.25]), False), EventRecord("stop", 1.5, np.array([-0.5]), True))
+    stats = SimulationStats("compiled", "dopri5", nfev=120, steps=20, rejected=3, compile_seconds=0.25)
+    tr = Trajectory(base.t, base.x, base.u, base.y, base.states, base.inputs, base.outputs, "filter", stats, events,
+                    params=np.array([3.0]))
+    path = tmp_path / "filter.npz"
+    tr.to_npz(path)
+    back = Trajectory.load(path)
+    for name in ("t", "x", "u", "y"):
+        assert bits(getattr(back, name)) == bits(getattr(tr, name))
+    assert (back.states, back.inputs, back.outputs, back.model) == (("x",), ("w",), ("y2", "speed"), "filter")
+    assert back.stats == stats
+    assert [(e.name, e.t, e.x.tolist(), e.terminal) for e in back.events] == [
+        ("cross", 0.5, [0.25], False), ("stop", 1.5, [-0.5], True)]
+    assert back.params is not None and back.params.tolist() == [3.0] and back.source is None
+    assert not back.x.flags.writeable
+    with pytest.raises(InputError, match="the states are x, not q"):
+        Trajectory.load(path, states=["q"])
+
+
+def test_npz_without_events_and_with_unknown_stats_keys_loads(tmp_path) -> None:
+    """A file from before events were stored, with statistics from a newer robodyn (an extra key)."""
+    tr = joint_trajectory(11)
+    path = tmp_path / "old.npz"
+    stats = json.dumps({**tr.stats.to_dict(), "later_field": 1})
+    np.savez(path, t=tr.t, x=tr.x, u=tr.u, y=tr.y, states=np.array(tr.states), inputs=np.array(tr.inputs),
+             outputs=np.array(tr.outputs), model=np.array("joint"), stats=np.array(stats))
+    back = Trajectory.load(path)
+    assert back.events == () and back.stats == tr.stats and bits(back.x) == bits(tr.x)
+
+
+def _npz(path, **overrides: object) -> None:
+    tr = joint_trajectory(11)
+    arrays: dict[str, object] = {"t": tr.t, "x": tr.x, "u": tr.u, "y": tr.y, "states": np.array(tr.states),
+                                 "inputs": np.array(tr.inputs), "outputs": np.array(tr.outputs),
+                                 "model": np.array("joint"), "stats": np.array(json.dumps(tr.stats.to_dict()))}
+    arrays.update(overrides)
+    np.savez(path, **{k: v for k, v in arrays.items() if v is not None})
+
+
+@pytest.mark.parametrize(("overrides", "problem"), [
+    ({"t": None}, "no t in the archive"),
+    ({"x": np.zeros((11, 3))}, r"x has shape \(11, 3\), expected \(11, 2\)"),
+    ({"y": np.array(["a"] * 11)}, "y holds <U1 values, not numbers"),
+    ({"stats": np.array("{not json")}, "stats is not the JSON of SimulationStats"),
+    ({"states": np.zeros(2)}, "states must be a list of names"),
+    ({"x0": np.zeros((2, 2))}, r"holds a batch of trajectories"),
+    ({"event_names": np.array(["hit"])}, "the event arrays do not match"),
+])
+def test_bad_npz_files_are_input_errors_naming_the_file(tmp_path, overrides: dict[str, object], problem: str) -> None:
+    path = tmp_path / "bad.npz"
+    _npz(path, **overrides)
+    with pytest.raises(InputError, match=problem) as caught:
+        Trajectory.load(path)
+    assert str(caught.value).startswith(str(path))
+
+
+def test_npz_that_is_not_an_archive_or_unpacks_too_large(tmp_path) -> None:
+    path = tmp_path / "text.npz"
+    path.write_text("t,q\n0,1\n")
+    with pytest.raises(InputError, match=r"text\.npz: not a readable \.npz archive"):
+        Trajectory.load(path)
+    big = tmp_path / "zeros.npz"
+    _npz(big, x=None, y=None)  # small on disk ...
+    np.savez_compressed(big, t=np.zeros(200_000))  # ... and this one packs 1.6 MB of zeros into a few kB
+    assert big.stat().st_size < 20_000
+    with pytest.raises(InputError, match=r"unpack to .* bytes, more than the limit of 100000 bytes"):
+        Trajectory.load(big, limit=100_000)

@@ -7,12 +7,11 @@ exit code 2 (bad input) or 1 (numerical failure). Set ``ROBODYN_DEBUG=1`` to see
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -32,13 +31,14 @@ from robodyn.cli_args import assignments as _assignments
 from robodyn.cli_args import load_model as _model
 from robodyn.cli_kinematics import add_commands as add_kinematics_commands
 from robodyn.cli_kinematics import select_outputs
-from robodyn.errors import ConvergenceError, InputError, RobodynError
+from robodyn.cli_report import add_commands as add_report_commands
+from robodyn.errors import InputError, RobodynError
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import METHOD_NAMES
 from robodyn.model.expr import parse_number
 from robodyn.model.system import Model
 from robodyn.signals import parse_input_assignments
-from robodyn.trajectory import Trajectory
+from robodyn.trajectory import SimulationStats, Trajectory
 
 __all__ = ["main"]
 
@@ -94,7 +94,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         return 0
     equations = model.show_text()
     damping = _damping_lines(model)
-    lines = [*_describe(model), "", equations, *(["", *damping] if damping else [])]
+    derived = [f"derived  {k} = {v}" for k, v in model.derived_parameters.items()]
+    lines = [*_describe(model), *derived, "", equations, *(["", *damping] if damping else [])]
     for name, value in terms:
         lines += ["", f"{name} =", sympy.pretty(value, use_unicode=False, wrap_line=False)]
     print("\n".join(lines))
@@ -125,9 +126,26 @@ def _check_outputs(args: argparse.Namespace) -> None:
             raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
         check_output_path(out, "--out")
     if getattr(args, "plot", None):
-        if Path(args.plot).suffix.lower() != ".png":
-            raise InputError(f"--plot {args.plot}: the plot is written as PNG: name a .png file")
+        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {args.plot}: the plot is written as PNG, SVG or PDF: name a .png, .svg or .pdf "
+                             "file")
         check_output_path(args.plot, "--plot")
+
+
+def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> str:
+    """What the run did: the exact path's matrix exponentials, or the steps, evaluations and machine code."""
+    span = f"over [{t0:g}, {t1:g}]"
+    if stats.path == "exact":
+        return f"exact (matrix exponential) {span} at {points} output times"
+    work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
+           f"{stats.nfev} evaluations"
+    if stats.path != "compiled":
+        return work
+    if stats.from_cache:
+        return f"{work}, kernel loaded from cache in {stats.compile_seconds:.2f} s"
+    if stats.compile_seconds == 0.0:
+        return f"{work}, kernel already compiled"
+    return f"{work}, compile {stats.compile_seconds:.2f} s"
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
@@ -154,21 +172,16 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         names = [name.strip() for text in args.output for name in text.split(",") if name.strip()]
         trajectory = select_outputs(model, trajectory, names)
     if args.out == "-":
-        buffer = io.StringIO()
-        columns, table = trajectory._table()
-        np.savetxt(buffer, table, delimiter=",", header=",".join(columns), comments="", fmt="%.17g")
-        sys.stdout.write(buffer.getvalue())
+        sys.stdout.write(trajectory.to_csv_text())
         return 0
     figure = trajectory.plot() if args.plot else None  # drawn before anything is written
     if args.out:
         (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
     if args.plot:
-        _write_png(args.plot, figure)
+        _write_plot(args.plot, figure)
     stats = trajectory.stats
     final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
-    print(f"{model.name}: {stats.method} ({stats.path}) over [{trajectory.t[0]:g}, {trajectory.t[-1]:g}]: "
-          f"{stats.steps} steps, {stats.rejected} rejected, {stats.nfev} evaluations, "
-          f"compile {stats.compile_seconds:.2f} s")
+    print(f"{model.name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
     print(f"final state: {final}")
     for event in trajectory.events:
         print(f"event {event.name} at t = {event.t:.12g}")
@@ -178,12 +191,11 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write_png(path: str, figure: Any) -> None:
-    if Path(path).suffix.lower() != ".png":
-        raise InputError(f"--plot {path}: the plot is written as PNG: name a .png file")
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=100)
-    write_bytes_atomic(path, buffer.getvalue())
+def _write_plot(path: str, figure: Any) -> None:
+    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.plots.save_figure), atomically."""
+    from robodyn.plots import save_figure
+
+    save_figure(figure, path)
 
 
 # --- verify ------------------------------------------------------------------------------------------
@@ -256,25 +268,11 @@ def _cmd_equilibrium(args: argparse.Namespace) -> int:
     return 0
 
 
-def _operating_input(model: Model, x: np.ndarray, given: dict[str, float]) -> dict[str, float]:
-    """Inputs not given default to the equilibrium (holding) input at x when one exists, else 0."""
-    from robodyn.analysis.equilibrium import find_equilibrium
-
-    missing = [name for name in model.inputs if name not in given]
-    if not missing:
-        return given
-    try:
-        (point, *_) = find_equilibrium(model, fix={**dict(zip(model.states, x.tolist())), **given})
-    except (ConvergenceError, InputError):
-        return given
-    return {**dict(zip(model.inputs, point.u.tolist())), **given}
-
-
 def _cmd_linearize(args: argparse.Namespace) -> int:
+    from robodyn.analysis.linearize import operating_point  # the one rule for --at (docs/cli.md)
+
     model = _model(args)
-    states, given = _point(model, args.at, "--at")
-    x = model.state_vector(states, default=0.0)
-    u = _operating_input(model, x, given)
+    x, u = operating_point(model, *_point(model, args.at, "--at"))
     linear = robodyn.linearize(model, x, u, method=args.method)
     assert linear.x_op is not None and linear.u_op is not None
     values = linear.eigenvalues
@@ -296,18 +294,17 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
 
 
 def _cmd_validity(args: argparse.Namespace) -> int:
+    from robodyn.analysis.linearize import operating_point
     from robodyn.analysis.validity import validity
 
     model = _model(args)
-    states, given = _point(model, args.at, "--at")
-    x = model.state_vector(states, default=0.0)
-    u = _operating_input(model, x, given)
+    x, u = operating_point(model, *_point(model, args.at, "--at"))
     horizon = _number(args.horizon, "--horizon")
     _check_outputs(args)
-    result = validity(model, x, model.input_vector(u), tolerance=_number_or(args.tolerance, "--tolerance", 0.05),
+    result = validity(model, x, u, tolerance=_number_or(args.tolerance, "--tolerance", 0.05),
                       horizon=horizon)
     if args.plot:
-        _write_png(args.plot, result.plot())
+        _write_plot(args.plot, result.plot())
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
     return 0
 
@@ -326,85 +323,17 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
-    """The main job on the built-in pendulum; each stage reports and the demo always exits 0."""
-    out = Path(args.out)
-    stages: list[tuple[str, Callable[[], list[str]]]] = [
-        ("equations and classification", lambda: _demo_equations(out)),
-        ("simulation (compiled DOPRI5)", lambda: _demo_simulation(out)),
-        ("integrators vs the exact solution (seed joint)", lambda: _demo_verify(out)),
-        ("operating points: linearization and modes", lambda: _demo_modes(out)),
-    ]
-    for title, stage in stages:
-        print(f"== {title}")
-        try:
-            for line in stage():
-                print(line)
-        except Exception as exc:  # the demo reports a failed stage and goes on
-            print(f"   (stage failed: {type(exc).__name__}: {exc})")
-        print()
-    print(f"results in {out}/")
-    return 0
-
-
-def _demo_equations(out: Path) -> list[str]:
-    model = robodyn.load("pendulum")
-    classification = robodyn.classify(model)
-    lines = [*_describe(model), "", model.show_text(), "", str(classification)]
-    written = [
-        write_text_atomic(out / "pendulum_equations.txt", "\n".join(lines) + "\n"),
-        write_text_atomic(out / "pendulum_equations.tex", f"{model.latex_text()}\n"),
-        write_text_atomic(out / "pendulum_classification.json", json.dumps(classification.to_dict(), indent=2) + "\n"),
-    ]
-    return [*lines, "", *(f"wrote {path}" for path in written)]
-
-
-def _demo_simulation(out: Path) -> list[str]:
-    model = robodyn.load("pendulum")
-    trajectory = robodyn.simulate(model, 10.0, {"theta": 2.5}, method="dopri5", rtol=1e-8, atol=1e-10,
-                                  t_eval=np.linspace(0.0, 10.0, 501))
-    assert isinstance(trajectory, Trajectory)
-    trajectory.to_csv(out / "pendulum_trajectory.csv")
-    _write_png(str(out / "pendulum_trajectory.png"), trajectory.plot())
-    stats = trajectory.stats
-    return [f"pendulum from theta = 2.5 rad over 10 s: {stats.steps} steps, {stats.nfev} evaluations, "
-            f"compile {stats.compile_seconds:.2f} s",
-            f"wrote {out / 'pendulum_trajectory.csv'}", f"wrote {out / 'pendulum_trajectory.png'}"]
-
-
-def _demo_verify(out: Path) -> list[str]:
-    from robodyn.analysis.verify import verify
-
-    result = verify(robodyn.load("joint"))
-    plot = write_bytes_atomic(out / "verify_joint.png", result.png())
-    return [result.table(), f"wrote {plot}"]
-
-
-def _demo_modes(out: Path) -> list[str]:
-    from robodyn.analysis.modes import modes
-
-    model = robodyn.load("pendulum")
-    lines, report = [], {}
-    for label, theta in (("hanging (theta = 0)", 0.0), ("upright (theta = pi)", float(np.pi))):
-        linear = robodyn.linearize(model, {"theta": theta, "theta_dot": 0.0})
-        result = modes(linear)
-        report[label] = {"A": linear.A.tolist(), "B": linear.B.tolist(), "method": linear.method, **result.to_dict()}
-        lines += [f"{label}: A = {linear.A.tolist()} ({linear.method})", result.table(), ""]
-    path = write_text_atomic(out / "pendulum_modes.json", json.dumps(report, indent=2) + "\n")
-    return [*lines, f"wrote {path}"]
-
-
 # --- entry point -------------------------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
     parser = _Parser(prog=PROG, description="Robot and mechanical dynamics: equations, simulation, linearization.")
     parser.add_argument("--version", action="version", version=f"{PROG} {robodyn.__version__}")
+    parser.add_argument("--quiet", dest="no_progress", action="store_true",
+                        help="no progress bars (they are shown on a terminal only)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
 
-    demo = commands.add_parser("demo", help="run the main job on the built-in pendulum, write ./robodyn-out/")
-    demo.add_argument("--out", default="robodyn-out", metavar="DIR", help="output folder (default: robodyn-out)")
-    demo.set_defaults(run=_cmd_demo)
+    add_report_commands(commands)
 
     show = commands.add_parser("show", help="print a model's equations")
     _add_model(show)
@@ -429,7 +358,7 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
     simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
-    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory")
+    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
     simulate.add_argument("--output", action="append", metavar="NAME,...",
                           help="record these outputs: the model's, or FRAME.QUANTITY (position, orientation, "
                                "velocity, angular_velocity) of a robot's frame, e.g. tool0.position")
@@ -470,7 +399,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_point(valid, _HOLDING_POINT)
     valid.add_argument("--tolerance", metavar="TOL", help="relative error tolerated (default 0.05)")
     valid.add_argument("--horizon", metavar="H", help="also compare simulated trajectories over [0, H]")
-    valid.add_argument("--plot", metavar="FILE.png", help="write the remainder plot")
+    valid.add_argument("--plot", metavar="FILE.png", help="write the remainder plot (.png, .svg or .pdf)")
     _add_json(valid)
     valid.set_defaults(run=_cmd_validity)
 
@@ -493,6 +422,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 numerical failure, 2 bad input)."""
     args = build_parser().parse_args(argv)
+    if args.no_progress or getattr(args, "quiet", False):
+        from robodyn.progress import set_quiet
+
+        set_quiet()
     try:
         with warnings.catch_warnings():
             if not os.environ.get("ROBODYN_DEBUG"):  # numpy's, scipy's and lambdify's warnings: the CLI's

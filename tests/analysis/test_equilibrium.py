@@ -262,3 +262,25 @@ def test_result_feeds_linearize():
     points = find_equilibrium(pendulum, {"tau": 0.0}, guess=[3.0, 0.0])
     linear = robodyn.linearize(pendulum, points[0].x, points[0].u)
     np.testing.assert_allclose(linear.A, [[0.0, 1.0], [G, 0.0]], rtol=0, atol=1e-12)  # inverted: unstable
+
+
+# --- angles: one point per turn ----------------------------------------------------------------------------
+def test_equilibria_a_turn_apart_are_one_point_when_f_is_periodic():
+    points = find_equilibrium(robodyn.load("pendulum"), {"tau": 0.0}, starts=16)
+    thetas = sorted(float(p.x[0]) for p in points)
+    assert len(thetas) == 2 and thetas[0] == pytest.approx(0.0, abs=1e-12)
+    assert thetas[1] == pytest.approx(math.pi, abs=1e-12)  # -pi and pi are one point, kept as pi
+
+
+def test_equilibria_a_turn_apart_stay_two_points_when_f_is_not_periodic():
+    """x' = sin(x) (1 + x^2/10) has the roots k pi too, but f(x + 2 pi) != f(x): -pi and pi are distinct."""
+    model = robodyn.SymbolicSystem(["x"], [], {"x": "sin(x)*(1 + x**2/10)"})
+    found = sorted(float(p.x[0]) for p in find_equilibrium(model, guess=[-3.0], starts=40, box=(-4.0, 4.0)))
+    assert any(abs(x + math.pi) < 1e-12 for x in found) and any(abs(x - math.pi) < 1e-12 for x in found)
+
+
+def test_minus_zero_is_stored_as_zero():
+    pendulum = robodyn.load("pendulum")
+    for point in (*find_equilibrium(pendulum, {"tau": -0.0}, starts=4), *find_equilibrium(pendulum, {"theta": -0.0})):
+        assert all(math.copysign(1.0, v) == 1.0 for v in (*point.x, *point.u) if v == 0.0)
+        assert "-0" not in str(point) and "-0.0" not in json.dumps(point.to_dict())

@@ -9,8 +9,10 @@ import pytest
 import sympy
 
 import robodyn
-from robodyn.analysis.linearize import linearize
+from robodyn.analysis.linearize import linearize, operating_point
 from robodyn.errors import InputError
+from robodyn.model.catalog import catalog_text
+from robodyn.model.files import read_model_text
 
 G = 9.81  # the catalog pendulum: m = 1, l = 1, I = 1
 
@@ -68,10 +70,15 @@ def pendulum_entry(parameters, theta):
     return -parameters["m"] * parameters["g"] * parameters["l"] / parameters["I"] * math.cos(theta)
 
 
+def free_inertia_pendulum() -> robodyn.Model:
+    """The catalog pendulum with I a free parameter (the catalog derives I = m l^2)."""
+    return read_model_text(catalog_text("pendulum").replace("I: m*l**2", "I: 1.0"), "free_inertia.yaml")
+
+
 @pytest.mark.parametrize("theta", [0.0, math.pi, math.pi / 4, -2.0])
 @pytest.mark.parametrize("overrides", [{}, {"m": 2.0, "l": 0.5, "I": 0.3, "g": 9.80665}])
 def test_pendulum_closed_form_with_parameters(theta, overrides):
-    pendulum = robodyn.load("pendulum").with_parameters(**overrides)
+    pendulum = free_inertia_pendulum().with_parameters(**overrides)
     linearize(robodyn.load("pendulum"), [theta, 0.0])  # warm the caches of the seed model first
     linear = linearize(pendulum, {"theta": theta, "theta_dot": 0.3}, {"tau": 0.7})
     parameters = pendulum.parameters
@@ -86,7 +93,7 @@ def test_pendulum_closed_form_with_parameters(theta, overrides):
 def test_params_override_is_not_served_from_the_cache():
     pendulum = robodyn.load("pendulum")
     seed = linearize(pendulum, [0.0, 0.0])
-    heavy = linearize(pendulum, [0.0, 0.0], params={"m": 3.0})
+    heavy = linearize(pendulum, [0.0, 0.0], params={"g": 3 * G})  # (m cancels: I = m l^2 is derived)
     again = linearize(pendulum, [0.0, 0.0])
     assert heavy.A[1, 0] == pytest.approx(3 * seed.A[1, 0], rel=1e-15)
     np.testing.assert_array_equal(again.A, seed.A)
@@ -293,8 +300,8 @@ def test_bad_points():
 
 
 @pytest.mark.parametrize(("name", "params", "x"), [
-    ("pendulum", {"I": 0.0}, [0.1, 0.0]),  # 1x1: M = I = 0
-    ("pendulum", {"I": -1.0}, [0.1, 0.0]),  # 1x1: negative
+    ("pendulum", {"m": 0.0}, [0.1, 0.0]),  # 1x1: M = I = m l^2 = 0
+    ("pendulum", {"m": -1.0}, [0.1, 0.0]),  # 1x1: negative
     ("double_pendulum", {"l2": 0.0}, [0.1, 0.2, 0.0, 0.0]),  # 2x2: second row and column vanish
     ("mbk", {"m": 0.0}, np.zeros(6)),  # 3x3: Cholesky path
 ])
@@ -340,3 +347,34 @@ def test_a_batch_that_drops_complex_parts_falls_back_to_single_complex_calls():
     linear = linearize(robodyn.System(f, ["theta", "omega"], ["tau"]), [0.7, 0.2], [0.1])
     assert linear.method == "complex"
     assert abs(linear.A[1, 0] - EXACT_A10) <= 1e-14 and linear.A[0, 1] == 1.0
+
+
+# --- the operating point's missing values: one rule with the CLI ----------------------------------------------
+def test_hold_takes_the_holding_input_and_zero_velocities():
+    pendulum = robodyn.load("pendulum").with_parameters(m=2.0, l=0.5)
+    held = linearize(pendulum, {"theta": 0.3}, "hold")
+    np.testing.assert_array_equal(held.x_op, [0.3, 0.0])
+    assert held.u_op[0] == pytest.approx(2.0 * G * 0.5 * math.sin(0.3), rel=1e-14)  # m g l sin(theta)
+    explicit = linearize(pendulum, [0.3, 0.0], held.u_op)
+    np.testing.assert_array_equal(held.A, explicit.A)
+
+
+def test_explicit_and_none_inputs_are_unchanged():
+    pendulum = robodyn.load("pendulum")
+    np.testing.assert_array_equal(linearize(pendulum, [0.3, 0.0]).u_op, [0.0])
+    np.testing.assert_array_equal(linearize(pendulum, [0.3, 0.0], {"tau": 0.5}).u_op, [0.5])
+    with pytest.raises(InputError, match="missing state"):
+        linearize(pendulum, {"theta": 0.3})  # without "hold" x names every state
+    with pytest.raises(InputError, match="'hold'"):
+        linearize(pendulum, [0.3, 0.0], "held")
+
+
+def test_operating_point_keeps_given_inputs_and_falls_back_to_zero():
+    double = robodyn.load("double_pendulum")
+    x, held = operating_point(double, {"theta1": 0.4, "theta2": -0.2})
+    assert x.tolist() == [0.4, -0.2, 0.0, 0.0]
+    assert np.max(np.abs(double.f(0.0, x, held))) < 1e-12 and np.all(held != 0.0)  # both torques hold the arm
+    _, given = operating_point(double, x, {"tau1": held[0] + 1.0})
+    np.testing.assert_array_equal(given, [held[0] + 1.0, 0.0])  # tau2 alone cannot hold it: 0
+    moving = operating_point(robodyn.load("pendulum"), {"theta": 0.3, "theta_dot": 1.0})
+    np.testing.assert_array_equal(moving[1], [0.0])  # nothing holds a moving pendulum: 0

@@ -180,3 +180,16 @@ def test_bad_input(pendulum):
         validity(pendulum, [0.0, 0.0], scale=[1.0, 1.0])
     with pytest.raises(ShapeError):
         validity(pendulum, [0.0, 0.0, 0.0])
+
+
+def test_the_norm_of_the_radii_is_stated():
+    """rho is |dz / scale|_2: the text, the JSON and the attribute say so, with each component's scale."""
+    pendulum = robodyn.load("pendulum")
+    plain = validity(pendulum, [0.0, 0.0], radii=RADII, directions=FEW)
+    assert "sqrt(sum_i (dz_i / s_i)^2)" in plain.norm and "theta 1, theta_dot 1, tau 1" in plain.norm
+    assert "units are mixed" in plain.norm
+    assert plain.to_dict()["norm"] == plain.norm and plain.norm in plain.text()
+    scaled = validity(pendulum, [0.0, 0.0], radii=RADII, directions=FEW, scale=[2.0, 1.0, 1.0])
+    assert "theta 2, theta_dot 1, tau 1" in scaled.norm and "mixed" not in scaled.norm
+    # the radius is in that norm: the theta axis decides it, and there rho is dtheta / 2
+    assert scaled.radius == pytest.approx(plain.radius / 2, rel=1e-2)

@@ -64,7 +64,7 @@ ERRORS = [
      "missing 'kind': one of first_order, mechanical, lagrangian, chain"),
     ("unknown top-level key", "kind: first_order\nstates: [x]\ndynamic: {x: 1}\n", 3, "dynamic",
      "unknown key 'dynamic' for kind first_order (allowed: description, dynamics, inputs, kind, name, outputs, "
-     "parameters, states); did you mean 'dynamics'?"),
+     "parameters, states, units); did you mean 'dynamics'?"),
     ("key of another kind", "kind: first_order\nstates: [x]\ndynamics: {x: 1}\nmass: [[1]]\n", 4, "mass",
      "unknown key 'mass' for kind first_order"),
     ("first_order without states", "kind: first_order\ndynamics: {x: 1}\n", 1, None,
@@ -128,8 +128,8 @@ ERRORS = [
      "parameters.J", "is not finite"),
     ("parameter 1e999", "kind: first_order\nstates: [x]\nparameters:\n  J: 1e999\ndynamics: {x: J}\n", 4,
      "parameters.J", "number is not finite: '1e999'"),
-    ("parameter using a parameter", "kind: first_order\nstates: [x]\nparameters:\n  a: 1\n  J: 2*a\n"
-     "dynamics: {x: J}\n", 5, "parameters.J", "unknown name"),
+    ("parameter using a state", "kind: first_order\nstates: [x]\nparameters:\n  a: 1\n  J: 2*x\n"
+     "dynamics: {x: J}\n", 5, "parameters.J", "unknown name"),  # parameters may use parameters only
     ("parameters not a mapping", "kind: first_order\nstates: [x]\nparameters: [a]\ndynamics: {x: 1}\n", 3,
      "parameters", "must be a mapping"),
     ("dynamics not an expression", "kind: first_order\nstates: [x]\ndynamics:\n  x: [1]\n", 4, "dynamics.x",
@@ -498,3 +498,81 @@ def test_every_example_file_loads_and_evaluates(path):
     model = robodyn.load(path)
     x, u = _point(model, seed=1)
     assert np.all(np.isfinite(model.f(0.0, x, u)))
+
+
+# --- derived parameters ------------------------------------------------------------------------------------
+DERIVED = """\
+kind: lagrangian
+coordinates: [theta]
+parameters: {I: m*l**2, m: 1.0, g: 9.81, l: 1.0, J: 2*I}
+inputs: [tau]
+kinetic: J*theta_dot**2/4
+potential: -m*g*l*cos(theta)
+forces: {theta: tau}
+"""
+
+
+def test_derived_parameters_follow_the_free_ones(tmp_path):
+    """I = m l^2 and J = 2 I (declared before what they use) are substituted: theta'' = -(g / l) sin(theta)."""
+    model = robodyn.load(write(tmp_path, DERIVED))
+    assert tuple(model.parameters) == ("m", "g", "l")
+    assert dict(model.derived_parameters) == {"I": "l**2*m", "J": "2*l**2*m"}
+    for overrides in ({}, {"l": 0.5}, {"m": 3.0, "l": 2.0}):
+        length = overrides.get("l", 1.0)
+        expected = [0.0, -9.81 / length * math.sin(0.3)]
+        np.testing.assert_allclose(model.f(0.0, [0.3, 0.0], [0.0], overrides), expected, rtol=1e-14)
+        np.testing.assert_allclose(model.with_parameters(overrides).f(0.0, [0.3, 0.0], [0.0]), expected, rtol=1e-14)
+
+
+def test_catalog_pendulum_inertia_follows_the_length():
+    pendulum = robodyn.load("pendulum")
+    assert dict(pendulum.derived_parameters) == {"I": "l**2*m"} and "I" not in pendulum.parameters
+    short = pendulum.with_parameters(l=0.5)  # I = m l^2 = 0.25, not the stale 1
+    np.testing.assert_allclose(short.f(0.0, [0.3, 0.0], [1.0]), [0.0, (1.0 - 9.81 * 0.5 * math.sin(0.3)) / 0.25],
+                               rtol=1e-14)
+    np.testing.assert_allclose(robodyn.linearize(short, [0.0, 0.0]).A, [[0.0, 1.0], [-9.81 / 0.5, 0.0]], rtol=1e-14)
+    run = robodyn.simulate(pendulum, 1.0, [0.1, 0.0], params={"l": 0.5}, method="rk4", dt=1e-3)
+    again = robodyn.simulate(short, 1.0, [0.1, 0.0], method="rk4", dt=1e-3)
+    np.testing.assert_array_equal(run.x, again.x)  # the compiled kernel sees the same I
+
+
+@pytest.mark.parametrize("how", ["with_parameters", "params"])
+def test_a_derived_parameter_cannot_be_set(how):
+    pendulum = robodyn.load("pendulum")
+    with pytest.raises(InputError, match=r"'I' is derived \(I = l\*\*2\*m\).*set those instead"):
+        if how == "with_parameters":
+            pendulum.with_parameters(I=2.0)
+        else:
+            pendulum.f(0.0, [0.0, 0.0], params={"I": 2.0})
+
+
+@pytest.mark.parametrize(("parameters", "fragment"), [
+    ("{a: b, b: a, c: 1.0}", "the parameters a -> b -> a are defined in a cycle"),
+    ("{a: 2*a}", "the parameters a -> a are defined in a cycle"),
+    ("{a: 1.0, b: a*c}", "unknown name"),
+    ("{a: 0.0, b: 1/a}", "b = 1/a is not a finite real number with the default values"),
+    ("{a: -1.0, b: sqrt(a)}", "is not a finite real number"),
+])
+def test_bad_derived_parameters_are_refused(tmp_path, parameters, fragment):
+    text = f"kind: first_order\nstates: [x]\nparameters: {parameters}\ndynamics: {{x: -x}}\n"
+    with pytest.raises(ModelFileError, match=re.escape(fragment)) as info:
+        robodyn.load(write(tmp_path, text))
+    assert "model.yaml:3: parameters." in str(info.value)
+    if "unknown" in fragment:
+        assert "'c'" in str(info.value)
+
+
+def test_derived_parameters_in_mechanical_matrices_and_name_checks(tmp_path):
+    text = MECHANICAL.replace("parameters: {J: 0.01, b: 0.1, k: 1.0}",
+                              "parameters: {m: 0.04, r: 0.5, J: m*r**2, b: 0.1, k: 1.0}")
+    model = robodyn.load(write(tmp_path, text))
+    np.testing.assert_allclose(model.with_parameters(r=1.0).mechanical_matrices()[0], [[0.04]], rtol=1e-15)
+    clash = text.replace("coordinates: [q]", "coordinates: [J]")
+    with pytest.raises(ModelFileError, match="'J' is used both"):
+        robodyn.load(write(tmp_path, clash))
+
+
+def test_simulate_refuses_a_derived_parameter_with_the_models_reason():
+    pendulum = robodyn.load("pendulum")
+    with pytest.raises(robodyn.InputError, match=r"parameter 'I' is derived \(I = l\*\*2\*m\)"):
+        robodyn.simulate(pendulum, 1.0, params={"I": 2.0})

@@ -11,8 +11,11 @@ from hypothesis import strategies as st
 
 import robodyn
 from robodyn import InputError, LagrangianSystem
+from robodyn.model.catalog import catalog_text
+from robodyn.model.files import read_model_text
 
-PENDULUM = robodyn.load("pendulum")
+# The catalog pendulum with I a free parameter (the catalog derives it, I = m l^2): m, g, l and I told apart.
+PENDULUM = read_model_text(catalog_text("pendulum").replace("I: m*l**2", "I: 1.0"), "free_inertia.yaml")
 DOUBLE = robodyn.load("double_pendulum")
 CART_POLE = robodyn.load("cart_pole")
 
@@ -29,6 +32,12 @@ def test_pendulum_structure():
     np.testing.assert_array_equal(PENDULUM.mass_matrix([0.3]), [[1.0]])
     np.testing.assert_array_equal(PENDULUM.mass_matrix([0.3], {"I": 2.5}), [[2.5]])
     assert str(PENDULUM.mass_expr) == "Matrix([[I]])"
+
+
+def test_catalog_pendulum_inertia_follows_m_and_l():
+    catalog = robodyn.load("pendulum")
+    assert tuple(catalog.parameters) == ("m", "g", "l") and dict(catalog.derived_parameters) == {"I": "l**2*m"}
+    np.testing.assert_allclose(catalog.mass_matrix([0.3], {"m": 2.0, "l": 0.5}), [[0.5]], rtol=1e-15)
 
 
 def test_pendulum_f_at_random_points():

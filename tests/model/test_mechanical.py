@@ -306,3 +306,12 @@ def test_mass_matrix_checks_the_shape():
 def test_mass_matrix_rejects_non_finite_coordinates():
     with pytest.raises(InputError, match="finite"):
         robodyn.load("double_pendulum").mass_matrix([math.nan, 0.2])
+
+
+def test_equation_terms_name_damping_and_stiffness():
+    """M q'' + B q' + K q = F u: b q' is the damping term and k q the stiffness, not Coriolis and gravity."""
+    terms = dict(JOINT.equation_terms())
+    assert list(terms) == ["M", "B q' (damping)", "K q (stiffness)", "F u"]
+    assert str(terms["B q' (damping)"]) == "Matrix([[b*q_dot]])" and str(terms["K q (stiffness)"]) == "Matrix([[k*q]])"
+    pendulum = dict(robodyn.load("pendulum").equation_terms())  # Lagrangian: the manipulator names stay
+    assert list(pendulum) == ["M(q)", "C(q, q') q'", "g(q)", "Q"]

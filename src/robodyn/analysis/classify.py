@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 import sympy
 
+from robodyn import display
 from robodyn.errors import InputError
 from robodyn.model.expr import MAX_EXPANDED_TERMS, TIME, expand_bounded, expanded_terms
 from robodyn.model.system import Model, require_model
@@ -78,23 +79,37 @@ class Classification:
             data["counterexample"] = dict(self.counterexample)
         return data
 
-    def __str__(self) -> str:
-        def yes(flag: bool, word: str) -> str:
-            return word if flag else f"not {word}"
-
-        verdicts = {
+    def verdict_texts(self) -> dict[str, str]:
+        """Verdict name -> its value in words (``"nonlinear"``, ``"order 2"``), in the order of VERDICTS."""
+        return {
             "order": f"order {self.order}",
             "dimension": f"dimension {self.dimension} ({'scalar' if self.scalar else 'vector'})",
             "linear": "linear" if self.linear else "nonlinear",
             "time_invariant": "time-invariant" if self.time_invariant else "time-varying",
             "homogeneous": "homogeneous" if self.homogeneous else "forced",
-            "autonomous": yes(self.autonomous, "autonomous"),
+            "autonomous": "autonomous" if self.autonomous else "not autonomous",
         }
-        width = max(map(len, verdicts.values()))
+
+    def _basis_text(self) -> str:
         how = {"symbolic": "from its expressions", "structural": "from its matrices"}
-        lines = [f"{self.model}: classified {how.get(self.method, 'by sampling at random points')}"]
+        return f"{self.model}: classified {how.get(self.method, 'by sampling at random points')}"
+
+    def __str__(self) -> str:
+        verdicts = self.verdict_texts()
+        width = max(map(len, verdicts.values()))
+        lines = [self._basis_text()]
         lines += [f"  {verdicts[k]:<{width}}  {self.reasons[k]}" for k in VERDICTS]
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The verdicts with their reasons as an HTML table (for Jupyter), and the counterexample if any."""
+        verdicts = self.verdict_texts()
+        rows = [(k.replace("_", " "), verdicts[k], self.reasons[k]) for k in VERDICTS]
+        parts = [display.heading(self._basis_text()),
+                 display.html_table(rows, header=("property", "verdict", "reason"), row_header=True)]
+        if self.counterexample is not None:
+            parts.append(display.preformatted(f"counterexample: {dict(self.counterexample)}"))
+        return display.block(parts)
 
 
 def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classification:

@@ -29,8 +29,10 @@ How it solves
 - **Several starts.** ``starts`` > 1 starts the first solve at ``guess`` and the others uniformly at
   random in ``box`` (default [-pi, pi] for *every* unknown, inputs included: give ``box`` for other
   scales). Solutions closer than :data:`DUPLICATE_DISTANCE` (per component, relative to
-  max(1, |value|)) count once. Values are raw: angles are not wrapped, so theta = pi and theta = -pi
-  are two points.
+  max(1, |value|)) count once, and so do solutions whose states differ by whole turns 2 pi k in states
+  the model is 2 pi-periodic in (an angle): theta = pi and theta = -pi are one point. Periodicity is
+  checked numerically, by comparing f at :data:`PERIODIC_PROBES` points around the two solutions. Values
+  are otherwise raw (the first solution found is kept, not wrapped), and -0.0 is stored as 0.0.
 
 Reference: J. J. Moré, B. S. Garbow, K. E. Hillstrom, *User Guide for MINPACK-1*, ANL-80-74 (1980);
 J. Nocedal, S. J. Wright, *Numerical Optimization*, 2nd ed., ch. 11 (nonlinear equations).
@@ -62,6 +64,8 @@ MAX_STARTS: Final = 10_000  # Each start is one root solve (milliseconds): more 
 DEFAULT_BOX: Final = (-math.pi, math.pi)  # Range of random starts for every unknown not named in ``box``.
 DUPLICATE_DISTANCE: Final = 1e-6  # Solutions closer than this (per component, relative) are one solution.
 POLISH_STEPS: Final = 3  # Gauss-Newton steps after the scipy solver; each kept only if it lowers max |f|.
+PERIODIC_PROBES: Final = 3  # Points near a solution where f must repeat after a 2 pi shift to call it one turn.
+PERIODIC_TOLERANCE: Final = 1e-9  # |f(x + 2 pi k e_i) - f(x)| relative to 1 + |f|: "periodic" (sin, cos round).
 AFFINE_TOLERANCE: Final = 1e-9  # |r(u1) - (r(u0) + dr/du (u1 - u0))| relative to the sizes: "affine in u".
 ADVICE: Final = ("try other guesses, more starts, or fix more variables; if no values of the unknowns can "
                  "satisfy f = 0 with the fixed ones, fix other variables")
@@ -128,6 +132,27 @@ class OperatingPoint:
             text = ", ".join(f"{n} = {v:.10g}" for n, v in zip(names, values.tolist())) or "(none)"
             lines.append(f"  {label}: {text}")
         return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        """The states and inputs at the point as an HTML table, with the residual and the method (Jupyter)."""
+        from robodyn import display
+
+        status = "converged" if self.converged else "NOT converged"
+        rows = [(name, "state", value) for name, value in zip(self.states, self.x.tolist())]
+        rows += [(name, "input", value) for name, value in zip(self.inputs, self.u.tolist())]
+        return display.block([
+            display.heading(f"operating point ({self.method}, {status})"),
+            display.html_table(rows, header=("name", "kind", "value"), row_header=True),
+            display.note(f"residual max|f| = {self.residual:.3g}"),
+        ])
+
+    def _repr_latex_(self) -> str:
+        """The states and inputs at the point, one ``name = value`` line each, as display math."""
+        from robodyn import display
+
+        lines = [f"{display.latex_identifier(name)} &= {display.latex_number(value)}"
+                 for name, value in zip((*self.states, *self.inputs), (*self.x.tolist(), *self.u.tolist()))]
+        return "$$\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}$$"
 
 
 # --- the problem: f restricted to the unknowns ------------------------------------------------------------
@@ -435,13 +460,13 @@ def find_equilibrium(
     points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]
     if not points:
         raise _no_convergence(problem, attempts, unknowns, fixed)
-    return _distinct(points)
+    return _distinct(points, problem)
 
 
 def _operating_point(problem: _Problem, z: Array, residual: float, tol: float, method: str) -> OperatingPoint:
     x, u = problem.point(z)
     model = problem.model
-    return OperatingPoint(x, u, model.states, model.inputs, residual, residual <= tol, method)
+    return OperatingPoint(x + 0.0, u + 0.0, model.states, model.inputs, residual, residual <= tol, method)  # no -0
 
 
 def _checked_fixed(problem: _Problem, tol: float) -> OperatingPoint:
@@ -469,21 +494,62 @@ def _hold(problem: _Problem, tol: float) -> OperatingPoint | None:
     residual = _max_abs(model.f_raw(problem.time, x, u, problem.p))
     if not residual <= tol:
         return None  # the general solver reports the failure with its best residual
-    return OperatingPoint(x, u, model.states, model.inputs, residual, True, "holding-torque")
+    return OperatingPoint(x + 0.0, u + 0.0, model.states, model.inputs, residual, True, "holding-torque")  # no -0
 
 
-def _distinct(points: list[OperatingPoint]) -> tuple[OperatingPoint, ...]:
-    """Sorted by (residual, norm); a point within DUPLICATE_DISTANCE of a better one is dropped."""
+def _distinct(points: list[OperatingPoint], problem: _Problem) -> tuple[OperatingPoint, ...]:
+    """Sorted by (residual, norm); a point within DUPLICATE_DISTANCE of a better one, or whole turns away from
+    it in states f is 2 pi-periodic in, is dropped."""
     def key(point: OperatingPoint) -> tuple[float, float]:
         return point.residual, float(np.linalg.norm(np.concatenate([point.x, point.u])))
 
+    n = problem.model.n_states
     kept: list[tuple[OperatingPoint, Array]] = []
     for point in sorted(points, key=key):
         z = np.concatenate([point.x, point.u])
-        if all(np.max(np.abs(z - other) / np.maximum(1.0, np.maximum(np.abs(z), np.abs(other))), initial=0.0)
-               >= DUPLICATE_DISTANCE for _, other in kept):
+        if any(_close(z, other) for _, other in kept):
+            continue
+        turned = [j for j, (_, other) in enumerate(kept) if _same_modulo_turns(problem, other, z)]
+        if not turned:
             kept.append((point, z))
+        elif _unwrapped(z[:n]) < _unwrapped(kept[turned[0]][1][:n]):  # of one point, keep theta = pi over -pi
+            kept[turned[0]] = (point, z)
     return tuple(point for point, _ in kept)
+
+
+def _unwrapped(x: Array) -> int:
+    """How many states lie outside (-pi, pi]."""
+    return int(np.count_nonzero((x <= -math.pi) | (x > math.pi)))
+
+
+def _close(a: Array, b: Array) -> bool:
+    """Within DUPLICATE_DISTANCE per component, relative to max(1, |value|)."""
+    scale = np.maximum(1.0, np.maximum(np.abs(a), np.abs(b)))
+    return bool(np.max(np.abs(a - b) / scale, initial=0.0) < DUPLICATE_DISTANCE)
+
+
+def _same_modulo_turns(problem: _Problem, a: Array, b: Array) -> bool:
+    """Whether the points ``a`` and ``b`` ([x, u], ``(n + m,)``) differ only by whole turns 2 pi k in some
+    states, and f repeats after that shift at :data:`PERIODIC_PROBES` points around ``a`` (those states
+    are angles)."""
+    n = problem.model.n_states
+    turns = np.round((b - a) / (2 * math.pi))
+    turns[n:] = 0.0  # inputs are never angles
+    shift = turns * 2 * math.pi
+    if not turns.any() or not _close(a + shift, b):
+        return False
+    probes = np.random.default_rng(0).uniform(-0.5, 0.5, (PERIODIC_PROBES, n))  # fixed: the answer is repeatable
+    x, u = a[:n], a[n:]
+    try:
+        with np.errstate(all="ignore"):
+            for delta in probes:
+                here = problem.model.f_raw(problem.time, x + delta, u, problem.p)
+                there = problem.model.f_raw(problem.time, x + shift[:n] + delta, u, problem.p)
+                if not np.all(np.abs(there - here) <= PERIODIC_TOLERANCE * (1.0 + np.abs(here))):
+                    return False
+    except (RobodynError, ArithmeticError, ValueError):
+        return False  # f fails near the points (a singular mass matrix): keep both
+    return True
 
 
 def _no_convergence(problem: _Problem, attempts: Sequence[_Attempt], unknowns: Sequence[str],

@@ -33,19 +33,20 @@ from __future__ import annotations
 import functools
 import math
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError
+from robodyn.errors import ConvergenceError, InputError, ShapeError
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Model, Values, require_model
 
-__all__ = ["METHODS", "linearize"]
+__all__ = ["HOLD", "METHODS", "linearize", "operating_point"]
 
 METHODS: Final = ("auto", "symbolic", "manipulator", "linear", "complex", "central")
+HOLD: Final = "hold"  # ``linearize(model, x, HOLD)``: the inputs that hold x (see :func:`operating_point`).
 _STEP: Final = float(np.finfo(float).eps ** (1 / 3))  # Optimal central-difference step (relative).
 COMPLEX_STEP: Final = 1e-20  # Relative complex step: truncation error ~ h^2, no cancellation.
 _PROBE_TOLERANCE: Final = 1e-6  # Complex probe vs central difference (whose own error is ~1e-10 relative).
@@ -55,7 +56,7 @@ _BATCH_TOLERANCE: Final = 1e-12  # Batch probe vs single calls: vectorized ufunc
 def linearize(
     model: Model,
     x: Values,
-    u: Values | None = None,
+    u: Values | Literal["hold"] | None = None,
     *,
     params: Values | None = None,
     t: float = 0.0,
@@ -68,7 +69,12 @@ def linearize(
     model
         Any robodyn model.
     x, u
-        The operating point: arrays in model order or ``{name: value}`` mappings (inputs left out are 0).
+        The operating point: arrays in model order or ``{name: value}`` mappings. ``x`` names every state;
+        inputs left out of ``u`` (or ``u=None``) are 0, exactly as given. ``u="hold"`` (:data:`HOLD`) takes
+        the operating point as ``robodyn linearize --at`` does (:func:`operating_point`): states left out of
+        ``x`` are 0 and the inputs are the holding input at x when one exists (e.g. the torque that holds a
+        pendulum at theta against gravity), else 0. For some inputs given and the others held, pass
+        ``*operating_point(model, x, u)``.
     params
         Parameter overrides.
     t
@@ -91,6 +97,10 @@ def linearize(
     require_model(model, "linearize")
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
+    if isinstance(u, str):
+        if u != HOLD:
+            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
+        x, u = operating_point(model, x, params=params, t=t)
     point = _Point.of(model, t, x, u, params)
     chosen = _choose(model, method, point)
     if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
@@ -109,6 +119,40 @@ def linearize(
     A, B, C, D = matrices
     return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
                                  name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error)
+
+
+def operating_point(
+    model: Model, x: Values, u: Values | None = None, *, params: Values | None = None, t: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The operating point with the values left out filled in by one rule (``robodyn linearize --at``, ``validity
+    --at`` and ``linearize(model, x, "hold")``).
+
+    - States left out of the mapping ``x`` are 0 (a velocity left out: at rest).
+    - Inputs left out of ``u`` are the holding input at x when one exists: the inputs that make f(t, x, u) = 0
+      with the given ones, found by :func:`~robodyn.analysis.equilibrium.find_equilibrium` with every state
+      fixed (for a second-order model at rest, the torques that hold q against gravity and springs, exactly).
+      Else (no input can hold x, e.g. a velocity that is not 0) they are 0.
+
+    Returns
+    -------
+    x : (n,), u : (m,)
+        float64 vectors in model order.
+    """
+    from robodyn.analysis.equilibrium import find_equilibrium  # deferred: equilibrium imports this module
+
+    require_model(model, "operating_point")
+    states = model.state_vector(x, default=0.0)
+    values = model.input_vector(u)
+    given = set(model.inputs) if u is not None and not isinstance(u, Mapping) else set(u or ())
+    if given >= set(model.inputs):
+        return states, values
+    fix = {**dict(zip(model.states, states.tolist())),
+           **{name: value for name, value in zip(model.inputs, values.tolist()) if name in given}}
+    try:
+        (point, *_) = find_equilibrium(model, fix=fix, params=params, t=t)
+    except (ConvergenceError, InputError):
+        return states, values  # nothing holds x: the inputs left out stay 0
+    return states, np.array(point.u, dtype=float)
 
 
 # --- the point -------------------------------------------------------------------------------------------

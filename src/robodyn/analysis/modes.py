@@ -33,6 +33,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 from scipy.sparse.csgraph import connected_components
 
+from robodyn import display
 from robodyn.errors import InputError, ShapeError
 from robodyn.signals.core import finite_number
 
@@ -315,6 +316,28 @@ class Modes:
         render = ["  ".join(text.rjust(w) for text, w in zip(row, widths)) for row in [list(header), *lines]]
         render.insert(1, "  ".join("-" * w for w in widths))
         return "\n".join([*render, "", f"{self.stability}: {self.explanation}"])
+
+    def _repr_html_(self) -> str:
+        """The table of :meth:`table` in HTML, then the verdict and its explanation (for Jupyter)."""
+        header = ("eigenvalue", "omega_n [rad/s]", "zeta", "time const [s]", "period [s]", "multiplicity")
+        rows = [(_complex_text(r.eigenvalue), _number(r.omega_n), _number(r.zeta), _number(r.time_constant),
+                 _number(r.period), f"{r.multiplicity}{' (defective)' if r.defective else ''}") for r in self.rows]
+        return display.block([display.heading(f"modes: {self.stability}"), display.html_table(rows, header=header),
+                              display.note(self.explanation)])
+
+    def _repr_latex_(self) -> str:
+        """One line per mode: the eigenvalue, omega_n and zeta, as display math."""
+        lines = []
+        for k, row in enumerate(self.rows, 1):
+            z = row.eigenvalue
+            value = display.latex_number(z.real)
+            if z.imag:
+                value += f" \\pm {display.latex_number(abs(z.imag))}\\,i"
+            zeta = r"\text{undefined}" if row.zeta is None else display.latex_number(row.zeta)
+            lines.append(f"\\lambda_{{{k}}} &= {value}, & \\omega_n &= {display.latex_number(row.omega_n)}, "
+                         f"& \\zeta &= {zeta}")
+        verdict = f"\\text{{{self.stability}}}"
+        return "$$\\begin{aligned} " + " \\\\ ".join([*lines, verdict]) + " \\end{aligned}$$"
 
 
 def _number(value: float | None) -> str:

@@ -14,8 +14,11 @@ remainder stays a small fraction of the linear part, in two ways:
 Conventions
 -----------
 - Sizes are infinity norms: |r| = max_i |r_i|, |J dz| = max_i |(J dz)_i|.
+- Radii are in the scaled Euclidean norm of the deviation: rho = |dz / scale|_2 = sqrt(sum_i (dz_i / s_i)^2)
+  over (dx, du) for the static test, over dx alone for the simulation test (``Validity.norm`` says it in words).
 - ``scale`` (n + m,) is the characteristic size of each component; the default is 1 for all, so rho is
-  in the model's own units. (Not max(1, |x_i|), the step rule of central differences: how far a model
+  in the model's own units, mixed: a radius 0.1 of the pendulum allows 0.1 rad, 0.1 rad/s, 0.1 N m or
+  any combination with that Euclidean length. (Not max(1, |x_i|), the step rule of central differences: how far a model
   is linear around a point depends on the distance from it, not on where it is; theta* = pi is no less
   linear than theta* = 0.) Give ``scale`` when states and inputs have very different units.
 - A remainder is rounding when |r| <= ROUNDING (|f(z*)| + |f(z* + dz)| + |J dz|) + JACOBIAN_SAFETY
@@ -73,21 +76,25 @@ class Validity:
     L_max
         max |r| / rho^2 over every sample: |r| <= L_max rho^2 holds on the sampled set (large at a kink).
     radius
-        The largest rho where the relative remainder max|r| / max|J dz| (over directions) stays below
-        ``tolerance`` at every radius up to it (a monotone envelope, refined by bisection); ``inf`` when
-        linear, 0 when it fails already at the smallest radius. See ``notes`` for bounds.
+        In the scaled norm |(dx, du) / scale|_2 (see ``norm``): the largest rho where the relative remainder
+        max|r| / max|J dz| (over directions) stays below ``tolerance`` at every radius up to it (a monotone
+        envelope, refined by bisection); ``inf`` when linear, 0 when it fails already at the smallest radius.
+        See ``notes`` for bounds.
     radii : (R,), errors : (R, 2)
         The static radii and, per radius, the relative remainder (column 0) and the max absolute
         remainder (column 1) over the directions.
     sim_radius, sim_radii : (S,), sim_errors : (S,)
         The simulation test (None / empty without ``horizon``): per initial deviation rho, the max over
-        runs of max_t |x_nl - x_lin| / max_t |x_nl - x*|; ``sim_radius`` as ``radius`` for these errors.
+        runs of max_t |x_nl - x_lin| / max_t |x_nl - x*|; ``sim_radius`` as ``radius`` for these errors, in the
+        scaled norm |dx / scale[:n]|_2 of the initial deviation.
     affine
         f(x*, u*) is not zero: x* is not an equilibrium and the linear prediction keeps the constant term.
     method
         The linearization method (``symbolic``, ``manipulator``, ``central``, ``linear``).
     scale : (n + m,)
         The characteristic sizes rho is measured in.
+    names
+        The states then the inputs (the components of ``scale``), for the description of the norm.
     """
 
     model: str
@@ -110,6 +117,16 @@ class Validity:
     sim_radii: Array
     sim_errors: Array
     notes: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+    @property
+    def norm(self) -> str:
+        """How rho measures a deviation (dx, du): the scaled Euclidean norm, with the scale of each component."""
+        names = self.names if len(self.names) == self.scale.size else [f"z{i}" for i in range(self.scale.size)]
+        sizes = ", ".join(f"{name} {value:g}" for name, value in zip(names, self.scale.tolist()))
+        unscaled = bool(np.all(self.scale == 1.0))
+        return (f"rho = sqrt(sum_i (dz_i / s_i)^2) over the deviations of the states and inputs, s: {sizes}"
+                + (" (the default: units are mixed as plain numbers; pass scale to weigh them)" if unscaled else ""))
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -127,7 +144,7 @@ class Validity:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``L, L_max, exponent, radius, tolerance, sim_radius, method, radii, errors`` (errors as
-        ``{"relative": [...], "absolute": [...]}``) and ``linear, affine, fit_range, scale, horizon,
+        ``{"relative": [...], "absolute": [...]}``) and ``linear, affine, fit_range, scale, norm, horizon,
         sim_radii, sim_errors, x_op, u_op, notes``; infinite numbers become ``None`` (null)."""
         return {
             "model": self.model, "L": _number(self.L), "L_max": _number(self.L_max),
@@ -136,7 +153,8 @@ class Validity:
             "errors": {"relative": _numbers(self.errors[:, 0]), "absolute": _numbers(self.errors[:, 1])},
             "linear": self.linear, "affine": self.affine,
             "fit_range": None if self.fit_range is None else list(self.fit_range),
-            "scale": _numbers(self.scale), "horizon": self.horizon, "sim_radii": _numbers(self.sim_radii),
+            "scale": _numbers(self.scale), "norm": self.norm, "horizon": self.horizon,
+            "sim_radii": _numbers(self.sim_radii),
             "sim_errors": _numbers(self.sim_errors), "x_op": _numbers(self.x_op), "u_op": _numbers(self.u_op),
             "notes": list(self.notes),
         }
@@ -151,7 +169,8 @@ class Validity:
                  f"  remainder |r| ~ L rho^p: L = {L}, p = {exponent}; max |r|/rho^2 = {self.L_max:.4g}",
                  f"  radius (relative remainder <= {self.tolerance:g}): {self.radius:.4g}"]
         if self.sim_radius is not None:
-            lines.append(f"  simulation radius over {self.horizon:g} s: {self.sim_radius:.4g}")
+            lines.append(f"  simulation radius over {self.horizon:g} s: {self.sim_radius:.4g} (of the states only)")
+        lines.append(f"  radii: {self.norm}")
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -241,7 +260,8 @@ def validity(
     feedback : (m, n), optional
         A gain K: the simulations run under u = u* - K (x - x*) (the linear prediction under A - B K).
     scale : (n + m,), optional
-        Characteristic sizes of the states then inputs; rho is measured in them (default all 1).
+        Characteristic sizes s of the states then inputs: radii are the scaled Euclidean norm
+        sqrt(sum_i (dz_i / s_i)^2) of the deviation (default all 1: the units mixed as plain numbers).
     sim_radii : (S,), optional
         Initial deviations of the simulation test; default :data:`DEFAULT_SIM_RADII` (1e-3 .. 1).
     method
@@ -298,7 +318,7 @@ def validity(
                     L_max=static.L_max, exponent=static.exponent, radius=static.radius, radii=grid,
                     errors=static.errors, fit_range=static.fit_range, scale=sizes, linear=static.linear,
                     affine=affine, horizon=run_length, sim_radius=sim_radius, sim_radii=sim_grid,
-                    sim_errors=sim_errors, notes=tuple(notes))
+                    sim_errors=sim_errors, notes=tuple(notes), names=(*model.states, *model.inputs))
 
 
 # --- the static test -----------------------------------------------------------------------------------

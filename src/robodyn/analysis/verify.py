@@ -25,6 +25,7 @@ from robodyn.integrate.kernels import kernel_module, run_fixed
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
 from robodyn.model.system import Model, require_model
+from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
 
 __all__ = ["ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
@@ -95,11 +96,13 @@ class Verification:
     def table(self) -> str:
         """A text table of errors and orders."""
         lines = [f"{self.model}: integrators vs the exact solution on [0, {self.t_final:g}]",
-                 f"{'method':<8} {'order':>5} {'observed':>9}  {'max error at the five step sizes':<56} verdict"]
+                 f"{'method':<8} {'order':>5} {'observed':>9}  {'max error at the step sizes h (next line)':<56} "
+                 "verdict"]
         for c in self.checks:
             errors = " ".join(f"{e:9.2e}" for e in c.errors)
             verdict = "ok" if c.passed else f"FAIL (off by more than {ORDER_TOLERANCE})"
             lines.append(f"{c.method:<8} {c.order:>5} {c.observed_order:>9.3f}  {errors:<56} {verdict}")
+            lines.append(f"{'':<8} {'':>5} {'h =':>9}  " + " ".join(f"{h:9.2e}" for h in c.steps))
         for c in self.checks:
             if c.tolerances:
                 errors = " ".join(f"{e:9.2e}" for e in c.adaptive_errors)
@@ -115,11 +118,16 @@ class Verification:
         axes = figure.subplots()
         for c in self.checks:
             line = axes.loglog(c.steps, c.errors, "o-", label=f"{c.method} (observed {c.observed_order:.2f})")[0]
-            scale = c.errors[-1] / c.steps[-1] ** c.order
-            axes.loglog(c.steps, [scale * h**c.order for h in c.steps], ":", color=line.get_color())
+            # the reference slope a factor 5 below the data, so that it shows beside it instead of under it
+            scale = c.errors[-1] / c.steps[-1] ** c.order / 5.0
+            axes.loglog(c.steps, [scale * h**c.order for h in c.steps], "--", color=line.get_color(), alpha=0.7,
+                        linewidth=1.2)
+            axes.annotate(f"slope {c.order}", (c.steps[0], scale * c.steps[0] ** c.order), fontsize=8,
+                          color=line.get_color(), xytext=(4, -10), textcoords="offset points")
         axes.set_xlabel("step size h")
         axes.set_ylabel("max |x - x_exact|")
-        axes.set_title(f"{self.model}: convergence (dotted: slope = order)")
+        axes.set_title(f"{self.model}: convergence (dashed: slope = order, shifted below the data)")
+        axes.grid(alpha=0.3, which="both")
         axes.legend(loc="best")
         return figure
 
@@ -170,24 +178,32 @@ def verify(
         return simulate(model, (0.0, t_final), start, u, method="exact", t_eval=times).x
 
     checks = []
-    for method in methods:
-        tableau = METHODS[method]
-        steps = tuple(h / rate for h in _RELATIVE_STEPS[method])
-        errors = []
-        for h in steps:
-            count = max(1, round(t_final / h))
-            grid = np.linspace(0.0, t_final, count + 1)
-            run = run_fixed(setup, method, grid, start, p, grid[1] - grid[0])
-            errors.append(float(np.max(np.abs(run.x - exact(grid)))))
-        check = MethodCheck(method, tableau.order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
-                            tuple(errors), _slope([t_final / max(1, round(t_final / h)) for h in steps], errors))
-        if tableau.adaptive:
-            adaptive, counts = [], []
-            for tol in _TOLERANCES:
-                trajectory = simulate(model, (0.0, t_final), start, u, method=method, rtol=tol, atol=tol * 1e-2)
-                adaptive.append(float(np.max(np.abs(trajectory.x - exact(trajectory.t)))))
-                counts.append(trajectory.stats.steps)
-            check = MethodCheck(method, tableau.order, check.steps, check.errors, check.observed_order,
-                                _TOLERANCES, tuple(adaptive), tuple(counts), _slope(_TOLERANCES, adaptive))
-        checks.append(check)
+    with progress(len(methods), f"verify {model.name}") as advance:
+        for method in methods:
+            checks.append(_check(model, method, rate, t_final, start, u, setup, p, exact))
+            advance(description=f"verify {model.name}: {method}")
     return Verification(model.name, t_final, tuple(checks))
+
+
+def _check(model: Model, method: str, rate: float, t_final: float, start: np.ndarray, u: Any, setup: Any,
+           p: np.ndarray, exact: Any) -> MethodCheck:
+    """One method's errors at the fixed steps (and, if adaptive, at the tolerances) against the exact run."""
+    tableau = METHODS[method]
+    steps = tuple(h / rate for h in _RELATIVE_STEPS[method])
+    errors = []
+    for h in steps:
+        count = max(1, round(t_final / h))
+        grid = np.linspace(0.0, t_final, count + 1)
+        run = run_fixed(setup, method, grid, start, p, grid[1] - grid[0])
+        errors.append(float(np.max(np.abs(run.x - exact(grid)))))
+    check = MethodCheck(method, tableau.order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
+                        tuple(errors), _slope([t_final / max(1, round(t_final / h)) for h in steps], errors))
+    if tableau.adaptive:
+        adaptive, counts = [], []
+        for tol in _TOLERANCES:
+            trajectory = simulate(model, (0.0, t_final), start, u, method=method, rtol=tol, atol=tol * 1e-2)
+            adaptive.append(float(np.max(np.abs(trajectory.x - exact(trajectory.t)))))
+            counts.append(trajectory.stats.steps)
+        check = MethodCheck(method, tableau.order, check.steps, check.errors, check.observed_order,
+                            _TOLERANCES, tuple(adaptive), tuple(counts), _slope(_TOLERANCES, adaptive))
+    return check

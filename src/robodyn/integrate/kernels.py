@@ -82,15 +82,33 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     return KernelSetup(module, "interpreted", data, events, model, 0.0)
 
 
-def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) -> tuple[Any, float]:
-    """Run ``call``; the first call of a compiled kernel in this process is timed as compilation."""
+def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) -> tuple[Any, float, bool]:
+    """Run ``call``; the first call of a compiled kernel in this process is timed as compilation.
+
+    Returns the call's result, the seconds timed and whether numba loaded the machine code from its on-disk
+    cache without compiling anything (then the seconds are the load time).
+    """
     key = (setup.module.__name__, name)
     if setup.path != "compiled" or key in _warm:
-        return call(), 0.0
+        return call(), 0.0, False
+    hits, misses = _cache_counts(setup.module)
     start = time.perf_counter()
     result = call()
+    seconds = time.perf_counter() - start
     _warm.add(key)
-    return result, time.perf_counter() - start
+    hits_after, misses_after = _cache_counts(setup.module)
+    return result, seconds, misses_after == misses and hits_after > hits
+
+
+def _cache_counts(module: ModuleType) -> tuple[int, int]:
+    """numba's cache hits and misses (compilations) so far, summed over the module's jitted functions."""
+    hits = misses = 0
+    for value in list(vars(module).values()):
+        stats = getattr(value, "stats", None)
+        if stats is not None and hasattr(stats, "cache_hits") and hasattr(stats, "cache_misses"):
+            hits += sum(stats.cache_hits.values())
+            misses += sum(stats.cache_misses.values())
+    return hits, misses
 
 
 def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str,
@@ -130,13 +148,14 @@ def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray,
         return int(setup.module.fixed_run(tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p,
                                           setup.inp, xs, us))
 
-    nfev, seconds = _timed_first_call(setup, "fixed_run", call)
+    nfev, seconds, from_cache = _timed_first_call(setup, "fixed_run", call)
     bad = np.flatnonzero(~np.all(np.isfinite(xs), axis=1))
     if bad.size:
         row = int(bad[0])
         column = int(np.flatnonzero(~np.isfinite(xs[row]))[0])
         raise _failure(model, NON_FINITE, float(grid[row]), column, 0, method)
-    return RunResult(grid.copy(), xs, nfev=nfev, steps=grid.size - 1, u=us, compile_seconds=seconds)
+    return RunResult(grid.copy(), xs, nfev=nfev, steps=grid.size - 1, u=us, compile_seconds=seconds,
+                     from_cache=from_cache)
 
 
 def run_adaptive(
@@ -147,7 +166,8 @@ def run_adaptive(
     model, events = setup.model, setup.events
     args = (*_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
             t_eval, max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal)
-    result, seconds = _timed_first_call(setup, "adaptive_run", lambda: setup.module.adaptive_run(*args))
+    result, seconds, from_cache = _timed_first_call(setup, "adaptive_run",
+                                                    lambda: setup.module.adaptive_run(*args))
     status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
     if status < 0:
         raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method, events.names)
@@ -155,7 +175,8 @@ def run_adaptive(
                for te, xe, k in zip(ev_t, ev_x, ev_idx)] if ev_t.size else []
     nfev, steps, rejected = stats.tolist()
     # t, x, u are the kernel's fresh buffers (or views of them, which the Trajectory copies): no copies here.
-    return RunResult(t, x, nfev=nfev, steps=steps, rejected=rejected, events=records, u=u, compile_seconds=seconds)
+    return RunResult(t, x, nfev=nfev, steps=steps, rejected=rejected, events=records, u=u, compile_seconds=seconds,
+                     from_cache=from_cache)
 
 
 def run_batch(
@@ -164,7 +185,7 @@ def run_batch(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, dict[str, float], list[list[EventRecord]]]:
     """N runs in parallel (threads running compiled chunks that release the GIL) on a common grid.
 
-    Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds) and
+    Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds, from_cache) and
     each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
     """
     tableau = TABLEAUS[method]
@@ -174,7 +195,7 @@ def run_batch(
         assert dt is not None
         grid = t_eval
         xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
-        _, seconds = _timed_first_call(setup, "fixed_batch", lambda: fixed_batch(
+        _, seconds, from_cache = _timed_first_call(setup, "fixed_batch", lambda: fixed_batch(
             setup.module, tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us,
             nfev, _workers(setup)))
         bad = ~np.isfinite(xs)  # (N, T, n), checked at once; the first bad trajectory, time and state is reported
@@ -182,13 +203,13 @@ def run_batch(
             i, k, column = (int(v[0]) for v in np.nonzero(bad))
             raise _trajectory(i, _failure(model, NON_FINITE, float(grid[k]), column, 0, method))
         return grid, xs, us, {"nfev": int(nfev.sum()), "steps": N * (grid.size - 1), "rejected": 0,
-                              "compile_seconds": seconds}, [[] for _ in range(N)]
+                              "compile_seconds": seconds, "from_cache": from_cache}, [[] for _ in range(N)]
     T, E = t_eval.size, BATCH_EVENTS if len(events) else 0
     xs, us = np.empty((N, T, n)), np.empty((N, T, m))
     status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
     t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
-    _, seconds = _timed_first_call(setup, "adaptive_batch", lambda: adaptive_batch(
+    _, seconds, from_cache = _timed_first_call(setup, "adaptive_batch", lambda: adaptive_batch(
         setup.module, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
         max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
         xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
@@ -205,7 +226,7 @@ def run_batch(
                             bool(events.terminal[int(ev_idx[i, k])])) for k in range(int(n_ev[i]))]
                for i in range(N)]
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
-              "compile_seconds": seconds}
+              "compile_seconds": seconds, "from_cache": from_cache}
     return t_eval, xs, us, totals, records
 
 
@@ -252,11 +273,18 @@ def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple
     if workers <= 1 or count <= 1:
         chunk(0, count, *args)
         return
+    from concurrent.futures import as_completed
+
+    from robodyn.progress import progress
+
     pieces = min(count, 8 * workers)
     edges = [count * k // pieces for k in range(pieces + 1)]
-    with ThreadPoolExecutor(min(workers, pieces)) as pool:
-        for done in [pool.submit(chunk, lo, hi, *args) for lo, hi in itertools.pairwise(edges)]:
+    with ThreadPoolExecutor(min(workers, pieces)) as pool, progress(count if count >= 1000 else 0,
+                                                                     f"{count} trajectories") as advance:
+        futures = {pool.submit(chunk, lo, hi, *args): hi - lo for lo, hi in itertools.pairwise(edges)}
+        for done in as_completed(futures):
             done.result()
+            advance(futures[done])
 
 
 def _workers(setup: KernelSetup) -> int:

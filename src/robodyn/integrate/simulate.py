@@ -197,7 +197,8 @@ def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
     t, xs, us, totals, records = run_batch(setup, job.method.name, job.t_span, job.states, job.parameters, stops,
                                            grid, job.rtol, job.atol, job.max_steps, job.dt)
     stats = SimulationStats(setup.path, job.method.name, int(totals["nfev"]), int(totals["steps"]),
-                            int(totals["rejected"]), setup_seconds + totals["compile_seconds"])
+                            int(totals["rejected"]), setup_seconds + totals["compile_seconds"],
+                            from_cache=bool(totals["from_cache"]))
     N = job.states.shape[0]
     return _batch(job.model, stats, t, xs, us, job.parameters, job.states,
                   _batch_events(records, len(job.plan.events), N))
@@ -387,6 +388,8 @@ def _parameter_sets(model: Model, params: Any) -> tuple[np.ndarray, bool]:
     defaults = model.parameter_vector()
     if isinstance(params, Mapping):
         for key in params:
+            if key in model.derived_parameters:  # the model's own message: derived, and from what
+                model.parameter_vector({key: 0.0})
             if key not in names:
                 raise UnknownNameError(f"unknown parameter {key!r} (the model's parameters: {', '.join(names)})")
         columns = {k: np.atleast_1d(_numbers(v, f"params[{k!r}]")) for k, v in params.items()}
@@ -557,7 +560,8 @@ def _assemble(model: Model, method: str, path: str, runs: list[RunResult], input
     if not batch:
         run = runs[0]
         u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
-        stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds)
+        stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds,
+                                from_cache=run.from_cache)
         return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
                                  model.inputs, model.outputs, model.name, stats, tuple(run.events), source=model,
                                  params=parameters[0])

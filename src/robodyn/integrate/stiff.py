@@ -45,6 +45,7 @@ class RunResult:
     events: list[EventRecord] = field(default_factory=list)
     u: np.ndarray | None = None  # (T, m) inputs as applied, when the path knows them (fixed steps)
     compile_seconds: float = 0.0
+    from_cache: bool = False  # the compiled kernel was loaded from the on-disk cache (nothing compiled)
 
 
 class _Stop(Exception):

@@ -10,6 +10,7 @@ name                   kind         model
 ``joint_direct_drive`` mechanical   the same joint with k = 0 (no restoring force)
 ``pendulum``           lagrangian   I theta'' + m g l sin(theta) = tau
 ``double_pendulum``    lagrangian   two links, point masses, torques tau1, tau2 at the joints
+``two_link_arm``       chain        two-link arm, twin of examples/two_link_arm.urdf
 ``cart_pole``          lagrangian   cart on a rail with a pole, force F on the cart
 ``mbk``                mechanical   chain of n masses, springs and dampers, force on each mass
 =====================  ===========  ==========================================================
@@ -29,7 +30,7 @@ from robodyn.model.yamlio import Document
 
 __all__ = ["CATALOG", "catalog_text", "mbk", "mbk_data"]
 
-_FILES = ("joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole")
+_FILES = ("joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm")
 
 
 def catalog_text(name: str) -> str:

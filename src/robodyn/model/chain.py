@@ -351,6 +351,21 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ManipulatorSystem):
         tape, table = self._tape
         return tape.from_sympy(as_expr(expr), table)
 
+    def units(self) -> dict[str, str]:
+        """SI units of the joint coordinates, velocities and torque/force inputs (revolute: rad, rad/s, N m;
+        prismatic: m, m/s, N) and of the kinematic outputs."""
+        by_type = {"revolute": ("rad", "rad/s", "N m"), "prismatic": ("m", "m/s", "N")}
+        result: dict[str, str] = {}
+        for joint in self.joints:
+            if joint.mimic is None:
+                position, velocity, effort = by_type[joint.type]
+                result.update({joint.name: position, velocity_name(joint.name): velocity})
+                if f"{joint.name}_tau" in self.inputs:
+                    result[f"{joint.name}_tau"] = effort
+        quantity_units = {"position": "m", "orientation": "rad", "velocity": "m/s", "angular_velocity": "rad/s"}
+        result.update({name: quantity_units[group.quantity] for name, group in self.kinematic_outputs.items()})
+        return {**result, **self.declared_units}
+
     def kinematics(self) -> ChainFrames:
         """The chain's frames and their compiled kinematic functions (robodyn.model.chain_frames)."""
         memo = self.memo()

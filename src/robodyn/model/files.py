@@ -21,6 +21,7 @@ import math
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path as FilePath
+from types import MappingProxyType
 from typing import Any
 
 import sympy
@@ -36,7 +37,7 @@ from robodyn.textfile import read_text_limited
 
 __all__ = ["KINDS", "load", "load_file", "model_from_document", "read_model_text"]
 
-_COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs"}
+_COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs", "units"}
 KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
@@ -60,6 +61,8 @@ class _Reader:
         self.doc = doc
         self.data: dict[str, Any] = doc.data
         self.symbols: dict[str, sympy.Symbol] = {}
+        #: derived parameters (name -> expression of the free parameters), set by :meth:`parameters`
+        self.derived: dict[str, sympy.Expr] = {}
 
     def fail(self, path: Path, message: str) -> ModelFileError:
         return ModelFileError(f"{self.doc.where(path)}: {message}")
@@ -85,19 +88,62 @@ class _Reader:
         return value
 
     def parameters(self) -> dict[str, float]:
+        """The free parameters' defaults, in file order; derived parameters go to :attr:`derived`.
+
+        A value is a number, a constant expression (``2*pi``) or an expression of other parameters
+        (``I: m*l**2``): the latter is a derived parameter, resolved in dependency order into an expression
+        of the free parameters only.
+        """
         table = self.get("parameters", dict) or {}
-        result = {}
+        names = {name: symbol(name) for name in table if isinstance(name, str)}
+        result: dict[str, float] = {}
+        formulas: dict[str, sympy.Expr] = {}
         for name, value in table.items():
             where = self.doc.where(("parameters", name))
             if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ModelFileError(f"{where}: parameter value must be a number, got {_describe(value)}")
+                raise ModelFileError(f"{where}: parameter value must be a number, got {_describe(value)} "
+                                     "(or an expression of other parameters such as m*l**2)")
             if isinstance(value, float) and not math.isfinite(value):
                 raise ModelFileError(f"{where}: parameter value {value} is not finite: give a finite number")
+            if not isinstance(value, str):
+                result[name] = float(value)
+                continue
             try:
-                result[name] = float(value) if not isinstance(value, str) else parse_number(value, where=where)
+                expr = parse_expression(value, names, where=where, allow_time=False)
+                if expr.free_symbols:
+                    formulas[name] = expr
+                else:
+                    result[name] = parse_number(value, where=where)
             except InputError as exc:
-                raise ModelFileError(f"{exc} (parameter values must be numbers such as 0.5 or 2*pi)") from None
+                raise ModelFileError(f"{exc} (a parameter value is a number such as 0.5 or 2*pi, or an "
+                                     "expression of other parameters such as m*l**2)") from None
+        self.derived = self._resolve(formulas, result)
         return result
+
+    def _resolve(self, formulas: dict[str, sympy.Expr], free: dict[str, float]) -> dict[str, sympy.Expr]:
+        """Derived parameters as expressions of the free ones, in dependency order; a cycle is refused, and
+        so is a value that is not finite with the defaults."""
+        resolved: dict[str, sympy.Expr] = {}
+
+        def visit(name: str, chain: list[str]) -> sympy.Expr:
+            if name in resolved:
+                return resolved[name]
+            if name in chain:
+                cycle = " -> ".join([*chain[chain.index(name):], name])
+                raise self.fail(("parameters", chain[-1]), f"the parameters {cycle} are defined in a cycle: "
+                                                           "give one of them a number")
+            needed = sorted(s.name for s in formulas[name].free_symbols if s.name in formulas)
+            replacements = {symbol(d): visit(d, [*chain, name]) for d in needed}
+            resolved[name] = formulas[name].xreplace(replacements)
+            return resolved[name]
+
+        defaults = {symbol(k): sympy.Float(v) for k, v in free.items()}
+        for name in formulas:
+            value = complex(sympy.N(visit(name, []).xreplace(defaults), 17))
+            if value.imag != 0 or not math.isfinite(value.real):
+                raise self.fail(("parameters", name), f"{name} = {sympy.sstr(resolved[name])} is not a finite real "
+                                                      "number with the default values: change them")
+        return {name: resolved[name] for name in formulas}
 
     def check_names(self, groups: dict[str, Sequence[str]], keys: dict[str, str]) -> None:
         """Names must be valid, unreserved and unique; messages point at the list entry."""
@@ -109,13 +155,17 @@ class _Reader:
                 entry = (key, list(self.data[key])[index])
             return self.doc.where(entry)
 
+        if "parameters" in groups:  # derived parameters are names too: check them all, in file order
+            groups = {**groups, "parameters": [str(name) for name in self.get("parameters", dict) or {}]}
         check_names(groups, locate=locate)
         self.symbols = {name: symbol(name) for names in groups.values() for name in names}
 
     def expression(self, path: Path, value: Any, allowed: Sequence[str], allow_time: bool = True) -> Any:
         if value is None or isinstance(value, bool | list | dict):
             raise self.fail(path, f"expected an expression, got {_describe(value)}")
-        table = {name: self.symbols[name] for name in allowed}
+        table: dict[str, sympy.Expr] = {name: self.symbols[name] for name in allowed}
+        if any(name in table for name in self.data.get("parameters") or {}):
+            table.update(self.derived)  # where parameters may appear, derived ones stand for their expressions
         return parse_expression(value, table, where=self.doc.where(path), allow_time=allow_time)
 
     def expressions(self, key: str, names: Sequence[str], allowed: Sequence[str], *,
@@ -270,7 +320,7 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
     params = r.parameters()
     inputs = r.names("inputs")
     try:
-        return _BUILDERS[kind](r, name, params, inputs)
+        model = _BUILDERS[kind](r, name, params, inputs)
     except InputError as exc:
         message = str(exc)
         if message.startswith(doc.source):  # already located by the reader
@@ -278,6 +328,27 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
         # a check inside the model classes: point at the key it concerns, when it says which
         where = doc.where((exc.key,)) if exc.key in r.data else doc.source
         raise ModelFileError(f"{where}: {message}", key=exc.key) from None
+    if r.derived:
+        # the file's kinds are instances with a __dict__ (the base class declares empty slots only)
+        object.__setattr__(model, "derived_parameters",
+                           MappingProxyType({k: sympy.sstr(e) for k, e in r.derived.items()}))
+    units = _units(r, model)
+    if units:
+        object.__setattr__(model, "declared_units", MappingProxyType(units))
+    return model
+
+
+def _units(r: _Reader, model: Model) -> dict[str, str]:
+    """``units: {name: unit}`` for states, inputs and outputs: short printable text (plots label axes with it)."""
+    table = r.get("units", dict) or {}
+    known = {*model.states, *model.inputs, *model.outputs}
+    for name, unit in table.items():
+        if name not in known:
+            raise r.fail(("units", name), f"{name!r} is not a state, input or output of the model "
+                                          f"({', '.join(sorted(known))}){_suggest(str(name), sorted(known))}")
+        if not isinstance(unit, str) or not unit.strip() or len(unit) > 40 or not unit.isprintable():
+            raise r.fail(("units", name), f"the unit must be short text such as 'rad/s' or 'N m', got {unit!r}")
+    return {str(k): v.strip() for k, v in table.items()}
 
 
 def read_model_text(text: str, source: str = "<text>") -> Model:

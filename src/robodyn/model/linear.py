@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robodyn import display
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
@@ -282,6 +283,38 @@ class LinearSystem(Model):
         values = np.linalg.eigvals(self.A).astype(complex)
         order = np.lexsort((values.imag, values.real))
         return np.asarray(values[order], dtype=np.complex128)
+
+    # --- rich display in Jupyter ---------------------------------------------------------------------
+    def _matrices(self) -> list[tuple[str, NDArray[np.float64], tuple[str, ...], tuple[str, ...]]]:
+        """(label, matrix, row names, column names) of A, B, C, D, leaving out empty ones (no inputs)."""
+        blocks = [("A", self.A, self.states, self.states), ("B", self.B, self.states, self.inputs),
+                  ("C", self.C, self.outputs, self.states), ("D", self.D, self.outputs, self.inputs)]
+        return [b for b in blocks if b[1].size]
+
+    def _repr_latex_(self) -> str:
+        """A, B, C and D as LaTeX ``bmatrix`` (B and D left out without inputs), as display math."""
+        lines = [f"{label} &= {display.matrix_latex(matrix)}" for label, matrix, _, _ in self._matrices()]
+        return "$$\\begin{aligned} " + " \\\\ ".join(lines) + " \\end{aligned}$$"
+
+    def _repr_html_(self) -> str:
+        """The names and the matrices as tables labelled with the state, input and output names."""
+        summary: list[tuple[str, object]] = [("states", ", ".join(self.states)),
+                                             ("inputs", ", ".join(self.inputs) or "none"),
+                                             ("outputs", ", ".join(self.outputs))]
+        for label, point, names in (("x_op", self.x_op, self.states), ("u_op", self.u_op, self.inputs)):
+            if point is not None and point.size:
+                summary.append((label, ", ".join(f"{n} = {display.number(v)}" for n, v in zip(names, point.tolist()))))
+        if self.method is not None:
+            summary.append(("method", self.method))
+        if self.error_estimate is not None:
+            summary.append(("error estimate", self.error_estimate))
+        parts = [display.heading(f"LinearSystem {self.name!r}: x' = A x + B u, y = C x + D u"),
+                 display.html_table(summary, row_header=True)]
+        parts += [display.matrix_html(matrix, rows, columns, title=label)
+                  for label, matrix, rows, columns in self._matrices()]
+        if not self.inputs:
+            parts.append(display.note("no inputs: B and D are empty"))
+        return display.block(parts)
 
     def __repr__(self) -> str:
         return (

@@ -530,6 +530,14 @@ class MechanicalSystem(ManipulatorSystem):
     def linear_by_construction(self) -> str:
         return "M q'' + B q' + K q = F u with constant matrices is linear in the state and inputs"
 
+    def equation_terms(self) -> list[tuple[str, Any]]:
+        """M, the damping B q' (velocity-dependent), the stiffness K q (position-dependent) and F u of
+        M q'' + B q' + K q = F u, for ``robodyn show`` (no Coriolis or gravity terms: the matrices are constant)."""
+        n = self.n_coordinates
+        q, qd = sympy.Matrix(self.x_symbols[:n]), sympy.Matrix(self.x_symbols[n:])
+        return [("M", self.mass_expr), ("B q' (damping)", self.damping_expr * qd),
+                ("K q (stiffness)", self.stiffness_expr * q), ("F u", self.forces_expr)]
+
     def scalar_damping(self) -> ScalarDamping | None:
         """omega_n, zeta and regime when the model has one coordinate, else None."""
         return self.damping_info() if self.n_coordinates == 1 else None

@@ -18,6 +18,7 @@ from typing import Any, Self, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robodyn import display
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 
@@ -169,6 +170,14 @@ class Model:
     outputs: tuple[str, ...]
     parameters: Mapping[str, float]
 
+    #: Parameters a model file derives from others (``I: m*l**2``), name -> expression in the free parameters.
+    #: They are substituted into the equations, so they follow every override of ``parameters`` and are not
+    #: parameters themselves: :meth:`parameter_vector` refuses a value for one.
+    derived_parameters: Mapping[str, str] = MappingProxyType({})
+
+    #: Units by state, input or output name from a model file's ``units:`` (see :meth:`units`).
+    declared_units: Mapping[str, str] = MappingProxyType({})
+
     #: 2 for models written as second-order equations (mechanical, Lagrangian), else 1.
     @property
     def order(self) -> int:
@@ -196,7 +205,16 @@ class Model:
         return values_to_vector(u, self.inputs, "input", default=0.0)
 
     def parameter_vector(self, params: Values | None = None) -> Vector:
-        """Parameter values ``(n_params,)``: the defaults, overridden by name (or a full array)."""
+        """Parameter values ``(n_params,)``: the defaults, overridden by name (or a full array).
+
+        A derived parameter (:attr:`derived_parameters`) cannot be given: it follows the ones it is computed from.
+        """
+        if isinstance(params, Mapping) and self.derived_parameters:
+            for key in params:
+                if key in self.derived_parameters:
+                    raise InputError(f"model {self.name!r}: parameter {key!r} is derived ({key} = "
+                                     f"{self.derived_parameters[key]}) and follows the parameters it is computed "
+                                     "from: set those instead, or give it a number in the model file")
         defaults = np.fromiter(self.parameters.values(), float, len(self.parameters))
         return values_to_vector(params, tuple(self.parameters), "parameter", default=defaults)
 
@@ -380,6 +398,11 @@ class Model:
         """(lower, upper) position limits by coordinate, for those that have any (a URDF's ``<limit>``)."""
         return {}
 
+    def units(self) -> dict[str, str]:
+        """Units of the states, inputs and outputs by name, for those the model knows (plots label axes with
+        them): a model file's ``units:``; rigid-body models know their joints' (rad, rad/s, N m or m, m/s, N)."""
+        return dict(self.declared_units)
+
     def mechanical_matrices(self, params: Values | None = None) -> tuple[np.ndarray, ...] | None:
         """``(M, B, K, F)`` of M q'' + B q' + K q = F u with constant matrices, or None."""
         return None
@@ -415,6 +438,24 @@ class Model:
     def latex_text(self) -> str | None:
         """The equations as LaTeX, or None when the model has no symbolic equations."""
         return None
+
+    # --- rich display in Jupyter (IPython's _repr_*_ protocol) -----------------------------------------
+    def _repr_latex_(self) -> str | None:
+        """The equations (:meth:`latex_text`) as display math ``$$...$$``, or None when the model has none."""
+        latex = self.latex_text()
+        return None if latex is None else f"$${latex}$$"
+
+    def _repr_html_(self) -> str:
+        """A summary: name, kind, states, inputs, outputs, the parameters (a table) and the equations (LaTeX
+        for MathJax, or :meth:`show_text` as plain text when the model has no LaTeX)."""
+        summary = [("kind", self.kind), ("states", ", ".join(self.states) or "none"),
+                   ("inputs", ", ".join(self.inputs) or "none"), ("outputs", ", ".join(self.outputs) or "none")]
+        parts = [display.heading(f"{type(self).__name__} {self.name!r}"), display.html_table(summary, row_header=True)]
+        if self.parameters:
+            parts.append(display.html_table(self.parameters.items(), header=("parameter", "default"), row_header=True))
+        latex = self.latex_text()
+        parts.append(display.preformatted(self.show_text()) if latex is None else display.math_block(latex))
+        return display.block(parts)
 
     def memo(self) -> dict[Any, Any]:
         """The model's own store for objects derived from its equations (shared by parameter copies).

@@ -1,0 +1,226 @@
+"""HTML and LaTeX pieces for Jupyter's rich display (``_repr_html_``, ``_repr_latex_``) of robodyn objects.
+
+Pure string builders: escaping, compact numbers, tables, matrices as LaTeX ``bmatrix`` and as labelled HTML
+tables, and a small inline SVG plot. Every piece of user text (names, reasons, equations) goes through
+:func:`escape`. matplotlib is imported only when a plot is drawn, so ``import robodyn`` stays light.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+__all__ = [
+    "MAX_COLUMNS",
+    "MAX_ROWS",
+    "PLOT_CURVES",
+    "PLOT_POINTS",
+    "block",
+    "escape",
+    "heading",
+    "html_table",
+    "latex_identifier",
+    "latex_number",
+    "math_block",
+    "matrix_html",
+    "matrix_latex",
+    "note",
+    "number",
+    "preformatted",
+    "svg_plot",
+]
+
+MAX_ROWS: Final = 12  # Matrix rows shown; the rest is cut, with a note.
+MAX_COLUMNS: Final = 10  # Matrix columns shown: LaTeX's bmatrix takes at most 10 (amsmath's MaxMatrixCols).
+PLOT_POINTS: Final = 400  # Points per curve of an inline plot at most (evenly spaced stored points).
+PLOT_CURVES: Final = 8  # Curves of an inline plot at most (the first ones; the legend says how many).
+
+
+# --- text ---------------------------------------------------------------------------------------------
+def escape(value: object) -> str:
+    """``str(value)`` safe inside HTML text and attribute values (``<``, ``>``, ``&``, quotes escaped)."""
+    return html.escape(str(value), quote=True)
+
+
+def number(value: float | complex) -> str:
+    """A number in at most 6 significant digits (``:.6g``); -0 as 0, complex as ``a ± bj``."""
+    if isinstance(value, complex | np.complexfloating):
+        z = complex(value)
+        if z.imag == 0.0:
+            return number(z.real)
+        sign = "-" if z.imag < 0 else "+"
+        return f"{number(z.real)} {sign} {number(abs(z.imag))}j"
+    real = float(value)
+    return "0" if real == 0.0 else f"{real:.6g}"
+
+
+def latex_number(value: float) -> str:
+    """:func:`number` as LaTeX: ``1e-07`` becomes ``1 \\cdot 10^{-7}``, infinities ``\\infty``."""
+    text = number(value)
+    if text in ("inf", "-inf"):
+        return text.replace("inf", r"\infty")
+    if "e" not in text:
+        return text
+    mantissa, exponent = text.split("e")
+    return f"{mantissa} \\cdot 10^{{{int(exponent)}}}"
+
+
+def latex_identifier(name: str) -> str:
+    """A name in upright LaTeX, its underscores escaped: ``q_dot`` -> ``\\mathrm{q\\_dot}``."""
+    return r"\mathrm{" + re.sub(r"([_&%$#{}])", r"\\\1", name) + "}"
+
+
+# --- HTML ---------------------------------------------------------------------------------------------
+def _cell(value: object) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | float | complex | np.number):
+        return escape(number(value))  # type: ignore[arg-type]
+    return escape(value)
+
+
+def html_table(rows: Iterable[Sequence[object]], *, header: Sequence[object] | None = None,
+               row_header: bool = False) -> str:
+    """An HTML ``<table>``: numbers formatted by :func:`number`, everything else escaped.
+
+    Parameters
+    ----------
+    rows
+        One sequence of cells per row.
+    header
+        Column titles, or None for none.
+    row_header
+        Whether the first cell of each row is a label (``<th>``).
+    """
+    parts = ['<table style="border-collapse: collapse">']
+    if header is not None:
+        parts.append("<thead><tr>" + "".join(f"<th>{_cell(h)}</th>" for h in header) + "</tr></thead>")
+    parts.append("<tbody>")
+    for row in rows:
+        cells = [f"<th style=\"text-align: left\">{_cell(c)}</th>" if row_header and k == 0 else
+                 f"<td>{_cell(c)}</td>" for k, c in enumerate(row)]
+        parts.append("<tr>" + "".join(cells) + "</tr>")
+    parts.append("</tbody></table>")
+    return "".join(parts)
+
+
+def heading(text: str) -> str:
+    """A bold title line."""
+    return f"<p><strong>{escape(text)}</strong></p>"
+
+
+def note(text: str) -> str:
+    """A small line of text (a truncation note, a verdict)."""
+    return f"<p><small>{escape(text)}</small></p>"
+
+
+def preformatted(text: str) -> str:
+    """Plain text kept as written (equations when there is no LaTeX)."""
+    return f"<pre>{escape(text)}</pre>"
+
+
+def math_block(latex: str) -> str:
+    """Display math for Jupyter's MathJax: ``$$latex$$``, escaped for HTML (MathJax reads the decoded text)."""
+    return f"<div>$${escape(latex)}$$</div>"
+
+
+def block(parts: Iterable[str]) -> str:
+    """The pieces wrapped in one ``<div>``: a complete, self-contained HTML fragment."""
+    return '<div class="robodyn">' + "".join(parts) + "</div>"
+
+
+# --- matrices -----------------------------------------------------------------------------------------
+def _shown(matrix: ArrayLike) -> tuple[np.ndarray, bool, bool]:
+    """The part of a matrix that is shown, and whether rows and columns were cut."""
+    values = np.atleast_2d(np.asarray(matrix))
+    rows, columns = values.shape
+    return values[:MAX_ROWS, :MAX_COLUMNS], rows > MAX_ROWS, columns > MAX_COLUMNS
+
+
+def _cut_note(shape: tuple[int, ...]) -> str:
+    rows, columns = shape
+    shown = []
+    if rows > MAX_ROWS:
+        shown.append(f"the first {MAX_ROWS} of {rows} rows")
+    if columns > MAX_COLUMNS:
+        shown.append(f"the first {MAX_COLUMNS} of {columns} columns")
+    return "showing " + " and ".join(shown) if shown else ""
+
+
+def matrix_html(matrix: ArrayLike, rows: Sequence[str], columns: Sequence[str], *, title: str) -> str:
+    """A matrix ``(r, c)`` as a table with row and column labels, cut to MAX_ROWS x MAX_COLUMNS with a note.
+
+    Parameters
+    ----------
+    matrix : (r, c)
+    rows, columns : r and c labels (the state, input or output names)
+    title : shown in the table's top-left corner
+    """
+    values = np.atleast_2d(np.asarray(matrix))
+    shown, _, _ = _shown(values)
+    body = [[rows[i], *shown[i].tolist()] for i in range(shown.shape[0])]
+    table = html_table(body, header=[title, *columns[:MAX_COLUMNS]], row_header=True)
+    cut = _cut_note(values.shape)
+    return table + (note(cut) if cut else "")
+
+
+def matrix_latex(matrix: ArrayLike) -> str:
+    """A matrix as a LaTeX ``bmatrix``; rows and columns beyond the limits become ``\\vdots`` / ``\\cdots``."""
+    values = np.atleast_2d(np.asarray(matrix))
+    shown, more_rows, more_columns = _shown(values)
+    if more_columns:  # keep within bmatrix's 10 columns: the last shown column makes room for the dots
+        shown = shown[:, : MAX_COLUMNS - 1]
+    if more_rows:
+        shown = shown[: MAX_ROWS - 1]
+    lines = [[latex_number(v) for v in row] + ([r"\cdots"] if more_columns else []) for row in shown.tolist()]
+    if more_rows:
+        lines.append([r"\vdots"] * shown.shape[1] + ([r"\ddots"] if more_columns else []))
+    body = " \\\\ ".join(" & ".join(row) for row in lines)
+    return f"\\begin{{bmatrix}} {body} \\end{{bmatrix}}"
+
+
+# --- plots --------------------------------------------------------------------------------------------
+def svg_plot(t: ArrayLike, values: ArrayLike, names: Sequence[str], *, xlabel: str = "t") -> str:
+    """A small line plot of the columns of ``values`` against ``t`` as an inline ``<svg>`` element.
+
+    Drawn in memory on a matplotlib :class:`~matplotlib.figure.Figure` that no GUI backend or pyplot
+    registry knows of (nothing to close, no file written), with at most PLOT_POINTS points per curve and
+    PLOT_CURVES curves. The SVG's own ``<style>`` is left out: inside an HTML page it would apply to the
+    whole page.
+
+    Parameters
+    ----------
+    t : (T,)
+    values : (T, k)
+    names : k curve names, for the legend
+    """
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    times = np.asarray(t, dtype=float)
+    data = np.asarray(values, dtype=float).reshape(times.size, -1)
+    keep = np.unique(np.linspace(0, times.size - 1, min(times.size, PLOT_POINTS)).round().astype(int))
+    figure = Figure(figsize=(5.0, 2.2), layout="constrained")
+    axes = figure.subplots()
+    marker = "." if times.size == 1 else None
+    for j, name in enumerate(names[:PLOT_CURVES]):
+        axes.plot(times[keep], data[keep, j], marker=marker, linewidth=1.0, label=name)
+    if len(names) > PLOT_CURVES:
+        axes.set_title(f"the first {PLOT_CURVES} of {len(names)} curves", fontsize=8)
+    axes.set_xlabel(xlabel, fontsize=8)
+    axes.tick_params(labelsize=7)
+    if names:
+        axes.legend(loc="best", fontsize=7)
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as <text>, not glyph outlines: smaller
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    figure.clear()
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
+    return re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)

@@ -1,0 +1,244 @@
+"""Plots worth reading: time responses with units, phase portraits, pole maps, validity and convergence.
+
+Every function returns a matplotlib Figure (drawn off-screen: no display needed), or draws into the
+``ax=`` it is given and returns that axes' figure, so a simulation can be overlaid on an exact solution:
+
+    figure = plots.time_response(exact_run)
+    plots.time_response(simulated_run, ax=figure.axes[0], style="--")
+
+:func:`time_response` puts one axis per physical quantity: states that share a unit share an axis (for a
+second-order model without units, the coordinates on one and the velocities on another), inputs appear
+only when they vary (constant ones are named in the title), and inputs with identical values are drawn
+once with both names. Units come from the model (``model.units()``: rad, rad/s, N m for revolute
+joints, m, m/s, N for prismatic ones) when the trajectory knows its model.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from robodyn.errors import InputError, UnknownNameError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+    from robodyn.trajectory import Trajectory
+
+__all__ = ["FORMATS", "convergence", "phase_portrait", "pole_map", "save_figure", "time_response", "validity"]
+
+FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
+
+
+def _units(trajectory: Trajectory) -> Mapping[str, str]:
+    source = getattr(trajectory, "source", None)
+    return source.units() if source is not None else {}
+
+
+def _groups(trajectory: Trajectory, names: Sequence[str], units: Mapping[str, str]) -> list[tuple[str, list[str]]]:
+    """(axis label, state names) per axis: by unit, else coordinates and velocities apart."""
+    groups: dict[str, list[str]] = {}
+    half = len(trajectory.states) // 2
+    second_order = getattr(getattr(trajectory, "source", None), "order", 1) == 2
+    for name in names:
+        if name in units:
+            label = f"[{units[name]}]"
+        elif second_order:
+            label = "coordinates" if trajectory.states.index(name) < half else "velocities"
+        else:
+            label = "states"
+        groups.setdefault(label, []).append(name)
+    return list(groups.items())
+
+
+def _varying_inputs(trajectory: Trajectory) -> tuple[list[tuple[str, np.ndarray]], list[str]]:
+    """(label, values) of the inputs that vary, identical ones merged, and the texts of the constant ones."""
+    varying: list[tuple[str, np.ndarray]] = []
+    constant: list[str] = []
+    for j, name in enumerate(trajectory.inputs):
+        values = trajectory.u[:, j]
+        finite = values[np.isfinite(values)]
+        if finite.size == 0 or np.ptp(finite) <= 1e-12 * max(1.0, float(np.max(np.abs(finite)))):
+            constant.append(f"{name} = {float(finite[0]) if finite.size else float('nan'):.4g}")
+            continue
+        for k, (label, other) in enumerate(varying):
+            if np.array_equal(other, values, equal_nan=True):
+                varying[k] = (f"{label} = {name}", other)
+                break
+        else:
+            varying.append((name, values))
+    return varying, constant
+
+
+def _constant_text(constant: list[str]) -> str:
+    """``a = 0, b = 2`` for up to three inputs; beyond, those that share a value counted (``5 others = 0``)."""
+    if len(constant) <= 3:
+        return ", ".join(constant)
+    by_value: dict[str, list[str]] = {}
+    for text in constant:
+        name, value = text.split(" = ")
+        by_value.setdefault(value, []).append(name)
+    parts = [f"{names[0]} = {value}" if len(names) == 1 else f"{len(names)} inputs = {value}"
+             for value, names in by_value.items()]
+    return ", ".join(parts)
+
+
+def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *, ax: Axes | None = None,
+                  into: Figure | None = None, style: str = "-", units: Mapping[str, str] | None = None,
+                  label_suffix: str = "") -> Figure:
+    """The states ``names`` (default all) and the varying inputs of a run against t.
+
+    Parameters
+    ----------
+    trajectory
+        A :class:`robodyn.Trajectory`.
+    names
+        States (or outputs) to draw.
+    ax
+        Draw every name into this one axes instead of a new figure.
+    into
+        A figure made by this function: each state is overlaid on the axis of its group (matched by the axis
+        label), the inputs on the inputs axis — e.g. a linear model's response over the nonlinear one.
+    style
+        Matplotlib line style (``"--"`` for an overlaid approximation).
+    units
+        Units by name, over the model's own (``model.units()``).
+    label_suffix
+        Appended to each legend label (``" (linear)"``).
+    """
+    from matplotlib.figure import Figure
+
+    chosen = list(names) if names is not None else list(trajectory.states)
+    unit_of = {**_units(trajectory), **(units or {})}
+    columns = {}
+    for name in chosen:
+        if name in trajectory.states:
+            columns[name] = trajectory.x[:, trajectory.states.index(name)]
+        elif name in trajectory.outputs:
+            columns[name] = trajectory.y[:, trajectory.outputs.index(name)]
+        else:
+            raise UnknownNameError(f"unknown state or output {name!r} of {trajectory.model!r} (states "
+                                   f"{', '.join(trajectory.states)}; outputs {', '.join(trajectory.outputs)})")
+    if ax is not None:
+        for name, values in columns.items():
+            ax.plot(trajectory.t, values, style, label=f"{name}{label_suffix}")
+        ax.legend(loc="best")
+        return ax.get_figure(root=True)  # type: ignore[return-value]
+    groups = _groups(trajectory, chosen, unit_of)
+    varying, constant = _varying_inputs(trajectory)
+    if into is not None:
+        by_label = {axis.get_ylabel(): axis for axis in into.axes}
+        for label, members in groups:
+            axis = by_label.get(label)
+            if axis is None:
+                raise InputError(f"time_response: the figure has no axis {label!r} for {', '.join(members)}")
+            for name in members:
+                axis.plot(trajectory.t, columns[name], style, label=f"{name}{label_suffix}")
+            axis.legend(loc="best")
+        if varying and "inputs" in by_label:
+            for label, values in varying:
+                by_label["inputs"].plot(trajectory.t, values, style, label=f"{label}{label_suffix}")
+        return into
+    rows = len(groups) + (1 if varying else 0)
+    figure = Figure(figsize=(8, 2.4 * rows + 0.6), layout="constrained")
+    axes = figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
+    for axis, (label, members) in zip(axes, groups):
+        for name in members:
+            axis.plot(trajectory.t, columns[name], style, label=f"{name}{label_suffix}")
+        axis.set_ylabel(label)
+        axis.legend(loc="best")
+        axis.grid(alpha=0.3)
+    if varying:
+        for label, values in varying:
+            name = label.split(" = ")[0]
+            unit = f" [{unit_of[name]}]" if name in unit_of else ""
+            axes[-1].plot(trajectory.t, values, style, label=f"{label}{unit}")
+        axes[-1].set_ylabel("inputs")
+        axes[-1].legend(loc="best")
+        axes[-1].grid(alpha=0.3)
+    title = f"{trajectory.model} ({trajectory.stats.method})"
+    if constant:
+        title += "\nconstant inputs: " + _constant_text(constant)
+    axes[0].set_title(title, fontsize=10)
+    axes[-1].set_xlabel("t [s]")
+    return figure
+
+
+def phase_portrait(model: Any, *, x_range: tuple[float, float] = (-np.pi, np.pi),
+                   v_range: tuple[float, float] = (-6.0, 6.0), u: Any = None, params: Any = None,
+                   trajectories: Sequence[Trajectory] = (), points: int = 25, ax: Axes | None = None) -> Figure:
+    """The vector field of a two-state model over a grid (arrows normalized, colour by speed), with the given
+    trajectories drawn on it. InputError for a model that does not have exactly two states."""
+    from matplotlib.figure import Figure
+
+    if model.n_states != 2:
+        raise InputError(f"phase_portrait: model {model.name!r} has {model.n_states} states: a phase portrait needs 2")
+    xs, vs = np.linspace(*x_range, points), np.linspace(*v_range, points)
+    X, V = np.meshgrid(xs, vs)
+    u_vector, p = model.input_vector(u), model.parameter_vector(params)
+    field = np.array([model.f_raw(0.0, np.array([a, b]), u_vector, p) for a, b in zip(X.ravel(), V.ravel())])
+    dX, dV = field[:, 0].reshape(X.shape), field[:, 1].reshape(X.shape)
+    speed = np.hypot(dX / np.ptp(xs), dV / np.ptp(vs))
+    scale = np.where(speed > 0, speed, 1.0)
+    if ax is None:
+        ax = Figure(figsize=(6, 5), layout="constrained").add_subplot()
+    ax.quiver(X, V, dX / np.ptp(xs) / scale, dV / np.ptp(vs) / scale, speed, cmap="viridis", angles="xy",
+              pivot="mid", alpha=0.8)
+    for run in trajectories:
+        ax.plot(run.x[:, 0], run.x[:, 1], color="tab:red", linewidth=1.5)
+        ax.plot(run.x[0, 0], run.x[0, 1], "o", color="tab:red", markersize=4)
+    units = model.units()
+    ax.set_xlabel(model.states[0] + (f" [{units[model.states[0]]}]" if model.states[0] in units else ""))
+    ax.set_ylabel(model.states[1] + (f" [{units[model.states[1]]}]" if model.states[1] in units else ""))
+    ax.set(xlim=x_range, ylim=v_range, title=f"{model.name}: phase portrait")
+    return ax.get_figure(root=True)  # type: ignore[return-value]
+
+
+def pole_map(eigenvalues: Sequence[complex] | np.ndarray, *, title: str = "poles", ax: Axes | None = None) -> Figure:
+    """The eigenvalues in the complex plane (x: real part, y: imaginary part), the stable half-plane shaded."""
+    from matplotlib.figure import Figure
+
+    values = np.asarray(eigenvalues, dtype=complex).ravel()
+    if ax is None:
+        ax = Figure(figsize=(5, 4), layout="constrained").add_subplot()
+    span = max(1.0, float(np.max(np.abs(values)))) * 1.2 if values.size else 1.0
+    ax.axvspan(-span, 0.0, color="tab:green", alpha=0.07, label="stable (Re < 0)")
+    ax.axhline(0.0, color="0.6", linewidth=0.8)
+    ax.axvline(0.0, color="0.6", linewidth=0.8)
+    ax.plot(values.real, values.imag, "x", color="tab:red", markersize=9, markeredgewidth=2, label="eigenvalues")
+    ax.set(xlim=(-span, span), ylim=(-span, span), xlabel="Re [1/s]", ylabel="Im [rad/s]", title=title)
+    ax.set_aspect("equal")
+    ax.legend(loc="upper left", fontsize=8)
+    return ax.get_figure(root=True)  # type: ignore[return-value]
+
+
+def validity(result: Any) -> Figure:
+    """The remainder of a linearization against the distance from the point, and the radius where it stays
+    within the tolerance: the figure of a :func:`robodyn.validity` result."""
+    figure: Figure = result.plot()
+    return figure
+
+
+def convergence(result: Any) -> Figure:
+    """Error against step size of each integrator, with its reference slope drawn beside the data: the figure
+    of a :func:`robodyn.verify` result."""
+    figure: Figure = result.plot()
+    return figure
+
+
+def save_figure(figure: Figure, path: str, option: str = "--plot") -> None:
+    """Write ``figure`` as PNG, SVG or PDF (by the suffix), atomically."""
+    import io
+    from pathlib import Path
+
+    from robodyn.atomic import write_bytes_atomic
+
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(f"{option} {path}: write a .png, .svg or .pdf file")
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format=suffix[1:], dpi=120)
+    write_bytes_atomic(path, buffer.getvalue())

@@ -1,0 +1,64 @@
+"""Every code block of the documentation runs: Python blocks in order, one process per page; ``pycon`` blocks
+as doctests (outputs compared); YAML blocks load as models (fragments without ``kind:`` are added to the
+Puma 560 chain file, whose links and inputs they name); the API reference is the one its generator writes.
+
+JSON blocks are outputs shown to the reader (with placeholders), not code, and are not run.
+"""
+
+from __future__ import annotations
+
+import doctest
+import re
+import subprocess
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+import robodyn
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = sorted((ROOT / "docs").glob("*.md"))
+
+
+def _blocks(page: Path, language: str) -> list[str]:
+    return re.findall(rf"```{language}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p, "python")], ids=lambda p: p.name)
+def test_python_blocks_run(page: Path, tmp_path: Path) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")  # the pages load examples/... from the project root
+    (tmp_path / "tests").symlink_to(ROOT / "tests")
+    script = tmp_path / f"{page.stem}_blocks.py"
+    script.write_text("\n".join(_blocks(page, "python")), encoding="utf-8")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p, "pycon")], ids=lambda p: p.name)
+def test_pycon_blocks_are_doctests(page: Path) -> None:
+    parser, runner = doctest.DocTestParser(), doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    for k, block in enumerate(_blocks(page, "pycon")):
+        test = parser.get_doctest(block, {}, f"{page.name}[{k}]", str(page), 0)
+        result = runner.run(test)
+        assert result.failed == 0, f"{page.name} block {k}: {result.failed} of {result.attempted} examples failed"
+
+
+@pytest.mark.parametrize("page", [p for p in [*PAGES, ROOT / "README.md"] if _blocks(p, "yaml")],
+                         ids=lambda p: p.name)
+def test_yaml_blocks_load_as_models(page: Path) -> None:
+    base = (ROOT / "tests" / "data" / "puma560.yaml").read_text(encoding="utf-8")
+    for k, block in enumerate(_blocks(page, "yaml")):
+        text = block if re.search(r"^kind:", block, flags=re.M) else base.replace("\njoints:", f"\n{block}joints:", 1)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", robodyn.RobodynWarning)  # the Puma's published link-3 inertia
+            model = robodyn.read_model_text(text, f"{page.name}[{k}]")
+        assert model.n_states > 0
+
+
+def test_the_reference_is_up_to_date() -> None:
+    from robodyn.reference import reference_text
+
+    written = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    assert written == reference_text(), "stale: run python -m robodyn.reference > docs/reference.md"
