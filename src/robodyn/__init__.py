@@ -73,12 +73,14 @@ _LAZY: dict[str, str] = {
     "lipschitz": "robodyn.analysis.existence",
     "load": "robodyn.model.files",
     "load_file": "robodyn.model.files",
+    "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.analysis.modes",
     "modes": "robodyn.analysis.modes",
     "picard": "robodyn.analysis.existence",
     "read_model_text": "robodyn.model.files",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
+    "sweep": "robodyn.sweep",
     "validity": "robodyn.analysis.validity",
     "verify": "robodyn.analysis.verify",
 }
@@ -108,6 +110,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.model.symbolic import SymbolicSystem
     from robodyn.model.system import Model, System
     from robodyn.signals import StateFeedback
+    from robodyn.sweep import load_sweep, sweep
     from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 
@@ -169,12 +172,14 @@ __all__ = [
     "lipschitz",
     "load",
     "load_file",
+    "load_sweep",
     "modal_decomposition",
     "modes",
     "picard",
     "read_model_text",
     "second_order",
     "simulate",
+    "sweep",
     "validity",
     "verify",
 ]

@@ -32,6 +32,7 @@ from robodyn.cli_args import load_model as _model
 from robodyn.cli_kinematics import add_commands as add_kinematics_commands
 from robodyn.cli_kinematics import select_outputs
 from robodyn.cli_report import add_commands as add_report_commands
+from robodyn.cli_sweep import add_commands as add_sweep_commands
 from robodyn.errors import InputError, RobodynError
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import METHOD_NAMES
@@ -409,6 +410,7 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("--no-dynamics", action="store_true", help="leave out <dynamics damping friction>")
     convert.set_defaults(run=_cmd_convert)
     add_kinematics_commands(commands)
+    add_sweep_commands(commands)
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
     check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")

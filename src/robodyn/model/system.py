@@ -398,6 +398,11 @@ class Model:
         """(lower, upper) position limits by coordinate, for those that have any (a URDF's ``<limit>``)."""
         return {}
 
+    def energy(self, x: Values, params: Values | None = None) -> tuple[float, float] | None:
+        """Kinetic and potential energy ``(T, V)`` at the state ``x``, or None when the model has no energies
+        (Lagrangian and chain models have them)."""
+        return None
+
     def units(self) -> dict[str, str]:
         """Units of the states, inputs and outputs by name, for those the model knows (plots label axes with
         them): a model file's ``units:``; rigid-body models know their joints' (rad, rad/s, N m or m, m/s, N)."""
