@@ -18,10 +18,8 @@
 from __future__ import annotations
 
 import functools
-import importlib.metadata
 import re
 import warnings
-import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,10 +30,10 @@ import yaml
 from scipy.spatial.transform import Rotation
 
 import robodyn
+from pinocchio_reference import ROBOTS, coupling
 from robodyn.errors import InputError, RobodynWarning, ShapeError, UnknownNameError
 from robodyn.kinematics import Kinematics, kinematics
 from robodyn.kinematics.rotations import rotation_error
-from robodyn.model.urdf_file import coordinate_names
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 ARMS = ["ur_description/urdf/ur5_robot.urdf", "kinova_description/robots/kinova.urdf",
@@ -51,16 +49,6 @@ STEP = 6e-6
 DIFFERENCE_ATOL = 1e-8
 
 
-def _robots() -> Path | None:
-    try:
-        folder = importlib.metadata.distribution("example-robot-data").locate_file(
-            "cmeel.prefix/share/example-robot-data/robots")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return Path(str(folder))
-
-
-ROBOTS = _robots()
 needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")
 
 
@@ -90,24 +78,6 @@ class Arm:
         return np.array(values)
 
 
-def _coupling(path: Path, reference: Any, coordinates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """G (n_full, n) and o (n_full,) with q_full = G q + o: Pinocchio's joints (mimic ignored) in terms of
-    robodyn's coordinates, from the file's <mimic joint multiplier offset> tags (as tests/model/test_urdf_chain)."""
-    names = list(reference.names)[1:]
-    renamed = coordinate_names(names)
-    mimic = {}
-    for joint in ET.parse(path).getroot().iter("joint"):
-        tag = joint.find("mimic")
-        if tag is not None:
-            mimic[joint.get("name")] = (tag.get("joint"), float(tag.get("multiplier", 1)), float(tag.get("offset", 0)))
-    G, offset = np.zeros((len(names), len(coordinates))), np.zeros(len(names))
-    for k, name in enumerate(names):
-        target, multiplier, shift = mimic.get(name, (name, 1.0, 0.0))
-        G[k, coordinates.index(renamed[target])] = multiplier
-        offset[k] = shift
-    return G, offset
-
-
 @functools.cache
 def _arm(relative: str) -> Arm:
     """The arm ``relative`` (loaded once per session: each compiles for ~0.3-1 s)."""
@@ -115,7 +85,7 @@ def _arm(relative: str) -> Arm:
     path = ROBOTS / relative  # type: ignore[operator]
     kin = kinematics(robodyn.load(str(path)))
     reference = pin.buildModelFromUrdf(str(path))
-    G, offset = _coupling(path, reference, kin.coordinates)
+    G, offset = coupling(path, reference, kin.coordinates)
     return Arm(kin, reference, reference.createData(), G, offset)
 
 

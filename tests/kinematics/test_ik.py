@@ -7,7 +7,6 @@ Levenberg–Marquardt reaches near a regular solution (quadratic steps; rounding
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 from pathlib import Path
 
@@ -15,18 +14,16 @@ import numpy as np
 import pytest
 
 import robodyn
+from pinocchio_reference import ROBOTS
 from robodyn.cli import main
 from robodyn.kinematics import kinematics
 from robodyn.kinematics.ik import inverse_kinematics
 
 
 def _robot(relative: str) -> Path:
-    try:
-        folder = importlib.metadata.distribution("example-robot-data").locate_file(
-            "cmeel.prefix/share/example-robot-data/robots")
-    except importlib.metadata.PackageNotFoundError:
+    if ROBOTS is None:
         pytest.skip("example-robot-data is not installed")
-    return Path(str(folder)) / relative
+    return ROBOTS / relative
 
 
 @pytest.fixture(scope="module")

@@ -7,13 +7,13 @@ from hanging down), central differences in time for J'q', and the frame Jacobian
 
 from __future__ import annotations
 
-import importlib.metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import robodyn
+from pinocchio_reference import ROBOTS
 
 
 def test_double_pendulum_points_are_frames_with_their_closed_form_kinematics() -> None:
@@ -65,12 +65,9 @@ points: {bob: [l*sin(theta), theta_dot]}
 
 
 def test_urdf_outputs_given_at_load_have_exact_C() -> None:
-    try:
-        folder = importlib.metadata.distribution("example-robot-data").locate_file(
-            "cmeel.prefix/share/example-robot-data/robots")
-    except importlib.metadata.PackageNotFoundError:
+    if ROBOTS is None:
         pytest.skip("example-robot-data is not installed")
-    path = str(Path(str(folder)) / "ur_description/urdf/ur5_robot.urdf")
+    path = str(ROBOTS / "ur_description/urdf/ur5_robot.urdf")
     outputs = {"tool": {"frame": "tool0", "quantity": "position"}, "lift": "shoulder_lift_joint"}
     robot = robodyn.load(path, outputs=outputs)
     assert robot.outputs == ("tool_x", "tool_y", "tool_z", "lift")

@@ -12,31 +12,20 @@ condition numbers up to ~1e5. ``dynamics=False``: Pinocchio's algorithms do not 
 
 from __future__ import annotations
 
-import importlib.metadata
 import re
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from pinocchio_reference import ROBOTS, coupling
+from pinocchio_reference import configuration as pinocchio_configuration
 from robodyn.errors import ModelFileError
 from robodyn.model.urdf_chain import chain_from_urdf
-from robodyn.model.urdf_file import coordinate_names
 
 pin = pytest.importorskip("pinocchio")
 
 
-def _robots() -> Path | None:
-    try:
-        folder = importlib.metadata.distribution("example-robot-data").locate_file(
-            "cmeel.prefix/share/example-robot-data/robots")
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    return Path(str(folder))
-
-
-ROBOTS = _robots()
 SLOW_ABOVE = 16  # coordinates: larger trees take seconds each to compile
 JACOBIAN_LIMIT = 40  # coordinates up to which A and B are compared (the forward-mode tape grows as n^3)
 # Files the loader refuses, with the reason: the files are wrong (Pinocchio ignores mimic tags and loads
@@ -73,32 +62,6 @@ def _close(actual: np.ndarray, expected: np.ndarray, rtol: float = 1e-10) -> Non
     np.testing.assert_allclose(actual, expected, rtol=0, atol=rtol * max(1.0, float(np.abs(expected).max())))
 
 
-def _configuration(reference: object, angles: np.ndarray) -> np.ndarray:
-    """Pinocchio's configuration vector for joint angles: (cos, sin) for a continuous joint (nq = 2)."""
-    values = []
-    for joint, angle in zip(list(reference.joints)[1:], angles):  # type: ignore[attr-defined]
-        values += [np.cos(angle), np.sin(angle)] if joint.nq == 2 else [angle]
-    return np.array(values)
-
-
-def _coupling(path: Path, reference: object, coordinates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """G (n_full, n) and o (n_full,) with q_full = G q + o: Pinocchio's joints (mimic ignored) in terms of
-    robodyn's coordinates, from the file's <mimic joint multiplier offset> tags (read here with ElementTree)."""
-    names = list(reference.names)[1:]  # type: ignore[attr-defined]
-    renamed = coordinate_names(names)
-    mimic = {}
-    for joint in ET.parse(path).getroot().iter("joint"):
-        tag = joint.find("mimic")
-        if tag is not None:
-            mimic[joint.get("name")] = (tag.get("joint"), float(tag.get("multiplier", 1)), float(tag.get("offset", 0)))
-    G, offset = np.zeros((len(names), len(coordinates))), np.zeros(len(names))
-    for k, name in enumerate(names):
-        target, multiplier, shift = mimic.get(name, (name, 1.0, 0.0))
-        G[k, coordinates.index(renamed[target])] = multiplier
-        offset[k] = shift
-    return G, offset
-
-
 @needs_robots
 @pytest.mark.parametrize("relative", _every_robot())
 def test_every_robot_agrees_with_pinocchio(relative: str) -> None:
@@ -117,12 +80,12 @@ def test_every_robot_agrees_with_pinocchio(relative: str) -> None:
     reference = pin.buildModelFromUrdf(str(path))
     data = reference.createData()
     n = model.n_coordinates
-    G, offset = _coupling(path, reference, model.coordinates)
+    G, offset = coupling(path, reference, model.coordinates)
     rng = np.random.default_rng(len(relative))
     for _ in range(20 if n <= SLOW_ABOVE else 3):
         q, v, tau = rng.uniform(-1.5, 1.5, n), rng.uniform(-1, 1, n), rng.uniform(-5, 5, n)
         x = np.concatenate([q, v])
-        configuration = _configuration(reference, G @ q + offset)
+        configuration = pinocchio_configuration(reference, G @ q + offset)
         mass = pin.crba(reference, data, configuration)
         mass = G.T @ (np.triu(mass) + np.triu(mass, 1).T) @ G
         _close(model.mass_matrix(q), mass)
