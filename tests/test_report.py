@@ -104,7 +104,9 @@ def test_a_robot_report_shows_the_joint_table_and_the_arm(tmp_path: Path) -> Non
     # the catalog's chain twin, from the command line
     assert main(["analyze", "two_link_arm", "--out", str(tmp_path / "chain"), "--quiet"]) == 0
     chain_page = (tmp_path / "chain" / "report.html").read_text(encoding="utf-8")
-    assert _check(chain_page).counts["svg"] == 5 and "the arm at the operating point" in chain_page
+    points = json.loads((tmp_path / "chain" / "report.json").read_text(encoding="utf-8"))["points"]
+    assert len(points) == 4  # without --at, two coordinates: the equilibria (each link hanging or upright)
+    assert _check(chain_page).counts["svg"] == 5 * len(points) and "the arm at the operating point" in chain_page
 
 
 def test_sections_that_do_not_apply_say_why(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_parts_manifest_resume_and_load(tmp_path: Path) -> None:
     assert not list(out.glob(".*.tmp"))
 
 
-def test_callable_reducers_and_their_errors() -> None:
+def test_callable_reducers_and_their_errors(tmp_path: Path) -> None:
     def energy_proxy(batch: robodyn.BatchTrajectory) -> np.ndarray:
         return np.max(batch.x[:, :, 1] ** 2, axis=1)
 
@@ -87,6 +87,9 @@ def test_callable_reducers_and_their_errors() -> None:
 
     with pytest.raises(robodyn.InputError, match=r"reducer 'broken' raised ZeroDivisionError: no"):
         sweep("pendulum", {"theta": [0.1, 0.2]}, 1.0, reduce=[broken])
+    with pytest.raises(robodyn.InputError, match="reducer 'broken'"):
+        sweep("pendulum", {"theta": [0.1, 0.2]}, 1.0, reduce=[broken], out=tmp_path / "failed")
+    assert not (tmp_path / "failed").exists()  # nothing was written: no folder left behind
 
 
 @pytest.mark.parametrize(("over", "options", "message"), [

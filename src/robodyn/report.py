@@ -36,6 +36,7 @@ from robodyn.trajectory import Trajectory
 __all__ = ["MAX_POINTS", "Report", "analyze"]
 
 MAX_POINTS: Final = 4  # operating points analysed in full (the others are listed)
+ROBOT_COORDINATES: Final = 3  # rigid-body models with more coordinates are analysed at one configuration
 STYLE: Final = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
 color:#222;line-height:1.45}
@@ -150,7 +151,8 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
     ----------
     at
         Values fixed while looking for equilibria (inputs, by default all 0; or states). For a model with
-        frames (a robot), the joint angles of the operating point (others 0), held by their torques.
+        frames (a robot) given joint angles, or with more than :data:`ROBOT_COORDINATES` coordinates: the
+        operating point at those angles (others 0), held by their torques.
     horizon
         Length of the free and step responses (s).
     quiet
@@ -182,7 +184,11 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
         step(description="classification")
         _guarded(sections, data, "classification", "Classification", lambda: _classification(classify(model)))
         step(description="operating points")
-        robot = model.kinematics() is not None and model.order == 2 and len(model.states) > 2 and "q" not in given
+        coordinates = model.states[: model.n_states // 2] if model.order == 2 else ()
+        # a rigid-body model at the given joint angles (or, beyond ROBOT_COORDINATES, at q = 0), held by its
+        # torques: its rest points form a continuum when inputs are free, and a search in many dimensions is slow
+        robot = model.kinematics() is not None and model.order == 2 and (
+            any(name in given for name in coordinates) or len(coordinates) > ROBOT_COORDINATES)
         points = _guarded(sections, data, "operating_points", "Operating points",
                           lambda: _points(model, given, robot, find_equilibrium))
         rows: list[dict[str, Any]] = []

@@ -5,7 +5,7 @@ uniform in the ranges given) of its parameters and initial states, in chunks of 
 core), keeps only what the reducers compute per trajectory, and returns one row per sample: the swept
 values, then the reduced values. Memory stays bounded by the chunk, not by the sweep.
 
-With ``out=DIR`` each chunk is written as ``part-NNNNN.parquet`` (atomically, pyarrow) beside a
+With ``out=DIR`` each chunk is written as ``part-NNNNNN.parquet`` (atomically, pyarrow) beside a
 ``manifest.json`` naming the model (the SHA-256 of its text), the sweep definition and robodyn's version;
 running the same sweep again into the same folder skips the chunks already there (resume), and
 :func:`load_sweep` reads the table back. A sweep defined differently from the folder's manifest is refused.
@@ -29,6 +29,7 @@ k2*theta_dot}``: docs/scaling.md).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -338,6 +339,10 @@ def sweep(model: str | os.PathLike[str], over: Mapping[str, Any], t_span: float 
         Run the chunks on a dask.distributed cluster: an address (``"tcp://host:8786"``), a Client, or
         ``workers=N`` for a LocalCluster of N worker processes (robodyn.sweep_dask).
     """
+    if scheduler is not None and workers is not None:
+        raise InputError("sweep: give scheduler= (an existing cluster) or workers= (a local one), not both")
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 1):
+        raise InputError(f"sweep: workers must be a whole number >= 1, got {workers!r}")
     text, name = _source(model)
     from robodyn.model.files import read_model_text
 
@@ -355,7 +360,21 @@ def sweep(model: str | os.PathLike[str], over: Mapping[str, Any], t_span: float 
     if "energy_drift" in plan.reducers and built.energy(np.zeros(built.n_states)) is None:
         raise InputError(f"sweep: the energy_drift reducer needs a model with energies (lagrangian or chain); "
                          f"{name!r} is a {built.kind} model")
+    created = out is not None and not Path(out).exists()
     done = _prepare(plan, out)
+    try:
+        return _run(plan, built, name, out, done, scheduler, workers, progress)
+    except BaseException:
+        if created and out is not None and not any(Path(out).glob("part-*.parquet")):
+            (Path(out) / "manifest.json").unlink(missing_ok=True)  # nothing ran: leave no folder behind
+            with contextlib.suppress(OSError):
+                Path(out).rmdir()
+        raise
+
+
+def _run(plan: SweepPlan, built: Model, name: str, out: str | os.PathLike[str] | None, done: set[int],
+         scheduler: Any, workers: int | None, progress: bool) -> Any:
+    """The chunks not ``done``: on a cluster, or here, chunk after chunk (each a compiled batch on every core)."""
     todo = [k for k in range(plan.chunks) if k not in done]
     if scheduler is not None or workers is not None:
         import pandas as pd
@@ -498,6 +517,8 @@ def _prepare(plan: SweepPlan, out: str | os.PathLike[str] | None) -> set[int]:
     else:
         folder.mkdir(parents=True, exist_ok=True)
         write_text_atomic(path, json.dumps(manifest, indent=1) + "\n")
+    for stale in folder.glob(".part-*.tmp"):  # a part whose writer was killed: never renamed, never read
+        stale.unlink(missing_ok=True)
     return {k for k in range(plan.chunks) if (folder / _part(k)).exists()}
 
 
