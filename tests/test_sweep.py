@@ -170,3 +170,15 @@ def test_energy_drift_of_an_undamped_pendulum_is_the_integration_error() -> None
     assert (table["energy_drift"] < 1e-8 * abs(energy)).all() and (table["energy_drift"] > 0).any()
     with pytest.raises(robodyn.InputError, match="needs a model with energies"):
         sweep("joint", {"q": [0.5]}, 1.0, reduce=["energy_drift"])
+
+
+def test_a_one_trajectory_chunk_is_still_a_batch() -> None:
+    seen = []
+
+    def rows(batch: robodyn.BatchTrajectory) -> np.ndarray:
+        seen.append(batch.x.shape[0])
+        return batch.x[:, -1, 0]
+
+    table = sweep("pendulum", {"theta": [0.1, 0.2, 0.3]}, 1.0, reduce=["final", rows], chunk_size=2)
+    assert seen == [2, 1]  # the last chunk holds one trajectory
+    np.testing.assert_array_equal(table["rows"], table["final_theta"])

@@ -156,7 +156,6 @@ def run_chunk(plan: SweepPlan, k: int, model: Model | None = None) -> Any:
     ``model`` defaults to the one built from ``plan.model_text`` (kept per process)."""
     import pandas as pd
 
-
     model = model if model is not None else _model(plan)
     values = plan.chunk_values(k)
     rows = values.shape[0]
@@ -186,7 +185,7 @@ def run_chunk(plan: SweepPlan, k: int, model: Model | None = None) -> Any:
                                         if batch.events else np.full(rows, np.nan))
     for reducer in plan.callables:
         try:
-            result = reducer(batch if rows > 1 else batch[0])
+            result = reducer(batch)  # exactly the chunk's rows (robodyn.sweep._runs)
         except Exception as exc:
             raise InputError(f"sweep: the reducer {getattr(reducer, '__name__', reducer)!r} raised "
                              f"{type(exc).__name__}: {exc}") from exc
@@ -194,10 +193,10 @@ def run_chunk(plan: SweepPlan, k: int, model: Model | None = None) -> Any:
         items = result.items() if isinstance(result, Mapping) else [(name, result)]
         for column, data in items:
             array = np.asarray(data, dtype=float).reshape(-1)
-            if array.size != rows and not (rows == 1 and array.size == 2):
+            if array.size != rows:
                 raise InputError(f"sweep: the reducer {name!r} gave {array.size} values for column {column!r}; "
                                  f"the chunk has {rows} trajectories: return one value per trajectory")
-            table[column] = array[:rows]
+            table[column] = array
     return pd.DataFrame(table)
 
 
