@@ -11,7 +11,7 @@ import html
 import io
 import re
 from collections.abc import Iterable, Sequence
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -30,6 +30,7 @@ __all__ = [
     "math_block",
     "matrix_html",
     "matrix_latex",
+    "model_html",
     "note",
     "number",
     "preformatted",
@@ -224,3 +225,16 @@ def svg_plot(t: ArrayLike, values: ArrayLike, names: Sequence[str], *, xlabel: s
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
     return re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
+
+
+def model_html(model: Any) -> str:
+    """A model's summary: name, kind, states, inputs, outputs, the parameters (a table) and the equations
+    (LaTeX for MathJax, or ``show_text()`` as plain text when the model has no LaTeX)."""
+    summary = [("kind", model.kind), ("states", ", ".join(model.states) or "none"),
+               ("inputs", ", ".join(model.inputs) or "none"), ("outputs", ", ".join(model.outputs) or "none")]
+    parts = [heading(f"{type(model).__name__} {model.name!r}"), html_table(summary, row_header=True)]
+    if model.parameters:
+        parts.append(html_table(model.parameters.items(), header=("parameter", "default"), row_header=True))
+    latex = model.latex_text()
+    parts.append(preformatted(model.show_text()) if latex is None else math_block(latex))
+    return block(parts)

@@ -26,7 +26,7 @@ from robodyn.model.urdf_chain import chain_from_urdf
 pin = pytest.importorskip("pinocchio")
 
 
-SLOW_ABOVE = 16  # coordinates: larger trees take seconds each to compile
+SLOW_ABOVE = 9  # movable joints: the arms (Panda: 9 with its mimic finger); larger trees are marked slow
 JACOBIAN_LIMIT = 40  # coordinates up to which A and B are compared (the forward-mode tape grows as n^3)
 # Files the loader refuses, with the reason: the files are wrong (Pinocchio ignores mimic tags and loads
 # massless moving links, whose singular mass matrix it cannot invert either).

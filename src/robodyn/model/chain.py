@@ -61,6 +61,7 @@ from robodyn.model.chain_parts import (
     rot_y,
     rot_z,
 )
+from robodyn.model.chain_quantities import ChainQuantities
 from robodyn.model.expr import TIME
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.symbolic import ExprLike, NumericFunction
@@ -74,7 +75,7 @@ __all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY",
 CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
 
 
-class ChainSystem(TapeOutputs, ChainClosedForms, ManipulatorSystem):
+class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSystem):
     """A kinematic tree of rigid links, in manipulator form M(q) q'' = Q - c(q, q').
 
     Coordinates are named after the joints, velocities ``<joint>_dot``. The numerics — ``f``,
@@ -477,51 +478,6 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ManipulatorSystem):
         x, p = self._point(q, qd, params)
         a = values_to_vector(qdd, self.coordinates, "acceleration", default=0.0)
         return self._call("inverse", 0.0, x, np.zeros(self.n_inputs), p, a)
-
-    def mass_derivative(self, q: Values, params: Values | None = None) -> np.ndarray:
-        """dM/dq ``(n, n, n)``: entry [i, j, k] = dM_ij/dq_k (straight-line forward mode)."""
-        x, p = self._point(q, None, params)
-        n = self.n_coordinates
-        return self._call("mass_derivative", 0.0, x, np.zeros(self.n_inputs), p).reshape(n, n, n)
-
-    def coriolis_matrix(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
-        """C(q, q') ``(n, n)`` from the Christoffel symbols of M, so that M' - 2C is skew-symmetric.
-
-        C_ij = sum_k 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) q'_k (Spong, Hutchinson, Vidyasagar,
-        *Robot Modeling and Control*, section 7.3).
-        """
-        x, _ = self._point(q, qd, params)
-        dm = self.mass_derivative(q, params)
-        v = x[self.n_coordinates:]
-        christoffel = 0.5 * (dm + dm.transpose(0, 2, 1) - dm.transpose(2, 0, 1))
-        return np.einsum("ijk,k->ij", christoffel, v)
-
-    def com_positions(self, q: Values, params: Values | None = None) -> np.ndarray:
-        """Centres of mass of the moving links in the base frame, ``(len(joints), 3)`` in joint order (the
-        coordinate order when no joint mimics another)."""
-        x, p = self._point(q, None, params)
-        coms = self._call("com", 0.0, x, np.zeros(self.n_inputs), p).reshape(len(self.joints), 3)
-        result = np.empty_like(coms)
-        result[self.order_] = coms
-        return result
-
-    def energy(self, x: Values, params: Values | None = None) -> tuple[float, float]:
-        """Kinetic 1/2 q'^T M q' and potential energy (gravity on the link COMs, joint springs) at ``x``."""
-        n = self.n_coordinates
-        xv, p = self.state_vector(x), self.parameter_vector(params)
-        mass = self.mass_matrix(xv[:n], p)
-        kinetic = 0.5 * xv[n:] @ mass @ xv[n:]
-        values = dict(zip(self.p_symbols, map(sympy.Float, p)))
-        gravity = np.array([float(as_expr(g).xreplace(values)) for g in self.gravity_expr])
-        masses = np.array([float(as_expr(self._link_mass(i)).xreplace(values)) for i in range(len(self.joints))])
-        potential = -float(masses @ (self.com_positions(xv[:n], p) @ gravity))
-        for i, t in enumerate(self._joint_terms):
-            k, rest = (float(as_expr(t[key]).xreplace(values)) for key in ("stiffness", "rest"))
-            potential += 0.5 * k * (xv[i] - rest) ** 2
-        return float(kinetic), potential
-
-    def _link_mass(self, i: int) -> Any:
-        return self.bodies[self.order_.index(i)].mass
 
     def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',

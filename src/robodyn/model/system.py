@@ -451,16 +451,8 @@ class Model:
         return None if latex is None else f"$${latex}$$"
 
     def _repr_html_(self) -> str:
-        """A summary: name, kind, states, inputs, outputs, the parameters (a table) and the equations (LaTeX
-        for MathJax, or :meth:`show_text` as plain text when the model has no LaTeX)."""
-        summary = [("kind", self.kind), ("states", ", ".join(self.states) or "none"),
-                   ("inputs", ", ".join(self.inputs) or "none"), ("outputs", ", ".join(self.outputs) or "none")]
-        parts = [display.heading(f"{type(self).__name__} {self.name!r}"), display.html_table(summary, row_header=True)]
-        if self.parameters:
-            parts.append(display.html_table(self.parameters.items(), header=("parameter", "default"), row_header=True))
-        latex = self.latex_text()
-        parts.append(display.preformatted(self.show_text()) if latex is None else display.math_block(latex))
-        return display.block(parts)
+        """A summary: name, kind, signals, the parameters and the equations (robodyn.display.model_html)."""
+        return display.model_html(self)
 
     def memo(self) -> dict[Any, Any]:
         """The model's own store for objects derived from its equations (shared by parameter copies).
