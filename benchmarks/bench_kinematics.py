@@ -19,41 +19,20 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import importlib.metadata
 import os
-import xml.etree.ElementTree as ET
+import sys
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from timing import best_of  # benchmarks/timing.py
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from pinocchio_reference import ROBOTS as FOLDER
+from pinocchio_reference import coupling
+
 ROBOTS = {"panda": ("panda_description/urdf/panda.urdf", "panda_hand_tcp"),
           "ur5": ("ur_description/urdf/ur5_robot.urdf", "tool0")}
-
-
-def folder() -> Path:
-    return Path(str(importlib.metadata.distribution("example-robot-data").locate_file(
-        "cmeel.prefix/share/example-robot-data/robots")))
-
-
-def coupling(path: Path, reference: Any, coordinates: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
-    """G, o with Pinocchio's q_full = G q + o (its joints, mimic tags ignored) from robodyn's coordinates."""
-    from robodyn.model.urdf_file import coordinate_names
-
-    names = list(reference.names)[1:]
-    renamed = coordinate_names(names)
-    mimic = {}
-    for joint in ET.parse(path).getroot().iter("joint"):
-        tag = joint.find("mimic")
-        if tag is not None:
-            mimic[joint.get("name")] = (tag.get("joint"), float(tag.get("multiplier", 1)), float(tag.get("offset", 0)))
-    G, offset = np.zeros((len(names), len(coordinates))), np.zeros(len(names))
-    for k, name in enumerate(names):
-        target, multiplier, shift = mimic.get(name, (name, 1.0, 0.0))
-        G[k, coordinates.index(renamed[target])] = multiplier
-        offset[k] = shift
-    return G, offset
 
 
 def main() -> None:
@@ -64,7 +43,7 @@ def main() -> None:
     print(f"# bench_kinematics {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
           f"load {load:.2f}; pose + Jacobian (LOCAL_WORLD_ALIGNED) of the tool frame")
     for label, (relative, frame) in ROBOTS.items():
-        compare(label, folder() / relative, frame, 1000 if args.quick else 10_000)
+        compare(label, FOLDER / relative, frame, 1000 if args.quick else 10_000)
 
 
 def compare(label: str, path: Path, frame: str, count: int) -> None:
