@@ -68,7 +68,8 @@ def test_stiff_paths_name_the_time_and_state_of_a_nan(capsys, tmp_path, method):
     code, _, err = run(capsys, "simulate", write(tmp_path / "root.yaml", ROOT), "--t-final", "2", "--method", method,
                        "--out", str(out))
     assert code == 1 and not out.exists()
-    assert "t = 1" in one_line(err) and "x = " in err
+    # scipy's paths give the state's values; the compiled radau names the state that is not finite
+    assert "t = 1" in one_line(err) and ("x = " in err or "(state x)" in err)
 
 
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")  # overflow in x**2, reported as the error
@@ -76,7 +77,7 @@ def test_stiff_paths_name_the_time_and_state_of_a_nan(capsys, tmp_path, method):
 def test_stiff_blow_up_ends_quickly_naming_time_and_state(tmp_path, method):
     model = robodyn.load(write(tmp_path / "blow.yaml", BLOW_UP))
     start = time.perf_counter()
-    with pytest.raises(NumericalError, match=r"t = 0?\.9|t = 1\.0.*x = "):
+    with pytest.raises(NumericalError, match=r"t = 0?\.9|t = 1\.0.*(x = |\(state x\))"):
         robodyn.simulate(model, 2.0, [1.0], method=method)
     assert time.perf_counter() - start < 30
 
@@ -84,7 +85,7 @@ def test_stiff_blow_up_ends_quickly_naming_time_and_state(tmp_path, method):
 @pytest.mark.parametrize(("method", "backend"), [("dopri5", "compiled"), ("dopri5", "interpreted"), ("radau", "auto")])
 def test_an_event_that_is_nan_is_a_numerical_error(method, backend):
     pendulum = robodyn.load("pendulum")
-    with pytest.warns(RuntimeWarning) if backend != "compiled" else _no_check(), \
+    with pytest.warns(RuntimeWarning) if backend == "interpreted" else _no_check(), \
             pytest.raises(NumericalError, match=r"sqrt\(theta - 0\.5\)'? is not finite.*t = 0\.3"):
         robodyn.simulate(pendulum, 3.0, {"theta": 1.0}, method=method, backend=backend, events=["sqrt(theta - 0.5)"])
 

@@ -37,3 +37,16 @@ def test_the_command_line_imports_the_analyses_on_demand():
     modules = _imported_by("import robodyn.cli")
     heavy = {*SCIPY_ANALYSIS, *PLOTTING, "robodyn.analysis.equilibrium", "robodyn.analysis.modes"} & modules
     assert not heavy, f"import robodyn.cli imported {sorted(heavy)}"
+
+
+@pytest.mark.parametrize("code", ["import robodyn", "import robodyn.cli", "import robodyn.model.files",
+                                  "import robodyn.model.cached", "import robodyn.model.catalog"])
+def test_the_package_the_command_line_and_model_loading_import_no_sympy(code):
+    modules = _imported_by(code)
+    heavy = {"sympy", "numba", "yaml", "scipy", "rich", *PLOTTING, "robodyn.model.reader"} & modules
+    assert not heavy, f"{code} imported {sorted(heavy)}"
+
+
+def test_plain_numbers_are_read_without_the_expression_parser():
+    modules = _imported_by("from robodyn.model.names import parse_number\nparse_number('-1e-6')\nparse_number('10')")
+    assert "sympy" not in modules and "robodyn.model.expr" not in modules

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
-import sympy
 
 import robodyn
 
@@ -35,8 +34,8 @@ from robodyn.cli_report import add_commands as add_report_commands
 from robodyn.cli_sweep import add_commands as add_sweep_commands
 from robodyn.errors import InputError, RobodynError
 from robodyn.integrate.guards import check_memory
-from robodyn.integrate.methods import METHOD_NAMES
-from robodyn.model.expr import parse_number
+from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.model.names import parse_number
 from robodyn.model.system import Model
 from robodyn.signals import parse_input_assignments
 from robodyn.trajectory import SimulationStats, Trajectory
@@ -83,6 +82,8 @@ def _damping_lines(model: Model) -> list[str]:
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
+    import sympy
+
     model = _model(args)
     terms = model.equation_terms() or []
     if args.latex:
@@ -140,6 +141,8 @@ def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> s
         return f"exact (matrix exponential) {span} at {points} output times"
     work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
            f"{stats.nfev} evaluations"
+    if stats.njev:
+        work += f", {stats.njev} Jacobians, {stats.nlu} LU factorizations"
     if stats.path != "compiled":
         return work
     if stats.from_cache:
@@ -151,7 +154,7 @@ def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> s
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     _check_outputs(args)
-    model = _model(args)
+    model = _model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.cached)
     x0 = _assignments(args.x0, "--x0")
     inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
     t0 = _number_or(args.t0, "--t0", 0.0)
@@ -186,6 +189,8 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     print(f"final state: {final}")
     for event in trajectory.events:
         print(f"event {event.name} at t = {event.t:.12g}")
+    if stats.hint:
+        print(f"hint: {stats.hint}")
     for path in (args.out, args.plot):
         if path:
             print(f"wrote {path}")
@@ -353,7 +358,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
     simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
                           help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
-    simulate.add_argument("--method", choices=METHOD_NAMES, help="default: exact for linear models, else dopri5")
+    simulate.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,
+                          help="default: exact for linear models, else dopri5; radau for stiff problems")
     simulate.add_argument("--dt", help="step of euler, heun and rk4")
     simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
     simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import robodyn
 from robodyn.errors import InputError
-from robodyn.model.expr import parse_assignments
+from robodyn.model.names import parse_assignments
 from robodyn.model.system import Model
 
 __all__ = ["add_json", "add_model", "add_point", "assignments", "load_model"]
@@ -24,9 +24,19 @@ def assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
     return values
 
 
-def load_model(args: argparse.Namespace) -> Model:
-    """Load MODEL and apply ``--param`` overrides (checked against the model's parameters)."""
-    return robodyn.load(args.model).with_parameters(assignments(args.param, "--param"))
+def load_model(args: argparse.Namespace, *, numeric: bool = False) -> Model:
+    """Load MODEL and apply ``--param`` overrides (checked against the model's parameters).
+
+    ``numeric``: for a command that only evaluates the model (``simulate``), a model file or catalog model
+    comes from the parsed-model cache when it is warm (:func:`robodyn.model.cached.load_cached`: no sympy).
+    """
+    if numeric:
+        from robodyn.model.cached import load_cached
+
+        model = load_cached(args.model)
+    else:
+        model = robodyn.load(args.model)
+    return model.with_parameters(assignments(args.param, "--param"))
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:

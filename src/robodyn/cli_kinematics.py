@@ -17,8 +17,7 @@ import numpy as np
 
 from robodyn.cli_args import add_json, add_model, assignments, load_model
 from robodyn.errors import ConvergenceError, InputError
-from robodyn.model.chain_outputs import QUANTITIES
-from robodyn.model.expr import parse_number
+from robodyn.model.names import parse_number
 from robodyn.model.system import Model
 from robodyn.trajectory import Trajectory
 
@@ -115,6 +114,8 @@ def _cmd_animate(args: argparse.Namespace) -> int:
 def select_outputs(model: Model, trajectory: Trajectory, names: list[str]) -> Trajectory:
     """The trajectory with its outputs replaced by ``names``: outputs of the model, or ``FRAME.QUANTITY`` (one
     of position, orientation, velocity, angular_velocity) computed from the run's states."""
+    from robodyn.model.chain_outputs import QUANTITIES  # imports sympy and the tape compiler
+
     columns: list[str] = []
     blocks: list[np.ndarray] = []
     for name in names:

@@ -46,6 +46,10 @@ class SimulationStats:
     compile_seconds : time spent generating, compiling or loading machine code in this call
     from_cache : the compiled kernel's machine code was loaded from the on-disk cache, nothing was compiled
         (``compile_seconds`` is then the load time)
+    njev : Jacobian evaluations (the implicit methods ``radau`` and ``rosenbrock``; 0 otherwise)
+    nlu : LU factorizations (the implicit methods; 0 otherwise)
+    hint : advice about the method, or None: an explicit method whose step was limited by stability (a stiff
+        problem) names the implicit method to use instead
     """
 
     path: str
@@ -55,6 +59,9 @@ class SimulationStats:
     rejected: int = 0
     compile_seconds: float = 0.0
     from_cache: bool = False
+    njev: int = 0
+    nlu: int = 0
+    hint: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

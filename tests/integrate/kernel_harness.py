@@ -24,6 +24,7 @@ import robodyn.integrate
 from robodyn.integrate.tableaus import METHODS
 
 TEMPLATE = Path(robodyn.integrate.__file__).parent / "kernel_template.py"
+FNS = np.zeros(3, dtype=np.int64)  # the kernels pass the model's addresses through; these problems ignore them
 
 # Problem ids (p[0]); the parameters follow in p[1:].
 JOINT = 0  # J q'' + b q' + k q = u; p = [JOINT, J, b, k]; input u from eval_inputs
@@ -39,7 +40,7 @@ POLY = 9  # x' = q t^(q-1), x = t^q; p = [POLY, q]
 
 PROBLEMS = '''
 @jit
-def rhs(t, x, u, p, out):
+def rhs(fns, t, x, u, p, out):
     pid = int(p[0])
     if pid == 0:
         out[0] = x[1]
@@ -82,7 +83,7 @@ def eval_inputs(t, t_piece, x, inp, out):
 
 
 @jit
-def event_fn(t, x, u, p, out):
+def event_fn(fns, t, x, u, p, out):
     out[0] = x[0]
     if out.size > 1:
         out[1] = x[1]
@@ -155,7 +156,7 @@ def adaptive(module: ModuleType, method: str, params: Sequence[float], t_span: t
     """Call ``adaptive_run`` with the arguments the engine would pass."""
     x0_array = np.array(x0, dtype=float)
     result = module.adaptive_run(
-        *METHODS[method].kernel_method(), float(t_span[0]), float(t_span[1]), x0_array,
+        FNS, *METHODS[method].kernel_method(), None, float(t_span[0]), float(t_span[1]), x0_array,
         np.array(params, dtype=float), inputs() if inp is None else inp, 1, np.array(stops, dtype=float),
         np.array(t_eval, dtype=float), rtol, np.full(x0_array.size, atol), h0, h_max, max_steps,
         np.array(directions, dtype=np.int64), np.array(terminal, dtype=np.int64),
@@ -171,7 +172,7 @@ def fixed(module: ModuleType, method: str, params: Sequence[float], grid: np.nda
     tableau = METHODS[method]
     xs = np.empty((grid.size, len(x0)))
     us = np.empty((grid.size, 1))
-    nfev = module.fixed_run(np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid),
+    nfev = module.fixed_run(FNS, np.array(tableau.A), np.array(tableau.b), np.array(tableau.c), grid, np.diff(grid),
                             np.array(x0, dtype=float), np.array(params, dtype=float),
                             inputs() if inp is None else inp, xs, us)
     return xs, us, int(nfev)

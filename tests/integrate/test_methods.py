@@ -16,14 +16,18 @@ from robodyn.integrate import simulate as simulate_module
 from robodyn.integrate import stiff, tableaus
 from robodyn.integrate.methods import FAMILIES, METHOD_NAMES, REGISTRY, TABLEAUS, Method, lookup, names
 
-ORDER = ("euler", "heun", "rk4", "dopri5", "dop853", "radau", "bdf", "lsoda", "exact")
+ORDER = ("euler", "heun", "rk4", "dopri5", "dop853", "radau", "rosenbrock", "scipy-radau", "scipy-bdf", "lsoda",
+         "exact")
 FAMILY_OF = {"euler": "fixed", "heun": "fixed", "rk4": "fixed", "dopri5": "adaptive", "dop853": "adaptive",
-             "radau": "stiff", "bdf": "stiff", "lsoda": "stiff", "exact": "exact"}
-PATH_OF = {"fixed": "compiled", "adaptive": "compiled", "stiff": "stiff", "exact": "exact"}  # for the seed joint
+             "radau": "implicit", "rosenbrock": "implicit", "scipy-radau": "stiff", "scipy-bdf": "stiff",
+             "lsoda": "stiff", "exact": "exact"}
+PATH_OF = {"fixed": "compiled", "adaptive": "compiled", "implicit": "compiled", "stiff": "stiff",
+           "exact": "exact"}  # for the seed joint
 # Largest error at t = 0.5 on the seed joint (dt = 1e-3, default tolerances), measured: euler 1.9e-2, heun 7e-5,
 # bdf 8e-6, dopri5 1.1e-6, exact 2e-15.
-TOLERANCE = {"fixed": 5e-2, "adaptive": 1e-4, "stiff": 1e-4, "exact": 1e-12}
+TOLERANCE = {"fixed": 5e-2, "adaptive": 1e-4, "implicit": 1e-4, "stiff": 1e-4, "exact": 1e-12}
 T_FINAL = 0.5
+NAMES = ", ".join(ORDER)
 
 
 def joint_step_response(t: float, J: float = 0.01, b: float = 0.1, k: float = 1.0) -> np.ndarray:
@@ -71,7 +75,7 @@ def test_explicit_methods_carry_their_tableaus() -> None:
 def test_old_name_lists_are_derived_from_the_registry() -> None:
     assert tableaus.FIXED_STEP == names("fixed") == ("euler", "heun", "rk4")
     assert tableaus.ADAPTIVE == names("adaptive") == ("dopri5", "dop853")
-    assert dict(stiff.STIFF_METHODS) == {"radau": "Radau", "bdf": "BDF", "lsoda": "LSODA"}
+    assert dict(stiff.STIFF_METHODS) == {"scipy-radau": "Radau", "scipy-bdf": "BDF", "lsoda": "LSODA"}
     assert dict(stiff.STIFF_METHODS) == {n: m.scipy_name for n, m in REGISTRY.items() if m.family == "stiff"}
     assert names("exact") == ("exact",)
     with pytest.raises(AttributeError, match="no attribute 'STIFF'"):
@@ -89,7 +93,8 @@ def test_every_family_has_a_runner() -> None:
 
 
 @pytest.mark.parametrize(("fields", "match"), [
-    ({"name": "rk4", "family": "implicit", "tableau": tableaus.RK4}, "not one of fixed, adaptive, stiff, exact"),
+    ({"name": "rk4", "family": "semi-implicit", "tableau": tableaus.RK4},
+     "not one of fixed, adaptive, implicit, stiff, exact"),
     ({"name": "rk4", "family": "fixed"}, "fixed and adaptive methods have a tableau"),
     ({"name": "radau", "family": "stiff"}, "stiff methods a scipy_name"),
     ({"name": "exact", "family": "exact", "scipy_name": "Radau"}, "no other method either"),
@@ -108,10 +113,14 @@ def test_lookup_ignores_case() -> None:
     assert lookup("RK4") is REGISTRY["rk4"] and lookup("Dopri5") is REGISTRY["dopri5"]
 
 
+def test_earlier_names_are_aliases() -> None:
+    assert lookup("bdf") is lookup("BDF") is REGISTRY["scipy-bdf"]
+
+
 @pytest.mark.parametrize(("method", "message"), [
-    ("rk45", "unknown method 'rk45': one of euler, heun, rk4, dopri5, dop853, radau, bdf, lsoda, exact"),
-    (4, "method must be a name, one of euler, heun, rk4, dopri5, dop853, radau, bdf, lsoda, exact; got 4"),
-    (None, "method must be a name, one of euler, heun, rk4, dopri5, dop853, radau, bdf, lsoda, exact; got None"),
+    ("rk45", f"unknown method 'rk45': one of {NAMES}"),
+    (4, f"method must be a name, one of {NAMES}; got 4"),
+    (None, f"method must be a name, one of {NAMES}; got None"),
 ])
 def test_lookup_errors_name_the_methods(method: object, message: str) -> None:
     with pytest.raises(InputError) as raised:

@@ -752,3 +752,28 @@ def test_constants_inside_double_range_are_accepted(text, expected):
 def test_tiny_constant_names_the_range_not_size():
     with pytest.raises(ExpressionError, match=r"out of double-precision range \(about 10\*\*-400\)"):
         parse_expression("10**-400", {})
+
+
+@pytest.mark.parametrize("text", ["10", "-0", "-0.0", "+2.5", "1e-6", "-1E+300", ".5", "3.", "0.1", " 7 ",
+                                  "123456789012345", "9007199254740993", "1_000", "1e400", "pi", "2*9.81", 3, -0.0])
+def test_plain_numbers_are_read_as_the_parser_reads_them(text):
+    from robodyn.model.expr import parse_constant
+    from robodyn.model.names import parse_number as plain
+
+    try:
+        expected = repr(parse_constant(text))
+    except ExpressionError as exc:
+        with pytest.raises(ExpressionError, match=re.escape(str(exc))):
+            plain(text)
+        return
+    assert repr(plain(text)) == expected
+
+
+def test_random_decimal_literals_are_read_as_the_parser_reads_them():
+    from robodyn.model.expr import parse_constant
+    from robodyn.model.names import parse_number as plain
+
+    rng = np.random.default_rng(7)
+    for value in rng.normal(size=200) * 10.0 ** rng.integers(-300, 300, size=200):
+        for text in (repr(float(value)), f"{value:.6e}", f"{value:.17g}"):
+            assert repr(plain(text)) == repr(parse_constant(text))

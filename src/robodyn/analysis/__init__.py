@@ -1,5 +1,15 @@
 """Analysis of models: classification (and, as they land, closed forms, modes, linearization, validity)."""
 
-from robodyn.analysis.classify import Classification, classify
+from typing import TYPE_CHECKING
+
+from robodyn._lazy import lazy_names
+
+if TYPE_CHECKING:  # pragma: no cover
+    from robodyn.analysis.classify import Classification, classify
+
+# loaded on first use (PEP 562): importing one analysis module (robodyn.analysis.linearize) does not import
+# classify and sympy with it
+__getattr__, __dir__ = lazy_names(__name__, {"Classification": "robodyn.analysis.classify",
+                                             "classify": "robodyn.analysis.classify"})
 
 __all__ = ["Classification", "classify"]

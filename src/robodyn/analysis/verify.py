@@ -1,8 +1,9 @@
 """Integrators against the exact solution: errors and observed orders (``robodyn verify``).
 
-For a linear model the exact path (matrix exponentials) is the reference. Every explicit method runs
+For a linear model the exact path (matrix exponentials) is the reference. Every Runge–Kutta method runs
 at five fixed step sizes; the slope of log(max error) against log(h) is its observed order, which must
-be within :data:`ORDER_TOLERANCE` of the method's order (1, 2, 4, 5, 8). The adaptive methods also run
+be within :data:`ORDER_TOLERANCE` of the method's order (1, 2, 4, 5, 8 for the explicit methods, 5 for
+Radau IIA and 4 for RODAS4, whose fixed steps iterate Newton to convergence). The adaptive methods also run
 at five tolerances with error control: there the error should shrink in proportion to the tolerance
 (reported as the slope of log error against log rtol, ideally 1; informational).
 
@@ -21,14 +22,15 @@ import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.events import resolve_events
-from robodyn.integrate.kernels import kernel_module, run_fixed
+from robodyn.integrate.kernels import kernel_module, run_fixed, run_implicit_fixed
+from robodyn.integrate.methods import REGISTRY
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
 from robodyn.model.system import Model, require_model
 from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
 
-__all__ = ["ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
+__all__ = ["DEFAULT_METHODS", "IMPLICIT_ORDERS", "ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
 
 ORDER_TOLERANCE: Final = 0.3  # An observed order further than this from the method's order fails.
 
@@ -41,7 +43,12 @@ _RELATIVE_STEPS: Final[Mapping[str, tuple[float, ...]]] = {
     "rk4": (2e-1, 1e-1, 5e-2, 2.5e-2, 1.25e-2),
     "dopri5": (4e-1, 2e-1, 1e-1, 5e-2, 2.5e-2),
     "dop853": (1.0, 0.8, 0.6, 0.45, 0.35),
+    "radau": (1.0, 0.5, 0.25, 0.125, 0.0625),
+    "rosenbrock": (0.4, 0.2, 0.1, 0.05, 0.025),
 }
+#: The orders of the implicit methods (the explicit ones carry theirs in their tableaus).
+IMPLICIT_ORDERS: Final[Mapping[str, int]] = {"radau": 5, "rosenbrock": 4}
+DEFAULT_METHODS: Final = ("euler", "heun", "rk4", "dopri5", "dop853", "radau", "rosenbrock")
 _TOLERANCES: Final = (1e-4, 1e-5, 1e-6, 1e-7, 1e-8)
 
 
@@ -96,17 +103,17 @@ class Verification:
     def table(self) -> str:
         """A text table of errors and orders."""
         lines = [f"{self.model}: integrators vs the exact solution on [0, {self.t_final:g}]",
-                 f"{'method':<8} {'order':>5} {'observed':>9}  {'max error at the step sizes h (next line)':<56} "
+                 f"{'method':<10} {'order':>5} {'observed':>9}  {'max error at the step sizes h (next line)':<56} "
                  "verdict"]
         for c in self.checks:
             errors = " ".join(f"{e:9.2e}" for e in c.errors)
             verdict = "ok" if c.passed else f"FAIL (off by more than {ORDER_TOLERANCE})"
-            lines.append(f"{c.method:<8} {c.order:>5} {c.observed_order:>9.3f}  {errors:<56} {verdict}")
-            lines.append(f"{'':<8} {'':>5} {'h =':>9}  " + " ".join(f"{h:9.2e}" for h in c.steps))
+            lines.append(f"{c.method:<10} {c.order:>5} {c.observed_order:>9.3f}  {errors:<56} {verdict}")
+            lines.append(f"{'':<10} {'':>5} {'h =':>9}  " + " ".join(f"{h:9.2e}" for h in c.steps))
         for c in self.checks:
             if c.tolerances:
                 errors = " ".join(f"{e:9.2e}" for e in c.adaptive_errors)
-                lines.append(f"{c.method:<8} error control, rtol {c.tolerances[0]:.0e}..{c.tolerances[-1]:.0e}: "
+                lines.append(f"{c.method:<10} error control, rtol {c.tolerances[0]:.0e}..{c.tolerances[-1]:.0e}: "
                              f"{errors}  (error/rtol slope {c.proportionality:.2f})")
         return "\n".join(lines)
 
@@ -147,9 +154,9 @@ def verify(
     t_final: float = 2.0,
     x0: Any = None,
     u: Any = 1.0,
-    methods: Sequence[str] = ("euler", "heun", "rk4", "dopri5", "dop853"),
+    methods: Sequence[str] = DEFAULT_METHODS,
 ) -> Verification:
-    """Convergence study of the explicit integrators on a linear model against its exact solution.
+    """Convergence study of the Runge–Kutta integrators on a linear model against its exact solution.
 
     Parameters
     ----------
@@ -171,7 +178,11 @@ def verify(
                          f"{MAX_GRID_POINTS:g}): give a shorter t_final, e.g. {MAX_GRID_POINTS / finest * t_final:.3g}")
     start = model.state_vector(x0 if x0 is not None else np.zeros(model.n_states), default=0.0)
     inputs = resolve_inputs(model.inputs, u)
-    setup = kernel_module(model, inputs, resolve_events(model, None))
+    unknown = [method for method in methods if method not in _RELATIVE_STEPS]
+    if unknown:
+        raise InputError(f"verify: no convergence study for {', '.join(map(repr, unknown))}: choose from "
+                         f"{', '.join(_RELATIVE_STEPS)}")
+    setup = kernel_module(model, inputs, resolve_events(model, None), jacobian=True)
     p = model.parameter_vector()
 
     def exact(times: np.ndarray) -> np.ndarray:
@@ -188,22 +199,27 @@ def verify(
 def _check(model: Model, method: str, rate: float, t_final: float, start: np.ndarray, u: Any, setup: Any,
            p: np.ndarray, exact: Any) -> MethodCheck:
     """One method's errors at the fixed steps (and, if adaptive, at the tolerances) against the exact run."""
-    tableau = METHODS[method]
+    implicit = REGISTRY[method].family == "implicit"
+    order = IMPLICIT_ORDERS[method] if implicit else METHODS[method].order
     steps = tuple(h / rate for h in _RELATIVE_STEPS[method])
     errors = []
     for h in steps:
         count = max(1, round(t_final / h))
         grid = np.linspace(0.0, t_final, count + 1)
-        run = run_fixed(setup, method, grid, start, p, grid[1] - grid[0])
-        errors.append(float(np.max(np.abs(run.x - exact(grid)))))
-    check = MethodCheck(method, tableau.order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
+        if implicit:  # the values at the steps' ends (dense output would measure its own, lower order)
+            run = run_implicit_fixed(setup, method, (0.0, t_final), grid[1] - grid[0], start, p)
+            errors.append(float(np.max(np.abs(run.x - exact(run.t)))))
+        else:
+            run = run_fixed(setup, method, grid, start, p, grid[1] - grid[0])
+            errors.append(float(np.max(np.abs(run.x - exact(grid)))))
+    check = MethodCheck(method, order, tuple(t_final / max(1, round(t_final / h)) for h in steps),
                         tuple(errors), _slope([t_final / max(1, round(t_final / h)) for h in steps], errors))
-    if tableau.adaptive:
+    if implicit or METHODS[method].adaptive:
         adaptive, counts = [], []
         for tol in _TOLERANCES:
             trajectory = simulate(model, (0.0, t_final), start, u, method=method, rtol=tol, atol=tol * 1e-2)
             adaptive.append(float(np.max(np.abs(trajectory.x - exact(trajectory.t)))))
             counts.append(trajectory.stats.steps)
-        check = MethodCheck(method, tableau.order, check.steps, check.errors, check.observed_order,
+        check = MethodCheck(method, order, check.steps, check.errors, check.observed_order,
                             _TOLERANCES, tuple(adaptive), tuple(counts), _slope(_TOLERANCES, adaptive))
     return check

@@ -44,7 +44,7 @@ from typing import IO, Any
 from robodyn.errors import InputError
 
 __all__ = ["UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash", "own_folder", "prepare_numba",
-           "quarantine", "read_private"]
+           "private_cfunc", "quarantine", "read_private"]
 
 log = logging.getLogger("robodyn.cache")
 _PACKAGE = Path(__file__).resolve().parents[1]  # robodyn's own sources: numba code there is cached here too
@@ -416,3 +416,42 @@ def adopt_numba_caches(namespace: dict[str, Any]) -> None:
             value._cache = classes["cache"](value.py_func)  # type: ignore[attr-defined]
         except RuntimeError:  # not robodyn's code
             continue
+
+
+class _LazyCFunc:
+    """A numba C callback compiled (or loaded from robodyn's checked cache) when its address is first asked."""
+
+    def __init__(self, function: Any, signature: Any, options: dict[str, Any]):
+        self._function, self._signature, self._options = function, signature, options
+        self._compiled: Any = None
+        self.__name__ = function.__name__
+        self.__wrapped__ = function
+
+    @property
+    def address(self) -> int:
+        """The machine address of the C function (compiles it on first use)."""
+        if self._compiled is None:
+            from numba.core import sigutils
+            from numba.core.ccallback import CFunc
+
+            compiled = CFunc(self._function, sigutils.normalize_signature(self._signature), locals={},
+                             options=self._options)
+            compiled._cache = _numba_classes()["cache"](self._function)  # type: ignore[attr-defined]  # robodyn's
+            compiled.compile()
+            self._compiled = compiled
+        return int(self._compiled.address)
+
+    @property
+    def cache_hits(self) -> int:
+        """1 when the machine code came from the on-disk cache, 0 when it was compiled (or not yet made)."""
+        return 0 if self._compiled is None else int(self._compiled.cache_hits)
+
+
+def private_cfunc(signature: Any, **options: Any) -> Any:
+    """Decorator: ``numba.cfunc(signature, cache=True, **options)`` with robodyn's private, checked cache
+    (:func:`adopt_numba_caches` does the same for jitted functions), compiled lazily on ``.address``."""
+
+    def wrap(function: Any) -> _LazyCFunc:
+        return _LazyCFunc(function, signature, options)
+
+    return wrap

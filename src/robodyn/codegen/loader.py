@@ -20,7 +20,7 @@ import importlib.abc
 import importlib.util
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -58,14 +58,24 @@ _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
 
 
-def load_module(path: Path, name: str, inject: Mapping[str, Any] | None = None) -> ModuleType:
-    """Execute the Python file ``path`` as a new module named ``name`` with ``inject`` pre-defined."""
+def load_module(path: Path, name: str, inject: Mapping[str, Any] | None = None,
+                also: Sequence[Path] = ()) -> ModuleType:
+    """Execute the Python file ``path`` as a new module named ``name`` with ``inject`` pre-defined.
+
+    The files in ``also`` (robodyn's own templates) are executed after it in the same namespace, as if
+    their text followed ``path``'s.
+    """
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:  # pragma: no cover - only for a missing file
         raise ImportError(f"cannot load {path}")
     module = importlib.util.module_from_spec(spec)
     module.__dict__.update(inject or {})
     spec.loader.exec_module(module)
+    for extra in also:  # the file's own loader runs its code in this module's namespace
+        extra_spec = importlib.util.spec_from_file_location(name, extra)
+        if extra_spec is None or extra_spec.loader is None:  # pragma: no cover - only for a missing file
+            raise ImportError(f"cannot load {extra}")
+        extra_spec.loader.exec_module(module)
     return module
 
 

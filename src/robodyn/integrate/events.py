@@ -8,15 +8,18 @@ the simulation at the crossing.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import sympy
 
 from robodyn.errors import InputError
 from robodyn.model.system import Model
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["Event", "ResolvedEvents", "resolve_events"]
 
@@ -48,7 +51,7 @@ class Event:
     def __post_init__(self) -> None:
         if self.direction not in (-1, 0, 1):
             raise InputError(f"event direction must be -1, 0 or +1, got {self.direction!r}")
-        if not isinstance(self.expression, str | sympy.Expr) and not callable(self.expression):
+        if not (isinstance(self.expression, str) or _is_expression(self.expression) or callable(self.expression)):
             raise InputError(f"an event is an expression or a callable g(t, x, u, p), got {self.expression!r}")
 
 
@@ -84,7 +87,7 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     """Parse and check the events of a simulation against the model's names."""
     if events is None:
         items: list[Event] = []
-    elif isinstance(events, Event | str | sympy.Expr) or callable(events):
+    elif isinstance(events, Event | str) or _is_expression(events) or callable(events):
         items = [events if isinstance(events, Event) else Event(events)]
     elif isinstance(events, Sequence):
         items = [e if isinstance(e, Event) else Event(e) for e in events]
@@ -92,12 +95,12 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
         raise InputError(f"events must be an Event, an expression, a callable g(t, x, u, p) or a list of them; "
                          f"got {events!r}")
     names, expressions, functions = [], [], []
-    table = model.symbol_table()  # None for models of Python callables
+    table = model.symbol_table() if items else None  # None for models of Python callables
     for k, event in enumerate(items):
         expr = event.expression
         label = event.name or (expr if isinstance(expr, str) else f"event{k}")
         names.append(str(label))
-        if callable(expr) and not isinstance(expr, sympy.Expr):
+        if callable(expr) and not _is_expression(expr):
             functions.append(expr)
             continue
         if table is None:
@@ -117,7 +120,16 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     )
 
 
+def _is_expression(value: object) -> bool:
+    """Whether ``value`` is a sympy expression (there is none unless sympy was imported: never import it here,
+    so that a simulation without events needs no sympy)."""
+    sympy = sys.modules.get("sympy")
+    return sympy is not None and isinstance(value, sympy.Expr)
+
+
 def _numeric(table: Any, expr: sympy.Expr) -> EventFunction:
+    import sympy
+
     evaluate = table.lambdify(sympy.Matrix([expr]))
 
     def g(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> float:

@@ -1,17 +1,22 @@
 """Runge–Kutta kernels in numba's nopython subset: one fixed-step and one adaptive kernel for all tableaus.
 
 A template, never imported as an ordinary module: the loader first defines ``jit`` and ``hjit`` (numba's, or
-identity decorators), ``rhs(t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)`` and
-``event_fn(t, x, u, p, out)`` in the module namespace, then executes this source (docs/dev/simulation.md).
-``inp`` is passed through untouched; ``event_fn`` is never called without events.
+identity decorators), ``rhs(fns, t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)``,
+``event_fn(fns, t, x, u, p, out)`` and ``jac(fns, t, x, u, p, out)`` in the module namespace, then executes this
+source and ``implicit_template.py`` (docs/dev/simulation.md). ``fns`` (int64) says where the model's compiled
+functions are (``[rhs, event_fn, jac]``, robodyn.codegen.indirect) and is passed through untouched, as ``inp``;
+``event_fn`` is never called without events.
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
-    fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
-    fixed_chunk(first, stop, A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
-    adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                 ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
-    _adaptive_core(first, stop, method, dop853, ...)  (the runs first <= i < stop; see its docstring)
+    fixed_run(fns, A, b, c, grid, steps, x0, p, inp, xs, us) -> nfev
+    fixed_chunk(first, stop, fns, A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
+    adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max,
+                 max_steps, ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
+    _adaptive_core(first, stop, fns, method, dop853, implicit, ...)  (the runs first <= i < stop; see its docstring)
+
+``implicit`` is None for the explicit methods (numba then compiles none of the implicit code) or the tables of
+Radau IIA / RODAS4 (``robodyn.integrate.implicit.tables``), whose steps are in ``implicit_template.py``.
 
 Batches (``fixed_batch``, ``adaptive_batch`` in ``robodyn.integrate.kernels``) run ``fixed_chunk`` and
 ``_adaptive_core`` on chunks of the trajectories in threads.
@@ -43,8 +48,11 @@ from robodyn.integrate.status import MAX_STEPS, NON_FINITE, OK, STEP_COLLAPSE, T
 if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
     def jit(fn): ...
     def hjit(fn): ...  # jit for helpers only called from jitted code (no Python wrapper)
-    def rhs(t, x, u, p, out): ...
-    def event_fn(t, x, u, p, out): ...
+    def rhs(fns, t, x, u, p, out): ...
+    def event_fn(fns, t, x, u, p, out): ...
+    def _implicit_step(*args): ...  # implicit_template.py
+    def _implicit_reset(st): ...
+    def _implicit_work(n, m): ...
     HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
     def eval_inputs(t, t_piece, x, inp, out): ...
 
@@ -56,16 +64,17 @@ TINY_STEP = 5e-323  # ... or below 10 ulp of 0.0, near t = 0.
 EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of t, if wider).
 ULP = 2.220446049250313e-16  # Machine epsilon of float64.
 TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
+N_COUNTS = 7  # counts per run: outputs, events, nfev, accepted, rejected, Jacobians, LU factorizations
 
 
 @hjit
-def _eval_stages(A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
+def _eval_stages(fns, A, c, first, stop, t, h, x, p, inp, t_piece, K, xw, u):
     """K[j] = f(t + c_j h, x + h sum_{l<j} A[j, l] K[l]) for first <= j < stop, zero weights skipped."""
     for j in range(first, stop):
         _combine(A, j, K, j, x, h, xw)
         tj = t + c[j] * h
         eval_inputs(tj, t_piece, xw, inp, u)
-        rhs(tj, xw, u, p, K[j])
+        rhs(fns, tj, xw, u, p, K[j])
 
 
 @hjit
@@ -89,7 +98,7 @@ def _first_nonfinite(v):
 
 
 @jit
-def fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us):
+def fixed_run(fns, A, b, c, grid, steps, x0, p, inp, xs, us):
     """Explicit Runge–Kutta steps between consecutive points of ``grid``, of the sizes in ``steps``.
 
     Inputs are sampled at each step's start and held over its stages (zero-order hold),
@@ -126,21 +135,21 @@ def fixed_run(A, b, c, grid, steps, x0, p, inp, xs, us):
         if k == grid.size - 1:
             break
         h = steps[k]
-        rhs(grid[k], x, u, p, K[0])
+        rhs(fns, grid[k], x, u, p, K[0])
         for j in range(1, s):
             _combine(A, j, K, j, x, h, xw)
-            rhs(grid[k] + c[j] * h, xw, u, p, K[j])
+            rhs(fns, grid[k] + c[j] * h, xw, u, p, K[j])
         _combine(B, 0, K, s, x, h, xw)
         x, xw = xw, x
     return s * max(grid.size - 1, 0)
 
 
 @jit
-def fixed_chunk(first, stop, A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
+def fixed_chunk(first, stop, fns, A, b, c, grid, steps, x0, p, inp, xs, us, nfev):
     """``fixed_run`` for the trajectories ``first <= i < stop`` of a batch (``robodyn.integrate.kernels`` runs
     chunks of a batch in threads)."""
     for i in range(first, stop):
-        nfev[i] = fixed_run(A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
+        nfev[i] = fixed_run(fns, A, b, c, grid, steps, x0[i], p[i], inp, xs[i], us[i])
 
 
 @hjit
@@ -173,7 +182,7 @@ def _state_at(tq, t, t_new, h, R, dop853, out):
 
 
 @hjit
-def _locate(k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
+def _locate(fns, k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
     """Zero of event k in [t, t_new] with g(t) = g_lo != 0 and g(t_new) = g_hi of the other sign (or 0).
 
     Illinois regula falsi on the dense output, bisecting whenever three iterations did not halve the
@@ -200,7 +209,7 @@ def _locate(k, t, t_new, h, g_lo, g_hi, R, dop853, p, inp, t_piece, xd, u, g):
                 break
         _state_at(tm, t, t_new, h, R, dop853, xd)
         eval_inputs(tm, t_piece, xd, inp, u)
-        event_fn(tm, xd, u, p, g)
+        event_fn(fns, tm, xd, u, p, g)
         if g[k] == 0.0:
             return tm
         if (g[k] > 0.0) == (g_hi > 0.0):
@@ -242,7 +251,8 @@ def _next_boundary(stops, i, t, t1):
 
 
 @jit
-def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_eval, rtol, atol, h0, h_max,
+def _adaptive_core(first, stop, fns, method, dop853, implicit, t0, t1, x0s, ps, inp, stops, t_eval, rtol, atol, h0,
+                   h_max,
                    max_steps, ev_direction, ev_terminal, out_ts, out_xs, out_us, ev_ts, ev_xs, ev_idxs, counts,
                    statuses, t_fails, i_fails):
     """The runs ``first <= i < stop`` behind ``adaptive_run`` (one) and ``adaptive_batch`` (a chunk of a batch):
@@ -252,7 +262,7 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
     (N, rows), ``out_xs`` (N, rows, n), ``out_us`` (N, rows, m), ``ev_ts`` (N, E), ``ev_xs`` (N, E, n),
     ``ev_idxs`` (N, E) int64; rows that do not fit are dropped but counted (the caller runs again with room
     for them: runs are deterministic). It sets ``statuses[i]``, ``t_fails[i]``, ``i_fails[i]`` and
-    ``counts[i]`` = [n_out, n_events, nfev, accepted, rejected] (int64).
+    ``counts[i]`` = [n_out, n_events, nfev, accepted, rejected, Jacobians, LU factorizations] (int64, N_COUNTS).
 
     The per-step work is written out here rather than in helpers: every array argument of a jitted call
     that LLVM does not inline costs two atomic reference-count updates (numba's NRT), which took two thirds
@@ -273,8 +283,10 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
         held = len(inp) == 6 and inp[5][1] != 0
         g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
         order = np.empty(n_events)  # event indices (exact as floats): numba then compiles no int64 allocations
-        for k in range(5):
+        for k in range(cnt.size):
             cnt[k] = 0
+        if implicit is not None:  # the implicit methods' matrices and state (implicit_template.py)
+            J, E1, Ec, piv, V, cw, jw, st = _implicit_work(n, u.size)
         status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
         exponent = -1.0 / (error_order + 1)
         i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
@@ -290,19 +302,21 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
         while t < t1:
             if fresh:
                 eval_inputs(t, t_piece, x, inp, u)
-                rhs(t, x, u, p, K[0])
+                rhs(fns, t, x, u, p, K[0])
                 cnt[2] += 1
                 i_fail = _first_nonfinite(x) if _first_nonfinite(x) >= 0 else _first_nonfinite(K[0])
                 if i_fail >= 0:
                     status, t_fail = NON_FINITE, t
                     break
                 if HAS_EVENTS and n_events > 0:
-                    event_fn(t, x, u, p, g_old)
+                    event_fn(fns, t, x, u, p, g_old)
                     k_bad = _first_nonfinite(g_old)
                     if k_bad >= 0:  # an event function that is not finite: i_fail = n + its index
                         status, t_fail, i_fail = NON_FINITE, t, n + k_bad
                         break
                 fresh = False
+                if implicit is not None:
+                    _implicit_reset(st)
                 if h_abs <= 0.0:  # the first step: Hairer's ([HNW] II.4; scipy select_initial_step), one rhs call
                     h_abs = seg_end - t
                     if n > 0 and h_abs > 0.0:
@@ -317,7 +331,7 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
                         for i in range(n):
                             xw[i] = x[i] + h_probe * K[0, i]
                         eval_inputs(t + h_probe, t_piece, xw, inp, u)
-                        rhs(t + h_probe, xw, u, p, x_new)
+                        rhs(fns, t + h_probe, xw, u, p, x_new)
                         for i in range(n):
                             v = (x_new[i] - K[0, i]) / max(atol[i] + abs(x[i]) * rtol, TINY_SCALE)
                             d2 += v * v  # not v ** 2: Python's float power raises OverflowError
@@ -336,7 +350,12 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
             h_abs = h_max if h_abs > h_max else max(h_abs, min_step)
             rejected = False
             i_bad = i_worst = -1
-            while True:
+            if implicit is not None:  # Radau IIA or RODAS4: x_new, f(t_new, x_new) in K[s - 1] and the dense output R
+                status, i_fail, t_new, h_abs, h_prop = _implicit_step(
+                    implicit, fns, t, x, K[0], seg_end, h_abs, min_step, max_steps, p, inp, t_piece, held, rtol, atol,
+                    u, x_new, K[s - 1], R, J, E1, Ec, piv, V, cw, jw, st, cnt)
+                h = t_new - t
+            while implicit is None:  # the explicit methods' attempts
                 if h_abs < min_step:
                     status, i_fail = (NON_FINITE, i_bad) if i_bad >= 0 else (STEP_COLLAPSE, i_worst)
                     break
@@ -356,7 +375,7 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
                     tj = t + c[j] * h if j < s - 1 else t_new
                     if not held:
                         eval_inputs(tj, t_piece, xw, inp, u)
-                    rhs(tj, xw, u, p, K[j])
+                    rhs(fns, tj, xw, u, p, K[j])
                 for i in range(n):
                     x_new[i] = xw[i]
                 cnt[2] += s - 1
@@ -403,18 +422,18 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
             if HAS_EVENTS and n_events > 0:  # events: sign changes of g over the step, located on the dense output
                 if not held:
                     eval_inputs(t_new, t_piece, x_new, inp, u)
-                event_fn(t_new, x_new, u, p, g_new)
+                event_fn(fns, t_new, x_new, u, p, g_new)
                 k_bad = _first_nonfinite(g_new)
                 if k_bad >= 0:
                     status, t_fail, i_fail = NON_FINITE, t_new, n + k_bad
                     break
                 for k in range(n_events):
                     active = active or _is_active(g_old[k], g_new[k], ev_direction[k])
-            if active or (j_eval < t_eval.size and t_eval[j_eval] < t_new):  # the dense output is needed
+            if implicit is None and (active or (j_eval < t_eval.size and t_eval[j_eval] < t_new)):  # dense output
                 # Written out rather than a helper: each array argument of a call that LLVM does not inline costs
                 # two atomic reference-count updates (numba's NRT), a tenth of a batch's run time at 100 outputs.
                 if dop853 is not None:  # DOP853's extra stages
-                    _eval_stages(A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
+                    _eval_stages(fns, A, c, s, c.size, t, h, x, p, inp, t_piece, K, xw, u)
                     cnt[2] += c.size - s
                 for i in range(n):
                     R[0, i], R[1, i] = x[i], x_new[i]
@@ -436,7 +455,8 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
                 n_found, stop_now = 0, False
                 for k in range(n_events):
                     if _is_active(g_old[k], g_new[k], ev_direction[k]):
-                        root = _locate(k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xq, u, g)
+                        root = _locate(fns, k, t, t_new, h, g_old[k], g_new[k], R, dop853, p, inp, t_piece, xq, u,
+                                       g)
                         q = n_found
                         while q > 0 and roots[q - 1] > root:  # insertion sort by time
                             roots[q], order[q] = roots[q - 1], order[q - 1]
@@ -495,14 +515,16 @@ def _adaptive_core(first, stop, method, dop853, t0, t1, x0s, ps, inp, stops, t_e
         statuses[i_run], t_fails[i_run], i_fails[i_run] = status, t_fail, i_fail
 
 
-def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-                 ev_direction, ev_terminal):
-    """One adaptive run of an FSAL embedded pair (DOPRI5, DOP853) from t0 to t1 >= t0.
+def adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max,
+                 max_steps, ev_direction, ev_terminal):
+    """One adaptive run from t0 to t1 >= t0: an FSAL embedded pair (DOPRI5, DOP853), or Radau IIA / RODAS4.
 
     Parameters
     ----------
+    fns : (3,) int64, the model's functions (see the module docstring)
     method, dop853 : ``ButcherTableau.kernel_method()``: (A, b, c, e, dense, error_order), and DOP853's E3 weights
-        or None
+        or None; for the implicit methods ``robodyn.integrate.implicit.IMPLICIT_METHOD`` and None
+    implicit : None, or the tables of the implicit method (``robodyn.integrate.implicit.tables``)
     t0, t1 : float, t1 >= t0 (the caller validates)
     x0 : (n,), p : (n_p,), inp : tuple passed to ``eval_inputs``; m : int, the number of inputs
     stops : (n_stops,) sorted stop points; those strictly inside (t0, t1) are landed on exactly. The stages
@@ -520,7 +542,8 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     t_fail : float, where a failed run stopped (NaN otherwise)
     i_fail : int, the first non-finite state component (NON_FINITE), the component with the largest scaled
         error in the last attempt (STEP_COLLAPSE), else -1
-    stats : (3,) int64, nfev, accepted steps, rejected steps
+    stats : (5,) int64, nfev, accepted steps, rejected steps, Jacobian evaluations, LU factorizations (the
+        last two are 0 for the explicit methods)
     t (n_out,), x (n_out, n), u (n_out, m) : outputs, u = ``eval_inputs(t, t, x)``. After a terminal event
         the last row is the event (without t_eval) or the last t_eval point before it.
     ev_t (n_ev,), ev_x (n_ev, n), ev_idx (n_ev,) int64 : events in time order. An event counts when g was
@@ -535,13 +558,14 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
     rows = t_eval.size if t_eval.size > 0 else _SIZES[0]
     events = _SIZES[1] if ev_direction.size > 0 else 0
     n = x0.size
-    counts, status, i_fail = np.empty((1, 5), np.int64), np.empty(1, np.int64), np.empty(1, np.int64)
+    counts, status, i_fail = np.empty((1, N_COUNTS), np.int64), np.empty(1, np.int64), np.empty(1, np.int64)
     t_fail = np.empty(1)
     while True:
         # 2-D buffers, passed to the kernel as their (1, ...) reshapes: returned whole, they are not views
         out_t, out_x, out_u = np.empty(rows), np.empty((rows, n)), np.empty((rows, m))
         ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, n)), np.empty(events, np.int64)
-        _adaptive_core(0, 1, method, dop853, t0, t1, x0.reshape(1, n), p.reshape(1, p.size), inp, stops, t_eval, rtol,
+        _adaptive_core(0, 1, fns, method, dop853, implicit, t0, t1, x0.reshape(1, n), p.reshape(1, p.size), inp,
+                       stops, t_eval, rtol,
                        atol, h0, h_max, max_steps, ev_direction, ev_terminal, out_t.reshape(1, rows),
                        out_x.reshape(1, rows, n), out_u.reshape(1, rows, m), ev_t.reshape(1, events),
                        ev_x.reshape(1, events, n), ev_idx.reshape(1, events), counts, status, t_fail, i_fail)
@@ -555,7 +579,7 @@ def adaptive_run(method, dop853, t0, t1, x0, p, inp, m, stops, t_eval, rtol, ato
         _SIZES[1] = max(_SIZES[1], q)
     if k < rows:  # else the buffers are exactly full (the usual case for repeated calls): no views
         out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
-    return (status[0], t_fail[0], i_fail[0], counts[0, 2:5].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
+    return (status[0], t_fail[0], i_fail[0], counts[0, 2:].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
             ev_idx[:q])
 
 

@@ -1,10 +1,11 @@
-"""Running the explicit Runge–Kutta kernels: compiled for symbolic models, interpreted otherwise.
+"""Running the kernels (explicit Runge–Kutta, Radau IIA, RODAS4): compiled for symbolic models, interpreted otherwise.
 
-:func:`kernel_module` picks the module (a generated numba module from :mod:`robodyn.codegen`, or the
-template executed as plain Python with the model's own callables), and :func:`run_fixed`,
-:func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure statuses into errors that say
-what to try (the codes and their messages are the table in :mod:`robodyn.integrate.status`). Methods are
-given by name, a fixed or adaptive method of :data:`robodyn.integrate.methods.REGISTRY`.
+:func:`kernel_module` picks the module (the shared numba kernel module of :mod:`robodyn.codegen.module` with the
+addresses of the model's compiled functions, or the templates executed as plain Python with the model's own
+callables), and :func:`run_fixed`, :func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure
+statuses into errors that say what to try (the codes and their messages are the table in
+:mod:`robodyn.integrate.status`). Methods are given by name, a fixed, adaptive or implicit method of
+:data:`robodyn.integrate.methods.REGISTRY`.
 """
 
 from __future__ import annotations
@@ -22,17 +23,18 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.codegen.module import compiled_module, interpreted_module
 from robodyn.errors import InputError, NumericalError
 from robodyn.integrate.events import ResolvedEvents
-from robodyn.integrate.methods import TABLEAUS
+from robodyn.integrate.implicit import IMPLICIT_METHOD, tables
+from robodyn.integrate.methods import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
 from robodyn.integrate.stiff import RunResult
 from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
-__all__ = ["KernelSetup", "adaptive_batch", "fixed_batch", "kernel_module", "run_adaptive", "run_batch", "run_fixed"]
+__all__ = ["KernelSetup", "adaptive_batch", "fixed_batch", "kernel_module", "run_adaptive", "run_batch", "run_fixed",
+           "run_implicit_fixed"]
 
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
 BATCH_EVENTS: Final = 64  # Events kept per trajectory of a batch.
@@ -40,10 +42,17 @@ _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled i
 
 
 @functools.cache
-def _method_arrays(method: str) -> tuple[tuple[Any, ...], Any]:
-    """The adaptive kernels' ``method`` and ``dop853`` arguments, built once per method (the kernels only read
-    them)."""
-    return TABLEAUS[method].kernel_method()
+def _method_arrays(method: str) -> tuple[Any, Any, Any]:
+    """The adaptive kernels' ``method``, ``dop853`` and ``implicit`` arguments, built once per method (the kernels
+    only read them)."""
+    if REGISTRY[method].family == "implicit":
+        return IMPLICIT_METHOD, None, tables(method)
+    return (*TABLEAUS[method].kernel_method(), None)
+
+
+def _tolerances(method: str, rtol: float, atol: np.ndarray) -> tuple[float, np.ndarray]:
+    """The tolerances the kernel gets: rtol at least MIN_RTOL."""
+    return max(rtol, MIN_RTOL), atol
 
 
 @dataclass(frozen=True)
@@ -52,14 +61,21 @@ class KernelSetup:
 
     module: ModuleType
     path: str  # "compiled" or "interpreted"
+    fns: np.ndarray  # (3,) int64: the addresses of the model's rhs, event_fn and jac (0: none)
     inp: tuple[Any, ...]
     events: ResolvedEvents
     model: Model
     compile_seconds: float
+    cached: bool = False  # the model's compiled functions came from the on-disk cache (nothing compiled)
 
 
-def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend: str = "auto") -> KernelSetup:
-    """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``)."""
+def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend: str = "auto",
+                  jacobian: bool = False) -> KernelSetup:
+    """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``).
+
+    ``jacobian``: the implicit methods will run, so the model's exact Jacobian is compiled (or wrapped) too;
+    without one they difference f.
+    """
     compilable = model.compilable and inputs.is_compilable and events.is_compilable
     if backend == "compiled" and not compilable:
         raise InputError(
@@ -69,21 +85,39 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     n = model.n_states
     if compilable and backend != "interpreted":
         assert events.expressions is not None
-        start = time.perf_counter()
-        module = compiled_module(model, events.expressions)
-        return KernelSetup(module, "compiled", inputs.compiled(n), events, model, time.perf_counter() - start)
-    f_raw = model.f_raw
+        from robodyn.codegen.module import kernel_module as shared_kernels
+        from robodyn.codegen.module import model_addresses
 
-    def rhs(t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+        start = time.perf_counter()
+        fns, cached = model_addresses(model, events.expressions, jacobian=jacobian)
+        return KernelSetup(shared_kernels(), "compiled", fns, inputs.compiled(n), events, model,
+                           time.perf_counter() - start, cached)
+    from robodyn.codegen.module import interpreted_module
+
+    f_raw = model.f_raw
+    python_event_fn = events.python_event_fn()
+
+    def rhs(fns: Any, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
         out[:] = f_raw(t, x, u, p)  # a wrong shape is a ShapeError, not a broadcast
 
-    module = interpreted_module(rhs, events.python_event_fn(), inputs.python_evaluator())
+    def event_fn(fns: Any, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+        python_event_fn(t, x, u, p, out)
+
+    def jac(fns: Any, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+        dfdx, dfdu = model.jacobians_raw(t, x, u, p)
+        out[:] = np.concatenate([np.ravel(dfdx), np.ravel(dfdu)])
+
+    # the exact Jacobian when the model has one and du/dx is known (compiled inputs: -K of state feedback)
+    exact = jacobian and model.jacobian_method is not None and inputs.is_compilable
+    module = interpreted_module(rhs, event_fn, inputs.python_evaluator(), jac if exact else None)
     data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)
-    return KernelSetup(module, "interpreted", data, events, model, 0.0)
+    fns = np.array([0, 0, 1 if exact else 0], dtype=np.int64)
+    return KernelSetup(module, "interpreted", fns, data, events, model, 0.0)
 
 
 def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) -> tuple[Any, float, bool]:
-    """Run ``call``; the first call of a compiled kernel in this process is timed as compilation.
+    """Run ``call``; the first call of a compiled kernel (``name``: kernel and method) in this process is timed
+    as compilation.
 
     Returns the call's result, the seconds timed and whether numba loaded the machine code from its on-disk
     cache without compiling anything (then the seconds are the load time).
@@ -121,7 +155,8 @@ def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: in
                               "must be a finite number wherever the solution goes; fix the event expression there")
     state = model.states[index] if 0 <= index < model.n_states else None
     return NumericalError(failure_message(status, method=method, t=t_fail, state=state, max_steps=max_steps,
-                                          second_order=model.order == 2))
+                                          second_order=model.order == 2,
+                                          implicit=REGISTRY[method].family == "implicit"))
 
 
 def step_sizes(grid: np.ndarray, dt: float | None) -> np.ndarray:
@@ -145,8 +180,8 @@ def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray,
     us = np.empty((grid.size, model.n_inputs))
 
     def call() -> int:
-        return int(setup.module.fixed_run(tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p,
-                                          setup.inp, xs, us))
+        return int(setup.module.fixed_run(setup.fns, tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0,
+                                          p, setup.inp, xs, us))
 
     nfev, seconds, from_cache = _timed_first_call(setup, "fixed_run", call)
     bad = np.flatnonzero(~np.all(np.isfinite(xs), axis=1))
@@ -162,21 +197,46 @@ def run_adaptive(
     setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
     stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int,
 ) -> RunResult:
-    """One adaptive run (dopri5/dop853) with stop points, optional t_eval and events."""
+    """One adaptive run (dopri5/dop853, radau/rosenbrock) with stop points, optional t_eval and events."""
     model, events = setup.model, setup.events
-    args = (*_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs, stops,
-            t_eval, max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal)
-    result, seconds, from_cache = _timed_first_call(setup, "adaptive_run",
+    args = (setup.fns, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs,
+            stops, t_eval, *_tolerances(method, rtol, atol), 0.0, math.inf, int(max_steps), events.direction,
+            events.terminal)
+    result, seconds, from_cache = _timed_first_call(setup, f"adaptive_run {_variant(method)}",
                                                     lambda: setup.module.adaptive_run(*args))
     status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx = result
     if status < 0:
         raise _failure(model, int(status), float(t_fail), int(i_fail), max_steps, method, events.names)
     records = [EventRecord(events.names[int(k)], float(te), np.array(xe), bool(events.terminal[int(k)]))
                for te, xe, k in zip(ev_t, ev_x, ev_idx)] if ev_t.size else []
-    nfev, steps, rejected = stats.tolist()
+    nfev, steps, rejected, njev, nlu = stats.tolist()
     # t, x, u are the kernel's fresh buffers (or views of them, which the Trajectory copies): no copies here.
     return RunResult(t, x, nfev=nfev, steps=steps, rejected=rejected, events=records, u=u, compile_seconds=seconds,
-                     from_cache=from_cache)
+                     from_cache=from_cache, njev=njev, nlu=nlu)
+
+
+def run_implicit_fixed(setup: KernelSetup, method: str, t_span: tuple[float, float], h: float, x0: np.ndarray,
+                       p: np.ndarray) -> RunResult:
+    """``radau`` or ``rosenbrock`` at the fixed step ``h`` (the last step shortened to end at t1), every step
+    output: the values at the steps' ends, for observed orders (``robodyn verify``). Newton is iterated to
+    convergence at every step (a fresh Jacobian each time); tolerances 1e-13 set its stopping test."""
+    model, n = setup.model, setup.model.n_states
+    result, seconds, from_cache = _timed_first_call(setup, f"adaptive_run {_variant(method)}", lambda: (
+        setup.module.adaptive_run(setup.fns, IMPLICIT_METHOD, None, tables(method, h), float(t_span[0]),
+                                  float(t_span[1]), x0, p, setup.inp, model.n_inputs, np.empty(0), np.empty(0), 1e-13,
+                                  np.full(n, 1e-13), 0.0, math.inf, 10**8, np.zeros(0, np.int64),
+                                  np.zeros(0, np.int64))))
+    status, t_fail, i_fail, stats, t, x, u = result[:7]
+    if status < 0:
+        raise _failure(model, int(status), float(t_fail), int(i_fail), 10**8, method)
+    nfev, steps, rejected, njev, nlu = stats.tolist()
+    return RunResult(t, x, nfev=nfev, steps=steps, rejected=rejected, u=u, compile_seconds=seconds,
+                     from_cache=from_cache, njev=njev, nlu=nlu)
+
+
+def _variant(method: str) -> str:
+    """Which compiled specialization of the adaptive kernel ``method`` runs (numba compiles one per kind)."""
+    return {"dop853": "dop853", "radau": "implicit", "rosenbrock": "implicit"}.get(method, "rk")
 
 
 def run_batch(
@@ -188,16 +248,16 @@ def run_batch(
     Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds, from_cache) and
     each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
     """
-    tableau = TABLEAUS[method]
     model, events = setup.model, setup.events
     N, n, m = x0.shape[0], model.n_states, model.n_inputs
-    if not tableau.adaptive:
+    if REGISTRY[method].family == "fixed":
+        tableau = TABLEAUS[method]
         assert dt is not None
         grid = t_eval
         xs, us, nfev = np.empty((N, grid.size, n)), np.empty((N, grid.size, m)), np.zeros(N, np.int64)
         _, seconds, from_cache = _timed_first_call(setup, "fixed_batch", lambda: fixed_batch(
-            setup.module, tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp, xs, us,
-            nfev, _workers(setup)))
+            setup.module, setup.fns, tableau.A, tableau.b, tableau.c, grid, step_sizes(grid, dt), x0, p, setup.inp,
+            xs, us, nfev, _workers(setup)))
         bad = ~np.isfinite(xs)  # (N, T, n), checked at once; the first bad trajectory, time and state is reported
         if bad.any():
             i, k, column = (int(v[0]) for v in np.nonzero(bad))
@@ -207,12 +267,12 @@ def run_batch(
     T, E = t_eval.size, BATCH_EVENTS if len(events) else 0
     xs, us = np.empty((N, T, n)), np.empty((N, T, m))
     status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
-    t_fail, stats = np.zeros(N), np.zeros((N, 3), np.int64)
+    t_fail, stats = np.zeros(N), np.zeros((N, 5), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
-    _, seconds, from_cache = _timed_first_call(setup, "adaptive_batch", lambda: adaptive_batch(
-        setup.module, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, stops, t_eval,
-        max(rtol, MIN_RTOL), atol, 0.0, math.inf, int(max_steps), events.direction, events.terminal,
-        xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
+    _, seconds, from_cache = _timed_first_call(setup, f"adaptive_batch {_variant(method)}", lambda: adaptive_batch(
+        setup.module, setup.fns, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp,
+        stops, t_eval, *_tolerances(method, rtol, atol), 0.0, math.inf, int(max_steps), events.direction,
+        events.terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
     failed = np.flatnonzero(status < 0)
     if failed.size:
         i = int(failed[0])
@@ -226,19 +286,21 @@ def run_batch(
                             bool(events.terminal[int(ev_idx[i, k])])) for k in range(int(n_ev[i]))]
                for i in range(N)]
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
-              "compile_seconds": seconds, "from_cache": from_cache}
+              "njev": int(stats[:, 3].sum()), "nlu": int(stats[:, 4].sum()), "compile_seconds": seconds,
+              "from_cache": from_cache}
     return t_eval, xs, us, totals, records
 
 
-def fixed_batch(module: ModuleType, A: np.ndarray, b: np.ndarray, c: np.ndarray, grid: np.ndarray,
-                steps: np.ndarray, x0: np.ndarray, p: np.ndarray, inp: tuple[Any, ...], xs: np.ndarray,
-                us: np.ndarray, nfev: np.ndarray, workers: int) -> None:
+def fixed_batch(module: ModuleType, fns: np.ndarray, A: np.ndarray, b: np.ndarray, c: np.ndarray,
+                grid: np.ndarray, steps: np.ndarray, x0: np.ndarray, p: np.ndarray, inp: tuple[Any, ...],
+                xs: np.ndarray, us: np.ndarray, nfev: np.ndarray, workers: int) -> None:
     """The kernel module's ``fixed_run`` for N trajectories in ``workers`` threads: x0 (N, n), p (N, n_p);
     writes xs (N, T, n), us (N, T, m) and nfev (N,) int64."""
-    _in_threads(module.fixed_chunk, x0.shape[0], workers, (A, b, c, grid, steps, x0, p, inp, xs, us, nfev))
+    _in_threads(module.fixed_chunk, x0.shape[0], workers, (fns, A, b, c, grid, steps, x0, p, inp, xs, us, nfev))
 
 
-def adaptive_batch(module: ModuleType, method: tuple[Any, ...], dop853: np.ndarray | None, t0: float, t1: float,
+def adaptive_batch(module: ModuleType, fns: np.ndarray, method: tuple[Any, ...], dop853: np.ndarray | None,
+                   implicit: tuple[np.ndarray, ...] | None, t0: float, t1: float,
                    x0: np.ndarray, p: np.ndarray, inp: tuple[Any, ...], stops: np.ndarray, t_eval: np.ndarray,
                    rtol: float, atol: np.ndarray, h0: float, h_max: float, max_steps: int, ev_direction: np.ndarray,
                    ev_terminal: np.ndarray, xs: np.ndarray, us: np.ndarray, status: np.ndarray, n_out: np.ndarray,
@@ -249,15 +311,16 @@ def adaptive_batch(module: ModuleType, method: tuple[Any, ...], dop853: np.ndarr
 
     Arguments as in ``adaptive_run`` with x0 (N, n) and p (N, n_p). Writes xs (N, T, n) and us (N, T, m)
     (rows past ``n_out[i]``, after a failure or terminal event, are NaN); status, n_out, i_fail, n_ev (N,)
-    int64; t_fail (N,); stats (N, 3) int64; ev_t (N, E), ev_x (N, E, n), ev_idx (N, E) int64 hold the
+    int64; t_fail (N,); stats (N, 5) int64 (nfev, accepted, rejected, Jacobians, LU factorizations); ev_t (N, E),
+    ev_x (N, E, n), ev_idx (N, E) int64 hold the
     first E events of each trajectory and n_ev counts all of them (n_ev > E: some were not stored).
     """
     N, T = x0.shape[0], t_eval.size
-    counts = np.empty((N, 5), np.int64)
+    counts = np.empty((N, module.N_COUNTS), np.int64)
     _in_threads(module._adaptive_core, N, workers, (
-        method, dop853, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction,
-        ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail))
-    n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:5]
+        fns, method, dop853, implicit, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
+        ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail))
+    n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:]
     late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
     xs[late] = np.nan
     us[late] = np.nan

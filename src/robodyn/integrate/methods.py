@@ -4,7 +4,10 @@ Each :class:`Method` belongs to a family, and ``simulate()`` picks its path by t
 
 - ``fixed`` (``euler``, ``heun``, ``rk4``): the fixed-step kernel with the method's Butcher tableau; needs ``dt``;
 - ``adaptive`` (``dopri5``, ``dop853``): the adaptive kernel (error control, dense output, events);
-- ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's ``solve_ivp`` with the solver ``scipy_name``;
+- ``implicit`` (``radau``, ``rosenbrock``): the adaptive kernel with Radau IIA of order 5 or RODAS4 (compiled,
+  with the model's exact Jacobian);
+- ``stiff`` (``scipy-radau``, ``scipy-bdf``, ``lsoda``): scipy's ``solve_ivp`` with the solver ``scipy_name``, for
+  comparison (``bdf`` is accepted as another name of ``scipy-bdf``);
 - ``exact``: matrix exponentials, for linear time-invariant models.
 
 The older names are views of :data:`REGISTRY`: ``robodyn.integrate.simulate.METHOD_NAMES``,
@@ -22,9 +25,9 @@ from typing import Final, Literal, get_args
 from robodyn.errors import InputError
 from robodyn.integrate.tableaus import DOP853, DOPRI5, EULER, HEUN, RK4, ButcherTableau
 
-__all__ = ["FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
+__all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
 
-Family = Literal["fixed", "adaptive", "stiff", "exact"]
+Family = Literal["fixed", "adaptive", "implicit", "stiff", "exact"]
 FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
 
 
@@ -36,7 +39,7 @@ class Method:
     ----------
     name : str
         The name ``simulate(method=...)`` and ``--method`` take (lower case).
-    family : {"fixed", "adaptive", "stiff", "exact"}
+    family : {"fixed", "adaptive", "implicit", "stiff", "exact"}
         Which path runs it.
     description : str
         One line for people.
@@ -72,13 +75,18 @@ REGISTRY: Final[Mapping[str, Method]] = MappingProxyType({method.name: method fo
     Method("rk4", "fixed", "the classical Runge–Kutta method, order 4", RK4),
     Method("dopri5", "adaptive", "Dormand–Prince 5(4) with 4th-order dense output", DOPRI5),
     Method("dop853", "adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", DOP853),
-    Method("radau", "stiff", "scipy's Radau IIA, implicit, order 5", scipy_name="Radau"),
-    Method("bdf", "stiff", "scipy's BDF, implicit, orders 1 to 5", scipy_name="BDF"),
+    Method("radau", "implicit", "Radau IIA of order 5 (Hairer's RADAU5), compiled, for stiff problems"),
+    Method("rosenbrock", "implicit", "the Rosenbrock method RODAS4, order 4(3), compiled, for moderately stiff "
+           "problems"),
+    Method("scipy-radau", "stiff", "scipy's Radau IIA, implicit, order 5", scipy_name="Radau"),
+    Method("scipy-bdf", "stiff", "scipy's BDF, implicit, orders 1 to 5", scipy_name="BDF"),
     Method("lsoda", "stiff", "scipy's LSODA, switching between Adams and BDF", scipy_name="LSODA"),
     Method("exact", "exact", "matrix exponentials, exact for linear time-invariant models"),
 )})
 
 METHOD_NAMES: Final = tuple(REGISTRY)
+#: Other names ``simulate(method=...)`` accepts, for the names of earlier versions.
+ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bdf": "scipy-bdf"})
 #: The Runge–Kutta tableaus of the fixed and adaptive methods by name.
 TABLEAUS: Final[Mapping[str, ButcherTableau]] = MappingProxyType(
     {name: method.tableau for name, method in REGISTRY.items() if method.tableau is not None}
@@ -94,7 +102,7 @@ def lookup(method: object) -> Method:
     """The method called ``method`` (any case), or InputError listing the names."""
     if not isinstance(method, str):
         raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
-    found = REGISTRY.get(method.lower())
+    found = REGISTRY.get(ALIASES.get(method.lower(), method.lower()))
     if found is None:
         raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
     return found

@@ -18,18 +18,19 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import numpy as np
-import sympy
 from numpy.typing import ArrayLike
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.guards import check_memory, check_states
+from robodyn.integrate.hint import stiffness_hint
 from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
@@ -172,33 +173,42 @@ def _run_fixed(job: _Job) -> Result:
         return _kernel_batch(job, grid)
     setup, setup_seconds = job.plan.kernels(job.backend)
     run = run_fixed(setup, job.method.name, grid, job.states[0], job.parameters[0], job.dt)
-    run.compile_seconds += setup_seconds
+    _add_setup(run, setup, setup_seconds)
     return job.assemble(setup.path, [run])
 
 
 def _run_adaptive(job: _Job) -> Result:
-    """``dopri5``, ``dop853``: the adaptive kernel, stopping at the inputs' breakpoints."""
+    """``dopri5``, ``dop853``, ``radau``, ``rosenbrock``: the adaptive kernel, stopping at the inputs' breakpoints."""
     grid = job.output_times()
     if job.batch:
         assert grid is not None
         return _kernel_batch(job, grid)
-    setup, setup_seconds = job.plan.kernels(job.backend)
+    setup, setup_seconds = job.plan.kernels(job.backend, job.method.family == "implicit")
     stops = job.plan.breakpoints(*job.t_span)
     run = run_adaptive(setup, job.method.name, job.t_span, job.states[0], job.parameters[0], stops,
                        np.empty(0) if grid is None else grid, job.rtol, job.atol, job.max_steps)
-    run.compile_seconds += setup_seconds
+    _add_setup(run, setup, setup_seconds)
     return job.assemble(setup.path, [run])
 
 
+def _add_setup(run: RunResult, setup: KernelSetup, seconds: float) -> None:
+    """Count the kernel set-up made for this call (the model's functions compiled or loaded) into ``run``."""
+    run.compile_seconds += seconds
+    if seconds > 0.0:
+        run.from_cache = run.from_cache and setup.cached
+
+
 def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
-    """A batch through the kernels (fixed or adaptive, by the tableau) on the common ``grid``."""
-    setup, setup_seconds = job.plan.kernels(job.backend)
+    """A batch through the kernels (fixed, adaptive or implicit) on the common ``grid``."""
+    setup, setup_seconds = job.plan.kernels(job.backend, job.method.family == "implicit")
     stops = job.plan.breakpoints(*job.t_span)
     t, xs, us, totals, records = run_batch(setup, job.method.name, job.t_span, job.states, job.parameters, stops,
                                            grid, job.rtol, job.atol, job.max_steps, job.dt)
     stats = SimulationStats(setup.path, job.method.name, int(totals["nfev"]), int(totals["steps"]),
                             int(totals["rejected"]), setup_seconds + totals["compile_seconds"],
-                            from_cache=bool(totals["from_cache"]))
+                            from_cache=bool(totals["from_cache"]) and (setup_seconds == 0.0 or setup.cached),
+                            njev=int(totals.get("njev", 0)),
+                            nlu=int(totals.get("nlu", 0)))
     N = job.states.shape[0]
     return _batch(job.model, stats, t, xs, us, job.parameters, job.states,
                   _batch_events(records, len(job.plan.events), N))
@@ -207,6 +217,7 @@ def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
 _RUNNERS: Final[Mapping[Family, Callable[[_Job], Result]]] = {
     "fixed": _run_fixed,
     "adaptive": _run_adaptive,
+    "implicit": _run_adaptive,
     "stiff": _run_stiff,
     "exact": _run_exact,
 }
@@ -230,13 +241,15 @@ class _Plan:
     setups: dict[str, KernelSetup] = field(default_factory=dict)
     stops: dict[tuple[float, float], np.ndarray] = field(default_factory=dict)
 
-    def kernels(self, backend: str) -> tuple[KernelSetup, float]:
-        """The kernel set-up for ``backend`` and the seconds spent making it now (0 when reused)."""
-        setup = self.setups.get(backend)
+    def kernels(self, backend: str, jacobian: bool = False) -> tuple[KernelSetup, float]:
+        """The kernel set-up for ``backend`` (with the model's Jacobian for the implicit methods) and the seconds
+        spent making it now (0 when reused)."""
+        key = f"{backend} jacobian" if jacobian else backend
+        setup = self.setups.get(key)
         if setup is not None:
             return setup, 0.0
-        setup = kernel_module(self.model, self.inputs, self.events, backend)
-        self.setups[backend] = setup
+        setup = kernel_module(self.model, self.inputs, self.events, backend, jacobian)
+        self.setups[key] = setup
         return setup, setup.compile_seconds
 
     def breakpoints(self, t0: float, t1: float) -> np.ndarray:
@@ -301,7 +314,8 @@ def _key_item(value: Any) -> tuple[Any, ...] | None:
     """The key of one input or event (see :func:`_plan_key`), or None when it cannot be keyed."""
     if value is None or isinstance(value, bool | int | float | str | np.floating | np.integer):
         return (type(value), value)
-    if isinstance(value, Signal | Event | sympy.Expr):
+    sympy = sys.modules.get("sympy")  # a sympy expression exists only if sympy was imported: never import it here
+    if isinstance(value, Signal | Event) or (sympy is not None and isinstance(value, sympy.Expr)):
         return (type(value), value)
     if callable(value) and not isinstance(value, StateFeedback):  # by identity; the key keeps it alive
         return (type(value), id(value), value)
@@ -561,7 +575,8 @@ def _assemble(model: Model, method: str, path: str, runs: list[RunResult], input
         run = runs[0]
         u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
         stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds,
-                                from_cache=run.from_cache)
+                                from_cache=run.from_cache, njev=run.njev, nlu=run.nlu,
+                                hint=stiffness_hint(model, method, run, parameters[0], inputs))
         return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
                                  model.inputs, model.outputs, model.name, stats, tuple(run.events), source=model,
                                  params=parameters[0])

@@ -68,15 +68,22 @@ SECOND_ORDER_HINT: Final = " or the mass matrix is not positive definite there"
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """What a failure status means: ``happened`` and ``remedy`` (what to try), ``str.format`` templates."""
+    """What a failure status means: ``happened`` and ``remedy`` (what to try), ``str.format`` templates;
+    ``implicit_remedy`` replaces the remedy when the failing method is already implicit (radau, rosenbrock)."""
 
     happened: str
     remedy: str
+    implicit_remedy: str | None = None
 
     @property
     def template(self) -> str:
         """The whole message template: what happened, then what to try."""
         return f"{self.happened}; {self.remedy}"
+
+    def message_template(self, implicit: bool) -> str:
+        """:attr:`template`, with the implicit methods' remedy for them."""
+        remedy = self.implicit_remedy if implicit and self.implicit_remedy else self.remedy
+        return f"{self.happened}; {remedy}"
 
 
 #: Failure code -> its message.
@@ -84,10 +91,12 @@ FAILURES: Final[Mapping[int, Failure]] = MappingProxyType({
     STEP_COLLAPSE: Failure(
         "{method}: the step size collapsed at t = {t:.10g}{state}: the problem is stiff or singular there",
         "try --method radau (method='radau')",
+        "check the model there (a singularity, or a jump the inputs do not announce) or loosen the tolerances",
     ),
     MAX_STEPS: Failure(
         "{method}: more than {max_steps} steps before t = {t:.10g}: the problem may be stiff",
         "try --method radau (method='radau') or allow more steps (max_steps)",
+        "allow more steps (max_steps) or loosen the tolerances",
     ),
     NON_FINITE: Failure(
         "{method}: a non-finite value appeared at t = {t:.10g}{state}: the solution blows up{hint}",
@@ -97,12 +106,13 @@ FAILURES: Final[Mapping[int, Failure]] = MappingProxyType({
 
 
 def failure_message(status: int, *, method: str, t: float, state: str | None, max_steps: int,
-                    second_order: bool) -> str:
+                    second_order: bool, implicit: bool = False) -> str:
     """The message of the failure ``status`` (a key of :data:`FAILURES`) of ``method`` at time ``t``.
 
-    ``state`` names the state where it happened, when the kernel knows it (else None).
+    ``state`` names the state where it happened, when the kernel knows it (else None); ``implicit``: the
+    method is already an implicit one (no advice to switch to it).
     """
-    return FAILURES[status].template.format(
+    return FAILURES[status].message_template(implicit).format(
         method=method, t=t, state=f" (state {state})" if state else "", max_steps=max_steps,
         hint=SECOND_ORDER_HINT if second_order else "",
     )

@@ -46,6 +46,8 @@ class RunResult:
     u: np.ndarray | None = None  # (T, m) inputs as applied, when the path knows them (fixed steps)
     compile_seconds: float = 0.0
     from_cache: bool = False  # the compiled kernel was loaded from the on-disk cache (nothing compiled)
+    njev: int = 0  # Jacobian evaluations (implicit methods)
+    nlu: int = 0  # LU factorizations (implicit methods)
 
 
 class _Stop(Exception):

@@ -21,16 +21,19 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from robodyn.errors import InputError
 from robodyn.model.files import model_from_document, read_model_text
-from robodyn.model.system import Model
-from robodyn.model.yamlio import Document
 
-__all__ = ["CATALOG", "catalog_text", "mbk", "mbk_data"]
+if TYPE_CHECKING:
+    from robodyn.model.system import Model
+
+__all__ = ["CATALOG", "FILE_MODELS", "catalog_text", "mbk", "mbk_data"]
 
 _FILES = ("joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm")
+#: The catalog models that are YAML files shipped with the package (:func:`catalog_text`).
+FILE_MODELS: Final = frozenset(_FILES)
 
 
 def catalog_text(name: str) -> str:
@@ -85,6 +88,8 @@ def mbk_data(n: int) -> dict[str, Any]:
 
 def mbk(n: int = 3) -> Model:
     """Mass-spring-damper chain with ``n`` masses (see :func:`mbk_data`)."""
+    from robodyn.model.yamlio import Document
+
     return model_from_document(Document(f"catalog:mbk(n={n})", mbk_data(n)))
 
 

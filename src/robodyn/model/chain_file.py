@@ -12,7 +12,7 @@ __all__ = ["chain_from_reader"]
 
 
 def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem:
-    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files._Reader)."""
+    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.reader._Reader)."""
     joints_data = r.get("joints", list)
     links_data = r.get("links", list)
     if not joints_data:

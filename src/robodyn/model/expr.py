@@ -23,7 +23,6 @@ from __future__ import annotations
 import ast
 import difflib
 import math
-import re
 import warnings
 from collections.abc import Callable, Mapping
 from typing import Final
@@ -31,6 +30,17 @@ from typing import Final
 import sympy
 
 from robodyn.errors import ExpressionError
+from robodyn.model.names import (
+    CONSTANT_NAMES,
+    FUNCTION_NAMES,
+    MAX_DEPTH,
+    MAX_LENGTH,
+    RESERVED_NAMES,
+    TIME_NAME,
+    is_valid_name,
+    parse_assignments,
+    parse_number,
+)
 
 __all__ = [
     "CONSTANTS",
@@ -42,13 +52,12 @@ __all__ = [
     "is_valid_name",
     "narrow_integers",
     "parse_assignments",
+    "parse_constant",
     "parse_expression",
     "parse_number",
     "symbol",
 ]
 
-MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
-MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
 MAX_EXPONENT_DIGITS: Final = 307  # A constant power must stay within 1e-307 .. 1e307 (double range).
 _EXACT_DIGITS: Final = 1000  # An exact rational power with more digits is evaluated in floating point.
 _LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond it would become inf.
@@ -141,17 +150,8 @@ FUNCTIONS: Final[Mapping[str, tuple[Callable[..., sympy.Expr], int, int]]] = {
 }
 
 CONSTANTS: Final[Mapping[str, sympy.Expr]] = {"pi": sympy.pi, "e": sympy.E}
-
-TIME_NAME: Final = "t"
-
-#: Names a model may not use for its own states, inputs, outputs or parameters.
-RESERVED_NAMES: Final = frozenset(FUNCTIONS) | frozenset(CONSTANTS) | {TIME_NAME}
-
-_NAME_PATTERN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_KEYWORDS: Final = frozenset(
-    "False None True and as assert async await break class continue def del elif else except finally "
-    "for from global if import in is lambda nonlocal not or pass raise return try while with yield".split()
-)
+# the names are spelled out in robodyn.model.names (no sympy there): both tables must agree
+assert set(FUNCTIONS) == FUNCTION_NAMES and set(CONSTANTS) == CONSTANT_NAMES, "update robodyn.model.names"
 
 
 def symbol(name: str) -> sympy.Symbol:
@@ -161,11 +161,6 @@ def symbol(name: str) -> sympy.Symbol:
 
 #: The time symbol ``t``.
 TIME: Final = symbol(TIME_NAME)
-
-
-def is_valid_name(name: object) -> bool:
-    """Whether ``name`` can name a state, input, output or parameter (ASCII identifier, not a keyword)."""
-    return isinstance(name, str) and bool(_NAME_PATTERN.match(name)) and name not in _KEYWORDS
 
 
 _NODE_WORDS: Final[Mapping[type, str]] = {
@@ -425,8 +420,9 @@ def parse_expression(
         raise ExpressionError(f"{where}: cannot evaluate {_clip(text)!r}: {_clip(str(exc))}") from None
 
 
-def parse_number(text: str | int | float, *, where: str = "value") -> float:
-    """Parse a constant such as ``"pi/2"`` or ``"2*9.81"`` into a finite float."""
+def parse_constant(text: str | int | float, *, where: str = "value") -> float:
+    """Parse a constant such as ``"pi/2"`` or ``"2*9.81"`` into a finite float with the parser and sympy
+    (:func:`robodyn.model.names.parse_number` reads plain numbers without them and comes here otherwise)."""
     value = parse_expression(text, {}, where=where, allow_time=False)
     if not value.is_number:  # pragma: no cover - no names are allowed, so it is always a number
         raise ExpressionError(f"{where}: {text!r} is not a constant")
@@ -434,36 +430,3 @@ def parse_number(text: str | int | float, *, where: str = "value") -> float:
     if number.imag != 0 or not math.isfinite(number.real):
         raise ExpressionError(f"{where}: {text!r} is not a finite real number")
     return number.real
-
-
-def _split_top_level(text: str) -> list[str]:
-    """Split ``"a=1, b=atan2(1, 2)"`` at the commas that are not inside parentheses."""
-    parts, depth, start = [], 0, 0
-    for i, char in enumerate(text):
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        elif char == "," and depth == 0:
-            parts.append(text[start:i])
-            start = i + 1
-    parts.append(text[start:])
-    return [p.strip() for p in parts if p.strip()]
-
-
-def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
-    """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
-
-    Names must be identifiers; values are constants parsed by :func:`parse_number`; a name given
-    twice is an error.
-    """
-    result: dict[str, float] = {}
-    for part in _split_top_level(text):
-        name, sep, value = part.partition("=")
-        name = name.strip()
-        if not sep or not is_valid_name(name):
-            raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
-        if name in result:
-            raise ExpressionError(f"{where}: {name!r} is given twice")
-        result[name] = parse_number(value, where=f"{where} {name}")
-    return result

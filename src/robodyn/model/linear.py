@@ -13,7 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.errors import InputError, ShapeError
-from robodyn.model.expr import RESERVED_NAMES, is_valid_name
+from robodyn.model.names import RESERVED_NAMES, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
 
 __all__ = ["LinearSystem"]

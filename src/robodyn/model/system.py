@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.errors import InputError, ShapeError, UnknownNameError
-from robodyn.model.expr import RESERVED_NAMES, is_valid_name
+from robodyn.model.names import RESERVED_NAMES, is_valid_name
 
 __all__ = ["Model", "System", "Values", "check_names", "require_model", "values_to_vector"]
 

@@ -23,10 +23,11 @@ import yaml
 import yaml.constructor
 
 from robodyn.errors import ModelFileError
+from robodyn.textfile import MAX_TEXT_BYTES
 
 __all__ = ["Document", "Path", "read_yaml"]
 
-MAX_FILE_BYTES: Final = 1_000_000  # A model file is text written by hand; larger input is refused.
+MAX_FILE_BYTES: Final = MAX_TEXT_BYTES  # A model file is text written by hand; larger input is refused.
 MAX_NODES: Final = 100_000
 _MAX_DIGITS: Final = 309  # An integer with more digits is beyond double precision (1.8e308).
 MAX_NESTING: Final = 50  # Lists and mappings nested deeper than this are refused (a model file needs ~4).

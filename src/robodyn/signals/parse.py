@@ -33,7 +33,7 @@ from typing import Final
 import numpy as np
 
 from robodyn.errors import ExpressionError, InputError, UnknownNameError
-from robodyn.model.expr import MAX_DEPTH, MAX_LENGTH, parse_number
+from robodyn.model.names import MAX_DEPTH, MAX_LENGTH, parse_number
 from robodyn.signals.core import Array, Constant, Pulse, Ramp, Signal, Sine, Step, Table
 from robodyn.textfile import read_text_limited
 

@@ -1,0 +1,125 @@
+"""Names and constants without sympy: what the numeric path needs from the expression grammar.
+
+The safe parser (:mod:`robodyn.model.expr`) turns text into sympy expressions; importing it imports
+sympy (about half a second). Checking a name, the names a model may not use, and reading a plain number
+such as ``10`` or ``-1e-6`` from the command line need none of that, so they live here; everything else
+(``pi/2``, ``2*9.81``) is handed to the parser. :mod:`robodyn.model.expr` re-exports these names.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+import warnings
+from typing import Final
+
+from robodyn.errors import ExpressionError
+
+__all__ = ["CONSTANT_NAMES", "FUNCTION_NAMES", "MAX_DEPTH", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME",
+           "is_valid_name", "parse_assignments", "parse_number"]
+
+MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
+MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
+
+#: The functions expressions may call (:data:`robodyn.model.expr.FUNCTIONS` has their sympy forms).
+FUNCTION_NAMES: Final = frozenset(
+    "sin cos tan asin acos atan atan2 sinh cosh tanh exp log sqrt abs sign min max".split())
+#: The named constants (``pi``, ``e``).
+CONSTANT_NAMES: Final = frozenset({"pi", "e"})
+#: The name of time in expressions.
+TIME_NAME: Final = "t"
+#: Names a model may not use for its own states, inputs, outputs or parameters.
+RESERVED_NAMES: Final = FUNCTION_NAMES | CONSTANT_NAMES | {TIME_NAME}
+
+_NAME_PATTERN: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_KEYWORDS: Final = frozenset(
+    "False None True and as assert async await break class continue def del elif else except finally "
+    "for from global if import in is lambda nonlocal not or pass raise return try while with yield".split()
+)
+_PLAIN_NUMBER: Final = re.compile(r"\s*[-+]?\s*(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")  # no names, no operators
+_EXACT_INTEGER: Final = 2**53  # Integers below it are exact doubles (as the parser's constant folding gives).
+
+
+def is_valid_name(name: object) -> bool:
+    """Whether ``name`` can name a state, input, output or parameter (ASCII identifier, not a keyword)."""
+    return isinstance(name, str) and bool(_NAME_PATTERN.match(name)) and name not in _KEYWORDS
+
+
+def _plain_number(text: str | int | float) -> float | None:
+    """The value of a plain decimal literal (``10``, ``-2.5``, ``1e-6``) or finite number, else None.
+
+    The value is the one the parser gives (the literal's double); anything else — names, operators, huge
+    integers, non-finite values — is left to the parser and its messages.
+    """
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, float):
+        return text + 0.0 if math.isfinite(text) else None  # + 0.0: -0.0 is 0.0, as the parser folds it
+    if isinstance(text, int):
+        return float(text) if abs(text) < _EXACT_INTEGER else None
+    if not isinstance(text, str) or len(text) > 100 or not _PLAIN_NUMBER.match(text):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            node = ast.parse(" ".join(text.split()), mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    sign = 1.0
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
+        node = node.operand
+    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+        return None
+    value = node.value
+    if (isinstance(value, int) and abs(value) < _EXACT_INTEGER) or (isinstance(value, float) and math.isfinite(value)):
+        return sign * float(value) + 0.0  # + 0.0: "-0" is 0.0, as the parser folds it
+    return None
+
+
+def parse_number(text: str | int | float, *, where: str = "value") -> float:
+    """Parse a constant such as ``"10"``, ``"pi/2"`` or ``"2*9.81"`` into a finite float.
+
+    Plain numbers are read here; expressions go through the safe parser (:mod:`robodyn.model.expr`,
+    which imports sympy).
+    """
+    value = _plain_number(text)
+    if value is not None:
+        return value
+    from robodyn.model.expr import parse_constant
+
+    return parse_constant(text, where=where)
+
+
+def _split_top_level(text: str) -> list[str]:
+    """Split ``"a=1, b=atan2(1, 2)"`` at the commas that are not inside parentheses."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "," and depth == 0:
+            parts.append(text[start:i])
+            start = i + 1
+    parts.append(text[start:])
+    return [p.strip() for p in parts if p.strip()]
+
+
+def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
+    """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
+
+    Names must be identifiers; values are constants parsed by :func:`parse_number`; a name given
+    twice is an error.
+    """
+    result: dict[str, float] = {}
+    for part in _split_top_level(text):
+        name, sep, value = part.partition("=")
+        name = name.strip()
+        if not sep or not is_valid_name(name):
+            raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
+        if name in result:
+            raise ExpressionError(f"{where}: {name!r} is given twice")
+        result[name] = parse_number(value, where=f"{where} {name}")
+    return result
