@@ -154,6 +154,19 @@ def _rms(V, row, count, scale_row, n):
 
 
 @hjit
+def _next_attempt(cnt, max_steps, fixed, h_abs, min_step, t, seg_end, i_bad, i_worst):
+    """(status, i_fail, h_abs, t_new) of the next attempt: MAX_STEPS when the budget is spent, NON_FINITE or
+    STEP_COLLAPSE when the step fell below ``min_step``, else OK and the attempt's end."""
+    if cnt[3] + cnt[4] >= max_steps:
+        return MAX_STEPS, -1, h_abs, t
+    if fixed > 0.0:
+        h_abs = fixed
+    if h_abs < min_step:
+        return (NON_FINITE, i_bad, h_abs, t) if i_bad >= 0 else (STEP_COLLAPSE, i_worst, h_abs, t)
+    return OK, -1, h_abs, min(t + h_abs, seg_end)
+
+
+@hjit
 def _worst(V, row, scale_row, n):
     """The component with the largest |V[row] / V[scale_row]| (-1 if none is finite)."""
     worst, index = -1.0, -1
@@ -204,13 +217,10 @@ def _radau_step(implicit, fns, t, x, f0, seg_end, h_abs, min_step, max_steps, p,
         V[V_SC, i] = atol[i] + rtol * abs(x[i])
     i_bad = i_worst = -1  # the first non-finite component; the one with the largest scaled correction or error
     while True:
-        if cnt[3] + cnt[4] >= max_steps:
-            return MAX_STEPS, -1, t, h_abs, h_abs
-        if fixed > 0.0:
-            h_abs = fixed
-        if h_abs < min_step:
-            return (NON_FINITE, i_bad, t, h_abs, h_abs) if i_bad >= 0 else (STEP_COLLAPSE, i_worst, t, h_abs, h_abs)
-        t_new = min(t + h_abs, seg_end)
+        status, i_fail, h_abs, t_new = _next_attempt(cnt, max_steps, fixed, h_abs, min_step, t, seg_end, i_bad,
+                                                     i_worst)
+        if status != OK:
+            return status, i_fail, t, h_abs, h_abs
         h = t_new - t
         if st[S_NEED_JAC] != 0.0:
             _jacobian(fns, t, x, p, inp, t_piece, held, u, f0, J, jw, V, cnt)
@@ -381,13 +391,10 @@ def _rodas_step(implicit, fns, t, x, f0, seg_end, h_abs, min_step, max_steps, p,
     gamma, safe, fixed = cfg[C_GAMMA], cfg[C_SAFE], cfg[C_FIXED]
     i_bad = i_worst = -1
     while True:
-        if cnt[3] + cnt[4] >= max_steps:
-            return MAX_STEPS, -1, t, h_abs, h_abs
-        if fixed > 0.0:
-            h_abs = fixed
-        if h_abs < min_step:
-            return (NON_FINITE, i_bad, t, h_abs, h_abs) if i_bad >= 0 else (STEP_COLLAPSE, i_worst, t, h_abs, h_abs)
-        t_new = min(t + h_abs, seg_end)
+        status, i_fail, h_abs, t_new = _next_attempt(cnt, max_steps, fixed, h_abs, min_step, t, seg_end, i_bad,
+                                                     i_worst)
+        if status != OK:
+            return status, i_fail, t, h_abs, h_abs
         h = t_new - t
         if st[S_NEED_JAC] != 0.0:  # J and df/dt at the step's start (kept through rejections)
             _jacobian(fns, t, x, p, inp, t_piece, held, u, f0, J, jw, V, cnt)
