@@ -87,24 +87,13 @@ import math
 import numba
 import numpy as np
 
-from robodyn.codegen.indirect import call_model
+from robodyn.codegen.indirect import model_call
 
 ''' + _JIT + '''HAS_EVENTS = True  # events are known at run time only: the machinery is always compiled
 
-
-@hjit
-def rhs(fns, t, x, u, p, out):
-    call_model(fns[0], t, x, u, p, out)
-
-
-@hjit
-def event_fn(fns, t, x, u, p, out):
-    call_model(fns[1], t, x, u, p, out)
-
-
-@hjit
-def jac(fns, t, x, u, p, out):
-    call_model(fns[2], t, x, u, p, out)
+rhs = model_call(0)  # rhs(fns, t, x, u, p, out): the model's rhs_c at fns[0], called where it is used
+event_fn = model_call(1)
+jac = model_call(2)
 '''
 
 

@@ -26,7 +26,7 @@ __all__ = ["stiffness_hint"]
 
 STABILITY_BOUNDARY: Final = {"dopri5": 3.3, "dop853": 6.1}  # |h lambda| on the negative real axis
 MIN_STEPS: Final = 200  # shorter runs cost too little to matter
-MIN_REJECTED: Final = 0.05  # rejected / accepted steps: the controller keeps hitting the stability limit
+MIN_REJECTED: Final = 0.1  # rejected / accepted steps: the controller keeps hitting the stability limit
 MIN_H_LAMBDA: Final = 1.0  # mean step times the spectral radius: an accuracy-limited step has h |lambda| << 1
 
 
