@@ -190,6 +190,14 @@ def test_explicit_method_limited_by_stability_says_so() -> None:
     assert implicit.stats.steps * 50 < tr.stats.steps and implicit.stats.hint is None
 
 
+def test_the_hint_sees_the_closed_loop_of_state_feedback() -> None:
+    """A high-gain feedback makes the pendulum stiff (poles -20 and -1e4); the model alone is not stiff."""
+    upright = np.array([np.pi, 0.0])
+    gain = robodyn.StateFeedback([[2.0e5, 1.0e4]], x_ref=upright)
+    tr = robodyn.simulate(robodyn.load("pendulum"), 2.0, [np.pi + 0.3, 0.0], gain, method="dopri5")
+    assert tr.stats.hint is not None and "|lambda| = 9.98e+03" in tr.stats.hint
+
+
 def test_no_hint_when_accuracy_limits_the_step() -> None:
     tr = robodyn.simulate(robodyn.load("pendulum"), 100.0, {"theta": 1.0}, method="dopri5", rtol=1e-10)
     assert tr.stats.steps > 1000 and tr.stats.hint is None

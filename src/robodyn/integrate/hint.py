@@ -49,25 +49,36 @@ def stiffness_hint(model: Model, method: str, run: RunResult, p: np.ndarray, inp
 
 
 def _spectral_radius(model: Model, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> float | None:
-    """max |eigenvalue| of df/dx at (t, x) with the inputs there, or None when it cannot be computed."""
+    """max |eigenvalue| of the closed loop's d f(t, x, u(t, x)) / dx at (t, x), or None when it cannot be computed
+    (state feedback makes a loop stiff that the model alone is not)."""
     try:
-        u = np.asarray(inputs.evaluate(t, x), dtype=float)
-        A = _jacobian(model, t, np.asarray(x, dtype=float), u, p)
-        values = np.linalg.eigvals(A)
+        x = np.asarray(x, dtype=float)
+        values = np.linalg.eigvals(_closed_loop_jacobian(model, t, x, p, inputs))
     except Exception:  # a hint must never turn a finished simulation into an error
         return None
     radius = float(np.max(np.abs(values))) if values.size else 0.0
     return radius if np.isfinite(radius) else None
 
 
-def _jacobian(model: Model, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> Any:
-    if model.jacobian_method is not None:
-        return np.asarray(model.jacobians_raw(t, x, u, p)[0], dtype=float)
-    f0 = np.asarray(model.f_raw(t, x, u, p), dtype=float)
-    columns = []
-    for j in range(x.size):
-        step = np.sqrt(np.finfo(float).eps) * max(1.0, abs(x[j]))
-        shifted = x.copy()
-        shifted[j] += step
-        columns.append((np.asarray(model.f_raw(t, shifted, u, p), dtype=float) - f0) / step)
-    return np.column_stack(columns) if columns else np.zeros((0, 0))
+def _closed_loop_jacobian(model: Model, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> Any:
+    """df/dx + df/du du/dx: the model's Jacobians where it has them, forward differences otherwise (and for
+    du/dx, the inputs' dependence on the state)."""
+    def u_at(state: np.ndarray) -> np.ndarray:
+        return np.asarray(inputs.evaluate(t, state), dtype=float)
+
+    def differences(function: Any, base: np.ndarray) -> np.ndarray:
+        columns = []
+        for j in range(x.size):
+            step = np.sqrt(np.finfo(float).eps) * max(1.0, abs(x[j]))
+            shifted = x.copy()
+            shifted[j] += step
+            columns.append((np.asarray(function(shifted), dtype=float) - base) / step)
+        return np.column_stack(columns) if columns else np.zeros((base.size, 0))
+
+    u = u_at(x)
+    if model.jacobian_method is None:
+        return differences(lambda state: model.f_raw(t, state, u_at(state), p), np.asarray(model.f_raw(t, x, u, p)))
+    dfdx, dfdu = (np.asarray(a, dtype=float) for a in model.jacobians_raw(t, x, u, p))
+    if u.size == 0:
+        return dfdx
+    return dfdx + dfdu @ differences(u_at, u)

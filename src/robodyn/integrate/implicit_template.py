@@ -256,7 +256,7 @@ def _radau_step(implicit, fns, t, x, f0, seg_end, h_abs, min_step, max_steps, p,
                 V[V_W + k, i] = TI[k, 0] * V[V_Z, i] + TI[k, 1] * V[V_Z + 1, i] + TI[k, 2] * V[V_Z + 2, i]
         # simplified Newton iterations
         faccon = max(st[S_FACCON], ULP) ** 0.8 if fixed <= 0.0 else 1.0  # fixed steps: no trust in the last rate
-        theta, thq_old, dnorm_old = st[S_THETA], 1.0, 1.0
+        theta, thq_old, dnorm_old = cfg[C_THET], 1.0, 1.0  # RADAU5: one iteration counts as fast convergence
         newt, converged, shrink = 0, False, 0.5
         while newt < nit:
             for k in range(3):
