@@ -33,8 +33,8 @@ from robodyn.model.system import Model
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
-__all__ = ["KernelSetup", "adaptive_batch", "fixed_batch", "kernel_module", "run_adaptive", "run_batch", "run_fixed",
-           "run_implicit_fixed"]
+__all__ = ["KernelSetup", "adaptive_batch", "add_setup", "fixed_batch", "kernel_module", "run_adaptive", "run_batch",
+           "run_fixed", "run_implicit_fixed"]
 
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
 BATCH_EVENTS: Final = 64  # Events kept per trajectory of a batch.
@@ -113,6 +113,13 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)
     fns = np.array([0, 0, 1 if exact else 0], dtype=np.int64)
     return KernelSetup(module, "interpreted", fns, data, events, model, 0.0)
+
+
+def add_setup(run: RunResult, setup: KernelSetup, seconds: float) -> None:
+    """Count the kernel set-up made for this call (the model's functions compiled or loaded) into ``run``."""
+    run.compile_seconds += seconds
+    if seconds > 0.0:
+        run.from_cache = run.from_cache and setup.cached
 
 
 def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) -> tuple[Any, float, bool]:

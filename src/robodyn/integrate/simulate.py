@@ -31,7 +31,7 @@ from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.guards import check_memory, check_states
 from robodyn.integrate.hint import stiffness_hint
-from robodyn.integrate.kernels import KernelSetup, kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
 from robodyn.model.system import Model, require_model, values_to_vector
@@ -173,7 +173,7 @@ def _run_fixed(job: _Job) -> Result:
         return _kernel_batch(job, grid)
     setup, setup_seconds = job.plan.kernels(job.backend)
     run = run_fixed(setup, job.method.name, grid, job.states[0], job.parameters[0], job.dt)
-    _add_setup(run, setup, setup_seconds)
+    add_setup(run, setup, setup_seconds)
     return job.assemble(setup.path, [run])
 
 
@@ -187,15 +187,8 @@ def _run_adaptive(job: _Job) -> Result:
     stops = job.plan.breakpoints(*job.t_span)
     run = run_adaptive(setup, job.method.name, job.t_span, job.states[0], job.parameters[0], stops,
                        np.empty(0) if grid is None else grid, job.rtol, job.atol, job.max_steps)
-    _add_setup(run, setup, setup_seconds)
+    add_setup(run, setup, setup_seconds)
     return job.assemble(setup.path, [run])
-
-
-def _add_setup(run: RunResult, setup: KernelSetup, seconds: float) -> None:
-    """Count the kernel set-up made for this call (the model's functions compiled or loaded) into ``run``."""
-    run.compile_seconds += seconds
-    if seconds > 0.0:
-        run.from_cache = run.from_cache and setup.cached
 
 
 def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
