@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     import sympy
 
 __all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "compiled_module", "interpreted_module",
-           "jacobian_module", "kernel_module", "kernel_module_text", "model_addresses", "module_text"]
+           "jacobian_module", "kernel_module", "kernel_module_text", "model_addresses", "module_text",
+           "output_module"]
 
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 KERNEL_TEMPLATE: Final = _PACKAGE / "integrate" / "kernel_template.py"
@@ -143,6 +144,19 @@ def jacobian_module(model: Any) -> ModuleType | None:
         text = _jacobian_text(model)
         memo["jacobian module"] = None if text is None else load_generated(text, "robodyn_jac")
     module: ModuleType | None = memo["jacobian module"]
+    return module
+
+
+def output_module(model: Any) -> ModuleType | None:
+    """The module of ``model``'s outputs ``out_fn(t, x, u, p, out)`` (called from Python), or None without a
+    source for them."""
+    memo = model.memo()
+    if "output module" not in memo:
+        source = model.kernel_output_source()
+        header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
+                                          n_p=len(model.parameters), n_events=0)
+        memo["output module"] = None if source is None else load_generated(f"{header}\n\n{source}", "robodyn_out")
+    module: ModuleType | None = memo["output module"]
     return module
 
 

@@ -21,7 +21,7 @@ from robodyn.model.system import Model
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["Event", "ResolvedEvents", "resolve_events"]
+__all__ = ["Event", "ResolvedEvents", "is_expression", "resolve_events"]
 
 EventFunction = Callable[[float, np.ndarray, np.ndarray, np.ndarray], float]
 
@@ -51,7 +51,7 @@ class Event:
     def __post_init__(self) -> None:
         if self.direction not in (-1, 0, 1):
             raise InputError(f"event direction must be -1, 0 or +1, got {self.direction!r}")
-        if not (isinstance(self.expression, str) or _is_expression(self.expression) or callable(self.expression)):
+        if not (isinstance(self.expression, str) or is_expression(self.expression) or callable(self.expression)):
             raise InputError(f"an event is an expression or a callable g(t, x, u, p), got {self.expression!r}")
 
 
@@ -87,7 +87,7 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     """Parse and check the events of a simulation against the model's names."""
     if events is None:
         items: list[Event] = []
-    elif isinstance(events, Event | str) or _is_expression(events) or callable(events):
+    elif isinstance(events, Event | str) or is_expression(events) or callable(events):
         items = [events if isinstance(events, Event) else Event(events)]
     elif isinstance(events, Sequence):
         items = [e if isinstance(e, Event) else Event(e) for e in events]
@@ -100,7 +100,7 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
         expr = event.expression
         label = event.name or (expr if isinstance(expr, str) else f"event{k}")
         names.append(str(label))
-        if callable(expr) and not _is_expression(expr):
+        if callable(expr) and not is_expression(expr):
             functions.append(expr)
             continue
         if table is None:
@@ -120,7 +120,7 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
     )
 
 
-def _is_expression(value: object) -> bool:
+def is_expression(value: object) -> bool:
     """Whether ``value`` is a sympy expression (there is none unless sympy was imported: never import it here,
     so that a simulation without events needs no sympy)."""
     sympy = sys.modules.get("sympy")

@@ -241,9 +241,12 @@ def run_implicit_fixed(setup: KernelSetup, method: str, t_span: tuple[float, flo
                      from_cache=from_cache, njev=njev, nlu=nlu)
 
 
+_VARIANTS: Final = {"dop853": "dop853", "radau": "implicit", "rosenbrock": "implicit"}
+
+
 def _variant(method: str) -> str:
     """Which compiled specialization of the adaptive kernel ``method`` runs (numba compiles one per kind)."""
-    return {"dop853": "dop853", "radau": "implicit", "rosenbrock": "implicit"}.get(method, "rk")
+    return _VARIANTS.get(method, "rk")
 
 
 def run_batch(

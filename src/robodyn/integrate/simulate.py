@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -27,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
-from robodyn.integrate.events import Event, ResolvedEvents, resolve_events
+from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.guards import check_memory, check_states
 from robodyn.integrate.hint import stiffness_hint
@@ -307,8 +306,7 @@ def _key_item(value: Any) -> tuple[Any, ...] | None:
     """The key of one input or event (see :func:`_plan_key`), or None when it cannot be keyed."""
     if value is None or isinstance(value, bool | int | float | str | np.floating | np.integer):
         return (type(value), value)
-    sympy = sys.modules.get("sympy")  # a sympy expression exists only if sympy was imported: never import it here
-    if isinstance(value, Signal | Event) or (sympy is not None and isinstance(value, sympy.Expr)):
+    if isinstance(value, Signal | Event) or is_expression(value):
         return (type(value), value)
     if callable(value) and not isinstance(value, StateFeedback):  # by identity; the key keeps it alive
         return (type(value), id(value), value)
