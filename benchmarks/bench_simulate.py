@@ -170,8 +170,9 @@ def _wall(command: list[str], env: dict[str, str], cwd: str) -> float:
 
 def bench_startup(repeat: int) -> dict[str, float]:
     """Start-up: ``robodyn simulate pendulum --t-final 10 --out x.csv`` in a new process on a fresh cache, on the
-    warm cache, and a model file never seen before on the warm machine; the same job as a scipy and a CasADi
-    script. Goals (issue 16): warm <= 0.5 s; a new model <= 1.5 s once the kernels exist on the machine."""
+    warm cache, and a model file never seen before on the warm machine; the same with ``ROBODYN_NATIVE=0``
+    (numba runs the kernels and compiles the model, as before the exported machine code); the same job as a
+    scipy and a CasADi script. Goals (issue 16): warm <= 0.5 s; a new model <= 1.5 s once the kernels exist."""
     cli = [sys.executable, "-c", "import sys; from robodyn.cli import main; sys.exit(main(sys.argv[1:]))"]
     job = ["simulate", "pendulum", "--t-final", "10", "--out", "x.csv"]
     rows: dict[str, float] = {}
@@ -187,6 +188,17 @@ def bench_startup(repeat: int) -> dict[str, float]:
             news.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"], env,
                               work))
         rows["a new model, warm machine"] = min(news)
+        numba_env = {**env, "ROBODYN_NATIVE": "0"}  # the kernels and models through numba, as before issue 16
+        _wall(cli + job, numba_env, work)  # numba's own cache of the kernel module, once
+        rows["warm cache, numba kernels"] = min(_wall(cli + job, numba_env, work) for _ in range(repeat))
+        olds = []
+        for k in range(repeat):
+            path = os.path.join(work, f"probe_numba{k}.yaml")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(_NEW_MODEL.format(tag=int(time.time_ns() % 10**6) + 100 + k))
+            olds.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"],
+                              numba_env, work))
+        rows["a new model, numba kernels"] = min(olds)
         rows["scipy script (RK45)"] = min(_wall([sys.executable, "-c", _SCIPY_JOB], env, work) for _ in range(repeat))
         try:
             import casadi  # noqa: F401
@@ -204,6 +216,51 @@ def bench_startup(repeat: int) -> dict[str, float]:
     return rows
 
 
+def bench_kernel_calls() -> dict[str, float]:
+    """Per call and per step: the adaptive kernels' exported machine code (what ``simulate`` runs) against numba's
+    kernel module, the same model functions, side by side. Goal (issue 16): per-step speed not worse."""
+    import dataclasses
+
+    from robodyn.codegen.module import kernel_module as numba_kernels
+    from robodyn.integrate.events import resolve_events
+    from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch
+    from robodyn.signals.inputs import resolve_inputs
+
+    print("kernel calls: exported machine code (llvmlite, ctypes) vs numba's dispatcher, same model functions")
+    ratios = {}
+    for name, t1, rtol in (("joint", 5.0, 1e-8), ("pendulum", 10.0, 1e-8), ("pendulum", 200.0, 1e-10)):
+        model = robodyn.load(name)
+        native = kernel_module(model, resolve_inputs(model.inputs, 1.0), resolve_events(model, None))
+        numba = dataclasses.replace(native, module=numba_kernels())
+        x0 = np.zeros(model.n_states)
+        x0[0] = 1.0
+        args = ("dopri5", (0.0, t1), x0, model.parameter_vector(), np.empty(0), np.empty(0), rtol,
+                np.full(model.n_states, rtol * 1e-2), 10**7)
+        steps = run_adaptive(native, *args).steps
+        run_adaptive(numba, *args)
+        repeat = max(3, 2000 // steps)
+        ours, theirs = (best_of(lambda setup=setup, args=args: run_adaptive(setup, *args), 5, repeat)
+                        for setup in (native, numba))
+        label = f"{name} to t = {t1:g}, {steps} steps"
+        ratios[label] = theirs / ours
+        print(f"  {label:<34} exported {ours * 1e6:9.1f} us  numba {theirs * 1e6:9.1f} us  "
+              f"({(ours - theirs) / steps * 1e9:+.0f} ns per step)  numba / exported {theirs / ours:.2f}x")
+    model = robodyn.load("pendulum")
+    native = kernel_module(model, resolve_inputs(model.inputs, None), resolve_events(model, None))
+    numba = dataclasses.replace(native, module=numba_kernels())
+    x0 = np.column_stack([np.random.default_rng(1).uniform(-3, 3, 2000), np.zeros(2000)])
+    p = np.tile(model.parameter_vector(), (2000, 1))
+    args = ("dopri5", (0.0, 10.0), x0, p, np.empty(0), np.linspace(0, 10, 101), 1e-8, np.full(2, 1e-10), 10**6,
+            None)
+    run_batch(native, *args)
+    run_batch(numba, *args)
+    ours, theirs = (best_of(lambda setup=setup: run_batch(setup, *args), 3, 1) for setup in (native, numba))
+    ratios["2,000 pendulums (threads)"] = theirs / ours
+    print(f"  {'2,000 pendulums (threads)':<34} exported {ours * 1e3:9.1f} ms  numba {theirs * 1e3:9.1f} ms  "
+          f"numba / exported {theirs / ours:.2f}x")
+    return ratios
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 pendulums instead of 10,000")
@@ -212,6 +269,7 @@ def main() -> None:
           f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
     bench_joint()
     bench_pendulums(1000 if args.quick else 10_000, 200)
+    bench_kernel_calls()
     bench_startup(2 if args.quick else 3)
 
 

@@ -226,8 +226,7 @@ _SCRIPT = textwrap.dedent("""
     sys.meta_path.insert(0, Watch())
     import robodyn.cli
     code = robodyn.cli.main(sys.argv[1:])
-    # scipy and yaml are not there: numba imports them
-    heavy = ("sympy", "matplotlib", "rich", "pandas", "robodyn.model.yamlio", "robodyn.model.reader")
+    heavy = ("sympy", "matplotlib", "rich", "pandas", "robodyn.model.yamlio", "robodyn.model.reader", "numba", "scipy")
     print(json.dumps({"code": code, "sympy from": Watch.first,
                       "at exit": sorted(m for m in heavy if m in sys.modules)}))
 """)
@@ -269,3 +268,15 @@ def test_a_warm_simulate_command_parses_no_model_and_model_loading_imports_no_sy
 def test_a_warm_simulate_command_imports_no_sympy_at_all(warm_runs):
     for _model, (_cold, warm) in warm_runs.items():
         assert warm["sympy from"] is None and "sympy" not in warm["at exit"]
+
+
+def test_a_warm_simulate_command_runs_machine_code_without_numba(warm_runs):
+    """The kernel's and the model's exported objects run through llvmlite (robodyn.codegen.objects): numba, and
+    the scipy it imports, stay out of the warm processes. The first process compiled the kernel with numba; the
+    model file's first process (a new model on a machine with the kernel) needed no numba either: LLVM compiled
+    its straight-line right-hand side (robodyn.codegen.pyir)."""
+    (first, _), (new_model, _) = warm_runs.values()
+    assert "numba" in first["at exit"]
+    assert not {"numba", "scipy"} & set(new_model["at exit"])
+    for model, (_cold, warm) in warm_runs.items():
+        assert not {"numba", "scipy"} & set(warm["at exit"]), model

@@ -427,19 +427,32 @@ class _LazyCFunc:
         self.__name__ = function.__name__
         self.__wrapped__ = function
 
+    def _compile(self, cached: bool) -> None:
+        from numba.core import sigutils
+        from numba.core.ccallback import CFunc
+
+        compiled = CFunc(self._function, sigutils.normalize_signature(self._signature), locals={},
+                         options=self._options)
+        if cached:
+            compiled._cache = _numba_classes()["cache"](self._function)  # type: ignore[attr-defined]  # robodyn's
+        compiled.compile()
+        self._compiled = compiled
+
     @property
     def address(self) -> int:
         """The machine address of the C function (compiles it on first use)."""
         if self._compiled is None:
-            from numba.core import sigutils
-            from numba.core.ccallback import CFunc
-
-            compiled = CFunc(self._function, sigutils.normalize_signature(self._signature), locals={},
-                             options=self._options)
-            compiled._cache = _numba_classes()["cache"](self._function)  # type: ignore[attr-defined]  # robodyn's
-            compiled.compile()
-            self._compiled = compiled
+            self._compile(cached=True)
         return int(self._compiled.address)
+
+    def export(self) -> tuple[bytes, str]:
+        """Compile without numba's cache (once) and return the machine code as an object and its symbol
+        (robodyn.codegen.objects keeps it for processes without numba)."""
+        from robodyn.codegen.objects import export
+
+        if self._compiled is None or self._compiled.cache_hits:
+            self._compile(cached=False)  # numba's cached code has no LLVM module to emit
+        return export(self._compiled)
 
     @property
     def cache_hits(self) -> int:

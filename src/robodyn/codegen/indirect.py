@@ -24,7 +24,7 @@ from numba import types
 from numba.core import errors
 from numba.extending import intrinsic
 
-__all__ = ["model_call"]
+__all__ = ["complex_pointer", "double_pointer", "int_pointer", "model_call"]
 
 
 def _is_vector(ty: Any) -> bool:
@@ -66,3 +66,26 @@ def model_call(slot: int) -> Any:
         return signature, codegen
 
     return call
+
+
+def _pointer_intrinsic(dtype: Any) -> Any:
+    @intrinsic
+    def pointer(typingctx: Any, address: Any) -> Any:
+        if not isinstance(address, types.Integer):
+            raise errors.TypingError(f"an address must be an integer, got {address}")
+        signature = types.CPointer(dtype)(address)
+
+        def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+            return builder.inttoptr(args[0], context.get_value_type(sig.return_type))
+
+        return signature, codegen
+
+    return pointer
+
+
+#: ``double_pointer(address)``, ``int_pointer(address)``, ``complex_pointer(address)``: a typed pointer from an
+#: integer address (for ``numba.carray``), as the kernels' C entry points unpack their arguments
+#: (robodyn.codegen.entry)
+double_pointer = _pointer_intrinsic(types.float64)
+int_pointer = _pointer_intrinsic(types.int64)
+complex_pointer = _pointer_intrinsic(types.complex128)

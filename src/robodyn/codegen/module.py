@@ -32,9 +32,9 @@ from robodyn.codegen.printer import safe_label
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "compiled_module", "interpreted_module",
-           "jacobian_module", "kernel_module", "kernel_module_text", "model_addresses", "module_text",
-           "output_module"]
+__all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "compiled_module", "driver_module",
+           "entry_module_text", "interpreted_module", "jacobian_module", "kernel_module", "kernel_module_text",
+           "loaded_kernel_module", "model_addresses", "module_text", "output_module"]
 
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 KERNEL_TEMPLATE: Final = _PACKAGE / "integrate" / "kernel_template.py"
@@ -88,7 +88,7 @@ import math
 import numba
 import numpy as np
 
-from robodyn.codegen.indirect import model_call
+from robodyn.codegen.indirect import complex_pointer, double_pointer, int_pointer, model_call
 
 ''' + _JIT + '''HAS_EVENTS = True  # events are known at run time only: the machinery is always compiled
 
@@ -166,15 +166,44 @@ def model_addresses(model: Any, events: Sequence[sympy.Expr] = (),
     all of them came from the on-disk cache.
 
     ``jacobian=False`` leaves the Jacobian out (0): only the implicit methods use it, and without it they
-    difference ``rhs``. The machine code is compiled here, or loaded from the cache.
+    difference ``rhs``. Each function is loaded from its exported object (robodyn.codegen.objects: no numba in
+    the process), or compiled here by numba and exported for later processes.
     """
-    module = compiled_module(model, events)
-    jac = jacobian_module(model) if jacobian else None
-    functions = [module.rhs_c, *([module.event_fn_c] if events else []), *([] if jac is None else [jac.jac_c])]
-    addresses = [function.address for function in functions]
-    fns = np.array([addresses[0], addresses[1] if events else 0, 0 if jac is None else addresses[-1]],
+    functions = [(module_text(model, events), "robodyn_gen", "rhs_c")]
+    if events:
+        functions.append((functions[0][0], "robodyn_gen", "event_fn_c"))
+    jac_text = _jacobian_text(model) if jacobian else None
+    if jac_text is not None:
+        functions.append((jac_text, "robodyn_jac", "jac_c"))
+    found = {name: _function_address(text, prefix, name) for text, prefix, name in functions}
+    fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0]],
                    dtype=np.int64)
-    return fns, all(function.cache_hits for function in functions)
+    return fns, all(cached for _, cached in found.values())
+
+
+def _function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:
+    """The address of the C function ``name`` of the generated module ``text`` and whether it was made before: its
+    exported object loaded, or numba's cached code; else compiled now (and exported)."""
+    from robodyn.codegen import objects
+    from robodyn.codegen.native import native_address
+    from robodyn.codegen.pyir import Unsupported, function_ir
+
+    if not objects.enabled():
+        function = getattr(load_generated(text, prefix), name)
+        return function.address, bool(function.cache_hits)
+    key = objects.object_key(text, name)
+    address = objects.load(key)
+    if address is not None:
+        return address, True
+    try:  # straight-line code: LLVM compiles it (or loads its object) in milliseconds, no numba in the process
+        return native_address(*function_ir(text, name.removesuffix("_c")))
+    except Unsupported:
+        pass
+    function = getattr(load_generated(text, prefix), name)
+    if not objects.unusable(key):
+        data, symbol = function.export()
+        objects.save(key, data, symbol)
+    return function.address, bool(function.cache_hits)
 
 
 def kernel_module_text() -> str:
@@ -190,6 +219,23 @@ def kernel_module_text() -> str:
     return "\n\n".join(parts)
 
 
+_EXPORT_JIT: Final = '''jit = numba.njit(nogil=True, error_model="numpy")
+hjit = numba.njit(nogil=True, error_model="numpy", no_cpython_wrapper=True, no_cfunc_wrapper=True)
+entry_cfunc = numba.cfunc(numba.types.int64(numba.types.CPointer(numba.types.int64),
+                                            numba.types.CPointer(numba.types.float64)), nogil=True, error_model="numpy")
+'''
+
+
+def entry_module_text(variant: str) -> str:
+    """The kernel module with the C entry of the adaptive kernel's ``variant`` (robodyn.codegen.entry), compiled
+    without numba's cache: its machine code is exported as an object file (robodyn.codegen.objects), which a
+    fresh compilation is needed for."""
+    from robodyn.codegen.entry import entry_source
+
+    text = kernel_module_text().replace(_JIT, _EXPORT_JIT, 1)
+    return f"{text}\n\n{entry_source(variant)}"
+
+
 _kernels: list[ModuleType] = []
 
 
@@ -198,6 +244,11 @@ def kernel_module() -> ModuleType:
     if not _kernels:
         _kernels.append(load_generated(kernel_module_text(), "robodyn_kernels"))
     return _kernels[0]
+
+
+def loaded_kernel_module() -> ModuleType | None:
+    """The shared kernel module if this process imported it already, else None (never imports numba)."""
+    return _kernels[0] if _kernels else None
 
 
 def _identity(function: Callable[..., Any] | None = None, **_options: Any) -> Any:
@@ -222,3 +273,17 @@ def interpreted_module(
     inject = {"jit": _identity, "hjit": _identity, "rhs": rhs, "event_fn": event_fn, "jac": jac or missing,
               "eval_inputs": eval_inputs, "HAS_EVENTS": True}
     return load_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject, also=(IMPLICIT_TEMPLATE,))
+
+
+def driver_module(replace: dict[str, Callable[..., Any]]) -> ModuleType:
+    """The kernel templates as plain Python with the functions in ``replace`` (``_adaptive_core``, ``_allocate``)
+    replaced: the Python drivers (``adaptive_run``, ``work_arrays``) then run the exported machine code
+    (robodyn.integrate.native_kernels); the templates' own numeric functions are never called."""
+    def absent(*args: Any) -> None:
+        raise AssertionError("the Python driver of the kernels calls no model function itself")
+
+    inject = {"jit": _identity, "hjit": _identity, "rhs": absent, "event_fn": absent, "jac": absent,
+              "eval_inputs": absent, "HAS_EVENTS": True}
+    module = load_module(KERNEL_TEMPLATE, f"robodyn_driver_{id(replace):x}", inject, also=(IMPLICIT_TEMPLATE,))
+    module.__dict__.update(replace)  # after the templates ran: their own definitions are replaced
+    return module

@@ -31,7 +31,7 @@ import numpy as np
 from robodyn.atomic import write_bytes_atomic
 from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
 
-__all__ = ["NativeBatch", "NativeFunction", "native_batch", "native_function"]
+__all__ = ["NativeBatch", "NativeFunction", "native_address", "native_batch", "native_function", "shared_engine"]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
@@ -115,6 +115,12 @@ def _engine() -> Any:
     return engine
 
 
+def shared_engine() -> Any:
+    """The process's MCJIT engine (robodyn.codegen.objects adds the exported kernels and model functions to it)."""
+    with _lock:
+        return _engine()
+
+
 def _object_path(name: str) -> Any:
     return cache_dir(numba_code=False) / f"{name}.o"
 
@@ -154,6 +160,7 @@ def _fetch(module: Any) -> bytes | None:
         if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():
             quarantine(path, "its SHA-256 digest does not match")
             return None
+        _state["fetched"] = _state.get("fetched", 0) + 1
         return data
     except Exception as exc:  # called by LLVM: an error here would only lose the cache
         _log.warning("robodyn: the cached machine code of %s is not used (%s)", module.name, exc)
@@ -167,6 +174,15 @@ def native_batch(text: str, symbol: str) -> NativeBatch:
 
     module_text, name = batch_ir(text, symbol)
     return _compiled(module_text, name, lambda address: NativeBatch(_BATCH_SIGNATURE(address), name))
+
+
+def native_address(text: str, symbol: str) -> tuple[int, bool]:
+    """The address of the C function ``symbol`` of the LLVM IR ``text`` (a module named ``symbol``), compiled once
+    per process, and whether its machine code came from the cache (robodyn.codegen.pyir's functions)."""
+    known = symbol in _state.get("functions", {})
+    before = _state.get("fetched", 0)
+    address = _compiled(text, symbol, lambda address: address)
+    return int(address), known or _state.get("fetched", 0) > before
 
 
 def native_function(text: str, symbol: str) -> NativeFunction:

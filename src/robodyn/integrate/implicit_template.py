@@ -26,8 +26,6 @@ Dense output: the cubic Hermite interpolant of the step's ends (order 3, as RODA
 import math
 from typing import TYPE_CHECKING
 
-import numpy as np
-
 from robodyn.integrate.status import MAX_STEPS, NON_FINITE, OK, STEP_COLLAPSE
 
 if TYPE_CHECKING:  # Injected by the loader and defined by the kernel template; declared for linters.
@@ -476,9 +474,29 @@ def _rodas_step(implicit, fns, t, x, f0, seg_end, h_abs, min_step, max_steps, p,
         st[S_REJECTED] = 1.0
 
 
+def implicit_work_shape(n, m):
+    """Rows of the run's float work matrix and doubles of its work vector the implicit methods take (plain Python:
+    ``_implicit_work`` carves the same arrays)."""
+    return 2 * n + N_ROWS, n * (n + m) + N_STATE
+
+
 @hjit
-def _implicit_work(n, m):
-    """Work arrays of one implicit run: J, E1 (n, n), Ec (n, n) complex, piv (2, n), V (N_ROWS, n), cw (n,)
-    complex, jw (n (n + m),), st (N_STATE,)."""
-    return (np.zeros((n, n)), np.zeros((n, n)), np.zeros((n, n), np.complex128), np.zeros((2, n), np.int64),
-            np.zeros((N_ROWS, n)), np.zeros(n, np.complex128), np.zeros(n * (n + m)), np.zeros(N_STATE))
+def _implicit_work(work, n, m):
+    """Work arrays of one implicit run, zeroed, carved from the start of ``work = (w, W, Wc, Wi)``: J, E1 (n, n),
+    Ec (n, n) complex, piv (2, n) int64, V (N_ROWS, n), cw (n,) complex, jw (n (n + m),), st (N_STATE,); and the
+    offsets in w and W after them. Rows of the matrices are sliced, never reshaped (no numba runtime helper)."""
+    w, W, Wc, Wi = work
+    rows, size = 2 * n + N_ROWS, n * (n + m) + N_STATE
+    for i in range(rows):
+        for k in range(n):
+            W[i, k] = 0.0
+    for i in range(n + 1):
+        for k in range(n):
+            Wc[i, k] = 0.0
+    for i in range(2):
+        for k in range(n):
+            Wi[i, k] = 0
+    for i in range(size):
+        w[i] = 0.0
+    J, E1, V = W[0:n], W[n:2 * n], W[2 * n:rows]
+    return J, E1, Wc[0:n], Wi, V, Wc[n], w[0:n * (n + m)], w[n * (n + m):size], size, rows

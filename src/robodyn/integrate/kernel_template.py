@@ -13,7 +13,8 @@ Public kernels (arrays float64 and C-contiguous, codes int64)::
     fixed_chunk(first, stop, fns, A, b, c, grid, steps, x0, p, inp, xs, us, nfev) -> None
     adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_eval, rtol, atol, h0, h_max,
                  max_steps, ev_direction, ev_terminal) -> (status, t_fail, i_fail, stats, t, x, u, ev_t, ev_x, ev_idx)
-    _adaptive_core(first, stop, fns, method, dop853, implicit, ...)  (the runs first <= i < stop; see its docstring)
+    _adaptive_core(first, stop, work, fns, method, dop853, implicit, ...)  (the runs first <= i < stop; see its
+        docstring), with ``work = work_arrays(n, m, method, dop853, implicit, n_events)``
 
 ``implicit`` is None for the explicit methods (numba then compiles none of the implicit code) or the tables of
 Radau IIA / RODAS4 (``robodyn.integrate.implicit.tables``), whose steps are in ``implicit_template.py``.
@@ -52,7 +53,8 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
     def event_fn(fns, t, x, u, p, out): ...
     def _implicit_step(*args): ...  # implicit_template.py
     def _implicit_reset(st): ...
-    def _implicit_work(n, m): ...
+    def _implicit_work(work, n, m): ...
+    def implicit_work_shape(n, m): ...
     HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
     def eval_inputs(t, t_piece, x, inp, out): ...
 
@@ -251,14 +253,14 @@ def _next_boundary(stops, i, t, t1):
 
 
 @jit
-def _adaptive_core(first, stop, fns, method, dop853, implicit, t0, t1, x0s, ps, inp, stops, t_eval, rtol, atol, h0,
-                   h_max,
-                   max_steps, ev_direction, ev_terminal, out_ts, out_xs, out_us, ev_ts, ev_xs, ev_idxs, counts,
-                   statuses, t_fails, i_fails):
+def _adaptive_core(first, stop, work, fns, method, dop853, implicit, t0, t1, x0s, ps, inp, stops, t_eval, rtol, atol,
+                   h0, h_max, max_steps, ev_direction, ev_terminal, out_ts, out_xs, out_us, ev_ts, ev_xs, ev_idxs,
+                   counts, statuses, t_fails, i_fails):
     """The runs ``first <= i < stop`` behind ``adaptive_run`` (one) and ``adaptive_batch`` (a chunk of a batch):
     one compiled entry point for both, so a batch after a single run (or the other way round) compiles nothing.
 
-    Run i starts from ``x0s[i]`` with parameters ``ps[i]`` and writes into row i of the buffers ``out_ts``
+    ``work`` is the tuple of ``work_arrays(...)``, used by each run in turn. Run i starts
+    from ``x0s[i]`` with parameters ``ps[i]`` and writes into row i of the buffers ``out_ts``
     (N, rows), ``out_xs`` (N, rows, n), ``out_us`` (N, rows, m), ``ev_ts`` (N, E), ``ev_xs`` (N, E, n),
     ``ev_idxs`` (N, E) int64; rows that do not fit are dropped but counted (the caller runs again with room
     for them: runs are deterministic). It sets ``statuses[i]``, ``t_fails[i]``, ``i_fails[i]`` and
@@ -275,18 +277,29 @@ def _adaptive_core(first, stop, fns, method, dop853, implicit, t0, t1, x0s, ps, 
         ev_t, ev_x, ev_idx = ev_ts[i_run], ev_xs[i_run], ev_idxs[i_run]
         n, s, n_events = x0.size, b.size, ev_direction.size
         # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
-        K, R = np.empty((c.size, n)), np.empty((2 + dense.shape[0] + (0 if dop853 is None else 3), n))
-        x, x_new, xw, xq = x0.copy(), np.empty(n), np.empty(n), np.empty(n)
-        u, uo = np.empty(out_u.shape[1]), np.empty(out_u.shape[1])  # u at the stages, uo at the outputs
+        m = out_u.shape[1]
+        # the work arrays are carved from ``work = (w, W, Wc, Wi)`` (see work_arrays): the kernel allocates nothing
+        w, W = work[0], work[1]
+        at, row = 0, 0
+        if implicit is not None:  # the implicit methods' matrices and state (implicit_template.py)
+            J, E1, Ec, piv, V, cw, jw, st, at, row = _implicit_work(work, n, m)
+        # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
+        r = 2 + dense.shape[0] + (0 if dop853 is None else 3)
+        K, R = W[row:row + c.size], W[row + c.size:row + c.size + r]
+        x, x_new, xw, xq = w[at:at + n], w[at + n:at + 2 * n], w[at + 2 * n:at + 3 * n], w[at + 3 * n:at + 4 * n]
+        at += 4 * n
+        for i in range(n):
+            x[i] = x0[i]
+        u, uo = w[at:at + m], w[at + m:at + 2 * m]  # u at the stages, uo at the outputs
+        at += 2 * m
         # Inputs constant between stop points (robodyn.signals: flags[1]) are evaluated once per segment, not at
         # every stage; anything but the compiled 6-tuple (the interpreted path's stand-in for Python inputs) is not.
         held = len(inp) == 6 and inp[5][1] != 0
-        g_old, g_new, g, roots = np.empty(n_events), np.empty(n_events), np.empty(n_events), np.empty(n_events)
-        order = np.empty(n_events)  # event indices (exact as floats): numba then compiles no int64 allocations
+        g_old, g_new = w[at:at + n_events], w[at + n_events:at + 2 * n_events]
+        g, roots = w[at + 2 * n_events:at + 3 * n_events], w[at + 3 * n_events:at + 4 * n_events]
+        order = w[at + 4 * n_events:at + 5 * n_events]  # event indices (exact as floats)
         for k in range(cnt.size):
             cnt[k] = 0
-        if implicit is not None:  # the implicit methods' matrices and state (implicit_template.py)
-            J, E1, Ec, piv, V, cw, jw, st = _implicit_work(n, u.size)
         status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
         exponent = -1.0 / (error_order + 1)
         i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
@@ -558,17 +571,18 @@ def adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_
     rows = t_eval.size if t_eval.size > 0 else _SIZES[0]
     events = _SIZES[1] if ev_direction.size > 0 else 0
     n = x0.size
-    counts, status, i_fail = np.empty((1, N_COUNTS), np.int64), np.empty(1, np.int64), np.empty(1, np.int64)
-    t_fail = np.empty(1)
+    counts, status, i_fail, t_fail = _allocate((((1, N_COUNTS), np.int64), ((1,), np.int64), ((1,), np.int64),
+                                                ((1,), np.float64)))
+    work = work_arrays(n, m, method, dop853, implicit, ev_direction.size)
     while True:
-        # 2-D buffers, passed to the kernel as their (1, ...) reshapes: returned whole, they are not views
-        out_t, out_x, out_u = np.empty(rows), np.empty((rows, n)), np.empty((rows, m))
-        ev_t, ev_x, ev_idx = np.empty(events), np.empty((events, n)), np.empty(events, np.int64)
-        _adaptive_core(0, 1, fns, method, dop853, implicit, t0, t1, x0.reshape(1, n), p.reshape(1, p.size), inp,
-                       stops, t_eval, rtol,
-                       atol, h0, h_max, max_steps, ev_direction, ev_terminal, out_t.reshape(1, rows),
-                       out_x.reshape(1, rows, n), out_u.reshape(1, rows, m), ev_t.reshape(1, events),
-                       ev_x.reshape(1, events, n), ev_idx.reshape(1, events), counts, status, t_fail, i_fail)
+        # 2-D buffers of one run (a batch's are (N, ...)); the outputs are their rows
+        out_t, out_x, out_u, ev_t, ev_x, ev_idx = _allocate((
+            ((1, rows), np.float64), ((1, rows, n), np.float64), ((1, rows, m), np.float64),
+            ((1, events), np.float64), ((1, events, n), np.float64), ((1, events), np.int64)))
+        _adaptive_core(0, 1, work, fns, method, dop853, implicit, t0, t1, x0.reshape(1, n), p.reshape(1, p.size), inp,
+                       stops, t_eval, rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal, out_t, out_x, out_u,
+                       ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail)
+        out_t, out_x, out_u, ev_t, ev_x, ev_idx = out_t[0], out_x[0], out_u[0], ev_t[0], ev_x[0], ev_idx[0]
         k, q = counts[0, 0], counts[0, 1]
         if k <= rows and q <= events:
             break
@@ -581,6 +595,31 @@ def adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_
         out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
     return (status[0], t_fail[0], i_fail[0], counts[0, 2:].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
             ev_idx[:q])
+
+
+def work_shapes(n, m, method, dop853, implicit, n_events):
+    """The ``(shape, dtype)`` of the work arrays of ``_adaptive_core`` for n states, m inputs and n_events events
+    (plain Python: the kernel carves the same arrays from them, implicit ones first): a vector w, a matrix W
+    (rows, n), the complex Wc (n + 1, n) and the int64 Wi (2, n) (no rows for the explicit methods)."""
+    c, dense = method[2], method[4]
+    rows = c.size + 2 + dense.shape[0] + (0 if dop853 is None else 3)
+    size = 4 * n + 2 * m + 5 * n_events
+    extra = (n + 1, 2) if implicit is not None else (0, 0)
+    if implicit is not None:
+        more_rows, more = implicit_work_shape(n, m)
+        rows, size = rows + more_rows, size + more
+    return (((size,), np.float64), ((rows, n), np.float64), ((extra[0], n), np.complex128),
+            ((extra[1], n), np.int64))
+
+
+def work_arrays(n, m, method, dop853, implicit, n_events):
+    """Fresh work arrays of ``_adaptive_core`` (see work_shapes)."""
+    return _allocate(work_shapes(n, m, method, dop853, implicit, n_events))
+
+
+def _allocate(specs):
+    """Fresh arrays of the ``(shape, dtype)`` pairs ``specs``."""
+    return tuple(np.empty(shape, dtype) for shape, dtype in specs)
 
 
 _SIZES = [64, 4]  # the most output rows (without t_eval) and events of this module's runs: the next one's buffers

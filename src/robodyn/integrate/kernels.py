@@ -59,7 +59,7 @@ def _tolerances(method: str, rtol: float, atol: np.ndarray) -> tuple[float, np.n
 class KernelSetup:
     """A kernel module with the arguments every call shares."""
 
-    module: ModuleType
+    module: Any  # a kernel module, or robodyn.integrate.native_kernels.NativeKernels standing for one
     path: str  # "compiled" or "interpreted"
     fns: np.ndarray  # (3,) int64: the addresses of the model's rhs, event_fn and jac (0: none)
     inp: tuple[Any, ...]
@@ -85,12 +85,12 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     n = model.n_states
     if compilable and backend != "interpreted":
         assert events.expressions is not None
-        from robodyn.codegen.module import kernel_module as shared_kernels
         from robodyn.codegen.module import model_addresses
+        from robodyn.integrate.native_kernels import native_kernels
 
         start = time.perf_counter()
         fns, cached = model_addresses(model, events.expressions, jacobian=jacobian)
-        return KernelSetup(shared_kernels(), "compiled", fns, inputs.compiled(n), events, model,
+        return KernelSetup(native_kernels(), "compiled", fns, inputs.compiled(n), events, model,
                            time.perf_counter() - start, cached)
     from robodyn.codegen.module import interpreted_module
 
@@ -143,6 +143,10 @@ def _timed_first_call(setup: KernelSetup, name: str, call: Callable[[], Any]) ->
 
 def _cache_counts(module: ModuleType) -> tuple[int, int]:
     """numba's cache hits and misses (compilations) so far, summed over the module's jitted functions."""
+    own = getattr(module, "cache_counts", None)
+    if own is not None:  # robodyn.integrate.native_kernels: its entries, and numba's kernel module if it runs too
+        hits, misses = own(_cache_counts)
+        return int(hits), int(misses)
     hits = misses = 0
     for value in list(vars(module).values()):
         stats = getattr(value, "stats", None)
@@ -327,24 +331,33 @@ def adaptive_batch(module: ModuleType, fns: np.ndarray, method: tuple[Any, ...],
     """
     N, T = x0.shape[0], t_eval.size
     counts = np.empty((N, module.N_COUNTS), np.int64)
+    def work() -> tuple[np.ndarray, ...]:
+        return module.work_arrays(x0.shape[1], us.shape[2], method, dop853, implicit, ev_direction.size)
+
     _in_threads(module._adaptive_core, N, workers, (
         fns, method, dop853, implicit, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
-        ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail))
+        ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail),
+        work=work)
     n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:]
     late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
     xs[late] = np.nan
     us[late] = np.nan
 
 
-def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple[Any, ...]) -> None:
-    """``chunk(first, stop, *args)`` over ``range(count)`` in contiguous pieces, run by ``workers`` threads.
+def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple[Any, ...],
+                work: Callable[[], Any] | None = None) -> None:
+    """``chunk(first, stop, *args)`` over ``range(count)`` in contiguous pieces, run by ``workers`` threads;
+    ``work``: each piece gets work arrays of its own, ``chunk(first, stop, work(), *args)``.
 
     The compiled chunks release the GIL (``nogil``), so threads run them in parallel. This replaced a
     ``prange`` loop (numba's ``parallel=True``), which ran no faster and took ~3 s longer to compile.
     Several pieces per thread even out trajectories of different cost.
     """
+    def piece(first: int, stop: int) -> Any:
+        return chunk(first, stop, *args) if work is None else chunk(first, stop, work(), *args)
+
     if workers <= 1 or count <= 1:
-        chunk(0, count, *args)
+        piece(0, count)
         return
     from concurrent.futures import as_completed
 
@@ -354,7 +367,7 @@ def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple
     edges = [count * k // pieces for k in range(pieces + 1)]
     with ThreadPoolExecutor(min(workers, pieces)) as pool, progress(count if count >= 1000 else 0,
                                                                      f"{count} trajectories") as advance:
-        futures = {pool.submit(chunk, lo, hi, *args): hi - lo for lo, hi in itertools.pairwise(edges)}
+        futures = {pool.submit(piece, lo, hi): hi - lo for lo, hi in itertools.pairwise(edges)}
         for done in as_completed(futures):
             done.result()
             advance(futures[done])
@@ -365,10 +378,8 @@ def _workers(setup: KernelSetup) -> int:
     GIL), at most numba's thread limit (``NUMBA_NUM_THREADS``); one on the interpreted path (Python holds it)."""
     if setup.path != "compiled":
         return 1
-    import numba  # imported already: the kernels are compiled
-
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(usable, int(getattr(numba.config, "NUMBA_NUM_THREADS", usable))))
+    return max(1, min(usable, int(os.environ.get("NUMBA_NUM_THREADS", usable))))
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:

@@ -1,0 +1,216 @@
+"""Machine code numba compiled, kept as object files and run later without numba in the process.
+
+numba's own cache needs numba to load it, and importing and initializing numba costs a new process ~0.7 s
+before its first result. So the C functions the simulations call — the kernels' C entry points
+(:mod:`robodyn.codegen.entry`) and a model's ``rhs_c``, ``event_c``, ``jac_c`` — are exported right after
+numba compiled them (the library's final LLVM module emitted as an ELF object by numba's own target
+machine) and a later process loads them into llvmlite's MCJIT engine (:mod:`robodyn.codegen.native`)
+and calls them through their addresses: llvmlite and ctypes only.
+
+An object may only be loaded when every symbol it leaves undefined is resolved: MCJIT does not report a
+missing one, the first call jumps to address 0. :func:`undefined_symbols` reads them from the ELF symbol
+table and :func:`loadable` checks them against what this process provides:
+
+- the C library and the math library (already in the process: ``memset``, ``sin``, ``pow``, ...) and the
+  Python C API (``PyErr_*``, ``PyExc_*``, ``PyGILState_*``);
+- ``numba_gil_ensure`` / ``numba_gil_release``, written here over ``PyGILState_Ensure`` / ``Release``;
+- numba's exception and memory-release helpers, on paths the exported code never takes (nothing in it
+  allocates, and failures are statuses, not exceptions): stubs that abort, so that a path thought dead is
+  loud instead of a jump to 0.
+
+Anything else (an allocation, another runtime helper) makes the object unusable: the caller keeps numba's
+path, and the object's manifest says so, so later processes do not try again. Objects are keyed by the
+content hash of the code's source, the host CPU's name and features (the code uses its vector
+instructions) and the llvmlite version, and verified by their SHA-256 before loading (the trust rules of
+the private cache: :func:`robodyn.codegen.cache.read_private`; docs/dev/security.md).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import json
+import os
+import struct
+from typing import Any, Final
+
+from robodyn.atomic import write_bytes_atomic
+from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
+
+__all__ = ["enabled", "export", "load", "loadable", "object_key", "save", "undefined_symbols", "unusable"]
+
+_PYTHON_FUNCTIONS: Final = ("PyErr_Clear", "PyErr_SetNone", "PyErr_SetString", "PyErr_WriteUnraisable",
+                            "PyUnicode_FromString", "Py_DecRef", "PyBytes_FromStringAndSize", "PyGILState_Ensure",
+                            "PyGILState_Release")
+_PYTHON_DATA: Final = ("PyExc_RuntimeError", "PyExc_StopIteration", "PyExc_SystemError")
+_DEAD: Final = {  # numba runtime helpers on exception and release paths the exported code never takes
+    "numba_unpickle": "ptr @numba_unpickle(ptr %a, i32 %b, ptr %c)",
+    "numba_runtime_build_excinfo_struct": "ptr @numba_runtime_build_excinfo_struct(ptr %a, ptr %b)",
+    "numba_do_raise": "void @numba_do_raise(ptr %a)",
+    "NRT_Free": "void @NRT_Free(ptr %a)",
+    "NRT_MemInfo_call_dtor": "void @NRT_MemInfo_call_dtor(ptr %a)",
+}
+_GIL: Final = '''declare i32 @PyGILState_Ensure()
+declare void @PyGILState_Release(i32)
+define void @numba_gil_ensure(ptr %state) {
+  %s = call i32 @PyGILState_Ensure()
+  store i32 %s, ptr %state
+  ret void
+}
+define void @numba_gil_release(ptr %state) {
+  %s = load i32, ptr %state
+  call void @PyGILState_Release(i32 %s)
+  ret void
+}
+'''
+_state: dict[str, Any] = {}
+
+
+def enabled() -> bool:
+    """Whether exported machine code is used (``ROBODYN_NATIVE=0`` in the environment: numba runs everything, as
+    before it existed; the benchmarks compare both)."""
+    return os.environ.get("ROBODYN_NATIVE", "1") != "0"
+
+
+def object_key(source: str, symbol: str) -> str:
+    """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite."""
+    import llvmlite
+    import llvmlite.binding as llvm
+
+    _runtime()
+    host = f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
+    return hashlib.sha256("\0".join((source, symbol, host)).encode()).hexdigest()[:32]
+
+
+def export(cfunc: Any) -> tuple[bytes, str]:
+    """The ELF object and the symbol of a numba ``CFunc`` compiled in this process (not loaded from numba's cache:
+    a cached library has no LLVM module to emit)."""
+    library = cfunc._library
+    return bytes(library._codegen._tm.emit_object(library._final_module)), str(cfunc.native_name)
+
+
+def undefined_symbols(data: bytes) -> list[str]:
+    """The global symbols an ELF64 little-endian relocatable object uses but does not define."""
+    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+        raise ValueError("not an ELF64 little-endian object")
+    (offset,) = struct.unpack_from("<Q", data, 0x28)
+    entry_size, count = struct.unpack_from("<HH", data, 0x3A)
+    sections = [struct.unpack_from("<IIQQQQIIQQ", data, offset + k * entry_size) for k in range(count)]
+    names: list[str] = []
+    for section in sections:
+        if section[1] != 2:  # SHT_SYMTAB
+            continue
+        strings = sections[section[6]][4]
+        start, size, item = section[4], section[5], section[9]
+        for k in range(1, size // item):
+            name, info, _, index = struct.unpack_from("<IBBH", data, start + k * item)
+            if info >> 4 != 0 and index == 0:  # not local, undefined
+                at = strings + name
+                names.append(data[at:data.index(b"\0", at)].decode())
+    return names
+
+
+def loadable(data: bytes) -> list[str]:
+    """The undefined symbols of ``data`` that this process cannot provide (empty: it can be loaded)."""
+    import llvmlite.binding as llvm
+
+    _runtime()
+    provided = {*_DEAD, "numba_gil_ensure", "numba_gil_release"}
+    # numba registers its runtime's symbols with LLVM when it is imported: they do not count, a process without
+    # numba lacks them (an object that allocates needs NRT_MemInfo_alloc..., and is unusable)
+    return [name for name in undefined_symbols(data) if name not in provided and (
+        name.startswith(("NRT_", "numba_")) or not llvm.address_of_symbol(name))]
+
+
+def _runtime() -> Any:
+    """The process's MCJIT engine with the symbols above defined (once)."""
+    engine = _state.get("engine")
+    if engine is None:
+        import llvmlite.binding as llvm
+
+        from robodyn.codegen.native import shared_engine
+
+        engine = shared_engine()
+        api = ctypes.pythonapi
+        for name in _PYTHON_FUNCTIONS:
+            llvm.add_symbol(name, ctypes.cast(getattr(api, name), ctypes.c_void_p).value)
+        for name in _PYTHON_DATA:
+            llvm.add_symbol(name, ctypes.addressof(ctypes.c_void_p.in_dll(api, name)))
+        stubs = []
+        for name, signature in _DEAD.items():  # says which helper was reached, on stderr, then aborts
+            message = f"robodyn: exported machine code reached numba's {name}, which it cannot run: aborting\n"
+            stubs.append(f'@message_{name} = private constant [{len(message)} x i8] c"{message[:-1]}\\0A"\n'
+                         f"define {signature} {{\n  call i64 @write(i32 2, ptr @message_{name}, i64 {len(message)})\n"
+                         "  call void @abort()\n  unreachable\n}")
+        module = llvm.parse_assembly("declare void @abort() noreturn\ndeclare i64 @write(i32, ptr, i64)\n"
+                                     f"{_GIL}\n" + "\n".join(stubs) + "\n")
+        module.name = "robodyn_runtime_stubs"
+        engine.add_module(module)
+        engine.finalize_object()
+        _state.update(engine=engine, modules=[module], loaded={})
+    return engine
+
+
+def _paths(key: str) -> tuple[Any, Any]:
+    folder = cache_dir(numba_code=False) / "objects"
+    return folder / f"{key}.o", folder / f"{key}.json"
+
+
+def save(key: str, data: bytes, symbol: str) -> bool:
+    """Keep the object ``data`` defining ``symbol`` under ``key``; returns whether a later process can load it
+    (the manifest records the answer either way). A read-only cache only costs a compilation next time."""
+    missing = loadable(data)
+    manifest = {"symbol": symbol, "sha256": hashlib.sha256(data).hexdigest(), "unresolved": missing}
+    obj, info = _paths(key)
+    try:
+        obj.parent.mkdir(mode=0o700, exist_ok=True)
+        if not missing:
+            write_bytes_atomic(obj, data)
+        write_bytes_atomic(info, json.dumps(manifest).encode())
+    except OSError:
+        pass
+    return not missing
+
+
+def unusable(key: str) -> bool:
+    """Whether an earlier process found the object of ``key`` unusable (it needs symbols no process provides)."""
+    try:
+        manifest = read_private(_paths(key)[1])
+        return manifest is not None and bool(json.loads(manifest).get("unresolved"))
+    except (UntrustedFile, ValueError):
+        return False
+
+
+def load(key: str) -> int | None:
+    """The address of the function kept under ``key``, loaded into this process (once), or None when there is no
+    usable object (never saved, unusable, damaged or untrusted: the caller compiles instead)."""
+    loaded = _state.get("loaded", {}).get(key)
+    if loaded is not None:
+        return int(loaded)
+    obj, info = _paths(key)
+    try:
+        manifest_bytes = read_private(info)
+        if manifest_bytes is None:
+            return None
+        manifest = json.loads(manifest_bytes)
+        if manifest.get("unresolved"):
+            return None
+        data = read_private(obj)
+    except (UntrustedFile, ValueError) as exc:
+        quarantine(info, str(exc))
+        return None
+    if data is None:
+        return None
+    if hashlib.sha256(data).hexdigest() != manifest.get("sha256") or loadable(data):
+        quarantine(obj, "its SHA-256 digest does not match, or it needs symbols this process lacks")
+        return None
+    import llvmlite.binding as llvm
+
+    engine = _runtime()
+    engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+    engine.finalize_object()
+    address = int(engine.get_function_address(str(manifest["symbol"])))
+    if not address:
+        return None
+    _state["loaded"][key] = address
+    return address

@@ -1,0 +1,217 @@
+"""The adaptive kernels run from their exported machine code: a first result without numba in the process.
+
+:func:`native_kernels` gives an object that stands for the shared kernel module
+(:func:`robodyn.codegen.module.kernel_module`) in :mod:`robodyn.integrate.kernels`: ``adaptive_run`` is the
+template's own Python driver (integrate/kernel_template.py, executed as plain Python), and its
+``_adaptive_core`` calls the C entry of the kernel variant (:mod:`robodyn.codegen.entry`) loaded from its
+object file (:mod:`robodyn.codegen.objects`) through ``ctypes``, which releases the GIL during the call, so
+batches run in threads as before. The first time on a machine, numba compiles the entry (the kernel module
+with it, without numba's cache) and its object is kept; when an object cannot be used, the numba kernel
+module runs instead. Everything else (the fixed-step kernels) is the numba kernel module's.
+
+``ROBODYN_NATIVE=0`` in the environment turns this off: every kernel is then numba's (benchmarks compare both).
+"""
+
+from __future__ import annotations
+
+import array
+import ctypes
+import threading
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.codegen.entry import AddressBook, Blocks, entry_name, pack
+
+__all__ = ["NativeKernels", "native_kernels"]
+
+_ENTRY_TYPE: Final = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)
+_lock = threading.Lock()
+_instance: list[NativeKernels] = []
+
+
+class NativeKernels:
+    """The kernel module's interface with the adaptive kernels' machine code loaded without numba."""
+
+    __name__ = "robodyn_native_kernels"
+
+    def __init__(self) -> None:
+        from robodyn.codegen.module import driver_module
+
+        self._book = AddressBook()
+        self._driver: ModuleType = driver_module({"_adaptive_core": self._adaptive_core})
+        self._sizes = [64, 4]  # the most output rows (without t_eval) and events so far: the next run's room
+        self._layouts: dict[tuple[Any, ...], _Layout] = {}
+        self._entries: dict[str, Any] = {}
+        self._compiled: list[Any] = []
+        self.loaded = self.compiled = 0  # entries loaded from their objects, and compiled, in this process
+        self.work_arrays = self._driver.work_arrays
+        self.N_COUNTS = self._driver.N_COUNTS
+
+    def __getattr__(self, name: str) -> Any:
+        """Everything else is the numba kernel module's (imported on first use)."""
+        from robodyn.codegen.module import kernel_module
+
+        return getattr(kernel_module(), name)
+
+    def cache_counts(self, numba_counts: Callable[[ModuleType], tuple[int, int]]) -> tuple[int, int]:
+        """Entries loaded and compiled so far, with numba's cache hits and misses of the kernel module when it runs
+        here too (the fixed-step kernels; ``numba_counts`` counts them, robodyn.integrate.kernels)."""
+        from robodyn.codegen.module import loaded_kernel_module
+
+        module = loaded_kernel_module()
+        hits, misses = numba_counts(module) if module is not None else (0, 0)
+        return self.loaded + hits, self.compiled + misses
+
+    def _entry(self, variant: str) -> Any:
+        """The ctypes function of ``variant``'s entry, or None when its object is unusable (numba's kernel runs)."""
+        with _lock:
+            if variant not in self._entries:
+                self._entries[variant] = self._make(variant)
+            return self._entries[variant]
+
+    def _make(self, variant: str) -> Any:
+        from robodyn.codegen import objects
+        from robodyn.codegen.module import entry_module_text
+
+        text = entry_module_text(variant)
+        name = entry_name(variant)
+        key = objects.object_key(text, name)
+        address = objects.load(key)
+        if address is not None:
+            self.loaded += 1
+            return _ENTRY_TYPE(address)
+        if objects.unusable(key):
+            return None
+        from robodyn.codegen.loader import load_generated
+
+        function = getattr(load_generated(text, "robodyn_entry"), name)  # compiled by numba here
+        self.compiled += 1
+        data, symbol = objects.export(function)
+        if not objects.save(key, data, symbol):
+            return None
+        self._compiled.append(function)  # numba's code runs in this process: keep it alive
+        return _ENTRY_TYPE(function.address)
+
+    def adaptive_run(self, fns: np.ndarray, method: tuple[Any, ...], dop853: np.ndarray | None,
+                     implicit: tuple[np.ndarray, ...] | None, t0: float, t1: float, x0: np.ndarray, p: np.ndarray,
+                     inp: tuple[Any, ...], m: int, stops: np.ndarray, t_eval: np.ndarray, rtol: float,
+                     atol: np.ndarray, h0: float, h_max: float, max_steps: int, ev_direction: np.ndarray,
+                     ev_terminal: np.ndarray) -> tuple[Any, ...]:
+        """The template's ``adaptive_run`` (same arguments and results) through the C entry.
+
+        Every array of the run — x0, p, t_eval and atol copied in, the work arrays, the outputs — is carved
+        from one float64 and one int64 block; the entry's int block is a remembered layout plus the two blocks'
+        addresses, so a call costs about what numba's dispatcher does rather than a look-up per array.
+        """
+        variant = _variant(dop853, implicit)
+        entry = self._entry(variant)
+        if entry is None:
+            from robodyn.codegen.module import kernel_module
+
+            return kernel_module().adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_eval,
+                                                rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal)
+        n = x0.size
+        rows = t_eval.size if t_eval.size > 0 else self._sizes[0]
+        events = self._sizes[1] if ev_direction.size > 0 else 0
+        inputs = np.concatenate((x0, p, t_eval, atol)).astype(np.float64, copy=False)
+        scalars = array.array("d", (t0, t1, rtol, h0, h_max))  # the entry's float block, in CORE_ARGUMENTS order
+        while True:
+            layout = self._layout(variant, (fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal),
+                                  (n, m, p.size, t_eval.size, rows, events))
+            floats, ints = np.empty(layout.floats), np.empty(layout.ints, np.int64)
+            floats[layout.inputs:layout.inputs + inputs.size] = inputs
+            block = layout.ints_block.copy()
+            block[layout.float_slots] += floats.__array_interface__["data"][0]
+            block[layout.int_slots] += ints.__array_interface__["data"][0]
+            block[layout.max_steps] = max_steps
+            entry(block.__array_interface__["data"][0], scalars.buffer_info()[0])
+            k, q = int(ints[layout.counts]), int(ints[layout.counts + 1])
+            if k <= rows and q <= events:
+                break
+            rows, events = max(rows, k), max(events, q)
+        if t_eval.size == 0:
+            self._sizes[0] = max(self._sizes[0], k)
+        if ev_direction.size > 0:
+            self._sizes[1] = max(self._sizes[1], q)
+        out_t, out_x, out_u, ev_t, ev_x, ev_idx = ((ints if place.block == "i" else floats)[
+            place.offset:place.offset + place.size].reshape(place.shape[1:]) for place in layout.outputs)
+        at = layout.counts
+        return (ints[at + 7], floats[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t[:k], out_x[:k],
+                out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q])
+
+    def _layout(self, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...]) -> _Layout:
+        """The remembered layout of a run with these tables and signals (the same objects) and sizes."""
+        key = (variant, *map(id, shared), *sizes)
+        layout = self._layouts.get(key)
+        if layout is not None and all(a is b for a, b in zip(layout.shared, shared)):
+            return layout
+        layout = _Layout(self._driver, variant, shared, sizes, self._book)
+        if len(self._layouts) >= 32:
+            self._layouts.clear()
+        self._layouts[key] = layout
+        return layout
+
+    def _adaptive_core(self, first: int, stop: int, *arguments: Any) -> None:
+        """``_adaptive_core`` of the kernel template, run by the entry of the arguments' variant."""
+        variant = _variant(arguments[3], arguments[4])
+        entry = self._entry(variant)
+        if entry is None:
+            from robodyn.codegen.module import kernel_module
+
+            kernel_module()._adaptive_core(first, stop, *arguments)
+            return
+        ints, floats, keep = pack(variant, (first, stop, *arguments), self._book)
+        int_block, float_block = array.array("q", ints), array.array("d", floats)
+        entry(int_block.buffer_info()[0], float_block.buffer_info()[0])
+        del keep
+
+
+class _Layout:
+    """Where the arrays of one adaptive run go in its two blocks, and the entry's int block with the blocks'
+    bases left out (``float_slots`` and ``int_slots`` say where to add them). Holds the shared tables and
+    signals it was made for (they are read, never written, by the kernels)."""
+
+    def __init__(self, driver: ModuleType, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...],
+                 book: AddressBook):
+        fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal = shared
+        n, m, n_p, n_eval, rows, events = sizes
+        work = driver.work_shapes(n, m, method, dop853, implicit, ev_direction.size)
+        floats, ints = Blocks("f"), Blocks("i")
+        wc = floats.take(work[2][0], complex_=True)  # complex first: 16-byte aligned
+        placed = (floats.take(work[0][0]), floats.take(work[1][0]), wc, ints.take(work[3][0]))
+        x0s, ps, t_eval, atol = floats.take((1, n)), floats.take((1, n_p)), floats.take((n_eval,)), floats.take((n,))
+        self.outputs = (floats.take((1, rows)), floats.take((1, rows, n)), floats.take((1, rows, m)),
+                        floats.take((1, events)), floats.take((1, events, n)), ints.take((1, events)))
+        counts, status, i_fail, t_fail = ints.take((1, 7)), ints.take((1,)), ints.take((1,)), floats.take((1,))
+        assert (status.offset, i_fail.offset) == (counts.offset + 7, counts.offset + 8)
+        arguments = (0, 1, placed, fns, method, dop853, implicit, 0.0, 0.0, x0s, ps, inp, stops, t_eval, 0.0, atol,
+                     0.0, 0.0, -1, ev_direction, ev_terminal, *self.outputs, counts, status, t_fail, i_fail)
+        slots: list[tuple[int, str]] = []
+        int_list, _, self.keep = pack(variant, arguments, book, slots)
+        self.ints_block = np.array(int_list, dtype=np.int64)
+        self.float_slots = np.array([k for k, block in slots if block == "f"], dtype=np.intp)
+        self.int_slots = np.array([k for k, block in slots if block == "i"], dtype=np.intp)
+        self.max_steps = int_list.index(-1)  # the one int scalar that changes between calls
+        self.floats, self.ints, self.inputs = floats.used, ints.used, x0s.offset
+        self.counts, self.t_fail, self.shared = counts.offset, t_fail.offset, shared
+
+
+def _variant(dop853: Any, implicit: Any) -> str:
+    return "implicit" if implicit is not None else "dop853" if dop853 is not None else "rk"
+
+
+def native_kernels() -> NativeKernels | ModuleType:
+    """The kernels the compiled path runs: :class:`NativeKernels`, or numba's module with ``ROBODYN_NATIVE=0``."""
+    from robodyn.codegen.objects import enabled
+
+    if not enabled():
+        from robodyn.codegen.module import kernel_module
+
+        return kernel_module()
+    with _lock:
+        if not _instance:
+            _instance.append(NativeKernels())
+        return _instance[0]
