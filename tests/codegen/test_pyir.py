@@ -16,7 +16,7 @@ import pytest
 
 import robodyn
 from robodyn.codegen.loader import load_generated
-from robodyn.codegen.module import _jacobian_text, module_text
+from robodyn.codegen.module import jacobian_text, module_text
 from robodyn.codegen.native import native_address
 from robodyn.codegen.pyir import Unsupported, function_ir
 
@@ -50,7 +50,7 @@ def _cases() -> list[tuple[robodyn.Model, str]]:
 def test_functions_compiled_by_llvm_equal_numbas(model: robodyn.Model, name: str) -> None:
     rng = np.random.default_rng(5)
     n, m, p = model.n_states, model.n_inputs, model.parameter_vector()
-    text, size = (module_text(model), n) if name == "rhs" else (_jacobian_text(model), n * (n + m))
+    text, size = (module_text(model), n) if name == "rhs" else (jacobian_text(model), n * (n + m))
     assert text is not None
     address, _ = native_address(*function_ir(text, name))  # supported: these models take the fast route
     numba_version = getattr(load_generated(text, "robodyn_test_pyir"), name)
@@ -77,7 +77,7 @@ def test_code_calling_numba_helpers_is_left_to_numba() -> None:
         chain = robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")
     with pytest.raises(Unsupported):
         function_ir(module_text(chain), "rhs")
-    jacobian = _jacobian_text(robodyn.load("pendulum"))
+    jacobian = jacobian_text(robodyn.load("pendulum"))
     assert jacobian is not None
     with pytest.raises(Unsupported):
         function_ir(jacobian, "jac")

@@ -236,7 +236,7 @@ def _run(tmp_path: Path, *args: str) -> dict:
     done = subprocess.run([sys.executable, "-W", "ignore", "-c", _SCRIPT, *args], capture_output=True, text=True,
                           timeout=600, env=env, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout.splitlines()[-1])
+    return {**json.loads(done.stdout.splitlines()[-1]), "stdout": done.stdout}
 
 
 @pytest.fixture(scope="module")
@@ -280,3 +280,17 @@ def test_a_warm_simulate_command_runs_machine_code_without_numba(warm_runs):
     assert not {"numba", "scipy"} & set(new_model["at exit"])
     for model, (_cold, warm) in warm_runs.items():
         assert not {"numba", "scipy"} & set(warm["at exit"]), model
+
+
+def test_the_stiffness_hint_of_a_new_model_needs_no_numba(tmp_path):
+    """The hint evaluates the Jacobian: for a symbolic model, the straight-line code LLVM compiled (robodyn.codegen
+    .pyir) rather than numba's. The first process compiles the kernel; the second runs a stiff model never seen."""
+    first = tmp_path / "first.yaml"
+    first.write_text(catalog_text("pendulum"))
+    stiff = tmp_path / "stiff.yaml"
+    stiff.write_text("name: stiff_probe\nkind: first_order\nstates: [a, b]\nparameters: {c: 500.0}\n"
+                     "dynamics:\n  a: b\n  b: -a - c*b\n")
+    _run(tmp_path, "simulate", str(first), "--t-final", "1", "--out", str(tmp_path / "first.csv"))
+    run = _run(tmp_path, "simulate", str(stiff), "--t-final", "10", "--x0", "a=1", "--out", str(tmp_path / "s.csv"))
+    assert run["code"] == 0 and "hint: dopri5's step was limited by stability" in run["stdout"]
+    assert "numba" not in run["at exit"]

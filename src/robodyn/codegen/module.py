@@ -33,8 +33,9 @@ if TYPE_CHECKING:
     import sympy
 
 __all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "compiled_module", "driver_module",
-           "entry_module_text", "interpreted_module", "jacobian_module", "kernel_module", "kernel_module_text",
-           "loaded_kernel_module", "model_addresses", "module_text", "output_module"]
+           "entry_module_text", "interpreted_module", "jacobian_module", "jacobian_text", "kernel_module",
+           "kernel_module_text", "loaded_kernel_module", "model_addresses", "module_text", "output_module",
+           "output_text", "straight_line_function"]
 
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 KERNEL_TEMPLATE: Final = _PACKAGE / "integrate" / "kernel_template.py"
@@ -114,7 +115,7 @@ def module_text(model: Any, events: Sequence[sympy.Expr] = ()) -> str:
     return "\n\n".join(parts)
 
 
-def _jacobian_text(model: Any) -> str | None:
+def jacobian_text(model: Any) -> str | None:
     source = model.kernel_jacobian_source()
     if source is None:
         return None
@@ -141,10 +142,20 @@ def jacobian_module(model: Any) -> ModuleType | None:
     """The module of ``model``'s exact Jacobian ``jac`` / ``jac_c``, or None when the model has no source for it."""
     memo = model.memo()
     if "jacobian module" not in memo:
-        text = _jacobian_text(model)
+        text = jacobian_text(model)
         memo["jacobian module"] = None if text is None else load_generated(text, "robodyn_jac")
     module: ModuleType | None = memo["jacobian module"]
     return module
+
+
+def output_text(model: Any) -> str | None:
+    """The source of a model's output module ``out_fn(t, x, u, p, out)``, or None without a source for it."""
+    source = model.kernel_output_source()
+    if source is None:
+        return None
+    header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
+                                      n_p=len(model.parameters), n_events=0)
+    return f"{header}\n\n{source}"
 
 
 def output_module(model: Any) -> ModuleType | None:
@@ -152,10 +163,8 @@ def output_module(model: Any) -> ModuleType | None:
     source for them."""
     memo = model.memo()
     if "output module" not in memo:
-        source = model.kernel_output_source()
-        header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
-                                          n_p=len(model.parameters), n_events=0)
-        memo["output module"] = None if source is None else load_generated(f"{header}\n\n{source}", "robodyn_out")
+        text = output_text(model)
+        memo["output module"] = None if text is None else load_generated(text, "robodyn_out")
     module: ModuleType | None = memo["output module"]
     return module
 
@@ -172,13 +181,28 @@ def model_addresses(model: Any, events: Sequence[sympy.Expr] = (),
     functions = [(module_text(model, events), "robodyn_gen", "rhs_c")]
     if events:
         functions.append((functions[0][0], "robodyn_gen", "event_fn_c"))
-    jac_text = _jacobian_text(model) if jacobian else None
+    jac_text = jacobian_text(model) if jacobian else None
     if jac_text is not None:
         functions.append((jac_text, "robodyn_jac", "jac_c"))
     found = {name: _function_address(text, prefix, name) for text, prefix, name in functions}
     fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0]],
                    dtype=np.int64)
     return fns, all(cached for _, cached in found.values())
+
+
+def straight_line_function(text: str, name: str) -> Callable[..., None] | None:
+    """``name(t, x, u, p, out)`` of the generated module ``text`` compiled by LLVM (robodyn.codegen.pyir) to be
+    called from Python, or None when it is not straight-line code (or ``ROBODYN_NATIVE=0``): then numba's."""
+    from robodyn.codegen import objects
+    from robodyn.codegen.native import native_entry
+    from robodyn.codegen.pyir import Unsupported, function_ir
+
+    if not objects.enabled():
+        return None
+    try:
+        return native_entry(*function_ir(text, name))[0]
+    except Unsupported:
+        return None
 
 
 def _function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:

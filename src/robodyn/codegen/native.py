@@ -31,10 +31,12 @@ import numpy as np
 from robodyn.atomic import write_bytes_atomic
 from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
 
-__all__ = ["NativeBatch", "NativeFunction", "native_address", "native_batch", "native_function", "shared_engine"]
+__all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
+           "native_function", "shared_engine"]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
+_ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER)
 _INDEX = ctypes.c_int64
 _BATCH_SIGNATURE = ctypes.CFUNCTYPE(None, _INDEX, ctypes.c_double, *(_POINTER, _INDEX) * 5)
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
@@ -176,13 +178,39 @@ def native_batch(text: str, symbol: str) -> NativeBatch:
     return _compiled(module_text, name, lambda address: NativeBatch(_BATCH_SIGNATURE(address), name))
 
 
-def native_address(text: str, symbol: str) -> tuple[int, bool]:
-    """The address of the C function ``symbol`` of the LLVM IR ``text`` (a module named ``symbol``), compiled once
-    per process, and whether its machine code came from the cache (robodyn.codegen.pyir's functions)."""
+class NativeEntry:
+    """``fn(t, x, u, p, out)`` of a C entry ``void(double, double *x, double *u, double *p, double *out)`` (the
+    straight-line functions of robodyn.codegen.pyir), called from Python; ``address`` is for the kernels."""
+
+    __slots__ = ("_function", "address", "symbol")
+
+    def __init__(self, address: int, symbol: str):
+        self._function = _ENTRY_SIGNATURE(address)
+        self.address, self.symbol = address, symbol
+
+    def __call__(self, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray, out: np.ndarray) -> None:
+        if not (out.dtype == np.float64 and out.flags.c_contiguous and out.flags.writeable):
+            raise ValueError("out must be a writable C-contiguous float64 array")
+        packed = np.concatenate((x, u, p)).astype(np.float64, copy=False)
+        base = ctypes.addressof(ctypes.c_char.from_buffer(packed)) if packed.size else _EMPTY_ADDRESS  # type: ignore[arg-type]
+        at_u = base + 8 * x.size
+        self._function(float(t), base, at_u, at_u + 8 * u.size,
+                       ctypes.addressof(ctypes.c_char.from_buffer(out)))  # type: ignore[arg-type]
+
+
+def native_entry(text: str, symbol: str) -> tuple[NativeEntry, bool]:
+    """The C entry ``symbol`` of the LLVM IR ``text`` (a module named ``symbol``), compiled once per process, and
+    whether its machine code came from the cache."""
     known = symbol in _state.get("functions", {})
     before = _state.get("fetched", 0)
-    address = _compiled(text, symbol, lambda address: address)
-    return int(address), known or _state.get("fetched", 0) > before
+    entry = _compiled(text, symbol, lambda address: NativeEntry(address, symbol))
+    return entry, known or _state.get("fetched", 0) > before
+
+
+def native_address(text: str, symbol: str) -> tuple[int, bool]:
+    """The address of :func:`native_entry`'s function, and whether it came from the cache."""
+    entry, cached = native_entry(text, symbol)
+    return int(entry.address), cached
 
 
 def native_function(text: str, symbol: str) -> NativeFunction:

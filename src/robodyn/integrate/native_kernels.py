@@ -103,8 +103,8 @@ class NativeKernels:
         """The template's ``adaptive_run`` (same arguments and results) through the C entry.
 
         Every array of the run — x0, p, t_eval and atol copied in, the work arrays, the outputs — is carved
-        from one float64 and one int64 block; the entry's int block is a remembered layout plus the two blocks'
-        addresses, so a call costs about what numba's dispatcher does rather than a look-up per array.
+        from one data block; the entry's int block is a remembered layout plus the block's address, so a call
+        costs about what numba's dispatcher does rather than a look-up per array.
         """
         variant = _variant(dop853, implicit)
         entry = self._entry(variant)
@@ -121,13 +121,16 @@ class NativeKernels:
         while True:
             layout = self._layout(variant, (fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal),
                                   (n, m, p.size, t_eval.size, rows, events))
-            floats, ints = np.empty(layout.floats), np.empty(layout.ints, np.int64)
-            floats[layout.inputs:layout.inputs + inputs.size] = inputs
-            block = layout.ints_block.copy()
-            block[layout.float_slots] += floats.__array_interface__["data"][0]
-            block[layout.int_slots] += ints.__array_interface__["data"][0]
+            data = np.empty(layout.size + 1)  # the floats, then the ints (a view of the tail)
+            base = ctypes.addressof(ctypes.c_char.from_buffer(data))  # type: ignore[arg-type]
+            if base % 16:  # the complex work arrays come first: 16-byte aligned
+                data, base = data[1:], base + 8
+            data[layout.inputs:layout.inputs + inputs.size] = inputs
+            block = layout.ints_block + layout.placed * base
             block[layout.max_steps] = max_steps
-            entry(block.__array_interface__["data"][0], scalars.buffer_info()[0])
+            entry(ctypes.addressof(ctypes.c_char.from_buffer(block)),  # type: ignore[arg-type]
+                  scalars.buffer_info()[0])
+            ints = data[layout.floats:].view(np.int64)
             k, q = int(ints[layout.counts]), int(ints[layout.counts + 1])
             if k <= rows and q <= events:
                 break
@@ -136,10 +139,10 @@ class NativeKernels:
             self._sizes[0] = max(self._sizes[0], k)
         if ev_direction.size > 0:
             self._sizes[1] = max(self._sizes[1], q)
-        out_t, out_x, out_u, ev_t, ev_x, ev_idx = ((ints if place.block == "i" else floats)[
+        out_t, out_x, out_u, ev_t, ev_x, ev_idx = ((ints if place.block == "i" else data)[
             place.offset:place.offset + place.size].reshape(place.shape[1:]) for place in layout.outputs)
         at = layout.counts
-        return (ints[at + 7], floats[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t[:k], out_x[:k],
+        return (ints[at + 7], data[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t[:k], out_x[:k],
                 out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q])
 
     def _layout(self, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...]) -> _Layout:
@@ -170,9 +173,9 @@ class NativeKernels:
 
 
 class _Layout:
-    """Where the arrays of one adaptive run go in its two blocks, and the entry's int block with the blocks'
-    bases left out (``float_slots`` and ``int_slots`` say where to add them). Holds the shared tables and
-    signals it was made for (they are read, never written, by the kernels)."""
+    """Where the arrays of one adaptive run go in its data block (the float64 places, then the int64 ones), and the
+    entry's int block with the data block's address left out (``placed`` marks where to add it). Holds the
+    shared tables and signals it was made for (they are read, never written, by the kernels)."""
 
     def __init__(self, driver: ModuleType, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...],
                  book: AddressBook):
@@ -191,11 +194,14 @@ class _Layout:
                      0.0, 0.0, -1, ev_direction, ev_terminal, *self.outputs, counts, status, t_fail, i_fail)
         slots: list[tuple[int, str]] = []
         int_list, _, self.keep = pack(variant, arguments, book, slots)
-        self.ints_block = np.array(int_list, dtype=np.int64)
-        self.float_slots = np.array([k for k, block in slots if block == "f"], dtype=np.intp)
-        self.int_slots = np.array([k for k, block in slots if block == "i"], dtype=np.intp)
         self.max_steps = int_list.index(-1)  # the one int scalar that changes between calls
-        self.floats, self.ints, self.inputs = floats.used, ints.used, x0s.offset
+        self.placed = np.zeros(len(int_list), np.int64)  # 1 where the data block's address is to be added
+        for slot, block in slots:
+            self.placed[slot] = 1
+            if block == "i":  # the ints follow the floats in the one data block
+                int_list[slot] += 8 * floats.used
+        self.ints_block = np.array(int_list, dtype=np.int64)
+        self.floats, self.size, self.inputs = floats.used, floats.used + ints.used, x0s.offset
         self.counts, self.t_fail, self.shared = counts.offset, t_fail.offset, shared
 
 

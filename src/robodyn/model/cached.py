@@ -368,8 +368,19 @@ class CachedModel(Model):
 
     # --- numbers from the generated code -------------------------------------------------------------------------
     def _compiled(self, which: str) -> Callable[..., None] | None:
-        """The jitted ``rhs``, ``jac`` or ``out_fn`` of the record's sources (None without that source): the same
-        generated modules the kernels use (:mod:`robodyn.codegen.module`)."""
+        """The compiled ``rhs``, ``jac`` or ``out_fn`` of the record's sources (None without that source): the same
+        generated modules the kernels use (:mod:`robodyn.codegen.module`), compiled by LLVM when they are
+        straight-line code (no numba in the process), else by numba."""
+        from robodyn.codegen import module as generated
+
+        functions = self.__dict__.setdefault("_straight_line", {})
+        if which not in functions:
+            text = {"rhs": generated.module_text, "jacobian": generated.jacobian_text,
+                    "output": generated.output_text}[which](self)
+            name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn"}[which]
+            functions[which] = None if text is None else generated.straight_line_function(text, name)
+        if functions[which] is not None:
+            return functions[which]
         from robodyn.codegen.module import compiled_module, jacobian_module, output_module
 
         if which == "rhs":
