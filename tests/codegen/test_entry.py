@@ -74,12 +74,14 @@ def test_arrays_read_by_the_kernel_are_made_contiguous_and_written_ones_must_be(
 
 def test_places_in_blocks_leave_their_base_to_be_added() -> None:
     floats = Blocks("f")
-    first, second = floats.take((1, 2)), floats.take((3,), complex_=True)
+    first, second = floats.take((1, 2)), floats.take((1, 3), complex_=True)
     assert (first.offset, second.offset, second.size, floats.used) == (0, 2, 6, 8)
     slots: list[tuple[int, str]] = []
     ints, _, _ = pack("rk", _arguments(x0s=first), AddressBook(), slots)
     [(slot, block)] = slots
-    assert block == "f" and ints[slot:slot + 4] == [0, 1, 2, 0]
+    assert block == "f" and ints[slot:slot + 4] == [-1, 1, 2, 0]  # 0 bytes into the block: -(0 + 1)
+    ints, _, _ = pack("rk", _arguments(x0s=second), AddressBook(), slots)
+    assert ints[slots[-1][0]] == -(8 * 2 + 1)
 
 
 def test_the_address_book_forgets_arrays_that_are_gone() -> None:

@@ -2,7 +2,7 @@
 
 A numba ``cfunc`` takes scalars and pointers only, while ``_adaptive_core`` (integrate/kernel_template.py)
 takes ~40 arrays, some in tuples. :data:`CORE_ARGUMENTS` lists them once, in order; from it
-:func:`entry_source` writes the entry ``int64 name(int64 *ints, double *floats)`` that rebuilds the arrays
+:func:`entry_source` writes the entry ``int64 name(int64 *ints, double *floats, int64 base)`` that rebuilds the arrays
 with ``numba.carray`` and calls the core, and :func:`pack` fills the two blocks from the core's own Python
 arguments. Each array takes four ints: its address and up to three dimensions. One entry is compiled per
 kernel variant (``rk``, ``dop853``, ``implicit``): ``dop853`` and ``implicit`` are literal ``None`` in the
@@ -65,8 +65,10 @@ def _leaves(variant: str) -> list[tuple[str, str]]:
 
 
 def entry_source(variant: str) -> str:
-    """Source of ``adaptive_<variant>_c(ints, floats)``: numba code for a module that defines ``entry_cfunc``
-    (the cfunc decorator), ``int_pointer``, ``double_pointer`` (robodyn.codegen.indirect) and ``_adaptive_core``."""
+    """Source of ``adaptive_<variant>_c(ints, floats, base)``: numba code for a module that defines ``entry_cfunc``
+    (the cfunc decorator), the pointer intrinsics (robodyn.codegen.indirect), ``_address`` and ``_adaptive_core``.
+    An array's address field is its address, or ``-(b + 1)`` for the array ``b`` bytes into the block at
+    ``base`` (a :class:`Place`): remembered layouts then hold no address of a call's own block."""
     lines, values = [], {}
     i = f = 0
     for path, kind in _leaves(variant):
@@ -80,7 +82,7 @@ def entry_source(variant: str) -> str:
         else:
             pointer = {"f": "double_pointer", "i": "int_pointer", "c": "complex_pointer"}[kind[0]]
             shape = ", ".join(f"ints[{i + 1 + k}]" for k in range(int(kind[1])))
-            lines.append(f"    {local} = numba.carray({pointer}(ints[{i}]), ({shape},))")
+            lines.append(f"    {local} = numba.carray({pointer}(_address(ints[{i}], base)), ({shape},))")
             values[path] = local
             i += 4
     arguments = []
@@ -94,7 +96,7 @@ def entry_source(variant: str) -> str:
     call = ",\n        ".join(arguments)
     return "\n".join([
         "@entry_cfunc",
-        f"def {entry_name(variant)}(ints, floats):",
+        f"def {entry_name(variant)}(ints, floats, base):",
         f'    """C entry of ``_adaptive_core`` for the {variant!r} methods (robodyn.codegen.entry)."""',
         *lines,
         f"    _adaptive_core(\n        {call})",
@@ -134,7 +136,7 @@ class Place:
     """Where an array goes in one of the blocks of a run (:class:`Blocks`): the block's kind ("f" float64, "i"
     int64), the offset and size in its elements, the array's shape (complex128 arrays take two elements per
     entry of a float64 block). :func:`pack` takes a place like an array: its address is the block's base plus
-    ``8 * offset``, added later (see ``slots``)."""
+    ``8 * offset``, given to the entry with each call (see ``entry_source``)."""
 
     __slots__ = ("block", "offset", "shape", "size")
 
@@ -180,13 +182,13 @@ def _plan(variant: str) -> tuple[tuple[int, tuple[tuple[int, str, Any, int, bool
 
 def _array(value: Any, name: str, dtype: Any, ndim: int, written: bool, book: AddressBook, ints: list[int],
            keep: list[Any], slots: list[tuple[int, str]]) -> None:
-    """Append the address and dimensions of the array ``value`` to ``ints``; for a :class:`Place`, its offset in
-    bytes, and (its position in ``ints``, its block) to ``slots``."""
+    """Append the address and dimensions of the array ``value`` to ``ints``; for a :class:`Place` at ``b`` bytes
+    into its block, ``-(b + 1)`` (see entry_source), and (its position in ``ints``, its block) to ``slots``."""
     if type(value) is Place:
         if len(value.shape) != ndim:
             raise ValueError(f"{name}: a place of {ndim} dimensions was expected, got {value.shape}")
         slots.append((len(ints), value.block))
-        ints += (8 * value.offset, *value.shape, *(0,) * (3 - ndim))
+        ints += (-(8 * value.offset + 1), *value.shape, *(0,) * (3 - ndim))
         return
     if not (type(value) is np.ndarray and value.dtype == dtype and value.flags.c_contiguous):
         if written:

@@ -246,7 +246,14 @@ def kernel_module_text() -> str:
 _EXPORT_JIT: Final = '''jit = numba.njit(nogil=True, error_model="numpy")
 hjit = numba.njit(nogil=True, error_model="numpy", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 entry_cfunc = numba.cfunc(numba.types.int64(numba.types.CPointer(numba.types.int64),
-                                            numba.types.CPointer(numba.types.float64)), nogil=True, error_model="numpy")
+                                            numba.types.CPointer(numba.types.float64), numba.types.int64),
+                          nogil=True, error_model="numpy")
+
+
+@hjit
+def _address(field, base):
+    """An array's address from its field in a C entry's int block (robodyn.codegen.entry.entry_source)."""
+    return field if field >= 0 else base - field - 1
 '''
 
 

@@ -27,7 +27,7 @@ from robodyn.codegen.entry import AddressBook, Blocks, entry_name, pack
 
 __all__ = ["NativeKernels", "native_kernels"]
 
-_ENTRY_TYPE: Final = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p)
+_ENTRY_TYPE: Final = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
 _lock = threading.Lock()
 _instance: list[NativeKernels] = []
 
@@ -120,16 +120,13 @@ class NativeKernels:
         scalars = array.array("d", (t0, t1, rtol, h0, h_max))  # the entry's float block, in CORE_ARGUMENTS order
         while True:
             layout = self._layout(variant, (fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal),
-                                  (n, m, p.size, t_eval.size, rows, events))
+                                  (n, m, p.size, t_eval.size, rows, events, max_steps))
             data = np.empty(layout.size + 1)  # the floats, then the ints (a view of the tail)
             base = ctypes.addressof(ctypes.c_char.from_buffer(data))  # type: ignore[arg-type]
             if base % 16:  # the complex work arrays come first: 16-byte aligned
                 data, base = data[1:], base + 8
             data[layout.inputs:layout.inputs + inputs.size] = inputs
-            block = layout.ints_block + layout.placed * base
-            block[layout.max_steps] = max_steps
-            entry(ctypes.addressof(ctypes.c_char.from_buffer(block)),  # type: ignore[arg-type]
-                  scalars.buffer_info()[0])
+            entry(layout.address, scalars.buffer_info()[0], base)
             ints = data[layout.floats:].view(np.int64)
             k, q = int(ints[layout.counts]), int(ints[layout.counts + 1])
             if k <= rows and q <= events:
@@ -139,11 +136,18 @@ class NativeKernels:
             self._sizes[0] = max(self._sizes[0], k)
         if ev_direction.size > 0:
             self._sizes[1] = max(self._sizes[1], q)
-        out_t, out_x, out_u, ev_t, ev_x, ev_idx = ((ints if place.block == "i" else data)[
-            place.offset:place.offset + place.size].reshape(place.shape[1:]) for place in layout.outputs)
+        out_t, out_x, out_u = (data[place.offset:place.offset + place.size].reshape(place.shape[1:])
+                               for place in layout.outputs[:3])
+        if k < rows:
+            out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
+        if q > 0:
+            ev_t, ev_x, ev_idx = ((ints if place.block == "i" else data)[place.offset:place.offset + place.size]
+                                  .reshape(place.shape[1:])[:q] for place in layout.outputs[3:])
+        else:
+            ev_t, ev_x, ev_idx = layout.no_events
         at = layout.counts
-        return (ints[at + 7], data[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t[:k], out_x[:k],
-                out_u[:k], ev_t[:q], ev_x[:q], ev_idx[:q])
+        return (ints[at + 7], data[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t, out_x, out_u,
+                ev_t, ev_x, ev_idx)
 
     def _layout(self, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...]) -> _Layout:
         """The remembered layout of a run with these tables and signals (the same objects) and sizes."""
@@ -168,19 +172,19 @@ class NativeKernels:
             return
         ints, floats, keep = pack(variant, (first, stop, *arguments), self._book)
         int_block, float_block = array.array("q", ints), array.array("d", floats)
-        entry(int_block.buffer_info()[0], float_block.buffer_info()[0])
+        entry(int_block.buffer_info()[0], float_block.buffer_info()[0], 0)
         del keep
 
 
 class _Layout:
     """Where the arrays of one adaptive run go in its data block (the float64 places, then the int64 ones), and the
-    entry's int block with the data block's address left out (``placed`` marks where to add it). Holds the
+    entry's int block, whose places are relative to the data block the entry gets with each call. Holds the
     shared tables and signals it was made for (they are read, never written, by the kernels)."""
 
     def __init__(self, driver: ModuleType, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...],
                  book: AddressBook):
         fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal = shared
-        n, m, n_p, n_eval, rows, events = sizes
+        n, m, n_p, n_eval, rows, events, max_steps = sizes
         work = driver.work_shapes(n, m, method, dop853, implicit, ev_direction.size)
         floats, ints = Blocks("f"), Blocks("i")
         wc = floats.take(work[2][0], complex_=True)  # complex first: 16-byte aligned
@@ -191,18 +195,17 @@ class _Layout:
         counts, status, i_fail, t_fail = ints.take((1, 7)), ints.take((1,)), ints.take((1,)), floats.take((1,))
         assert (status.offset, i_fail.offset) == (counts.offset + 7, counts.offset + 8)
         arguments = (0, 1, placed, fns, method, dop853, implicit, 0.0, 0.0, x0s, ps, inp, stops, t_eval, 0.0, atol,
-                     0.0, 0.0, -1, ev_direction, ev_terminal, *self.outputs, counts, status, t_fail, i_fail)
+                     0.0, 0.0, max_steps, ev_direction, ev_terminal, *self.outputs, counts, status, t_fail, i_fail)
         slots: list[tuple[int, str]] = []
         int_list, _, self.keep = pack(variant, arguments, book, slots)
-        self.max_steps = int_list.index(-1)  # the one int scalar that changes between calls
-        self.placed = np.zeros(len(int_list), np.int64)  # 1 where the data block's address is to be added
         for slot, block in slots:
-            self.placed[slot] = 1
             if block == "i":  # the ints follow the floats in the one data block
-                int_list[slot] += 8 * floats.used
-        self.ints_block = np.array(int_list, dtype=np.int64)
+                int_list[slot] -= 8 * floats.used
+        self.ints_block = np.array(int_list, dtype=np.int64)  # read by the entry, never written
+        self.address = int(self.ints_block.__array_interface__["data"][0])
         self.floats, self.size, self.inputs = floats.used, floats.used + ints.used, x0s.offset
         self.counts, self.t_fail, self.shared = counts.offset, t_fail.offset, shared
+        self.no_events = (np.empty(0), np.empty((0, n)), np.empty(0, np.int64))
 
 
 def _variant(dop853: Any, implicit: Any) -> str:
