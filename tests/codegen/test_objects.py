@@ -7,6 +7,8 @@ here with a known undefined symbol, and a damaged file.
 from __future__ import annotations
 
 import ctypes
+import hashlib
+import json
 import math
 from pathlib import Path
 
@@ -94,3 +96,27 @@ def test_a_missing_object_is_none_and_not_elf_is_an_error(cache: Path) -> None:
     assert not objects.unusable(objects.object_key("never saved", "h"))
     with pytest.raises(ValueError, match="ELF64"):
         objects.undefined_symbols(b"MZ not an object")
+
+
+@pytest.mark.parametrize("manifest", [b"not json", b"[1, 2]", b'{"symbol": 3, "sha256": "x", "unresolved": []}'])
+def test_a_malformed_manifest_is_moved_aside(cache: Path, manifest: bytes) -> None:
+    data = _object_with("define double @k(double %x) {\n  ret double %x\n}\n")
+    key = objects.object_key(f"a manifest {manifest!r}", "k")
+    assert objects.save(key, data, "k")
+    [path] = cache.rglob(f"{key}.json")
+    path.write_bytes(manifest)
+    assert objects.load(key) is None and not objects.unusable(key)
+    assert not path.exists()
+
+
+def test_an_object_that_is_not_elf_but_matches_its_digest_is_not_loaded(cache: Path) -> None:
+    data = _object_with("define double @z(double %x) {\n  ret double %x\n}\n")
+    key = objects.object_key("a truncated object", "z")
+    assert objects.save(key, data, "z")
+    [obj] = cache.rglob(f"{key}.o")
+    [info] = cache.rglob(f"{key}.json")
+    broken = data[:80]
+    obj.write_bytes(broken)
+    manifest = json.loads(info.read_text())
+    info.write_text(json.dumps({**manifest, "sha256": hashlib.sha256(broken).hexdigest()}))
+    assert objects.load(key) is None and not obj.exists()

@@ -107,9 +107,9 @@ def entry_source(variant: str) -> str:
 
 class AddressBook:
     """Data addresses of arrays, remembered while the arrays live (``ndarray.__array_interface__`` costs ~1.5 us,
-    a look-up here ~0.2 us): the kernels' tables and signals are passed on every call, and buffers carved from
-    one block get their addresses from the block's (:meth:`put`). Entries go with their arrays (weak
-    references), so nothing is kept alive and an id reused by a new array is never mistaken for the old one."""
+    a look-up here ~0.2 us): the kernels' tables and signals are passed again and again. Entries go with their
+    arrays (weak references), so nothing is kept alive and an id reused by a new array is never mistaken for
+    the old one."""
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[weakref.ref[np.ndarray], int]] = {}

@@ -306,15 +306,13 @@ def interpreted_module(
     return load_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject, also=(IMPLICIT_TEMPLATE,))
 
 
-def driver_module(replace: dict[str, Callable[..., Any]]) -> ModuleType:
-    """The kernel templates as plain Python with the functions in ``replace`` (``_adaptive_core``, ``_allocate``)
-    replaced: the Python drivers (``adaptive_run``, ``work_arrays``) then run the exported machine code
-    (robodyn.integrate.native_kernels); the templates' own numeric functions are never called."""
+def driver_module() -> ModuleType:
+    """The kernel templates as plain Python, for their Python helpers (``work_shapes``, ``work_arrays``,
+    ``N_COUNTS``) where numba is not imported (robodyn.integrate.native_kernels); its numeric functions are never
+    called."""
     def absent(*args: Any) -> None:
-        raise AssertionError("the Python driver of the kernels calls no model function itself")
+        raise AssertionError("the Python helpers of the kernel templates call no model function")
 
     inject = {"jit": _identity, "hjit": _identity, "rhs": absent, "event_fn": absent, "jac": absent,
               "eval_inputs": absent, "HAS_EVENTS": True}
-    module = load_module(KERNEL_TEMPLATE, f"robodyn_driver_{id(replace):x}", inject, also=(IMPLICIT_TEMPLATE,))
-    module.__dict__.update(replace)  # after the templates ran: their own definitions are replaced
-    return module
+    return load_module(KERNEL_TEMPLATE, "robodyn_kernel_helpers", inject, also=(IMPLICIT_TEMPLATE,))

@@ -172,13 +172,27 @@ def save(key: str, data: bytes, symbol: str) -> bool:
     return not missing
 
 
+def _manifest(key: str) -> dict[str, Any] | None:
+    """The manifest of ``key`` when it exists and is well formed; a malformed or untrusted one is moved aside."""
+    path = _paths(key)[1]
+    try:
+        data = read_private(path)
+        if data is None:
+            return None
+        manifest = json.loads(data)
+        if not (isinstance(manifest, dict) and isinstance(manifest.get("symbol"), str)
+                and isinstance(manifest.get("sha256"), str) and isinstance(manifest.get("unresolved"), list)):
+            raise ValueError("it is not a manifest of robodyn's")
+        return manifest
+    except (UntrustedFile, ValueError) as exc:
+        quarantine(path, str(exc))
+        return None
+
+
 def unusable(key: str) -> bool:
     """Whether an earlier process found the object of ``key`` unusable (it needs symbols no process provides)."""
-    try:
-        manifest = read_private(_paths(key)[1])
-        return manifest is not None and bool(json.loads(manifest).get("unresolved"))
-    except (UntrustedFile, ValueError):
-        return False
+    manifest = _manifest(key)
+    return manifest is not None and bool(manifest["unresolved"])
 
 
 def load(key: str) -> int | None:
@@ -187,29 +201,31 @@ def load(key: str) -> int | None:
     loaded = _state.get("loaded", {}).get(key)
     if loaded is not None:
         return int(loaded)
-    obj, info = _paths(key)
+    manifest = _manifest(key)
+    if manifest is None or manifest["unresolved"]:
+        return None
+    obj = _paths(key)[0]
     try:
-        manifest_bytes = read_private(info)
-        if manifest_bytes is None:
-            return None
-        manifest = json.loads(manifest_bytes)
-        if manifest.get("unresolved"):
-            return None
         data = read_private(obj)
-    except (UntrustedFile, ValueError) as exc:
-        quarantine(info, str(exc))
+    except UntrustedFile as exc:
+        quarantine(obj, str(exc))
         return None
     if data is None:
         return None
-    if hashlib.sha256(data).hexdigest() != manifest.get("sha256") or loadable(data):
-        quarantine(obj, "its SHA-256 digest does not match, or it needs symbols this process lacks")
+    try:
+        problem = "its SHA-256 digest does not match" if hashlib.sha256(data).hexdigest() != manifest["sha256"] \
+            else "it needs symbols this process lacks" if loadable(data) else None
+    except (ValueError, struct.error) as exc:  # not a well-formed ELF object
+        problem = f"it cannot be read ({exc})"
+    if problem is not None:
+        quarantine(obj, problem)
         return None
     import llvmlite.binding as llvm
 
     engine = _runtime()
     engine.add_object_file(llvm.ObjectFileRef.from_data(data))
     engine.finalize_object()
-    address = int(engine.get_function_address(str(manifest["symbol"])))
+    address = int(engine.get_function_address(manifest["symbol"]))
     if not address:
         return None
     _state["loaded"][key] = address

@@ -1,13 +1,13 @@
 """The adaptive kernels run from their exported machine code: a first result without numba in the process.
 
 :func:`native_kernels` gives an object that stands for the shared kernel module
-(:func:`robodyn.codegen.module.kernel_module`) in :mod:`robodyn.integrate.kernels`: ``adaptive_run`` is the
-template's own Python driver (integrate/kernel_template.py, executed as plain Python), and its
-``_adaptive_core`` calls the C entry of the kernel variant (:mod:`robodyn.codegen.entry`) loaded from its
-object file (:mod:`robodyn.codegen.objects`) through ``ctypes``, which releases the GIL during the call, so
-batches run in threads as before. The first time on a machine, numba compiles the entry (the kernel module
-with it, without numba's cache) and its object is kept; when an object cannot be used, the numba kernel
-module runs instead. Everything else (the fixed-step kernels) is the numba kernel module's.
+(:func:`robodyn.codegen.module.kernel_module`) in :mod:`robodyn.integrate.kernels`. Its ``adaptive_run`` (the
+template's arguments and results) and ``_adaptive_core`` (a batch's chunks) call the C entry of the kernel
+variant (:mod:`robodyn.codegen.entry`), loaded from its object file (:mod:`robodyn.codegen.objects`), through
+``ctypes``, which releases the GIL during the call, so batches run in threads as before. The first time on a
+machine, numba compiles the entry (the kernel module with it, without numba's cache) and its object is kept;
+when an object cannot be used, the numba kernel module runs instead. Everything else (the fixed-step
+kernels) is the numba kernel module's.
 
 ``ROBODYN_NATIVE=0`` in the environment turns this off: every kernel is then numba's (benchmarks compare both).
 """
@@ -41,7 +41,7 @@ class NativeKernels:
         from robodyn.codegen.module import driver_module
 
         self._book = AddressBook()
-        self._driver: ModuleType = driver_module({"_adaptive_core": self._adaptive_core})
+        self._driver: ModuleType = driver_module()  # the templates' Python helpers: work_shapes, work_arrays
         self._sizes = [64, 4]  # the most output rows (without t_eval) and events so far: the next run's room
         self._layouts: dict[tuple[Any, ...], _Layout] = {}
         self._entries: dict[str, Any] = {}
