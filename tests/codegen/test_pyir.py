@@ -126,3 +126,9 @@ def test_equal_functions_share_one_symbol_and_different_ones_do_not() -> None:
     again = function_ir("# another module\n" + _MODULE.format(body="    out[0] = x[0] * 2.0"), "rhs")[1]
     other = function_ir(_MODULE.format(body="    out[0] = x[0] * 3.0"), "rhs")[1]
     assert first == again != other
+
+
+def test_a_very_deep_expression_is_left_to_numba_not_a_crash() -> None:
+    deep = "x[0]" + " * (1.0 + x[1]" * 3000 + ")" * 3000
+    with pytest.raises(Unsupported):
+        function_ir(_MODULE.format(body=f"    out[0] = {deep}"), "rhs")

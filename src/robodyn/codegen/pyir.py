@@ -179,14 +179,17 @@ def function_ir(module_text: str, name: str) -> tuple[str, str]:
     """
     try:
         tree = ast.parse(module_text)
-    except SyntaxError as exc:
+    except (SyntaxError, RecursionError) as exc:
         raise Unsupported(f"the module does not parse: {exc}") from exc
     found = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name == name]
     if len(found) != 1 or [a.arg for a in found[0].args.args] != list(_ARGUMENTS):
         raise Unsupported(f"no function {name}(t, x, u, p, out)")
     emitter = _Emitter()
-    for statement in found[0].body:
-        emitter.statement(statement)
+    try:
+        for statement in found[0].body:
+            emitter.statement(statement)
+    except RecursionError as exc:  # an expression nested deeper than Python's stack: numba's problem, as before
+        raise Unsupported("an expression is nested too deeply") from exc
     body = "\n".join(emitter.lines)
     symbol = f"robodyn_tape_py_{hashlib.sha256(body.encode()).hexdigest()[:24]}"
     declarations = [f"declare double @{callee}({', '.join(['double'] * arity)})"

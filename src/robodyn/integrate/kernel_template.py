@@ -276,7 +276,6 @@ def _adaptive_core(first, stop, work, fns, method, dop853, implicit, t0, t1, x0s
         out_t, out_x, out_u = out_ts[i_run], out_xs[i_run], out_us[i_run]
         ev_t, ev_x, ev_idx = ev_ts[i_run], ev_xs[i_run], ev_idxs[i_run]
         n, s, n_events = x0.size, b.size, ev_direction.size
-        # R: the step's x and x_new, then its dense-output coefficients (DOP853: three more rows, [HNW] II.6)
         m = out_u.shape[1]
         # the work arrays are carved from ``work = (w, W, Wc, Wi)`` (see work_arrays): the kernel allocates nothing
         w, W = work[0], work[1]

@@ -375,11 +375,12 @@ def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple
 
 def _workers(setup: KernelSetup) -> int:
     """Threads for a batch: the CPUs this process may use when the kernels are compiled (they release the
-    GIL), at most numba's thread limit (``NUMBA_NUM_THREADS``); one on the interpreted path (Python holds it)."""
+    GIL), at most ``NUMBA_NUM_THREADS`` when it is set; one on the interpreted path (Python holds it)."""
     if setup.path != "compiled":
         return 1
     usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return max(1, min(usable, int(os.environ.get("NUMBA_NUM_THREADS", usable))))
+    limit = os.environ.get("NUMBA_NUM_THREADS", "")  # read here: numba is not imported on the native path
+    return max(1, min(usable, int(limit) if limit.strip().isdigit() else usable))
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:
