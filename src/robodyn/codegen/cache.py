@@ -44,7 +44,7 @@ from typing import IO, Any
 from robodyn.errors import InputError
 
 __all__ = ["UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash", "own_folder", "prepare_numba",
-           "private_cfunc", "quarantine", "read_private"]
+           "private_cfunc", "quarantine", "read_private", "read_trusted"]
 
 log = logging.getLogger("robodyn.cache")
 _PACKAGE = Path(__file__).resolve().parents[1]  # robodyn's own sources: numba code there is cached here too
@@ -190,6 +190,15 @@ def read_private(path: Path) -> bytes | None:
         raise
     with os.fdopen(fd, "rb") as handle:
         return handle.read()
+
+
+def read_trusted(path: Path) -> bytes | None:
+    """:func:`read_private`, with an untrusted file moved aside (:func:`quarantine`) and read as missing."""
+    try:
+        return read_private(path)
+    except UntrustedFile as exc:
+        quarantine(path, str(exc))
+        return None
 
 
 _reported: list[Path] = []  # entries moved aside by this process

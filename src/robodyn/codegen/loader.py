@@ -26,15 +26,7 @@ from types import ModuleType
 from typing import Any
 
 from robodyn.atomic import write_text_atomic
-from robodyn.codegen.cache import (
-    UntrustedFile,
-    adopt_numba_caches,
-    cache_dir,
-    content_hash,
-    prepare_numba,
-    quarantine,
-    read_private,
-)
+from robodyn.codegen.cache import adopt_numba_caches, cache_dir, content_hash, prepare_numba, quarantine, read_trusted
 
 __all__ = ["load_generated", "load_module"]
 
@@ -91,11 +83,7 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
         if module is not None:
             return module
         path = cache_dir(numba_code=numba_code) / f"{name}.py"
-        try:
-            current = read_private(path)
-        except UntrustedFile as exc:
-            quarantine(path, str(exc))
-            current = None
+        current = read_trusted(path)
         expected = text.encode("utf-8")
         if current != expected:
             if current is not None:

@@ -103,10 +103,15 @@ def _entry(name: str, size: str) -> str:
     return _ENTRY.format(name=name, size=size, pad=" " * 4)
 
 
+def _header(model: Any, n_events: int = 0) -> str:
+    """The header of a model's generated function module (imports, decorators, its sizes)."""
+    return _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
+                                    n_p=len(model.parameters), n_events=n_events)
+
+
 def module_text(model: Any, events: Sequence[sympy.Expr] = ()) -> str:
     """The source of a model's function module: ``rhs`` and ``rhs_c`` (and ``event_fn``, ``event_c``)."""
-    header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
-                                      n_p=len(model.parameters), n_events=len(events))
+    header = _header(model, len(events))
     parts = [header, model.kernel_rhs_source(), _entry("rhs", "N_STATES")]
     if events:
         from robodyn.codegen.source import event_source
@@ -119,8 +124,7 @@ def jacobian_text(model: Any) -> str | None:
     source = model.kernel_jacobian_source()
     if source is None:
         return None
-    header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
-                                      n_p=len(model.parameters), n_events=0)
+    header = _header(model)
     return "\n\n".join([header, source, _entry("jac", "N_STATES * (N_STATES + N_INPUTS)")])
 
 
@@ -153,8 +157,7 @@ def output_text(model: Any) -> str | None:
     source = model.kernel_output_source()
     if source is None:
         return None
-    header = _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
-                                      n_p=len(model.parameters), n_events=0)
+    header = _header(model)
     return f"{header}\n\n{source}"
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from robodyn.atomic import write_bytes_atomic
-from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
+from robodyn.codegen.cache import cache_dir, quarantine, read_trusted
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
            "native_function", "shared_engine"]
@@ -147,16 +147,7 @@ def _fetch(module: Any) -> bytes | None:
     try:
         path = _object_path(module.name)
         digest_path = path.with_suffix(".o.sha256")
-        try:
-            data = read_private(path)
-        except UntrustedFile as exc:
-            quarantine(path, str(exc))
-            return None
-        try:
-            digest = read_private(digest_path)
-        except UntrustedFile as exc:
-            quarantine(digest_path, str(exc))
-            return None
+        data, digest = read_trusted(path), read_trusted(digest_path)
         if data is None or digest is None:  # not compiled yet (or a write killed between the two files)
             return None
         if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():

@@ -35,7 +35,7 @@ import struct
 from typing import Any, Final
 
 from robodyn.atomic import write_bytes_atomic
-from robodyn.codegen.cache import UntrustedFile, cache_dir, quarantine, read_private
+from robodyn.codegen.cache import cache_dir, quarantine, read_trusted
 
 __all__ = ["enabled", "export", "load", "loadable", "object_key", "save", "undefined_symbols", "unusable"]
 
@@ -175,16 +175,16 @@ def save(key: str, data: bytes, symbol: str) -> bool:
 def _manifest(key: str) -> dict[str, Any] | None:
     """The manifest of ``key`` when it exists and is well formed; a malformed or untrusted one is moved aside."""
     path = _paths(key)[1]
+    data = read_trusted(path)
+    if data is None:
+        return None
     try:
-        data = read_private(path)
-        if data is None:
-            return None
         manifest = json.loads(data)
         if not (isinstance(manifest, dict) and isinstance(manifest.get("symbol"), str)
                 and isinstance(manifest.get("sha256"), str) and isinstance(manifest.get("unresolved"), list)):
             raise ValueError("it is not a manifest of robodyn's")
         return manifest
-    except (UntrustedFile, ValueError) as exc:
+    except ValueError as exc:
         quarantine(path, str(exc))
         return None
 
@@ -205,11 +205,7 @@ def load(key: str) -> int | None:
     if manifest is None or manifest["unresolved"]:
         return None
     obj = _paths(key)[0]
-    try:
-        data = read_private(obj)
-    except UntrustedFile as exc:
-        quarantine(obj, str(exc))
-        return None
+    data = read_trusted(obj)
     if data is None:
         return None
     try:

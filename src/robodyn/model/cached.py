@@ -161,13 +161,9 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 
 def _read(path: Path, key: str) -> dict[str, Any] | None:
     """The valid record at ``path``, or None (missing; damaged or untrusted ones are moved aside)."""
-    from robodyn.codegen.cache import UntrustedFile, quarantine, read_private
+    from robodyn.codegen.cache import quarantine, read_trusted
 
-    try:
-        data = read_private(path)
-    except UntrustedFile as exc:
-        quarantine(path, str(exc))
-        return None
+    data = read_trusted(path)
     if data is None:
         return None
     try:
