@@ -40,7 +40,7 @@ _ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _
 _INDEX = ctypes.c_int64
 _BATCH_SIGNATURE = ctypes.CFUNCTYPE(None, _INDEX, ctypes.c_double, *(_POINTER, _INDEX) * 5)
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
-_lock = threading.Lock()
+_lock = threading.RLock()  # the engine's: every module or object added to it, by this module or robodyn.codegen.objects
 _log = logging.getLogger("robodyn.cache")
 _state: dict[str, Any] = {}  # the engine, its modules and the functions compiled so far
 
@@ -117,10 +117,11 @@ def _engine() -> Any:
     return engine
 
 
-def shared_engine() -> Any:
-    """The process's MCJIT engine (robodyn.codegen.objects adds the exported kernels and model functions to it)."""
+def shared_engine() -> tuple[Any, Any]:
+    """The process's MCJIT engine and the lock to hold while adding to it (robodyn.codegen.objects adds the
+    exported kernels and model functions)."""
     with _lock:
-        return _engine()
+        return _engine(), _lock
 
 
 def _object_path(name: str) -> Any:

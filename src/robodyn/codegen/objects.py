@@ -28,6 +28,7 @@ the private cache: :func:`robodyn.codegen.cache.read_private`; docs/dev/security
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import json
 import os
@@ -72,14 +73,19 @@ def enabled() -> bool:
     return os.environ.get("ROBODYN_NATIVE", "1") != "0"
 
 
-def object_key(source: str, symbol: str) -> str:
-    """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite."""
+@functools.cache
+def _host() -> str:
+    """This CPU's name and features and llvmlite's version: what an object's machine code was made for."""
     import llvmlite
     import llvmlite.binding as llvm
 
     _runtime()
-    host = f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
-    return hashlib.sha256("\0".join((source, symbol, host)).encode()).hexdigest()[:32]
+    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
+
+
+def object_key(source: str, symbol: str) -> str:
+    """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite."""
+    return hashlib.sha256("\0".join((source, symbol, _host())).encode()).hexdigest()[:32]
 
 
 def export(cfunc: Any) -> tuple[bytes, str]:
@@ -130,7 +136,7 @@ def _runtime() -> Any:
 
         from robodyn.codegen.native import shared_engine
 
-        engine = shared_engine()
+        engine, lock = shared_engine()
         api = ctypes.pythonapi
         for name in _PYTHON_FUNCTIONS:
             llvm.add_symbol(name, ctypes.cast(getattr(api, name), ctypes.c_void_p).value)
@@ -145,9 +151,12 @@ def _runtime() -> Any:
         module = llvm.parse_assembly("declare void @abort() noreturn\ndeclare i64 @write(i32, ptr, i64)\n"
                                      f"{_GIL}\n" + "\n".join(stubs) + "\n")
         module.name = "robodyn_runtime_stubs"
-        engine.add_module(module)
-        engine.finalize_object()
-        _state.update(engine=engine, modules=[module], loaded={})
+        with lock:
+            if "engine" in _state:  # another thread was first
+                return _state["engine"]
+            engine.add_module(module)
+            engine.finalize_object()
+            _state.update(engine=engine, lock=lock, modules=[module], loaded={})
     return engine
 
 
@@ -219,10 +228,13 @@ def load(key: str) -> int | None:
     import llvmlite.binding as llvm
 
     engine = _runtime()
-    engine.add_object_file(llvm.ObjectFileRef.from_data(data))
-    engine.finalize_object()
-    address = int(engine.get_function_address(manifest["symbol"]))
-    if not address:
-        return None
-    _state["loaded"][key] = address
+    with _state["lock"]:
+        if key in _state["loaded"]:  # another thread loaded it meanwhile
+            return int(_state["loaded"][key])
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+        address = int(engine.get_function_address(manifest["symbol"]))
+        if not address:
+            return None
+        _state["loaded"][key] = address
     return address
