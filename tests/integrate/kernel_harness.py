@@ -24,6 +24,7 @@ import robodyn.integrate
 from robodyn.integrate.tableaus import METHODS
 
 TEMPLATE = Path(robodyn.integrate.__file__).parent / "kernel_template.py"
+WORK = TEMPLATE.with_name("work_template.py")  # the work arrays' shapes, executed after the template
 FNS = np.zeros(3, dtype=np.int64)  # the kernels pass the model's addresses through; these problems ignore them
 
 # Problem ids (p[0]); the parameters follow in p[1:].
@@ -102,7 +103,7 @@ HAS_EVENTS = True
 def load_compiled(directory: Path, name: str = "rk_harness_compiled") -> ModuleType:
     """Write header + problems + template into ``directory/name.py`` and import it."""
     path = directory / f"{name}.py"
-    path.write_text(HEADER + PROBLEMS + "\n\n" + TEMPLATE.read_text())
+    path.write_text(HEADER + PROBLEMS + "\n\n" + TEMPLATE.read_text() + "\n\n" + WORK.read_text())
     return _execute(path, name, {})
 
 
@@ -115,7 +116,9 @@ def load_interpreted(name: str = "rk_harness_interpreted") -> ModuleType:
     namespace: dict[str, Any] = {"jit": identity, "math": math, "np": np}
     exec(compile(PROBLEMS, "<test problems>", "exec"), namespace)
     names = {key: namespace[key] for key in ("rhs", "eval_inputs", "event_fn")}
-    return _execute(TEMPLATE, name, {"jit": identity, "hjit": identity, "HAS_EVENTS": True, **names})
+    from robodyn.codegen.loader import load_module  # executes the template, then the work shapes after it
+
+    return load_module(TEMPLATE, name, {"jit": identity, "hjit": identity, "HAS_EVENTS": True, **names}, also=(WORK,))
 
 
 def _execute(path: Path, name: str, inject: dict[str, Any]) -> ModuleType:

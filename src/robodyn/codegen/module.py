@@ -32,14 +32,15 @@ from robodyn.codegen.printer import safe_label
 if TYPE_CHECKING:
     import sympy
 
-__all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "compiled_module", "driver_module",
-           "entry_module_text", "interpreted_module", "jacobian_module", "jacobian_text", "kernel_module",
-           "kernel_module_text", "loaded_kernel_module", "model_addresses", "module_text", "output_module",
-           "output_text", "straight_line_function"]
+__all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "WORK_TEMPLATE", "compiled_module",
+           "driver_module", "entry_module_text", "interpreted_module", "jacobian_module", "jacobian_text",
+           "kernel_module", "kernel_module_text", "loaded_kernel_module", "model_addresses", "module_text",
+           "output_module", "output_text", "straight_line_function"]
 
 _PACKAGE: Final = Path(__file__).resolve().parents[1]
 KERNEL_TEMPLATE: Final = _PACKAGE / "integrate" / "kernel_template.py"
 IMPLICIT_TEMPLATE: Final = _PACKAGE / "integrate" / "implicit_template.py"
+WORK_TEMPLATE: Final = _PACKAGE / "integrate" / "work_template.py"
 SIGNALS_KERNEL: Final = _PACKAGE / "signals" / "kernel.py"
 _INDIRECT: Final = _PACKAGE / "codegen" / "indirect.py"
 
@@ -144,11 +145,16 @@ def compiled_module(model: Any, events: Sequence[sympy.Expr] = ()) -> ModuleType
 
 def jacobian_module(model: Any) -> ModuleType | None:
     """The module of ``model``'s exact Jacobian ``jac`` / ``jac_c``, or None when the model has no source for it."""
+    return _memo_module(model, "jacobian module", jacobian_text, "robodyn_jac")
+
+
+def _memo_module(model: Any, key: str, text_of: Callable[[Any], str | None], prefix: str) -> ModuleType | None:
+    """The generated module of ``text_of(model)`` (None without a text), kept in the model's memo under ``key``."""
     memo = model.memo()
-    if "jacobian module" not in memo:
-        text = jacobian_text(model)
-        memo["jacobian module"] = None if text is None else load_generated(text, "robodyn_jac")
-    module: ModuleType | None = memo["jacobian module"]
+    if key not in memo:
+        text = text_of(model)
+        memo[key] = None if text is None else load_generated(text, prefix)
+    module: ModuleType | None = memo[key]
     return module
 
 
@@ -164,12 +170,7 @@ def output_text(model: Any) -> str | None:
 def output_module(model: Any) -> ModuleType | None:
     """The module of ``model``'s outputs ``out_fn(t, x, u, p, out)`` (called from Python), or None without a
     source for them."""
-    memo = model.memo()
-    if "output module" not in memo:
-        text = output_text(model)
-        memo["output module"] = None if text is None else load_generated(text, "robodyn_out")
-    module: ModuleType | None = memo["output module"]
-    return module
+    return _memo_module(model, "output module", output_text, "robodyn_out")
 
 
 def model_addresses(model: Any, events: Sequence[sympy.Expr] = (),
@@ -242,7 +243,7 @@ def kernel_module_text() -> str:
     header = _KERNEL_HEADER + (f"# status codes {dict(CODES)}; signal kind codes {dict(KIND_CODES)}\n"
                                f"# robodyn/codegen/indirect.py sha256 {indirect}\n")
     parts = [header, *(path.read_text(encoding="utf-8") for path in (SIGNALS_KERNEL, KERNEL_TEMPLATE,
-                                                                       IMPLICIT_TEMPLATE))]
+                                                                       IMPLICIT_TEMPLATE, WORK_TEMPLATE))]
     return "\n\n".join(parts)
 
 
@@ -306,7 +307,8 @@ def interpreted_module(
 
     inject = {"jit": _identity, "hjit": _identity, "rhs": rhs, "event_fn": event_fn, "jac": jac or missing,
               "eval_inputs": eval_inputs, "HAS_EVENTS": True}
-    return load_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject, also=(IMPLICIT_TEMPLATE,))
+    return load_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject,
+                       also=(IMPLICIT_TEMPLATE, WORK_TEMPLATE))
 
 
 def driver_module() -> ModuleType:
@@ -318,4 +320,4 @@ def driver_module() -> ModuleType:
 
     inject = {"jit": _identity, "hjit": _identity, "rhs": absent, "event_fn": absent, "jac": absent,
               "eval_inputs": absent, "HAS_EVENTS": True}
-    return load_module(KERNEL_TEMPLATE, "robodyn_kernel_helpers", inject, also=(IMPLICIT_TEMPLATE,))
+    return load_module(KERNEL_TEMPLATE, "robodyn_kernel_helpers", inject, also=(IMPLICIT_TEMPLATE, WORK_TEMPLATE))

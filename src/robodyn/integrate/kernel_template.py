@@ -3,9 +3,9 @@
 A template, never imported as an ordinary module: the loader first defines ``jit`` and ``hjit`` (numba's, or
 identity decorators), ``rhs(fns, t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)``,
 ``event_fn(fns, t, x, u, p, out)`` and ``jac(fns, t, x, u, p, out)`` in the module namespace, then executes this
-source and ``implicit_template.py`` (docs/dev/simulation.md). ``fns`` (int64) says where the model's compiled
-functions are (``[rhs, event_fn, jac]``, robodyn.codegen.indirect) and is passed through untouched, as ``inp``;
-``event_fn`` is never called without events.
+source, ``implicit_template.py`` and ``work_template.py`` (docs/dev/simulation.md). ``fns`` (int64) says where
+the model's compiled functions are (``[rhs, event_fn, jac]``, robodyn.codegen.indirect) and is passed through
+untouched, as ``inp``; ``event_fn`` is never called without events.
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
@@ -55,6 +55,8 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
     def _implicit_reset(st): ...
     def _implicit_work(work, n, m): ...
     def implicit_work_shape(n, m): ...
+    def work_arrays(n, m, method, dop853, implicit, n_events): ...  # work_template.py
+    def _allocate(specs): ...
     HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
     def eval_inputs(t, t_piece, x, inp, out): ...
 
@@ -594,31 +596,6 @@ def adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_
         out_t, out_x, out_u = out_t[:k], out_x[:k], out_u[:k]
     return (status[0], t_fail[0], i_fail[0], counts[0, 2:].copy(), out_t, out_x, out_u, ev_t[:q], ev_x[:q],
             ev_idx[:q])
-
-
-def work_shapes(n, m, method, dop853, implicit, n_events):
-    """The ``(shape, dtype)`` of the work arrays of ``_adaptive_core`` for n states, m inputs and n_events events
-    (plain Python: the kernel carves the same arrays from them, implicit ones first): a vector w, a matrix W
-    (rows, n), the complex Wc (n + 1, n) and the int64 Wi (2, n) (no rows for the explicit methods)."""
-    c, dense = method[2], method[4]
-    rows = c.size + 2 + dense.shape[0] + (0 if dop853 is None else 3)
-    size = 4 * n + 2 * m + 5 * n_events
-    extra = (n + 1, 2) if implicit is not None else (0, 0)
-    if implicit is not None:
-        more_rows, more = implicit_work_shape(n, m)
-        rows, size = rows + more_rows, size + more
-    return (((size,), np.float64), ((rows, n), np.float64), ((extra[0], n), np.complex128),
-            ((extra[1], n), np.int64))
-
-
-def work_arrays(n, m, method, dop853, implicit, n_events):
-    """Fresh work arrays of ``_adaptive_core`` (see work_shapes)."""
-    return _allocate(work_shapes(n, m, method, dop853, implicit, n_events))
-
-
-def _allocate(specs):
-    """Fresh arrays of the ``(shape, dtype)`` pairs ``specs``."""
-    return tuple(np.empty(shape, dtype) for shape, dtype in specs)
 
 
 _SIZES = [64, 4]  # the most output rows (without t_eval) and events of this module's runs: the next one's buffers
