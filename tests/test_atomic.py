@@ -35,3 +35,43 @@ def test_unwritable_location_is_input_error(tmp_path):
     blocker.write_text("x")
     with pytest.raises(InputError, match="cannot write"):
         write_text_atomic(blocker / "sub" / "out.txt", "x")
+
+
+# --- output paths derived from names, and checked before any work (issue 22) -------------------------------
+@pytest.mark.parametrize(("name", "component"), [
+    ("..", "model"), ("../../x", "x"), ("/etc/passwd", "etc_passwd"), (".hidden", "hidden"), ("", "model"),
+    ("pendulum", "pendulum"), ("arm v2 (test)", "arm_v2_test_"), ("-rf", "rf"), ("a/../b", "a_.._b"),
+    ("x" * 500, "x" * 100),
+])
+def test_path_component_is_one_safe_name(name, component):
+    from robodyn.atomic import path_component
+
+    assert path_component(name) == component
+    assert "/" not in component and component not in (".", "..")
+
+
+def test_check_output_folder_refuses_what_cannot_hold_outputs(tmp_path):
+    from robodyn.atomic import check_output_folder
+
+    afile = tmp_path / "file"
+    afile.write_text("x")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere")
+    for path, reason in [(afile, "is a file"), (afile / "sub", "is not a folder"), ("/dev/null", "device"),
+                         ("/proc/robodyn-x", "cannot write in /proc"), (tmp_path / "dangling", "link to nothing"),
+                         ("", "empty")]:
+        with pytest.raises(InputError, match=reason):
+            check_output_folder(path, "--out")
+    assert check_output_folder(tmp_path / "new" / "deeper", "--out") == tmp_path / "new" / "deeper"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dangling", "file"]  # the probe left nothing
+
+
+def test_check_output_path_refuses_devices_and_dangling_links(tmp_path):
+    from robodyn.atomic import check_output_path
+
+    (tmp_path / "dangling.csv").symlink_to(tmp_path / "nowhere.csv")
+    for path, reason in [("/dev/null", "device"), (tmp_path / "dangling.csv", "link to nothing"),
+                         ("/proc/x.csv", "cannot write in /proc"), ("", "empty")]:
+        with pytest.raises(InputError, match=reason):
+            check_output_path(path, "--out")
+    with pytest.raises(InputError, match="device"):  # never replaced by a regular file, even as root
+        write_text_atomic("/dev/null", "x")

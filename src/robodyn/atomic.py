@@ -7,30 +7,98 @@ the destination with :func:`os.replace` (atomic on POSIX and Windows). A failure
 from __future__ import annotations
 
 import os
+import re
+import stat
 import tempfile
 from pathlib import Path
+from typing import Final
 
 from robodyn.errors import InputError
 
-__all__ = ["check_output_path", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["check_output_folder", "check_output_path", "path_component", "write_bytes_atomic", "write_text_atomic"]
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
+MAX_COMPONENT: Final = 100  # characters of a file or folder name derived from a model's name
 
 
-def check_output_path(path: str | os.PathLike[str], option: str = "cannot write") -> Path:
-    """Refuse, before any work is done, an output path that cannot be a file: a folder, or a path under a file."""
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{option} {target} is a folder: name a file inside it, e.g. {target / 'out'}{target.suffix}")
+def path_component(name: str, fallback: str = "model") -> str:
+    """``name`` (a model's name, free text) reduced to one safe file or folder name.
+
+    Characters other than letters, digits and ``_ . + -`` become ``_``; leading dots, dashes and underscores are dropped
+    (no ``..``, no hidden files, nothing read as an option); at most :data:`MAX_COMPONENT` characters. A name
+    with nothing left (``".."``, ``"/"``) gives ``fallback``. The result never contains a path separator.
+    """
+    text = _UNSAFE.sub("_", str(name)).lstrip("._-")[:MAX_COMPONENT].rstrip(".")
+    return text if text.strip("_") else fallback
+
+
+def _existing_ancestor(target: Path, option: str) -> Path:
+    """The nearest existing ancestor of the missing ``target``: it must be a folder."""
     for parent in target.parents:
-        if parent.exists():
+        if os.path.lexists(parent):
             if not parent.is_dir():
                 raise InputError(f"{option} {target}: {parent} is not a folder: choose another location")
-            break
+            return parent
+    return Path(".")
+
+
+def _probe(folder: Path, target: Path, option: str) -> None:
+    """Refuse ``target`` unless something can be created in ``folder`` (a read-only or virtual file system,
+    missing permissions): a temporary folder is made and removed, nothing else is touched."""
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".robodyn-probe-", dir=folder))
+    except OSError as exc:
+        raise InputError(f"{option} {target}: cannot write in {folder}: {exc.strerror or exc}: choose a writable "
+                         "location") from None
+
+
+def _check_special(target: Path, option: str, what: str) -> None:
+    """Refuse a path that exists as something other than a regular file or folder: a device, a FIFO, a socket, a
+    link to nothing (writing would replace the device, block on the FIFO or create the link's target)."""
+    try:
+        info = os.lstat(target)
+    except (FileNotFoundError, NotADirectoryError):  # missing, or under a file: the ancestor check says which
+        return
+    except OSError as exc:
+        raise InputError(f"{option} {target}: {exc.strerror or exc}: choose another location") from None
+    if stat.S_ISLNK(info.st_mode) and not target.exists():
+        raise InputError(f"{option} {target} is a symbolic link to nothing: remove it or choose another name")
+    if target.exists() and not (target.is_file() or target.is_dir()):
+        raise InputError(f"{option} {target} is a device, pipe or socket: name a {what}")
+
+
+def check_output_path(path: str | os.PathLike[str], option: str = "cannot write", *, probe: bool = True) -> Path:
+    """Refuse, before any work is done, an output path that cannot be a file: a folder, a path under a file, a
+    device, pipe or dangling link, or (``probe``) a location where nothing can be created."""
+    target = Path(path)
+    if str(path) == "":
+        raise InputError(f"{option}: the path is empty: name a file")
+    _check_special(target, option, "file")
+    if target.is_dir():
+        raise InputError(f"{option} {target} is a folder: name a file inside it, e.g. {target / 'out'}{target.suffix}")
+    folder = target.parent if target.parent.is_dir() else _existing_ancestor(target, option)
+    if probe:
+        _probe(folder, target, option)
+    return target
+
+
+def check_output_folder(path: str | os.PathLike[str], option: str = "cannot write") -> Path:
+    """Refuse, before any work is done, a path that cannot be an output folder: a file, a device, a dangling
+    link, a path under a file, or a location where nothing can be created (checked by creating and removing a
+    temporary folder: nothing is left behind)."""
+    target = Path(path)
+    if str(path) == "":
+        raise InputError(f"{option}: the path is empty: name a folder")
+    _check_special(target, option, "folder")
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{option} {target} is a file, not a folder: name a folder (it is created when missing)")
+    _probe(target if target.is_dir() else _existing_ancestor(target, option), target, option)
     return target
 
 
 def write_bytes_atomic(path: str | os.PathLike[str], data: bytes) -> Path:
     """Write ``data`` to ``path`` atomically, creating parent folders; returns the path."""
-    target = check_output_path(path)
+    target = check_output_path(path, probe=False)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)

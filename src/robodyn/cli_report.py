@@ -13,12 +13,16 @@ __all__ = ["add_commands", "run_demo"]
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
+    from robodyn.atomic import check_output_folder, path_component
+    from robodyn.model.names import parse_number
     from robodyn.report import analyze
 
+    horizon = 5.0 if args.horizon is None else parse_number(args.horizon, where="--horizon")
     model = load_model(args)
-    horizon = 5.0 if args.horizon is None else float(args.horizon)
+    # the model's name is free text: the default folder is one safe component of it, never '..' or a path
+    out = check_output_folder(args.out or Path("robodyn-out") / path_component(model.name), "--out")
     report = analyze(model, at=assignments(args.at, "--at"), horizon=horizon, quiet=args.quiet)
-    page = report.write(args.out or f"robodyn-out/{model.name}")
+    page = report.write(out)
     points = len(report.data.get("points", []))
     print(f"{model.name}: {points} operating point(s) analysed; wrote {page} (with report.json and points.csv)")
     return 0

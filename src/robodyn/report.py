@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import datetime
+import difflib
 import html
 import io
 import json
@@ -27,7 +28,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError, RobodynError
+from robodyn.errors import InputError, RobodynError, UnknownNameError
 from robodyn.model.system import Model, require_model
 from robodyn.progress import progress
 from robodyn.progress import quiet as quiet_progress
@@ -62,13 +63,16 @@ class Report:
     def write(self, folder: str | Path) -> Path:
         """Write ``report.html``, ``report.json`` and ``points.csv`` into ``folder`` (created), each atomically;
         returns the page's path."""
-        from robodyn.atomic import check_output_path, write_text_atomic
+        from robodyn.atomic import check_output_folder, check_output_path, write_text_atomic
 
-        out = Path(folder)
-        out.mkdir(parents=True, exist_ok=True)
+        out = check_output_folder(folder, "analyze --out")
         page = out / "report.html"
         for path in (page, out / "report.json", out / "points.csv"):
-            check_output_path(path, "analyze --out")
+            check_output_path(path, "analyze --out", probe=False)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise InputError(f"analyze --out {out}: {exc.strerror or exc}: choose a writable folder") from None
         buffer = io.StringIO()
         if self.rows:
             writer = csv.DictWriter(buffer, fieldnames=list(self.rows[0]))
@@ -162,9 +166,7 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
     from robodyn.analysis.classify import classify
     from robodyn.analysis.equilibrium import find_equilibrium
 
-    if not (math.isfinite(horizon) and horizon > 0):
-        raise InputError(f"analyze: horizon must be a positive number of seconds, got {horizon!r}")
-    given = dict(at or {})
+    given = _checked_options(model, at, horizon, max_points)
     sections: list[str] = []
     data: dict[str, Any] = {"model": model.name, "kind": model.kind, "states": list(model.states),
                             "inputs": list(model.inputs), "outputs": list(model.outputs),
@@ -197,6 +199,32 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
             sections.append(_point_section(model, point, k, horizon, data, step))
     page = _page(model, sections)
     return Report(model.name, page, data, rows)
+
+
+def _checked_options(model: Model, at: Mapping[str, float] | None, horizon: float, max_points: int) -> dict[str, float]:
+    """``at`` as ``{name: value}`` after the checks of :func:`analyze`'s options (InputError naming the fix)."""
+    from robodyn.model.system import values_to_vector
+
+    if isinstance(horizon, bool) or not isinstance(horizon, int | float | np.integer | np.floating) or not (
+            math.isfinite(horizon) and horizon > 0):
+        raise InputError(f"analyze: horizon must be a positive number of seconds, got {horizon!r}")
+    if isinstance(max_points, bool) or not isinstance(max_points, int | np.integer) or max_points < 1:
+        raise InputError(f"analyze: max_points must be a whole number >= 1 (operating points analysed in full), got "
+                         f"{max_points!r}")
+    if at is None:
+        return {}
+    if not isinstance(at, Mapping):
+        raise InputError(f"analyze: at must be a mapping {{name: value}} of states and inputs, got "
+                         f"{type(at).__name__}")
+    names = (*model.states, *model.inputs)
+    for name in at:
+        if name not in names:
+            close = difflib.get_close_matches(str(name), names, n=1)
+            raise UnknownNameError(f"analyze: {name!r} in at is not a state or input of {model.name!r} (states "
+                                   f"{', '.join(model.states)}; inputs {', '.join(model.inputs) or 'none'})"
+                                   + (f"; did you mean {close[0]!r}?" if close else ""))
+    values = values_to_vector(dict(at), names, "operating point", default=0.0)  # real, finite numbers
+    return {name: float(values[names.index(name)]) for name in at}
 
 
 def _classification(result: Any) -> tuple[str, Any]:

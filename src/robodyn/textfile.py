@@ -3,20 +3,32 @@
 The limit is checked before reading: the path must name a regular file (FIFOs, devices and folders are
 refused, since ``/dev/zero`` or a pipe would be read until memory runs out) and at most ``limit + 1``
 bytes are read, so a file that grows while it is read is refused too.
+
+JSON that robodyn reads back (cache records, manifests) goes through :func:`parse_json_limited`: a size
+limit before parsing and a nesting limit, so a record of ``[[[[...`` or a huge file is refused with a
+reason instead of raising RecursionError or MemoryError.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from robodyn.errors import InputError
 
-__all__ = ["MAX_TEXT_BYTES", "read_text_limited"]
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_TEXT_BYTES", "JsonLimitError", "parse_json_limited",
+           "read_text_limited"]
 
 MAX_TEXT_BYTES: Final = 1_000_000  # Model files, URDF files and input tables are text of at most this size.
+MAX_JSON_BYTES: Final = 16_000_000  # Records and manifests robodyn writes are far smaller (a sweep's grid included).
+MAX_JSON_DEPTH: Final = 32  # Nesting of the JSON robodyn writes: at most 4 levels; anything deeper is not ours.
+
+
+class JsonLimitError(ValueError):
+    """JSON refused by :func:`parse_json_limited`: too large, nested too deeply, or not JSON; says which."""
 
 
 def read_text_limited(path: str | os.PathLike[str], what: str, *, limit: int = MAX_TEXT_BYTES,
@@ -54,3 +66,37 @@ def read_text_limited(path: str | os.PathLike[str], what: str, *, limit: int = M
 def _open_nonblocking(name: str, flags: int) -> int:
     """Open without blocking on a FIFO with no writer (it is refused right after by the S_ISREG check)."""
     return os.open(name, flags | getattr(os, "O_NONBLOCK", 0))
+
+
+def parse_json_limited(data: bytes | str, *, limit: int = MAX_JSON_BYTES, depth: int = MAX_JSON_DEPTH) -> Any:
+    """The JSON value in ``data``, refused (JsonLimitError) when larger than ``limit`` bytes, nested deeper
+    than ``depth`` arrays and objects, not UTF-8, or not JSON (NaN and Infinity included: they are not JSON).
+
+    The size is checked before parsing, the nesting after (an iterative walk, bounded by the size), and the
+    parser's own recursion limit is caught: no input makes this raise anything but JsonLimitError.
+    """
+    if len(data) > limit:
+        raise JsonLimitError(f"{len(data)} bytes of JSON, more than the limit of {limit}")
+    try:
+        text = data.decode("utf-8") if isinstance(data, bytes) else data
+        value = json.loads(text, parse_constant=_no_constant)
+    except UnicodeDecodeError as exc:
+        raise JsonLimitError(f"not UTF-8 text (byte {exc.start})") from None
+    except RecursionError:
+        raise JsonLimitError(f"JSON nested more than {depth} levels deep") from None
+    except ValueError as exc:
+        raise JsonLimitError(f"not JSON: {exc}") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if level > depth:
+            raise JsonLimitError(f"JSON nested more than {depth} levels deep")
+        stack.extend((child, level + 1) for child in children if isinstance(child, dict | list))
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")

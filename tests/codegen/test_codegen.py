@@ -188,3 +188,18 @@ def test_cache_folder_of_another_user_is_refused(tmp_path, monkeypatch) -> None:
     monkeypatch.setattr("robodyn.codegen.cache.os.getuid", lambda: real_uid + 1)
     with pytest.raises(InputError, match="belongs to another user"):
         cache_dir()
+
+
+def test_lambdify_entries_prints_only_the_nonzero_entries():
+    import sympy
+
+    from robodyn.codegen.printer import lambdify_entries
+
+    x, y = sympy.symbols("x y")
+    entries = [0, x * y, 0, sympy.sin(x), sympy.Integer(0), 2.5]
+    evaluate = lambdify_entries((x, y), entries)
+    assert evaluate(0.5, 3.0).tolist() == [0.0, 1.5, 0.0, float(np.sin(0.5)), 0.0, 2.5]
+    assert lambdify_entries((x,), [0, 0])(1.0).tolist() == [0.0, 0.0]
+    assert lambdify_entries((x,), [x, x + 1])(1.0).tolist() == [1.0, 2.0]
+    many = lambdify_entries((x,), [0] * 200_000 + [x])  # dM/dq of a long linear chain: all but one 0
+    assert many(4.0)[-1] == 4.0 and not many(4.0)[:-1].any()

@@ -249,3 +249,29 @@ def test_errors_are_robodyn_errors_with_exit_code_2():
         make_oscillator().f(0.0, [1.0])
     assert info.value.exit_code == 2
     assert isinstance(info.value, ValueError)
+
+
+# --- values that only look numeric to numpy are refused (issue 22) -----------------------------------------
+@pytest.mark.parametrize(("value", "reason"), [
+    (np.array([np.datetime64("2020-01-01")] * 2), "a date"), ([1j, 0.0], "complex"), (["1", "2"], "text"),
+    ("1,0", "text"), ([True, False], "a boolean"), ([1, None], "not all numbers"), ([[1], [2, 3]], "numbers"),
+    (np.array([np.timedelta64(1, "s")] * 2), "a duration"),
+])
+def test_state_values_must_be_real_numbers(value, reason):
+    from robodyn.errors import InputError
+
+    model = robodyn.load("pendulum")
+    with pytest.raises(InputError, match=reason):
+        model.state_vector(value)
+
+
+def test_a_named_value_must_be_a_real_number():
+    from robodyn.errors import InputError
+
+    model = robodyn.load("pendulum")
+    for value in (1j, np.datetime64("2020"), "1", True, [1.0, 2.0]):
+        with pytest.raises(InputError, match="theta"):
+            model.state_vector({"theta": value}, default=0.0)
+    assert model.state_vector([1, np.float32(2)]).tolist() == [1.0, 2.0]
+    assert model.state_vector(np.array([1, 2], dtype=object)).tolist() == [1.0, 2.0]
+    assert model.state_vector({"theta": np.int64(3)}, default=0.0).tolist() == [3.0, 0.0]

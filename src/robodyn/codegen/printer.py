@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["exact_float", "numeric_form", "numpy_printer", "python_printer", "safe_label"]
+__all__ = ["exact_float", "lambdify_entries", "numeric_form", "numpy_printer", "python_printer", "safe_label"]
 
 _LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
 
@@ -66,3 +67,32 @@ def python_printer() -> Any:
 
     printer_class = type("ExactPythonPrinter", (PythonCodePrinter,), {"_print_Float": _exact_print_float})
     return printer_class({"fully_qualified_modules": True, "standard": "python3"})
+
+
+def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> Callable[..., Any]:
+    """``fn(*values) -> (len(entries),) float64``: the entries (sympy expressions in ``arguments``) evaluated
+    by one ``sympy.lambdify`` call, common subexpressions shared, floats printed exactly.
+
+    Only the entries that are not exactly 0 are printed (derivatives are mostly zeros: dM/dq of 60 masses has
+    216,000 entries, all 0, and lambdify's time grows with every entry it prints); the others are 0 in the
+    result. Errors of the generated code (ZeroDivisionError with Python floats) propagate.
+    """
+    import numpy as np
+    import sympy
+
+    flat = [numeric_form(e) for e in entries]
+    nonzero = [k for k, e in enumerate(flat) if e != 0]
+    raw = sympy.lambdify(tuple(arguments), [flat[k] for k in nonzero], modules="numpy", cse=True,
+                         printer=numpy_printer(), dummify=True)  # dummies: no model name shadows a printed name
+    index = np.array(nonzero, dtype=np.intp)
+    size = len(flat)
+    if index.size == size:
+        return lambda *values: np.asarray(raw(*values), dtype=float).reshape(size)
+
+    def evaluate(*values: Any) -> Any:
+        out = np.zeros(size)
+        if index.size:
+            out[index] = np.asarray(raw(*values), dtype=float).reshape(-1)
+        return out
+
+    return evaluate

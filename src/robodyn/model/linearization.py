@@ -20,9 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import sympy
 
-from robodyn.codegen.printer import numeric_form, numpy_printer
+from robodyn.codegen.printer import lambdify_entries
 
 __all__ = ["symbolic_linearization"]
 
@@ -31,7 +30,7 @@ __all__ = ["symbolic_linearization"]
 class _Plan:
     """The lambdified entries and the result's template (constant entries: identity blocks)."""
 
-    evaluate: Callable[..., list[Any]]
+    evaluate: Callable[..., np.ndarray]
     template: np.ndarray
     coordinates: int  # c for a manipulator (the state is [q, q']), 0 for a first-order model
     mass_varies: bool
@@ -85,9 +84,8 @@ def _build(model: Any) -> _Plan:
         parts = [model.dfdx_expr, model.dfdu_expr]
     if not identity:
         parts += [model.dhdx_expr, model.dhdu_expr]
-    flat = [numeric_form(entry) for part in parts for entry in part]
-    evaluate = sympy.lambdify((model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols), flat,
-                              modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
+    evaluate = lambdify_entries((model.t_symbol, model.x_symbols, model.u_symbols, model.p_symbols),
+                                [entry for part in parts for entry in part])
     template.setflags(write=False)
     return _Plan(evaluate, template, c, mass_varies, identity)
 

@@ -17,8 +17,9 @@ from typing import Any, TypeAlias
 import numpy as np
 import sympy
 
-from robodyn.codegen.printer import numeric_form, numpy_printer
+from robodyn.codegen.printer import lambdify_entries, numeric_form, numpy_printer
 from robodyn.errors import InputError
+from robodyn.model.budget import shown
 from robodyn.model.expr import TIME, narrow_integers, parse_expression, symbol
 from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
@@ -102,27 +103,22 @@ class SymbolicModel(Model):
             raise InputError(f"{self.name}: {where}: expected an expression, got {value!r}")
         replacements = {}
         for free in expr.free_symbols:
-            if free.name == TIME.name:
-                replacements[free] = TIME
-            elif free.name in table:
-                replacements[free] = table[free.name]
-            else:
+            ours = TIME if free.name == TIME.name else table.get(free.name)
+            if ours is None:
                 known = ", ".join(table) or "none"
                 raise InputError(f"{self.name}: {where}: unknown symbol {free.name!r} (known: {known}, t)")
-        return expr.xreplace(replacements)
+            if ours is not free:  # xreplace rebuilds every node a rule names, even to the same symbol
+                replacements[free] = ours
+        return expr.xreplace(replacements) if replacements else expr
 
     # --- numeric evaluation -------------------------------------------------------------------------
     def lambdify(self, exprs: sympy.Matrix) -> Callable[[float, Vector, Vector, Vector], np.ndarray]:
         """Compile a matrix of expressions into ``fn(t, x, u, p) -> ndarray`` of the same shape (numpy, cse)."""
         shape = exprs.shape
-        flat = [numeric_form(e) for e in exprs]
-        raw = sympy.lambdify(
-            (self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), flat, modules="numpy", cse=True,
-            printer=numpy_printer(), dummify=True,  # dummies: no model name can shadow a printed name
-        )
+        entries = lambdify_entries((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols), list(exprs))
 
         def evaluate(t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-            return np.asarray(raw(t, x, u, p), dtype=float).reshape(shape)
+            return entries(t, x, u, p).reshape(shape)
 
         return evaluate
 
@@ -225,8 +221,9 @@ class SymbolicModel(Model):
         return {s: latex_name(s.name) for s in symbols}
 
     def latex_expr(self, expr: sympy.Basic) -> str:
-        """LaTeX of one expression with the model's symbol names."""
-        return sympy.latex(expr, symbol_names=self.latex_symbol_names)
+        """LaTeX of one expression with the model's symbol names (a placeholder beyond the display budget:
+        robodyn.model.budget)."""
+        return shown(expr, lambda e: sympy.latex(e, symbol_names=self.latex_symbol_names), latex=True)
 
     def equations(self) -> list[tuple[str, sympy.Expr]]:
         """The model's equations as ``(left-hand side text, right-hand side expression)`` pairs."""
@@ -245,9 +242,9 @@ class SymbolicModel(Model):
 
     def pretty(self) -> str:
         """The equations as plain text, one per line (``q' = (u - b*q_dot - k*q)/J``)."""
-        lines = [f"{lhs} = {sympy.sstr(rhs)}" for lhs, rhs in self.equations()]
+        lines = [f"{lhs} = {shown(rhs, sympy.sstr)}" for lhs, rhs in self.equations()]
         if self.outputs != self.states:
-            lines += [f"{n} = {sympy.sstr(e)}" for n, e in zip(self.outputs, self.h_expr)]
+            lines += [f"{n} = {shown(e, sympy.sstr)}" for n, e in zip(self.outputs, self.h_expr)]
         return "\n".join(lines)
 
     def __str__(self) -> str:

@@ -22,7 +22,7 @@ from robodyn import display
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.model.names import RESERVED_NAMES, is_valid_name
 
-__all__ = ["Model", "System", "Values", "check_names", "require_model", "values_to_vector"]
+__all__ = ["Model", "System", "Values", "check_names", "real_array", "require_model", "values_to_vector"]
 
 #: A point given by the user: an array in the model's order, or a ``{name: value}`` mapping.
 Values: TypeAlias = ArrayLike | Mapping[str, float]
@@ -117,10 +117,7 @@ def values_to_vector(
         if missing and default is None:
             raise InputError(f"missing {what} value(s) for {', '.join(missing)}: give every {what}")
     else:
-        try:
-            result = np.asarray(values, dtype=float)
-        except (TypeError, ValueError):
-            raise InputError(f"{what} values must be numbers, got {values!r}") from None
+        result = real_array(values, f"{what} values")
         if result.ndim == 0 and size == 1:
             result = result.reshape(1)
         if result.shape != (size,):
@@ -134,12 +131,36 @@ def values_to_vector(
     return result
 
 
+def real_array(values: object, what: str, *, one: bool = False) -> NDArray[np.float64]:
+    """``values`` as a float64 array, refusing what only looks numeric to numpy: complex numbers (the imaginary
+    part would be dropped), dates and durations (read as day counts), text ("1,0,0") and booleans."""
+    try:
+        array = np.asarray(values)
+        if array.dtype.kind == "O" and all(  # mixed Python objects: each must be a real number
+                isinstance(v, int | float | np.integer | np.floating) and not isinstance(v, bool | np.bool_)
+                for v in array.ravel()):
+            array = array.astype(float)
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be {'a number' if one else 'numbers'}, got {_shown(values)}") from None
+    if array.dtype.kind not in "iuf":
+        kind = {"c": "complex", "M": "a date", "m": "a duration", "U": "text", "S": "text",
+                "b": "a boolean"}.get(array.dtype.kind, "not all numbers")
+        raise InputError(f"{what} must be {'a real number' if one else 'real numbers'}, got {_shown(values)} "
+                         f"({kind})")
+    return array.astype(float)
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _scalar(value: object, what: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
-        try:
-            number = float(np.asarray(value, dtype=float).reshape(()))
-        except (TypeError, ValueError):
-            raise InputError(f"{what} must be a number, got {value!r}") from None
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
+        array = real_array(value, what, one=True)
+        if array.size != 1:
+            raise InputError(f"{what} must be one number, got {_shown(value)}")
+        number = float(array.reshape(()))
     else:
         number = float(value)
     if not math.isfinite(number):
