@@ -8,13 +8,17 @@ robodyn executes or unpickles from here is trusted only because nobody else can 
 - The location is ``$ROBODYN_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/robodyn`` or
   ``~/.cache/robodyn`` (the *base*, created 0700 when missing but otherwise left as it is: it may be
   the user's home). It must belong to the current user.
-- robodyn's own folders below it — one per Python (and numba) version, and ``__pycache__`` in it for
-  numba — are checked without following symbolic links (:func:`own_folder`): a symbolic link or a
-  file in their place is moved aside and a real folder made; a folder of another user is refused; the
-  permissions of a folder of ours are set to 0700 through a descriptor opened with ``O_NOFOLLOW``.
+- robodyn's own folders below it — one per Python (and numba) version, and every folder in those
+  (``__pycache__`` for numba, ``objects``, ``models``, ...) — are checked without following symbolic
+  links (:func:`own_folder`): a symbolic link, a file or anything else in their place is moved aside and
+  a real folder made; a version folder of another user is refused, a folder of another user inside a
+  version folder is moved aside like their files; the permissions of a folder of ours are set to 0700
+  through a descriptor opened with ``O_NOFOLLOW``.
 - Every file read from them is opened with ``O_NOFOLLOW`` and checked on its descriptor
-  (:func:`read_private`): a regular file of the current user that neither group nor others may
-  write. Anything else is moved aside (:func:`quarantine`) and rebuilt.
+  (:func:`read_private`): a regular file of the current user that neither group nor others may write,
+  and no larger than the limit of its kind (``MAX_*_BYTES`` below), checked before a byte is read.
+  Anything else is moved aside (:func:`quarantine`) and rebuilt. A cache file is written
+  (:func:`write_private`) after moving aside whatever non-file is in its place.
 - numba's files for robodyn's code go to the version folder's ``__pycache__`` whatever
   ``NUMBA_CACHE_DIR`` or ``NUMBA_CACHE_LOCATOR_CLASSES`` say (:func:`adopt_numba_caches`), are read
   with the same checks, carry a SHA-256 of their content checked before unpickling (damaged machine
@@ -39,12 +43,26 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
+from robodyn.atomic import write_bytes_atomic
 from robodyn.errors import InputError
+from robodyn.textfile import MAX_JSON_BYTES
 
-__all__ = ["UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash", "own_folder", "prepare_numba",
-           "private_cfunc", "quarantine", "read_private", "read_trusted"]
+__all__ = ["MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES", "MAX_NUMBA_INDEX_BYTES",
+           "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash",
+           "own_folder", "prepare_numba", "private_cfunc", "quarantine", "read_private", "read_trusted",
+           "write_private"]
+
+# The largest cache file of each kind robodyn reads (checked on the open descriptor before reading: a larger one
+# is moved aside unread). Far above what robodyn writes: the largest of a warm cache in brackets. A generated
+# module is read with the size of the text it must equal as its limit (robodyn.codegen.loader).
+MAX_OBJECT_BYTES: Final = 256 * 2**20  # an object file .o, exported or compiled by LLVM (260 kB)
+MAX_DIGEST_BYTES: Final = 4096  # an object's .o.sha256 (64 hexadecimal digits)
+MAX_NUMBA_INDEX_BYTES: Final = 16 * 2**20  # numba's index .nbi (7 kB)
+MAX_NUMBA_DATA_BYTES: Final = 256 * 2**20  # numba's machine code .nbc (0.9 MB)
+MAX_MANIFEST_BYTES: Final = 2**20  # an exported object's manifest objects/<key>.json (0.3 kB)
+MAX_RECORD_BYTES: Final = MAX_JSON_BYTES  # 16 MB: a parsed-model record models/<key>.json (135 kB)
 
 log = logging.getLogger("robodyn.cache")
 _PACKAGE = Path(__file__).resolve().parents[1]  # robodyn's own sources: numba code there is cached here too
@@ -54,7 +72,8 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 
 
 class UntrustedFile(Exception):
-    """A cache file robodyn must not use: a link, not a regular file, another user's, or writable by others."""
+    """A cache file robodyn must not use: a link, not a regular file, another user's, writable by others, or
+    larger than the limit of its kind."""
 
 
 def _uid() -> int | None:
@@ -94,11 +113,14 @@ def _check_base(path: Path) -> None:
         )
 
 
-def own_folder(path: Path) -> Path:
+def own_folder(path: Path, *, refuse_foreign: bool = False) -> Path:
     """Make ``path`` a private (0700) folder of the current user, never following a symbolic link.
 
-    A link or a file in its place is moved aside (:func:`quarantine`), never followed, changed or
-    written into; a folder of another user is refused (InputError).
+    A link, a file or anything else in its place is moved aside (:func:`quarantine`), never followed, changed or
+    written into, and a folder made. A folder of another user is moved aside like their files: inside robodyn's
+    private folders only root, or a folder the user loosened, could have let it in. With ``refuse_foreign`` (the
+    version folders, in the user's base, which others may be able to write) it is refused instead (InputError):
+    robodyn does not take over other users' folders. InputError too when the folder cannot be made.
     """
     for _attempt in range(3):
         try:
@@ -114,13 +136,16 @@ def own_folder(path: Path) -> Path:
             continue
         except OSError as exc:
             raise InputError(f"cannot read the robodyn cache folder {path}: {exc.strerror or exc}") from None
-        if not stat.S_ISDIR(info.st_mode):  # a symbolic link (lstat) or a file
-            what = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder"
-            quarantine(path, what)
-            continue
-        if _uid() is not None and info.st_uid != _uid():
+        problem = ("a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a folder" if not stat.S_ISDIR(info.st_mode)
+                   else "it belongs to another user" if _uid() is not None and info.st_uid != _uid() else None)
+        if problem == "it belongs to another user" and refuse_foreign:
             raise InputError(f"the robodyn cache folder {path} belongs to another user: remove it, or set "
                              "ROBODYN_CACHE_DIR to a folder of yours")
+        if problem is not None:
+            if not quarantine(path, problem):
+                raise InputError(f"the robodyn cache folder {path} is unusable ({problem}) and cannot be moved "
+                                 "aside: remove it, or set ROBODYN_CACHE_DIR to a folder of yours")
+            continue
         if stat.S_IMODE(info.st_mode) & 0o077:
             try:
                 fd = os.open(path, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _NOFOLLOW | _CLOEXEC)
@@ -151,7 +176,7 @@ def cache_dir(*, numba_code: bool = True) -> Path:
         import numba
 
         version += f"-numba{numba.__version__}"
-    return own_folder(base / version)
+    return own_folder(base / version, refuse_foreign=True)
 
 
 def content_hash(*parts: str) -> str:
@@ -163,11 +188,13 @@ def content_hash(*parts: str) -> str:
     return digest.hexdigest()
 
 
-def read_private(path: Path) -> bytes | None:
+def read_private(path: Path, limit: int = MAX_OBJECT_BYTES) -> bytes | None:
     """The bytes of the cache file ``path``, None if there is none; UntrustedFile if it must not be used.
 
-    Opened without following a symbolic link and checked on the open descriptor: a regular file of the
-    current user that neither group nor others may write.
+    Opened without following a symbolic link (and without blocking on a FIFO) and checked on the open
+    descriptor before anything is read: a regular file of the current user that neither group nor others may
+    write, of at most ``limit`` bytes (the limit of its kind, ``MAX_*_BYTES``). At most ``limit + 1`` bytes are
+    read, so a file that grows meanwhile is refused too.
     """
     try:
         fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
@@ -185,43 +212,74 @@ def read_private(path: Path) -> bytes | None:
             raise UntrustedFile("it belongs to another user")
         if stat.S_IMODE(info.st_mode) & 0o022:
             raise UntrustedFile("group or others may write it")
+        if info.st_size > limit:
+            raise UntrustedFile(f"{info.st_size} bytes, larger than the limit of {limit} bytes")
     except BaseException:
         os.close(fd)
         raise
     with os.fdopen(fd, "rb") as handle:
-        return handle.read()
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise UntrustedFile(f"larger than the limit of {limit} bytes")
+    return data
 
 
-def read_trusted(path: Path) -> bytes | None:
+def read_trusted(path: Path, limit: int = MAX_OBJECT_BYTES) -> bytes | None:
     """:func:`read_private`, with an untrusted file moved aside (:func:`quarantine`) and read as missing."""
     try:
-        return read_private(path)
+        return read_private(path, limit)
     except UntrustedFile as exc:
         quarantine(path, str(exc))
         return None
 
 
+def _make_room(path: Path) -> None:
+    """Move aside whatever is at ``path`` and is not a regular file (a folder, a FIFO, a link planted where a cache
+    file is written): writing would fail there on every run, block, or go through the link."""
+    try:
+        info = os.lstat(path)
+    except OSError:  # nothing there (or nothing robodyn can see: the write says why)
+        return
+    if not stat.S_ISREG(info.st_mode):
+        quarantine(path, "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a regular file")
+
+
+def write_private(path: Path, data: bytes) -> bool:
+    """Write the cache file ``path`` atomically (:func:`robodyn.atomic.write_bytes_atomic`) after moving aside
+    whatever non-file is in its place; False when it cannot be written (a read-only or full cache only costs a
+    compilation next time)."""
+    _make_room(path)
+    try:
+        write_bytes_atomic(path, data)
+    except (OSError, InputError) as exc:
+        log.debug("robodyn: the cache file %s is not written: %s", path, exc)
+        return False
+    return True
+
+
 _reported: list[Path] = []  # entries moved aside by this process
 
 
-def quarantine(path: Path, reason: str) -> None:
+def quarantine(path: Path, reason: str) -> bool:
     """Move the damaged or untrusted cache entry ``path`` aside (``<name>.broken-<time>``), with one warning line.
 
-    Renaming moves a symbolic link itself, never its target. Nothing to do if it is gone already.
+    Renaming moves a symbolic link itself, never its target. Returns whether ``path`` is free now (moved, or
+    gone already); False, with a warning, when it cannot be moved.
     """
     aside = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
     try:
         os.rename(path, aside)
     except FileNotFoundError:
-        return
+        return True
     except OSError as exc:
         log.warning("robodyn: the cache entry %s is unusable (%s) and cannot be moved aside (%s): it is not used",
                     path, reason, exc.strerror or exc)
-        return
+        return False
     # one line per process on stderr: a cache damaged all over (a full disk) would otherwise print one per file
     level = logging.INFO if _reported else logging.WARNING
     _reported.append(path)
     log.log(level, "robodyn: moved the unusable cache file %s aside (%s); it is rebuilt", path, reason)
+    return True
 
 
 def _reason(exc: BaseException) -> str:
@@ -303,7 +361,7 @@ def _numba_classes() -> dict[str, Any]:
         def _load_index(self) -> dict[Any, Any]:
             path = Path(self._index_path)
             try:
-                data = read_private(path)
+                data = read_private(path, MAX_NUMBA_INDEX_BYTES)
                 if data is None:
                     return {}
                 stream = io.BytesIO(_unseal(data))
@@ -323,7 +381,7 @@ def _numba_classes() -> dict[str, Any]:
         def _load_data(self, name: str) -> Any:
             path = Path(self._data_path(name))
             try:
-                data = read_private(path)
+                data = read_private(path, MAX_NUMBA_DATA_BYTES)
                 if data is None:
                     raise FileNotFoundError(path)  # numba's load() treats OSError as "not cached"
                 return pickle.loads(_unseal(data))
@@ -345,6 +403,7 @@ def _numba_classes() -> dict[str, Any]:
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(_seal(buffer.getvalue()))
+                _make_room(Path(filepath))  # a folder there would fail every run's write, never healed
                 os.replace(temporary, filepath)
             except BaseException:
                 Path(temporary).unlink(missing_ok=True)

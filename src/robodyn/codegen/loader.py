@@ -9,9 +9,9 @@
   itself, never from the file or a ``__pycache__/*.pyc`` beside it (a planted or damaged ``.pyc`` is
   never read); the file is there for numba (its cache is keyed by the file's content) and tracebacks.
   It is compared with the text before every import: a file that differs (truncated, edited) or that
-  fails the cache's checks (:func:`robodyn.codegen.cache.read_private`) is moved aside and written
-  again. numba's cache of the module's functions is robodyn's checked one
-  (:func:`robodyn.codegen.cache.adopt_numba_caches`).
+  fails the cache's checks (:func:`robodyn.codegen.cache.read_private`; a file larger than the text is
+  not read at all) is moved aside and written again. numba's cache of the module's functions is
+  robodyn's checked one (:func:`robodyn.codegen.cache.adopt_numba_caches`).
 """
 
 from __future__ import annotations
@@ -83,8 +83,8 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
         if module is not None:
             return module
         path = cache_dir(numba_code=numba_code) / f"{name}.py"
-        current = read_trusted(path)
         expected = text.encode("utf-8")
+        current = read_trusted(path, len(expected))  # a larger file is not this text: moved aside unread
         if current != expected:
             if current is not None:
                 quarantine(path, "its text differs from the generated code")

@@ -13,8 +13,8 @@ trust as numba's cached machine code beside it: the folder belongs to the user a
 ``<symbol>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is moved aside
 (:func:`robodyn.codegen.cache.quarantine`) and compiled again instead of loaded. Both files are read
 only when the cache trusts them (:func:`robodyn.codegen.cache.read_private`: a regular file of the
-user, not writable by others, not through a symbolic link); the digest detects damage, not an attacker
-(docs/dev/security.md).
+user, not writable by others, not through a symbolic link, no larger than ``MAX_OBJECT_BYTES`` and
+``MAX_DIGEST_BYTES``); the digest detects damage, not an attacker (docs/dev/security.md).
 """
 
 from __future__ import annotations
@@ -28,8 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from robodyn.atomic import write_bytes_atomic
-from robodyn.codegen.cache import cache_dir, quarantine, read_trusted
+from robodyn.codegen.cache import MAX_DIGEST_BYTES, MAX_OBJECT_BYTES, cache_dir, quarantine, read_trusted, write_private
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
            "native_function", "shared_engine"]
@@ -132,12 +131,9 @@ def _store(module: Any, data: bytes) -> None:
     """MCJIT compiled ``module``: keep its machine code (and its digest) for later processes."""
     if not module.name.startswith(_PREFIX):  # the engine's empty backing module
         return
-    path = _object_path(module.name)
-    try:
-        write_bytes_atomic(path, data)
-        write_bytes_atomic(path.with_suffix(".o.sha256"), hashlib.sha256(data).hexdigest().encode())
-    except OSError:  # a read-only cache only costs a compilation next time
-        pass
+    path = _object_path(module.name)  # a read-only cache only costs a compilation next time
+    if write_private(path, data):
+        write_private(path.with_suffix(".o.sha256"), hashlib.sha256(data).hexdigest().encode())
 
 
 def _fetch(module: Any) -> bytes | None:
@@ -148,7 +144,7 @@ def _fetch(module: Any) -> bytes | None:
     try:
         path = _object_path(module.name)
         digest_path = path.with_suffix(".o.sha256")
-        data, digest = read_trusted(path), read_trusted(digest_path)
+        data, digest = read_trusted(path, MAX_OBJECT_BYTES), read_trusted(digest_path, MAX_DIGEST_BYTES)
         if data is None or digest is None:  # not compiled yet (or a write killed between the two files)
             return None
         if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():

@@ -22,7 +22,10 @@ Anything else (an allocation, another runtime helper) makes the object unusable:
 path, and the object's manifest says so, so later processes do not try again. Objects are keyed by the
 content hash of the code's source, the host CPU's name and features (the code uses its vector
 instructions) and the llvmlite version, and verified by their SHA-256 before loading (the trust rules of
-the private cache: :func:`robodyn.codegen.cache.read_private`; docs/dev/security.md).
+the private cache: :func:`robodyn.codegen.cache.read_private`; docs/dev/security.md). They live in the cache's
+``objects/`` folder, a private folder like the others (:func:`robodyn.codegen.cache.own_folder`); a manifest is
+read with a size and nesting limit (:func:`robodyn.textfile.parse_json_limited`) and checked field by field, and
+anything malformed, oversized or untrusted is moved aside.
 """
 
 from __future__ import annotations
@@ -31,12 +34,24 @@ import ctypes
 import functools
 import hashlib
 import json
+import logging
 import os
+import re
 import struct
+from pathlib import Path
 from typing import Any, Final
 
-from robodyn.atomic import write_bytes_atomic
-from robodyn.codegen.cache import cache_dir, quarantine, read_trusted
+from robodyn.codegen.cache import (
+    MAX_MANIFEST_BYTES,
+    MAX_OBJECT_BYTES,
+    cache_dir,
+    own_folder,
+    quarantine,
+    read_trusted,
+    write_private,
+)
+from robodyn.errors import InputError
+from robodyn.textfile import parse_json_limited
 
 __all__ = ["enabled", "export", "load", "loadable", "object_key", "save", "undefined_symbols", "unusable"]
 
@@ -65,6 +80,9 @@ define void @numba_gil_release(ptr %state) {
 }
 '''
 _state: dict[str, Any] = {}
+_log = logging.getLogger("robodyn.cache")
+_SHA256: Final = re.compile(r"[0-9a-f]{64}")
+_SYMBOL_SIZE: Final = 24  # bytes of an ELF64 symbol table entry
 
 
 def enabled() -> bool:
@@ -96,18 +114,35 @@ def export(cfunc: Any) -> tuple[bytes, str]:
 
 
 def undefined_symbols(data: bytes) -> list[str]:
-    """The global symbols an ELF64 little-endian relocatable object uses but does not define."""
-    if data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
+    """The global symbols an ELF64 little-endian relocatable object uses but does not define.
+
+    ValueError when ``data`` is not such an object or is damaged (an offset or index outside it); the work is
+    bounded by its size.
+    """
+    if data[:4] != b"\x7fELF" or data[4:6] != b"\x02\x01":
         raise ValueError("not an ELF64 little-endian object")
+    try:
+        return _undefined(data)
+    except (struct.error, IndexError, UnicodeDecodeError) as exc:  # an offset or index outside the object
+        raise ValueError(f"a damaged ELF object ({exc})") from None
+
+
+def _undefined(data: bytes) -> list[str]:
     (offset,) = struct.unpack_from("<Q", data, 0x28)
     entry_size, count = struct.unpack_from("<HH", data, 0x3A)
     sections = [struct.unpack_from("<IIQQQQIIQQ", data, offset + k * entry_size) for k in range(count)]
     names: list[str] = []
+    budget = len(data) // _SYMBOL_SIZE  # symbols read in all: no more than the object could hold
     for section in sections:
         if section[1] != 2:  # SHT_SYMTAB
             continue
         strings = sections[section[6]][4]
         start, size, item = section[4], section[5], section[9]
+        if item != _SYMBOL_SIZE or start + size > len(data):
+            raise ValueError("a damaged ELF object (its symbol table)")
+        budget -= size // item
+        if budget < 0:
+            raise ValueError("a damaged ELF object (more symbols than it can hold)")
         for k in range(1, size // item):
             name, info, _, index = struct.unpack_from("<IBBH", data, start + k * item)
             if info >> 4 != 0 and index == 0:  # not local, undefined
@@ -160,8 +195,15 @@ def _runtime() -> Any:
     return engine
 
 
-def _paths(key: str) -> tuple[Any, Any]:
-    folder = cache_dir(numba_code=False) / "objects"
+def _paths(key: str) -> tuple[Path, Path] | None:
+    """The object and the manifest of ``key`` in the cache's private ``objects/`` folder, or None when that folder
+    cannot be had (a read-only cache without it; a file in its place that cannot be moved aside): no object then."""
+    base = cache_dir(numba_code=False)
+    try:
+        folder = own_folder(base / "objects")
+    except InputError as exc:
+        _log.debug("robodyn: no exported objects: %s", exc)
+        return None
     return folder / f"{key}.o", folder / f"{key}.json"
 
 
@@ -170,29 +212,30 @@ def save(key: str, data: bytes, symbol: str) -> bool:
     (the manifest records the answer either way). A read-only cache only costs a compilation next time."""
     missing = loadable(data)
     manifest = {"symbol": symbol, "sha256": hashlib.sha256(data).hexdigest(), "unresolved": missing}
-    obj, info = _paths(key)
-    try:
-        obj.parent.mkdir(mode=0o700, exist_ok=True)
-        if not missing:
-            write_bytes_atomic(obj, data)
-        write_bytes_atomic(info, json.dumps(manifest).encode())
-    except OSError:
-        pass
+    paths = _paths(key)
+    if paths is not None and (missing or write_private(paths[0], data)):
+        write_private(paths[1], json.dumps(manifest).encode())
     return not missing
 
 
-def _manifest(key: str) -> dict[str, Any] | None:
-    """The manifest of ``key`` when it exists and is well formed; a malformed or untrusted one is moved aside."""
-    path = _paths(key)[1]
-    data = read_trusted(path)
+def _well_formed(manifest: Any) -> bool:
+    return (isinstance(manifest, dict) and isinstance(manifest.get("symbol"), str) and manifest["symbol"] != ""
+            and isinstance(manifest.get("sha256"), str) and _SHA256.fullmatch(manifest["sha256"]) is not None
+            and isinstance(manifest.get("unresolved"), list)
+            and all(isinstance(name, str) for name in manifest["unresolved"]))
+
+
+def _manifest(path: Path) -> dict[str, Any] | None:
+    """The manifest at ``path`` when it exists and is well formed; a malformed, oversized, too deeply nested or
+    untrusted one is moved aside."""
+    data = read_trusted(path, MAX_MANIFEST_BYTES)
     if data is None:
         return None
     try:
-        manifest = json.loads(data)
-        if not (isinstance(manifest, dict) and isinstance(manifest.get("symbol"), str)
-                and isinstance(manifest.get("sha256"), str) and isinstance(manifest.get("unresolved"), list)):
+        manifest = parse_json_limited(data, limit=MAX_MANIFEST_BYTES)  # JsonLimitError is a ValueError
+        if not _well_formed(manifest):
             raise ValueError("it is not a manifest of robodyn's")
-        return manifest
+        return dict(manifest)
     except ValueError as exc:
         quarantine(path, str(exc))
         return None
@@ -200,7 +243,8 @@ def _manifest(key: str) -> dict[str, Any] | None:
 
 def unusable(key: str) -> bool:
     """Whether an earlier process found the object of ``key`` unusable (it needs symbols no process provides)."""
-    manifest = _manifest(key)
+    paths = _paths(key)
+    manifest = None if paths is None else _manifest(paths[1])
     return manifest is not None and bool(manifest["unresolved"])
 
 
@@ -210,11 +254,14 @@ def load(key: str) -> int | None:
     loaded = _state.get("loaded", {}).get(key)
     if loaded is not None:
         return int(loaded)
-    manifest = _manifest(key)
+    paths = _paths(key)
+    if paths is None:
+        return None
+    obj, info = paths
+    manifest = _manifest(info)
     if manifest is None or manifest["unresolved"]:
         return None
-    obj = _paths(key)[0]
-    data = read_trusted(obj)
+    data = read_trusted(obj, MAX_OBJECT_BYTES)
     if data is None:
         return None
     try:
@@ -234,7 +281,8 @@ def load(key: str) -> int | None:
         engine.add_object_file(llvm.ObjectFileRef.from_data(data))
         engine.finalize_object()
         address = int(engine.get_function_address(manifest["symbol"]))
-        if not address:
+        if not address:  # the manifest names a symbol the object lacks: compiled (and recorded) again
+            quarantine(info, "its symbol is not in the object")
             return None
         _state["loaded"][key] = address
     return address

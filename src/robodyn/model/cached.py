@@ -13,9 +13,10 @@ file's text on first need (then sympy is imported) with the same parameter value
 (:data:`DELEGATED` for the contract's methods, attribute look-up for a kind's own attributes).
 
 The record is a trust boundary like every cache file (docs/dev/security.md): it is read through
-:func:`robodyn.codegen.cache.read_private`, holds data only (JSON, never a pickle), carries the SHA-256 of
-its content, and is checked field by field; a record that fails any check is moved aside and rebuilt from
-the file.
+:func:`robodyn.codegen.cache.read_private` (at most ``MAX_RECORD_BYTES``, 16 MB), parsed with a size and
+nesting limit (:func:`robodyn.textfile.parse_json_limited`), holds data only (JSON, never a pickle), carries
+the SHA-256 of its content, and is checked field by field; a record that fails any check is moved aside and
+rebuilt from the file.
 """
 
 from __future__ import annotations
@@ -160,10 +161,10 @@ def _write(path: Path, record: dict[str, Any]) -> None:
 
 
 def _read(path: Path, key: str) -> dict[str, Any] | None:
-    """The valid record at ``path``, or None (missing; damaged or untrusted ones are moved aside)."""
-    from robodyn.codegen.cache import quarantine, read_trusted
+    """The valid record at ``path``, or None (missing; damaged, oversized or untrusted ones are moved aside)."""
+    from robodyn.codegen.cache import MAX_RECORD_BYTES, quarantine, read_trusted
 
-    data = read_trusted(path)
+    data = read_trusted(path, MAX_RECORD_BYTES)
     if data is None:
         return None
     try:
@@ -180,10 +181,12 @@ _STRINGS: Final = ("name", "kind", "classification_basis", "robodyn", "key")
 def _checked(data: bytes, key: str) -> dict[str, Any]:
     """The record in ``data`` after every check, or _Invalid saying which failed."""
     from robodyn import __version__
+    from robodyn.codegen.cache import MAX_RECORD_BYTES
+    from robodyn.textfile import JsonLimitError, parse_json_limited
 
-    try:
-        wrapper = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError) as exc:
+    try:  # bounded: no size or nesting of the file makes this raise anything else
+        wrapper = parse_json_limited(data, limit=MAX_RECORD_BYTES)
+    except JsonLimitError as exc:
         raise _Invalid(f"not a JSON record: {exc}") from None
     record = wrapper.get("record") if isinstance(wrapper, dict) else None
     if not isinstance(record, dict) or wrapper.get("sha256") != _digest(record):
@@ -201,11 +204,14 @@ def _checked(data: bytes, key: str) -> dict[str, Any]:
             isinstance(p, list) and len(p) == 2 and is_valid_name(p[0]) and type(p[1]) is float
             and math.isfinite(p[1]) for p in parameters):
         raise _Invalid("bad parameters")
-    for field in ("derived_parameters", "declared_units", "units", "position_limits", "sources"):
-        if not isinstance(record.get(field), dict):
+    for field in ("derived_parameters", "declared_units", "units"):  # name -> text (an expression, a unit)
+        if not _text_by_name(record.get(field)):
             raise _Invalid(f"bad {field}")
-    sources = record["sources"]
-    if not isinstance(sources.get("rhs"), str) or not all(
+    limits = record.get("position_limits")
+    if not isinstance(limits, dict) or not all(is_valid_name(k) and _bounds(v) for k, v in limits.items()):
+        raise _Invalid("bad position_limits")
+    sources = record.get("sources")
+    if not isinstance(sources, dict) or not isinstance(sources.get("rhs"), str) or not all(
             sources.get(k) is None or isinstance(sources.get(k), str) for k in ("jacobian", "output")):
         raise _Invalid("bad sources")
     if type(record.get("order")) is not int or type(record.get("outputs_are_states")) is not bool \
@@ -217,6 +223,17 @@ def _checked(data: bytes, key: str) -> dict[str, Any]:
     if not isinstance(record.get("warnings"), list) or not all(isinstance(w, str) for w in record["warnings"]):
         raise _Invalid("bad warnings")
     return record
+
+
+def _text_by_name(value: Any) -> bool:
+    """Whether ``value`` maps names (identifiers) to text."""
+    return isinstance(value, dict) and all(is_valid_name(k) and isinstance(v, str) for k, v in value.items())
+
+
+def _bounds(value: Any) -> bool:
+    """Whether ``value`` is a position limit pair ``[lower, upper]``, each a finite number or null."""
+    return isinstance(value, list) and len(value) == 2 and all(
+        v is None or (type(v) in (int, float) and math.isfinite(v)) for v in value)
 
 
 # --- the model ----------------------------------------------------------------------------------------------
