@@ -152,12 +152,10 @@ def _digest(record: Mapping[str, Any]) -> str:
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:
-    from robodyn.atomic import write_text_atomic
+    """Keep the record (a read-only or full cache: not kept, the model works and the next process parses again)."""
+    from robodyn.codegen.cache import write_private
 
-    try:
-        write_text_atomic(path, json.dumps({"sha256": _digest(record), "record": record}, sort_keys=True))
-    except OSError:  # a read-only cache: the model works, the next process parses again
-        pass
+    write_private(path, json.dumps({"sha256": _digest(record), "record": record}, sort_keys=True).encode())
 
 
 def _read(path: Path, key: str) -> dict[str, Any] | None:
