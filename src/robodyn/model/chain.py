@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import functools
 import math
-import warnings
 from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -42,7 +42,7 @@ import sympy
 
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
-from robodyn.errors import InputError, RobodynWarning
+from robodyn.errors import InputError
 from robodyn.model.chain_closed import ChainClosedForms
 from robodyn.model.chain_frames import ChainFrames, frame_decls
 from robodyn.model.chain_outputs import TapeOutputs, placeholder, split_outputs
@@ -56,16 +56,20 @@ from robodyn.model.chain_parts import (
     as_expr,
     friction_force,
     inertia_matrix,
-    inertia_problem,
+    judge_inertia,
+    mimic_problem,
     rot_x,
     rot_y,
     rot_z,
+    turned,
 )
 from robodyn.model.chain_quantities import ChainQuantities
 from robodyn.model.expr import TIME
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
+from robodyn.model.plausibility import check_mass, mass_advice
 from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.system import Values, Vector, _names, values_to_vector
+from robodyn.rigid.crba import NumericTree, empty_subtrees
 from robodyn.rigid.dynamics import SOLVE_LIMIT, JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
@@ -104,9 +108,11 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
         Extra frames ``{name: {parent: <link or frame>, xyz: [...], rpy: [...]}}`` (robodyn.model.chain_frames),
         besides one per link.
     check_inertia
-        True (default): a link inertia with a negative principal moment is refused, one that breaks the
-        triangle inequality is kept with a :class:`~robodyn.errors.RobodynWarning` (published, identified
-        tables do: chain_parts.inertia_problem); False: neither is checked (the mass matrix still is).
+        True (default): a link inertia that no rigid body has is refused — a negative principal moment, or the
+        triangle inequality broken by more than TRIANGLE_MARGIN of the trace; a slighter break, as published
+        (identified) tables have, is kept with a :class:`~robodyn.errors.RobodynWarning`: the rule of URDF
+        robots too (chain_parts.judge_inertia). False: neither is checked. The mass matrix always is: positive
+        definite at a generic q with the default parameters (robodyn.model.plausibility), else InputError.
     """
 
     def __init__(
@@ -153,15 +159,42 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
                                         self.expression(expressions[k], f"outputs.{k}") for k in names])
         else:
             self._setup_outputs(expressions or None)
+        self._check_plausible()
 
-    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> ChainSystem:
-        """:meth:`Model.with_parameters`, with the links checked again for the new values (a negative mass or
-        an inertia that is not positive definite is bad input, as in the file)."""
-        clone = super().with_parameters(params, **values)
-        for link in clone.links:
-            if any(j.child == link.name for j in clone.joints):
-                clone._link_terms(link)
-        return clone
+    def _check_parameters(self) -> None:
+        """The links and mimic couplings checked again for new parameter values (a negative mass or an inertia
+        that is not positive definite is bad input, as in the file), then the mass matrix."""
+        for link in self.links:
+            if any(j.child == link.name for j in self.joints):
+                self._link_terms(link)
+        for joint in self.joints:
+            self._coupling(joint)
+        super()._check_parameters()
+
+    #: How to keep an inertia that no rigid body has (robodyn.model.chain_parts.judge_inertia).
+    _inertia_opt_out = "or set 'check_inertia: false' in the model file (check_inertia=False in Python) to keep it"
+
+    def _check_plausible(self, context: str = "") -> None:
+        """InputError unless M is positive definite with the default parameters at a generic q (robodyn.model.
+        plausibility), M evaluated by the numpy composite-rigid-body pass (robodyn.rigid.crba): nothing compiled."""
+        tree = NumericTree.from_program(self._program, self.parameter_vector())
+        check_mass(tree.mass_matrix, self.coordinates, where=f"model {self.name!r}{context}", key="links",
+                   fix=lambda: self._mass_advice(tree), lower=self._bounds[0], upper=self._bounds[1])
+
+    #: Position limits of the coordinates for the generic configuration (a chain file gives none), the joints'
+    #: names as the description writes them (where they differ), and what a link that moves no mass needs.
+    _bounds: tuple[list[float] | None, list[float] | None] = (None, None)
+    _file_names: Mapping[str, str] = MappingProxyType({})
+    _massless_fix = "a mass and an inertia"
+
+    def _mass_advice(self, tree: NumericTree) -> str:
+        """What to change when M is singular: the links of the joints that move no mass, or the masses in general."""
+        empty = empty_subtrees(tree.parent, tree.carries())
+        loaded = {int(c) for c, e in zip(tree.coordinate, empty) if not e} | {
+            i for i, r in enumerate(tree.rotor) if r != 0}
+        bodies = [self.joints[i] for i in self.order_]
+        return mass_advice([(j.child, self._file_names.get(j.name, j.name)) for j, c in zip(bodies, tree.coordinate)
+                            if c not in loaded], self._massless_fix)
 
     # --- construction -------------------------------------------------------------------------------
     def _param_expr(self, value: ExprLike, where: str, key: str) -> Any:
@@ -230,8 +263,12 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
         if target is None or target.mimic is not None or target.type != joint.type:
             raise InputError(f"model {self.name!r}: {where} names {mimic['joint']!r}, which must be another "
                              f"{joint.type} joint that mimics none", key="joints")
-        return (self.coordinates.index(target.name), self._param_expr(mimic.get("multiplier", 1), where, "joints"),
-                self._param_expr(mimic.get("offset", 0), where, "joints"))
+        multiplier, offset = (self._param_expr(mimic.get(k, d), where, "joints") for k, d in (("multiplier", 1),
+                                                                                             ("offset", 0)))
+        problem = mimic_problem(self._default(multiplier), self._default(offset))
+        if problem is not None:
+            raise InputError(f"model {self.name!r}: {where} {problem}", key="joints")
+        return self.coordinates.index(target.name), multiplier, offset
 
     def _build_bodies(self) -> tuple[list[int], list[BodySpec]]:
         order = self._topology()
@@ -277,12 +314,11 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
                                  "non-zero direction", key="joints")
             axis = [e / length for e in axis]
             post[joint.child] = (r_b, p_b)
-            rotation = r_b_parent * rot_o
-            position = p_b_parent + r_b_parent * pos_o
+            rotation, position = turned(r_b_parent, rot_o), p_b_parent + turned(r_b_parent, pos_o)
             link = links[joint.child]
             mass, com, inertia = self._link_terms(link)
-            com_j = p_b + r_b * sympy.Matrix(com)
-            inertia_j = r_b * sympy.Matrix(inertia) * r_b.T
+            com_j = p_b + turned(r_b, sympy.Matrix(com))
+            inertia_j = sympy.Matrix(inertia) if r_b.is_Identity else r_b * sympy.Matrix(inertia) * r_b.T
             parent = position_of[self._by_child[joint.parent]] if joint.parent in self._by_child else -1
             bodies.append(BodySpec(parent, joint.type == "prismatic", tuple(axis),
                                tuple(tuple(rotation.row(r)) for r in range(3)), tuple(position),
@@ -303,15 +339,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
         if m < 0:
             raise InputError(f"model {self.name!r}: {where} has negative mass {m}: masses must be >= 0",
                              key="links")
-        values = np.array([[self._default(e) for e in row] for row in inertia])
-        problem = inertia_problem(values)
-        if problem is not None and (problem[0] == "asymmetric" or self.check_inertia):
-            message = (f"model {self.name!r}: {where}: inertia {values.tolist()} {problem[1]} (with the default "
-                       "parameters)")
-            if problem[0] != "triangle":
-                raise InputError(message, key="links")
-            warnings.warn(f"{message}; kept as given (identified parameters often are)", RobodynWarning,
-                          stacklevel=4)
+        judge_inertia(np.array([[self._default(e) for e in row] for row in inertia]), f"model {self.name!r}: {where}",
+                      check=self.check_inertia, key="links", stacklevel=4, opt_out=self._inertia_opt_out)
         return mass, com, inertia
 
     def _terms(self, joint: Joint) -> dict[str, Any]:
@@ -529,6 +558,12 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
 
     def equation_terms(self) -> list[tuple[str, Any]] | None:
         return super().equation_terms() if self.has_closed_forms else None
+
+    def latex_text(self) -> str | None:
+        return super().latex_text() if self.has_closed_forms else None  # closed forms swell beyond a few joints
+
+    def latex_lines(self) -> list[str] | None:
+        return super().latex_lines() if self.has_closed_forms else None
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         n2, m = self.n_states, self.n_inputs

@@ -73,6 +73,9 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     smoothing = r.data.get("friction_smoothing", DEFAULT_FRICTION_SMOOTHING)
     if isinstance(smoothing, bool) or not isinstance(smoothing, int | float):
         raise r.fail(("friction_smoothing",), f"must be a positive number, got {smoothing!r}")
+    check_inertia = r.data.get("check_inertia", True)
+    if not isinstance(check_inertia, bool):
+        raise r.fail(("check_inertia",), f"must be true or false, got {check_inertia!r}")
     outs: dict[str, Any] = {}
     for key, value in outputs.items():  # expressions, or {frame, quantity} (robodyn.model.chain_outputs)
         if not isinstance(value, dict):
@@ -88,7 +91,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
             raise r.fail(("frames", frame), "must be {parent: <link>, xyz: [x, y, z], rpy: [roll, pitch, yaw]}")
         frames[frame] = {k: v if k == "parent" else number(("frames", frame, k), v) for k, v in entry.items()}
     return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
-                       friction_smoothing=float(smoothing), name=name, frames=frames)
+                       friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia)
 
 
 def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:

@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import math
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -12,18 +14,24 @@ from typing import Any, Final
 import numpy as np
 import sympy
 
-from robodyn.errors import InputError
+from robodyn.errors import InputError, RobodynWarning
 from robodyn.model.symbolic import ExprLike
 from robodyn.rigid.tape import Value
 
-__all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "BodySpec", "Joint", "Link",
-           "as_expr", "friction_force", "inertia_matrix", "inertia_problem", "rot_x", "rot_y", "rot_z"]
+__all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "MAX_MIMIC_MULTIPLIER",
+           "MAX_MIMIC_OFFSET", "TRIANGLE_MARGIN", "BodySpec", "Joint", "Link", "as_expr", "friction_force",
+           "inertia_matrix", "inertia_problem", "judge_inertia", "mimic_problem", "rot_x", "rot_y", "rot_z", "turned"]
 
 DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
 DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
 JOINT_TYPES: Final = ("revolute", "prismatic")
 INERTIA_KEYS: Final = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 INERTIA_TOLERANCE: Final = 1e-9  # Relative to the trace: rounding in published inertias is far above 1e-15.
+#: I3 - (I1 + I2) up to this times the trace (I1 + I2 + I3) is kept with a warning: identified (measured) tables
+#: break the triangle inequality by that much (Corke's Puma 560 link 3: 0.046); beyond it no measurement explains it.
+TRIANGLE_MARGIN: Final = 0.1
+MAX_MIMIC_MULTIPLIER: Final = 1e3  # |multiplier| of a mimic joint: gear couplings are a few units, never 1e3.
+MAX_MIMIC_OFFSET: Final = 1e3  # |offset| of a mimic joint, rad or m.
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +115,12 @@ def rot_z(a: Any) -> sympy.Matrix:
     return sympy.Matrix([[sympy.cos(a), -sympy.sin(a), 0], [sympy.sin(a), sympy.cos(a), 0], [0, 0, 1]])
 
 
+def turned(rotation: sympy.Matrix, value: sympy.Matrix) -> sympy.Matrix:
+    """``rotation * value``, without the product when the rotation is the identity (exact, and it saves the
+    symbolic products that dominate building a long chain: most joints have no standard-DH link rotation)."""
+    return value if rotation.is_Identity else rotation * value
+
+
 def inertia_matrix(value: Any) -> list[list[Any]]:
     if value is None:
         return [[0] * 3 for _ in range(3)]
@@ -127,28 +141,62 @@ def inertia_problem(inertia: np.ndarray) -> tuple[str, str] | None:
     """Why a rotational inertia ``(3, 3)`` about the centre of mass is not physical, or None when it is.
 
     Returns ``(kind, reason)`` with kind ``"asymmetric"``, ``"negative"`` (a negative principal moment: no
-    body, and the mass matrix may be indefinite) or ``"triangle"``. A rigid body's inertia is symmetric
-    with principal moments I1, I2, I3 >= 0 that satisfy the triangle inequality I1 + I2 >= I3 (each moment
-    is an integral of a sum of two squared coordinates). Semi-definite inertias are physical: a point mass
-    (all zeros) and a thin rod (one moment zero, the other two equal). Both conditions are checked to
-    :data:`INERTIA_TOLERANCE` times the trace, above the rounding of published values. Identified (measured)
-    parameters often break the triangle inequality: Armstrong's Puma 560 link 3, as Corke tabulates it,
-    has principal moments 0.0125 + 0.066 < 0.086. Reference: Traversaro, Brossette, Escande, Nori,
-    "Identification of fully physical consistent inertial parameters using optimization on manifolds",
-    IROS 2016, section III.
+    body, and the mass matrix may be indefinite), ``"triangle"`` or ``"slight triangle"``. A rigid body's
+    inertia is symmetric with principal moments I1 <= I2 <= I3, all >= 0, that satisfy the triangle inequality
+    I1 + I2 >= I3 (each moment is an integral of a sum of two squared coordinates). Semi-definite inertias are
+    physical: a point mass (all zeros) and a thin rod (one moment zero, the other two equal). Both conditions
+    are checked to :data:`INERTIA_TOLERANCE` times the trace, above the rounding of published values. Identified
+    (measured) parameters often break the triangle inequality a little: Armstrong's Puma 560 link 3, as Corke
+    tabulates it, has principal moments 0.0125 + 0.066 < 0.086, I3 - (I1 + I2) = 0.046 of the trace; up to
+    :data:`TRIANGLE_MARGIN` of the trace it is ``"slight triangle"``, beyond it ``"triangle"``. Reference:
+    Traversaro, Brossette, Escande, Nori, "Identification of fully physical consistent inertial parameters using
+    optimization on manifolds", IROS 2016, section III.
     """
     values = np.asarray(inertia, dtype=float)
     if not np.allclose(values, values.T, rtol=1e-12, atol=0.0):
         return "asymmetric", "is not symmetric"
     moments = np.linalg.eigvalsh(values)
-    slack = INERTIA_TOLERANCE * max(float(np.trace(values)), 0.0)
+    trace = max(float(np.trace(values)), 0.0)
+    slack = INERTIA_TOLERANCE * trace
     if moments[0] < -slack:
         return "negative", (f"has a negative principal moment {moments[0]:.6g} (principal moments {_listed(moments)}): "
                             "check the signs of ixx, iyy, izz and the size of the products ixy, ixz, iyz")
-    if moments[0] + moments[1] < moments[2] - slack:
-        return "triangle", (f"violates the triangle inequality: principal moments {_listed(moments)}, and "
-                            f"{moments[0]:.6g} + {moments[1]:.6g} < {moments[2]:.6g} (no rigid body has this "
-                            "inertia): check that it is about the centre of mass and in kg m^2")
+    excess = moments[2] - moments[0] - moments[1]
+    if excess > slack:
+        return ("slight triangle" if excess <= TRIANGLE_MARGIN * trace else "triangle"), (
+            f"violates the triangle inequality: principal moments {_listed(moments)}, and {moments[0]:.6g} + "
+            f"{moments[1]:.6g} < {moments[2]:.6g} (no rigid body has this inertia): check that it is about the centre "
+            "of mass and in kg m^2")
+    return None
+
+
+def judge_inertia(inertia: np.ndarray, where: str, *, check: bool, opt_out: str, key: str | None = None,
+                  error: type[InputError] = InputError, stacklevel: int = 2) -> None:
+    """The one rule for a link inertia ``(3, 3)``, in chain files, Python chains and URDF robots on both backends
+    (:func:`inertia_problem`): an asymmetric one is refused; with ``check``, a negative principal moment or the
+    triangle inequality broken by more than :data:`TRIANGLE_MARGIN` of the trace is refused (``error`` with
+    ``key``, the message ending with ``opt_out``: how to keep it), a slighter break kept with a RobodynWarning."""
+    problem = inertia_problem(inertia)
+    if problem is None or (not check and problem[0] != "asymmetric"):
+        return
+    kind, reason = problem
+    message = f"{where}: inertia {np.asarray(inertia, dtype=float).tolist()} {reason}"
+    if kind == "slight triangle":
+        warnings.warn(f"{message}; kept as given (identified parameters often are, by up to {TRIANGLE_MARGIN:g} of "
+                      "the trace)", RobodynWarning, stacklevel=stacklevel + 1)
+        return
+    raise error(message if kind == "asymmetric" else f"{message}; {opt_out}", key=key)
+
+
+def mimic_problem(multiplier: float, offset: float) -> str | None:
+    """Why a mimic coupling q = multiplier q_joint + offset is not one (None when it is): the multiplier must be
+    finite, nonzero and at most :data:`MAX_MIMIC_MULTIPLIER` in size, the offset finite and at most
+    :data:`MAX_MIMIC_OFFSET` (a larger coupling is a typo, and overflows the mass matrix)."""
+    if not (math.isfinite(multiplier) and 0 < abs(multiplier) <= MAX_MIMIC_MULTIPLIER):
+        return (f"multiplier {multiplier:g} must be a number with 0 < |multiplier| <= {MAX_MIMIC_MULTIPLIER:g} "
+                "(q = multiplier q_joint + offset; use a fixed joint for a joint that does not move)")
+    if not (math.isfinite(offset) and abs(offset) <= MAX_MIMIC_OFFSET):
+        return f"offset {offset:g} must be a number with |offset| <= {MAX_MIMIC_OFFSET:g} (rad or m)"
     return None
 
 

@@ -39,7 +39,7 @@ KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
-    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames"},
+    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia"},
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),

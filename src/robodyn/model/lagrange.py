@@ -128,6 +128,9 @@ class LagrangianSystem(ManipulatorSystem):
         self.points = point_expressions(self, points)
 
     kind = "lagrangian"
+    _mass_key = "kinetic"
+    _mass_fix = ("the kinetic energy must be positive for every motion: check the sign of 'kinetic' and the masses "
+                 "and inertias among the parameters")
 
     def kinematics(self) -> PointFrames | None:
         """The named points as frames (robodyn.model.point_frames), or None without points."""

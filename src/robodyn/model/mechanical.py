@@ -25,11 +25,13 @@ import numpy as np
 import sympy
 
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
+from robodyn.model.budget import shown
 from robodyn.model.expr import TIME, expand_bounded, narrow_integers, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.linearization import symbolic_linearization
+from robodyn.model.plausibility import check_mass
 from robodyn.model.protocol import ExplicitForm
-from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name
+from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name, latex_of
 from robodyn.model.system import Values, Vector, _names, values_to_vector
 
 __all__ = [
@@ -132,6 +134,26 @@ class ManipulatorSystem(SymbolicModel):
              for c, r in zip(self.coordinates, _symbol_matrix(bias, n, 1, "bias", name))]
         )
         self._setup_outputs(outputs)
+        self._check_plausible()
+
+    #: The model-file key the mass matrix comes from, and what to change when it is not positive definite.
+    _mass_key: str = "mass"
+    _mass_fix: str = "masses and inertias must be positive: check the mass matrix and the parameters"
+
+    def _check_plausible(self, context: str = "") -> None:
+        """InputError unless M is symmetric positive definite with the default parameters (at a generic q:
+        robodyn.model.plausibility, the one check of every kind); ``context`` follows the model's name."""
+        p, zero_u = self.parameter_vector(), np.zeros(self.n_inputs)
+
+        def mass_at(q: np.ndarray) -> np.ndarray:
+            return self.mass_raw(0.0, np.concatenate([q, np.zeros(self.n_coordinates)]), zero_u, p)
+
+        check_mass(mass_at, self.coordinates, where=f"model {self.name!r}{context}", fix=self._mass_fix,
+                   key=self._mass_key, constant=self._mass_is_constant)
+
+    @property
+    def _mass_is_constant(self) -> bool:
+        return not (self.mass_expr.free_symbols & set(self.q_symbols))
 
     @property
     def n_coordinates(self) -> int:
@@ -260,20 +282,16 @@ class ManipulatorSystem(SymbolicModel):
         return self
 
     def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> Self:
-        """:meth:`Model.with_parameters`; an override that makes M(0) not positive definite where the defaults
-        gave a positive definite one (a negative mass, say) is bad input (InputError), not a numerical failure."""
+        """:meth:`Model.with_parameters`; an override that makes M not positive definite (a negative mass, say) is
+        bad input (InputError), checked as the defaults are when the model is built (robodyn.model.plausibility)."""
         clone = super().with_parameters(params, **values)
-        if clone is self or type(self).mass_raw is not ManipulatorSystem.mass_raw:  # only the cheap symbolic M
-            return clone
-        zero_x, zero_u = np.zeros(self.n_states), np.zeros(self.n_inputs)
-        with np.errstate(all="ignore"):
-            before = self.mass_raw(0.0, zero_x, zero_u, self.parameter_vector())
-            after = clone.mass_raw(0.0, zero_x, zero_u, clone.parameter_vector())
-        if _positive_definite(before) and not _positive_definite(after):
-            raise InputError(f"model {self.name!r}: the parameters {dict(clone.parameters)} make the mass matrix "
-                             f"{after.tolist()} at q = 0 not positive definite: masses, inertias and lengths must "
-                             "be positive", key="mass")
+        if clone is not self:
+            clone._check_parameters()
         return clone
+
+    def _check_parameters(self) -> None:
+        """The checks of the model's own parameter values (after :meth:`with_parameters`)."""
+        self._check_plausible(f" with the parameters {dict(self.parameters)}")
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         """M(q) ``(n, n)`` at a validated point."""
@@ -327,28 +345,22 @@ class ManipulatorSystem(SymbolicModel):
         kinematic = [(f"{c}'", v) for c, v in zip(self.coordinates, self.qd_symbols)]
         accelerations = sympy.Matrix(self._acceleration_symbols)
         lhs = self.mass_expr * accelerations
-        return kinematic + [(sympy.sstr(left), right) for left, right in zip(lhs, self.rhs_expr)]
+        return kinematic + [(shown(left, sympy.sstr), right) for left, right in zip(lhs, self.rhs_expr)]
 
     def latex_equations(self) -> list[str]:
         names = dict(self.latex_symbol_names)
         names.update({a: latex_name(f"{c}_dot_dot") for a, c in zip(self._acceleration_symbols, self.coordinates)})
         lhs = self.mass_expr * sympy.Matrix(self._acceleration_symbols)
-        return [
-            f"{sympy.latex(left, symbol_names=names)} &= {sympy.latex(right, symbol_names=names)}"
-            for left, right in zip(lhs, self.rhs_expr)
-        ]
+
+        def latex(expr: sympy.Expr) -> str:
+            return shown(expr, lambda e: latex_of(e, names), latex=True)
+
+        return [f"{latex(left)} &= {latex(right)}" for left, right in zip(lhs, self.rhs_expr)]
 
 
 def _expanded_or_not(expr: sympy.Expr) -> sympy.Expr:
     expanded = expand_bounded(expr)
     return expr if expanded is None else expanded
-
-
-def _positive_definite(matrix: np.ndarray) -> bool:
-    if not np.isfinite(matrix).all():
-        return False
-    symmetric = 0.5 * (matrix + matrix.T)
-    return bool(np.min(np.linalg.eigvalsh(symmetric), initial=1.0) > 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -456,23 +468,6 @@ class MechanicalSystem(ManipulatorSystem):
         bias = self.damping_expr * qd + self.stiffness_expr * q
         super().__init__(coords, ins, matrices["mass"], forces, bias,
                          parameters=parameters, outputs=outputs, name=name)
-        self._check_mass()
-
-    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> MechanicalSystem:
-        clone = super().with_parameters(params, **values)
-        clone._check_mass()
-        return clone
-
-    def _check_mass(self) -> None:
-        mass = self.numeric_matrices()[0]
-        if not np.allclose(mass, mass.T, rtol=1e-12, atol=0.0):
-            raise InputError(f"model {self.name!r}: mass matrix {mass.tolist()} is not symmetric", key="mass")
-        if np.any(np.linalg.eigvalsh(mass) <= 0):
-            raise InputError(
-                f"model {self.name!r}: mass matrix {mass.tolist()} is not positive definite with the "
-                f"parameters {dict(self.parameters)}: masses and inertias must be positive",
-                key="mass",
-            )
 
     @functools.cached_property
     def _matrices_numeric(self) -> NumericFunction:

@@ -44,20 +44,25 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, ModelFileError, SingularMatrixError
-from robodyn.model.chain_parts import inertia_problem
+from robodyn.model.chain_parts import judge_inertia
 from robodyn.model.mechanical import velocity_name
+from robodyn.model.plausibility import check_mass, mass_advice
 from robodyn.model.system import Model, Values, Vector, check_names, values_to_vector
 from robodyn.model.urdf_file import (
+    MASSLESS_FIX,
     MAX_URDF_BYTES,
     UNSUPPORTED_JOINTS,
+    URDF_OPT_OUT,
     JointLimits,
     UrdfJoint,
     UrdfRobotInfo,
     coordinate_names,
     joint_limits,
     parse_robot,
+    robot_joints,
     robot_links,
 )
+from robodyn.rigid.crba import empty_subtrees
 from robodyn.textfile import read_text_limited
 
 __all__ = ["INSTALL_HINT", "JointLimits", "UrdfJoint", "UrdfSystem", "load_urdf"]
@@ -70,7 +75,6 @@ _REFUSED: Final = {
                   f"{_DEFAULT_BACKEND}, which makes it one angle, or make it 'revolute' with limits",
     **UNSUPPORTED_JOINTS,
 }
-_SINGULAR: Final = 1e-12  # min eig(M) <= this * max eig(M) at a generic q means M is singular (exact zeros).
 
 
 @contextlib.contextmanager
@@ -107,7 +111,6 @@ def _pinocchio() -> Any:
 class _Parsed:
     robot: str
     joints: tuple[UrdfJoint, ...]
-    massless: frozenset[str]  # links without <inertial> or with mass 0
 
 
 # --- checking the XML ---------------------------------------------------------------------------------
@@ -138,16 +141,7 @@ def _check_inertial(link: ET.Element, where: str, check_inertia: bool) -> None:
                              "(about the centre of mass)")
     ixx, ixy, ixz, iyy, iyz, izz = (_floats(inertia.get(k), 1, f"{where} inertia {k}")[0] for k in keys)
     matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    problem = inertia_problem(matrix) if check_inertia else None
-    if problem is not None:
-        raise ModelFileError(f"{where}: inertia {matrix.tolist()} {problem[1]}; or load the robot with "
-                             "check_inertia=False to keep the values as they are")
-
-
-def _mass(link: ET.Element) -> float:
-    """The mass of a link whose <inertial> was checked (0 without one)."""
-    element = link.find("inertial/mass")
-    return 0.0 if element is None else float(element.get("value", "0"))
+    judge_inertia(matrix, where, check=check_inertia, opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=3)
 
 
 def _check_dynamics(element: ET.Element, label: str, dynamics: bool) -> None:
@@ -192,13 +186,14 @@ def _joint(element: ET.Element, where: str) -> UrdfJoint:
 def _parse(text: str, where: str, dynamics: bool = True, check_inertia: bool = True) -> _Parsed:
     """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
     root = parse_robot(text, where)
-    links = robot_links(root, where)
+    links = robot_links(root, where, text)
     for name, link in links.items():
         _check_inertial(link, f"{where}: link {name!r}", check_inertia)
-    for element in root.findall("joint"):
+    elements = robot_joints(root, where, text)
+    for element in elements:
         if element.get("type") in MOVABLE:
             _check_dynamics(element, f"{where}: joint {element.get('name')!r}", dynamics)
-    joints = tuple(_joint(element, where) for element in root.findall("joint"))
+    joints = tuple(_joint(element, where) for element in elements)
     children: dict[str, UrdfJoint] = {}
     for joint in joints:
         for role, link_name in (("parent", joint.parent), ("child", joint.child)):
@@ -230,29 +225,7 @@ def _parse(text: str, where: str, dynamics: bool = True, check_inertia: bool = T
                              "connect every link to one tree")
     if not any(j.type in MOVABLE for j in joints):
         raise ModelFileError(f"{where}: no revolute or prismatic joint: the robot has nothing to move")
-    massless = frozenset(name for name, link in links.items() if _mass(link) == 0.0)
-    return _Parsed(root.get("name") or "robot", joints, massless)
-
-
-def _massless_bodies(parsed: _Parsed) -> list[tuple[str, str]]:
-    """(joint, link) for each movable joint whose rigid body (its child and the links fixed to it) has no
-    inertial data."""
-    fixed_children: dict[str, list[str]] = {}
-    for joint in parsed.joints:
-        if joint.type == "fixed":
-            fixed_children.setdefault(joint.parent, []).append(joint.child)
-    result = []
-    for joint in parsed.joints:
-        if joint.type not in MOVABLE:
-            continue
-        body, stack = [], [joint.child]
-        while stack:
-            link = stack.pop()
-            body.append(link)
-            stack += fixed_children.get(link, [])
-        if all(link in parsed.massless for link in body):
-            result.append((joint.name, joint.child))
-    return result
+    return _Parsed(root.get("name") or "robot", joints)
 
 
 # --- the model ------------------------------------------------------------------------------------------
@@ -444,29 +417,24 @@ class UrdfSystem(UrdfRobotInfo, Model):
 
 
 # --- loading ---------------------------------------------------------------------------------------------------
-def _generic_configuration(model: Any) -> np.ndarray:
-    """A fixed, non-special q inside the limits (no aligned axes, no zeros), for the mass check."""
-    index = np.arange(model.nq)
-    q = 0.3 + 0.41 * index
-    lower, upper = np.asarray(model.lowerPositionLimit), np.asarray(model.upperPositionLimit)
-    inside = np.isfinite(lower) & np.isfinite(upper) & (upper > lower)
-    fraction = (0.37 + 0.11 * index) % 1.0
-    q[inside] = (lower + (upper - lower) * fraction)[inside]
-    return q
-
-
 def _check_mass(system: UrdfSystem, parsed: _Parsed, where: str) -> None:
-    q = _generic_configuration(system.pinocchio_model)
-    eigenvalues = np.linalg.eigvalsh(system.mass_matrix(q))
-    if eigenvalues[0] > _SINGULAR * max(eigenvalues[-1], 1.0):
-        return
-    massless = _massless_bodies(parsed)
-    if massless:
-        named = ", ".join(f"link {link!r} (moved by joint {joint!r})" for joint, link in massless)
-        raise ModelFileError(f"{where}: {named} has no mass, so the mass matrix is singular: "
-                             "give it <inertial> with a mass and an inertia")
-    raise SingularMatrixError(f"{where}: the mass matrix is singular at q={q.tolist()} (eigenvalues "
-                              f"{eigenvalues.tolist()}): check the masses and inertias")
+    """M (Pinocchio's CRBA) positive definite at a generic q inside the limits (robodyn.model.plausibility, the
+    check of every kind); else ModelFileError naming the links whose joints move no mass."""
+    model = system.pinocchio_model
+
+    def advice() -> str:
+        inertias = list(model.inertias)[1:]
+        carries = [i.mass != 0 or bool(np.any(np.asarray(i.inertia) != 0)) for i in inertias]
+        child = {j.name: j.child for j in parsed.joints}
+        names = [str(n) for n in list(model.names)[1:]]
+        empty = empty_subtrees([int(p) - 1 for p in list(model.parents)[1:]], carries)
+        return mass_advice([(child[name], name) for name, e in zip(names, empty) if e], MASSLESS_FIX)
+
+    try:
+        check_mass(system.mass_matrix, system.coordinates, where=f"model {system.name!r}", fix=advice,
+                   lower=np.asarray(model.lowerPositionLimit), upper=np.asarray(model.upperPositionLimit))
+    except InputError as exc:
+        raise ModelFileError(f"{where}: {exc}") from None
 
 
 def load_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,

@@ -15,7 +15,10 @@ turned into the joints and links of a chain:
   (``dynamics=False`` ignores them);
 - ``<mimic joint multiplier offset>`` joints are coupled, not coordinates: q = multiplier q_joint +
   offset (Pinocchio's ``mimic=True``); their own damping and friction are not used;
-- ``floating`` and ``planar`` joints are refused with a message naming the joint.
+- ``floating`` and ``planar`` joints are refused with a message naming the joint;
+- the mass matrix must be positive definite at a generic configuration inside the limits (robodyn.model.
+  plausibility, evaluated by numpy: nothing is compiled to load a robot); a link whose joint moves no mass is
+  named, with its joint as the file writes it.
 
 The placement of each joint is its ``<origin xyz rpy>`` (R = Rz(yaw) Ry(pitch) Rx(roll)), the motion is
 about ``<axis>`` (default x), and each link's ``<inertial>`` gives its mass, centre of mass and inertia
@@ -39,17 +42,20 @@ from typing import Any, Final, NamedTuple
 
 import numpy as np
 
-from robodyn.errors import InputError, ModelFileError, SingularMatrixError
+from robodyn.errors import InputError, ModelFileError
 from robodyn.model.chain import ChainSystem, Joint, Link
-from robodyn.model.chain_parts import inertia_problem
+from robodyn.model.chain_parts import judge_inertia, mimic_problem
 from robodyn.model.system import Values
 from robodyn.model.urdf_file import (
+    MASSLESS_FIX,
     UNSUPPORTED_JOINTS,
+    URDF_OPT_OUT,
     UrdfJoint,
     UrdfRobotInfo,
     coordinate_names,
     joint_limits,
     read_robot,
+    robot_joints,
     robot_links,
 )
 
@@ -135,10 +141,7 @@ def _inertial(link: ET.Element, where: str, check: bool = True) -> _Body:
               for k in keys}
     inertia = np.array([[values["ixx"], values["ixy"], values["ixz"]], [values["ixy"], values["iyy"], values["iyz"]],
                         [values["ixz"], values["iyz"], values["izz"]]])
-    problem = inertia_problem(inertia) if check else None
-    if problem is not None:
-        raise ModelFileError(f"{where}: inertia {inertia.tolist()} {problem[1]}; or load the robot with "
-                             "check_inertia=False to keep the values as they are")
+    judge_inertia(inertia, where, check=check, opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=3)
     rotation, com = _origin(inertial.find("origin"), f"{where} inertial")
     body.add(mass, com, rotation @ inertia @ rotation.T)
     return body
@@ -167,9 +170,12 @@ def _movable(joint: ET.Element, kind: str, names: dict[str, str], label: str, pa
         if target not in names:
             raise ModelFileError(f"{label}: <mimic joint={target!r}> names no revolute, continuous or prismatic joint "
                                  "of the robot: correct the name, or remove <mimic> to make it a coordinate")
-        terms["mimic"] = {"joint": names[target],
-                          "multiplier": float(_numbers(mimic.get("multiplier"), 1, (1.0,), f"{label} mimic")[0]),
-                          "offset": float(_numbers(mimic.get("offset"), 1, (0.0,), f"{label} mimic")[0])}
+        multiplier, offset = (float(_numbers(mimic.get(key), 1, (default,), f"{label} mimic {key}")[0])
+                              for key, default in (("multiplier", 1.0), ("offset", 0.0)))
+        problem = mimic_problem(multiplier, offset)
+        if problem is not None:
+            raise ModelFileError(f"{label}: <mimic> {problem}")
+        terms["mimic"] = {"joint": names[target], "multiplier": multiplier, "offset": offset}
         terms.pop("damping", None)  # a mimic joint's own terms are not used (robodyn.model.chain.Joint)
         terms.pop("friction", None)
     return Joint(name=names[joint.get("name", "")], parent=parent, child=child,
@@ -202,16 +208,18 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
                      ) -> UrdfParts:
     """The robot as chain parts (fixed joints merged), from a URDF file (see the module docstring).
 
-    ``check_inertia`` refuses a link inertia that no rigid body has (a negative principal moment, or the
-    triangle inequality broken: robodyn.model.chain_parts.inertia_problem); False keeps them as given.
+    ``check_inertia`` applies the link-inertia rule of chains (robodyn.model.chain_parts.judge_inertia: a negative
+    principal moment or a triangle inequality broken by more than TRIANGLE_MARGIN of the trace is refused, a
+    slighter break kept with a warning); False keeps them as given. Two joints or links of one name are refused
+    naming them and their lines; mimic multipliers and offsets must be in bounds (chain_parts.mimic_problem).
     """
     file = Path(path)
-    root = read_robot(file)
     where = str(file)
-    links = robot_links(root, where)
+    text, root = read_robot(file)
+    links = robot_links(root, where, text)
     children: dict[str, list[ET.Element]] = {}
     parent_of: dict[str, str] = {}
-    for joint in root.findall("joint"):
+    for joint in robot_joints(root, where, text):
         name, kind = joint.get("name"), joint.get("type")
         parent_element, child_element = joint.find("parent"), joint.find("child")
         if not name or not kind or parent_element is None or child_element is None:
@@ -298,13 +306,20 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
     def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None,
                  outputs: Mapping[str, Any] | None = None):
+        # set first: the chain's mass check (in ChainSystem.__init__) reads the limits (for its generic q, the
+        # Pinocchio backend's) and the joints' names as the file writes them
+        self.path = path
+        self.joint_records = parts.records
+        self._file_names = {coordinate: written for written, coordinate in parts.names.items()}
+        by_name = {parts.names[r.name]: r.limits for r in parts.records if r.name in parts.names}
+        self.limits = MappingProxyType({j.name: by_name[j.name] for j in parts.joints if j.mimic is None})
+        self._bounds = ([math.nan if lim.lower is None else lim.lower for lim in self.limits.values()],
+                        [math.nan if lim.upper is None else lim.upper for lim in self.limits.values()])
         # each link was checked in the file (or the check was declined): merged bodies need none
         super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False, frames=parts.frames,
                          outputs=outputs)
-        self.path = path
-        self.joint_records = parts.records
-        by_name = {parts.names[r.name]: r.limits for r in parts.records if r.name in parts.names}
-        self.limits = MappingProxyType({c: by_name[c] for c in self.coordinates})
+
+    _massless_fix = MASSLESS_FIX
 
     def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
         """g(q) = dV/dq, the joint torques that hold the robot still against gravity, ``(n,)``."""
@@ -332,26 +347,6 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
         return f"UrdfRobot(name={self.name!r}, coordinates={list(self.coordinates)}, path={str(self.path)!r})"
 
 
-def _check_mass(robot: ChainSystem, where: str) -> None:
-    """A mass matrix singular at a generic q means a moving body without mass (or a rod about its axis)."""
-    q = 0.3 + 0.41 * np.arange(robot.n_coordinates)
-    eigenvalues = np.linalg.eigvalsh(robot.mass_matrix(q))
-    if eigenvalues[0] > 1e-12 * max(eigenvalues[-1], 1.0):
-        return
-    massless = [(j.name, j.child) for j in robot.joints if _massless(next(k for k in robot.links if k.name == j.child))]
-    if massless:
-        named = ", ".join(f"link {link!r} (moved by joint {joint!r})" for joint, link in massless)
-        raise ModelFileError(f"{where}: {named} has no mass, so the mass matrix is singular: give it <inertial> with a "
-                             "mass and an inertia")
-    raise SingularMatrixError(f"{where}: the mass matrix is singular at q={q.tolist()} (eigenvalues "
-                              f"{eigenvalues.tolist()}): check the masses and inertias (a thin rod turning about "
-                              "its own axis has no inertia about it)")
-
-
-def _massless(link: Link) -> bool:
-    return link.mass == 0 and not np.any(np.asarray(link.inertia, dtype=float))
-
-
 def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
                     check_inertia: bool = True, outputs: Mapping[str, Any] | None = None) -> UrdfRobot:
     """A fixed-base URDF robot as a compiled chain (see the module docstring and :class:`UrdfRobot`).
@@ -366,9 +361,8 @@ def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dy
         robot = UrdfRobot(parts, path=file, name=name, outputs=outputs)
     except ModelFileError:
         raise
-    except InputError as exc:  # the chain's checks (inertia, mimic targets): name the file
+    except InputError as exc:  # the chain's checks (mimic targets, the mass matrix): name the file
         raise ModelFileError(f"{path}: {exc}") from None
-    _check_mass(robot, str(file))
     return robot
 
 

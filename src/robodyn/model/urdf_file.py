@@ -23,10 +23,14 @@ from robodyn.errors import InputError, ModelFileError
 from robodyn.model.expr import RESERVED_NAMES, is_valid_name
 from robodyn.textfile import read_text_limited
 
-__all__ = ["MAX_URDF_BYTES", "UNSUPPORTED_JOINTS", "JointLimits", "UrdfJoint", "UrdfRobotInfo", "coordinate_names",
-           "joint_limits", "parse_robot", "read_robot", "robot_links"]
+__all__ = ["MASSLESS_FIX", "MAX_URDF_BYTES", "UNSUPPORTED_JOINTS", "URDF_OPT_OUT", "JointLimits", "UrdfJoint",
+           "UrdfRobotInfo", "coordinate_names", "joint_limits", "parse_robot", "read_robot", "robot_joints",
+           "robot_links"]
 
 MAX_URDF_BYTES: Final = 10_000_000  # URDF files are larger than model files (many links), never this large.
+#: How to keep a link inertia that no rigid body has (robodyn.model.chain_parts.judge_inertia), both backends.
+URDF_OPT_OUT: Final = "or load the robot with check_inertia=False to keep the values as they are"
+MASSLESS_FIX: Final = "an <inertial> with a mass and an inertia"  # What a link that moves no mass needs.
 UNSUPPORTED_JOINTS: Final = {
     "floating": "a floating base is not supported (fixed-base robots with revolute, continuous, prismatic and fixed "
                 "joints are): fix the root with a 'fixed' joint, or model the base motion outside robodyn",
@@ -88,9 +92,11 @@ def coordinate_names(joints: list[str]) -> dict[str, str]:
     return result
 
 
-def read_robot(path: Path) -> ET.Element:
-    """The ``<robot>`` element of a URDF file, read within :data:`MAX_URDF_BYTES` from a regular file."""
-    return parse_robot(read_text_limited(path, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError), str(path))
+def read_robot(path: Path) -> tuple[str, ET.Element]:
+    """The text of a URDF file (read within :data:`MAX_URDF_BYTES` from a regular file) and its ``<robot>``
+    element (the text locates repeated names: :func:`robot_joints`)."""
+    text = read_text_limited(path, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError)
+    return text, parse_robot(text, str(path))
 
 
 def parse_robot(text: str, where: str) -> ET.Element:
@@ -109,17 +115,42 @@ def parse_robot(text: str, where: str) -> ET.Element:
     return root
 
 
-def robot_links(root: ET.Element, where: str) -> dict[str, ET.Element]:
-    """The ``<link>`` elements of a robot by name (ModelFileError for a nameless or repeated link)."""
-    links: dict[str, ET.Element] = {}
-    for link in root.findall("link"):
-        name = link.get("name")
+def robot_links(root: ET.Element, where: str, text: str | None = None) -> dict[str, ET.Element]:
+    """The ``<link>`` elements of a robot by name (ModelFileError for a nameless or repeated link, naming the
+    lines of the repeats when the file's ``text`` is given)."""
+    return _named_elements(root, "link", where, text)
+
+
+def robot_joints(root: ET.Element, where: str, text: str | None = None) -> list[ET.Element]:
+    """The ``<joint>`` elements of a robot, in file order; two joints of one name are refused with that name as
+    the file writes it (and the lines, when the file's ``text`` is given): coordinates are named after joints."""
+    _named_elements(root, "joint", where, text, required=False)
+    return root.findall("joint")
+
+
+def _named_elements(root: ET.Element, tag: str, where: str, text: str | None, required: bool = True
+                    ) -> dict[str, ET.Element]:
+    found: dict[str, ET.Element] = {}
+    for element in root.findall(tag):
+        name = element.get("name")
         if not name:
-            raise ModelFileError(f"{where}: a <link> has no name")
-        if name in links:
-            raise ModelFileError(f"{where}: link {name!r} is defined twice")
-        links[name] = link
-    return links
+            if not required:
+                continue  # a nameless joint is refused with the joint's other requirements
+            raise ModelFileError(f"{where}: a <{tag}> has no name")
+        if name in found:
+            lines = _lines(text, tag, name)
+            at = f" (lines {', '.join(map(str, lines))})" if len(lines) > 1 else ""
+            raise ModelFileError(f"{where}: {tag} {name!r} is defined twice{at}: give each <{tag}> its own name")
+        found[name] = element
+    return found
+
+
+def _lines(text: str | None, tag: str, name: str) -> list[int]:
+    """The lines of ``text`` where a ``<tag name="name"`` element starts (for messages only)."""
+    if text is None:
+        return []
+    pattern = re.compile(rf"""<{tag}\b[^>]*?\bname\s*=\s*(["']){re.escape(name)}\1""")
+    return [text.count("\n", 0, match.start()) + 1 for match in pattern.finditer(text)]
 
 
 def _number(element: ET.Element, key: str, where: str) -> float | None:

@@ -243,6 +243,23 @@ class Tape:
                 values[index] = binary[op](values[a], values[b])
         return [values[o.index] for o in outputs]
 
+    def evaluate(self, outputs: Sequence[Value], arguments: Sequence[Sequence[float]]) -> list[float]:
+        """The numbers of ``outputs`` for the leaf values ``arguments[argument][index]``, interpreted node by node
+        in Python with IEEE results (inf, NaN; no exception), nothing compiled: for the few nodes that hold a
+        model's constants (its bodies at given parameters), where compiling would cost more than it saves."""
+        values: dict[int, float] = {}
+        for index in sorted(self.cone(outputs)):
+            op, a, b = self.nodes[index]
+            if op == "leaf":
+                values[index] = float(arguments[a][b])
+            elif op == "const":
+                values[index] = a
+            elif op in BINARY:
+                values[index] = _FOLD[op](values[a], values[b])
+            else:
+                values[index] = _FOLD[op](values[a])
+        return [values[o.index] for o in outputs]
+
     # --- analysis ----------------------------------------------------------------------------------
     def cone(self, outputs: Sequence[Value]) -> set[int]:
         """Indices of the nodes the outputs depend on (themselves included)."""
