@@ -17,11 +17,13 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
+    "ROUND_OFF",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "PLOT_CURVES",
     "PLOT_POINTS",
     "block",
+    "cleaned",
     "escape",
     "heading",
     "html_table",
@@ -41,6 +43,9 @@ MAX_ROWS: Final = 12  # Matrix rows shown; the rest is cut, with a note.
 MAX_COLUMNS: Final = 10  # Matrix columns shown: LaTeX's bmatrix takes at most 10 (amsmath's MaxMatrixCols).
 PLOT_POINTS: Final = 400  # Points per curve of an inline plot at most (evenly spaced stored points).
 PLOT_CURVES: Final = 8  # Curves of an inline plot at most (the first ones; the legend says how many).
+#: Shown as 0: a value at most ROUND_OFF times the largest magnitude in its row (round-off of a computation whose
+#: inputs are of that size: ~50 ulps of double precision's 2.2e-16, with room). Only what is shown is cleaned.
+ROUND_OFF: Final = 1e-12
 
 
 # --- text ---------------------------------------------------------------------------------------------
@@ -59,6 +64,28 @@ def number(value: float | complex) -> str:
         return f"{number(z.real)} {sign} {number(abs(z.imag))}j"
     real = float(value)
     return "0" if real == 0.0 else f"{real:.6g}"
+
+
+def cleaned(values: ArrayLike, scale: float | None = None) -> np.ndarray:
+    """A copy of ``values`` for showing: entries at most :data:`ROUND_OFF` times the largest magnitude of their
+    row (the last axis; a vector is one row) are 0, ``-0`` is 0. Complex entries: the real and the imaginary
+    part each against the row's largest magnitude. ``scale`` replaces the rows' own scale.
+
+    Only for what people read (``-9.46633e-30`` beside ``147.65`` is round-off, not information): the numbers
+    robodyn returns are never cleaned.
+    """
+    array = np.array(values, dtype=complex if np.iscomplexobj(values) else float)
+    if array.size == 0:
+        return array
+    magnitude = np.abs(array)
+    finite = np.where(np.isfinite(magnitude), magnitude, 0.0)
+    size = np.max(finite, axis=-1, keepdims=True) if array.ndim else finite
+    threshold = ROUND_OFF * (size if scale is None else abs(float(scale)))
+    if np.iscomplexobj(array):
+        real = np.where(np.abs(array.real) <= threshold, 0.0, array.real)
+        imag = np.where(np.abs(array.imag) <= threshold, 0.0, array.imag)
+        return (real + 0.0) + 1j * (imag + 0.0)
+    return np.where(np.abs(array) <= threshold, 0.0, array) + 0.0
 
 
 def latex_number(value: float) -> str:

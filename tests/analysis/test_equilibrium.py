@@ -284,3 +284,26 @@ def test_minus_zero_is_stored_as_zero():
     for point in (*find_equilibrium(pendulum, {"tau": -0.0}, starts=4), *find_equilibrium(pendulum, {"theta": -0.0})):
         assert all(math.copysign(1.0, v) == 1.0 for v in (*point.x, *point.u) if v == 0.0)
         assert "-0" not in str(point) and "-0.0" not in json.dumps(point.to_dict())
+
+
+def test_angles_found_from_the_default_starts_are_wrapped_into_one_turn():
+    arm = robodyn.load("two_link_arm")
+    points = find_equilibrium(arm, {"shoulder_tau": 0.0, "elbow_tau": 0.0}, starts=8)
+    angles = np.array([p.x[:2] for p in points])
+    assert np.all((angles > -math.pi) & (angles <= math.pi)), angles  # one turn: not -26.70 or 147.65
+    assert {tuple(np.round(a / (math.pi / 2)).astype(int)) for a in angles} <= {(1, 0), (-1, 0), (1, 2), (-1, 2)}
+    assert any(np.allclose(a, [-math.pi / 2, 0.0]) for a in angles)  # hanging straight down
+    for point in points:
+        assert np.max(np.abs(arm.f(0.0, point.x, point.u))) < 1e-10  # still equilibria after the wrap
+    shown = str(points[0])
+    assert "e-" not in shown.split("x:")[1], shown  # velocities of 1e-29 are shown as 0
+
+
+def test_states_that_are_not_angles_are_not_wrapped(tmp_path):
+    path = tmp_path / "shifted.yaml"  # x' = x - 10 (not periodic), theta' = sin(theta)
+    path.write_text("kind: first_order\nstates: [x, theta]\ndynamics: {x: x - 10, theta: sin(theta)}\n")
+    (point,) = find_equilibrium(robodyn.load(str(path)), guess={"x": 9.0, "theta": 6.2})
+    assert point.x[0] == pytest.approx(10.0) and point.x[1] == pytest.approx(2 * math.pi)  # a guess: kept
+    points = find_equilibrium(robodyn.load(str(path)), starts=4, seed=1)
+    assert all(p.x[0] == pytest.approx(10.0) for p in points)  # 10 > pi is not an angle: never wrapped
+    assert all(-math.pi < p.x[1] <= math.pi for p in points)

@@ -75,7 +75,7 @@ def test_damping_info_needs_one_coordinate():
 
 def test_joint_printing():
     assert JOINT.pretty().splitlines() == ["q' = q_dot", "J*q'' = -b*q_dot - k*q + u"]
-    assert r"J \ddot{q} &= - b \dot{q} - k q + u" in JOINT.latex()
+    assert r"J\,\ddot{q} &= - b\,\dot{q} - k\,q + u" in JOINT.latex()  # factors apart by a thin space
 
 
 # --- ScalarDamping ----------------------------------------------------------------------------------

@@ -151,7 +151,7 @@ def test_h_returning_wrong_shape_raises():
 
 
 def test_non_numeric_state_raises_input_error():
-    with pytest.raises(InputError, match="state values must be numbers"):
+    with pytest.raises(InputError, match="state values must be real numbers"):
         make_oscillator().f(0.0, ["a", "b"])
     with pytest.raises(InputError, match=r"state 'q' must be a number"):
         make_oscillator().f(0.0, {"q": [1.0, 2.0], "v": 0.0})

@@ -53,6 +53,7 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.linearize import _central
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
+from robodyn.model.linear import require_continuous
 from robodyn.model.system import Model, Values, require_model
 
 __all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
@@ -64,6 +65,7 @@ MAX_STARTS: Final = 10_000  # Each start is one root solve (milliseconds): more 
 DEFAULT_BOX: Final = (-math.pi, math.pi)  # Range of random starts for every unknown not named in ``box``.
 DUPLICATE_DISTANCE: Final = 1e-6  # Solutions closer than this (per component, relative) are one solution.
 POLISH_STEPS: Final = 3  # Gauss-Newton steps after the scipy solver; each kept only if it lowers max |f|.
+_AT_MINUS_PI: Final = 1e-9  # a wrapped angle this close to -pi is pi (equilibria are solved to ~1e-10)
 PERIODIC_PROBES: Final = 3  # Points near a solution where f must repeat after a 2 pi shift to call it one turn.
 PERIODIC_TOLERANCE: Final = 1e-9  # |f(x + 2 pi k e_i) - f(x)| relative to 1 + |f|: "periodic" (sin, cos round).
 AFFINE_TOLERANCE: Final = 1e-9  # |r(u1) - (r(u0) + dr/du (u1 - u0))| relative to the sizes: "affine in u".
@@ -126,9 +128,12 @@ class OperatingPoint:
         }
 
     def __str__(self) -> str:
+        from robodyn.display import cleaned
+
         status = "converged" if self.converged else "NOT converged"
         lines = [f"operating point ({self.method}, {status}, residual max|f| = {self.residual:.3g})"]
-        for label, names, values in (("x", self.states, self.x), ("u", self.inputs, self.u)):
+        shown = cleaned(np.concatenate([self.x, self.u]))  # round-off against the point's scale shown as 0
+        for label, names, values in (("x", self.states, shown[: self.x.size]), ("u", self.inputs, shown[self.x.size:])):
             text = ", ".join(f"{n} = {v:.10g}" for n, v in zip(names, values.tolist())) or "(none)"
             lines.append(f"  {label}: {text}")
         return "\n".join(lines)
@@ -416,7 +421,8 @@ def find_equilibrium(
     tuple of OperatingPoint
         Every distinct converged solution, sorted by residual then by norm of (x, u). A single point
         for the holding-torque path. When there are more unknowns than equations each start yields one
-        of infinitely many solutions.
+        of infinitely many solutions. Without ``guess`` and ``box``, states that are angles (f repeats after
+        a whole turn of them) are given in (-pi, pi]: the shoulder at -26.70 rad is reported at -pi/2.
 
     Raises
     ------
@@ -434,6 +440,8 @@ def find_equilibrium(
     array([2.89905323])                      # the holding torque m g l sin(0.3)
     """
     require_model(model, "find_equilibrium")
+    require_continuous(model, "find_equilibrium", "its fixed points solve x = A x + B u, i.e. x = (I - A)^-1 B u: "
+                       "np.linalg.solve(np.eye(n) - A, B @ u)")
     _check_options(starts, tol, seed)
     time, _, _, p = model.arguments(t, np.zeros(model.n_states), None, params)
     names = (*model.states, *model.inputs)
@@ -460,7 +468,9 @@ def find_equilibrium(
     points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]
     if not points:
         raise _no_convergence(problem, attempts, unknowns, fixed)
-    return _distinct(points, problem)
+    # angles found from the default starts are shown in (-pi, pi]; where the caller chose a guess or a box, the
+    # solutions stay where they were found
+    return _distinct([_wrapped(problem, p) for p in points] if guess is None and box is None else points, problem)
 
 
 def _operating_point(problem: _Problem, z: Array, residual: float, tol: float, method: str) -> OperatingPoint:
@@ -515,6 +525,31 @@ def _distinct(points: list[OperatingPoint], problem: _Problem) -> tuple[Operatin
         elif _unwrapped(z[:n]) < _unwrapped(kept[turned[0]][1][:n]):  # of one point, keep theta = pi over -pi
             kept[turned[0]] = (point, z)
     return tuple(point for point, _ in kept)
+
+
+def _wrapped(problem: _Problem, point: OperatingPoint) -> OperatingPoint:
+    """``point`` with each state that is an angle (f repeats after a whole turn of it: :func:`_same_modulo_turns`)
+    moved by whole turns into (-pi, pi]: the shoulder at -26.70 rad is the same equilibrium as at -pi/2."""
+    x = point.x
+    inside = x - 2 * math.pi * np.ceil((x - math.pi) / (2 * math.pi))
+    inside[np.abs(inside + math.pi) <= _AT_MINUS_PI] = math.pi  # -pi and +pi are one angle: (-pi, pi]
+    z = np.concatenate([x, point.u])
+    target = z.copy()
+    target[: x.size] = inside
+    if np.array_equal(target, z):
+        return point
+    if not _same_modulo_turns(problem, z, target):  # not all of them are angles: one state at a time
+        target = z.copy()
+        for i in np.flatnonzero(inside != x):
+            trial = target.copy()
+            trial[i] = inside[i]
+            if _same_modulo_turns(problem, target, trial):
+                target = trial
+        if np.array_equal(target, z):
+            return point
+    wrapped = target[: x.size] + 0.0
+    residual = _max_abs(problem.model.f_raw(problem.time, wrapped, point.u, problem.p))
+    return OperatingPoint(wrapped, point.u, point.states, point.inputs, residual, point.converged, point.method)
 
 
 def _unwrapped(x: Array) -> int:

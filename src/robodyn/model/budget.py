@@ -7,18 +7,57 @@ numbers robodyn computes never go through these printers, so an equation beyond 
 :func:`too_large`'s placeholder instead, and everything else is still shown.
 
 Sizes are counted by :func:`within`, a traversal that stops as soon as the budget is passed, so checking is
-cheap whatever the expression.
+cheap whatever the expression. Work whose time cannot be told from the size (simplification) also runs under
+:func:`time_limit`: in the main thread, a timer interrupts it after the stated seconds and the expression is
+shown as it was; elsewhere (threads, where no timer can interrupt) the size limits alone bound it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import signal
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
-__all__ = ["MAX_PRETTY_NODES", "MAX_SHOWN_NODES", "shown", "too_large", "within"]
+__all__ = ["MAX_PRETTY_NODES", "MAX_SHOWN_NODES", "MAX_SIMPLIFIED_NODES", "SIMPLIFY_SECONDS", "OverBudget",
+           "shown", "time_limit", "too_large", "within"]
 
 MAX_SHOWN_NODES: Final = 20_000  # nodes of one expression printed as one-line text or LaTeX (~2 s at most)
 MAX_PRETTY_NODES: Final = 2_000  # nodes of one expression drawn two-dimensionally (sympy.pretty is ~10x slower)
+MAX_SIMPLIFIED_NODES: Final = 600  # nodes of one expression worth simplifying for display (trigsimp: ~0.1-0.4 s)
+SIMPLIFY_SECONDS: Final = 2.0  # time for simplifying all the terms of one model for display
+
+
+class OverBudget(Exception):
+    """Raised inside :func:`time_limit` when its time is up (caught by the code that set the limit)."""
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Interrupt the block with :class:`OverBudget` after ``seconds`` of wall time.
+
+    Only in the main thread of a process whose real-time timer and SIGALRM handler are unused (a timer is
+    the only way to interrupt pure-Python work such as sympy's); elsewhere the block runs to its end, and the
+    caller's size limits bound it.
+    """
+    usable = (threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
+              and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+              and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None))
+    if not usable:
+        yield
+        return
+
+    def expire(_signum: int, _frame: Any) -> None:
+        raise OverBudget(f"more than {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0.0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def within(expr: Any, limit: int) -> bool:

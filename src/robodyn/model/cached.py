@@ -45,7 +45,8 @@ _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
     "affine_form", "classification_equations", "energy", "equation_terms", "explicit_form", "kinematics",
-    "latex_text", "linear_model", "linearization_raw", "manipulator", "mechanical_matrices", "raw_function",
+    "latex_lines", "latex_text", "linear_model", "linearization_raw", "manipulator", "mechanical_matrices",
+    "raw_function",
     "scalar_damping", "show_text",
 )
 

@@ -118,6 +118,14 @@ class ChainFrames:
             self._specs[frame] = FrameSpec(body, rows, tuple(value(position[i]) for i in range(3)))
         return self._specs[frame]
 
+    def up(self, p: np.ndarray) -> np.ndarray:
+        """The world direction opposite to gravity at the parameters ``p`` ``(3,)`` (+z without gravity)."""
+        values = dict(zip(self.model.p_symbols, p.tolist()))
+        gravity = np.array([float(g.xreplace(values)) if isinstance(g, sympy.Basic) else float(g)
+                            for g in self.model.gravity_expr])
+        size = float(np.linalg.norm(gravity))
+        return -gravity / size if size > 0 and np.isfinite(size) else np.array([0.0, 0.0, 1.0])
+
     def size(self, quantity: str) -> int:
         """The number of outputs of ``quantity`` (per state)."""
         return {"pose": 12, "jacobian": 6 * self.model.n_coordinates, "bias": 6,

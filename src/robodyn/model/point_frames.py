@@ -51,6 +51,7 @@ class PointFrames:
         n = len(model.x_symbols) // 2
         q, qd = model.x_symbols[:n], model.x_symbols[n:]
         self._n = n
+        self._planar = all(p[2] == 0 for p in points.values())  # every point written [x, y]: y is up
         self._position = {name: sympy.Matrix(p) for name, p in points.items()}
         self._jacobian = {name: p.jacobian(q) for name, p in self._position.items()}
         self._bias = {name: (J * sympy.Matrix(qd)).jacobian(q) * sympy.Matrix(qd) for name, J in self._jacobian.items()}
@@ -77,6 +78,11 @@ class PointFrames:
                 (model.t_symbol, model.x_symbols, model.p_symbols), [numeric_form(e) for e in exprs],
                 modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
         return self._functions[key]
+
+    def up(self, p: np.ndarray) -> np.ndarray:
+        """The world direction opposite to gravity ``(3,)``: +y for points written [x, y] (x to the right, y up),
+        +z for points in space."""
+        return np.array([0.0, 1.0, 0.0]) if self._planar else np.array([0.0, 0.0, 1.0])
 
     def evaluate(self, quantity: str, frame: str | None, x: np.ndarray, p: np.ndarray) -> np.ndarray:
         """``quantity`` of ``frame`` at the states ``x`` ``(N, 2n)``: ``(N, size)`` (robodyn.model.protocol)."""

@@ -11,8 +11,9 @@ Expressions given as text are parsed by the safe parser (:mod:`robodyn.model.exp
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeAlias
+from typing import Any, Final, TypeAlias
 
 import numpy as np
 import sympy
@@ -25,22 +26,49 @@ from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.system import Model, Vector, _defaults, _names, check_names
 
-__all__ = ["SymbolicModel", "SymbolicSystem", "latex_name"]
+__all__ = ["SymbolicModel", "SymbolicSystem", "latex_name", "latex_of"]
 
 ExprLike: TypeAlias = sympy.Expr | str | float | int
 NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
 
 
 def latex_name(name: str) -> str:
-    """LaTeX for a robodyn name: ``theta`` -> ``\\theta``, ``q_dot`` -> ``\\dot{q}``, ``x1`` -> ``x_{1}``."""
+    """LaTeX for a robodyn name: ``theta`` -> ``\\theta``, ``q_dot`` -> ``\\dot{q}``, ``x1`` -> ``x_{1}``,
+    ``elbow`` -> ``\\mathrm{elbow}`` (a name of several letters is one upright word, not a product of italic
+    letters), ``lc2`` -> ``\\mathrm{lc}_{2}``, ``q_ref`` -> ``q_{\\mathrm{ref}}``."""
     dots = 0
     while name.endswith("_dot") and len(name) > 4:
         name, dots = name[:-4], dots + 1
-    base = sympy.latex(sympy.Symbol(name))
+    head, _, sub = name.strip("_").partition("_")
+    if not sub:
+        match = re.fullmatch(r"(.*?[A-Za-z])(\d+)", head)
+        head, sub = (match.group(1), match.group(2)) if match else (head, "")
+    parts = [_latex_word(part) for part in sub.split("_") if part]
+    base = _latex_word(head) + (f"_{{{','.join(parts)}}}" if parts else "")
     if dots == 0:
         return base
     accent = {1: r"\dot", 2: r"\ddot"}.get(dots, r"\dddot")
     return f"{accent}{{{base}}}"
+
+
+def latex_of(expr: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> str:
+    """LaTeX of ``expr`` with the symbols' LaTeX ``names`` (:func:`latex_name`), factors separated by a thin space
+    (``l_{1}\\,\\mathrm{lc}_{2}``: names of several letters would run together)."""
+    return sympy.latex(expr, symbol_names=dict(names), mul_symbol=r"\,")
+
+
+def _latex_word(word: str) -> str:
+    """One part of a name: digits and single letters as they are, Greek letters by name, words upright."""
+    from sympy.printing.latex import tex_greek_dictionary
+
+    if word.isdigit() or len(word) == 1:
+        return word
+    greek = tex_greek_dictionary.get(word) or (f"\\{word}" if word.lower() in _GREEK else None)
+    return greek if greek is not None else r"\mathrm{" + word.replace("_", r"\_") + "}"
+
+
+_GREEK: Final = frozenset(("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
+                           "sigma tau upsilon phi chi psi omega").split())
 
 
 class SymbolicModel(Model):
@@ -223,7 +251,7 @@ class SymbolicModel(Model):
     def latex_expr(self, expr: sympy.Basic) -> str:
         """LaTeX of one expression with the model's symbol names (a placeholder beyond the display budget:
         robodyn.model.budget)."""
-        return shown(expr, lambda e: sympy.latex(e, symbol_names=self.latex_symbol_names), latex=True)
+        return shown(expr, lambda e: latex_of(e, self.latex_symbol_names), latex=True)
 
     def equations(self) -> list[tuple[str, sympy.Expr]]:
         """The model's equations as ``(left-hand side text, right-hand side expression)`` pairs."""
@@ -233,12 +261,19 @@ class SymbolicModel(Model):
         """One LaTeX line (``lhs &= rhs``) per equation; subclasses override for their own form."""
         return [f"{latex_name(lhs)} &= {self.latex_expr(rhs)}" for lhs, rhs in self.equations()]
 
-    def latex(self) -> str:
-        """The equations (dynamics, then outputs) as a LaTeX ``aligned`` block."""
+    def _aligned_lines(self) -> list[str]:
+        """``lhs &= rhs`` for the dynamics, then the outputs."""
         lines = self.latex_equations()
         if self.outputs != self.states:
             lines += [f"{latex_name(n)} &= {self.latex_expr(e)}" for n, e in zip(self.outputs, self.h_expr)]
-        return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+        return lines
+
+    def latex(self) -> str:
+        """The equations (dynamics, then outputs) as a LaTeX ``aligned`` block."""
+        return "\\begin{aligned}\n" + " \\\\\n".join(self._aligned_lines()) + "\n\\end{aligned}"
+
+    def latex_lines(self) -> list[str] | None:
+        return [line.replace(" &= ", " = ", 1) for line in self._aligned_lines()]
 
     def pretty(self) -> str:
         """The equations as plain text, one per line (``q' = (u - b*q_dot - k*q)/J``)."""

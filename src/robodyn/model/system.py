@@ -159,7 +159,7 @@ def _scalar(value: object, what: str) -> float:
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         array = real_array(value, what, one=True)
         if array.size != 1:
-            raise InputError(f"{what} must be one number, got {_shown(value)}")
+            raise InputError(f"{what} must be a number, got {_shown(value)} ({array.size} values)")
         number = float(array.reshape(()))
     else:
         number = float(value)
@@ -347,6 +347,12 @@ class Model:
         return False
 
     @property
+    def sample_period(self) -> float | None:
+        """The sample period dt in s of a discrete-time model, whose ``f`` is the update map x[k+1] = f(t_k, x[k],
+        u[k]) rather than a derivative; None (the default) for a continuous-time model."""
+        return None
+
+    @property
     def classification_basis(self) -> str:
         """How :func:`robodyn.classify` can decide: ``structural``, ``symbolic`` or ``sampled``."""
         return "sampled"
@@ -463,6 +469,11 @@ class Model:
 
     def latex_text(self) -> str | None:
         """The equations as LaTeX, or None when the model has no symbolic equations."""
+        return None
+
+    def latex_lines(self) -> list[str] | None:
+        """The equations as LaTeX, one ``lhs = rhs`` per line (dynamics, then outputs: what is typeset line by
+        line), or None when the model has no symbolic equations."""
         return None
 
     # --- rich display in Jupyter (IPython's _repr_*_ protocol) -----------------------------------------

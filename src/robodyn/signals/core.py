@@ -213,17 +213,43 @@ class Constant(Signal):
         return np.full_like(t, self.value)
 
 
-@dataclass(frozen=True, slots=True)
+def _switch_time(t0: object, at: object, what: str) -> object:
+    """The switch time given as ``at=`` (the unmistakable form) or positionally as ``t0``, not both."""
+    if at is not None and t0 is not None:
+        raise InputError(f"{what}: give the switch time once, as at= (or as the first argument)")
+    if at is None and t0 is None:
+        raise InputError(f"{what}: give the switch time at= (for example {what}(at=1.0, ...))")
+    return at if at is not None else t0
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Step(Signal):
-    """u(t) = before for t < t0, after for t >= t0."""
+    """u(t) = before for t < at, after for t >= at.
+
+    Write it with keywords, ``Step(at=1.0, before=0.0, after=2.0)``; the positional form ``Step(t0, before,
+    after)`` puts the switch time first. A step whose two levels are equal is constant: robodyn warns, since
+    ``Step(0.0, 1.0, 1.0)`` is more often a mistaken order of arguments than a wish.
+    """
 
     t0: float
     before: float
     after: float
 
-    def __post_init__(self) -> None:
-        for name in ("t0", "before", "after"):
-            _set(self, name, finite_number(getattr(self, name), f"Step {name}"))
+    def __init__(self, t0: float | None = None, before: float | None = None, after: float | None = None, *,
+                 at: float | None = None):
+        _set(self, "t0", finite_number(_switch_time(t0, at, "Step"), "Step at (the switch time)"))
+        for name, value in (("before", before), ("after", after)):
+            if value is None:
+                raise InputError(f"Step: give the value {name}= (Step(at=..., before=..., after=...))")
+            _set(self, name, finite_number(value, f"Step {name}"))
+        if self.before == self.after:
+            import warnings
+
+            from robodyn.errors import RobodynWarning
+
+            warnings.warn(f"Step(at={self.t0:g}, before={self.before:g}, after={self.after:g}) is constant "
+                          f"{self.before:g}: the switch time comes first; write Step(at=..., before=..., "
+                          "after=...)", RobodynWarning, stacklevel=2)
 
     def _eval(self, t: Array, tp: Array) -> Array:
         return np.where(tp < self.t0, self.before, self.after)
@@ -232,17 +258,22 @@ class Step(Signal):
         return np.array([self.t0])
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Ramp(Signal):
-    """u(t) = initial for t < t0, initial + slope*(t - t0) for t >= t0."""
+    """u(t) = initial for t < at, initial + slope*(t - at) for t >= at: ``Ramp(at=1.0, slope=2.0)`` (or
+    positionally ``Ramp(t0, slope, initial)``)."""
 
     t0: float
     slope: float
     initial: float = 0.0
 
-    def __post_init__(self) -> None:
-        for name in ("t0", "slope", "initial"):
-            _set(self, name, finite_number(getattr(self, name), f"Ramp {name}"))
+    def __init__(self, t0: float | None = None, slope: float | None = None, initial: float = 0.0, *,
+                 at: float | None = None):
+        _set(self, "t0", finite_number(_switch_time(t0, at, "Ramp"), "Ramp at (the start time)"))
+        if slope is None:
+            raise InputError("Ramp: give the slope= (Ramp(at=..., slope=..., initial=...))")
+        _set(self, "slope", finite_number(slope, "Ramp slope"))
+        _set(self, "initial", finite_number(initial, "Ramp initial"))
 
     def _eval(self, t: Array, tp: Array) -> Array:
         return np.where(tp < self.t0, self.initial, self.initial + self.slope * (t - self.t0))
@@ -282,12 +313,13 @@ class Sine(Signal):
         return [(self.amplitude, self.omega, self.phase)]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Pulse(Signal):
-    """u(t) = base + amplitude on [t0, t0 + width), base elsewhere.
+    """u(t) = base + amplitude on [at, at + width), base elsewhere: ``Pulse(at=1.0, width=0.5, amplitude=2.0)``
+    (or positionally ``Pulse(t0, width, amplitude, base, period)``).
 
-    With ``period`` the pulse repeats on [t0 + k*period, t0 + k*period + width) for k = 0, 1, 2, ...;
-    before t0 the value is ``base``. The period must exceed the width.
+    With ``period`` the pulse repeats on [at + k*period, at + k*period + width) for k = 0, 1, 2, ...;
+    before ``at`` the value is ``base``. The period must exceed the width.
     """
 
     t0: float
@@ -296,9 +328,18 @@ class Pulse(Signal):
     base: float = 0.0
     period: float | None = None
 
-    def __post_init__(self) -> None:
-        for name in ("t0", "width", "amplitude", "base"):
-            _set(self, name, finite_number(getattr(self, name), f"Pulse {name}"))
+    def __init__(self, t0: float | None = None, width: float | None = None, amplitude: float | None = None,
+                 base: float = 0.0, period: float | None = None, *, at: float | None = None):
+        _set(self, "t0", finite_number(_switch_time(t0, at, "Pulse"), "Pulse at (the start time)"))
+        for name, value in (("width", width), ("amplitude", amplitude)):
+            if value is None:
+                raise InputError(f"Pulse: give the {name}= (Pulse(at=..., width=..., amplitude=...))")
+            _set(self, name, finite_number(value, f"Pulse {name}"))
+        _set(self, "base", finite_number(base, "Pulse base"))
+        _set(self, "period", period)
+        self._check_period()
+
+    def _check_period(self) -> None:
         if self.width <= 0.0:
             raise InputError(f"Pulse width must be > 0, got {self.width}: give a positive width")
         if self.period is not None:
