@@ -35,6 +35,7 @@ from robodyn.cli_sweep import add_commands as add_sweep_commands
 from robodyn.errors import InputError, RobodynError
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.model.budget import MAX_PRETTY_NODES, shown, within
 from robodyn.model.names import parse_number
 from robodyn.model.system import Model
 from robodyn.signals import parse_input_assignments
@@ -98,8 +99,10 @@ def _cmd_show(args: argparse.Namespace) -> int:
     damping = _damping_lines(model)
     derived = [f"derived  {k} = {v}" for k, v in model.derived_parameters.items()]
     lines = [*_describe(model), *derived, "", equations, *(["", *damping] if damping else [])]
-    for name, value in terms:
-        lines += ["", f"{name} =", sympy.pretty(value, use_unicode=False, wrap_line=False)]
+    for name, value in terms:  # drawn in two dimensions when small, else on one line (robodyn.model.budget)
+        text = sympy.pretty(value, use_unicode=False, wrap_line=False) if within(value, MAX_PRETTY_NODES) \
+            else shown(value, sympy.sstr)
+        lines += ["", f"{name} =", text]
     print("\n".join(lines))
     return 0
 
@@ -123,6 +126,10 @@ def _number_or(text: str | None, option: str, default: float) -> float:
 def _check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
     out = getattr(args, "out", None)
+    for option, value, kinds in (("--out", out, ".csv or .npz file (or - for CSV on stdout)"),
+                                 ("--plot", getattr(args, "plot", None), ".png, .svg or .pdf file")):
+        if value is not None and not value.strip():
+            raise InputError(f"{option} {value!r}: the path is empty: name a {kinds}")
     if out and out != "-":
         if Path(out).suffix.lower() not in (".csv", ".npz"):
             raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
@@ -153,8 +160,11 @@ def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> s
 
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
+    from robodyn.cli_kinematics import output_names
+
     _check_outputs(args)
     model = _model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.cached)
+    names = None if args.output is None else output_names(model, args.output)  # checked before the run
     x0 = _assignments(args.x0, "--x0")
     inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
     t0 = _number_or(args.t0, "--t0", 0.0)
@@ -172,8 +182,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         t_eval=t_eval,
     )
     assert isinstance(trajectory, Trajectory)
-    if args.output:
-        names = [name.strip() for text in args.output for name in text.split(",") if name.strip()]
+    if names is not None:
         trajectory = select_outputs(model, trajectory, names)
     if args.out == "-":
         sys.stdout.write(trajectory.to_csv_text())
@@ -207,10 +216,12 @@ def _write_plot(path: str, figure: Any) -> None:
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
     from robodyn.analysis.verify import verify
+    from robodyn.atomic import check_output_folder, path_component
 
     model = _model(args)
-    plot = Path(args.out) / f"verify_{model.name}.png"
+    plot = Path(args.out) / f"verify_{path_component(model.name)}.png"  # a model's name is free text
     check_output_path(plot, "--out")
+    check_output_folder(args.out, "--out")  # and not "" (the plot would land in the working folder)
     result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
     write_bytes_atomic(plot, result.png())
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())

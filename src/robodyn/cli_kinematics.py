@@ -10,18 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from robodyn.cli_args import add_json, add_model, assignments, load_model
-from robodyn.errors import ConvergenceError, InputError
+from robodyn.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.model.names import parse_number
 from robodyn.model.system import Model
 from robodyn.trajectory import Trajectory
 
-__all__ = ["add_commands", "select_outputs"]
+__all__ = ["add_commands", "output_names", "select_outputs"]
 
 
 def _configuration(model: Model, texts: list[str] | None) -> dict[str, float]:
@@ -70,9 +69,12 @@ def _target(text: str) -> tuple[np.ndarray, np.ndarray | None]:
 
 
 def _cmd_ik(args: argparse.Namespace) -> int:
-    from robodyn.kinematics.ik import inverse_kinematics
+    from robodyn.kinematics import kinematics
+    from robodyn.kinematics.ik import check_search, inverse_kinematics
 
     model = load_model(args)
+    check_search(args.starts, args.seed, len(kinematics(model).coordinates),
+                 options={"starts": "--starts", "seed": "--seed"})  # before the target is parsed, before any work
     position, orientation = _target(args.target)
     tolerance = 1e-10 if args.tolerance is None else parse_number(args.tolerance, where="--tolerance")
     result = inverse_kinematics(model, position, orientation=orientation, frame=args.frame, starts=args.starts,
@@ -93,22 +95,54 @@ def _cmd_ik(args: argparse.Namespace) -> int:
 
 def _cmd_animate(args: argparse.Namespace) -> int:
     import robodyn
-    from robodyn.atomic import check_output_path
-    from robodyn.kinematics.animate import animate
-
-    if Path(args.out).suffix.lower() not in (".gif", ".mp4"):
-        raise InputError(f"--out {args.out}: write a .gif or .mp4 file")
-    check_output_path(args.out, "--out")
-    model = load_model(args)
     from robodyn.kinematics import kinematics
+    from robodyn.kinematics.animate import animate, check_options
 
-    kinematics(model)  # no frames: a clear error before simulating
+    check_options(args.out, fps=args.fps, max_frames=args.frames,
+                  options={"out": "--out", "fps": "--fps", "max_frames": "--frames"})  # before any work
+    model = load_model(args)
+    kinematics(model).frame_name(args.frame)  # no frames, an unknown frame: a clear error before simulating
     t_final = parse_number(args.t_final, where="--t-final")
     trajectory = robodyn.simulate(model, t_final, assignments(args.x0, "--x0"), method=args.method)
     assert isinstance(trajectory, Trajectory)
     animate(trajectory, args.out, frame=args.frame, fps=args.fps, max_frames=args.frames)
     print(f"{model.name}: {len(trajectory)} points over [0, {t_final:g}] s; wrote {args.out}")
     return 0
+
+
+def output_names(model: Model, texts: list[str]) -> list[str]:
+    """The names of ``--output NAME,...`` (repeatable), each checked against ``model`` before the run: an
+    output of the model, or ``FRAME.QUANTITY`` of one of its frames. InputError (UnknownNameError for a
+    frame) naming the option; none at all (``--output ""``) is refused too."""
+    names = [name.strip() for text in texts for name in text.split(",") if name.strip()]
+    if not names:
+        raise InputError(f"--output {' '.join(texts)!r:.60}: no output named: give NAME,... (outputs of "
+                         f"{model.name!r}: {', '.join(model.outputs)}; or FRAME.QUANTITY such as tool0.position)")
+    for name in names:
+        _frame_and_quantity(model, model.outputs, name)
+    return names
+
+
+def _frame_and_quantity(model: Model, outputs: tuple[str, ...], name: str) -> tuple[str, str] | None:
+    """None for an output of the model; (frame, quantity) for ``FRAME.QUANTITY``; InputError otherwise."""
+    from robodyn.model.chain_outputs import QUANTITIES  # imports sympy and the tape compiler
+
+    if name in outputs:
+        return None
+    frame, _, quantity = name.rpartition(".")
+    if not frame or quantity not in QUANTITIES:
+        raise InputError(f"--output {name}: not an output of {model.name!r} ({', '.join(outputs)}) nor "
+                         f"FRAME.QUANTITY with a quantity of {', '.join(QUANTITIES)}")
+    from robodyn.kinematics import kinematics
+
+    if model.kinematics() is None:
+        raise InputError(f"--output {name}: model {model.name!r} ({model.kind}) has no frames: name one of its outputs "
+                         f"({', '.join(outputs)})")
+    try:
+        kinematics(model).frame_name(frame)
+    except UnknownNameError as exc:
+        raise UnknownNameError(f"--output {name}: {exc}") from None
+    return frame, quantity
 
 
 def select_outputs(model: Model, trajectory: Trajectory, names: list[str]) -> Trajectory:
@@ -119,14 +153,12 @@ def select_outputs(model: Model, trajectory: Trajectory, names: list[str]) -> Tr
     columns: list[str] = []
     blocks: list[np.ndarray] = []
     for name in names:
-        if name in trajectory.outputs:
+        split = _frame_and_quantity(model, trajectory.outputs, name)
+        if split is None:
             columns.append(name)
             blocks.append(trajectory.y[:, [trajectory.outputs.index(name)]])
             continue
-        frame, _, quantity = name.rpartition(".")
-        if not frame or quantity not in QUANTITIES:
-            raise InputError(f"--output {name}: not an output of {model.name!r} ({', '.join(trajectory.outputs)}) nor "
-                             f"FRAME.QUANTITY with a quantity of {', '.join(QUANTITIES)}")
+        frame, quantity = split
         columns += [f"{frame}_{c}" for c in QUANTITIES[quantity]]
         blocks.append(_frame_quantity(model, trajectory, frame, quantity))
     return Trajectory(trajectory.t, trajectory.x, trajectory.u, np.hstack(blocks), trajectory.states,

@@ -28,9 +28,17 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from robodyn.trajectory import Trajectory
 
-__all__ = ["FORMATS", "convergence", "phase_portrait", "pole_map", "save_figure", "time_response", "validity"]
+__all__ = ["FORMATS", "convergence", "literal", "phase_portrait", "pole_map", "save_figure", "time_response",
+           "validity"]
 
 FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
+
+
+def literal(text: object) -> str:
+    """``text`` (a model's name, a unit, a frame: free text from a model file) as matplotlib shows it literally:
+    every ``$`` escaped, so that no pair of them starts math text (``"$\\frac{$"`` would make matplotlib raise
+    when the figure is drawn). Every text robodyn puts on a figure from a model goes through this."""
+    return str(text).replace("$", r"\$")
 
 
 def _units(trajectory: Trajectory) -> Mapping[str, str]:
@@ -45,7 +53,7 @@ def _groups(trajectory: Trajectory, names: Sequence[str], units: Mapping[str, st
     second_order = getattr(getattr(trajectory, "source", None), "order", 1) == 2
     for name in names:
         if name in units:
-            label = f"[{units[name]}]"
+            label = f"[{literal(units[name])}]"
         elif second_order:
             label = "coordinates" if trajectory.states.index(name) < half else "velocities"
         else:
@@ -124,7 +132,7 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
                                    f"{', '.join(trajectory.states)}; outputs {', '.join(trajectory.outputs)})")
     if ax is not None:
         for name, values in columns.items():
-            ax.plot(trajectory.t, values, style, label=f"{name}{label_suffix}")
+            ax.plot(trajectory.t, values, style, label=f"{literal(name)}{label_suffix}")
         ax.legend(loc="best")
         return ax.get_figure(root=True)  # type: ignore[return-value]
     groups = _groups(trajectory, chosen, unit_of)
@@ -136,18 +144,18 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
             if axis is None:
                 raise InputError(f"time_response: the figure has no axis {label!r} for {', '.join(members)}")
             for name in members:
-                axis.plot(trajectory.t, columns[name], style, label=f"{name}{label_suffix}")
+                axis.plot(trajectory.t, columns[name], style, label=f"{literal(name)}{label_suffix}")
             axis.legend(loc="best")
         if varying and "inputs" in by_label:
             for label, values in varying:
-                by_label["inputs"].plot(trajectory.t, values, style, label=f"{label}{label_suffix}")
+                by_label["inputs"].plot(trajectory.t, values, style, label=f"{literal(label)}{label_suffix}")
         return into
     rows = len(groups) + (1 if varying else 0)
     figure = Figure(figsize=(8, 2.4 * rows + 0.6), layout="constrained")
     axes = figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
     for axis, (label, members) in zip(axes, groups):
         for name in members:
-            axis.plot(trajectory.t, columns[name], style, label=f"{name}{label_suffix}")
+            axis.plot(trajectory.t, columns[name], style, label=f"{literal(name)}{label_suffix}")
         axis.set_ylabel(label)
         axis.legend(loc="best")
         axis.grid(alpha=0.3)
@@ -155,13 +163,13 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
         for label, values in varying:
             name = label.split(" = ")[0]
             unit = f" [{unit_of[name]}]" if name in unit_of else ""
-            axes[-1].plot(trajectory.t, values, style, label=f"{label}{unit}")
+            axes[-1].plot(trajectory.t, values, style, label=literal(f"{label}{unit}"))
         axes[-1].set_ylabel("inputs")
         axes[-1].legend(loc="best")
         axes[-1].grid(alpha=0.3)
-    title = f"{trajectory.model} ({trajectory.stats.method})"
+    title = f"{literal(trajectory.model)} ({trajectory.stats.method})"
     if constant:
-        title += "\nconstant inputs: " + _constant_text(constant)
+        title += "\nconstant inputs: " + literal(_constant_text(constant))
     axes[0].set_title(title, fontsize=10)
     axes[-1].set_xlabel("t [s]")
     return figure
@@ -191,9 +199,9 @@ def phase_portrait(model: Any, *, x_range: tuple[float, float] = (-np.pi, np.pi)
         ax.plot(run.x[:, 0], run.x[:, 1], color="tab:red", linewidth=1.5)
         ax.plot(run.x[0, 0], run.x[0, 1], "o", color="tab:red", markersize=4)
     units = model.units()
-    ax.set_xlabel(model.states[0] + (f" [{units[model.states[0]]}]" if model.states[0] in units else ""))
-    ax.set_ylabel(model.states[1] + (f" [{units[model.states[1]]}]" if model.states[1] in units else ""))
-    ax.set(xlim=x_range, ylim=v_range, title=f"{model.name}: phase portrait")
+    ax.set_xlabel(literal(model.states[0] + (f" [{units[model.states[0]]}]" if model.states[0] in units else "")))
+    ax.set_ylabel(literal(model.states[1] + (f" [{units[model.states[1]]}]" if model.states[1] in units else "")))
+    ax.set(xlim=x_range, ylim=v_range, title=f"{literal(model.name)}: phase portrait")
     return ax.get_figure(root=True)  # type: ignore[return-value]
 
 

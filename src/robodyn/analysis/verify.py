@@ -14,6 +14,7 @@ asymptotic range (h omega_n <= 1 on the seed joint).
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -26,16 +27,22 @@ from robodyn.integrate.kernels import kernel_module, run_fixed, run_implicit_fix
 from robodyn.integrate.methods import REGISTRY
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
+from robodyn.model.linear import require_continuous
 from robodyn.model.system import Model, require_model
 from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
 
-__all__ = ["DEFAULT_METHODS", "IMPLICIT_ORDERS", "ORDER_TOLERANCE", "MethodCheck", "Verification", "verify"]
+__all__ = ["DEFAULT_METHODS", "IMPLICIT_ORDERS", "MIN_DISTINCT_STEPS", "ORDER_TOLERANCE", "MethodCheck", "Verification",
+           "verify"]
 
 ORDER_TOLERANCE: Final = 0.3  # An observed order further than this from the method's order fails.
 
 #: Step sizes relative to the model's fastest time scale 1/|lambda|_max, per method.
 MAX_GRID_POINTS: Final = 10_000_000  # The most steps one fixed-step run of verify may take.
+#: The fewest different step sizes an observed order is fitted through. The five sizes of a method become
+#: round(t_final / h) steps each: a run of a few time scales 1/|lambda|_max or less repeats step counts (below
+#: one time scale every size is one step, and the "order" is the noise of five equal points).
+MIN_DISTINCT_STEPS: Final = 3
 
 _RELATIVE_STEPS: Final[Mapping[str, tuple[float, ...]]] = {
     "euler": (4e-3, 2e-3, 1e-3, 5e-4, 2.5e-4),
@@ -121,6 +128,8 @@ class Verification:
         """Log-log plot of max error against step size, with the reference slopes; a matplotlib Figure."""
         from matplotlib.figure import Figure
 
+        from robodyn.plots import literal
+
         figure = Figure(figsize=(7, 5), layout="constrained")
         axes = figure.subplots()
         for c in self.checks:
@@ -133,7 +142,7 @@ class Verification:
                           color=line.get_color(), xytext=(4, -10), textcoords="offset points")
         axes.set_xlabel("step size h")
         axes.set_ylabel("max |x - x_exact|")
-        axes.set_title(f"{self.model}: convergence (dashed: slope = order, shifted below the data)")
+        axes.set_title(f"{literal(self.model)}: convergence (dashed: slope = order, shifted below the data)")
         axes.grid(alpha=0.3, which="both")
         axes.legend(loc="best")
         return figure
@@ -142,6 +151,31 @@ class Verification:
         buffer = io.BytesIO()
         self.plot().savefig(buffer, format="png", dpi=100)
         return buffer.getvalue()
+
+
+def _check_span(name: str, t_final: float, rate: float, methods: Sequence[str]) -> None:
+    """InputError when ``t_final`` gives some method fewer than MIN_DISTINCT_STEPS different step counts (as
+    :func:`_check` rounds them), suggesting a t_final from which every method has them: its largest, middle
+    and smallest steps more than one step count apart, the largest at least half a step."""
+    few = [(method, len({max(1, round(t_final / (h / rate))) for h in _RELATIVE_STEPS[method]})) for method in methods]
+    few = [(method, count) for method, count in few if count < MIN_DISTINCT_STEPS]
+    if not few:
+        return
+    span = 0.0  # in time scales 1/rate
+    for method in methods:
+        h = sorted(_RELATIVE_STEPS[method], reverse=True)
+        span = max(span, h[0] / 2, 1 / (1 / h[2] - 1 / h[0]), 1 / (1 / h[4] - 1 / h[2]))
+    method, count = few[0]
+    raise InputError(f"verify: t_final = {t_final:g} is too short to observe an order on {name!r}: {method}'s five "
+                     f"step sizes round to {count} different step count{'s' if count > 1 else ''} (a slope needs "
+                     f"{MIN_DISTINCT_STEPS}): give t_final = {_round_up(1.01 * span / rate):.3g} or more "
+                     f"({1.01 * span:.3g} times the fastest time scale 1/|lambda|max = {1 / rate:.3g})")
+
+
+def _round_up(value: float) -> float:
+    """``value`` > 0 rounded up to 3 significant digits (a bound that, printed with ``:.3g``, still holds)."""
+    unit = 10.0 ** (math.floor(math.log10(value)) - 2)
+    return math.ceil(value / unit * (1 - 1e-12)) * unit
 
 
 def _slope(x: Sequence[float], y: Sequence[float]) -> float:
@@ -166,12 +200,13 @@ def verify(
         The test problem: from ``x0`` (default 0) under input ``u`` (default a unit step) over [0, t_final].
     """
     require_model(model, "verify")
+    require_continuous(model, "verify", "its recursion is exact: there is no integrator to verify")
     linear = model.linear_model()
     if linear is None:
         raise InputError(f"verify needs a linear model with an exact solution; {model.name!r} is not linear")
     rate = float(np.max(np.abs(np.linalg.eigvals(linear.A)), initial=0.0)) or 1.0
-    if not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final > 0):
-        raise InputError(f"verify: t_final must be a positive finite number, got {t_final!r}")
+    if isinstance(t_final, bool) or not (isinstance(t_final, (int, float)) and np.isfinite(t_final) and t_final > 0):
+        raise InputError(f"verify: t_final must be a positive finite number, got {t_final!r:.40}")
     finest = t_final * rate / min(min(steps) for steps in _RELATIVE_STEPS.values())
     if finest > MAX_GRID_POINTS:
         raise InputError(f"verify: t_final = {t_final:g} would need about {finest:.3g} fixed steps (at most "
@@ -182,6 +217,7 @@ def verify(
     if unknown:
         raise InputError(f"verify: no convergence study for {', '.join(map(repr, unknown))}: choose from "
                          f"{', '.join(_RELATIVE_STEPS)}")
+    _check_span(model.name, t_final, rate, methods)
     setup = kernel_module(model, inputs, resolve_events(model, None), jacobian=True)
     p = model.parameter_vector()
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -28,13 +29,15 @@ import numpy as np
 from robodyn.atomic import check_output_path
 from robodyn.errors import InputError
 from robodyn.kinematics.paths import cube_limits, trajectory_kinematics
+from robodyn.plots import literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.animation import Animation
 
     from robodyn.trajectory import Trajectory
 
-__all__ = ["ARM_COLOR", "FORMATS", "TOOL_COLOR", "TRACE_COLOR", "VIEW", "animate", "resample"]
+__all__ = ["ARM_COLOR", "FORMATS", "MAX_DPI", "MAX_FPS", "MAX_FRAMES", "MAX_GIF_BYTES", "TOOL_COLOR", "TRACE_COLOR",
+           "VIEW", "animate", "check_options", "resample"]
 
 FORMATS: Final = (".gif", ".mp4")
 VIEW: Final = (25.0, -60.0)  # (elevation, azimuth) in degrees of the orthographic 3-D view.
@@ -42,6 +45,10 @@ ARM_COLOR: Final = "#1f77b4"  # Links and joints.
 TRACE_COLOR: Final = "#ff7f0e"  # The tool frame's path so far.
 TOOL_COLOR: Final = "#d62728"  # The tool frame's origin.
 FIGSIZE: Final = (5.0, 5.0)  # Inches; the pixel size is FIGSIZE * dpi.
+MAX_FPS: Final = 100  # GIF frame durations are whole hundredths of a second.
+MAX_FRAMES: Final = 10_000  # Frames drawn one by one (about 20 ms each at 100 dpi): minutes at most.
+MAX_DPI: Final = 600  # 3000 x 3000 pixels per frame.
+MAX_GIF_BYTES: Final = 2**30  # A GIF's frames are all held in memory (4 bytes a pixel) until it is written.
 
 
 def resample(trajectory: Trajectory, max_frames: int) -> tuple[np.ndarray, np.ndarray]:
@@ -57,16 +64,36 @@ def resample(trajectory: Trajectory, max_frames: int) -> tuple[np.ndarray, np.nd
     return times, states
 
 
-def _check_options(out: str | Path | None, fps: int, max_frames: int, dpi: int) -> Path | None:
-    for label, value, least in (("fps", fps, 1), ("max_frames", max_frames, 2), ("dpi", dpi, 1)):
-        if isinstance(value, bool) or not isinstance(value, int | np.integer) or value < least:
-            raise InputError(f"animate: {label} must be an integer >= {least}, got {value!r}")
+def check_options(out: str | os.PathLike[str] | None, *, fps: object = 25, max_frames: object = 200,
+                  dpi: object = 100, options: Mapping[str, str] | None = None) -> Path | None:
+    """The checks :func:`animate` makes before any work, for callers that check before simulating: whole
+    numbers ``fps`` in [1, MAX_FPS], ``max_frames`` in [2, MAX_FRAMES], ``dpi`` in [1, MAX_DPI]; for a GIF,
+    ``max_frames`` frames of ``(5 dpi)^2`` pixels within MAX_GIF_BYTES; ``out`` a writable ``.gif`` or ``.mp4``
+    path (an MP4 needs ffmpeg). Returns ``out`` as a Path (None for None); InputError otherwise.
+    ``options`` renames the arguments in the messages (the command line passes ``{"fps": "--fps", ...}``)."""
+    label = {"out": "out", "fps": "fps", "max_frames": "max_frames", "dpi": "dpi", **(options or {})}
+    number: dict[str, int] = {}
+    for key, value, least, most in (("fps", fps, 1, MAX_FPS), ("max_frames", max_frames, 2, MAX_FRAMES),
+                                    ("dpi", dpi, 1, MAX_DPI)):
+        if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or not least <= value <= most:
+            raise InputError(f"animate: {label[key]} must be an integer from {least} to {most:,}, got {value!r:.40}")
+        number[key] = int(value)
     if out is None:
         return None
-    target = check_output_path(out, "animate: cannot write")
-    if target.suffix.lower() not in FORMATS:
-        raise InputError(f"animate: cannot write {target.name!r}: name a .gif or .mp4 file")
-    if target.suffix.lower() == ".mp4":
+    if not isinstance(out, str | os.PathLike):
+        raise InputError(f"animate: {label['out']} {out!r:.40}: give the path of a .gif or .mp4 file")
+    suffix = Path(out).suffix.lower()
+    if suffix not in FORMATS:
+        raise InputError(f"animate: {label['out']} {os.fspath(out) or repr('')}: name a .gif or .mp4 file")
+    if suffix == ".gif":
+        pixels = round(FIGSIZE[0] * number["dpi"]) * round(FIGSIZE[1] * number["dpi"])
+        needed = 4 * pixels * number["max_frames"]
+        if needed > MAX_GIF_BYTES:
+            raise InputError(f"animate: {max_frames} frames at {dpi} dpi would hold about {needed / 2**20:,.0f} MiB "
+                             f"in memory for a GIF (the limit is {MAX_GIF_BYTES // 2**20} MiB): lower "
+                             f"{label['max_frames']} to {MAX_GIF_BYTES // (4 * pixels)} or the dpi, or write an .mp4")
+    target = check_output_path(out, f"animate: {label['out']}")
+    if suffix == ".mp4":
         from matplotlib.animation import FFMpegWriter
 
         if not FFMpegWriter.isAvailable():
@@ -99,10 +126,18 @@ def animate(trajectory: Trajectory, out: str | Path | None = None, *, frame: str
     Returns
     -------
     matplotlib.animation.FuncAnimation (``to_jshtml()`` for a notebook, ``save()`` for other writers).
+
+    Raises
+    ------
+    InputError
+        Before anything is drawn: not a trajectory of a model with frames, an unknown frame, options out of
+        range or a GIF over MAX_GIF_BYTES (:func:`check_options`), an ``out`` that cannot be written.
     """
-    target = _check_options(out, fps, max_frames, dpi)
+    target = check_options(out, fps=fps, max_frames=max_frames, dpi=dpi)
+    if not isinstance(trace, bool | np.bool_):
+        raise InputError(f"animate: trace {trace!r:.40}: give True (draw the frame's path) or False")
     kin = trajectory_kinematics(trajectory, "animate")
-    name = kin.default_frame if frame is None else frame
+    name = kin.frame_name(frame)
     times, states = resample(trajectory, max_frames)
     n = len(kin.coordinates)
     origins = kin.origins(states[:, :n], params=trajectory.params)  # (F, bodies + 1, 3)
@@ -110,10 +145,17 @@ def animate(trajectory: Trajectory, out: str | Path | None = None, *, frame: str
     holder = kin.parent_frame(name)  # the frame the tool hangs from, drawn to the tool
     mount = tool if holder is None else kin.position(states[:, :n], holder, params=trajectory.params)
     parents = [parent - 1 for parent in kin.skeleton[1:]]  # each body's parent body (-1: the base)
-    animation = _build(trajectory.model, name, times, origins, np.stack([mount, tool], axis=1), parents, fps,
-                       trace, dpi)
-    if target is not None:
-        _save(animation, target, fps, dpi)
+    temporary = None if target is None else _temporary(target)  # a folder that refuses it fails before drawing
+    try:
+        animation = _build(trajectory.model, name, times, origins, np.stack([mount, tool], axis=1), parents, fps,
+                           trace, dpi)
+        if target is not None and temporary is not None:
+            _save(animation, temporary, fps, dpi)
+            os.replace(temporary, target)
+    except BaseException:
+        if temporary is not None:
+            temporary.unlink(missing_ok=True)
+        raise
     return animation
 
 
@@ -153,28 +195,29 @@ def _build(model: str, name: str, times: np.ndarray, origins: np.ndarray, mounte
         trail = tool[: i + 1] if trace else tool[:0]
         path.set_data_3d(trail[:, 0], trail[:, 1], trail[:, 2])
         marker.set_data_3d(tool[i : i + 1, 0], tool[i : i + 1, 1], tool[i : i + 1, 2])
-        title.set_text(f"{model}: {name}, t = {times[i]:.3f} s")
+        title.set_text(f"{literal(model)}: {literal(name)}, t = {times[i]:.3f} s")
         return [*links, joints, path, marker, title]
 
     draw(0)
     return FuncAnimation(figure, draw, frames=len(times), interval=1000.0 / fps, blit=False, repeat=True)
 
 
-def _save(animation: Animation, target: Path, fps: int, dpi: int) -> None:
-    """Write ``animation`` to a temporary file next to ``target`` (same suffix), then rename it over ``target``."""
-    from matplotlib.animation import FFMpegWriter, PillowWriter
-
-    writer = PillowWriter(fps=fps) if target.suffix.lower() == ".gif" else FFMpegWriter(fps=fps)
+def _temporary(target: Path) -> Path:
+    """An empty temporary file next to ``target`` (same suffix), for the animation to be written into and then
+    renamed over ``target``; InputError when the folder cannot hold it."""
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temporary = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
         os.close(fd)
     except OSError as exc:
         raise InputError(f"animate: cannot write {target}: {exc.strerror or exc}: choose a writable location") from None
-    try:
-        animation.save(temporary, writer=writer, dpi=dpi)
-        os.chmod(temporary, 0o644)
-        os.replace(temporary, target)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    return Path(temporary)
+
+
+def _save(animation: Animation, temporary: Path, fps: int, dpi: int) -> None:
+    """Write ``animation`` into ``temporary`` (GIF by Pillow, MP4 by ffmpeg, by its suffix), readable by all."""
+    from matplotlib.animation import FFMpegWriter, PillowWriter
+
+    writer = PillowWriter(fps=fps) if temporary.suffix.lower() == ".gif" else FFMpegWriter(fps=fps)
+    animation.save(temporary, writer=writer, dpi=dpi)
+    os.chmod(temporary, 0o644)

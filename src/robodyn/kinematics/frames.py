@@ -30,7 +30,7 @@ import numpy as np
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics.rotations import quaternion_from_rotation, rpy_from_rotation
-from robodyn.model.system import Model, Values, require_model, values_to_vector
+from robodyn.model.system import Model, Values, real_array, require_model, values_to_vector
 
 __all__ = ["REFERENCES", "Kinematics", "Pose", "kinematics"]
 
@@ -112,7 +112,7 @@ class Kinematics:
     def _frame(self, frame: str | None) -> str:
         if frame is None:
             return self.default_frame
-        if frame not in self.frames:
+        if not isinstance(frame, str) or frame not in self.frames:
             raise UnknownNameError(f"model {self.model.name!r} has no frame {frame!r}: its frames are "
                                    f"{', '.join(self.frames)}")
         return frame
@@ -126,20 +126,21 @@ class Kinematics:
             x = np.zeros((1, 2 * n))
             x[0, :n] = q
             return x, True
-        single = isinstance(q, Mapping) or np.ndim(q) <= 1
+        listed = f"({', '.join(self.coordinates)})"
         if isinstance(q, Mapping):
-            rows = values_to_vector(q, self.coordinates, "coordinate", default=0.0)[None, :]
+            single, rows = True, values_to_vector(q, self.coordinates, "coordinate", default=0.0)[None, :]
         else:
-            rows = np.atleast_2d(np.asarray(q, dtype=float))
+            given = real_array(q, f"model {self.model.name!r}: the configuration {listed}")
+            single, rows = given.ndim <= 1, np.atleast_2d(given)
             if rows.ndim != 2 or rows.shape[1] != n:
-                raise ShapeError(f"model {self.model.name!r}: expected {n} coordinates ({', '.join(self.coordinates)})"
-                                 f" per configuration, got shape {np.shape(q)}")
+                raise ShapeError(f"model {self.model.name!r}: expected {n} coordinates {listed} per configuration, "
+                                 f"got shape {given.shape}")
         velocities = np.zeros_like(rows)
         if qd is not None:
             if isinstance(qd, Mapping):
                 velocities[:] = values_to_vector(qd, self.coordinates, "velocity", default=0.0)
             else:
-                given = np.asarray(qd, dtype=float)
+                given = real_array(qd, f"model {self.model.name!r}: the velocities {listed}")
                 try:
                     velocities[:] = np.broadcast_to(given, rows.shape)
                 except ValueError:
@@ -181,7 +182,7 @@ class Kinematics:
     def jacobian(self, q: Values | np.ndarray, frame: str | None = None, *, reference: str = "world_aligned",
                  params: Values | None = None) -> np.ndarray:
         """The geometric Jacobian of ``frame``, ``(6, n)`` or ``(N, 6, n)``: linear rows, then angular."""
-        if reference not in REFERENCES:
+        if not isinstance(reference, str) or reference not in REFERENCES:
             raise InputError(f"unknown Jacobian reference {reference!r}: use one of {', '.join(REFERENCES)}")
         name = self._frame(frame)
         x, single = self._states(q, None)
@@ -221,7 +222,7 @@ class Kinematics:
         ``angular`` rows, as the product of the singular values of those rows (accurate down to a singularity,
         where the determinant's rounding would give ~1e-9); 0 there. A float, or ``(N,)`` for a batch."""
         rows = {"full": slice(0, 6), "linear": slice(0, 3), "angular": slice(3, 6)}
-        if part not in rows:
+        if not isinstance(part, str) or part not in rows:
             raise InputError(f"unknown manipulability part {part!r}: use full, linear or angular")
         J = np.asarray(self.jacobian(q, frame, params=params))
         block = J[..., rows[part], :]

@@ -20,16 +20,21 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.kinematics.frames import kinematics
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
-from robodyn.model.system import Model, Values, require_model, values_to_vector
+from robodyn.model.system import Model, Values, real_array, require_model, values_to_vector
 
-__all__ = ["IKResult", "inverse_kinematics"]
+__all__ = ["MAX_ITERATIONS", "MAX_STARTS", "MAX_WORK_BYTES", "IKResult", "check_search", "inverse_kinematics",
+           "work_bytes"]
+
+MAX_STARTS: Final = 100_000  # Starts run together; a few dozen find a solution wherever one is reachable.
+MAX_ITERATIONS: Final = 100_000  # Iterations of the damped least squares (200 by default; 50 reach 1e-10 m).
+MAX_WORK_BYTES: Final = 2**29  # 512 MiB: the estimated working arrays of all the starts together.
 
 
 @dataclass(frozen=True)
@@ -90,18 +95,62 @@ def _limits(model: Model, coordinates: tuple[str, ...], use: bool) -> tuple[np.n
     return lower, upper
 
 
+def work_bytes(starts: int, coordinates: int) -> int:
+    """The estimated peak memory of one iteration over ``starts`` starts of an arm with ``coordinates`` joints:
+    per start, the n x n normal equations and their temporaries (6 n^2 numbers), the Jacobian, the states
+    and the steps (20 n), the errors and the rotations of a pose target (100), in float64."""
+    n = coordinates
+    return 8 * starts * (6 * n * n + 20 * n + 100)
+
+
+def _whole(value: object, label: str, least: int, most: int | None, meaning: str) -> int:
+    """``value`` as an int within [least, most]; InputError naming ``label`` otherwise."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | np.integer) or value < least or (
+            most is not None and value > most):
+        bound = f"from {least} to {most:,}" if most is not None else f">= {least}"
+        raise InputError(f"inverse kinematics: {label} {value!r:.40}: {meaning} must be a whole number {bound}")
+    return int(value)
+
+
+def check_search(starts: object, seed: object, coordinates: int, *, max_iterations: object = 200,
+                 options: Mapping[str, str] | None = None) -> tuple[int, int, int]:
+    """``(starts, seed, max_iterations)`` checked before any work: whole numbers, starts in [1, MAX_STARTS],
+    seed >= 0, max_iterations in [1, MAX_ITERATIONS], and the estimated memory of the starts
+    (:func:`work_bytes`) at most MAX_WORK_BYTES. ``options`` renames the arguments in the messages (the
+    command line passes ``{"starts": "--starts", "seed": "--seed"}``). InputError otherwise."""
+    label = {"starts": "starts", "seed": "seed", "max_iterations": "max_iterations", **(options or {})}
+    count = _whole(starts, label["starts"], 1, MAX_STARTS, "the number of starts")
+    chosen = _whole(seed, label["seed"], 0, None, "the seed")
+    iterations = _whole(max_iterations, label["max_iterations"], 1, MAX_ITERATIONS, "the iteration limit")
+    needed = work_bytes(count, coordinates)
+    if needed > MAX_WORK_BYTES:
+        fits = MAX_WORK_BYTES // work_bytes(1, coordinates)
+        raise InputError(f"inverse kinematics: {label['starts']} {count} on {coordinates} joints would need about "
+                         f"{needed / 2**20:,.0f} MiB (the limit is {MAX_WORK_BYTES // 2**20} MiB): give at most "
+                         f"{fits:,} starts")
+    return count, chosen, iterations
+
+
+def _positive(value: object, label: str) -> float:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) or not (
+            math.isfinite(value) and value > 0):
+        raise InputError(f"inverse kinematics: {label} {value!r:.40}: give a positive finite number")
+    return float(value)
+
+
 def _target(position: Any, orientation: Any) -> tuple[np.ndarray, np.ndarray | None]:
-    p = np.asarray(position, dtype=float)
+    p = real_array(position, "inverse kinematics: the target position (x, y, z in m)")
     if p.shape != (3,) or not np.all(np.isfinite(p)):
-        raise ShapeError(f"inverse kinematics: the target position must be 3 finite numbers (m), got {position!r}")
+        raise ShapeError(f"inverse kinematics: the target position must be 3 finite numbers (m), got {position!r:.80}")
     if orientation is None:
         return p, None
-    R = np.asarray(orientation, dtype=float)
+    R = real_array(orientation, "inverse kinematics: the target orientation (roll, pitch, yaw in rad, or a 3x3 "
+                                "rotation)")
     if R.shape == (3,):
         R = rotation_from_rpy(R)
     if R.shape != (3, 3) or not np.all(np.isfinite(R)) or not np.allclose(R @ R.T, np.eye(3), atol=1e-9):
         raise ShapeError("inverse kinematics: the target orientation must be roll, pitch, yaw (3 numbers, rad) or a "
-                         f"rotation matrix (3x3, orthonormal), got {orientation!r}")
+                         f"rotation matrix (3x3, orthonormal), got {orientation!r:.80}")
     return p, R
 
 
@@ -127,18 +176,20 @@ def inverse_kinematics(model: Model, position: Any, *, orientation: Any = None, 
     Raises
     ------
     InputError
-        The model has no frames, an unknown frame, a bad target, starts < 1 or max_iterations < 1.
+        The model has no frames, an unknown frame, a bad target or start, starts outside [1, MAX_STARTS] (or
+        more than MAX_WORK_BYTES of estimated memory: :func:`check_search`), a seed < 0, max_iterations
+        outside [1, MAX_ITERATIONS], a tolerance or weight that is not a positive number.
     """
     require_model(model, "inverse_kinematics")
     K = kinematics(model)
     name = K.frame_name(frame)
     target_p, target_R = _target(position, orientation)
-    if not (isinstance(starts, int) and starts >= 1 and isinstance(max_iterations, int) and max_iterations >= 1):
-        raise InputError(f"inverse kinematics: starts ({starts!r}) and max_iterations ({max_iterations!r}) must be "
-                         "whole numbers >= 1")
-    if not (math.isfinite(tolerance) and tolerance > 0 and math.isfinite(orientation_weight)
-            and orientation_weight > 0):
-        raise InputError("inverse kinematics: tolerance and orientation_weight must be positive numbers")
+    starts, seed, max_iterations = check_search(starts, seed, len(K.coordinates), max_iterations=max_iterations)
+    tolerance = _positive(tolerance, "tolerance")
+    orientation_weight = _positive(orientation_weight, "orientation_weight")
+    if not isinstance(limits, bool | np.bool_):
+        raise InputError(f"inverse kinematics: limits {limits!r:.40}: give True (keep the joints within their limits) "
+                         "or False")
     coordinates = K.coordinates
     n = len(coordinates)
     lower, upper = _limits(model, coordinates, limits)
@@ -150,7 +201,7 @@ def inverse_kinematics(model: Model, position: Any, *, orientation: Any = None, 
         e = np.empty((configurations.shape[0], rows))
         e[:, :3] = target_p - pose.position
         if target_R is not None:
-            e[:, 3:] = orientation_weight * np.array([rotation_error(R, target_R) for R in pose.rotation])
+            e[:, 3:] = orientation_weight * rotation_error(pose.rotation, target_R)
         return e
 
     e = errors(Q)
@@ -208,8 +259,7 @@ def _starts(coordinates: tuple[str, ...], lower: np.ndarray, upper: np.ndarray, 
     middle = (np.where(bounded, lower, 0.0) + np.where(bounded, upper, 0.0)) / 2
     first = np.where(bounded, middle, np.clip(0.0, lower, upper))
     if q0 is not None:
-        first = np.clip(values_to_vector(q0, coordinates, "coordinate", default=0.0) if isinstance(q0, Mapping)
-                        else np.asarray(q0, dtype=float).reshape(n), lower, upper)
+        first = np.clip(values_to_vector(q0, coordinates, "coordinate", default=0.0), lower, upper)
     rng = np.random.default_rng(seed)
     Q = np.vstack([first, rng.uniform(low, high, (count - 1, n))]) if count > 1 else first[None, :].copy()
     return np.ascontiguousarray(Q)

@@ -99,6 +99,12 @@ def _per_row(convert: Any, rotation: np.ndarray, size: int) -> np.ndarray:
 
 def trajectory_kinematics(trajectory: Trajectory, what: str) -> Kinematics:
     """The :class:`Kinematics` of the model ``trajectory`` was simulated from (InputError saying why not)."""
+    from robodyn.trajectory import BatchTrajectory, Trajectory
+
+    if not isinstance(trajectory, Trajectory):
+        hint = ": pick one run, e.g. batch[0]" if isinstance(trajectory, BatchTrajectory) else \
+            ": simulate a model with frames first, e.g. robodyn.simulate(robodyn.load('arm.urdf'), 1.0)"
+        raise InputError(f"{what}: expected a robodyn.Trajectory, got {type(trajectory).__name__}{hint}")
     source = trajectory.source
     if source is None:
         raise InputError(f"{what}: the trajectory of {trajectory.model!r} does not know its model (it was not "
@@ -154,13 +160,15 @@ def plot_path(path: FramePath, ax: Axes | None = None) -> Figure:
     """
     from matplotlib.figure import Figure
 
+    from robodyn.plots import literal
+
     if ax is not None and getattr(ax, "name", None) != "3d":
         raise InputError("plot_path needs 3-D axes: create them with figure.add_subplot(projection='3d')")
     if ax is None:
         ax = Figure(figsize=(6, 5), layout="constrained").add_subplot(projection="3d")
     ax3d: Any = ax  # mplot3d's Axes3D (set_box_aspect takes 3 values, zlim)
     p = path.position
-    ax3d.plot(p[:, 0], p[:, 1], p[:, 2], color="tab:orange", label=f"{path.frame} path")
+    ax3d.plot(p[:, 0], p[:, 1], p[:, 2], color="tab:orange", label=f"{literal(path.frame)} path")
     finite = p[np.all(np.isfinite(p), axis=1)]
     if len(finite):
         ax3d.scatter(*finite[0], color="tab:green", marker="o", label=f"start (t = {path.t[0]:g} s)")
@@ -168,6 +176,6 @@ def plot_path(path: FramePath, ax: Axes | None = None) -> Figure:
     limits = cube_limits(p)
     ax3d.set(xlim=limits[0], ylim=limits[1], zlim=limits[2], xlabel="x [m]", ylabel="y [m]", zlabel="z [m]")
     ax3d.set_box_aspect((1, 1, 1))
-    ax3d.set_title(f"{path.model}: {path.frame}")
+    ax3d.set_title(f"{literal(path.model)}: {literal(path.frame)}")
     ax3d.legend(loc="upper left")
     return cast("Figure", ax3d.get_figure(root=True))

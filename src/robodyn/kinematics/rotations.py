@@ -80,19 +80,22 @@ def skew(v: np.ndarray) -> np.ndarray:
 
 def rotation_error(current: np.ndarray, target: np.ndarray) -> np.ndarray:
     """The rotation vector (axis times angle, world axes) that turns ``current`` into ``target``: log(R_t R_c^T),
-    ``(3, 3)`` each -> ``(3,)``; accurate to a few eps at every angle (at pi exactly, either axis sign)."""
-    E = np.asarray(target, dtype=float) @ np.asarray(current, dtype=float).T
-    cos_angle = np.clip((np.trace(E) - 1.0) / 2.0, -1.0, 1.0)
-    vee = np.array([E[2, 1] - E[1, 2], E[0, 2] - E[2, 0], E[1, 0] - E[0, 1]])
-    sin_angle = 0.5 * np.linalg.norm(vee)
-    angle = np.arctan2(sin_angle, cos_angle)
-    if cos_angle >= 0:  # up to pi/2: angle / (2 sin) times vee (-> vee / 2 near 0), amplification <= pi/4
-        return vee * (0.5 if angle < 1e-12 else angle / (2.0 * np.sin(angle)))
+    ``(..., 3, 3)`` each (broadcast) -> ``(..., 3)``; accurate to a few eps at every angle (at pi exactly,
+    either axis sign). Vectorized: a batch of rotations costs one pass of array operations."""
+    E = np.asarray(target, dtype=float) @ np.swapaxes(np.asarray(current, dtype=float), -1, -2)
+    cos_angle = np.clip((np.trace(E, axis1=-2, axis2=-1) - 1.0) / 2.0, -1.0, 1.0)
+    vee = np.stack([E[..., 2, 1] - E[..., 1, 2], E[..., 0, 2] - E[..., 2, 0], E[..., 1, 0] - E[..., 0, 1]], axis=-1)
+    angle = np.arctan2(0.5 * np.linalg.norm(vee, axis=-1), cos_angle)
+    # up to pi/2: angle / (2 sin) times vee (-> vee / 2 near 0), amplification <= pi/4
+    tiny = angle < 1e-12
+    near = vee * np.where(tiny, 0.5, angle / (2.0 * np.sin(np.where(tiny, 1.0, angle))))[..., None]
     # beyond pi/2: the axis from the symmetric part, (E + E^T) / 2 = cos I + (1 - cos) a a^T (1 - cos >= 1),
     # its sign from vee = 2 sin(angle) a
-    outer = ((E + E.T) / 2.0 - cos_angle * np.eye(3)) / (1.0 - cos_angle)
-    column = int(np.argmax(np.diag(outer)))
-    axis = outer[:, column] / np.sqrt(max(outer[column, column], 1e-300))
-    if axis @ vee < 0:
-        axis = -axis
-    return axis * angle
+    outer = ((E + np.swapaxes(E, -1, -2)) / 2.0 - cos_angle[..., None, None] * np.eye(3)) \
+        / np.maximum(1.0 - cos_angle, 1.0)[..., None, None]
+    diagonal = np.diagonal(outer, axis1=-2, axis2=-1)
+    column = np.argmax(diagonal, axis=-1)
+    pivot = np.take_along_axis(diagonal, column[..., None], axis=-1)
+    axis = np.take_along_axis(outer, column[..., None, None], axis=-1)[..., 0] / np.sqrt(np.maximum(pivot, 1e-300))
+    axis = np.where(np.sum(axis * vee, axis=-1, keepdims=True) < 0, -axis, axis)
+    return np.where((cos_angle >= 0)[..., None], near, axis * angle[..., None])

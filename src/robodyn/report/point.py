@@ -1,0 +1,111 @@
+"""One operating point of the report: its linear model, modes and poles, validity, responses and pictures.
+
+Every eigenvalue of A is drawn on the pole map and listed in the JSON as ``[re, im]`` (a complex pair is two
+poles); the modes table has one row per real pole or complex pair.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from robodyn.display import cleaned
+from robodyn.errors import RobodynError
+from robodyn.model.system import Model
+from robodyn.report import figures
+from robodyn.report.page import figure, matrix, number
+
+__all__ = ["heading", "point_section"]
+
+
+def heading(model: Model, point: Any) -> str:
+    """``theta = 3.14159, theta_dot = 0``: the point's states, round-off shown as 0."""
+    return ", ".join(f"{s} = {number(v)}" for s, v in zip(model.states, cleaned(point.x)))
+
+
+def point_section(model: Model, point: Any, k: int, horizon: float, data: dict[str, Any],
+                  step: Callable[..., None]) -> str:
+    """The section of operating point ``k`` (HTML); its numbers are added to ``data["points"]``."""
+    import robodyn
+    from robodyn import plots
+    from robodyn.analysis.modes import modes as modes_of
+
+    parts: list[str] = []
+    record: dict[str, Any] = {"x": point.x.tolist(), "u": point.u.tolist()}
+    data.setdefault("points", []).append(record)
+    title = f"<h2>Point {k}: {html.escape(heading(model, point))}</h2>"
+    step(description=f"point {k}: linearize")
+    try:
+        linear = robodyn.linearize(model, point.x, point.u)
+    except RobodynError as exc:
+        record["error"] = str(exc)
+        return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>"
+    record.update(A=linear.A, B=linear.B, C=linear.C, D=linear.D, method=linear.method)
+    parts.append("<h3>Linear model</h3>" + "".join(
+        matrix(name, np.asarray(getattr(linear, name)), rows, cols) for name, rows, cols in (
+            ("A", linear.states, linear.states), ("B", linear.states, linear.inputs),
+            ("C", linear.outputs, linear.states), ("D", linear.outputs, linear.inputs))))
+    step(description=f"point {k}: modes")
+    result = modes_of(linear)
+    poles = linear.eigenvalues
+    record.update(stability=result.stability, eigenvalues=[[float(z.real), float(z.imag)] for z in poles])
+    verdict = "stable" if result.stability.startswith("asymptotically") else "unstable" \
+        if result.stability == "unstable" else ""
+    parts.append(f"<h3>Modes</h3><p class=\"verdict {verdict}\">{html.escape(result.stability)}</p>"
+                 f"<p>{html.escape(result.explanation)}</p><pre>{html.escape(result.table())}</pre>")
+    pictures = [figure(plots.pole_map(poles, title=f"poles at point {k}"),
+                       f"the {poles.size} eigenvalues of A")]
+    step(description=f"point {k}: validity")
+    parts.append(_validity(model, point, record, pictures))
+    step(description=f"point {k}: responses")
+    pictures += figures.responses(model, linear, point, horizon)
+    if model.n_states == 2:
+        step(description=f"point {k}: phase portrait")
+        pictures.append(figure(figures.phase(model, point),
+                               "phase portrait (arrows: the vector field at the point's inputs)"))
+    if model.kinematics() is not None and model.order == 2:
+        pictures.append(figure(figures.arm(model, point, k), "the mechanism at the operating point (gravity down)"))
+    if k == 0:
+        parts.append(_existence(model, point, record))
+    step(description=f"point {k}: done")
+    return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures)
+
+
+def _validity(model: Model, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
+    import robodyn
+
+    try:
+        valid = robodyn.validity(model, point.x, point.u)
+    except RobodynError as exc:
+        return f"<h3>Validity</h3><p class=\"note\">{html.escape(str(exc))}</p>"
+    unbounded = not np.isfinite(valid.radius)
+    record["validity_radius"] = None if unbounded else valid.radius
+    record["validity_radius_unbounded"] = bool(unbounded)
+    pictures.append(figure(valid.plot(), "relative remainder of the linear model against the distance"))
+    reach = ("at every distance probed (the model is linear here)" if unbounded else
+             f"up to a distance {number(valid.radius)} from the point")
+    return (f"<h3>Validity</h3><p>The linear model is within 5% of the nonlinear one {reach} (the norm and "
+            f"scaling are those of robodyn.validity: {html.escape(_scaling(valid))}).</p>")
+
+
+def _scaling(valid: Any) -> str:
+    scale = getattr(valid, "scale", None)
+    if scale is None:
+        return "unscaled"
+    return "each state and input divided by " + ", ".join(number(s) for s in np.asarray(scale).ravel())
+
+
+def _existence(model: Model, point: Any, record: dict[str, Any]) -> str:
+    import robodyn
+
+    try:
+        result = robodyn.existence(model, point.x, 0.1, 1.0, point.u)
+    except RobodynError as exc:
+        record["existence"] = {"error": str(exc)}
+        return f"<h3>Existence and uniqueness</h3><p class=\"note\">{html.escape(str(exc))}</p>"
+    record["existence"] = result.to_dict()
+    return ("<h3>Existence and uniqueness (box of radius 0.1 around the point)</h3>"
+            f"<p>{html.escape(result.explanation)}</p>")
