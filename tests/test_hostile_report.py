@@ -138,3 +138,11 @@ def test_analyze_of_a_nine_joint_arm_is_bounded(tmp_path):
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert time.perf_counter() - start < 60
+
+
+def test_a_large_power_of_a_sum_is_refused_quickly(tmp_path):
+    path = _write(tmp_path / "power.yaml", "kind: lagrangian\ncoordinates: [th]\nkinetic: th_dot**2*(1+th)**10000\n")
+    start = time.perf_counter()
+    with pytest.raises(InputError, match="would expand to more than"):  # hung in is_zero_matrix, then crashed
+        robodyn.load(str(path))
+    assert time.perf_counter() - start < 10

@@ -24,9 +24,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, Final
 
-__all__ = ["Formula", "formulas", "formulas_html", "svg"]
+__all__ = ["MAX_TYPESET", "Formula", "formulas", "formulas_html", "svg"]
 
 FONT_SIZE: Final = 13  # points, of typeset formulas
+MAX_TYPESET: Final = 40  # formulas typeset on a page (~0.1 s each); the others are listed as text below them
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +158,7 @@ def formulas_html(model: Any) -> str:
         return f"<pre>{html.escape(model.show_text())}</pre>"
     parts: list[str] = []
     group = None
-    for formula in shown:
+    for formula in shown[:MAX_TYPESET]:
         if formula.group != group:
             group = formula.group
             if group:
@@ -165,4 +166,8 @@ def formulas_html(model: Any) -> str:
         picture = svg(formula.latex)
         parts.append(f'<div class="formula">{picture}</div>' if picture is not None else
                      f"<pre>{html.escape(formula.text or formula.latex)}</pre>")
+    rest = shown[MAX_TYPESET:]
+    if rest:
+        lines = "\n".join(f.text or f.latex for f in rest)
+        parts.append(f"<p>The other {len(rest)} entries (of {len(shown)}), as text:</p><pre>{html.escape(lines)}</pre>")
     return "".join(parts)

@@ -71,7 +71,8 @@ def _clip(text: str) -> str:
 
 
 def expanded_terms(expr: sympy.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
-    """An upper estimate of the work of ``sympy.expand(expr)``: the terms it produces, plus those produced inside
+    """An upper estimate of the work of ``sympy.expand(expr)``: the terms it produces (a term whose coefficient is
+    a big integer, as in ``(1 + x)**10000``, counted once per 64-bit word of it), plus those produced inside
     function arguments; the count stops growing once it passes ``limit`` (so it stays cheap)."""
     memo: dict[sympy.Basic, int] = {}
     inside = [0]
@@ -94,7 +95,9 @@ def expanded_terms(expr: sympy.Basic, limit: int = MAX_EXPANDED_TERMS) -> int:
             terms(exponent)
             if exponent.is_Integer and k > 1:
                 n = abs(int(exponent)) if abs(int(exponent)) <= 10 * limit else 10 * limit
-                count = min(limit + 1, math.comb(n + k - 1, k - 1) if min(n, k - 1) < 64 else limit + 1)
+                # each term's coefficient (a multinomial one) has up to n log2(k) bits: count 64-bit words of it
+                words = max(1, math.ceil(n * math.log2(k) / 64))
+                count = min(limit + 1, math.comb(n + k - 1, k - 1) * words if min(n, k - 1) < 64 else limit + 1)
             else:
                 count = 1
         else:  # a function: expand works inside its arguments; the call is one term

@@ -18,11 +18,12 @@ from robodyn.model.system import Model
 from robodyn.report.page import figure, number
 from robodyn.trajectory import Trajectory
 
-__all__ = ["CLIP_FACTOR", "CLIP_MARGIN", "arm", "phase", "responses"]
+__all__ = ["CLIP_FACTOR", "CLIP_MARGIN", "MAX_CURVES", "arm", "drawn_states", "phase", "responses"]
 
 CLIP_FACTOR: Final = 3.0  # the linear curve may span this many times the nonlinear one before the axis is cut
 CLIP_MARGIN: Final = 0.25  # of the nonlinear range, added on each side of a cut axis
 RESPONSE_POINTS: Final = 201  # output times of each response
+MAX_CURVES: Final = 8  # states drawn in a response (a model with more: its first coordinates and their velocities)
 
 
 def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str]:
@@ -56,21 +57,34 @@ def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str
             lifted = Trajectory(deviation.t, deviation.x + point.x, deviation.u + point.u, deviation.x + point.x,
                                 model.states, model.inputs, model.states, f"{model.name} (linear)", deviation.stats,
                                 source=model)
-            picture, clipped = _overlaid(nonlinear, lifted)
+            names = drawn_states(model)
+            picture, clipped = _overlaid(nonlinear, lifted, names)
             note = "; the linear response leaves the axes, which show the nonlinear one's range" if clipped else ""
-            figures.append(figure(picture, f"{caption}: nonlinear (solid), linear (dashed){note}"))
+            some = f"; {len(names)} of the {n} states" if len(names) < n else ""
+            figures.append(figure(picture, f"{caption}: nonlinear (solid), linear (dashed){some}{note}"))
         except RobodynError as exc:
             figures.append(f'<p class="note">{html.escape(caption)}: {html.escape(str(exc))}</p>')
     return figures
 
 
-def _overlaid(nonlinear: Trajectory, lifted: Trajectory) -> tuple[Any, bool]:
+def drawn_states(model: Model) -> list[str]:
+    """The states a response shows: all of them up to MAX_CURVES, else the first coordinates and their velocities
+    (second-order models) or the first states."""
+    if model.n_states <= MAX_CURVES:
+        return list(model.states)
+    if model.order == 2:
+        half, k = model.n_states // 2, MAX_CURVES // 2
+        return [*model.states[:k], *model.states[half: half + k]]
+    return list(model.states[:MAX_CURVES])
+
+
+def _overlaid(nonlinear: Trajectory, lifted: Trajectory, names: list[str]) -> tuple[Any, bool]:
     """The two responses on one figure, each axis kept to the nonlinear range when the linear one runs away."""
     from robodyn import plots
 
-    picture = plots.time_response(nonlinear)
+    picture = plots.time_response(nonlinear, names)
     ranges = [ax.get_ylim() for ax in picture.axes]
-    plots.time_response(lifted, into=picture, style="--", label_suffix=" (linear)")
+    plots.time_response(lifted, names, into=picture, style="--", label_suffix=" (linear)")
     clipped = False
     for ax, (low, high) in zip(picture.axes, ranges):
         span = high - low
