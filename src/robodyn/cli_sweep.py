@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import math
+import os
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError
 
-__all__ = ["add_commands", "summary_figure"]
+__all__ = ["MAX_SUMMARY_ROWS", "add_commands", "summary_figure", "summary_rows"]
+
+MAX_SUMMARY_ROWS: Final = 250_000  # rows the summary plot shows at most (a larger sweep: a coarser grid, or every n-th)
 
 
 def _ranges(texts: list[str] | None, option: str, samples: bool) -> dict[str, Any]:
@@ -62,29 +66,71 @@ def summary_figure(table: Any, swept: list[str], outcome: str) -> Any:
     return figure
 
 
+def _strides(sizes: list[int], limit: int) -> list[int]:
+    """Per grid axis, every how many values the summary keeps, so that at most ``limit`` grid points are kept (a
+    coarser grid, still a grid)."""
+    strides = [1] * len(sizes)
+    while sizes and math.prod(-(-n // s) for n, s in zip(sizes, strides)) > limit:
+        widest = max(range(len(sizes)), key=lambda j: -(-sizes[j] // strides[j]))
+        strides[widest] *= 2
+    return strides
+
+
+def summary_rows(folder: Path, swept: list[str], outcome: str, sizes: list[int] | None, count: int,
+                 limit: int | None = None) -> Any:
+    """The rows of the summary plot, read part by part: every row of a sweep of at most ``limit`` rows; of a
+    larger grid (axis ``sizes``) a coarser grid of at most ``limit`` points, of larger random samples every n-th.
+
+    Memory is bounded by a part and ``limit`` rows, whatever the size of the sweep."""
+    import pandas as pd
+
+    from robodyn.sweep import iter_parts
+
+    limit = MAX_SUMMARY_ROWS if limit is None else limit
+    strides = _strides(sizes, limit) if sizes else []
+    every = 1 if sizes else -(-count // limit)
+    kept = []
+    for frame in iter_parts(folder, columns=[*swept[:2], outcome]):
+        sample = frame["sample"].to_numpy()
+        if sizes and max(strides) > 1:
+            digits = np.unravel_index(sample, sizes)
+            keep = np.logical_and.reduce([d % s == 0 for d, s in zip(digits, strides)])
+        else:
+            keep = sample % every == 0
+        kept.append(frame[keep])
+    return pd.concat(kept, ignore_index=True) if kept else pd.DataFrame()
+
+
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from robodyn.atomic import check_output_path
     from robodyn.model.expr import parse_number
     from robodyn.plots import save_figure
     from robodyn.sweep import sweep
+    from robodyn.sweep_store import read_manifest
 
     samples = args.samples
     over = {**_ranges(args.param, "--param", samples is not None), **_ranges(args.x0, "--x0", samples is not None)}
     reducers = [r.strip() for text in args.reduce for r in text.split(",") if r.strip()] or ["final"]
     out = Path(args.out)
-    if out.exists() and not out.is_dir():
+    if os.path.lexists(out) and not out.is_dir():
         raise InputError(f"--out {out}: not a folder: name a folder for the sweep's table")
     check_output_path(out / "summary.png", "--out")
-    table = sweep(args.model, over, parse_number(args.t_final, where="--t-final"), reduce=reducers, samples=samples,
-                  seed=args.seed, out=out, scheduler=args.scheduler, workers=args.workers,
-                  chunk_size=args.chunk_size)
+    folder = sweep(args.model, over, parse_number(args.t_final, where="--t-final"), reduce=reducers,
+                   samples=samples, seed=args.seed, out=out, scheduler=args.scheduler, workers=args.workers,
+                   chunk_size=args.chunk_size, table=False)
+    manifest = read_manifest(folder) or {}
+    count = int(manifest.get("samples", 0))
     swept = list(over)
-    outcome = next((c for c in table.columns if c not in ("sample", *swept)), None)
-    if outcome is not None and len(table):
-        save_figure(summary_figure(table, swept, outcome), str(out / "summary.png"))
-    print(f"{args.model}: {len(table)} trajectories over {', '.join(swept)}; reduced to "
-          f"{', '.join(c for c in table.columns if c not in ('sample', *swept))}; table in {out} "
-          f"(robodyn.load_sweep), summary plot {out / 'summary.png'}")
+    reduced = [c for c in manifest.get("columns") or () if c not in ("sample", *swept)]
+    shown = ""
+    if reduced:
+        sizes = None if samples is not None else [len(values) for values in over.values()]
+        table = summary_rows(folder, swept, reduced[0], sizes, count)
+        if len(table):
+            save_figure(summary_figure(table, swept, reduced[0]), str(out / "summary.png"))
+        shown = f" ({len(table)} of them)" if len(table) < count else ""
+    print(f"{args.model}: {count} trajectories over {', '.join(swept)}; reduced to {', '.join(reduced)}; table in "
+          f"{out} (robodyn.load_sweep), summary plot {out / 'summary.png'}{shown}")
     return 0
 
 
