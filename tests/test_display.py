@@ -104,8 +104,11 @@ def test_symbolic_model_shows_its_equations() -> None:
     text = text_of(html)
     for word in ("pendulum", model.kind, "theta", "theta_dot", "tau", "parameter", "default", "9.81"):
         assert word in text
-    assert f"$${model.latex_text()}$$" in text  # decoded: MathJax sees the LaTeX itself
-    assert "&amp;=" in html  # the alignment '&' is escaped in the HTML source
+    # issue 23: typeset as SVG in the HTML itself (front ends without MathJax showed "$$...$$" as source); the
+    # LaTeX of each line stays in the SVG's title, for copying and screen readers
+    assert "$$" not in html and html.count("<svg") == len(robodyn.formulas.formulas(model)) >= 3
+    assert r"<title>M_{\theta} = l^{2}\,m</title>" in html
+    assert "kg m^2" in text  # the parameters with their units
 
 
 def test_python_model_without_latex_falls_back_to_plain_text() -> None:

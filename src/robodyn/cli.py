@@ -69,7 +69,9 @@ def _describe(model: Model) -> list[str]:
     if model.outputs != model.states:
         lines.append(f"outputs  {', '.join(model.outputs)}")
     if model.parameters:
-        lines.append("params   " + ", ".join(f"{k} = {v:g}" for k, v in model.parameters.items()))
+        units = model.units()
+        lines.append("params   " + ", ".join(f"{k} = {v:g}" + (f" {units[k]}" if k in units else "")
+                                           for k, v in model.parameters.items()))
     return lines
 
 

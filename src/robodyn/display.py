@@ -255,13 +255,17 @@ def svg_plot(t: ArrayLike, values: ArrayLike, names: Sequence[str], *, xlabel: s
 
 
 def model_html(model: Any) -> str:
-    """A model's summary: name, kind, states, inputs, outputs, the parameters (a table) and the equations
-    (LaTeX for MathJax, or ``show_text()`` as plain text when the model has no LaTeX)."""
+    """A model's summary: name, kind, states, inputs, outputs, the parameters with their units (a table) and the
+    equations typeset as SVG (robodyn.formulas: no MathJax or network needed), or ``show_text()`` as plain text
+    when the model has no symbolic equations."""
     summary = [("kind", model.kind), ("states", ", ".join(model.states) or "none"),
                ("inputs", ", ".join(model.inputs) or "none"), ("outputs", ", ".join(model.outputs) or "none")]
     parts = [heading(f"{type(model).__name__} {model.name!r}"), html_table(summary, row_header=True)]
     if model.parameters:
-        parts.append(html_table(model.parameters.items(), header=("parameter", "default"), row_header=True))
-    latex = model.latex_text()
-    parts.append(preformatted(model.show_text()) if latex is None else math_block(latex))
+        units = model.units()
+        parts.append(html_table([(name, value, units.get(name, "")) for name, value in model.parameters.items()],
+                                header=("parameter", "default", "unit"), row_header=True))
+    from robodyn.formulas import formulas_html  # typeset as SVG: readable where no MathJax runs
+
+    parts.append(formulas_html(model))
     return block(parts)

@@ -411,3 +411,16 @@ def test_wrong_shapes_and_non_finite_values_are_refused(panda_with_tcp: Kinemati
         kin.jacobian(np.zeros(7), reference="body")
     with pytest.raises(InputError, match="unknown manipulability part"):
         kin.manipulability(np.zeros(7), part="rotational")
+
+
+def test_manipulability_of_a_planar_arm_is_the_product_of_its_singular_values():
+    """Issue 23: the linear rows of a planar two-link arm (3 x 2) have rank 2; det(J J^T) = 0 is no measure of it."""
+    arm = robodyn.load("two_link_arm")
+    K = robodyn.Kinematics(arm)
+    l1, l2 = arm.parameters["l1"], 0.8  # the tool sits 0.8 beyond the elbow (two_link_arm.yaml's tool frame)
+    for q in ([0.5, -0.8], [0.1, 2.0], [-1.0, 0.3]):
+        J = K.jacobian(q)[:3]
+        assert K.manipulability(q, part="linear") == pytest.approx(np.prod(np.linalg.svd(J, compute_uv=False)),
+                                                                   rel=1e-12)
+        assert K.manipulability(q, part="linear") == pytest.approx(l1 * l2 * abs(np.sin(q[1])), rel=1e-12)
+    assert K.manipulability([0.5, 0.0], part="linear") < 1e-12  # stretched out: singular

@@ -218,16 +218,18 @@ class Kinematics:
 
     def manipulability(self, q: Values | np.ndarray, frame: str | None = None, *, part: str = "full",
                        params: Values | None = None) -> np.ndarray | float:
-        """Yoshikawa's manipulability sqrt(det(J J^T)) of the ``full`` 6 x n Jacobian, or of its ``linear`` or
-        ``angular`` rows, as the product of the singular values of those rows (accurate down to a singularity,
-        where the determinant's rounding would give ~1e-9); 0 there. A float, or ``(N,)`` for a batch."""
+        """Yoshikawa's manipulability of the ``full`` 6 x n Jacobian, or of its ``linear`` or ``angular`` rows J_p
+        (k x n): the product of J_p's min(k, n) singular values, sqrt(det(J_p J_p^T)) when k <= n and
+        sqrt(det(J_p^T J_p)) when the rows outnumber the joints (a planar two-link arm's 3 x 2 linear rows:
+        l1 l2 |sin q2|, the area of the velocity ellipse). From the singular values, accurate down to a
+        singularity (where the determinant's rounding would give ~1e-9), and 0 there. A float, or ``(N,)`` for a
+        batch (Yoshikawa, "Manipulability of robotic mechanisms", IJRR 4(2), 1985)."""
         rows = {"full": slice(0, 6), "linear": slice(0, 3), "angular": slice(3, 6)}
         if not isinstance(part, str) or part not in rows:
             raise InputError(f"unknown manipulability part {part!r}: use full, linear or angular")
         J = np.asarray(self.jacobian(q, frame, params=params))
         block = J[..., rows[part], :]
-        singular = np.linalg.svd(block, compute_uv=False)
-        value = np.prod(singular, axis=-1) if block.shape[-2] <= block.shape[-1] else np.zeros(block.shape[:-2])
+        value = np.prod(np.linalg.svd(block, compute_uv=False), axis=-1)  # min(k, n) singular values
         return float(value) if np.ndim(value) == 0 else value
 
 

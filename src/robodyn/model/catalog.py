@@ -83,6 +83,8 @@ def mbk_data(n: int) -> dict[str, Any]:
         "mass": [["m" if i == j else 0 for j in range(n)] for i in range(n)],
         "damping": banded("b"),
         "stiffness": banded("k"),
+        "units": {**{f"x{i + 1}": "m" for i in range(n)}, **{f"x{i + 1}_dot": "m/s" for i in range(n)},
+                  **{f"F{i + 1}": "N" for i in range(n)}, "m": "kg", "b": "N s/m", "k": "N/m"},
     }
 
 

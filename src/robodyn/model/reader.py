@@ -296,12 +296,13 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
 
 
 def _units(r: _Reader, model: Model) -> dict[str, str]:
-    """``units: {name: unit}`` for states, inputs and outputs: short printable text (plots label axes with it)."""
+    """``units: {name: unit}`` for states, inputs, outputs and parameters: short printable text (plots label axes
+    with it, tables and ``show`` print it beside values)."""
     table = r.get("units", dict) or {}
-    known = {*model.states, *model.inputs, *model.outputs}
+    known = {*model.states, *model.inputs, *model.outputs, *model.parameters, *model.derived_parameters}
     for name, unit in table.items():
         if name not in known:
-            raise r.fail(("units", name), f"{name!r} is not a state, input or output of the model "
+            raise r.fail(("units", name), f"{name!r} is not a state, input, output or parameter of the model "
                                           f"({', '.join(sorted(known))}){_suggest(str(name), sorted(known))}")
         if not isinstance(unit, str) or not unit.strip() or len(unit) > 40 or not unit.isprintable():
             raise r.fail(("units", name), f"the unit must be short text such as 'rad/s' or 'N m', got {unit!r}")

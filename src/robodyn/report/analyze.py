@@ -185,7 +185,9 @@ def _equations(model: Model) -> str:
 
 
 def _page(model: Model, sections: list[str]) -> str:
-    parameters = ", ".join(f"{k} = {number(v)}" for k, v in model.parameters.items()) or "none"
+    units = model.units()
+    parameters = ", ".join(f"{k} = {number(v)}" + (f" {units[k]}" if k in units else "")
+                           for k, v in model.parameters.items()) or "none"
     intro = (f"<p>{html.escape(model.kind)} model: states {html.escape(', '.join(model.states))}; inputs "
              f"{html.escape(', '.join(model.inputs) or 'none')}; parameters {html.escape(parameters)}.</p>")
     return page(f"robodyn analysis of {model.name}", intro, sections)
