@@ -7,24 +7,26 @@ tables, and a small inline SVG plot. Every piece of user text (names, reasons, e
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike
 
 __all__ = [
-    "ROUND_OFF",
     "MAX_COLUMNS",
     "MAX_ROWS",
     "PLOT_CURVES",
     "PLOT_POINTS",
+    "ROUND_OFF",
     "block",
     "cleaned",
     "escape",
+    "figure_svg",
     "heading",
     "html_table",
     "latex_identifier",
@@ -36,6 +38,7 @@ __all__ = [
     "note",
     "number",
     "preformatted",
+    "result_html",
     "svg_plot",
 ]
 
@@ -268,4 +271,62 @@ def model_html(model: Any) -> str:
     from robodyn.formulas import formulas_html  # typeset as SVG: readable where no MathJax runs
 
     parts.append(formulas_html(model))
+    return block(parts)
+
+
+# --- results ------------------------------------------------------------------------------------------
+def figure_svg(figure: Any) -> str:
+    """A matplotlib Figure as an inline ``<svg>`` element (no XML header, no external references, text as paths:
+    no fonts needed), its own ``<style>`` left out (inside a page it would apply to the whole page)."""
+    import matplotlib
+
+    buffer = io.StringIO()
+    with matplotlib.rc_context({"svg.fonttype": "path"}):
+        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    svg = buffer.getvalue()
+    svg = svg[svg.index("<svg"):]
+    return re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)
+
+
+def _field_value(value: Any, unit: str) -> str | None:
+    """One field of a result as text, or None when it is not for a table (models, functions, large arrays)."""
+    suffix = f" {unit}" if unit else ""
+    if value is None or isinstance(value, str | bool | np.bool_):
+        return None if value is None else str(value) + (suffix if isinstance(value, str) else "")
+    if isinstance(value, int | float | complex | np.number):
+        return number(value) + suffix  # type: ignore[arg-type]
+    if isinstance(value, np.ndarray | list | tuple) and all(not isinstance(v, Sequence | np.ndarray) or
+                                                          isinstance(v, str) for v in value):
+        array = np.asarray(value)
+        if array.dtype.kind in "biufc" and array.size <= MAX_COLUMNS:
+            return "[" + ", ".join(number(v) for v in cleaned(array).ravel()) + "]" + suffix
+        if array.dtype.kind in "biufc":
+            low, high = float(np.min(array.real)), float(np.max(array.real))
+            return f"{array.size} values from {number(low)} to {number(high)}"
+        if array.size <= MAX_COLUMNS:
+            return ", ".join(str(v) for v in array.ravel())
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biufc":
+        return f"array of shape {value.shape}"
+    return None
+
+
+def result_html(result: Any, title: str | None = None, *, units: Mapping[str, str] | None = None,
+                plot: bool = True) -> str:
+    """A frozen result (a dataclass) for Jupyter: its title, a table of its fields (numbers with their units,
+    round-off shown as 0, small arrays in full, large ones summarized) and, when it has a ``plot()``, the figure.
+    The one ``_repr_html_`` of robodyn's results that need nothing of their own."""
+    label = title or type(result).__name__
+    rows = []
+    for item in dataclasses.fields(result):
+        if item.name.startswith("_"):
+            continue
+        text = _field_value(getattr(result, item.name), (units or {}).get(item.name, ""))
+        if text is not None:
+            rows.append((item.name.replace("_", " "), text))
+    parts = [heading(label), html_table(rows, row_header=True)]
+    if plot and callable(getattr(result, "plot", None)):
+        try:
+            parts.append(figure_svg(result.plot()))
+        except Exception as exc:  # a result that cannot be drawn still shows its table
+            parts.append(note(f"(no figure: {exc})"))
     return block(parts)

@@ -66,6 +66,11 @@ class SimulationStats:
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Simulation statistics", units={"compile_seconds": "s"})
+
 
 @dataclass(frozen=True, slots=True)
 class EventRecord:
@@ -75,6 +80,11 @@ class EventRecord:
     t: float
     x: Array
     terminal: bool = False
+
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, f"Event {self.name!r}", units={"t": "s"})
 
 
 def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:

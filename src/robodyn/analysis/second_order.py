@@ -264,6 +264,13 @@ class Response:
                 f"Response needs t, q, qd of one shape (N,), got {self.t.shape}, {self.q.shape}, {self.qd.shape}"
             )
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, svg_plot
+
+        return block([heading(f"Response ({self.basis})"),
+                      html_table([("particular", self.particular)], row_header=True),
+                      svg_plot(self.t, np.column_stack([self.q, self.qd]), ["q", "q'"], xlabel="t [s]")])
+
 
 def _fmt(value: float) -> str:
     return f"{value:.6g}"
@@ -486,6 +493,12 @@ class SecondOrder:
         s1, s2 = self.roots[0].real, self.roots[1].real
         gap = s1 - s2
         return (y1 - s2 * y0) / gap, (s1 * y0 - y1) / gap, f"C1 exp({_fmt(s1)} t) + C2 exp({_fmt(s2)} t)"
+
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, f"J q'' + b q' + k q = gain u: {self.regime}",
+                           units={"omega_n": "rad/s", "omega_d": "rad/s", "roots": "1/s"})
 
 
 def _times(t: ArrayLike) -> Array:

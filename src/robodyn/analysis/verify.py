@@ -152,6 +152,12 @@ class Verification:
         self.plot().savefig(buffer, format="png", dpi=100)
         return buffer.getvalue()
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, figure_svg, heading, preformatted
+
+        return block([heading(f"Integrators against the exact solution ({'passed' if self.passed else 'FAILED'})"),
+                      preformatted(self.table()), figure_svg(self.plot())])
+
 
 def _check_span(name: str, t_final: float, rate: float, methods: Sequence[str]) -> None:
     """InputError when ``t_final`` gives some method fewer than MIN_DISTINCT_STEPS different step counts (as

@@ -70,6 +70,11 @@ class Pose:
         return {"frame": self.frame, "position": self.position.tolist(), "rotation": self.rotation.tolist(),
                 "quaternion": self.quaternion.tolist(), "rpy": self.rpy.tolist()}
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Pose", units={"position": "m"})
+
 
 class Kinematics:
     """Forward kinematics of ``model`` (see the module docstring).

@@ -84,6 +84,11 @@ class IKResult:
         fixed = {**dict(self.q), **{name: 0.0 for name in self.model.states[n:]}}
         return find_equilibrium(self.model, fix=fixed, params=params)[0]
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Inverse kinematics", units={"position_error": "m", "orientation_error": "rad"})
+
 
 def _limits(model: Model, coordinates: tuple[str, ...], use: bool) -> tuple[np.ndarray, np.ndarray]:
     lower, upper = np.full(len(coordinates), -np.inf), np.full(len(coordinates), np.inf)

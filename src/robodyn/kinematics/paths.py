@@ -87,6 +87,14 @@ class FramePath:
         """|v|, the speed of the frame origin, ``(T,)``."""
         return np.linalg.norm(self.velocity[:, :3], axis=1)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, figure_svg, heading, html_table
+
+        return block([heading(f"Path of frame {self.frame!r}"),
+                      html_table([("times", len(self)), ("span", f"[{self.t[0]:g}, {self.t[-1]:g}] s")],
+                                 row_header=True),
+                      figure_svg(plot_path(self))])
+
 
 def _per_row(convert: Any, rotation: np.ndarray, size: int) -> np.ndarray:
     """``convert`` applied to the finite rotations; NaN rows stay NaN."""

@@ -400,6 +400,11 @@ class ScalarDamping:
             regime = "overdamped"
         return ScalarDamping(omega_n, zeta, regime)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, f"Scalar joint: {self.regime}", units={"omega_n": "rad/s", "omega_d": "rad/s"})
+
 
 class MechanicalSystem(ManipulatorSystem):
     """Linear mechanical system M q'' + B q' + K q = F u with constant (parameter-dependent) matrices.

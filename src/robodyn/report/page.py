@@ -8,7 +8,6 @@ scale of its row is shown as 0); the JSON keeps every number as computed, with n
 from __future__ import annotations
 
 import html
-import io
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -16,7 +15,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.display import cleaned
+from robodyn.display import cleaned, figure_svg
 from robodyn.errors import RobodynError
 
 __all__ = ["STYLE", "figure", "guarded", "matrix", "number", "page", "strict_json", "table"]
@@ -40,20 +39,9 @@ def number(value: float | np.floating[Any] | int) -> str:
     return f"{value:.6g}" if math.isfinite(value) else str(value)
 
 
-def _svg(picture: Any) -> str:
-    """A matplotlib Figure as inline SVG (no XML header, no external references), text as paths."""
-    import matplotlib
-
-    buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "path"}):
-        picture.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
-    text = buffer.getvalue()
-    return text[text.index("<svg"):]
-
-
 def figure(picture: Any, caption: str) -> str:
     """A figure with its caption (the caption is text, escaped)."""
-    return f'<div class="figure">{_svg(picture)}<div>{html.escape(caption)}</div></div>'
+    return f'<div class="figure">{figure_svg(picture)}<div>{html.escape(caption)}</div></div>'
 
 
 def table(header: Sequence[Any], rows: Sequence[Sequence[Any]], text_columns: int = 1) -> str:
