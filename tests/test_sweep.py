@@ -182,3 +182,15 @@ def test_a_one_trajectory_chunk_is_still_a_batch() -> None:
     table = sweep("pendulum", {"theta": [0.1, 0.2, 0.3]}, 1.0, reduce=["final", rows], chunk_size=2)
     assert seen == [2, 1]  # the last chunk holds one trajectory
     np.testing.assert_array_equal(table["rows"], table["final_theta"])
+
+
+def test_robodyn_sweep_is_callable_whatever_was_imported_first():
+    """Importing the module robodyn.sweep binds its name in the package over the function (issue 22's probe):
+    robodyn.sweep(...) must work after robodyn.load_sweep, `import robodyn.sweep` or `from robodyn.sweep import`."""
+    import subprocess
+    import sys
+
+    script = ("import robodyn, robodyn.sweep\nfrom robodyn.sweep import parse_range\nrobodyn.load_sweep\n"
+              "print(len(robodyn.sweep('pendulum', {'theta': [0.5, 1.0]}, 0.5, progress=False)))\n")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr

@@ -38,6 +38,8 @@ import contextlib
 import dataclasses
 import hashlib
 import os
+import sys
+import types
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -378,3 +380,14 @@ def _run(plan: SweepPlan, built: Model, name: str, folder: SweepFolder | None, d
     if folder is None:
         return pd.concat(frames, ignore_index=True)
     return load_sweep(folder.path) if table else folder.path
+
+
+class _SweepModule(types.ModuleType):
+    """This module, callable as :func:`sweep`: importing ``robodyn.sweep`` (the module) binds the name ``sweep``
+    of the package to it, so ``robodyn.sweep(...)`` must work whether it finds the function or the module."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _SweepModule
