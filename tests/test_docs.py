@@ -62,3 +62,34 @@ def test_the_reference_is_up_to_date() -> None:
 
     written = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
     assert written == reference_text(), "stale: run python -m robodyn.reference > docs/reference.md"
+
+
+def test_every_command_and_option_is_documented_in_cli_md() -> None:
+    """docs/cli.md has a section per command of the parser (and no section for a command that does not exist),
+    and each section names every option of its command (issue 23: the page had fallen behind the parser)."""
+    import argparse
+
+    from robodyn.cli import build_parser
+
+    commands = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    sections: dict[str, str] = {}
+    for section in re.split(r"^## ", (ROOT / "docs" / "cli.md").read_text(encoding="utf-8"), flags=re.M)[1:]:
+        named = re.match(r"`robodyn (\w+)", section)
+        if named:
+            sections[named.group(1)] = sections.get(named.group(1), "") + section
+    assert set(sections) == set(commands), (set(commands) - set(sections), set(sections) - set(commands))
+    for name, parser in commands.items():
+        options = {o for a in parser._actions for o in a.option_strings if o.startswith("--")} - {"--help", "--param"}
+        assert all(o in sections[name] for o in options), (name, sorted(o for o in options if o not in sections[name]))
+
+
+def test_every_public_name_is_in_the_reference() -> None:
+    """Issue 23: signal classes, robodyn.plots, ChainSystem and its inverse_dynamics were found only by dir()."""
+    from robodyn.reference import public_names
+
+    written = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")
+    headings = set(re.findall(r"^### `(\w+)", written, flags=re.M))
+    missing = {module: [n for n in names if n not in headings] for module, names in public_names().items()}
+    assert not any(missing.values()), missing
+    for method in ("inverse_dynamics", "coriolis_matrix"):  # a chain's, from its mixins
+        assert f"- `{method}(" in written.split("### `ChainSystem`")[1].split("\n### ")[0], method

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import inspect
 import re
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Final
 
-__all__ = ["reference_text"]
+__all__ = ["MODULES", "public_names", "reference_text"]
 
 _GROUPS = (
     ("Models", ("load", "load_file", "read_model_text", "Model", "System", "SymbolicSystem", "LinearSystem",
@@ -42,48 +43,91 @@ def _signature(obj: Any) -> str:
     return re.sub(r" at 0x[0-9a-f]+", "", text)  # no memory addresses in default values
 
 
-def _members(cls: type) -> list[tuple[str, Any]]:
-    result = []
-    for name, member in vars(cls).items():
-        if name.startswith("_"):
+#: The public modules besides ``robodyn`` itself: every name in their ``__all__`` is documented.
+MODULES: Final = (
+    ("Models and their files (`robodyn.model`)", "robodyn.model"),
+    ("Input signals (`robodyn.signals`)", "robodyn.signals"),
+    ("Figures (`robodyn.plots`)", "robodyn.plots"),
+    ("Kinematics (`robodyn.kinematics`)", "robodyn.kinematics"),
+)
+
+
+def _members(cls: type, documented: set[type]) -> list[tuple[str, Any]]:
+    """The public methods and properties of ``cls``: its own and those of the classes it inherits from that are
+    not documented on their own (mixins such as a chain's derived quantities), not ``object``'s."""
+    result: dict[str, Any] = {}
+    for owner in reversed(cls.__mro__):
+        if owner is object or (owner is not cls and owner in documented):
             continue
-        if isinstance(member, staticmethod | classmethod):
-            member = member.__func__
-        if callable(member) or isinstance(member, property):
-            result.append((name, member))
-    return sorted(result)
+        for name, member in vars(owner).items():
+            if name.startswith("_"):
+                continue
+            if isinstance(member, staticmethod | classmethod):
+                member = member.__func__
+            if callable(member) or isinstance(member, property):
+                result[name] = member
+    return sorted(result.items())
+
+
+def public_names() -> dict[str, list[str]]:
+    """Every public name by module: ``robodyn``'s ``__all__`` and each of :data:`MODULES`' (what the reference
+    must document; a test checks it does)."""
+    import importlib
+
+    import robodyn
+
+    names = {"robodyn": sorted(set(robodyn.__all__) - {"__version__"})}
+    for _, module in MODULES:
+        names[module] = sorted(importlib.import_module(module).__all__)
+    return names
+
+
+def _entry(name: str, obj: Any, documented: set[type]) -> list[str]:
+    if inspect.isclass(obj):
+        lines = [f"### `{name}`", "", f"class `{name}{_signature(obj)}`", "", _summary(obj), ""]
+        for member_name, member in _members(obj, documented):
+            head = f"`{member_name}` (property)" if isinstance(member, property) else \
+                f"`{member_name}{_signature(member)}`"
+            summary = _summary(member)
+            lines.append(f"- {head}: {summary}" if summary else f"- {head}")
+        return [*lines, ""]
+    if callable(obj):
+        return [f"### `{name}{_signature(obj)}`", "", _summary(obj), ""]
+    if isinstance(obj, Mapping) or (isinstance(obj, tuple | list | frozenset | set) and len(obj) <= 40):
+        return [f"### `{name}`", "", f"A {type(obj).__name__} of {len(obj)} entries: {', '.join(map(str, obj))}.", ""]
+    return [f"### `{name}`", "", f"A {type(obj).__name__}: `{obj!r}`"[:200], ""]
 
 
 def reference_text() -> str:
     """The reference as Markdown (deterministic: the same text for the same code)."""
+    import importlib
+
     import robodyn
 
-    public = set(robodyn.__all__)
-    listed = {name for _, names in _GROUPS for name in names}
+    names = public_names()
+    public = set(names["robodyn"])
+    listed = {name for _, group in _GROUPS for name in group}
     lines = ["# API reference", "",
-             "Generated from the docstrings by `python -m robodyn.reference` (a test keeps it in sync). Every name",
-             "below is importable from `robodyn`; the tutorial ([tutorial.md](tutorial.md)) shows them in use.", ""]
-    groups = [*_GROUPS, ("Other", tuple(sorted(public - listed - {"__version__"})))]
-    for title, names in groups:
-        present = [n for n in names if n in public]
-        if not present:
-            continue
+             "Generated from the docstrings by `python -m robodyn.reference` (a test keeps it in sync). The names",
+             "of the first sections are importable from `robodyn`; the later sections are modules of their own. The",
+             "tutorial ([tutorial.md](tutorial.md)) shows them in use.", ""]
+    groups = [*_GROUPS, ("Other", tuple(sorted(public - listed)))]
+    entries: list[tuple[str, list[tuple[str, Any]]]] = []
+    for title, group in groups:
+        present = [(n, getattr(robodyn, n)) for n in group if n in public]
+        if present:
+            entries.append((title, present))
+    for title, module in MODULES:
+        imported = importlib.import_module(module)
+        shown = {n for _, items in entries for n, _ in items}
+        present = [(n, getattr(imported, n)) for n in names[module] if n not in shown]
+        if present:
+            entries.append((title, present))
+    documented = {obj for _, items in entries for _, obj in items if inspect.isclass(obj)}
+    for title, items in entries:
         lines += [f"## {title}", ""]
-        for name in present:
-            obj = getattr(robodyn, name)
-            if inspect.isclass(obj):
-                lines += [f"### `{name}`", "", f"class `{name}{_signature(obj)}`", "", _summary(obj), ""]
-                for member_name, member in _members(obj):
-                    head = f"`{member_name}` (property)" if isinstance(member, property) else \
-                        f"`{member_name}{_signature(member)}`"
-                    summary = _summary(member)
-                    lines.append(f"- {head}: {summary}" if summary else f"- {head}")
-                lines.append("")
-            elif callable(obj):
-                lines += [f"### `{name}{_signature(obj)}`", "", _summary(obj), ""]
-            else:
-                lines += [f"### `{name}`", "", f"A {type(obj).__name__} of {len(obj)} entries: "
-                          f"{', '.join(map(str, obj))}." if hasattr(obj, "__len__") else _summary(obj), ""]
+        for name, obj in items:
+            lines += _entry(name, obj, documented)
     return "\n".join(lines).rstrip() + "\n"
 
 
