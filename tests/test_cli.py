@@ -447,3 +447,11 @@ def test_linearize_at_fills_the_point_as_python_does(capsys):
     assert data["u"][0] == pytest.approx(9.81 * math.sin(0.3), rel=1e-14)  # the holding torque m g l sin(theta)
     assert data["A"] == robodyn.linearize(pendulum, {"theta": 0.3}, "hold").A.tolist()
 
+
+
+def test_demo_names_each_report_once(capsys, tmp_path):
+    """Issue 23: the summary table and the lines after it both printed the reports' paths."""
+    code, out, _ = run(capsys, "demo", "--out", str(tmp_path / "out"))
+    assert code == 0
+    for name in ("pendulum", "joint"):
+        assert out.count(str(tmp_path / "out" / name / "report.html")) == 1

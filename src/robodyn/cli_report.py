@@ -30,7 +30,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 
 def _summary(rows: list[tuple[str, ...]]) -> None:
     """A small table on stdout (rich when it is a terminal, plain text otherwise)."""
-    header = ("model", "points", "stability", "report")
+    header = ("model", "points", "stability")  # the reports' paths follow, one line each
     if sys.stdout.isatty():
         from rich.console import Console
         from rich.table import Table
@@ -54,6 +54,7 @@ def run_demo(out: Path) -> int:
     from robodyn.report import analyze
 
     rows: list[tuple[str, ...]] = []
+    pages: list[Path] = []
     for name in ("pendulum", "joint"):
         try:
             model = robodyn.load(name)
@@ -63,7 +64,8 @@ def run_demo(out: Path) -> int:
             page = report.write(out / name)
             points: list[dict[str, Any]] = report.data.get("points", [])
             verdicts = ", ".join(sorted({str(p.get("stability", "?")) for p in points})) or "-"
-            rows.append((name, str(len(points)), verdicts, str(page)))
+            rows.append((name, str(len(points)), verdicts))
+            pages.append(page)
         except Exception as exc:  # the demo reports a failed stage and goes on
             print(f"   ({name} failed: {type(exc).__name__}: {exc})")
     try:
@@ -76,8 +78,8 @@ def run_demo(out: Path) -> int:
         print(f"   (verify failed: {type(exc).__name__}: {exc})")
     print()
     _summary(rows)
-    for row in rows:
-        print(f"report: {row[3]}")
+    for page in pages:
+        print(f"report: {page}")
     return 0
 
 
