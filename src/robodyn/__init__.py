@@ -34,21 +34,25 @@ _LAZY: dict[str, str] = {
     "BatchTrajectory": "robodyn.trajectory",
     "CATALOG": "robodyn.model.catalog",
     "Classification": "robodyn.analysis.classify",
+    "Controllability": "robodyn.analysis.controllability",
     "Event": "robodyn.integrate.events",
     "Existence": "robodyn.analysis.existence",
     "LTVSystem": "robodyn.analysis.ltv",
     "LagrangianSystem": "robodyn.model.lagrange",
+    "LQR": "robodyn.analysis.design",
     "LinearSystem": "robodyn.model.linear",
     "LipschitzBound": "robodyn.analysis.existence",
     "FramePath": "robodyn.kinematics.paths",
     "IKResult": "robodyn.kinematics.ik",
     "Kinematics": "robodyn.kinematics.frames",
     "ManipulatorSystem": "robodyn.model.mechanical",
+    "Margins": "robodyn.analysis.lti",
     "MechanicalSystem": "robodyn.model.mechanical",
     "ModalDecomposition": "robodyn.analysis.modes",
     "Mode": "robodyn.analysis.modes",
     "Model": "robodyn.model.system",
     "Modes": "robodyn.analysis.modes",
+    "Observability": "robodyn.analysis.controllability",
     "OperatingPoint": "robodyn.analysis.equilibrium",
     "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
@@ -57,6 +61,7 @@ _LAZY: dict[str, str] = {
     "SecondOrder": "robodyn.analysis.second_order",
     "SimulationStats": "robodyn.trajectory",
     "StateFeedback": "robodyn.signals",
+    "StepInfo": "robodyn.analysis.lti",
     "SymbolicSystem": "robodyn.model.symbolic",
     "System": "robodyn.model.system",
     "Trajectory": "robodyn.trajectory",
@@ -71,12 +76,14 @@ _LAZY: dict[str, str] = {
     "linearize": "robodyn.analysis.linearize",
     "linearize_trajectory": "robodyn.analysis.ltv",
     "lipschitz": "robodyn.analysis.existence",
+    "lqr": "robodyn.analysis.design",
     "load": "robodyn.model.files",
     "load_file": "robodyn.model.files",
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.analysis.modes",
     "modes": "robodyn.analysis.modes",
     "picard": "robodyn.analysis.existence",
+    "place": "robodyn.analysis.design",
     "read_model_text": "robodyn.model.files",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
@@ -87,9 +94,12 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
     from robodyn.analysis.classify import Classification, classify
+    from robodyn.analysis.controllability import Controllability, Observability
+    from robodyn.analysis.design import LQR, lqr, place
     from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
     from robodyn.analysis.linearize import linearize
+    from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
     from robodyn.analysis.response import forced_response
@@ -120,8 +130,10 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CATALOG",
+    "LQR",
     "BatchTrajectory",
     "Classification",
+    "Controllability",
     "ConvergenceError",
     "Event",
     "Existence",
@@ -135,6 +147,7 @@ __all__ = [
     "LinearSystem",
     "LipschitzBound",
     "ManipulatorSystem",
+    "Margins",
     "MechanicalSystem",
     "ModalDecomposition",
     "Mode",
@@ -142,6 +155,7 @@ __all__ = [
     "ModelFileError",
     "Modes",
     "NumericalError",
+    "Observability",
     "OperatingPoint",
     "PicardIterates",
     "Pose",
@@ -154,6 +168,7 @@ __all__ = [
     "SimulationStats",
     "SingularMatrixError",
     "StateFeedback",
+    "StepInfo",
     "SymbolicSystem",
     "System",
     "Trajectory",
@@ -173,9 +188,11 @@ __all__ = [
     "load",
     "load_file",
     "load_sweep",
+    "lqr",
     "modal_decomposition",
     "modes",
     "picard",
+    "place",
     "read_model_text",
     "second_order",
     "simulate",

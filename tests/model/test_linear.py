@@ -208,10 +208,11 @@ def test_from_control_replaces_default_labels_by_robodyn_names():
     np.testing.assert_array_equal(model.A, A2)
 
 
-def test_from_control_rejects_discrete_time_and_other_types():
+def test_from_control_rejects_an_unspecified_sample_period_and_other_types():
     control = pytest.importorskip("control")
-    with pytest.raises(InputError, match="discrete-time"):
-        LinearSystem.from_control(control.ss(A2, B2, [[1.0, 0.0]], [[0.0]], dt=0.1))
+    with pytest.raises(InputError, match=r"discrete-time system with an unspecified sample period \(dt=True\)"):
+        LinearSystem.from_control(control.ss(A2, B2, [[1.0, 0.0]], [[0.0]], dt=True))
+    assert LinearSystem.from_control(control.ss(A2, B2, [[1.0, 0.0]], [[0.0]], dt=0.1)).dt == 0.1  # carried
     with pytest.raises(InputError, match=r"control.ss\(sys\)"):
         LinearSystem.from_control(control.tf([1.0], [1.0, 3.0, 2.0]))
 

@@ -42,6 +42,7 @@ from robodyn.analysis.intervals import UNSUPPORTED, Interval, Issue, enclose, ro
 from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.expr import TIME
+from robodyn.model.linear import require_continuous
 from robodyn.model.system import Model, Values
 
 __all__ = ["NORM", "Existence", "LipschitzBound", "PicardIterates", "box_around", "existence", "lipschitz",
@@ -299,6 +300,8 @@ def _problem(model: Model, box: BoxLike, u: Values | None, params: Values | None
              t: float | tuple[float, float]) -> _Problem:
     if not isinstance(model, Model):
         raise InputError(f"expected a robodyn model, got {type(model).__name__}")
+    require_continuous(model, "existence analysis", "the solution of a difference equation exists and is unique by "
+                       "construction (Picard-Lindelof concerns differential equations)")
     lo, hi = _check_box(model, box)
     return _Problem(model, lo, hi, _pair(t, "time interval t"), model.input_vector(u),
                     model.parameter_vector(params), _form(model))

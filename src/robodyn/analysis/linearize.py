@@ -118,7 +118,8 @@ def linearize(
         matrices = _pack(model, point.x, A, B, C, D)
     A, B, C, D = matrices
     return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
-                                 name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error)
+                                 name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error,
+                                 source=model)
 
 
 def operating_point(

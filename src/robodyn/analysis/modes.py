@@ -4,6 +4,12 @@
 eigenvalue or complex pair, and a verdict). The forced response by the convolution integral is in
 :mod:`robodyn.analysis.response`.
 
+Discrete time (x[k+1] = A x[k] + B u[k], sample period dt): the eigenvalues are the poles z; a mode is the
+sampled continuous one s = ln(z) / dt (principal logarithm), so omega_n = |ln z| / dt, zeta = -cos(arg ln z)
+and the time constant dt / |ln |z|| (Franklin, Powell & Workman, *Digital Control of Dynamic Systems*, 3rd ed.,
+1998, sec. 4.3). Stable iff every |z| < 1; |z| = 1 (within the tolerance) is the unit circle, the discrete
+counterpart of the imaginary axis.
+
 Numerical multiplicity (Golub & Van Loan, *Matrix Computations*, 4th ed., 7.1-7.6). Rounding splits a
 defective eigenvalue of a Jordan block of size k by about eps^(1/k) ||A||, so two computed eigenvalues count
 as one when
@@ -22,6 +28,7 @@ forced response use the Schur form, whose basis is unitary.
 
 from __future__ import annotations
 
+import cmath
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -229,6 +236,11 @@ def modal_decomposition(A: ArrayLike) -> ModalDecomposition:
 class Mode:
     """One real eigenvalue or complex-conjugate pair (reported once, with positive imaginary part).
 
+    For a discrete-time system ``eigenvalue`` is the pole z and omega_n, zeta, time_constant and period are those
+    of s = ln(z) / dt (module docstring): z = 0 (a deadbeat mode, gone after one step per multiplicity) has
+    omega_n = inf (null in JSON), zeta = 1 and time constant 0; z = 1 has omega_n = 0 and zeta None; a negative
+    real z oscillates with period 2 dt.
+
     Attributes
     ----------
     eigenvalue, omega_n
@@ -274,7 +286,7 @@ class Mode:
         """The CLI JSON row: eigenvalue and shape components as [re, im], ``None`` for undefined values."""
         return {
             "eigenvalue": [float(self.eigenvalue.real), float(self.eigenvalue.imag)],
-            "omega_n": float(self.omega_n),
+            "omega_n": float(self.omega_n) if math.isfinite(self.omega_n) else None,  # inf: a deadbeat pole z = 0
             **{key: None if value is None else float(value) for key, value in
                (("zeta", self.zeta), ("time_constant", self.time_constant), ("period", self.period))},
             "shape": {name: [float(c.real), float(c.imag)] for name, c in self.shape.items()},
@@ -286,6 +298,9 @@ class Mode:
 class Modes:
     """The modes, largest real part first; ``stability`` (one of :data:`STABILITY`), an ``explanation`` naming
     the deciding eigenvalue, and the absolute real-part ``tolerance`` used (tolerance * max(1, ||A||_2)).
+
+    For a discrete-time system (``dt`` set) the rows are its poles z, largest |z| first, and ``tolerance`` is
+    that of | |z| - 1 |.
     """
 
     rows: tuple[Mode, ...]
@@ -293,6 +308,7 @@ class Modes:
     explanation: str
     tolerance: float
     states: tuple[str, ...] = ()
+    dt: float | None = None
 
     def __post_init__(self) -> None:
         if self.stability not in STABILITY:
@@ -302,27 +318,43 @@ class Modes:
     def to_dict(self) -> dict[str, Any]:
         """``{"modes": [row, ...], "stability": verdict, "explanation": sentence}``, JSON-ready.
 
-        The keys of the CLI contract plus ``multiplicity`` per row and ``explanation`` (added keys only).
+        The keys of the CLI contract plus ``multiplicity`` per row and ``explanation`` (added keys only); a
+        discrete-time system adds ``dt`` and, for a deadbeat pole z = 0, ``notes`` saying why omega_n is null.
         """
-        return {"modes": [row.to_dict() for row in self.rows], "stability": self.stability,
-                "explanation": self.explanation}
+        data: dict[str, Any] = {"modes": [row.to_dict() for row in self.rows], "stability": self.stability,
+                                "explanation": self.explanation}
+        if self.dt is not None:
+            data["dt"] = self.dt
+            if any(not math.isfinite(row.omega_n) for row in self.rows):
+                data["notes"] = ["omega_n is null for the pole z = 0: a deadbeat mode, gone after one step per "
+                                 "multiplicity (ln z = -inf, an infinite natural frequency)"]
+        return data
+
+    def _header(self) -> tuple[str, ...]:
+        first = "eigenvalue" if self.dt is None else "pole z"
+        return (first, "omega_n [rad/s]", "zeta", "time const [s]", "period [s]")
+
+    def _title(self) -> str:
+        return "modes" if self.dt is None else f"modes (discrete-time, dt = {self.dt:g} s)"
 
     def table(self) -> str:
         """A plain-text table of the modes followed by the verdict and its explanation."""
-        header = ("eigenvalue", "omega_n [rad/s]", "zeta", "time const [s]", "period [s]", "mult")
+        header = (*self._header(), "mult")
         lines = [[_complex_text(r.eigenvalue), _number(r.omega_n), _number(r.zeta), _number(r.time_constant),
                   _number(r.period), f"{r.multiplicity}{' (defective)' if r.defective else ''}"] for r in self.rows]
         widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
         render = ["  ".join(text.rjust(w) for text, w in zip(row, widths)) for row in [list(header), *lines]]
         render.insert(1, "  ".join("-" * w for w in widths))
-        return "\n".join([*render, "", f"{self.stability}: {self.explanation}"])
+        title = [] if self.dt is None else [self._title(), ""]
+        return "\n".join([*title, *render, "", f"{self.stability}: {self.explanation}"])
 
     def _repr_html_(self) -> str:
         """The table of :meth:`table` in HTML, then the verdict and its explanation (for Jupyter)."""
-        header = ("eigenvalue", "omega_n [rad/s]", "zeta", "time const [s]", "period [s]", "multiplicity")
+        header = (*self._header(), "multiplicity")
         rows = [(_complex_text(r.eigenvalue), _number(r.omega_n), _number(r.zeta), _number(r.time_constant),
                  _number(r.period), f"{r.multiplicity}{' (defective)' if r.defective else ''}") for r in self.rows]
-        return display.block([display.heading(f"modes: {self.stability}"), display.html_table(rows, header=header),
+        return display.block([display.heading(f"{self._title()}: {self.stability}"),
+                              display.html_table(rows, header=header),
                               display.note(self.explanation)])
 
     def _repr_latex_(self) -> str:
@@ -334,7 +366,8 @@ class Modes:
             if z.imag:
                 value += f" \\pm {display.latex_number(abs(z.imag))}\\,i"
             zeta = r"\text{undefined}" if row.zeta is None else display.latex_number(row.zeta)
-            lines.append(f"\\lambda_{{{k}}} &= {value}, & \\omega_n &= {display.latex_number(row.omega_n)}, "
+            symbol = "\\lambda" if self.dt is None else "z"
+            lines.append(f"{symbol}_{{{k}}} &= {value}, & \\omega_n &= {display.latex_number(row.omega_n)}, "
                          f"& \\zeta &= {zeta}")
         verdict = f"\\text{{{self.stability}}}"
         return "$$\\begin{aligned} " + " \\\\ ".join([*lines, verdict]) + " \\end{aligned}$$"
@@ -373,20 +406,41 @@ def _normalized(vector: ComplexArray, real: bool) -> ComplexArray:
     return np.asarray(scaled.real if real else scaled, dtype=np.complex128)
 
 
-def _mode(decomposition: ModalDecomposition, A: Array, k: int, states: tuple[str, ...], tol: float) -> Mode:
+def _mode(decomposition: ModalDecomposition, A: Array, k: int, states: tuple[str, ...], tol: float,
+          dt: float | None = None) -> Mode:
     value = decomposition.center(k)
-    real, magnitude = value.imag == 0.0, abs(value)
-    on_axis, zero = abs(value.real) <= tol, magnitude <= tol
+    real = value.imag == 0.0
     vector, source = _shape(decomposition, A, k)
+    if dt is None:
+        magnitude = abs(value)
+        on_axis, zero = abs(value.real) <= tol, magnitude <= tol
+        omega_n = 0.0 if zero else magnitude
+        zeta = None if zero else 0.0 if on_axis else -value.real / magnitude
+        time_constant = None if on_axis else 1.0 / abs(value.real)
+        period = None if real or zero else 2.0 * math.pi / abs(value.imag)
+    else:
+        omega_n, zeta, time_constant, period = _sampled(value, tol, dt)
     return Mode(
-        eigenvalue=value, omega_n=0.0 if zero else magnitude,
-        zeta=None if zero else 0.0 if on_axis else -value.real / magnitude,
-        time_constant=None if on_axis else 1.0 / abs(value.real),
-        period=None if real or zero else 2.0 * math.pi / abs(value.imag),
+        eigenvalue=value, omega_n=omega_n, zeta=zeta, time_constant=time_constant, period=period,
         shape=dict(zip(states, (complex(c) for c in _normalized(vector, real)))),
         multiplicity=len(decomposition.clusters[k]), geometric_multiplicity=decomposition.geometric[k],
         shape_source=source,
     )
+
+
+def _sampled(z: complex, tol: float, dt: float) -> tuple[float, float | None, float | None, float | None]:
+    """(omega_n, zeta, time constant, period) of the pole z of a system sampled every dt: those of s = ln(z) / dt."""
+    radius = abs(z)
+    if radius <= tol:  # z = 0: a deadbeat mode
+        return math.inf, 1.0, 0.0, None
+    s = cmath.log(z) / dt  # principal branch: |Im s| <= pi / dt
+    on_circle = abs(radius - 1.0) <= tol
+    if abs(z - 1.0) <= tol:  # z = 1: the sampled s = 0
+        return 0.0, None, None, None
+    zeta = 0.0 if on_circle else -s.real / abs(s)
+    time_constant = None if on_circle else dt / abs(math.log(radius))
+    period = None if z.imag == 0.0 and z.real > 0.0 else 2.0 * math.pi / abs(s.imag)
+    return abs(s), zeta, time_constant, period
 
 
 def _verdict(rows: Sequence[Mode], tol: float) -> tuple[str, str]:
@@ -412,15 +466,51 @@ def _verdict(rows: Sequence[Mode], tol: float) -> tuple[str, str]:
                                  "are semisimple, so the response stays bounded but does not decay")
 
 
+def _discrete_verdict(rows: Sequence[Mode], tol: float, dt: float) -> tuple[str, str]:
+    """(stability, explanation) of a discrete-time system by |z| (see :func:`modes`); ``rows`` largest |z| first."""
+    lead = rows[0]
+    radius, text = abs(lead.eigenvalue), f"discrete-time (dt = {dt:g} s): pole z = {_complex_text(lead.eigenvalue)}"
+    if radius > 1.0 + tol:
+        return "unstable", (f"{text} has |z| = {radius:.6g} > 1: the mode grows by a factor {radius:.6g} per step, "
+                            f"e every {dt / math.log(radius):.6g} s")
+    if radius < 1.0 - tol:
+        slowest = "decays within one step" if radius <= tol else \
+            f"decays with time constant {dt / -math.log(radius):.6g} s ({1.0 / -math.log(radius):.6g} steps)"
+        return "asymptotically stable", f"discrete-time (dt = {dt:g} s): every pole has |z| < 1; the slowest, " \
+                                        f"z = {_complex_text(lead.eigenvalue)}, {slowest}"
+    circle = [row for row in rows if abs(abs(row.eigenvalue) - 1.0) <= tol]
+    for row in circle:
+        if row.defective:
+            return "unstable", (f"{text} on the unit circle has multiplicity {row.multiplicity} but only "
+                                f"{row.geometric_multiplicity} independent eigenvector(s) (a Jordan block): the "
+                                "response grows like a power of k")
+    names = ", ".join(_complex_text(row.eigenvalue) for row in circle)
+    return "marginally stable", (f"discrete-time (dt = {dt:g} s): no pole has |z| > 1; those on the unit circle "
+                                 f"({names}) are semisimple, so the response stays bounded but does not decay")
+
+
+def _sample_period(system: Any) -> float | None:
+    """The system's sample period (``sample_period``: None for continuous time), checked."""
+    period = getattr(system, "sample_period", None)
+    if period is None:
+        return None
+    value = finite_number(period, "sample period dt")
+    if value <= 0.0:
+        raise InputError(f"sample period dt = {value} must be > 0 (None for continuous time)")
+    return value
+
+
 def modes(system: Any, *, tolerance: float = 1e-9) -> Modes:
-    """The modes and the stability of a linear system x' = A x + B u.
+    """The modes and the stability of a linear system x' = A x + B u (or x[k+1] = A x[k] + B u[k]).
 
     Parameters
     ----------
     system
-        A :class:`~robodyn.LinearSystem` (or any object with ``A`` (n, n) and, optionally, ``states``).
+        A :class:`~robodyn.LinearSystem` (or any object with ``A`` (n, n) and, optionally, ``states`` and
+        ``sample_period``).
     tolerance
-        Relative tolerance of "on the imaginary axis": |Re λ| <= tol with tol = tolerance * max(1, ||A||_2).
+        Relative tolerance of "on the imaginary axis": |Re λ| <= tol with tol = tolerance * max(1, ||A||_2)
+        (discrete time: "on the unit circle", | |z| - 1 | <= tol).
 
     Returns
     -------
@@ -431,15 +521,23 @@ def modes(system: Any, *, tolerance: float = 1e-9) -> Modes:
         A - λI) for "marginally stable", else "unstable" (a double integrator). Rows on the axis get zeta = 0
         and no time constant; λ = 0 (|λ| <= tol) gets omega_n = 0, zeta None. Unlike python-control's
         ``damp`` (damping 1 for an unstable real pole), zeta is -1 for a real positive eigenvalue.
+        Discrete time: the poles z, largest |z| first; every |z| < 1 - tol: asymptotically stable; some
+        |z| > 1 + tol: unstable; poles on the unit circle must be semisimple for "marginally stable"; omega_n,
+        zeta, time constant and period are those of s = ln(z) / dt (Franklin–Powell–Workman, module docstring).
     """
     relative = finite_number(tolerance, "tolerance")
     if relative <= 0.0:
         raise InputError(f"tolerance must be > 0, got {relative}: e.g. 1e-9")
     A, states = _system_matrix(system)
+    dt = _sample_period(system)
     decomposition = modal_decomposition(A)
     tol = relative * max(1.0, decomposition.norm)
     keep = [k for k in range(len(decomposition.clusters)) if decomposition.center(k).imag >= 0.0]
-    rows = [_mode(decomposition, A, k, states, tol) for k in keep]
-    rows.sort(key=lambda row: (-row.eigenvalue.real, abs(row.eigenvalue.imag)))
-    stability, explanation = _verdict(rows, tol)
-    return Modes(tuple(rows), stability, explanation, tol, states)
+    rows = [_mode(decomposition, A, k, states, tol, dt) for k in keep]
+    if dt is None:
+        rows.sort(key=lambda row: (-row.eigenvalue.real, abs(row.eigenvalue.imag)))
+        stability, explanation = _verdict(rows, tol)
+    else:
+        rows.sort(key=lambda row: (-abs(row.eigenvalue), abs(cmath.phase(row.eigenvalue))))
+        stability, explanation = _discrete_verdict(rows, tol, dt)
+    return Modes(tuple(rows), stability, explanation, tol, states, dt)

@@ -19,6 +19,7 @@ from scipy.integrate import quad_vec
 
 from robodyn.analysis.modes import Array, ComplexArray, _system_matrix, modal_decomposition
 from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError, UnknownNameError
+from robodyn.model.linear import require_continuous
 from robodyn.signals.core import Signal, finite_number, is_real_number
 
 __all__ = ["forced_response"]
@@ -156,6 +157,7 @@ def forced_response(
     ConvergenceError, NumericalError
         The quadrature did not reach its accuracy; the response overflows (an unstable mode, a long time).
     """
+    require_continuous(system, "forced_response", "step it with robodyn.simulate(system, ...)")
     A, B, C, D, states, inputs = _state_space(system)
     times, x_init = _times(t), _initial(x0, states)
     u_of, signals = _input_function(u, inputs)

@@ -41,7 +41,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
-from robodyn.model.linear import LinearSystem
+from robodyn.model.linear import LinearSystem, require_continuous
 from robodyn.model.system import Model, Values, require_model
 from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory
@@ -178,6 +178,8 @@ class Validity:
         """A matplotlib Figure: the remainder against rho (log-log) with the fit, and the relative errors."""
         from matplotlib.figure import Figure
 
+        from robodyn.plots import literal
+
         figure = Figure(figsize=(7, 7), layout="constrained")
         top, bottom = figure.subplots(2, 1, sharex=True)
         absolute, relative = self.errors[:, 1], self.errors[:, 0]
@@ -189,7 +191,7 @@ class Validity:
         if self.L_max > 0:
             top.loglog(self.radii, self.L_max * self.radii**2, ":", label=f"L_max rho^2 = {self.L_max:.3g} rho^2")
         top.set_ylabel("|f(z*+dz) - f(z*) - J dz|")
-        top.set_title(f"{self.model}: remainder of the linearization ({self.method})")
+        top.set_title(f"{literal(self.model)}: remainder of the linearization ({self.method})")
         shown = (relative > 0) & np.isfinite(relative)
         bottom.loglog(self.radii[shown], relative[shown], "o-", label="static: max|r| / max|J dz|")
         shown = (self.sim_errors > 0) & np.isfinite(self.sim_errors)
@@ -279,6 +281,7 @@ def validity(
         f is not finite at a sampled point: pass smaller ``radii``.
     """
     require_model(model, "validity")
+    require_continuous(model, "validity", "a linear update map is its own linearization (the error is 0)")
     tol = _positive(tolerance, "tolerance")
     grid = _radii(radii, DEFAULT_RADII, "radii")
     _, x, u, p = model.arguments(0.0, x_op, u_op, params)

@@ -8,7 +8,9 @@ Each :class:`Method` belongs to a family, and ``simulate()`` picks its path by t
   with the model's exact Jacobian);
 - ``stiff`` (``scipy-radau``, ``scipy-bdf``, ``lsoda``): scipy's ``solve_ivp`` with the solver ``scipy_name``, for
   comparison (``bdf`` is accepted as another name of ``scipy-bdf``);
-- ``exact``: matrix exponentials, for linear time-invariant models.
+- ``exact``: matrix exponentials, for linear time-invariant models;
+- ``discrete``: the update map x[k+1] = f(t_k, x[k], u[k]) of a discrete-time model (one with a
+  ``sample_period``), stepped at its sample instants (:mod:`robodyn.integrate.discrete`).
 
 The older names are views of :data:`REGISTRY`: ``robodyn.integrate.simulate.METHOD_NAMES``,
 ``robodyn.integrate.tableaus.METHODS`` (:data:`TABLEAUS`), ``FIXED_STEP`` and ``ADAPTIVE``, and
@@ -27,7 +29,7 @@ from robodyn.integrate.tableaus import DOP853, DOPRI5, EULER, HEUN, RK4, Butcher
 
 __all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
 
-Family = Literal["fixed", "adaptive", "implicit", "stiff", "exact"]
+Family = Literal["fixed", "adaptive", "implicit", "stiff", "exact", "discrete"]
 FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
 
 
@@ -39,7 +41,7 @@ class Method:
     ----------
     name : str
         The name ``simulate(method=...)`` and ``--method`` take (lower case).
-    family : {"fixed", "adaptive", "implicit", "stiff", "exact"}
+    family : {"fixed", "adaptive", "implicit", "stiff", "exact", "discrete"}
         Which path runs it.
     description : str
         One line for people.
@@ -82,6 +84,7 @@ REGISTRY: Final[Mapping[str, Method]] = MappingProxyType({method.name: method fo
     Method("scipy-bdf", "stiff", "scipy's BDF, implicit, orders 1 to 5", scipy_name="BDF"),
     Method("lsoda", "stiff", "scipy's LSODA, switching between Adams and BDF", scipy_name="LSODA"),
     Method("exact", "exact", "matrix exponentials, exact for linear time-invariant models"),
+    Method("discrete", "discrete", "x[k+1] = A x[k] + B u[k] at the sample instants of a discrete-time model"),
 )})
 
 METHOD_NAMES: Final = tuple(REGISTRY)

@@ -7,7 +7,9 @@ looks the method up and hands it to the runner of its family (``_RUNNERS``):
 - ``fixed`` (``euler``, ``heun``, ``rk4``, step ``dt``) and ``adaptive`` (``dopri5``, ``dop853``): the
   Runge–Kutta kernels, compiled with numba for symbolic models, run as plain Python for models given as
   callables;
-- ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's stiff solvers with the model's exact Jacobian.
+- ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's stiff solvers with the model's exact Jacobian;
+- ``discrete`` (the default, and the only method, for discrete-time models: those with a ``sample_period``):
+  the update map stepped at the sample instants (:mod:`robodyn.integrate.discrete`).
 
 Fixed-step methods sample the inputs at each step's start and hold them over the step (zero-order
 hold), like a digital controller; adaptive methods evaluate them at every stage and stop exactly at
@@ -26,6 +28,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.exact import exact_response
 from robodyn.integrate.guards import check_memory, check_states
@@ -77,7 +80,9 @@ def simulate(
     method
         ``exact`` (default for linear models), ``euler``, ``heun``, ``rk4`` (need ``dt``), ``dopri5``
         (default otherwise), ``dop853``, ``radau``, ``bdf``, ``lsoda``: the names of
-        :data:`robodyn.integrate.methods.REGISTRY` (``METHOD_NAMES``), in any case.
+        :data:`robodyn.integrate.methods.REGISTRY` (``METHOD_NAMES``), in any case. A discrete-time model
+        (``sample_period`` set) takes only ``discrete``, its default: t are then its sample instants (with
+        ``t_eval``, the values held from the last sample), ``stats.path`` is ``"discrete"``.
     rtol, atol
         Tolerances of adaptive and stiff methods (``atol`` scalar or ``(n,)``).
     dt
@@ -111,6 +116,8 @@ def simulate(
     points = grid.size if grid is not None else (DEFAULT_POINTS if N > 1 or chosen.family == "exact" else 0)
     if chosen.family == "fixed" and _is_positive(dt) and grid is None:
         points = min(int((t1 - t0) / float(dt)) + 2, 2**62)  # type: ignore[arg-type]
+    if chosen.family == "discrete":
+        points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
     check_memory(model, N, points)
     job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
@@ -212,6 +219,7 @@ _RUNNERS: Final[Mapping[Family, Callable[[_Job], Result]]] = {
     "implicit": _run_adaptive,
     "stiff": _run_stiff,
     "exact": _run_exact,
+    "discrete": run_discrete,
 }
 
 
@@ -454,10 +462,12 @@ def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
 
 
 def _method(model: Model, method: str | None) -> Method:
-    """The registry entry of ``method``; without one, ``exact`` for linear models and else ``dopri5``."""
+    """The registry entry of ``method``; without one, ``discrete`` for discrete-time models, ``exact`` for linear
+    models and else ``dopri5``. A discrete-time model takes only ``discrete``, and only it (check_family)."""
     if method is None:
-        return lookup("exact" if model.linear_by_construction() is not None else "dopri5")
-    return lookup(method)
+        default = "exact" if model.linear_by_construction() is not None else "dopri5"
+        return lookup("discrete" if model.sample_period is not None else default)
+    return check_family(model, lookup(method))
 
 
 def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray | None:
@@ -570,7 +580,7 @@ def _assemble(model: Model, method: str, path: str, runs: list[RunResult], input
                                 hint=stiffness_hint(model, method, run, parameters[0], inputs))
         return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
                                  model.inputs, model.outputs, model.name, stats, tuple(run.events), source=model,
-                                 params=parameters[0])
+                                 params=parameters[0], left_inputs=inputs.left_limits(run.t, run.x, u))
     stats = SimulationStats(path, method, sum(r.nfev for r in runs), sum(r.steps for r in runs),
                             sum(r.rejected for r in runs), sum(r.compile_seconds for r in runs))
     us = [run.u if run.u is not None else inputs.evaluate_many(run.t, run.x) for run in runs]

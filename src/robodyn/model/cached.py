@@ -356,6 +356,10 @@ class CachedModel(Model):
     def compilable(self) -> bool:
         return True
 
+    @property
+    def sample_period(self) -> float | None:
+        return None  # a model file describes continuous-time dynamics
+
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
 

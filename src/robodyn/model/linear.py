@@ -1,24 +1,36 @@
-"""Linear time-invariant models x' = A x + B u, y = C x + D u."""
+"""Linear time-invariant models x' = A x + B u, y = C x + D u, and their discrete-time form x[k+1] = A x[k] + B u[k]."""
 
 from __future__ import annotations
 
 import importlib
+import math
+import numbers
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from types import MappingProxyType, ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
-from robodyn.errors import InputError, ShapeError
+from robodyn.errors import InputError, NumericalError, ShapeError, UnknownNameError
 from robodyn.model.names import RESERVED_NAMES, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
 
-__all__ = ["LinearSystem"]
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+    from robodyn.analysis.controllability import Controllability, Observability
+    from robodyn.analysis.lti import Margins, StepInfo
+
+__all__ = ["DISCRETIZATIONS", "LinearSystem", "check_period", "control_module", "require_continuous"]
+
+#: ``discretize(dt, method)``: robodyn's name -> scipy.signal.cont2discrete's (Tustin is scipy's "bilinear").
+DISCRETIZATIONS: Final[Mapping[str, str]] = MappingProxyType({"zoh": "zoh", "foh": "foh", "tustin": "bilinear"})
 
 _EMPTY: Mapping[str, float] = MappingProxyType({})
+_EMPTY_UNITS: Mapping[str, str] = MappingProxyType({})
 
 
 def _array(value: ArrayLike | None, label: str, name: str) -> NDArray[np.float64]:
@@ -46,7 +58,64 @@ def _default_names(names: Sequence[str] | None, prefix: str, count: int) -> tupl
     return tuple(names) if names is not None else tuple(f"{prefix}{i + 1}" for i in range(count))
 
 
-def _control() -> ModuleType:
+def check_period(value: object, where: str) -> float:
+    """``value`` as a sample period in s: a finite real number > 0, or InputError naming ``where``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) \
+            or float(value) <= 0.0:
+        raise InputError(f"{where}: dt = {value!r} must be a sample period > 0 in s (a finite number), "
+                         "e.g. dt=0.01; leave it out (None) for continuous time")
+    return float(value)
+
+
+def require_continuous(system: object, where: str, fix: str) -> None:
+    """InputError when ``system`` is discrete-time (its ``sample_period`` is set): its ``f`` is the update map
+    x[k+1] = f(x[k], u[k]), not a derivative, so an analysis of differential equations does not apply.
+
+    Parameters
+    ----------
+    system
+        A model (or any object with ``sample_period``; objects without one count as continuous-time).
+    where
+        The analysis, for the message (``"validity"``).
+    fix
+        What to do instead, the end of the message.
+    """
+    period = getattr(system, "sample_period", None)
+    if period is not None:
+        name = getattr(system, "name", type(system).__name__)
+        raise InputError(f"{where}: {name!r} is a discrete-time model (dt = {period:g} s): its f is the update map "
+                         f"x[k+1] = A x[k] + B u[k], not a derivative; {fix}")
+
+
+def _units(values: Mapping[str, str] | None, names: set[str], name: str) -> Mapping[str, str]:
+    """Checked ``declared_units``: text by state, input or output name (read-only)."""
+    if values is None:
+        return _EMPTY_UNITS
+    if not isinstance(values, Mapping):
+        raise InputError(f"linear system {name!r}: declared_units must be a mapping name -> unit, e.g. "
+                         f"{{'q': 'rad'}}, got {type(values).__name__}")
+    for key, unit in values.items():
+        if key not in names:
+            raise UnknownNameError(f"linear system {name!r}: declared_units names {key!r}, which is not one of its "
+                                   f"states, inputs or outputs ({', '.join(sorted(names))})")
+        if not isinstance(unit, str):
+            raise InputError(f"linear system {name!r}: the unit of {key!r} must be text such as 'rad', got {unit!r}")
+    return MappingProxyType(dict(values))
+
+
+def _source_units(model: Model) -> Mapping[str, str]:
+    """``model.units()`` of its states, inputs and outputs, computed once per model (kept in its memo: units do
+    not depend on parameters)."""
+    store = model.memo()
+    units = store.get("linear system units")
+    if units is None:
+        names = {*model.states, *model.inputs, *model.outputs}
+        units = MappingProxyType({k: v for k, v in model.units().items() if k in names})
+        store["linear system units"] = units
+    return units
+
+
+def control_module() -> ModuleType:
     """python-control, imported on first use (an optional extra)."""
     try:
         return importlib.import_module("control")
@@ -65,7 +134,8 @@ def _labels(system: Any, attribute: str) -> tuple[str, ...] | None:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class LinearSystem(Model):
-    """Linear model x' = A x + B u, y = C x + D u, with names. Frozen; arrays are read-only.
+    """Linear model x' = A x + B u, y = C x + D u (or, with ``dt``, x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k]),
+    with names. Frozen; arrays are read-only.
 
     Parameters
     ----------
@@ -83,6 +153,17 @@ class LinearSystem(Model):
         How the matrices were obtained (``"symbolic"``, ``"central"``, ...), if by linearization.
     error_estimate
         An estimate of the largest absolute error in the matrices, if known.
+    dt
+        None for continuous time; a sample period > 0 in s for a discrete-time system, whose ``f`` is the update
+        map A x + B u (:attr:`sample_period`). ``simulate`` steps it (method ``"discrete"``), ``modes`` gives
+        its poles z; analyses of differential equations (validity, existence, equilibria) refuse it.
+    declared_units
+        Units by state, input or output name (``{"q": "rad"}``); ``linearize`` copies the model's.
+
+    The analyses of a control engineer are methods: :meth:`discretize`, :meth:`step_info`,
+    :meth:`frequency_response`, :meth:`bode`, :meth:`margins`, :meth:`controllability`, :meth:`observability`
+    (computed by :mod:`robodyn.analysis.lti` and :mod:`robodyn.analysis.controllability`); controllers by
+    :func:`robodyn.lqr` and :func:`robodyn.place`.
     """
 
     # Arguments may be None or array-likes; __post_init__ turns them into read-only float arrays and names.
@@ -98,6 +179,8 @@ class LinearSystem(Model):
     u_op: NDArray[np.float64] | None = None
     method: str | None = None
     error_estimate: float | None = None
+    dt: float | None = None
+    declared_units: Mapping[str, str] = None  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         name = self.name
@@ -144,6 +227,9 @@ class LinearSystem(Model):
                     raise ShapeError(f"linear system {name!r}: {label} has {vector.size} entries, expected {size}")
                 vector.setflags(write=False)
                 set_(self, label, vector)
+        if self.dt is not None:
+            set_(self, "dt", check_period(self.dt, f"linear system {name!r}"))
+        set_(self, "declared_units", _units(self.declared_units, {*self.states, *self.inputs, *self.outputs}, name))
 
     @classmethod
     def from_checked(
@@ -161,11 +247,13 @@ class LinearSystem(Model):
         u_op: NDArray[np.float64] | None = None,
         method: str | None = None,
         error_estimate: float | None = None,
+        source: Model | None = None,
     ) -> LinearSystem:
         """Construct without validation, for callers that built checked arrays from a validated model.
 
         The caller guarantees float64 arrays of consistent shapes with finite entries, and names taken from
         a model (already checked). The arrays are made read-only and must not be written afterwards.
+        ``source``, the model the matrices describe, gives the sample period (``dt``) and the units.
         ``linearize`` uses this on its hot path; everything else should call the constructor.
         """
         self = object.__new__(cls)
@@ -180,34 +268,53 @@ class LinearSystem(Model):
         set_(self, "name", name)
         set_(self, "method", method)
         set_(self, "error_estimate", error_estimate)
+        set_(self, "dt", None if source is None else source.sample_period)
+        set_(self, "declared_units", _EMPTY_UNITS if source is None else _source_units(source))
         return self
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """The fields for pickle and deepcopy, the units as a plain dict (a read-only mapping proxy does not pickle)."""
+        return tuple(dict(value) if name == "declared_units" else value
+                     for name, value in ((f.name, getattr(self, f.name)) for f in fields(self)))
+
+    def __setstate__(self, state: tuple[Any, ...]) -> None:
+        for f, value in zip(fields(self), state):
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+            object.__setattr__(self, f.name, MappingProxyType(value) if f.name == "declared_units" else value)
 
     # --- interoperability -----------------------------------------------------------------------------
     def to_control(self) -> Any:
-        """This model as a python-control ``StateSpace`` (continuous time) with the signal names.
+        """This model as a python-control ``StateSpace`` with the signal names (dt = 0 for continuous time, the
+        sample period for a discrete-time system).
 
         Requires the ``control`` extra; raises :class:`~robodyn.errors.InputError` without it.
         """
-        control = _control()
+        control = control_module()
         return control.StateSpace(np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D),
+                                  0 if self.dt is None else self.dt,
                                   states=list(self.states), inputs=list(self.inputs), outputs=list(self.outputs),
                                   name=self.name)
 
     @classmethod
     def from_control(cls, system: Any, *, name: str | None = None) -> LinearSystem:
-        """A LinearSystem from a continuous-time python-control ``StateSpace``.
+        """A LinearSystem from a python-control ``StateSpace``: continuous time for dt = 0 (or None), discrete
+        time for a sample period dt > 0. dt = True (discrete time, period unspecified) is refused: set the period.
 
         Signal names come from ``state_labels``, ``input_labels`` and ``output_labels`` when every label of
         a group is a valid robodyn name; python-control's defaults (``x[0]``, ...) become ``x1``, ... .
         ``name`` defaults to the system's name.
         """
-        control = _control()
+        control = control_module()
         if not isinstance(system, control.StateSpace):
             raise InputError(f"from_control expects a control.StateSpace, got {type(system).__name__}: "
                              "convert it with control.ss(sys)")
+        period = None
         if not system.isctime():
-            raise InputError(f"{system.name!r} is a discrete-time system (dt={system.dt}): LinearSystem is "
-                             "continuous-time; pass a system with dt=0")
+            if system.dt is True:
+                raise InputError(f"{system.name!r} is a discrete-time system with an unspecified sample period "
+                                 "(dt=True): set it first, e.g. sys.dt = 0.01")
+            period = check_period(system.dt, f"from_control: {system.name!r}")
         n, m = np.shape(system.B)
         p = np.shape(system.C)[0]
         return cls(np.asarray(system.A, dtype=float), np.asarray(system.B, dtype=float).reshape(n, m),
@@ -215,13 +322,104 @@ class LinearSystem(Model):
                    states=_labels(system, "state_labels") or _default_names(None, "x", n),
                    inputs=_labels(system, "input_labels") or _default_names(None, "u", m),
                    outputs=_labels(system, "output_labels") or _default_names(None, "y", p),
-                   name=name if name is not None else str(system.name))
+                   name=name if name is not None else str(system.name), dt=period)
 
     def to_scipy(self) -> Any:
-        """This model as a ``scipy.signal.StateSpace`` (continuous time; scipy keeps no signal names)."""
+        """This model as a ``scipy.signal.StateSpace`` (with ``dt`` when discrete; scipy keeps no signal names)."""
         import scipy.signal  # slow to import, needed only here
 
-        return scipy.signal.StateSpace(np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D))
+        matrices = (np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D))
+        if self.dt is None:
+            return scipy.signal.StateSpace(*matrices)
+        return scipy.signal.StateSpace(*matrices, dt=self.dt)
+
+    # --- the analyses of linear systems (robodyn.analysis.lti) ------------------------------------------
+    def discretize(self, dt: float, method: str = "zoh") -> LinearSystem:
+        """The discrete-time system sampled with period ``dt``, by ``scipy.signal.cont2discrete``.
+
+        Parameters
+        ----------
+        dt
+            The sample period in s (> 0).
+        method
+            ``"zoh"`` (zero-order hold: exact at the samples for inputs held over each period), ``"foh"``
+            (first-order hold: inputs linear between samples; D changes) or ``"tustin"`` (the bilinear map
+            s = 2 (z - 1) / (dt (z + 1))).
+
+        Returns
+        -------
+        LinearSystem
+            With ``dt``, the same names, units, ``x_op`` and ``u_op``; ``method`` records both steps
+            (``"symbolic+zoh"``); ``error_estimate`` is kept only when it is 0 (exact matrices).
+        """
+        if self.dt is not None:
+            raise InputError(f"discretize: {self.name!r} is already discrete-time (dt = {self.dt:g} s): "
+                             "discretize the continuous-time system it came from")
+        period = check_period(dt, "discretize")
+        if method not in DISCRETIZATIONS:
+            raise InputError(f"discretize: unknown method {method!r}: one of {', '.join(DISCRETIZATIONS)}")
+        from scipy.signal import cont2discrete  # slow to import, needed only here
+
+        n, m = self.B.shape
+        B, D = (self.B, self.D) if m else (np.zeros((n, 1)), np.zeros((self.D.shape[0], 1)))  # scipy needs inputs
+        with np.errstate(all="ignore"):
+            try:
+                Ad, Bd, Cd, Dd, _ = cont2discrete((self.A, B, self.C, D), period, method=DISCRETIZATIONS[method])
+            except np.linalg.LinAlgError:  # tustin: I - A dt/2 singular
+                raise NumericalError(f"discretize: I - A dt/2 is singular for dt = {period:g} (A has the eigenvalue "
+                                     f"2/dt): choose another dt or method 'zoh'") from None
+        A_d, B_d, C_d, D_d = (np.asarray(a, dtype=float) for a in (Ad, Bd[:, :m], Cd, Dd[:, :m]))
+        if not all(np.all(np.isfinite(a)) for a in (A_d, B_d, C_d, D_d)):
+            raise NumericalError(f"discretize: the sampled matrices of {self.name!r} overflow for dt = {period:g}: "
+                                 "choose a smaller dt")
+        recorded = method if self.method is None else f"{self.method}+{method}"
+        return LinearSystem(A_d, B_d, C_d, D_d, states=self.states, inputs=self.inputs, outputs=self.outputs,
+                            name=self.name, x_op=self.x_op, u_op=self.u_op, method=recorded,
+                            error_estimate=0.0 if self.error_estimate == 0.0 else None, dt=period,
+                            declared_units=self.declared_units)
+
+    def step_info(self, T: ArrayLike | None = None, *, settling_threshold: float = 0.02,
+                  rise_limits: tuple[float, float] = (0.1, 0.9)) -> StepInfo:
+        """Rise and settling time, overshoot, peak ... of every (output, input) step response, python-control's
+        definitions on the exact response: see :func:`robodyn.analysis.lti.step_info`."""
+        from robodyn.analysis.lti import step_info
+
+        return step_info(self, T, settling_threshold=settling_threshold, rise_limits=rise_limits)
+
+    def frequency_response(self, w: ArrayLike) -> NDArray[np.complex128]:
+        """G at s = j w (z = exp(j w dt) when discrete), shape ``(len(w), p, m)``: see
+        :func:`robodyn.analysis.lti.frequency_response`."""
+        from robodyn.analysis.lti import frequency_response
+
+        return frequency_response(self, w)
+
+    def bode(self, w: ArrayLike | None = None, *, margins: bool = True) -> Figure:
+        """The Bode diagram (dB and degrees against rad/s), margins marked for one input and output: see
+        :func:`robodyn.plots_frequency.bode`."""
+        from robodyn.plots_frequency import bode
+
+        return bode(self, w, margins=margins)
+
+    def margins(self, *, input: str | None = None, output: str | None = None) -> Margins:
+        """Gain, phase and stability margins of the loop from ``input`` to ``output`` (needed when there are
+        several): see :func:`robodyn.analysis.lti.margins`."""
+        from robodyn.analysis.lti import margins
+
+        return margins(self, input=input, output=output)
+
+    def controllability(self, *, tolerance: float | None = None) -> Controllability:
+        """Rank of [B, AB, ...], the PBH test per mode and the Gramian: see
+        :func:`robodyn.analysis.controllability.controllability`."""
+        from robodyn.analysis.controllability import controllability
+
+        return controllability(self, tolerance=tolerance)
+
+    def observability(self, *, tolerance: float | None = None) -> Observability:
+        """Rank of [C; CA; ...], the PBH test per mode and the Gramian: see
+        :func:`robodyn.analysis.controllability.observability`."""
+        from robodyn.analysis.controllability import observability
+
+        return observability(self, tolerance=tolerance)
 
     @property
     def parameters(self) -> Mapping[str, float]:  # type: ignore[override]
@@ -251,10 +449,25 @@ class LinearSystem(Model):
     def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         return self.C, self.D
 
+    @property
+    def sample_period(self) -> float | None:
+        """``dt``: the sample period in s of a discrete-time system, None for continuous time."""
+        return self.dt
+
+    def units(self) -> dict[str, str]:
+        """``declared_units`` (for a linearization: the units of the model it came from)."""
+        return dict(self.declared_units)
+
     def linear_model(self, params: Any = None) -> LinearSystem:
         return self
 
+    def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(A, B, 0) for continuous time; None for a discrete-time system (A x + B u is not a derivative)."""
+        return None if self.dt is not None else (self.A, self.B, np.zeros(self.A.shape[0]))
+
     def linear_by_construction(self) -> str:
+        if self.dt is not None:
+            return f"x[k+1] = A x[k] + B u[k] with constant matrices (discrete time, dt = {self.dt:g} s)"
         return "x' = A x + B u with constant matrices"
 
     def explicit_form(self, max_coordinates: int) -> Any:
@@ -308,7 +521,9 @@ class LinearSystem(Model):
             summary.append(("method", self.method))
         if self.error_estimate is not None:
             summary.append(("error estimate", self.error_estimate))
-        parts = [display.heading(f"LinearSystem {self.name!r}: x' = A x + B u, y = C x + D u"),
+        if self.dt is not None:
+            summary.insert(0, ("time", self._time_text()))
+        parts = [display.heading(f"LinearSystem {self.name!r}: {self._equations()}"),
                  display.html_table(summary, row_header=True)]
         parts += [display.matrix_html(matrix, rows, columns, title=label)
                   for label, matrix, rows, columns in self._matrices()]
@@ -316,9 +531,18 @@ class LinearSystem(Model):
             parts.append(display.note("no inputs: B and D are empty"))
         return display.block(parts)
 
+    def _time_text(self) -> str:
+        return "continuous-time" if self.dt is None else f"discrete-time, dt = {self.dt:g} s"
+
+    def _equations(self) -> str:
+        if self.dt is None:
+            return "x' = A x + B u, y = C x + D u"
+        return f"x[k+1] = A x[k] + B u[k], y[k] = C x[k] + D u[k] ({self._time_text()})"
+
     def __repr__(self) -> str:
+        time = "" if self.dt is None else f"{self._time_text()}, "
         return (
-            f"LinearSystem(name={self.name!r}, states={list(self.states)}, inputs={list(self.inputs)}, "
+            f"LinearSystem(name={self.name!r}, {time}states={list(self.states)}, inputs={list(self.inputs)}, "
             f"outputs={list(self.outputs)},\n  A={self.A.tolist()},\n  B={self.B.tolist()},\n"
             f"  C={self.C.tolist()},\n  D={self.D.tolist()})"
         )
