@@ -10,7 +10,7 @@ import pytest
 
 import robodyn
 from robodyn import plots
-from robodyn.signals import Step
+from robodyn.signals import Sine, Step
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -22,7 +22,7 @@ def _lines(axis: object) -> dict[str, np.ndarray]:
 def test_a_robot_gets_one_axis_per_unit_and_constant_inputs_in_the_title() -> None:
     arm = robodyn.load(str(EXAMPLES / "two_link_arm.urdf"))
     run = robodyn.simulate(arm, 0.5, {"shoulder": 0.3}, {"elbow_tau": 1.5})
-    figure = plots.time_response(run)
+    figure = plots.time_response(run, smooth=False)  # the stored points only
     labels = [axis.get_ylabel() for axis in figure.axes]
     assert labels == ["[rad]", "[rad/s]"]  # no inputs axis: both inputs are constant
     assert "constant inputs: shoulder_tau = 0, elbow_tau = 1.5" in figure.axes[0].get_title()
@@ -78,15 +78,17 @@ def test_figures_are_written_in_three_formats(tmp_path: Path, suffix: str) -> No
 
 def test_units_from_a_model_file_label_the_axes(tmp_path: Path) -> None:
     pendulum = robodyn.load("pendulum")  # the catalog file declares units: {theta: rad, ...}
-    assert pendulum.units() == {"theta": "rad", "theta_dot": "rad/s", "tau": "N m"}
+    assert {k: v for k, v in pendulum.units().items() if k in (*pendulum.states, *pendulum.inputs)} == {
+        "theta": "rad", "theta_dot": "rad/s", "tau": "N m"}
+    assert pendulum.units()["g"] == "m/s^2"  # parameters may carry units too
     figure = plots.time_response(robodyn.simulate(pendulum, 1.0, {"theta": 0.5}))
     assert [axis.get_ylabel() for axis in figure.axes] == ["[rad]", "[rad/s]"]
     text = (EXAMPLES / "pendulum.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
-    bad.write_text(text.replace("tau: N m}", "torque: N m}"), encoding="utf-8")
-    with pytest.raises(robodyn.ModelFileError, match=r"units\.torque: 'torque' is not a state, input or output"):
+    bad.write_text(text.replace("tau: N m,", "torque: N m,"), encoding="utf-8")
+    with pytest.raises(robodyn.ModelFileError, match=r"units\.torque: 'torque' is not a state, input, output or param"):
         robodyn.load(bad)
-    bad.write_text(text.replace("tau: N m}", "tau: 3}"), encoding="utf-8")
+    bad.write_text(text.replace("tau: N m,", "tau: 3,"), encoding="utf-8")
     with pytest.raises(robodyn.ModelFileError, match="the unit must be short text"):
         robodyn.load(bad)
 
@@ -99,3 +101,23 @@ def test_validity_and_convergence_figures() -> None:
     assert isinstance(plots.validity(trust), Figure)
     figure = plots.convergence(robodyn.verify(robodyn.load("joint"), methods=("rk4",)))
     assert figure.axes[0].get_xlabel() == "step size h"
+
+
+def test_curves_are_drawn_through_the_interpolant_not_the_steps() -> None:
+    """Issue 23: ``--plot`` drew only the accepted steps (135 over 10 s for the joint: visible kinks). The curve
+    through the cubic Hermite interpolant of the states and their derivatives is within the step error of the
+    exact solution everywhere, where straight segments between the steps are not."""
+    joint = robodyn.load("joint")
+    for u in ({"u": Step(at=1.0, before=0.0, after=1.0)}, {"u": 0.5}, {"u": Sine(1.0, 2.0)}):
+        run = robodyn.simulate(joint, 3.0, [0.1, 0.0], u, method="dopri5", rtol=1e-6)
+        figure = plots.time_response(run)
+        drawn = _lines(figure.axes[0])["q"]
+        times = np.asarray(figure.axes[0].get_lines()[0].get_xdata())
+        assert drawn.size >= plots.DENSE_POINTS > len(run)
+        exact = robodyn.simulate(joint, 3.0, [0.1, 0.0], u, method="exact", t_eval=times).state("q")
+        straight = np.interp(times, run.t, run.state("q"))
+        assert np.max(np.abs(drawn - exact)) < 1e-4 < np.max(np.abs(straight - exact))
+        velocity = np.asarray(figure.axes[1].get_lines()[0].get_ydata())  # its slope jumps with the step
+        exact_velocity = robodyn.simulate(joint, 3.0, [0.1, 0.0], u, method="exact", t_eval=times).state("q_dot")
+        assert np.max(np.abs(velocity - exact_velocity)) < 1e-3
+        assert set(run.t) <= set(times)  # the stored points are on the curve

@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from robodyn.trajectory import Trajectory
 
-__all__ = ["FORMATS", "convergence", "literal", "phase_portrait", "pole_map", "save_figure", "time_response",
-           "validity"]
+__all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "literal", "phase_portrait", "pole_map", "save_figure",
+           "time_response", "validity"]
 
 FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
 
@@ -94,10 +94,56 @@ def _constant_text(constant: list[str]) -> str:
     return ", ".join(parts)
 
 
+DENSE_POINTS: Final = 600  # points per curve of a time response drawn through the solver's steps
+
+
+def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
+    """``trajectory`` drawn smooth: with fewer than ``points`` stored times (an adaptive run stores its steps,
+    135 over 10 s for the joint) and its model known, the states at ``points`` evenly spaced times by the cubic
+    Hermite interpolant through the stored states and their derivatives f(t, x, u) (local, exact at the stored
+    points); inputs linear between stored values, outputs from h. Anything else: ``trajectory`` itself.
+
+    A run stops at every jump of its inputs; a step ending at one takes its end slope with the input just before
+    the jump (``trajectory.left_inputs``), not the one after it.
+
+    Only for drawing: the stored points stay the result (robodyn.simulate's ``t_eval`` gives values at chosen
+    times with the integrator's own accuracy).
+    """
+    from robodyn.trajectory import Trajectory as Run
+
+    model = trajectory.source
+    t = trajectory.t
+    if model is None or len(t) >= points or len(t) < 2 or getattr(model, "sample_period", None) is not None \
+            or not np.all(np.diff(t) > 0):
+        return trajectory
+    p = model.parameter_vector(trajectory.params)
+    xs, us = trajectory.x, trajectory.u
+    left = us if trajectory.left_inputs is None else trajectory.left_inputs
+    try:
+        start = np.array([model.f_raw(float(t[k]), xs[k], us[k], p) for k in range(len(t) - 1)])
+        end = np.array([model.f_raw(float(t[k + 1]), xs[k + 1], left[k + 1], p) for k in range(len(t) - 1)])
+    except Exception:  # f fails somewhere the run went (a blow-up it stopped at): draw the stored points
+        return trajectory
+    if not (np.all(np.isfinite(start)) and np.all(np.isfinite(end))):
+        return trajectory
+    times = np.union1d(np.linspace(t[0], t[-1], points), t)
+    k = np.clip(np.searchsorted(t, times, side="right") - 1, 0, len(t) - 2)
+    h = (t[k + 1] - t[k])[:, None]
+    s = ((times - t[k]) / h[:, 0])[:, None]
+    x = ((2 * s**3 - 3 * s**2 + 1) * xs[k] + (s**3 - 2 * s**2 + s) * h * start[k]
+         + (-2 * s**3 + 3 * s**2) * xs[k + 1] + (s**3 - s**2) * h * end[k])
+    u = np.column_stack([np.interp(times, t, trajectory.u[:, j]) for j in range(trajectory.u.shape[1])]) \
+        if trajectory.u.shape[1] else np.zeros((times.size, 0))
+    y = model.h_many(times, x, u, p)
+    return Run(times, x, u, y, trajectory.states, trajectory.inputs, trajectory.outputs, trajectory.model,
+               trajectory.stats, trajectory.events, source=model, params=trajectory.params)
+
+
 def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *, ax: Axes | None = None,
                   into: Figure | None = None, style: str = "-", units: Mapping[str, str] | None = None,
-                  label_suffix: str = "") -> Figure:
-    """The states ``names`` (default all) and the varying inputs of a run against t.
+                  label_suffix: str = "", smooth: bool = True) -> Figure:
+    """The states ``names`` (default all) and the varying inputs of a run against t (drawn through :func:`dense`
+    unless ``smooth`` is False: the stored points only).
 
     Parameters
     ----------
@@ -119,6 +165,8 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
     """
     from matplotlib.figure import Figure
 
+    if smooth:
+        trajectory = dense(trajectory)
     chosen = list(names) if names is not None else list(trajectory.states)
     unit_of = {**_units(trajectory), **(units or {})}
     columns = {}

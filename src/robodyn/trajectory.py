@@ -132,6 +132,8 @@ class Trajectory:
     events : located events, in time order
     source : the model object simulated (None when the trajectory was built by hand); :meth:`frame` needs it
     params : (n_p,) the parameter values of the run, or None (the source's defaults)
+    left_inputs : (T, m) the inputs an instant before each time (``u`` but at an input's jump, where ``u`` holds
+        the value after it), or None when no input jumps at a stored time: for drawing curves through a run
     """
 
     t: Array
@@ -146,6 +148,7 @@ class Trajectory:
     events: tuple[EventRecord, ...] = field(default=())
     source: Any = field(default=None, repr=False, compare=False)
     params: Array | None = field(default=None, repr=False, compare=False)
+    left_inputs: Array | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._freeze(self.t, self.x, self.u, self.y, adopt=False)
@@ -153,7 +156,8 @@ class Trajectory:
     @classmethod
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
                outputs: tuple[str, ...], model: str, stats: SimulationStats,
-               events: tuple[EventRecord, ...], *, source: Any = None, params: Array | None = None) -> Trajectory:
+               events: tuple[EventRecord, ...], *, source: Any = None, params: Array | None = None,
+               left_inputs: Array | None = None) -> Trajectory:
         """The constructor for :func:`robodyn.simulate`: the same checks and result, but ``x``, ``u`` and ``y``
         are taken over (made read-only in place) when they own their memory, so the caller must not keep them.
 
@@ -161,7 +165,8 @@ class Trajectory:
         """
         self = object.__new__(cls)
         for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("model", model),
-                            ("stats", stats), ("events", events), ("source", source), ("params", params)):
+                            ("stats", stats), ("events", events), ("source", source), ("params", params),
+                            ("left_inputs", left_inputs)):
             object.__setattr__(self, name, value)
         self._freeze(t, x, u, y, adopt=True)
         return self
@@ -184,6 +189,8 @@ class Trajectory:
         set_(self, "x", take(x, (T, len(self.states)), "x"))
         set_(self, "u", take(u, (T, len(self.inputs)), "u"))
         set_(self, "y", self.x if adopt and y is x else take(y, (T, len(self.outputs)), "y"))  # y = x: one array
+        if self.left_inputs is not None:
+            set_(self, "left_inputs", take(self.left_inputs, (T, len(self.inputs)), "left_inputs"))
 
     def __len__(self) -> int:
         return self.t.shape[0]

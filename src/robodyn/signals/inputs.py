@@ -271,6 +271,20 @@ class Inputs:
             return np.empty(0)
         return _union([s.breakpoints(t0, t1) for s in self._channels()])
 
+    def left_limits(self, ts: Array, xs: Array, us: Array) -> Array | None:
+        """The inputs just before each time of ``ts`` (T,), ``(T, m)``: ``us`` (the inputs at ``ts``) with the
+        rows at a breakpoint (where a signal may jump: a step's edge) evaluated an instant before it; None when no
+        time of ``ts`` is a breakpoint. What a curve drawn through a run needs on the left of a jump."""
+        if ts.size < 2:
+            return None
+        stops = self.breakpoints(float(ts[0]), float(ts[-1]))
+        at = np.flatnonzero(np.isin(ts, stops))
+        if at.size == 0:
+            return None
+        left = np.array(us, dtype=float, copy=True)
+        left[at] = self.evaluate_many(np.nextafter(ts[at], -np.inf), xs[at])
+        return left
+
     def compiled(self, n_states: int | None = None) -> CompiledInputs:
         """The arrays ``(codes, coef, tdata, K, xref, flags)`` read by ``eval_inputs``.
 
