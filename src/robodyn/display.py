@@ -281,8 +281,8 @@ def figure_svg(figure: Any) -> str:
     import matplotlib
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "path"}):
-        figure.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None})
+    with matplotlib.rc_context({"svg.fonttype": "path"}):  # robodyn's figures lay themselves out (constrained)
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]
     return re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)

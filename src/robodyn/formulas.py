@@ -21,6 +21,7 @@ import html
 import io
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -53,10 +54,8 @@ def formulas(model: Any) -> tuple[Formula, ...]:
 
 
 def _build(model: Any) -> tuple[Formula, ...]:
-    import sympy
 
-    from robodyn.model.budget import shown
-    from robodyn.model.symbolic import latex_name, latex_of
+    from robodyn.model.symbolic import latex_name
 
     terms = model.equation_terms()
     if not terms:  # first-order models: their equations, line by line (the text is show_text's)
@@ -72,14 +71,32 @@ def _build(model: Any) -> tuple[Formula, ...]:
             for j in range(matrix.cols):
                 if (matrix.cols > 1 and j < i) or matrix[i, j] == 0:
                     continue  # M is symmetric: its upper triangle; zeros are left out
-                expr = _readable(matrix[i, j], deadline)
                 index = [coordinates[i]] + ([coordinates[j]] if matrix.cols > 1 else [])
-                names = {s: latex_name(s.name) for s in expr.free_symbols}
-                text = f"{symbol}[{', '.join(index)}] = {shown(expr, sympy.sstr)}"
-                latex = (f"{latex_symbol}_{{{','.join(latex_name(c) for c in index)}}} = "
-                         f"{shown(expr, functools.partial(latex_of, names=names), latex=True)}")
+                entry = _entry(matrix[i, j], deadline)
+                text = f"{symbol}[{', '.join(index)}] = {entry['text']}"
+                latex = f"{latex_symbol}_{{{','.join(latex_name(c) for c in index)}}} = {entry['latex']}"
                 result.append(Formula(group, text, latex))
     return tuple(result)
+
+
+def _entry(expr: Any, deadline: float) -> Mapping[str, str]:
+    """The text and LaTeX of one entry, simplified (kept in the display cache once simplified in full)."""
+    import sympy
+
+    from robodyn.display_cache import remembered
+    from robodyn.model.budget import shown
+    from robodyn.model.symbolic import latex_name, latex_of
+
+    def compute(final: bool) -> dict[str, str] | None:
+        simpler, complete = _readable(expr, deadline)
+        if not (complete or final):
+            return None  # the time ran out: shown as it is, and simplified again another time
+        names = {s: latex_name(s.name) for s in simpler.free_symbols}
+        return {"text": shown(simpler, sympy.sstr),
+                "latex": shown(simpler, functools.partial(latex_of, names=names), latex=True)}
+
+    kept = remembered("entry", (sympy.srepr(expr),), lambda: compute(False))
+    return kept if kept is not None else compute(True)  # type: ignore[return-value]
 
 
 def _seconds() -> float:
@@ -102,22 +119,35 @@ _TERMS: Final = {
 }
 
 
-def _readable(expr: Any, deadline: float) -> Any:
-    """``expr`` with whole-number floats as integers, simplified when small and while time is left."""
+def _readable(expr: Any, deadline: float) -> tuple[Any, bool]:
+    """``expr`` with whole-number floats as integers, simplified when small and while time is left; and whether
+    that is the final answer (False: the time ran out before or during the simplification)."""
     import sympy
 
     from robodyn.model.budget import MAX_SIMPLIFIED_NODES, OverBudget, time_limit, within
 
     expr = _whole_numbers(expr)
+    if not within(expr, MAX_SIMPLIFIED_NODES) or not _worth_simplifying(expr):
+        return expr, True
     left = deadline - time.perf_counter()
-    if left <= 0 or not within(expr, MAX_SIMPLIFIED_NODES):
-        return expr
+    if left <= 0:
+        return expr, False
     try:
         with time_limit(left):
             simpler = _whole_numbers(sympy.trigsimp(sympy.expand(expr)))
     except OverBudget:
-        return expr
-    return simpler if sympy.count_ops(simpler) <= sympy.count_ops(expr) else expr
+        return expr, False
+    return (simpler if sympy.count_ops(simpler) <= sympy.count_ops(expr) else expr), True
+
+
+def _worth_simplifying(expr: Any) -> bool:
+    """Whether trigonometric simplification can shorten ``expr``: trigonometric functions inside a sum or a power
+    (``sin(q)**2 + cos(q)**2``, ``(l cos q + c)**2``); a product of symbols and one ``sin`` is as short as it gets."""
+    import sympy
+
+    trig = expr.atoms(sympy.sin, sympy.cos, sympy.tan)
+    return bool(trig) and any(node.is_Add or node.is_Pow for node in sympy.preorder_traversal(expr)
+                              if node.has(*trig) and node not in trig)
 
 
 def _whole_numbers(expr: Any) -> Any:
@@ -130,7 +160,17 @@ def _whole_numbers(expr: Any) -> Any:
 
 def svg(latex: str, *, size: float = FONT_SIZE) -> str | None:
     """One line of LaTeX typeset as an inline ``<svg>`` element (its source in ``<title>``), or None when
-    matplotlib's mathtext cannot typeset it."""
+    matplotlib's mathtext cannot typeset it (kept in the display cache: robodyn.display_cache)."""
+    from importlib.metadata import version
+
+    from robodyn.display_cache import remembered
+
+    kept = remembered("svg", (latex, repr(float(size)), version("matplotlib")),
+                      lambda: {"svg": _typeset(latex, size) or ""})
+    return (kept or {}).get("svg") or None
+
+
+def _typeset(latex: str, size: float) -> str | None:
     import matplotlib
     from matplotlib.figure import Figure
 

@@ -28,10 +28,23 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from robodyn.trajectory import Trajectory
 
-__all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "literal", "phase_portrait", "pole_map", "save_figure",
-           "time_response", "validity"]
+__all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "literal", "phase_portrait", "plain_log", "pole_map",
+           "save_figure", "time_response", "validity"]
 
 FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
+
+
+def plain_log(*axes: Any) -> None:
+    """Label the logarithmic axes of ``axes`` in plain text (``1e-03``) instead of matplotlib's math text
+    (``10^{-3}``), which parses every tick label with pyparsing: a log-log figure's SVG took a second."""
+    from matplotlib.ticker import LogFormatter, LogLocator, NullFormatter
+
+    for ax in axes:
+        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
+            if scale == "log":
+                axis.set_major_formatter(LogFormatter(labelOnlyBase=True))
+                axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # 2 and 5 of each decade, not all 8
+                axis.set_minor_formatter(NullFormatter())
 
 
 def literal(text: object) -> str:
@@ -120,8 +133,8 @@ def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
     xs, us = trajectory.x, trajectory.u
     left = us if trajectory.left_inputs is None else trajectory.left_inputs
     try:
-        start = np.array([model.f_raw(float(t[k]), xs[k], us[k], p) for k in range(len(t) - 1)])
-        end = np.array([model.f_raw(float(t[k + 1]), xs[k + 1], left[k + 1], p) for k in range(len(t) - 1)])
+        start = model.f_many(t[:-1], xs[:-1], us[:-1], p)
+        end = model.f_many(t[1:], xs[1:], left[1:], p)
     except Exception:  # f fails somewhere the run went (a blow-up it stopped at): draw the stored points
         return trajectory
     if not (np.all(np.isfinite(start)) and np.all(np.isfinite(end))):
@@ -199,7 +212,10 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
                 by_label["inputs"].plot(trajectory.t, values, style, label=f"{literal(label)}{label_suffix}")
         return into
     rows = len(groups) + (1 if varying else 0)
-    figure = Figure(figsize=(8, 2.4 * rows + 0.6), layout="constrained")
+    height = 2.4 * rows + 0.6
+    figure = Figure(figsize=(8, height))  # margins in inches, for short axis labels (a layout engine doubles the cost)
+    figure.subplots_adjust(left=0.95 / 8, right=1 - 0.15 / 8, top=1 - 0.5 / height, bottom=0.45 / height,
+                           hspace=0.2)
     axes = figure.subplots(rows, 1, sharex=True, squeeze=False)[:, 0]
     for axis, (label, members) in zip(axes, groups):
         for name in members:
@@ -235,12 +251,15 @@ def phase_portrait(model: Any, *, x_range: tuple[float, float] = (-np.pi, np.pi)
     xs, vs = np.linspace(*x_range, points), np.linspace(*v_range, points)
     X, V = np.meshgrid(xs, vs)
     u_vector, p = model.input_vector(u), model.parameter_vector(params)
-    field = np.array([model.f_raw(0.0, np.array([a, b]), u_vector, p) for a, b in zip(X.ravel(), V.ravel())])
+    grid = np.column_stack([X.ravel(), V.ravel()])
+    field = model.f_many(np.zeros(grid.shape[0]), grid, np.tile(u_vector, (grid.shape[0], 1)), p)
     dX, dV = field[:, 0].reshape(X.shape), field[:, 1].reshape(X.shape)
     speed = np.hypot(dX / np.ptp(xs), dV / np.ptp(vs))
     scale = np.where(speed > 0, speed, 1.0)
     if ax is None:
-        ax = Figure(figsize=(6, 5), layout="constrained").add_subplot()
+        figure = Figure(figsize=(6, 5))  # fixed margins: one axes with short labels (a layout engine doubles the cost)
+        figure.subplots_adjust(left=0.13, right=0.97, top=0.93, bottom=0.11)
+        ax = figure.add_subplot()
     ax.quiver(X, V, dX / np.ptp(xs) / scale, dV / np.ptp(vs) / scale, speed, cmap="viridis", angles="xy",
               pivot="mid", alpha=0.8)
     for run in trajectories:
@@ -253,19 +272,29 @@ def phase_portrait(model: Any, *, x_range: tuple[float, float] = (-np.pi, np.pi)
     return ax.get_figure(root=True)  # type: ignore[return-value]
 
 
-def pole_map(eigenvalues: Sequence[complex] | np.ndarray, *, title: str = "poles", ax: Axes | None = None) -> Figure:
-    """The eigenvalues in the complex plane (x: real part, y: imaginary part), the stable half-plane shaded."""
+def pole_map(eigenvalues: Sequence[complex] | np.ndarray, *, title: str = "poles", ax: Axes | None = None,
+             discrete: bool = False) -> Figure:
+    """The eigenvalues in the complex plane (x: real part, y: imaginary part), the stable region shaded: the left
+    half-plane, or for a discrete-time system (``discrete``) the inside of the unit circle, which is drawn."""
     from matplotlib.figure import Figure
+    from matplotlib.patches import Circle
 
     values = np.asarray(eigenvalues, dtype=complex).ravel()
-    if ax is None:
-        ax = Figure(figsize=(5, 4), layout="constrained").add_subplot()
+    if ax is None:  # fixed margins: the labels are fixed text (a layout engine doubles the cost of drawing)
+        figure = Figure(figsize=(5, 4))
+        figure.subplots_adjust(left=0.14, right=0.97, top=0.91, bottom=0.13)
+        ax = figure.add_subplot()
     span = max(1.0, float(np.max(np.abs(values)))) * 1.2 if values.size else 1.0
-    ax.axvspan(-span, 0.0, color="tab:green", alpha=0.07, label="stable (Re < 0)")
+    if discrete:
+        ax.add_patch(Circle((0.0, 0.0), 1.0, facecolor="tab:green", alpha=0.07, edgecolor="0.5",
+                            label="stable (|z| < 1)"))
+    else:
+        ax.axvspan(-span, 0.0, color="tab:green", alpha=0.07, label="stable (Re < 0)")
     ax.axhline(0.0, color="0.6", linewidth=0.8)
     ax.axvline(0.0, color="0.6", linewidth=0.8)
     ax.plot(values.real, values.imag, "x", color="tab:red", markersize=9, markeredgewidth=2, label="eigenvalues")
-    ax.set(xlim=(-span, span), ylim=(-span, span), xlabel="Re [1/s]", ylabel="Im [rad/s]", title=title)
+    labels = ("Re z", "Im z") if discrete else ("Re [1/s]", "Im [rad/s]")
+    ax.set(xlim=(-span, span), ylim=(-span, span), xlabel=labels[0], ylabel=labels[1], title=title)
     ax.set_aspect("equal")
     ax.legend(loc="upper left", fontsize=8)
     return ax.get_figure(root=True)  # type: ignore[return-value]

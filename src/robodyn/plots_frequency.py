@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robodyn.errors import InputError
-from robodyn.plots import literal
+from robodyn.plots import literal, plain_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
@@ -115,4 +115,5 @@ def bode(system: Any, w: ArrayLike | None = None, *, margins: bool = True) -> Fi
         title += "\n" + literal(_mark_margins(linear, magnitude_axis, phase_axis, omega, phase[:, 0, 0]))
     magnitude_axis.set_title(title, fontsize=10)
     magnitude_axis.legend(loc="best", fontsize=8)
+    plain_log(magnitude_axis, phase_axis)
     return figure

@@ -275,3 +275,14 @@ def test_a_named_value_must_be_a_real_number():
     assert model.state_vector([1, np.float32(2)]).tolist() == [1.0, 2.0]
     assert model.state_vector(np.array([1, 2], dtype=object)).tolist() == [1.0, 2.0]
     assert model.state_vector({"theta": np.int64(3)}, default=0.0).tolist() == [3.0, 0.0]
+
+
+@pytest.mark.parametrize("name", ["joint", "pendulum", "double_pendulum", "cart_pole", "two_link_arm", "mbk"])
+def test_f_many_equals_f_raw_row_by_row(name):
+    """The batched f (one vectorized call for symbolic models) against the one-point f_raw."""
+    model = robodyn.load(name)
+    rng = np.random.default_rng(3)
+    x, u = rng.normal(size=(9, model.n_states)), rng.normal(size=(9, model.n_inputs))
+    t, p = rng.uniform(0, 1, 9), model.parameter_vector()
+    expected = np.array([model.f_raw(float(ti), xi, ui, p) for ti, xi, ui in zip(t, x, u)])
+    np.testing.assert_allclose(model.f_many(t, x, u, p), expected, rtol=1e-13, atol=1e-13 * np.max(np.abs(expected)))

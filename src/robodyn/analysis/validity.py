@@ -178,9 +178,10 @@ class Validity:
         """A matplotlib Figure: the remainder against rho (log-log) with the fit, and the relative errors."""
         from matplotlib.figure import Figure
 
-        from robodyn.plots import literal
+        from robodyn.plots import literal, plain_log
 
-        figure = Figure(figsize=(7, 7), layout="constrained")
+        figure = Figure(figsize=(7, 7))  # fixed margins: its labels are fixed text (a layout engine doubles the cost)
+        figure.subplots_adjust(left=0.13, right=0.97, top=0.94, bottom=0.08, hspace=0.08)
         top, bottom = figure.subplots(2, 1, sharex=True)
         absolute, relative = self.errors[:, 1], self.errors[:, 0]
         shown = absolute > 0
@@ -208,6 +209,7 @@ class Validity:
             axes.legend(loc="best")
         bottom.set_xlabel("rho (deviation, in units of scale)")
         bottom.set_ylabel("relative error")
+        plain_log(top, bottom)
         return figure
 
 
@@ -329,7 +331,7 @@ def validity(
 class _Remainder:
     """r(dz) = f(z0 + dz) - f0 - J dz along the rows of ``steps`` (D, n + m), unit length before scaling."""
 
-    function: Callable[[Array], Array]
+    function: Callable[[Array], Array]  # one point (n + m,) or rows of points (D, n + m)
     z0: Array
     f0: Array
     jacobian: Array
@@ -339,7 +341,7 @@ class _Remainder:
     def at(self, rho: float) -> tuple[Array, Array, Array]:
         """Per direction (D,): max|r| as measured, max|r| with rounding set to 0, and max|J dz|."""
         dz = rho * self.steps
-        values = np.array([self.function(self.z0 + row) for row in dz])
+        values = self.function(self.z0 + dz)  # every direction in one call
         if not np.all(np.isfinite(values)):
             bad = dz[np.flatnonzero(~np.all(np.isfinite(values), axis=1))[0]]
             raise NumericalError(f"f is not finite at z* + dz with dz = {bad.tolist()} (radius {rho:g}): "
@@ -484,11 +486,13 @@ class _Simulation:
 
 # --- helpers -------------------------------------------------------------------------------------------
 def _joint_function(model: Model, p: Array) -> Callable[[Array], Array]:
-    """z = (x, u) (n + m,) -> f(0, x, u, p) (n,), shape-checked."""
+    """z = (x, u): (n + m,) -> f(0, x, u, p) (n,), or rows (D, n + m) -> (D, n) in one ``f_many`` call."""
     n = model.n_states
 
     def function(z: Array) -> Array:
-        return model.f_raw(0.0, z[:n], z[n:], p)
+        if z.ndim == 1:
+            return model.f_raw(0.0, z[:n], z[n:], p)
+        return model.f_many(np.zeros(z.shape[0]), z[:, :n], z[:, n:], p)
 
     return function
 

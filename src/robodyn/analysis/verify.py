@@ -128,7 +128,7 @@ class Verification:
         """Log-log plot of max error against step size, with the reference slopes; a matplotlib Figure."""
         from matplotlib.figure import Figure
 
-        from robodyn.plots import literal
+        from robodyn.plots import literal, plain_log
 
         figure = Figure(figsize=(7, 5), layout="constrained")
         axes = figure.subplots()
@@ -145,6 +145,7 @@ class Verification:
         axes.set_title(f"{literal(self.model)}: convergence (dashed: slope = order, shifted below the data)")
         axes.grid(alpha=0.3, which="both")
         axes.legend(loc="best")
+        plain_log(axes)
         return figure
 
     def png(self) -> bytes:

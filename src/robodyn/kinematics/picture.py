@@ -128,7 +128,10 @@ def draw_arm(kin: Any, q: Any, frame: str | None = None, *, params: Any = None, 
 
     view = arm_view(kin, q, frame, params=params)
     shown = view.projected()
-    figure = Figure(figsize=(5, 5), layout="constrained")
+    # 2-D: fixed margins (the labels are fixed text; a layout engine doubles the cost); 3-D needs the engine
+    figure = Figure(figsize=(5, 5), layout=None if view.planar else "constrained")
+    if view.planar:
+        figure.subplots_adjust(left=0.15, right=0.97, top=0.93, bottom=0.1)
     ax: Any = figure.add_subplot(projection=None if view.planar else "3d")
     for i, j in view.segments:
         ax.plot(*shown[[i, j]].T, color=ARM_COLOR, linewidth=3)

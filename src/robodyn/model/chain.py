@@ -68,7 +68,7 @@ from robodyn.model.expr import TIME
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.plausibility import check_mass, mass_advice
 from robodyn.model.symbolic import ExprLike, NumericFunction
-from robodyn.model.system import Values, Vector, _names, values_to_vector
+from robodyn.model.system import Model, Values, Vector, _names, values_to_vector
 from robodyn.rigid.crba import NumericTree, empty_subtrees
 from robodyn.rigid.dynamics import SOLVE_LIMIT, JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
@@ -455,6 +455,9 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
         if not math.isfinite(values.sum()):
             self._factor(self._mass_numeric(t, x, u, p), x)  # raises, naming q, when M is the cause
         return values
+
+    # the base class's loop over the compiled f: a chain's closed forms are for showing small chains only
+    f_many = Model.f_many
 
     @functools.cached_property
     def _mass_numeric(self) -> NumericFunction:

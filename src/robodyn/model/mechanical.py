@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Self
 
@@ -171,6 +171,25 @@ class ManipulatorSystem(SymbolicModel):
     @functools.cached_property
     def _rhs_numeric(self) -> NumericFunction:
         return self.lambdify(self.rhs_expr)
+
+    @functools.cached_property
+    def _mass_rhs_columns(self) -> Callable[..., Any]:
+        return self.columns([*self.mass_expr, *self.rhs_expr])
+
+    def f_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
+        """x' = (q', q'') at T points at once: M(q) and r in one vectorized call, q'' by a batched solve; a point
+        where M cannot be solved is left to :meth:`f_raw` (which names q), by the loop of the base class."""
+        c, T = self.n_coordinates, t.shape[0]
+        columns = [np.broadcast_to(np.asarray(v, dtype=float), (T,)) for v in self._mass_rhs_columns(t, x.T, u.T, p)]
+        mass = np.stack(columns[: c * c], axis=1).reshape(T, c, c)
+        rhs = np.stack(columns[c * c:], axis=1)
+        try:
+            accel = np.linalg.solve(mass, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            return super().f_many(t, x, u, p)
+        if not np.all(np.isfinite(accel)):
+            return super().f_many(t, x, u, p)
+        return np.concatenate([x[:, c:], accel], axis=1)
 
     def mass_matrix(self, q: Values, params: Values | None = None) -> np.ndarray:
         """M(q) at coordinates ``q`` (array ``(n,)`` or mapping), shape ``(n, n)``."""

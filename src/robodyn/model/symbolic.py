@@ -159,8 +159,13 @@ class SymbolicModel(Model):
 
     @functools.cached_property
     def _h_columns(self) -> Callable[..., Any]:
+        return self.columns(list(self.h_expr))
+
+    def columns(self, exprs: Sequence[Any]) -> Callable[..., Any]:
+        """``fn(t, x (n, T), u (m, T), p) -> [value (T,) or a scalar, ...]``: ``exprs`` evaluated at T points at once
+        (numpy broadcasting; a constant entry comes back as a scalar)."""
         return sympy.lambdify((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols),
-                              [numeric_form(e) for e in self.h_expr],
+                              [numeric_form(e) for e in exprs],
                               modules="numpy", cse=True, printer=numpy_printer(), dummify=True)
 
     @functools.cached_property
@@ -349,6 +354,15 @@ class SymbolicSystem(SymbolicModel):
     @functools.cached_property
     def _f_numeric(self) -> NumericFunction:
         return self.lambdify(self.f_expr)
+
+    @functools.cached_property
+    def _f_columns(self) -> Callable[..., Any]:
+        return self.columns(list(self.f_expr))
+
+    def f_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
+        with np.errstate(all="ignore"):  # a point where f is undefined gives NaN there, as f_raw would
+            columns = self._f_columns(t, x.T, u.T, p)
+        return np.stack([np.broadcast_to(np.asarray(c, dtype=float), t.shape) for c in columns], axis=1)
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self._f_numeric(t, x, u, p).reshape(-1)

@@ -311,6 +311,13 @@ class Model:
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         raise NotImplementedError
 
+    def f_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
+        """x' at many points: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` (validated float64) and one parameter vector
+        -> ``(T, n)``, row k equal to ``f_raw(t[k], x[k], u[k], p)``. A loop over :meth:`f_raw` unless the model
+        evaluates the points together (symbolic models: one vectorized call)."""
+        rows = [self.f_raw(float(ti), xi, ui, p) for ti, xi, ui in zip(t, x, u)]
+        return np.array(rows, dtype=float).reshape(len(rows), self.n_states)
+
     def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
         """Outputs along a trajectory: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> y ``(T, n_outputs)``.
 

@@ -21,7 +21,8 @@ from robodyn.model.system import Model, require_model
 from robodyn.progress import progress
 from robodyn.progress import quiet as quiet_progress
 from robodyn.report.page import guarded, number, page, strict_json, table
-from robodyn.report.point import point_section
+from robodyn.report.point import existence_section, point_section
+from robodyn.report.workers import Workers
 
 __all__ = ["MAX_POINTS", "Report", "analyze"]
 
@@ -64,7 +65,7 @@ class Report:
 
 
 def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,
-            max_points: int = MAX_POINTS) -> Report:
+            max_points: int = MAX_POINTS, workers: int = 1) -> Report:
     """The report of ``model`` (see the module docstring).
 
     Parameters
@@ -77,12 +78,15 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
         Length of the free and step responses (s).
     quiet
         No progress bar (it is shown on a terminal's stderr otherwise).
+    workers
+        Processes the operating points and equations are worked out in (forked: robodyn.report.workers); the CLI
+        uses one per core; keep the default 1 in a process that runs threads of its own (a notebook kernel).
     """
     require_model(model, "analyze")
     from robodyn.analysis.classify import classify
     from robodyn.analysis.equilibrium import find_equilibrium
 
-    given = _checked_options(model, at, horizon, max_points)
+    given = _checked_options(model, at, horizon, max_points, workers)
     sections: list[str] = []
     data: dict[str, Any] = {"model": model.name, "kind": model.kind, "states": list(model.states),
                             "inputs": list(model.inputs), "outputs": list(model.outputs),
@@ -92,8 +96,9 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
         if quiet:
             stack.enter_context(quiet_progress())
         step = stack.enter_context(progress(4 + 6 * max_points, f"analyze {model.name}"))
+        pool = stack.enter_context(Workers(model, workers))
         step(description="equations")
-        sections.append(f"<h2>Equations</h2>{_equations(model)}")
+        equations = pool.submit(_equations)  # typeset (in a worker, while the operating points are found)
         data["equations"] = model.show_text()
         step(description="classification")
         guarded(sections, data, "classification", "Classification", lambda: _classification(classify(model)))
@@ -105,20 +110,34 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
             any(name in given for name in coordinates) or len(coordinates) > ROBOT_COORDINATES)
         points = guarded(sections, data, "operating_points", "Operating points",
                           lambda: _points(model, given, robot, find_equilibrium))
-        rows: list[dict[str, Any]] = []
-        for k, point in enumerate((points or [])[:max_points]):
-            rows.append(_row(model, point, k))
-            sections.append(point_section(model, point, k, horizon, data, step))
+        chosen = list(points or [])[:max_points]
+        rows = [_row(model, point, k) for k, point in enumerate(chosen)]
+        exists = pool.submit(existence_section, chosen[0], 0) if chosen else None
+        started = [pool.submit(point_section, point, k, horizon, None if pool.pool else step)
+                   for k, point in enumerate(chosen)]
+        sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
+        done = []
+        for k, handle in enumerate(started):
+            done.append(handle.get())
+            step(6 if pool.pool else 0, description=f"point {k}: done")
+        sections += [text for text, _ in done]
+        if done and exists is not None:
+            data["points"] = [record for _, record in done]
+            text, data["points"][0]["existence"] = exists.get()
+            sections.append(text)
     return Report(model.name, _page(model, sections), data, rows)
 
 
-def _checked_options(model: Model, at: Mapping[str, float] | None, horizon: float, max_points: int) -> dict[str, float]:
+def _checked_options(model: Model, at: Mapping[str, float] | None, horizon: float, max_points: int,
+                     workers: int) -> dict[str, float]:
     """``at`` as ``{name: value}`` after the checks of :func:`analyze`'s options (InputError naming the fix)."""
     from robodyn.model.system import values_to_vector
 
     if isinstance(horizon, bool) or not isinstance(horizon, int | float | np.integer | np.floating) or not (
             math.isfinite(horizon) and horizon > 0):
         raise InputError(f"analyze: horizon must be a positive number of seconds, got {horizon!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int | np.integer) or not 1 <= workers <= 256:
+        raise InputError(f"analyze: workers must be a whole number of processes from 1 to 256, got {workers!r}")
     if isinstance(max_points, bool) or not isinstance(max_points, int | np.integer) or max_points < 1:
         raise InputError(f"analyze: max_points must be a whole number >= 1 (operating points analysed in full), got "
                          f"{max_points!r}")

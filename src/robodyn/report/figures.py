@@ -82,9 +82,10 @@ def _overlaid(nonlinear: Trajectory, lifted: Trajectory, names: list[str]) -> tu
     """The two responses on one figure, each axis kept to the nonlinear range when the linear one runs away."""
     from robodyn import plots
 
-    picture = plots.time_response(nonlinear, names)
+    # both runs are the integrators' dense output at RESPONSE_POINTS even times: drawn as they are
+    picture = plots.time_response(nonlinear, names, smooth=False)
     ranges = [ax.get_ylim() for ax in picture.axes]
-    plots.time_response(lifted, names, into=picture, style="--", label_suffix=" (linear)")
+    plots.time_response(lifted, names, into=picture, style="--", label_suffix=" (linear)", smooth=False)
     clipped = False
     for ax, (low, high) in zip(picture.axes, ranges):
         span = high - low

@@ -18,7 +18,7 @@ from robodyn.model.system import Model
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number
 
-__all__ = ["heading", "point_section"]
+__all__ = ["existence_section", "heading", "point_section"]
 
 
 def heading(model: Model, point: Any) -> str:
@@ -26,23 +26,24 @@ def heading(model: Model, point: Any) -> str:
     return ", ".join(f"{s} = {number(v)}" for s, v in zip(model.states, cleaned(point.x)))
 
 
-def point_section(model: Model, point: Any, k: int, horizon: float, data: dict[str, Any],
-                  step: Callable[..., None]) -> str:
-    """The section of operating point ``k`` (HTML); its numbers are added to ``data["points"]``."""
+def point_section(model: Model, point: Any, k: int, horizon: float,
+                  step: Callable[..., None] | None = None) -> tuple[str, dict[str, Any]]:
+    """The section of operating point ``k``: its HTML and its JSON record (x, u, A, B, C, D, eigenvalues, ...);
+    ``step(description=...)`` is told of each stage (a progress bar)."""
+    step = step or (lambda *_, **__: None)
     import robodyn
     from robodyn import plots
     from robodyn.analysis.modes import modes as modes_of
 
     parts: list[str] = []
     record: dict[str, Any] = {"x": point.x.tolist(), "u": point.u.tolist()}
-    data.setdefault("points", []).append(record)
     title = f"<h2>Point {k}: {html.escape(heading(model, point))}</h2>"
     step(description=f"point {k}: linearize")
     try:
         linear = robodyn.linearize(model, point.x, point.u)
     except RobodynError as exc:
         record["error"] = str(exc)
-        return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>"
+        return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>", record
     record.update(A=linear.A, B=linear.B, C=linear.C, D=linear.D, method=linear.method)
     parts.append("<h3>Linear model</h3>" + "".join(
         matrix(name, np.asarray(getattr(linear, name)), rows, cols) for name, rows, cols in (
@@ -68,10 +69,8 @@ def point_section(model: Model, point: Any, k: int, horizon: float, data: dict[s
                                "phase portrait (arrows: the vector field at the point's inputs)"))
     if model.kinematics() is not None and model.order == 2:
         pictures.append(figure(figures.arm(model, point, k), "the mechanism at the operating point (gravity down)"))
-    if k == 0:
-        parts.append(_existence(model, point, record))
     step(description=f"point {k}: done")
-    return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures)
+    return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures), record
 
 
 def _validity(model: Model, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
@@ -98,14 +97,15 @@ def _scaling(valid: Any) -> str:
     return "each state and input divided by " + ", ".join(number(s) for s in np.asarray(scale).ravel())
 
 
-def _existence(model: Model, point: Any, record: dict[str, Any]) -> str:
+def existence_section(model: Model, point: Any, k: int) -> tuple[str, dict[str, Any]]:
+    """Picard-Lindelof on the box of radius 0.1 around operating point ``k``: the section (HTML) and its record
+    (``robodyn.existence``'s ``to_dict()``, or ``{"error": ...}``). A task of its own: with the symbolic inverse of
+    M it takes as long as a point's figures."""
     import robodyn
 
+    title = f"<h2>Existence and uniqueness near point {k} (box of radius 0.1 around it)</h2>"
     try:
         result = robodyn.existence(model, point.x, 0.1, 1.0, point.u)
     except RobodynError as exc:
-        record["existence"] = {"error": str(exc)}
-        return f"<h3>Existence and uniqueness</h3><p class=\"note\">{html.escape(str(exc))}</p>"
-    record["existence"] = result.to_dict()
-    return ("<h3>Existence and uniqueness (box of radius 0.1 around the point)</h3>"
-            f"<p>{html.escape(result.explanation)}</p>")
+        return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>", {"error": str(exc)}
+    return f"{title}<p>{html.escape(result.explanation)}</p>", result.to_dict()
