@@ -32,7 +32,7 @@ from robodyn.cli_kinematics import add_commands as add_kinematics_commands
 from robodyn.cli_kinematics import select_outputs
 from robodyn.cli_report import add_commands as add_report_commands
 from robodyn.cli_sweep import add_commands as add_sweep_commands
-from robodyn.errors import InputError, RobodynError
+from robodyn.errors import InputError, RobodynError, RobodynWarning
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import ALIASES, METHOD_NAMES
 from robodyn.model.budget import MAX_PRETTY_NODES, shown, within
@@ -177,12 +177,13 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             raise InputError(f"--points must be at least 2, got {args.points}")
         check_memory(model, 1, args.points)
         t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
-    trajectory = robodyn.simulate(
-        model, (t0, t_final), x0, inputs, method=args.method,
-        rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
-        dt=_number(args.dt, "--dt"),
-        t_eval=t_eval,
-    )
+    with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a run past its joint limits): printed
+        warnings.simplefilter("always", RobodynWarning)
+        trajectory = robodyn.simulate(
+            model, (t0, t_final), x0, inputs, method=args.method,
+            rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
+            dt=_number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits,
+        )
     assert isinstance(trajectory, Trajectory)
     if names is not None:
         trajectory = select_outputs(model, trajectory, names)
@@ -202,6 +203,9 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         print(f"event {event.name} at t = {event.t:.12g}")
     if stats.hint:
         print(f"hint: {stats.hint}")
+    for note in noted:
+        if issubclass(note.category, RobodynWarning):
+            print(f"warning: {note.message}")
     for path in (args.out, args.plot):
         if path:
             print(f"wrote {path}")
@@ -377,6 +381,8 @@ def build_parser() -> argparse.ArgumentParser:
     simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
     simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
     simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
+    simulate.add_argument("--limits", choices=("warn", "events", "ignore"), default="warn",
+                          help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
     simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
     simulate.add_argument("--output", action="append", metavar="NAME,...",

@@ -622,3 +622,28 @@ def test_inputs_is_a_frozen_dataclass():
         inputs.names = ("v",)  # type: ignore[misc]
     with pytest.raises(AttributeError):
         Step(0, 0, 1).t0 = 2.0  # type: ignore[misc]
+
+
+# --- keyword forms that cannot be mistaken (issue 23) --------------------------------------------------------
+def test_step_ramp_and_pulse_take_the_switch_time_by_keyword():
+    import warnings
+
+    from robodyn.errors import RobodynWarning
+    from robodyn.signals import Pulse, Ramp
+
+    assert Step(at=1.0, before=0.0, after=2.0) == Step(1.0, 0.0, 2.0)
+    assert Ramp(at=0.5, slope=2.0, initial=1.0) == Ramp(0.5, 2.0, 1.0)
+    assert Pulse(at=1.0, width=0.5, amplitude=3.0) == Pulse(1.0, 0.5, 3.0)
+    step = Step(at=1.0, before=0.0, after=2.0)
+    assert step(np.array([0.5, 1.0, 1.5])).tolist() == [0.0, 2.0, 2.0]
+    with pytest.raises(InputError, match="give the switch time once"):
+        Step(1.0, 0.0, 2.0, at=1.0)
+    with pytest.raises(InputError, match="give the switch time at="):
+        Step(before=0.0, after=1.0)
+    with pytest.raises(InputError, match="give the value after="):
+        Step(at=1.0, before=0.0)
+    with pytest.warns(RobodynWarning, match=r"is constant 0: the switch time comes first"):
+        Step(1.0, 0.0, 0.0)  # the mistaken order of Step(t0, before, after): a silent zero input before
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RobodynWarning)
+        Step(at=0.0, before=0.0, after=1.0)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -27,18 +28,19 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.errors import InputError, RobodynWarning, ShapeError, UnknownNameError
+from robodyn.integrate.assemble import assemble, batch_events, batch_result
 from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.exact import exact_response
-from robodyn.integrate.guards import check_memory, check_states
-from robodyn.integrate.hint import stiffness_hint
+from robodyn.integrate.guards import check_memory
 from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
 from robodyn.model.system import Model, require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
-from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
+from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 __all__ = ["METHOD_NAMES", "simulate"]
 
@@ -62,6 +64,7 @@ def simulate(
     params: Mapping[str, ArrayLike] | ArrayLike | None = None,
     max_steps: int = 1_000_000,
     backend: str = "auto",
+    limits: str = "warn",
 ) -> Trajectory | BatchTrajectory:
     """Simulate ``model`` over ``t_span``.
 
@@ -98,6 +101,10 @@ def simulate(
         Step budget of adaptive methods; the stiff methods may evaluate f at most ``2 * max_steps`` times.
     backend
         ``auto``, ``compiled`` or ``interpreted`` (the same kernels without numba).
+    limits
+        The coordinates' position limits (``model.position_limits()``, a URDF's): ``warn`` (a RobodynWarning when
+        the run leaves them), ``events`` (terminal events ``<joint>_upper``/``_lower`` stop it there) or
+        ``ignore`` (robodyn.integrate.limits).
 
     Returns
     -------
@@ -108,6 +115,8 @@ def simulate(
     states, x_batch = _initial_states(model, x0)
     parameters, p_batch = _parameter_sets(model, params)
     N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
+    if check_limits(limits) == "events" and model.position_limits():
+        events = [*_listed(events), *limit_events(model)]
     plan = _plan(model, u, events)
     chosen = _method(model, method)
     grid = _output_times(t_eval, t0, t1)
@@ -121,7 +130,18 @@ def simulate(
     check_memory(model, N, points)
     job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
-    return _RUNNERS[chosen.family](job)
+    result = _RUNNERS[chosen.family](job)
+    left = limits_left(model, result.t, result.x) if limits == "warn" and model.position_limits() else None
+    if left is not None:
+        warnings.warn(left, RobodynWarning, stacklevel=2)
+    return result
+
+
+def _listed(events: Sequence[Event | str] | Event | str | None) -> list[Event | str]:
+    """``events`` as a list (one event, text or an Event, or none)."""
+    if events is None:
+        return []
+    return [events] if isinstance(events, str | Event) else list(events)
 
 
 # --- the runners, one per family of methods ------------------------------------------------------------
@@ -152,7 +172,7 @@ class _Job:
 
     def assemble(self, path: str, runs: list[RunResult]) -> Result:
         """The result of ``runs``, one per trajectory, made by ``path``."""
-        return _assemble(self.model, self.method.name, path, runs, self.plan.inputs, self.parameters, self.batch,
+        return assemble(self.model, self.method.name, path, runs, self.plan.inputs, self.parameters, self.batch,
                          self.states)
 
 
@@ -209,8 +229,8 @@ def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
                             njev=int(totals.get("njev", 0)),
                             nlu=int(totals.get("nlu", 0)))
     N = job.states.shape[0]
-    return _batch(job.model, stats, t, xs, us, job.parameters, job.states,
-                  _batch_events(records, len(job.plan.events), N))
+    return batch_result(job.model, stats, t, xs, us, job.parameters, job.states,
+                        batch_events(records, len(job.plan.events), N))
 
 
 _RUNNERS: Final[Mapping[Family, Callable[[_Job], Result]]] = {
@@ -559,48 +579,3 @@ def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndar
     with np.errstate(all="ignore"):  # overflow is reported once, with its time and state (_check_states)
         states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])
     return RunResult(times, states, steps=times.size - 1)
-
-
-# --- results -------------------------------------------------------------------------------------------
-def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """Outputs y (T, p); ``x`` itself when y = x (the Trajectory shares the read-only array)."""
-    return model.h_many(t, x, u, p)
-
-
-def _assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
-              batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
-    """The result of ``runs`` (one per row of ``parameters``): a Trajectory, or a BatchTrajectory for a batch."""
-    for i, run in enumerate(runs):  # the kernels' batches check themselves (rows after a terminal event are NaN)
-        check_states(model, method, run.t, run.x, f" (trajectory {i} of the batch)" if batch else "")
-    if not batch:
-        run = runs[0]
-        u = run.u if run.u is not None else inputs.evaluate_many(run.t, run.x)
-        stats = SimulationStats(path, method, run.nfev, run.steps, run.rejected, run.compile_seconds,
-                                from_cache=run.from_cache, njev=run.njev, nlu=run.nlu,
-                                hint=stiffness_hint(model, method, run, parameters[0], inputs))
-        return Trajectory._adopt(run.t, run.x, u, _outputs(model, run.t, run.x, u, parameters[0]), model.states,
-                                 model.inputs, model.outputs, model.name, stats, tuple(run.events), source=model,
-                                 params=parameters[0], left_inputs=inputs.left_limits(run.t, run.x, u))
-    stats = SimulationStats(path, method, sum(r.nfev for r in runs), sum(r.steps for r in runs),
-                            sum(r.rejected for r in runs), sum(r.compile_seconds for r in runs))
-    us = [run.u if run.u is not None else inputs.evaluate_many(run.t, run.x) for run in runs]
-    return _batch(model, stats, runs[0].t, np.stack([run.x for run in runs]), np.stack(us), parameters, initial,
-                  tuple(tuple(run.events) for run in runs))
-
-
-def _batch(model: Model, stats: SimulationStats, t: np.ndarray, xs: np.ndarray, us: np.ndarray,
-           parameters: np.ndarray, initial: np.ndarray, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
-    """A BatchTrajectory from runs on the grid ``t`` (T,): xs (N, T, n), us (N, T, m), parameters (N, n_p)."""
-    return BatchTrajectory._adopt(t, xs, us, _batch_outputs(model, t, xs, us, parameters), initial, parameters,
-                                  model.states, model.inputs, model.outputs, tuple(model.parameters), model.name,
-                                  stats, events, source=model)
-
-
-def _batch_events(records: list[list[EventRecord]], n_events: int, N: int) -> tuple[tuple[EventRecord, ...], ...]:
-    """Each trajectory's events as tuples; without events to locate, N empty tuples without a loop."""
-    return tuple(map(tuple, records)) if n_events else ((),) * N
-
-
-def _batch_outputs(model: Model, t: np.ndarray, xs: np.ndarray, us: np.ndarray, parameters: np.ndarray) -> np.ndarray:
-    """Outputs y (N, T, p) of N runs on the grid ``t`` (T,) (``xs`` itself when y = x)."""
-    return model.h_batch(t, xs, us, parameters)
