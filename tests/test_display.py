@@ -224,3 +224,30 @@ def test_matrix_latex_shape(shape: tuple[int, int]) -> None:
     rows = latex.removeprefix(r"\begin{bmatrix} ").removesuffix(r" \end{bmatrix}").split(r" \\ ")
     assert len(rows) == min(shape[0], display.MAX_ROWS)
     assert {row.count("&") for row in rows} == {min(shape[1], display.MAX_COLUMNS) - 1}
+
+
+def test_every_public_result_displays_itself_in_a_notebook():
+    """Issue 23: SecondOrder, Validity, Existence and the other results had no rich display. Each public class
+    that is not an error or a model base shows an HTML table (and its figure when it has one), units beside values."""
+    import inspect
+
+    from robodyn.reference import public_names
+
+    skip = {"Model", "System", "SymbolicModel", "Signal"}  # bases: the kinds display themselves
+    classes = {name: getattr(robodyn, name) for name in public_names()["robodyn"]
+               if inspect.isclass(getattr(robodyn, name)) and not issubclass(getattr(robodyn, name), Exception)
+               and name not in skip}
+    missing = [name for name, cls in classes.items() if not callable(getattr(cls, "_repr_html_", None))]
+    assert not missing, missing
+    joint, pendulum = robodyn.load("joint"), robodyn.load("pendulum")
+    shown = [robodyn.second_order(0.01, 0.1, 1.0), robodyn.validity(pendulum, [0.0, 0.0]),
+             robodyn.existence(pendulum, [0.5, 0.0], 0.1), robodyn.modes(robodyn.linearize(joint, [0, 0])).rows[0],
+             robodyn.simulate(pendulum, 1.0, np.array([[0.1, 0.0], [0.2, 0.0]])),
+             robodyn.StateFeedback([[1.0, 2.0]]), robodyn.Kinematics(robodyn.load("two_link_arm"))]
+    for result in shown:
+        page = result._repr_html_()
+        assert page.startswith('<div class="robodyn">') and "<table" in page, type(result).__name__
+    assert "rad/s" in shown[0]._repr_html_() and "<svg" in shown[1]._repr_html_()
+    assert "theta [rad] (run 0)" in text_of(shown[4]._repr_html_())
+    trajectory = robodyn.simulate(pendulum, 1.0, {"theta": 0.3})
+    assert "t [s]" in trajectory._repr_html_() and "theta [rad]" in trajectory._repr_html_()  # the thumbnail's units

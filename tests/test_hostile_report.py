@@ -41,7 +41,7 @@ def test_a_model_name_never_leads_analyze_out_of_its_folder(capsys, tmp_path, mo
     monkeypatch.chdir(work)
     (work / "report.html").write_text("the user's own page")
     (work / "m.yaml").write_text(f"name: {name!r}\n{DECAY}")
-    code, out, _ = run(capsys, "analyze", "m.yaml", "--quiet")
+    code, _out, _ = run(capsys, "analyze", "m.yaml", "--quiet")
     assert code == 0
     assert (work / "report.html").read_text() == "the user's own page"
     written = [p for p in tmp_path.rglob("report.html") if p != work / "report.html"]

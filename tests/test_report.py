@@ -73,7 +73,7 @@ def pendulum_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def test_the_pendulum_report_has_every_section_and_figure(pendulum_report: Path) -> None:
     page = (pendulum_report / "report.html").read_text(encoding="utf-8")
-    checker = _check(page)
+    _check(page)
     for title in ("Equations", "Classification", "Operating points", "Linear model", "Modes", "Validity",
                   "Existence and uniqueness", "Figures"):
         assert f"<h2>{title}" in page or f"<h3>{title}" in page, title
@@ -94,7 +94,7 @@ def test_a_robot_report_shows_the_joint_table_and_the_arm(tmp_path: Path) -> Non
     arm = robodyn.load(str(EXAMPLES / "two_link_arm.urdf"))
     report = analyze(arm, at={"shoulder": 0.4, "elbow": -0.6})
     page = report.write(tmp_path).read_text(encoding="utf-8")
-    checker = _check(page)
+    _check(page)
     assert re.search(r"shoulder +revolute", page)  # the joint table, in the equations section
     assert "the mechanism at the operating point" in page
     (point,) = report.data["points"]

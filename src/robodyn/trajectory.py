@@ -361,7 +361,9 @@ class Trajectory:
             rows.append(("events", ", ".join(f"{e.name} at t = {display.number(e.t)}" for e in self.events)))
         parts = [display.heading(f"Trajectory of {self.model!r}"), display.html_table(rows, row_header=True)]
         if self.states:
-            parts.append(display.svg_plot(self.t, self.x, self.states))
+            units = self.source.units() if self.source is not None else {}
+            names = [f"{n} [{units[n]}]" if n in units else n for n in self.states]
+            parts.append(display.svg_plot(self.t, self.x, names, xlabel="t [s]"))
         return display.block(parts)
 
 
@@ -459,6 +461,24 @@ class BatchTrajectory:
 
 
 # --- reading back (Trajectory.load) -----------------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        """A summary (model, runs, span, steps) and the first state of the first runs against t, for Jupyter."""
+        stats = self.stats
+        rows: list[tuple[str, object]] = [
+            ("model", self.model), ("runs", self.x.shape[0]), ("method", f"{stats.method} ({stats.path})"),
+            ("span", f"[{display.number(self.t[0])}, {display.number(self.t[-1])}] s"), ("points", self.t.size),
+            ("steps", f"{stats.steps} accepted, {stats.rejected} rejected (all runs)")]
+        parts = [display.heading(f"Batch of {self.x.shape[0]} trajectories of {self.model!r}"),
+                 display.html_table(rows, row_header=True)]
+        if self.states:
+            shown = min(self.x.shape[0], display.PLOT_CURVES)
+            units = self.source.units() if self.source is not None else {}
+            unit = f" [{units[self.states[0]]}]" if self.states[0] in units else ""
+            names = [f"{self.states[0]}{unit} (run {i})" for i in range(shown)]
+            parts.append(display.svg_plot(self.t, self.x[:shown, :, 0].T, names, xlabel="t [s]"))
+        return display.block(parts)
+
 _NPZ_KEYS: Final = ("t", "x", "u", "y", "states", "inputs", "outputs", "model", "stats")  # what to_npz always writes
 
 

@@ -134,8 +134,8 @@ def test_every_contract_method_is_answered_by_the_record_or_delegated():
         if name.startswith("_") or (not callable(value) and not isinstance(value, property)):
             continue
         inherited_on_purpose = {"state_vector", "input_vector", "parameter_vector", "with_parameters", "f", "h",
-                                "arguments", "f_raw", "f_many", "h_raw", "h_many", "h_batch", "memo", "default_parameters",
-                                "n_states", "n_inputs", "n_outputs"}
+                                "arguments", "f_raw", "f_many", "h_raw", "h_many", "h_batch", "memo",
+                                "default_parameters", "n_states", "n_inputs", "n_outputs"}
         assert name in own or name in inherited_on_purpose, f"Model.{name}: answer it from the record or delegate it"
     assert set(DELEGATED) <= own
 

@@ -92,6 +92,10 @@ class LipschitzBound:
         """The constant to use: ``L_upper`` if rigorous, else the sampled estimate."""
         return self.L_upper if self.L_upper is not None else self.L_sampled
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Lipschitz bound of f on the box", plot=False)
 
 @dataclass(frozen=True, slots=True)
 class Existence:
@@ -132,6 +136,13 @@ class Existence:
                 "contraction": bool(self.contraction), "rigorous": bool(self.rigorous),
                 "explanation": self.explanation}
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, note
+
+        rows = [("M (bound on |f|)", self.M), ("L (Lipschitz constant)", self.L), ("delta [s]", self.delta),
+                ("contraction (delta L < 1)", self.contraction), ("rigorous", self.rigorous)]
+        return block([heading("Picard-Lindelof: existence and uniqueness"), html_table(rows, row_header=True),
+                      note(self.explanation)])
 
 @dataclass(frozen=True, slots=True)
 class PicardIterates:
@@ -165,6 +176,12 @@ class PicardIterates:
 
 
 # --- the problem: model, box, time, inputs, parameters ------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Picard iterates", units={"t": "s"})
+
 @dataclass(frozen=True, slots=True)
 class _Form:
     """An explicit symbolic right-hand side f (n, 1) and the symbols it is written in."""

@@ -269,6 +269,10 @@ class LTVSystem:
                 f"states={list(self.states)}, inputs={list(self.inputs)}, outputs={list(self.outputs)}, "
                 f"method={self.method!r}, rule={self.rule!r})")
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Linear time-varying model along a trajectory", units={"t": "s"}, plot=False)
 
 def _check_trajectory(model: Model, trajectory: Trajectory) -> None:
     """Raise InputError unless ``trajectory`` is one finite run of ``model`` with at least 2 samples."""

@@ -146,6 +146,10 @@ class ModalDecomposition:
         conjugate_closed = all(np.min(np.abs(members - z.conjugate())) == 0.0 for z in members)
         return complex(value.real, 0.0) if conjugate_closed else value
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, "Modal decomposition of A")
 
 def _inverse(V: ComplexArray) -> ComplexArray:
     try:
@@ -293,6 +297,11 @@ class Mode:
             "multiplicity": self.multiplicity,  # an extension of the JSON contract (added keys only)
         }
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, f"Mode {_complex_text(self.eigenvalue)}",
+                           units={"omega_n": "rad/s", "time_constant": "s", "period": "s"})
 
 @dataclass(frozen=True, slots=True)
 class Modes:
@@ -378,6 +387,9 @@ def _number(value: float | None) -> str:
 
 
 def _complex_text(value: complex) -> str:
+    from robodyn.display import cleaned
+
+    value = complex(cleaned([value])[0])  # a real part of 1e-17 beside 3.13j is round-off: shown as 0
     return f"{value.real:.6g}" if value.imag == 0.0 else f"{value.real:.6g} ± {abs(value.imag):.6g}j"
 
 

@@ -212,6 +212,14 @@ class Validity:
         plain_log(top, bottom)
         return figure
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, figure_svg, heading, html_table, preformatted
+
+        radius = "unbounded (linear here)" if math.isinf(self.radius) else self.radius
+        rows = [("radius (relative remainder <= tolerance)", radius), ("tolerance", self.tolerance),
+                ("L, exponent of |r| ~ L rho^p", f"{self.L}, {self.exponent}"), ("method", self.method)]
+        return block([heading(f"Validity of the linearization of {self.model!r}"), html_table(rows, row_header=True),
+                      preformatted(self.text()), figure_svg(self.plot())])
 
 def _number(value: float | None) -> float | None:
     return None if value is None or not math.isfinite(value) else float(value)

@@ -54,6 +54,11 @@ class Event:
         if not (isinstance(self.expression, str) or is_expression(self.expression) or callable(self.expression)):
             raise InputError(f"an event is an expression or a callable g(t, x, u, p), got {self.expression!r}")
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        shown = self.expression if isinstance(self.expression, str) else repr(self.expression)
+        return result_html(self, f"Event {self.name or shown!r}")
 
 @dataclass(frozen=True, slots=True)
 class ResolvedEvents:

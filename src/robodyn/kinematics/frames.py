@@ -237,6 +237,12 @@ class Kinematics:
         value = np.prod(np.linalg.svd(block, compute_uv=False), axis=-1)  # min(k, n) singular values
         return float(value) if np.ndim(value) == 0 else value
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table
+
+        rows = [(frame, self.parent_frame(frame) or "(the base)") for frame in self.frames]
+        return block([heading(f"Kinematics of {self.model.name!r}: {len(self.frames)} frames, tool "
+                              f"{self.default_frame!r}"), html_table(rows, header=("frame", "hangs from"))])
 
 def kinematics(model: Model) -> Kinematics:
     """The :class:`Kinematics` of ``model`` (kept by the model, so compiled functions are reused)."""

@@ -130,6 +130,16 @@ class StateFeedback:
     def breakpoints(self, t0: float, t1: float) -> Array:
         return _union([s.breakpoints(t0, t1) for s in self.references])
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, matrix_html
+
+        K = self.K
+        parts = [heading("State feedback u = u_ref - K (x - x_ref)"),
+                 matrix_html(K, [f"u{i + 1}" for i in range(K.shape[0])], [f"x{j + 1}" for j in range(K.shape[1])],
+                             title="K")]
+        if self.x_ref is not None:
+            parts.append(html_table([("x_ref", ", ".join(f"{v:.6g}" for v in self.x_ref))], row_header=True))
+        return block(parts)
 
 def _matrix(value: object, what: str, ndim: int) -> Array:
     try:
