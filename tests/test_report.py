@@ -140,3 +140,77 @@ def test_chromium_renders_the_report_without_the_network(pendulum_report: Path, 
     requested = set(re.findall(r'"url":"(https?://[^"]+)"', netlog.read_text(encoding="utf-8")))
     page_requests = [url for url in requested if not any(s in url.split("/")[2] for s in CHROMIUM_SERVICES)]
     assert page_requests == []
+
+
+# --- what a person sees, checked in the page Chromium renders (issue 23) ----------------------------------------
+def _ur5() -> Path | None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from pinocchio_reference import ROBOTS
+
+    path = None if ROBOTS is None else ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"
+    return path if path is not None and path.is_file() else None
+
+
+# (model, options, states, links of nonzero length from the base to the tool: the UR5's base_link, shoulder,
+# upper arm, forearm, the three wrist links; the two-link arm's shoulder sits at its base)
+CASES = [("joint", [], 2, 0), ("pendulum", [], 2, 1), ("two_link_arm", [], 4, 2),
+         ("ur5", ["--at", "shoulder_lift_joint=-1.2,elbow_joint=1.0"], 12, 7)]
+
+
+def _row_numbers(cells: list[str]) -> list[float]:
+    numbers = []
+    for cell in cells:
+        try:
+            value = float(cell.replace("−", "-"))
+        except ValueError:
+            continue
+        if np.isfinite(value):  # nan and inf are words here (a metric that is not defined)
+            numbers.append(value)
+    return numbers
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (make test installs it)")
+@pytest.mark.parametrize(("name", "extra", "states", "links"), CASES, ids=[c[0] for c in CASES])
+def test_what_the_rendered_report_shows(tmp_path: Path, name: str, extra: list[str], states: int, links: int) -> None:
+    model = name if name != "ur5" else _ur5()
+    if model is None:
+        pytest.skip("example-robot-data is not installed")
+    assert main(["analyze", str(model), "--out", str(tmp_path), "--quiet", *extra]) == 0
+    page = tmp_path / "report.html"
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
+             "--disable-component-update", "--disable-sync", "--disable-default-apps"]
+    netlog = tmp_path / "net.json"
+    dom = subprocess.run(["chromium", *flags, f"--log-net-log={netlog}", "--dump-dom", page.as_uri()],
+                         capture_output=True, timeout=120, check=True, text=True).stdout
+    points = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["points"]
+    # every pole drawn: a complex pair is two markers (the pole map's first <g id="poles"> per point)
+    markers = [len(re.findall(r"<use ", group)) for group in re.findall(r'<g id="poles">(.*?)</g>', dom, flags=re.S)]
+    assert markers == [states] * len(points) and all(len(p["eigenvalues"]) == states for p in points)
+    # the mechanism: one segment per link
+    if links:
+        figure = r'<div class="figure">\s*(<svg(?:(?!<div class="figure">).)*?</svg>)\s*<div>the mechanism'
+        drawings = re.findall(figure, dom, flags=re.S)
+        assert len(drawings) == len(points)
+        assert all(len(re.findall(r'<g id="link-\d+"', drawing)) == links for drawing in drawings)
+    # every axis label names a unit
+    labels = re.findall(r'<g id="axis-label-[^"]*">\s*<text[^>]*>([^<]*)</text>', dom)
+    assert labels and all(re.search(r"\[[^\]]+\]", label) or "units in the legend" in label for label in labels), \
+        [label for label in labels if "[" not in label]
+    # no number shown below round-off relative to its row (tables and headings)
+    for row in re.findall(r"<tr>(.*?)</tr>", dom, flags=re.S):
+        values = [abs(v) for v in _row_numbers(re.findall(r"<t[dh][^>]*>([^<]*)</t[dh]>", row))]
+        largest = max(values, default=0.0)
+        assert all(v == 0 or v > 1e-12 * largest for v in values), row[:300]
+    for heading in re.findall(r"<h2>Point \d+: ([^<]*)</h2>", dom):
+        values = [abs(float(v)) for v in re.findall(r"= (-?[0-9.e+-]+)", heading)]
+        assert all(v == 0 or v > 1e-12 * max(values) for v in values), heading
+    # the equations typeset: SVG formulas, no LaTeX source shown outside the collapsed source block
+    hidden = r"<details>.*?</details>|<title>.*?</title>|<!--.*?-->|<style>.*?</style>"  # not shown on the page
+    visible = re.sub(r"<[^>]+>", " ", re.sub(hidden, "", dom, flags=re.S))  # the text a reader sees
+    assert "\\frac" not in visible and "\\left(" not in visible
+    assert ('<div class="formula">' in dom) == (name != "ur5")  # six joints: the joint table, no closed forms
+    # nothing from the network
+    requested = set(re.findall(r'"url":"(https?://[^"]+)"', netlog.read_text(encoding="utf-8")))
+    assert [url for url in requested if not any(s in url.split("/")[2] for s in CHROMIUM_SERVICES)] == []

@@ -250,7 +250,7 @@ def svg_plot(t: ArrayLike, values: ArrayLike, names: Sequence[str], *, xlabel: s
         axes.legend(loc="best", fontsize=7)
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.fonttype": "none"}):  # text as <text>, not glyph outlines: smaller
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     figure.clear()
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]  # drop the XML declaration and DOCTYPE
@@ -276,13 +276,20 @@ def model_html(model: Any) -> str:
 
 # --- results ------------------------------------------------------------------------------------------
 def figure_svg(figure: Any) -> str:
-    """A matplotlib Figure as an inline ``<svg>`` element (no XML header, no external references, text as paths:
-    no fonts needed), its own ``<style>`` left out (inside a page it would apply to the whole page)."""
+    """A matplotlib Figure as an inline ``<svg>`` element (no XML header, no external references), its own
+    ``<style>`` left out (inside a page it would apply to the whole page). Text stays text (``<text>``, in the
+    reader's sans-serif font: selectable, searchable, and a test can read the axis labels, each in a group with
+    the id ``axis-label-<axes>-<x|y|z>``)."""
     import matplotlib
 
+    for k, axes in enumerate(figure.axes):
+        for name in ("x", "y", "z"):
+            axis = getattr(axes, f"{name}axis", None)
+            if axis is not None and axis.label.get_text():
+                axis.label.set_gid(f"axis-label-{k}-{name}")
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.fonttype": "path"}):  # robodyn's figures lay themselves out (constrained)
-        figure.savefig(buffer, format="svg", metadata={"Date": None})
+    with matplotlib.rc_context({"svg.fonttype": "none"}):  # robodyn's figures lay themselves out
+        figure.savefig(buffer, format="svg", metadata={"Date": None, "Creator": None, "Format": None, "Type": None})
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg"):]
     return re.sub(r"<style[^>]*>.*?</style>", "", svg, flags=re.S)

@@ -207,9 +207,10 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
             for name in members:
                 axis.plot(trajectory.t, columns[name], style, label=f"{literal(name)}{label_suffix}")
             axis.legend(loc="best")
-        if varying and "inputs" in by_label:
+        inputs_axis = next((axis for text, axis in by_label.items() if text.startswith("inputs")), None)
+        if varying and inputs_axis is not None:
             for label, values in varying:
-                by_label["inputs"].plot(trajectory.t, values, style, label=f"{literal(label)}{label_suffix}")
+                inputs_axis.plot(trajectory.t, values, style, label=f"{literal(label)}{label_suffix}")
         return into
     rows = len(groups) + (1 if varying else 0)
     height = 2.4 * rows + 0.6
@@ -228,7 +229,9 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
             name = label.split(" = ")[0]
             unit = f" [{unit_of[name]}]" if name in unit_of else ""
             axes[-1].plot(trajectory.t, values, style, label=literal(f"{label}{unit}"))
-        axes[-1].set_ylabel("inputs")
+        input_units = {unit_of.get(label.split(" = ")[0]) for label, _ in varying}
+        axes[-1].set_ylabel("inputs" + (f" [{literal(input_units.pop())}]" if len(input_units) == 1 and None not in
+                                        input_units else " (units in the legend)"))
         axes[-1].legend(loc="best")
         axes[-1].grid(alpha=0.3)
     title = f"{literal(trajectory.model)} ({trajectory.stats.method})"
@@ -292,8 +295,9 @@ def pole_map(eigenvalues: Sequence[complex] | np.ndarray, *, title: str = "poles
         ax.axvspan(-span, 0.0, color="tab:green", alpha=0.07, label="stable (Re < 0)")
     ax.axhline(0.0, color="0.6", linewidth=0.8)
     ax.axvline(0.0, color="0.6", linewidth=0.8)
-    ax.plot(values.real, values.imag, "x", color="tab:red", markersize=9, markeredgewidth=2, label="eigenvalues")
-    labels = ("Re z", "Im z") if discrete else ("Re [1/s]", "Im [rad/s]")
+    ax.plot(values.real, values.imag, "x", color="tab:red", markersize=9, markeredgewidth=2, label="eigenvalues",
+            gid="poles")  # one marker per eigenvalue, a complex pair two: <g id="poles"> in an SVG
+    labels = ("Re z [1]", "Im z [1]") if discrete else ("Re [1/s]", "Im [rad/s]")
     ax.set(xlim=(-span, span), ylim=(-span, span), xlabel=labels[0], ylabel=labels[1], title=title)
     ax.set_aspect("equal")
     ax.legend(loc="upper left", fontsize=8)

@@ -191,7 +191,7 @@ class Validity:
                        label=f"fit {self.L:.3g} rho^{self.exponent:.2f}")
         if self.L_max > 0:
             top.loglog(self.radii, self.L_max * self.radii**2, ":", label=f"L_max rho^2 = {self.L_max:.3g} rho^2")
-        top.set_ylabel("|f(z*+dz) - f(z*) - J dz|")
+        top.set_ylabel("|f(z*+dz) - f(z*) - J dz| [units of x']")
         top.set_title(f"{literal(self.model)}: remainder of the linearization ({self.method})")
         shown = (relative > 0) & np.isfinite(relative)
         bottom.loglog(self.radii[shown], relative[shown], "o-", label="static: max|r| / max|J dz|")
@@ -207,8 +207,8 @@ class Validity:
                 axes.axvline(self.sim_radius, color="C2", lw=0.8, ls="--",
                              label="simulation radius" if axes is bottom else None)
             axes.legend(loc="best")
-        bottom.set_xlabel("rho (deviation, in units of scale)")
-        bottom.set_ylabel("relative error")
+        bottom.set_xlabel("rho [1] (the deviation, in units of scale)")
+        bottom.set_ylabel("relative error [1]")
         plain_log(top, bottom)
         return figure
 

@@ -140,8 +140,8 @@ class Verification:
                         linewidth=1.2)
             axes.annotate(f"slope {c.order}", (c.steps[0], scale * c.steps[0] ** c.order), fontsize=8,
                           color=line.get_color(), xytext=(4, -10), textcoords="offset points")
-        axes.set_xlabel("step size h")
-        axes.set_ylabel("max |x - x_exact|")
+        axes.set_xlabel("step size h [s]")
+        axes.set_ylabel("max |x - x_exact| [units of x]")
         axes.set_title(f"{literal(self.model)}: convergence (dashed: slope = order, shifted below the data)")
         axes.grid(alpha=0.3, which="both")
         axes.legend(loc="best")

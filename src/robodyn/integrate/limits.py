@@ -18,7 +18,7 @@ from robodyn.errors import InputError
 from robodyn.integrate.events import Event
 from robodyn.model.system import Model
 
-__all__ = ["LIMITS", "LIMIT_TOLERANCE", "check_limits", "limit_events", "limits_left"]
+__all__ = ["LIMITS", "LIMIT_TOLERANCE", "check_limits", "limit_crossings", "limit_events", "limits_left"]
 
 LIMITS: Final = ("warn", "events", "ignore")
 LIMIT_TOLERANCE: Final = 1e-9  # relative to max(1, |limit|): a run that ends exactly at its limit stays inside
@@ -43,27 +43,32 @@ def limit_events(model: Model) -> list[Event]:
     return events
 
 
-def limits_left(model: Model, t: np.ndarray, x: np.ndarray) -> str | None:
-    """A sentence naming each limited coordinate of the run(s) ``x`` ``(T, n)`` or ``(N, T, n)`` that left its
-    range (the first time, the value, the limit), or None when every one stayed inside."""
+def limit_crossings(model: Model, t: np.ndarray, x: np.ndarray) -> tuple[list[str], int]:
+    """For the run(s) ``x`` ``(T, n)`` or ``(N, T, n)``: a phrase per limited coordinate that left its range
+    (``shoulder went below its limit -3.14 at t = 1.05 (-3.22)``, the first time over the runs) and how many runs
+    left a range."""
     runs = x if x.ndim == 3 else x[None]
     found: list[str] = []
     outside_runs = np.zeros(runs.shape[0], dtype=bool)
     for name, (lower, upper) in model.position_limits().items():
         column = runs[:, :, model.states.index(name)]
-        for bound, beyond, word in ((upper, lambda v, b: v > b, "above"), (lower, lambda v, b: v < b, "below")):
+        for bound, sign, word in ((upper, 1.0, "above"), (lower, -1.0, "below")):
             if bound is None:
                 continue
-            margin = LIMIT_TOLERANCE * max(1.0, abs(bound))
-            outside = beyond(column, bound + (margin if word == "above" else -margin))
+            outside = sign * (column - bound) > LIMIT_TOLERANCE * max(1.0, abs(bound))
             if not outside.any():
                 continue
             outside_runs |= outside.any(axis=1)
             run, k = np.unravel_index(int(np.argmax(outside.ravel())), outside.shape)
             found.append(f"{name} went {word} its limit {bound:g} at t = {t[k]:.6g} ({column[run, k]:.6g})")
+    return found, int(outside_runs.sum())
+
+
+def limits_left(model: Model, t: np.ndarray, x: np.ndarray) -> str | None:
+    """The sentence of :func:`limit_crossings` (what a warning says), or None when every run stayed inside."""
+    found, count = limit_crossings(model, t, x)
     if not found:
         return None
-    which = f" in {int(outside_runs.sum())} of {runs.shape[0]} runs" if runs.shape[0] > 1 else ""
+    which = f" in {count} of {x.shape[0]} runs" if x.ndim == 3 and x.shape[0] > 1 else ""
     return (f"model {model.name!r}: the run left the joints' position limits{which}: {'; '.join(found)} "
             "(the limits are not forces: simulate(..., limits='events') or --limits events stops at them)")
-

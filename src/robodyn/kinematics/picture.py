@@ -119,6 +119,23 @@ def _label(direction: np.ndarray, fallback: str) -> str:
     return f"{_AXES[k]} [m]" if abs(direction[k]) > 1 - 1e-9 else f"{fallback} [m]"
 
 
+def _distinct_links(view: ArmView) -> list[tuple[int, int]]:
+    """The segments of ``view`` that are links to draw: of nonzero length, each once (the last body's link to the
+    tool frame is also the tool's mount segment when the tool is the body's own point)."""
+    size = float(np.max(np.ptp(view.points, axis=0))) or 1.0
+    kept: list[tuple[int, int]] = []
+    for i, j in view.segments:
+        a, b = view.points[i], view.points[j]
+        if np.linalg.norm(a - b) <= 1e-9 * size:
+            continue
+        same = any(min(np.linalg.norm(a - view.points[k]) + np.linalg.norm(b - view.points[m]),
+                       np.linalg.norm(a - view.points[m]) + np.linalg.norm(b - view.points[k])) <= 1e-9 * size
+                   for k, m in kept)
+        if not same:
+            kept.append((i, j))
+    return kept
+
+
 def draw_arm(kin: Any, q: Any, frame: str | None = None, *, params: Any = None, title: str | None = None) -> Any:
     """A matplotlib Figure of the mechanism at ``q``: links in blue, joints as dots, the tool in red; 2-D for planar
     mechanisms, else 3-D; gravity down, equal scales on every axis."""
@@ -133,8 +150,9 @@ def draw_arm(kin: Any, q: Any, frame: str | None = None, *, params: Any = None, 
     if view.planar:
         figure.subplots_adjust(left=0.15, right=0.97, top=0.93, bottom=0.1)
     ax: Any = figure.add_subplot(projection=None if view.planar else "3d")
-    for i, j in view.segments:
-        ax.plot(*shown[[i, j]].T, color=ARM_COLOR, linewidth=3)
+    drawn = _distinct_links(view)
+    for n, (i, j) in enumerate(drawn):  # one line per link of nonzero length: <g id="link-n"> in an SVG
+        ax.plot(*shown[[i, j]].T, color=ARM_COLOR, linewidth=3, gid=f"link-{n}")
     ax.plot(*shown[:-1].T, linestyle="none", marker="o", markersize=4, color=ARM_COLOR)
     ax.plot(*shown[-1:].T, linestyle="none", marker="o", markersize=7, color=TOOL_COLOR, label=literal(view.tool))
     low, high = shown.min(axis=0), shown.max(axis=0)

@@ -14,6 +14,7 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import RobodynError
+from robodyn.integrate.limits import limit_crossings
 from robodyn.model.system import Model
 from robodyn.report.page import figure, number
 from robodyn.trajectory import Trajectory
@@ -51,7 +52,8 @@ def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str
                 first = model.inputs[0]
                 inputs[first] = Step(at=0.0, before=inputs[first], after=inputs[first] + step)
                 shifted[first] = Step(at=0.0, before=0.0, after=step)
-            nonlinear = robodyn.simulate(model, horizon, x0, inputs or None, t_eval=t_eval, rtol=1e-8)
+            nonlinear = robodyn.simulate(model, horizon, x0, inputs or None, t_eval=t_eval, rtol=1e-8,
+                                         limits="ignore")  # said in the caption instead of a warning
             deviation = robodyn.simulate(linear, horizon, x0 - point.x, shifted or None, t_eval=t_eval)
             assert isinstance(nonlinear, Trajectory) and isinstance(deviation, Trajectory)
             lifted = Trajectory(deviation.t, deviation.x + point.x, deviation.u + point.u, deviation.x + point.x,
@@ -61,7 +63,9 @@ def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str
             picture, clipped = _overlaid(nonlinear, lifted, names)
             note = "; the linear response leaves the axes, which show the nonlinear one's range" if clipped else ""
             some = f"; {len(names)} of the {n} states" if len(names) < n else ""
-            figures.append(figure(picture, f"{caption}: nonlinear (solid), linear (dashed){some}{note}"))
+            crossed = limit_crossings(model, nonlinear.t, nonlinear.x)[0]
+            beyond = f"; the joint limits are not forces: {'; '.join(crossed)}" if crossed else ""
+            figures.append(figure(picture, f"{caption}: nonlinear (solid), linear (dashed){some}{note}{beyond}"))
         except RobodynError as exc:
             figures.append(f'<p class="note">{html.escape(caption)}: {html.escape(str(exc))}</p>')
     return figures

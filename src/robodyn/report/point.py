@@ -16,7 +16,7 @@ from robodyn.display import cleaned
 from robodyn.errors import RobodynError
 from robodyn.model.system import Model
 from robodyn.report import figures
-from robodyn.report.page import figure, matrix, number
+from robodyn.report.page import figure, matrix, number, table
 
 __all__ = ["existence_section", "heading", "point_section"]
 
@@ -57,8 +57,10 @@ def point_section(model: Model, point: Any, k: int, horizon: float,
         if result.stability == "unstable" else ""
     parts.append(f"<h3>Modes</h3><p class=\"verdict {verdict}\">{html.escape(result.stability)}</p>"
                  f"<p>{html.escape(result.explanation)}</p><pre>{html.escape(result.table())}</pre>")
-    pictures = [figure(plots.pole_map(poles, title=f"poles at point {k}"),
+    pictures = [figure(plots.pole_map(poles, title=f"poles at point {k}", discrete=linear.dt is not None),
                        f"the {poles.size} eigenvalues of A")]
+    step(description=f"point {k}: linear-systems view")
+    parts.append(_linear_systems(linear, result.stability.startswith("asymptotically"), record, pictures))
     step(description=f"point {k}: validity")
     parts.append(_validity(model, point, record, pictures))
     step(description=f"point {k}: responses")
@@ -71,6 +73,49 @@ def point_section(model: Model, point: Any, k: int, horizon: float,
         pictures.append(figure(figures.arm(model, point, k), "the mechanism at the operating point (gravity down)"))
     step(description=f"point {k}: done")
     return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures), record
+
+
+def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures: list[str]) -> str:
+    """Controllability and observability at every point; at a stable one also the step-response metrics of each
+    (output, input) pair, the Bode diagram and the margins of the first pair's loop (robodyn.analysis.lti)."""
+    reach, see = linear.controllability(), linear.observability()
+    record["controllability"], record["observability"] = reach.to_dict(), see.to_dict()
+    text = (f"<h3>Linear-systems view</h3><p>Controllability: {html.escape(reach.explanation)}.</p>"
+            f"<p>Observability: {html.escape(see.explanation)}.</p>")
+    if not linear.inputs:
+        return text + "<p>The model has no inputs: no step response, Bode diagram or margins to show.</p>"
+    if not stable:
+        return text + ("<p>Step-response metrics, the Bode diagram and the margins are shown at asymptotically "
+                       "stable points (a response that grows has no settling time).</p>")
+    info = linear.step_info()
+    record["step_info"] = info.to_dict()
+    units = dict(linear.units())
+    rows = []
+    for i, output in enumerate(info.outputs):
+        for j, input_ in enumerate(info.inputs):
+            unit = f" [{units[output]}]" if output in units else ""
+            rows.append([f"{input_} -> {output}{unit}", *(float(getattr(info, name)[i, j]) for name in (
+                "rise_time", "settling_time", "overshoot", "peak", "peak_time", "steady_state_value"))])
+    header = ["step of 1 on -> output", "rise [s]", "settling [s]", "overshoot [%]", "peak", "peak time [s]",
+              "steady state"]
+    text += ("<p>Unit step responses (python-control's definitions, on the exact response; nan where the steady "
+             "state is 0):</p>" + table(header, rows))
+    pictures.append(figure(linear.bode(), "Bode diagram of the linear model (every input to every output)"))
+    try:
+        loop = linear.margins(input=linear.inputs[0], output=linear.outputs[0])
+    except RobodynError as exc:  # python-control missing, or no loop to speak of
+        return text + f"<p class=\"note\">Margins not available: {html.escape(str(exc))}</p>"
+    record["margins"] = loop.to_dict()
+    values = loop.to_dict()
+    quantities = (("gain margin", "gain_margin_db", " dB"), ("phase margin", "phase_margin", " deg"),
+                  ("phase crossover", "phase_crossover", " rad/s"), ("gain crossover", "gain_crossover", " rad/s"))
+    if values["gain_margin"] is not None and values["gain_margin"] > 1e12:  # |L| at rounding level (see notes)
+        values["gain_margin_db"] = values["phase_crossover"] = None
+    shown = ", ".join(f"{label} {'infinite' if values[key] is None else number(values[key])}{unit}"
+                      for label, key, unit in quantities)
+    notes = "".join(f"<br>{html.escape(note)}" for note in values.get("notes", []))
+    return text + (f"<p>Margins of the loop {html.escape(linear.inputs[0])} -> {html.escape(linear.outputs[0])} "
+                   f"closed by unity negative feedback: {html.escape(shown)}.{notes}</p>")
 
 
 def _validity(model: Model, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
