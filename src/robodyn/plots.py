@@ -180,6 +180,9 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
 
     if smooth:
         trajectory = dense(trajectory)
+    if names is not None and (isinstance(names, str) or not isinstance(names, Sequence)
+                              or not all(isinstance(n, str) for n in names)):
+        raise InputError(f"time_response: names must be a list of state or output names, got {names!r:.60}")
     chosen = list(names) if names is not None else list(trajectory.states)
     unit_of = {**_units(trajectory), **(units or {})}
     columns = {}

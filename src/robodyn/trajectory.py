@@ -216,7 +216,9 @@ class Trajectory:
 
         Returns ``(n,)`` for a scalar time, ``(len(t), n)`` for a vector.
         """
-        times = np.asarray(t, dtype=float)
+        from robodyn.model.system import real_array
+
+        times = real_array(t, "at(): times")
         if not np.all(np.isfinite(times)) or np.any(times < self.t[0]) or np.any(times > self.t[-1]):
             raise InputError(f"at(): times must lie in [{self.t[0]:g}, {self.t[-1]:g}], the simulated span")
         if len(self) == 1:

@@ -407,8 +407,9 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
     if array.ndim == 1 and array.shape[0] == n and _all_finite(array):  # the common case: one state vector
         return (array if type(x0) is list or type(x0) is tuple else array.copy())[None, :], False
     if array.ndim == 2:
-        if array.shape[1] != n:
-            raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) for the states {', '.join(model.states)}")
+        if array.shape[1] != n or array.shape[0] == 0:
+            raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) with N >= 1 for the states "
+                             f"{', '.join(model.states)}")
         _check_finite(array, "x0")
         return array.copy(), True
     return model.state_vector(array)[None, :], False

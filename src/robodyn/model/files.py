@@ -83,6 +83,9 @@ def read_model_text(text: str, source: str = "<text>") -> Model:
     """Build a model from YAML text (``source`` names it in messages)."""
     from robodyn.model.yamlio import read_yaml
 
+    if not isinstance(text, str) or not isinstance(source, str):
+        raise InputError(f"read_model_text: give the model file's text and a name for it as strings, got "
+                         f"{type(text).__name__} and {type(source).__name__}")
     return model_from_document(read_yaml(text, source), default_name=source_stem(source))
 
 
@@ -99,6 +102,8 @@ def load_file(path: str | os.PathLike[str]) -> Model:
     ModelFileError
         When the file cannot be read or is not a valid model.
     """
+    if not isinstance(path, str | os.PathLike):
+        raise InputError(f"load_file: give a model file's path, got {type(path).__name__}: {path!r:.60}")
     file = FilePath(path)
     text = read_text_limited(file, "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
     return read_model_text(text, str(file))

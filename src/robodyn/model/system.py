@@ -550,6 +550,8 @@ def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
         return ()
     if isinstance(values, str):
         raise InputError(f"{what} must be a list of names, got the string {values!r}: write [{values!r}]")
+    if not isinstance(values, Iterable):
+        raise InputError(f"{what} must be a list of names, got {type(values).__name__}: {values!r:.60}")
     return tuple(values)
 
 
