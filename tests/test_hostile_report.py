@@ -146,3 +146,18 @@ def test_a_large_power_of_a_sum_is_refused_quickly(tmp_path):
     with pytest.raises(InputError, match="would expand to more than"):  # hung in is_zero_matrix, then crashed
         robodyn.load(str(path))
     assert time.perf_counter() - start < 10
+
+
+def test_show_of_a_200_joint_robot_is_bounded(tmp_path, capsys):
+    """It took more than 200 s (loading compiled a 200 x 200 mass matrix; closed forms are for <= 3 joints)."""
+    import importlib.util
+
+    source = Path(__file__).parent / "model" / "test_plausibility.py"  # its robot generator
+    spec = importlib.util.spec_from_file_location("plausibility", source)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    path = module.long_robot(tmp_path / "long.urdf", 200)
+    start = time.perf_counter()
+    code, out, _ = run(capsys, "show", str(path))
+    assert code == 0 and time.perf_counter() - start < 30
+    assert "j199'' : Q = j199_tau" in out and "200 joints" in out
