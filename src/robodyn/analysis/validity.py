@@ -145,10 +145,12 @@ class Validity:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``L, L_max, exponent, radius, tolerance, sim_radius, method, radii, errors`` (errors as
         ``{"relative": [...], "absolute": [...]}``) and ``linear, affine, fit_range, scale, norm, horizon,
-        sim_radii, sim_errors, x_op, u_op, notes``; infinite numbers become ``None`` (null)."""
+        sim_radii, sim_errors, x_op, u_op, notes``; infinite numbers become ``None`` (null), and
+        ``radius_unbounded`` says whether a null radius means "holds at every distance probed" (linear here)."""
         return {
             "model": self.model, "L": _number(self.L), "L_max": _number(self.L_max),
-            "exponent": _number(self.exponent), "radius": _number(self.radius), "tolerance": self.tolerance,
+            "exponent": _number(self.exponent), "radius": _number(self.radius),
+            "radius_unbounded": math.isinf(self.radius), "tolerance": self.tolerance,
             "sim_radius": _number(self.sim_radius), "method": self.method, "radii": _numbers(self.radii),
             "errors": {"relative": _numbers(self.errors[:, 0]), "absolute": _numbers(self.errors[:, 1])},
             "linear": self.linear, "affine": self.affine,
