@@ -100,7 +100,7 @@ def test_validity_and_convergence_figures() -> None:
     trust = robodyn.validity(pendulum, [0.0, 0.0])
     assert isinstance(plots.validity(trust), Figure)
     figure = plots.convergence(robodyn.verify(robodyn.load("joint"), methods=("rk4",)))
-    assert figure.axes[0].get_xlabel() == "step size h"
+    assert figure.axes[0].get_xlabel() == "step size h [s]"
 
 
 def test_curves_are_drawn_through_the_interpolant_not_the_steps() -> None:

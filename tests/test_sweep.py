@@ -191,6 +191,7 @@ def test_robodyn_sweep_is_callable_whatever_was_imported_first():
     import sys
 
     script = ("import robodyn, robodyn.sweep\nfrom robodyn.sweep import parse_range\nrobodyn.load_sweep\n"
+              "import robodyn.sweep as module\nassert callable(module.load_sweep)\n"
               "print(len(robodyn.sweep('pendulum', {'theta': [0.5, 1.0]}, 0.5, progress=False)))\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and done.stdout.strip() == "2", done.stderr

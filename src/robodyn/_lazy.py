@@ -5,7 +5,6 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 
 
@@ -20,15 +19,8 @@ def lazy_names(package: str, table: Mapping[str, str]) -> tuple[Callable[[str], 
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        source = importlib.import_module(module)
-        value = getattr(source, name)
-        here = sys.modules[package]
-        setattr(here, name, value)
-        # importing a submodule binds its name in the package (robodyn.sweep, the module, over the function
-        # robodyn.sweep): the table's names from that module are bound to what the table says again
-        for other, where in table.items():
-            if where == module and isinstance(vars(here).get(other), ModuleType):
-                setattr(here, other, getattr(source, other))
+        value = getattr(importlib.import_module(module), name)
+        setattr(sys.modules[package], name, value)
         return value
 
     def __dir__() -> list[str]:

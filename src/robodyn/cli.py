@@ -7,6 +7,7 @@ exit code 2 (bad input) or 1 (numerical failure). Set ``ROBODYN_DEBUG=1`` to see
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -449,12 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 numerical failure, 2 bad input)."""
     args = build_parser().parse_args(argv)
-    if args.no_progress or getattr(args, "quiet", False):
-        from robodyn.progress import set_quiet
-
-        set_quiet()
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.ExitStack() as stack:
+            if args.no_progress or getattr(args, "quiet", False):  # for this command only (main may run again)
+                from robodyn.progress import quiet
+
+                stack.enter_context(quiet())
             if not os.environ.get("ROBODYN_DEBUG"):  # numpy's, scipy's and lambdify's warnings: the CLI's
                 warnings.simplefilter("ignore")  # stderr is one line, and failures are reported as errors
             code: int = args.run(args)

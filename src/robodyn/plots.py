@@ -233,8 +233,9 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
             unit = f" [{unit_of[name]}]" if name in unit_of else ""
             axes[-1].plot(trajectory.t, values, style, label=literal(f"{label}{unit}"))
         input_units = {unit_of.get(label.split(" = ")[0]) for label, _ in varying}
-        axes[-1].set_ylabel("inputs" + (f" [{literal(input_units.pop())}]" if len(input_units) == 1 and None not in
-                                        input_units else " (units in the legend)"))
+        known = {unit for unit in input_units if unit is not None}
+        axes[-1].set_ylabel("inputs" + (f" [{literal(known.pop())}]" if input_units == known and len(known) == 1
+                                        else " (units in the legend)" if known else ""))
         axes[-1].legend(loc="best")
         axes[-1].grid(alpha=0.3)
     title = f"{literal(trajectory.model)} ({trajectory.stats.method})"

@@ -98,6 +98,13 @@ def _entry(name: str, obj: Any, documented: set[type]) -> list[str]:
     return [f"### `{name}`", "", f"A {type(obj).__name__}: `{obj!r}`"[:200], ""]
 
 
+def _public(module: Any, name: str) -> Any:
+    """The object the name stands for: a submodule of the same name (``robodyn.sweep``, which importing binds in
+    the package) stands for the function it defines."""
+    value = getattr(module, name)
+    return getattr(value, name, value) if inspect.ismodule(value) else value
+
+
 def reference_text() -> str:
     """The reference as Markdown (deterministic: the same text for the same code)."""
     import importlib
@@ -114,13 +121,13 @@ def reference_text() -> str:
     groups = [*_GROUPS, ("Other", tuple(sorted(public - listed)))]
     entries: list[tuple[str, list[tuple[str, Any]]]] = []
     for title, group in groups:
-        present = [(n, getattr(robodyn, n)) for n in group if n in public]
+        present = [(n, _public(robodyn, n)) for n in group if n in public]
         if present:
             entries.append((title, present))
     for title, module in MODULES:
         imported = importlib.import_module(module)
         shown = {n for _, items in entries for n, _ in items}
-        present = [(n, getattr(imported, n)) for n in names[module] if n not in shown]
+        present = [(n, _public(imported, n)) for n in names[module] if n not in shown]
         if present:
             entries.append((title, present))
     documented = {obj for _, items in entries for _, obj in items if inspect.isclass(obj)}
