@@ -456,9 +456,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
             self._factor(self._mass_numeric(t, x, u, p), x)  # raises, naming q, when M is the cause
         return values
 
-    # the base class's loop over the compiled f: a chain's closed forms are for showing small chains only
-    f_many = Model.f_many
-
+    f_many = Model.f_many  # a loop over the compiled f: a chain's closed forms are only for showing small chains
     @functools.cached_property
     def _mass_numeric(self) -> NumericFunction:
         n = self.n_coordinates
@@ -562,8 +560,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
     def equation_terms(self) -> list[tuple[str, Any]] | None:
         return super().equation_terms() if self.has_closed_forms else None
 
-    def latex_text(self) -> str | None:
-        return super().latex_text() if self.has_closed_forms else None  # closed forms swell beyond a few joints
+    def latex_text(self) -> str | None:  # closed forms swell beyond a few joints
+        return super().latex_text() if self.has_closed_forms else None
 
     def latex_lines(self) -> list[str] | None:
         return super().latex_lines() if self.has_closed_forms else None
