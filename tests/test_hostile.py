@@ -20,25 +20,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import robodyn
-from robodyn.cli import main
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn.errors import InputError, ModelFileError, NumericalError, RobodynError
 
 needs_pinocchio = pytest.mark.skipif(importlib.util.find_spec("pinocchio") is None, reason="needs robodyn[urdf]")
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 def write(path: Path, text: str) -> str:

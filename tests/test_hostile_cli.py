@@ -15,8 +15,8 @@ import matplotlib
 import pytest
 
 import robodyn
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn import plots
-from robodyn.cli import main
 from robodyn.signals import Sine
 
 ARM = "examples/planar_arm.yaml"  # two joints q1, q2; the tool frame "tip"
@@ -33,21 +33,6 @@ damping: [[b]]
 stiffness: [[k]]
 units: {{q: '{DOLLAR}', q_dot: '{DOLLAR}/s', u: '{DOLLAR} m'}}
 """
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 @pytest.fixture

@@ -12,26 +12,11 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.cli import main
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn.errors import InputError, UnknownNameError
 from robodyn.report import analyze
 
 DECAY = "kind: first_order\nstates: [x]\ndynamics: {x: -x}\n"
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 @pytest.mark.parametrize("name", ["..", "../../x", "/tmp/robodyn-escape", "a/../../b"])

@@ -27,28 +27,13 @@ pd = pytest.importorskip("pandas")
 pytest.importorskip("pyarrow")
 
 import robodyn  # noqa: E402
+from cli_run import one_line, run  # noqa: E402 - tests/cli_run.py
 from robodyn import sweep_store  # noqa: E402
-from robodyn.cli import main  # noqa: E402
 from robodyn.errors import InputError  # noqa: E402
 from robodyn.sweep import Span, load_sweep, parse_range, sweep  # noqa: E402
 
 M = [1.0, 1.2, 1.4, 1.6, 1.8, 2.0]  # 6 runs in 3 chunks of 2
 SETTINGS: dict[str, Any] = {"chunk_size": 2, "progress": False}
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 def within(seconds: float, call: Callable[[], Any]) -> Any:

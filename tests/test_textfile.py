@@ -31,3 +31,23 @@ def test_parse_json_limited_checks_the_size_before_parsing():
         parse_json_limited(b"[" + b"1," * 10 + b"1]", limit=10)
     with pytest.raises(JsonLimitError, match="nested more than 2"):
         parse_json_limited(b'{"a": {"b": []}}', depth=2)
+
+
+def test_read_regular_refuses_links_fifos_folders_and_large_files(tmp_path):
+    import os
+
+    from robodyn.textfile import UnusableFile, read_regular
+
+    good = tmp_path / "good"
+    good.write_bytes(b"12345")
+    assert read_regular(good, 5) == b"12345" and read_regular(tmp_path / "missing", 5) is None
+    (tmp_path / "link").symlink_to(good)
+    os.mkfifo(tmp_path / "fifo")  # opened without blocking, refused on its descriptor
+    (tmp_path / "folder").mkdir()
+    for name, reason in [("link", "symbolic link"), ("fifo", "a FIFO"), ("folder", "a folder")]:
+        with pytest.raises(UnusableFile, match=reason):
+            read_regular(tmp_path / name, 100)
+    with pytest.raises(UnusableFile, match="5 bytes, larger than the limit of 4"):
+        read_regular(good, 4)
+    with pytest.raises(UnusableFile, match="not mine"):
+        read_regular(good, 100, lambda info: "not mine")

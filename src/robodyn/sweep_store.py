@@ -40,6 +40,7 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import InputError
+from robodyn.textfile import file_kind
 
 __all__ = ["MANIFEST", "MAX_MANIFEST_BYTES", "MAX_TABLE_BYTES", "RECORD_INTERVAL", "Layout", "SweepFolder",
            "iter_parts", "load_sweep", "open_folder", "part_name", "read_manifest", "write_part"]
@@ -53,7 +54,6 @@ MAX_TABLE_BYTES: Final = 2_000_000_000  # a table returned whole (load_sweep, sw
 RECORD_INTERVAL: Final = 1.0  # seconds between two manifest updates while parts complete
 PART_SLACK: Final = 16_000_000  # bytes an unrecorded part may have beyond 16 per value (Parquet's metadata)
 _WARNED: Final = 3  # parts moved aside with a line each on resume; further ones are logged at INFO, then counted
-_FLAGS: Final = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _HEX: Final = frozenset("0123456789abcdef")
 
 
@@ -85,33 +85,17 @@ class Layout:
 
 
 # --- reading files that may be anything ----------------------------------------------------------------------
-def _kind(mode: int) -> str:
-    return ("a folder" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else
-            "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
-
-
 def _read_regular(path: Path, limit: int) -> bytes:
     """The bytes of the regular file ``path`` (FileNotFoundError if there is none); _Unusable when it is a link
     (not followed), a FIFO (not waited on), a folder or device, or larger than ``limit`` bytes."""
+    from robodyn.textfile import UnusableFile, read_regular
+
     try:
-        fd = os.open(path, _FLAGS)
-    except FileNotFoundError:
-        raise
-    except OSError as exc:  # ELOOP: a symbolic link
-        raise _Unusable("a symbolic link" if os.path.islink(path) else exc.strerror or str(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise _Unusable(_kind(info.st_mode))
-        if info.st_size > limit:
-            raise _Unusable(f"{info.st_size} bytes, more than the {limit} expected")
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:
-        raise _Unusable(f"more than the {limit} bytes expected")
+        data = read_regular(path, limit)
+    except UnusableFile as exc:
+        raise _Unusable(str(exc)) from None
+    if data is None:
+        raise FileNotFoundError(path)
     return data
 
 
@@ -344,7 +328,7 @@ class SweepFolder:
             except FileNotFoundError:
                 continue
             if not stat.S_ISREG(mode):
-                aside(path, _kind(mode))
+                aside(path, file_kind(mode))
                 continue
             record = None if records is None else records.get(k)
             if records is not None and record is None:

@@ -14,17 +14,66 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Final
 
 from robodyn.errors import InputError
 
-__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_TEXT_BYTES", "JsonLimitError", "parse_json_limited",
-           "read_text_limited"]
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_TEXT_BYTES", "JsonLimitError", "UnusableFile", "file_kind",
+           "parse_json_limited", "read_regular", "read_text_limited"]
 
 MAX_TEXT_BYTES: Final = 1_000_000  # Model files, URDF files and input tables are text of at most this size.
 MAX_JSON_BYTES: Final = 16_000_000  # Records and manifests robodyn writes are far smaller (a sweep's grid included).
 MAX_JSON_DEPTH: Final = 32  # Nesting of the JSON robodyn writes: at most 4 levels; anything deeper is not ours.
+
+
+_NO_FOLLOW: Final = (os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+                     | getattr(os, "O_CLOEXEC", 0))
+
+
+class UnusableFile(Exception):
+    """A file :func:`read_regular` does not read: a link, a FIFO, a folder or device, too large, or refused by the
+    caller's check; the message says which."""
+
+
+def read_regular(path: str | os.PathLike[str], limit: int,
+                 check: Callable[[os.stat_result], str | None] | None = None) -> bytes | None:
+    """The bytes of the regular file ``path``, None when there is none; :class:`UnusableFile` otherwise.
+
+    Opened without following a symbolic link and without blocking on a FIFO, and checked on the open descriptor
+    before a byte is read (which closes the gap between checking and reading): a regular file of at most
+    ``limit`` bytes for which ``check(stat)`` (the caller's rule: an owner, permissions) returns no objection.
+    At most ``limit + 1`` bytes are read, so a file that grows meanwhile is refused too. What robodyn keeps for
+    itself (the cache, a sweep's folder) is read this way.
+    """
+    try:
+        fd = os.open(path, _NO_FOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:  # ELOOP: a symbolic link
+        raise UnusableFile("a symbolic link" if os.path.islink(path) else exc.strerror or str(exc)) from None
+    try:
+        info = os.fstat(fd)
+        objection = (None if stat.S_ISREG(info.st_mode) else f"not a regular file ({file_kind(info.st_mode)})") \
+            or (check(info) if check is not None else None) \
+            or (f"{info.st_size} bytes, larger than the limit of {limit} bytes" if info.st_size > limit else None)
+        if objection is not None:
+            raise UnusableFile(objection)
+    except BaseException:
+        os.close(fd)
+        raise
+    with os.fdopen(fd, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # it grew while being read
+        raise UnusableFile(f"larger than the limit of {limit} bytes")
+    return data
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular one is, from its ``st_mode`` (of ``os.lstat``: a link is named too)."""
+    return ("a folder" if stat.S_ISDIR(mode) else "a symbolic link" if stat.S_ISLNK(mode) else
+            "a FIFO" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device")
 
 
 class JsonLimitError(ValueError):

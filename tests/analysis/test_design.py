@@ -6,7 +6,6 @@ the rounding of a few products). Placed poles: 1e-8 relative (scipy's Tits–Yan
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -18,26 +17,7 @@ from robodyn.analysis.design import lqr, place
 
 control = pytest.importorskip("control")
 
-DT = 0.01
-
-
-@functools.cache
-def joint() -> LinearSystem:
-    return robodyn.linearize(robodyn.load("joint"), [0.0, 0.0])
-
-
-@functools.cache
-def pendulum(theta: float) -> LinearSystem:
-    return robodyn.linearize(robodyn.load("pendulum"), [theta, 0.0])
-
-
-@functools.cache
-def arm() -> LinearSystem:
-    """The two-link arm linearized where it hangs at rest (undamped: marginally stable)."""
-    model = robodyn.load("two_link_arm")
-    point = robodyn.find_equilibrium(model, {"shoulder_tau": 0.0, "elbow_tau": 0.0, "shoulder_dot": 0.0,
-                                             "elbow_dot": 0.0}, {"shoulder": -1.5, "elbow": 0.1})[0]
-    return robodyn.linearize(model, point.x, point.u)
+from linear_cases import DT, arm, joint, pendulum  # noqa: E402 - tests/analysis/linear_cases.py
 
 
 def close(actual: object, expected: object, rtol: float = 1e-10) -> None:

@@ -28,27 +28,7 @@ from robodyn.analysis.lti import MAX_POINTS, frequency_response, margins, step_g
 control = pytest.importorskip("control")
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::UserWarning", "ignore::FutureWarning")
 
-DT = 0.01
-
-
-@functools.cache
-def joint() -> LinearSystem:
-    return robodyn.linearize(robodyn.load("joint"), [0.0, 0.0])
-
-
-@functools.cache
-def pendulum(theta: float) -> LinearSystem:
-    return robodyn.linearize(robodyn.load("pendulum"), [theta, 0.0])
-
-
-@functools.cache
-def arm() -> LinearSystem:
-    """The two-link arm linearized where it hangs at rest (the equilibrium find_equilibrium finds)."""
-    model = robodyn.load("two_link_arm")
-    point = robodyn.find_equilibrium(model, {"shoulder_tau": 0.0, "elbow_tau": 0.0, "shoulder_dot": 0.0,
-                                             "elbow_dot": 0.0}, {"shoulder": -1.5, "elbow": 0.1})[0]
-    assert point.x[0] == pytest.approx(-math.pi / 2) and point.x[1] == pytest.approx(0.0, abs=1e-12)
-    return robodyn.linearize(model, point.x, point.u)
+from linear_cases import DT, arm, joint, pendulum  # noqa: E402 - tests/analysis/linear_cases.py
 
 
 @functools.cache

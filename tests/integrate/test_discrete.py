@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 
 import robodyn
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn import InputError, LinearSystem, NumericalError, StateFeedback
-from robodyn.cli import main
 from robodyn.integrate.methods import REGISTRY
 from robodyn.signals import Sine, Step
 
@@ -131,21 +131,6 @@ def test_options_the_discrete_path_refuses(kwargs: dict[str, object], match: str
     with pytest.raises(InputError, match=match):
         robodyn.simulate(sampled(), 1.0, [0.0, 0.0], 1.0, **kwargs)  # type: ignore[arg-type]
     assert robodyn.simulate(sampled(), 1.0, dt=DT).t.size == 101  # its own period is accepted
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 def test_the_command_line_refuses_the_discrete_method_on_a_continuous_model(capsys: pytest.CaptureFixture[str]

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.cli import main
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn.errors import InputError, ModelFileError, RobodynWarning
 from robodyn.model.chain import ChainSystem
 from robodyn.model.plausibility import generic_configuration
@@ -32,21 +32,6 @@ from robodyn.rigid.crba import NumericTree
 ROOT = Path(__file__).resolve().parents[2]
 needs_pinocchio = pytest.mark.skipif(importlib.util.find_spec("pinocchio") is None, reason="needs robodyn[urdf]")
 BACKENDS = ["tape", pytest.param("pinocchio", marks=needs_pinocchio)]
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    try:
-        code = main(list(argv))
-    except SystemExit as exc:
-        code = int(exc.code or 0)
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def one_line(err: str) -> str:
-    assert err.count("\n") == 1 and err.startswith("robodyn: error: "), err
-    assert "internal error" not in err and "Traceback" not in err, err
-    return err
 
 
 def write(path: Path, text: str) -> str:

@@ -47,7 +47,7 @@ from typing import IO, Any, Final
 
 from robodyn.atomic import write_bytes_atomic
 from robodyn.errors import InputError
-from robodyn.textfile import MAX_JSON_BYTES
+from robodyn.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
 __all__ = ["MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES", "MAX_NUMBA_INDEX_BYTES",
            "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash",
@@ -191,37 +191,19 @@ def content_hash(*parts: str) -> str:
 def read_private(path: Path, limit: int = MAX_OBJECT_BYTES) -> bytes | None:
     """The bytes of the cache file ``path``, None if there is none; UntrustedFile if it must not be used.
 
-    Opened without following a symbolic link (and without blocking on a FIFO) and checked on the open
-    descriptor before anything is read: a regular file of the current user that neither group nor others may
-    write, of at most ``limit`` bytes (the limit of its kind, ``MAX_*_BYTES``). At most ``limit + 1`` bytes are
-    read, so a file that grows meanwhile is refused too.
+    Read by :func:`robodyn.textfile.read_regular` (no link followed, no FIFO waited on, checked on the open
+    descriptor before anything is read): a regular file of the current user that neither group nor others may
+    write, of at most ``limit`` bytes (the limit of its kind, ``MAX_*_BYTES``).
     """
-    try:
-        fd = os.open(path, os.O_RDONLY | _NOFOLLOW | _NONBLOCK | _CLOEXEC)
-    except FileNotFoundError:
-        return None
-    except OSError as exc:  # ELOOP: a symbolic link
-        if os.path.islink(path):
-            raise UntrustedFile("a symbolic link") from None
-        raise UntrustedFile(exc.strerror or str(exc)) from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise UntrustedFile("not a regular file")
+    def private(info: os.stat_result) -> str | None:
         if _uid() is not None and info.st_uid != _uid():
-            raise UntrustedFile("it belongs to another user")
-        if stat.S_IMODE(info.st_mode) & 0o022:
-            raise UntrustedFile("group or others may write it")
-        if info.st_size > limit:
-            raise UntrustedFile(f"{info.st_size} bytes, larger than the limit of {limit} bytes")
-    except BaseException:
-        os.close(fd)
-        raise
-    with os.fdopen(fd, "rb") as handle:
-        data = handle.read(limit + 1)
-    if len(data) > limit:  # it grew while being read
-        raise UntrustedFile(f"larger than the limit of {limit} bytes")
-    return data
+            return "it belongs to another user"
+        return "group or others may write it" if stat.S_IMODE(info.st_mode) & 0o022 else None
+
+    try:
+        return read_regular(path, limit, private)
+    except UnusableFile as exc:
+        raise UntrustedFile(str(exc)) from None
 
 
 def read_trusted(path: Path, limit: int = MAX_OBJECT_BYTES) -> bytes | None:
