@@ -106,7 +106,7 @@ def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures:
     except RobodynError as exc:  # python-control missing, or no loop to speak of
         return text + f"<p class=\"note\">Margins not available: {html.escape(str(exc))}</p>"
     record["margins"] = loop.to_dict()
-    values = loop.to_dict()
+    values = dict(record["margins"])  # what is shown; the record keeps python-control's numbers
     quantities = (("gain margin", "gain_margin_db", " dB"), ("phase margin", "phase_margin", " deg"),
                   ("phase crossover", "phase_crossover", " rad/s"), ("gain crossover", "gain_crossover", " rad/s"))
     if values["gain_margin"] is not None and values["gain_margin"] > 1e12:  # |L| at rounding level (see notes)
