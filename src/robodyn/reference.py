@@ -9,6 +9,7 @@ from __future__ import annotations
 import inspect
 import re
 from collections.abc import Mapping
+from pathlib import Path, PurePath
 from typing import Any, Final
 
 __all__ = ["MODULES", "public_names", "reference_text"]
@@ -95,7 +96,18 @@ def _entry(name: str, obj: Any, documented: set[type]) -> list[str]:
         return [f"### `{name}{_signature(obj)}`", "", _summary(obj), ""]
     if isinstance(obj, Mapping) or (isinstance(obj, tuple | list | frozenset | set) and len(obj) <= 40):
         return [f"### `{name}`", "", f"A {type(obj).__name__} of {len(obj)} entries: {', '.join(map(str, obj))}.", ""]
+    if isinstance(obj, PurePath):
+        return [f"### `{name}`", "", f"A path inside the installed package: `{_in_package(obj)}`.", ""]
     return [f"### `{name}`", "", f"A {type(obj).__name__}: `{obj!r}`"[:200], ""]
+
+
+def _in_package(path: PurePath) -> str:
+    """``path`` from the folder holding the ``robodyn`` package (the reference is the same in every checkout)."""
+    root = Path(__file__).resolve().parent.parent
+    try:
+        return Path(path).resolve().relative_to(root).as_posix()
+    except ValueError:
+        return Path(path).name
 
 
 def _public(module: Any, name: str) -> Any:
