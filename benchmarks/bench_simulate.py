@@ -223,8 +223,8 @@ def bench_kernel_calls() -> dict[str, float]:
     kernel module, the same model functions, side by side. Goal (issue 16): per-step speed not worse."""
     import dataclasses
 
-    from robodyn.codegen.module import kernel_module as numba_kernels
     from robodyn.integrate.events import resolve_events
+    from robodyn.integrate.kernel_module import kernel_module as numba_kernels
     from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch
     from robodyn.signals.inputs import resolve_inputs
 

@@ -374,7 +374,7 @@ def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys, tmp_path):
     code, out, err = run(capsys, "convert", str(urdf), "--to", str(target))
     assert code == 0 and err == "" and f"wrote {target}" in out
     from robodyn import load
-    from robodyn.model.urdf_chain import chain_from_urdf
+    from robodyn.model.chain.urdf import chain_from_urdf
 
     converted, direct = load(target), chain_from_urdf(urdf)
     x = np.linspace(-0.5, 0.5, direct.n_states)

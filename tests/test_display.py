@@ -106,7 +106,7 @@ def test_symbolic_model_shows_its_equations() -> None:
         assert word in text
     # issue 23: typeset as SVG in the HTML itself (front ends without MathJax showed "$$...$$" as source); the
     # LaTeX of each line stays in the SVG's title, for copying and screen readers
-    assert "$$" not in html and html.count("<svg") == len(robodyn.formulas.formulas(model)) >= 3
+    assert "$$" not in html and html.count("<svg") == len(robodyn.display.formulas.formulas(model)) >= 3
     assert r"<title>M_{\theta} = l^{2}\,m</title>" in html
     assert "m/s^2" in text and "kg" in text  # the parameters with their units
 

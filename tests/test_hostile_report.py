@@ -98,7 +98,7 @@ def test_a_long_sum_parses_and_shows_in_seconds(tmp_path):
 
 
 def test_an_expression_beyond_the_display_budget_is_not_printed():
-    from robodyn.model import budget
+    from robodyn import budget
 
     rhs = robodyn.load("pendulum").rhs_expr[0]  # -g*l*m*sin(theta) + tau: 9 nodes
     assert budget.within(rhs, 9) and not budget.within(rhs, 8)

@@ -30,7 +30,7 @@ def test_loading_a_model_imports_neither_scipy_nor_numba(name):
 
 def test_the_expression_parser_does_not_import_the_model_classes():
     modules = _imported_by("import robodyn.model.expr")
-    assert not {"robodyn.model.files", "robodyn.model.mechanical", "yaml"} & modules
+    assert not {"robodyn.model.files.loading", "robodyn.model.mechanical", "yaml"} & modules
 
 
 def test_the_command_line_imports_the_analyses_on_demand():
@@ -39,11 +39,11 @@ def test_the_command_line_imports_the_analyses_on_demand():
     assert not heavy, f"import robodyn.cli imported {sorted(heavy)}"
 
 
-@pytest.mark.parametrize("code", ["import robodyn", "import robodyn.cli", "import robodyn.model.files",
-                                  "import robodyn.model.cached", "import robodyn.model.catalog"])
+@pytest.mark.parametrize("code", ["import robodyn", "import robodyn.cli", "import robodyn.model.files.loading",
+                                  "import robodyn.model.files.cached", "import robodyn.model.files.catalog"])
 def test_the_package_the_command_line_and_model_loading_import_no_sympy(code):
     modules = _imported_by(code)
-    heavy = {"sympy", "numba", "yaml", "scipy", "rich", *PLOTTING, "robodyn.model.reader"} & modules
+    heavy = {"sympy", "numba", "yaml", "scipy", "rich", *PLOTTING, "robodyn.model.files.reader"} & modules
     assert not heavy, f"{code} imported {sorted(heavy)}"
 
 

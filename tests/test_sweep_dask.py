@@ -1,4 +1,4 @@
-"""robodyn.sweep on a dask.distributed cluster (robodyn.sweep_dask): the same table as one process, resume,
+"""robodyn.sweep on a dask.distributed cluster (robodyn.sweep.cluster): the same table as one process, resume,
 a worker killed mid-sweep, an unreachable scheduler, a reducer that raises.
 
 One 2-worker LocalCluster (1 thread each) is shared by the module; the test that kills a worker runs last.
@@ -25,8 +25,8 @@ distributed = pytest.importorskip("distributed")
 import pandas as pd  # noqa: E402
 from pandas.testing import assert_frame_equal  # noqa: E402
 
-from robodyn import sweep_dask  # noqa: E402
 from robodyn.errors import InputError  # noqa: E402
+from robodyn.sweep import cluster as sweep_dask  # noqa: E402
 from robodyn.sweep import load_sweep, sweep  # noqa: E402
 
 GRID = {"theta": np.linspace(-2.5, 2.5, 7), "theta_dot": np.linspace(-1.0, 1.0, 5)}  # 35 samples

@@ -12,7 +12,6 @@ import logging
 import os
 import shutil
 import socket
-import sys
 import threading
 import time
 import tracemalloc
@@ -28,9 +27,9 @@ pytest.importorskip("pyarrow")
 
 import robodyn  # noqa: E402
 from cli_run import one_line, run  # noqa: E402 - tests/cli_run.py
-from robodyn import sweep_store  # noqa: E402
 from robodyn.errors import InputError  # noqa: E402
 from robodyn.sweep import Span, load_sweep, parse_range, sweep  # noqa: E402
+from robodyn.sweep import store as sweep_store  # noqa: E402
 
 M = [1.0, 1.2, 1.4, 1.6, 1.8, 2.0]  # 6 runs in 3 chunks of 2
 SETTINGS: dict[str, Any] = {"chunk_size": 2, "progress": False}
@@ -276,7 +275,7 @@ def impostor(request: pytest.FixtureRequest) -> Iterator[tuple[str, str]]:
 def test_a_server_that_is_no_scheduler_is_an_input_error_within_the_timeout(
         impostor: tuple[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pytest.importorskip("distributed")
-    from robodyn import sweep_dask
+    from robodyn.sweep import cluster as sweep_dask
 
     monkeypatch.setattr(sweep_dask, "CONNECT_TIMEOUT", 2.0)
     kind, address = impostor  # was: a hang past 120 s (silent), MemoryError of 3.07 EiB (HTTP)
@@ -337,9 +336,7 @@ def test_a_table_over_the_memory_budget_is_refused_before_any_work(tmp_path: Pat
 
 def test_a_sweep_of_1e8_runs_into_a_folder_starts_in_bounded_memory(tmp_path: Path,
                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    import robodyn.sweep  # noqa: F401 - the module; robodyn.sweep itself is the function
-
-    module = sys.modules["robodyn.sweep"]
+    import robodyn.sweep.run as module
 
     class Started(Exception):
         pass
@@ -368,10 +365,8 @@ def test_a_sweep_of_1e8_runs_into_a_folder_starts_in_bounded_memory(tmp_path: Pa
 
 def test_the_command_line_does_not_load_the_table_and_plots_a_coarser_grid(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import robodyn.cli_sweep as cli_sweep
-    import robodyn.sweep  # noqa: F401 - the module; robodyn.sweep itself is the function
-
-    module = sys.modules["robodyn.sweep"]
+    import robodyn.cli.sweep as cli_sweep
+    import robodyn.sweep.run as module
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("the whole table was loaded")
@@ -454,9 +449,7 @@ def test_out_that_is_a_file_is_an_input_error(tmp_path: Path) -> None:
 
 def test_the_command_line_refuses_bad_seeds_and_outputs_before_simulating(
         capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import robodyn.sweep  # noqa: F401 - the module; robodyn.sweep itself is the function
-
-    module = sys.modules["robodyn.sweep"]
+    import robodyn.sweep.run as module
 
     def never(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("a chunk was simulated")

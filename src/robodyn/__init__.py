@@ -32,10 +32,10 @@ from robodyn.errors import (
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
     "BatchTrajectory": "robodyn.trajectory",
-    "CATALOG": "robodyn.model.catalog",
+    "CATALOG": "robodyn.model.files.catalog",
     "Classification": "robodyn.analysis.classify",
     "Controllability": "robodyn.analysis.controllability",
-    "Event": "robodyn.integrate.events",
+    "Event": "robodyn.model.events",
     "Existence": "robodyn.analysis.existence",
     "LTVSystem": "robodyn.analysis.ltv",
     "LagrangianSystem": "robodyn.model.lagrange",
@@ -77,14 +77,14 @@ _LAZY: dict[str, str] = {
     "linearize_trajectory": "robodyn.analysis.ltv",
     "lipschitz": "robodyn.analysis.existence",
     "lqr": "robodyn.analysis.design",
-    "load": "robodyn.model.files",
-    "load_file": "robodyn.model.files",
+    "load": "robodyn.model.files.loading",
+    "load_file": "robodyn.model.files.loading",
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.analysis.modes",
     "modes": "robodyn.analysis.modes",
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.analysis.design",
-    "read_model_text": "robodyn.model.files",
+    "read_model_text": "robodyn.model.files.loading",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
     "sweep": "robodyn.sweep",
@@ -106,14 +106,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.validity import Validity, validity
     from robodyn.analysis.verify import Verification, verify
-    from robodyn.integrate.events import Event
     from robodyn.integrate.simulate import simulate
     from robodyn.kinematics.animate import animate
     from robodyn.kinematics.frames import Kinematics, Pose
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
-    from robodyn.model.catalog import CATALOG
-    from robodyn.model.files import load, load_file, read_model_text
+    from robodyn.model.events import Event
+    from robodyn.model.files.catalog import CATALOG
+    from robodyn.model.files.loading import load, load_file, read_model_text
     from robodyn.model.lagrange import LagrangianSystem
     from robodyn.model.linear import LinearSystem
     from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping

@@ -126,7 +126,7 @@ def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
 
     model = trajectory.source
     t = trajectory.t
-    if model is None or len(t) >= points or len(t) < 2 or getattr(model, "sample_period", None) is not None \
+    if model is None or len(t) >= points or len(t) < 2 or model.sample_period is not None \
             or not np.all(np.diff(t) > 0):
         return trajectory
     p = model.parameter_vector(trajectory.params)

@@ -11,8 +11,8 @@ import sympy
 import robodyn
 from robodyn.analysis.linearize import linearize, operating_point
 from robodyn.errors import InputError
-from robodyn.model.catalog import catalog_text
-from robodyn.model.files import read_model_text
+from robodyn.model.files.catalog import catalog_text
+from robodyn.model.files.loading import read_model_text
 
 G = 9.81  # the catalog pendulum: m = 1, l = 1, I = 1
 

@@ -25,7 +25,7 @@ import pytest
 
 from robodyn.codegen import cache, loader, native, objects
 from robodyn.errors import InputError
-from robodyn.model import cached
+from robodyn.model.files import cached
 
 VERSION = f"py{sys.version_info.major}{sys.version_info.minor}"
 NOBODY = 65534

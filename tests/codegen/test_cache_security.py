@@ -28,7 +28,7 @@ CHILD = """
 import numpy as np
 import robodyn
 from robodyn.codegen import native
-from robodyn.codegen.module import compiled_module
+from robodyn.model.compiled import compiled_module
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data
 from robodyn.rigid.tape import Tape
 

@@ -17,8 +17,8 @@ import robodyn
 import robodyn.codegen.loader as codegen_loader
 from robodyn import InputError
 from robodyn.codegen.cache import cache_dir, content_hash
-from robodyn.codegen.module import compiled_module, module_text
 from robodyn.codegen.source import UNROLL_LIMIT
+from robodyn.model.compiled import compiled_module, module_text
 
 Point = tuple[float, np.ndarray, np.ndarray, np.ndarray]
 

@@ -16,9 +16,9 @@ import pytest
 
 import robodyn
 from robodyn.codegen.loader import load_generated
-from robodyn.codegen.module import jacobian_text, module_text
 from robodyn.codegen.native import native_address
 from robodyn.codegen.pyir import Unsupported, function_ir
+from robodyn.model.compiled import jacobian_text, module_text
 
 ROOT = Path(__file__).resolve().parents[2]
 _C = ctypes.CFUNCTYPE(None, ctypes.c_double, *([ctypes.c_void_p] * 4))

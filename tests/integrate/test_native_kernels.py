@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.codegen.module import kernel_module as numba_kernels
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import resolve_events
+from robodyn.integrate.kernel_module import kernel_module as numba_kernels
 from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch
 from robodyn.integrate.native_kernels import NativeKernels
 from robodyn.signals import Sine, Step

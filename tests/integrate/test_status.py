@@ -11,9 +11,9 @@ import kernel_harness as kh
 import pytest
 
 import robodyn
-from robodyn.codegen.module import KERNEL_TEMPLATE, kernel_module_text
 from robodyn.errors import NumericalError
 from robodyn.integrate import status
+from robodyn.integrate.kernel_module import KERNEL_TEMPLATE, kernel_module_text
 from robodyn.integrate.kernels import _failure
 from robodyn.integrate.status import (
     CODES,

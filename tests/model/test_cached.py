@@ -1,4 +1,4 @@
-"""The parsed-model cache (robodyn.model.cached): a warm load gives the same numbers without sympy."""
+"""The parsed-model cache (robodyn.model.files.cached): a warm load gives the same numbers without sympy."""
 
 import json
 import os
@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.model import cached
-from robodyn.model.cached import DELEGATED, CachedModel, cached_model, load_cached, record_path
-from robodyn.model.catalog import catalog_text
-from robodyn.model.files import model_text, read_model_text, source_stem
+from robodyn.model.files import cached
+from robodyn.model.files.cached import DELEGATED, CachedModel, cached_model, load_cached, record_path
+from robodyn.model.files.catalog import catalog_text
+from robodyn.model.files.loading import model_text, read_model_text, source_stem
 from robodyn.model.system import Model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -61,13 +61,13 @@ def test_the_record_holds_the_full_models_numeric_facts(name):
     assert dict(model.derived_parameters) == dict(full.derived_parameters)
     assert model.units() == full.units() and model.position_limits() == full.position_limits()
     assert model.jacobian_method == full.jacobian_method and model.outputs_are_states == full.outputs_are_states
-    assert model.classification_basis == full.classification_basis
     assert model.linear_by_construction() == full.linear_by_construction()
     assert model.kernel_rhs_source() == full.kernel_rhs_source()  # the same generated code
     assert model.kernel_jacobian_source() == full.kernel_jacobian_source()
     assert model.kernel_output_source() == full.kernel_output_source()
     table, own = model.symbol_table(), full.symbol_table()
     assert (table.x_symbols, table.u_symbols, table.p_symbols) == (own.x_symbols, own.u_symbols, own.p_symbols)
+    assert table.t_symbol == own.t_symbol
     assert model._source._full is None  # all of it without parsing the file
 
 
@@ -226,7 +226,8 @@ _SCRIPT = textwrap.dedent("""
     sys.meta_path.insert(0, Watch())
     import robodyn.cli
     code = robodyn.cli.main(sys.argv[1:])
-    heavy = ("sympy", "matplotlib", "rich", "pandas", "robodyn.model.yamlio", "robodyn.model.reader", "numba", "scipy")
+    heavy = ("sympy", "matplotlib", "rich", "pandas", "robodyn.model.files.yamlio", "robodyn.model.files.reader",
+             "numba", "scipy")
     print(json.dumps({"code": code, "sympy from": Watch.first,
                       "at exit": sorted(m for m in heavy if m in sys.modules)}))
 """)
@@ -260,9 +261,10 @@ def warm_runs(tmp_path_factory):
 def test_a_warm_simulate_command_parses_no_model_and_model_loading_imports_no_sympy(warm_runs):
     for model, (cold, warm) in warm_runs.items():
         assert cold["code"] == warm["code"] == 0
-        assert "robodyn.model.reader" in cold["at exit"]  # the first process parsed the file
+        assert "robodyn.model.files.reader" in cold["at exit"]  # the first process parsed the file
         loaded = set(warm["at exit"])
-        assert not {"matplotlib", "rich", "pandas", "robodyn.model.yamlio", "robodyn.model.reader"} & loaded, model
+        light = {"matplotlib", "rich", "pandas", "robodyn.model.files.yamlio", "robodyn.model.files.reader"}
+        assert not light & loaded, model
 
 
 def test_a_warm_simulate_command_imports_no_sympy_at_all(warm_runs):

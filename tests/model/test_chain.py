@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 
 import robodyn
 from robodyn.errors import ModelFileError
-from robodyn.model.chain import ChainSystem, Joint, Link
-from robodyn.model.files import read_model_text
+from robodyn.model.chain.system import ChainSystem, Joint, Link
+from robodyn.model.files.loading import read_model_text
 from robodyn.model.lagrange import LagrangianSystem
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

@@ -1,4 +1,4 @@
-"""Kinematic outputs of chains (robodyn.model.chain_outputs): values from the frames, exact C and D.
+"""Kinematic outputs of chains (robodyn.model.chain.outputs): values from the frames, exact C and D.
 
 References: the frame pose and Jacobian of robodyn.kinematics (themselves checked against Pinocchio in
 tests/kinematics/test_frames.py), central differences of h for C, and the joint expressions evaluated here.

@@ -22,7 +22,7 @@ import pytest
 import sympy
 
 import robodyn
-from robodyn.model.chain import ChainSystem
+from robodyn.model.chain.system import ChainSystem
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAINS = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "tests" / "data").glob("*.yaml"))

@@ -323,7 +323,7 @@ def test_alias_in_a_model_file_is_rejected(tmp_path):
 
 
 @pytest.mark.parametrize("name", ["robot.urdf", "arm.URDF", "/some/dir/robot.urdf"])
-def test_missing_urdf_is_an_input_error(name):  # .urdf goes to robodyn.model.urdf (tests/model/test_urdf.py)
+def test_missing_urdf_is_an_input_error(name):  # .urdf goes to robodyn.model.chain.pinocchio (tests/model/test_urdf.py)
     with pytest.raises(InputError, match=re.escape(name) + r": no such file|install robodyn\[urdf\]"):
         robodyn.load(name)
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import robodyn
 from robodyn import InputError, LagrangianSystem
-from robodyn.model.catalog import catalog_text
-from robodyn.model.files import read_model_text
+from robodyn.model.files.catalog import catalog_text
+from robodyn.model.files.loading import read_model_text
 
 # The catalog pendulum with I a free parameter (the catalog derives it, I = m l^2): m, g, l and I told apart.
 PENDULUM = read_model_text(catalog_text("pendulum").replace("I: m*l**2", "I: 1.0"), "free_inertia.yaml")

@@ -25,7 +25,7 @@ import pytest
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
 from robodyn.errors import InputError, ModelFileError, RobodynWarning
-from robodyn.model.chain import ChainSystem
+from robodyn.model.chain.system import ChainSystem
 from robodyn.model.plausibility import generic_configuration
 from robodyn.rigid.crba import NumericTree
 
@@ -338,7 +338,7 @@ def test_file_kinds_report_the_same_way(tmp_path, text):
 
 
 def test_catalog_and_example_models_still_load():
-    from robodyn.model import catalog
+    from robodyn.model.files import catalog
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobodynWarning)

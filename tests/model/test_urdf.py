@@ -1,5 +1,5 @@
-"""Tests for URDF robots on both backends — robodyn's compiled tape (robodyn.model.urdf_chain, the default)
-and Pinocchio (robodyn.model.urdf) — against a hand-written Lagrangian model and against each other.
+"""Tests for URDF robots on both backends — robodyn's compiled tape (robodyn.model.chain.urdf, the default)
+and Pinocchio (robodyn.model.chain.pinocchio) — against a hand-written Lagrangian model and against each other.
 
 Reference for the two-link arm: M. W. Spong, S. Hutchinson, M. Vidyasagar, *Robot Modeling and
 Control*, section 7.4.2 (two-link planar manipulator). The URDF's axes point along -y, so positive angles
@@ -20,8 +20,8 @@ pinocchio = pytest.importorskip("pinocchio")
 import robodyn  # noqa: E402
 from robodyn import InputError, LagrangianSystem  # noqa: E402
 from robodyn.cli import main  # noqa: E402
-from robodyn.model.urdf import INSTALL_HINT, JointLimits, UrdfSystem, load_urdf  # noqa: E402
-from robodyn.model.urdf_chain import UrdfRobot  # noqa: E402
+from robodyn.model.chain.pinocchio import INSTALL_HINT, JointLimits, UrdfSystem, load_urdf  # noqa: E402
+from robodyn.model.chain.urdf import UrdfRobot  # noqa: E402
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 TWO_LINK = EXAMPLES / "two_link_arm.urdf"

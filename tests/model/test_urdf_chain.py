@@ -1,4 +1,4 @@
-"""URDF robots lowered to the compiled tape (robodyn.model.urdf_chain) against Pinocchio on every robot that
+"""URDF robots lowered to the compiled tape (robodyn.model.chain.urdf) against Pinocchio on every robot that
 example-robot-data ships, each as a fixed-base tree (Pinocchio reads the same files from the installed package):
 the arms, and the legged robots, hands and humanoids with their base fixed. Robots with more than
 SLOW_ABOVE coordinates are marked slow (``pytest -m slow``); mimic joints are checked against Pinocchio's
@@ -21,7 +21,7 @@ import pytest
 from pinocchio_reference import ROBOTS, coupling
 from pinocchio_reference import configuration as pinocchio_configuration
 from robodyn.errors import ModelFileError
-from robodyn.model.urdf_chain import chain_from_urdf
+from robodyn.model.chain.urdf import chain_from_urdf
 
 pin = pytest.importorskip("pinocchio")
 
@@ -175,7 +175,7 @@ links:
 @pytest.mark.parametrize("relative", ["panda_description/urdf/panda.urdf", "kinova_description/robots/kinova.urdf"])
 def test_converted_chain_file_has_the_same_dynamics(tmp_path: Path, relative: str) -> None:
     import robodyn
-    from robodyn.model.urdf_chain import chain_yaml
+    from robodyn.model.chain.urdf import chain_yaml
 
     path = ROBOTS / relative  # type: ignore[operator]
     text = chain_yaml(path)

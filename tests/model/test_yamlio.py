@@ -1,4 +1,4 @@
-"""Reading YAML safely, with the line of every value (robodyn.model.yamlio)."""
+"""Reading YAML safely, with the line of every value (robodyn.model.files.yamlio)."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ import time
 import pytest
 
 from robodyn.errors import InputError, ModelFileError
-from robodyn.model import yamlio
-from robodyn.model.yamlio import Document, read_yaml
+from robodyn.model.files import yamlio
+from robodyn.model.files.yamlio import Document, read_yaml
 
 
 def test_plain_document_is_read_with_lines():

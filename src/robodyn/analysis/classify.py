@@ -10,9 +10,11 @@ Definitions (for x' = f(t, x, u), or M(q) q'' = Q - c for second-order models):
 - **homogeneous**: no input enters f and f(t, 0, 0) = 0 — no forcing or source term;
 - **autonomous**: x' = f(x): t does not appear in f and no input enters it.
 
-Symbolic models are classified exactly from their expressions (``method="symbolic"``), linear models
-from their matrices (``"structural"``), plain callables by sampling at random points (``"sampled"``,
-with a counter-example when a property fails).
+A model is classified exactly from its expressions when it has them (its ``symbolic_form()``,
+``method="symbolic"``), else from the matrices of its exact ``linear_model()`` (``"structural"``), else by
+sampling f at random points (``"sampled"``, with a counter-example when a property fails). The expression-level
+decisions (affine in x and u, t appearing) are :mod:`robodyn.model.symbolic_form`'s, shared with a model's
+``affine_form``.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ import sympy
 
 from robodyn import display
 from robodyn.errors import InputError
-from robodyn.model.expr import MAX_EXPANDED_TERMS, TIME, expand_bounded, expanded_terms
-from robodyn.model.system import Model, require_model
+from robodyn.model.expr import MAX_EXPANDED_TERMS, expanded_terms
+from robodyn.model.protocol import ModelContract
+from robodyn.model.symbolic_form import SymbolicForm, expanded, linearity, names_of, time_dependence
+from robodyn.model.system import require_model
 
 __all__ = ["Classification", "classify"]
 
@@ -112,7 +116,7 @@ class Classification:
         return display.block(parts)
 
 
-def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classification:
+def classify(model: ModelContract, *, samples: int = 16, seed: int = 0) -> Classification:
     """Classify ``model`` (see the module docstring for the definitions).
 
     Parameters
@@ -123,15 +127,16 @@ def classify(model: Model, *, samples: int = 16, seed: int = 0) -> Classificatio
         Number of random points and the random seed, used only for models given as plain callables.
     """
     require_model(model, "classify")
-    basis = model.classification_basis
-    if basis == "structural":
-        return _classify_linear(model)
-    if basis == "symbolic":
-        return _classify_symbolic(model)
+    form = model.symbolic_form()
+    if form is not None:
+        return _classify_symbolic(model, form)
+    linear = model.linear_model()
+    if linear is not None:
+        return _classify_linear(model, linear)
     return _classify_sampled(model, samples, seed)
 
 
-def _shape_verdicts(model: Model) -> tuple[int, int, dict[str, str]]:
+def _shape_verdicts(model: ModelContract) -> tuple[int, int, dict[str, str]]:
     if model.order == 2:
         n = model.n_states // 2
         coords = ", ".join(model.states[:n])
@@ -151,83 +156,27 @@ def _shape_verdicts(model: Model) -> tuple[int, int, dict[str, str]]:
 
 
 # --- symbolic ---------------------------------------------------------------------------------------
-def _equations(model: Any) -> list[tuple[str, sympy.Expr]]:
-    """(label, expression) for every expression of f: explicit rows, or M(q) and Q - c."""
-    equations = model.classification_equations()
-    assert equations is not None  # the model said its basis is symbolic
-    return list(equations)
-
-
-def _names(symbols: set[sympy.Basic]) -> str:
-    return ", ".join(sorted(str(s) for s in symbols))
-
-
-def _nonlinear_term(expr: sympy.Expr, variables: set[sympy.Symbol]) -> sympy.Expr | None:
-    """The smallest sub-expression that makes ``expr`` nonlinear in ``variables`` (a best effort)."""
-    products = []
-    for node in sympy.preorder_traversal(expr):
-        if not node.free_symbols & variables:
-            continue
-        if isinstance(node, sympy.Function | sympy.Abs | sympy.sign | sympy.Min | sympy.Max):
-            return node
-        if isinstance(node, sympy.Pow) and node.exp != 1:
-            return node
-        if isinstance(node, sympy.Mul) and sum(bool(a.free_symbols & variables) for a in node.args) > 1:
-            products.append(node)
-    return products[-1] if products else None
-
-
-_EXPAND_LIMIT = 2000  # Operations up to which expressions are expanded before deciding (cancellation).
-
-
-def _expanded(expr: sympy.Expr) -> sympy.Expr:
-    """``expr`` with products and powers multiplied out, so that cancelling terms vanish (small ones only)."""
-    if sympy.count_ops(expr) > _EXPAND_LIMIT:
-        return expr
-    expanded = expand_bounded(expr)
-    return expr if expanded is None else expanded
-
-
-def _linearity(model: Any, equations: list[tuple[str, sympy.Expr]]) -> tuple[bool, str]:
-    variables = set(model.x_symbols) | set(model.u_symbols)
-    reason = model.linear_by_construction()
-    if reason is not None:
-        return True, reason
-    for label, expr in equations:
-        if label.startswith("the mass matrix"):
-            depends = expr.free_symbols & variables
-            if depends:
-                return False, f"{label} = {sympy.sstr(expr)} depends on {_names(depends)}"
-            continue
-        for v in variables & expr.free_symbols:
-            derivative = sympy.diff(expr, v)
-            if derivative.free_symbols & variables:
-                term = _nonlinear_term(expr, variables) or derivative
-                inner = term.free_symbols & variables
-                return False, f"{sympy.sstr(term)} in {label} makes it nonlinear in {_names(inner)}"
-    return True, "every term is a constant times a state or input, or a forcing term"
-
-
 def _first_term_with(expr: sympy.Expr, symbols: set[sympy.Symbol]) -> sympy.Expr:
-    terms = [a for a in sympy.Add.make_args(_expanded(expr)) if a.free_symbols & symbols]
+    terms = [a for a in sympy.Add.make_args(expanded(expr)) if a.free_symbols & symbols]
     return terms[0] if terms else expr
 
 
-def _classify_symbolic(model: Any) -> Classification:
-    """From the expressions of a symbolic model (its symbol table: x_symbols, u_symbols, h_expr)."""
+def _classify_symbolic(model: ModelContract, form: SymbolicForm) -> Classification:
+    """From the model's labelled expressions (its ``symbolic_form()``)."""
     order, dimension, reasons = _shape_verdicts(model)
-    equations = [(label, _expanded(e)) for label, e in _equations(model)]
-    linear, reasons["linear"] = _linearity(model, equations)
-    inputs = set(model.u_symbols)
+    form = form.expanded()
+    linear, reasons["linear"] = linearity(form)
+    inputs = set(form.inputs)
+    equations = [(e.label, e.expr) for e in form.equations]
 
-    timed = [(label, e) for label, e in equations if e.has(TIME)]
-    timed_out = [(f"the output {n}", e) for n, e in zip(model.outputs, model.h_expr) if e.has(TIME)]
-    time_invariant = not (timed or timed_out)
+    timed = time_dependence(form, outputs=False)
+    timed_all = time_dependence(form)
+    time_invariant = not timed_all
     if time_invariant:
         reasons["time_invariant"] = "t does not appear in the dynamics or the outputs"
     else:
-        label, expr = (timed or timed_out)[0]
-        reasons["time_invariant"] = f"t appears in {label} (term {sympy.sstr(_first_term_with(expr, {TIME}))})"
+        label, expr = timed_all[0]
+        reasons["time_invariant"] = f"t appears in {label} (term {sympy.sstr(_first_term_with(expr, {form.time}))})"
 
     forced = [(label, e) for label, e in equations if e.free_symbols & inputs]
     homogeneous = not forced
@@ -235,11 +184,12 @@ def _classify_symbolic(model: Any) -> Classification:
         label, expr = forced[0]
         used = expr.free_symbols & inputs
         term = _first_term_with(expr, used)
-        reasons["homogeneous"] = f"the input {_names(used)} enters {label} (term {sympy.sstr(term)})"
+        reasons["homogeneous"] = f"the input {names_of(used)} enters {label} (term {sympy.sstr(term)})"
     else:
-        variables = set(model.x_symbols) | set(model.u_symbols)
-        for label, expr in equations:
-            if label.startswith("the mass matrix"):
+        variables = form.variables
+        for equation in form.equations:
+            label, expr = equation.label, equation.expr
+            if equation.role == "mass":
                 continue
             rest = expr.subs({s: 0 for s in expr.free_symbols & variables})  # only its own: O(size), not O(n)
             is_zero = rest.is_zero
@@ -259,7 +209,7 @@ def _classify_symbolic(model: Any) -> Classification:
     if autonomous:
         reasons["autonomous"] = "x' = f(x): neither t nor an input appears in the dynamics"
     elif forced:
-        reasons["autonomous"] = f"inputs ({_names(set().union(*(e.free_symbols & inputs for _, e in forced)))}) "\
+        reasons["autonomous"] = f"inputs ({names_of(set().union(*(e.free_symbols & inputs for _, e in forced)))}) "\
                                 "make x' depend on t through u(t)"
     else:
         reasons["autonomous"] = f"t appears explicitly in {timed[0][0]}"
@@ -270,10 +220,9 @@ def _classify_symbolic(model: Any) -> Classification:
 
 
 # --- linear -----------------------------------------------------------------------------------------
-def _classify_linear(model: Model) -> Classification:
+def _classify_linear(model: ModelContract, linear: Any) -> Classification:
+    """From the matrices of the model's exact ``linear_model()``."""
     order, dimension, reasons = _shape_verdicts(model)
-    linear = model.linear_model()
-    assert linear is not None and linear.B is not None  # the model said its basis is structural
     driven = [linear.inputs[j] for j in range(linear.n_inputs) if np.any(linear.B[:, j] != 0)]
     reasons["linear"] = "x' = A x + B u with constant matrices"
     reasons["time_invariant"] = "A, B, C and D are constant"
@@ -297,11 +246,11 @@ def _close(a: np.ndarray, b: np.ndarray, *scales: np.ndarray) -> bool:
     return float(np.max(np.abs(a - b), initial=0.0)) <= _SAMPLE_RTOL * max(scale, 1e-12)
 
 
-def _point(model: Model, x: np.ndarray, u: np.ndarray) -> dict[str, float]:
+def _point(model: ModelContract, x: np.ndarray, u: np.ndarray) -> dict[str, float]:
     return {**dict(zip(model.states, x.tolist())), **dict(zip(model.inputs, u.tolist()))}
 
 
-def _classify_sampled(model: Model, samples: int, seed: int) -> Classification:
+def _classify_sampled(model: ModelContract, samples: int, seed: int) -> Classification:
     order, dimension, reasons = _shape_verdicts(model)
     rng = np.random.default_rng(seed)
     n, m = model.n_states, model.n_inputs

@@ -55,7 +55,8 @@ from robodyn.analysis.linearize import _central
 from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
-from robodyn.model.system import Model, Values, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, require_model
 
 __all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
 
@@ -78,7 +79,7 @@ ADVICE: Final = ("try other guesses, more starts, or fix more variables; if no v
 JacobianFunction: TypeAlias = Callable[[float, Array, Array, Array], Array]
 
 
-def _exact_jacobian(model: Model) -> JacobianFunction | None:
+def _exact_jacobian(model: ModelContract) -> JacobianFunction | None:
     """[df/dx | df/du] ``(n, n + m)`` at a point, when the model has exact derivatives."""
     if model.jacobian_method is None:
         return None
@@ -89,7 +90,7 @@ def _exact_jacobian(model: Model) -> JacobianFunction | None:
 class _Problem:
     """f(t, x, u, p) as a function of the unknowns z ``(k,)``; ``base`` ``(n + m,)`` holds the fixed values."""
 
-    model: Model
+    model: ModelContract
     time: float
     p: Array
     base: Array
@@ -256,7 +257,7 @@ def _check_options(starts: int, tol: float, seed: int | None) -> None:
 
 
 # --- holding torque ----------------------------------------------------------------------------------------
-def _holding_applies(model: Model, fixed: Mapping[int, float]) -> bool:
+def _holding_applies(model: ModelContract, fixed: Mapping[int, float]) -> bool:
     """All coordinates fixed, velocities fixed to 0 or free, some input free (indices into [x, u])."""
     manipulator = model.manipulator()
     if manipulator is None or model.n_inputs == 0:
@@ -268,7 +269,7 @@ def _holding_applies(model: Model, fixed: Mapping[int, float]) -> bool:
     return coordinates_fixed and velocities_rest and inputs_free
 
 
-def _holding_input(model: Model, time: float, p: Array, base: Array,
+def _holding_input(model: ModelContract, time: float, p: Array, base: Array,
                    free_inputs: NDArray[np.intp]) -> Array | None:
     """u solving Q - c = 0 at rest when that is affine in the free inputs, else None.
 
@@ -279,6 +280,7 @@ def _holding_input(model: Model, time: float, p: Array, base: Array,
     x, u0 = base[:n2], base[n2:].copy()
     u0[free_inputs] = 0.0
     manipulator = model.manipulator()
+    assert manipulator is not None  # the caller asked for a second-order model's parts
     r0, dr_du = manipulator.rhs_terms(time, x, u0, p)
     D = dr_du[:, free_inputs]
     u1 = u0.copy()
@@ -294,7 +296,7 @@ def _holding_input(model: Model, time: float, p: Array, base: Array,
 
 # --- the solver --------------------------------------------------------------------------------------------
 def find_equilibrium(
-    model: Model,
+    model: ModelContract,
     fix: Mapping[str, float] | None = None,
     guess: Values | None = None,
     starts: int = 1,

@@ -43,6 +43,7 @@ from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.expr import TIME
 from robodyn.model.linear import require_continuous
+from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Model, Values
 
 __all__ = ["NORM", "Existence", "LipschitzBound", "PicardIterates", "box_around", "existence", "lipschitz",
@@ -207,7 +208,7 @@ class _Form:
         return evaluate
 
 
-def _form(model: Model) -> _Form | None:
+def _form(model: ModelContract) -> _Form | None:
     """The explicit symbolic f of ``model``, or ``None`` when only sampling is possible."""
     form = model.explicit_form(MAX_SYMBOLIC_COORDINATES)
     if form is None:
@@ -217,7 +218,7 @@ def _form(model: Model) -> _Form | None:
 
 @dataclass(frozen=True, slots=True)
 class _Problem:
-    model: Model
+    model: ModelContract
     lo: Array
     hi: Array
     t: tuple[float, float]
@@ -287,7 +288,7 @@ def _pair(value: Any, label: str) -> tuple[float, float]:
     return lo, hi
 
 
-def _check_box(model: Model, box: BoxLike) -> tuple[Array, Array]:
+def _check_box(model: ModelContract, box: BoxLike) -> tuple[Array, Array]:
     if not isinstance(box, Mapping):
         raise InputError(f"box must map state names to (lo, hi), got {type(box).__name__}: use box_around()")
     lo, hi = np.empty(model.n_states), np.empty(model.n_states)
@@ -313,7 +314,7 @@ def _positive(value: Any, label: str) -> float:
     return number
 
 
-def _problem(model: Model, box: BoxLike, u: Values | None, params: Values | None,
+def _problem(model: ModelContract, box: BoxLike, u: Values | None, params: Values | None,
              t: float | tuple[float, float]) -> _Problem:
     if not isinstance(model, Model):
         raise InputError(f"expected a robodyn model, got {type(model).__name__}")
@@ -324,7 +325,7 @@ def _problem(model: Model, box: BoxLike, u: Values | None, params: Values | None
                     model.parameter_vector(params), _form(model))
 
 
-def box_around(model: Model, x0: Values, radius: float) -> dict[str, tuple[float, float]]:
+def box_around(model: ModelContract, x0: Values, radius: float) -> dict[str, tuple[float, float]]:
     """The box {x : ||x - x0||_inf <= radius} as ``{state: (lo, hi)}`` (rounded outward)."""
     center = model.state_vector(x0)
     r = _positive(radius, "radius")
@@ -364,7 +365,7 @@ def _lipschitz(problem: _Problem, samples: int, seed: int) -> LipschitzBound:
 
 
 def lipschitz(
-    model: Model,
+    model: ModelContract,
     box: BoxLike,
     u: Values | None = None,
     params: Values | None = None,
@@ -415,7 +416,7 @@ def _sup_f(problem: _Problem, samples: int, seed: int) -> tuple[float, bool, tup
 
 # --- existence ----------------------------------------------------------------------------------------------
 def existence(
-    model: Model,
+    model: ModelContract,
     x0: Values,
     radius: float,
     horizon: float = 1.0,
@@ -513,7 +514,7 @@ def _count(value: Any, label: str, smallest: int) -> int:
 
 
 def picard(
-    model: Model,
+    model: ModelContract,
     x0: Values,
     t_span: float | tuple[float, float],
     iterations: int = 5,

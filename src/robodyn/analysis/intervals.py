@@ -210,12 +210,6 @@ def _log(x: Interval) -> Result:
     return _ok(_outward(_from_mpi(libmp.mpi_log(_to_mpi(x), _PREC))))
 
 
-def _sqrt(x: Interval) -> Result:
-    if x.lo < 0:
-        return _issue(ENTIRE, "undefined", "reaches < 0, outside the domain of sqrt")
-    return _ok(_from_mpi(libmp.mpi_sqrt(_to_mpi(x), _PREC)))
-
-
 def _periodic(function: Callable[[MPI, int], MPI]) -> Callable[[Interval], Result]:
     def enclosure(x: Interval) -> Result:
         if not x.bounded:

@@ -41,7 +41,8 @@ import numpy as np
 
 from robodyn.errors import ConvergenceError, InputError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Model, Values, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, require_model
 
 __all__ = ["HOLD", "METHODS", "linearize", "operating_point"]
 
@@ -54,7 +55,7 @@ _BATCH_TOLERANCE: Final = 1e-12  # Batch probe vs single calls: vectorized ufunc
 
 
 def linearize(
-    model: Model,
+    model: ModelContract,
     x: Values,
     u: Values | Literal["hold"] | None = None,
     *,
@@ -123,7 +124,7 @@ def linearize(
 
 
 def operating_point(
-    model: Model, x: Values, u: Values | None = None, *, params: Values | None = None, t: float = 0.0,
+    model: ModelContract, x: Values, u: Values | None = None, *, params: Values | None = None, t: float = 0.0,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The operating point with the values left out filled in by one rule (``robodyn linearize --at``, ``validity
     --at`` and ``linearize(model, x, "hold")``).
@@ -167,10 +168,11 @@ class _Point:
     p: np.ndarray
 
     @staticmethod
-    def of(model: Model, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
-        """Validate once. Plain floats in dicts, lists or float arrays take a lean path; anything else, and
-        every error, goes through ``model.arguments`` (same messages as ``model.f``)."""
-        fast = type(model).arguments is Model.arguments and type(t) is float and math.isfinite(t)
+    def of(model: ModelContract, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
+        """Validate once. Plain floats in dicts, lists or float arrays take a lean path (the checks of
+        ``Model.arguments``, which no kind overrides: tests/model/test_protocol.py); anything else, and every
+        error, goes through ``model.arguments`` (same messages as ``model.f``)."""
+        fast = type(t) is float and math.isfinite(t)
         xv = _floats(x, model.states, required=True) if fast else None
         uv = _floats(u, model.inputs, required=False) if xv is not None else None
         defaults = model.default_parameters() if params is None and uv is not None else None
@@ -212,7 +214,7 @@ def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> np.ndarra
 
 
 # --- which method ------------------------------------------------------------------------------------------
-def _choose(model: Model, method: str, point: _Point) -> str:
+def _choose(model: ModelContract, method: str, point: _Point) -> str:
     exact = model.jacobian_method
     if method == "auto":
         if exact is not None:
@@ -242,7 +244,7 @@ class _Layout:
     shapes: tuple[tuple[int, int], ...]
 
     @staticmethod
-    def of(model: Model) -> _Layout:
+    def of(model: ModelContract) -> _Layout:
         return _layout(model.n_states, model.n_inputs, model.n_outputs)
 
     def views(self, buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -257,13 +259,13 @@ def _layout(n: int, m: int, p: int) -> _Layout:
     return _Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
 
 
-def _pack(model: Model, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[np.ndarray, ...]:
+def _pack(model: ModelContract, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[np.ndarray, ...]:
     """A, B, C, D in one buffer (see :func:`_finish`)."""
     buffer = np.concatenate((np.ravel(A), np.ravel(B), np.ravel(C), np.ravel(D))).astype(float, copy=False)
     return _finish(model, _Layout.of(model), buffer, x)
 
 
-def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
+def _finish(model: ModelContract, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
     """Check every entry finite in one pass and return read-only views A, B, C, D of ``buffer``."""
     # one cheap pass: a Python sum for small buffers, numpy's above ~100 entries (where tolist() costs more);
     # a sum that overflows only sends a finite buffer to the full check
@@ -280,7 +282,8 @@ def _finish(model: Model, layout: _Layout, buffer: np.ndarray, x: np.ndarray) ->
 
 
 # --- callables: complex step and central differences ------------------------------------------------------
-def _differentiate(model: Model, which: str, method: str, point: _Point) -> tuple[np.ndarray, np.ndarray, float]:
+def _differentiate(model: ModelContract, which: str, method: str, point: _Point
+                   ) -> tuple[np.ndarray, np.ndarray, float]:
     """d(which)/dx, d(which)/du and an error estimate, by ``method`` (complex falls back to central for an
     h that does not accept complex input)."""
     function = model.raw_function(which)
@@ -363,7 +366,7 @@ def _central(function: Callable[[np.ndarray], Any], point: np.ndarray) -> tuple[
 
 
 # --- probes: what a callable accepts, decided once per model ---------------------------------------------
-def _capability(model: Model, which: str, kind: str, point: _Point) -> bool:
+def _capability(model: ModelContract, which: str, kind: str, point: _Point) -> bool:
     verdicts: dict[tuple[str, str], bool] = model.memo().setdefault("linearize probes", {})
     key = (which, kind)
     if key not in verdicts:

@@ -36,7 +36,8 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem, require_continuous
-from robodyn.model.system import Model, Values, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, require_model
 from robodyn.trajectory import BatchTrajectory, Trajectory
 
 __all__ = ["RULES", "LTVSystem", "linearize_trajectory", "zoh_discretization"]
@@ -274,7 +275,7 @@ class LTVSystem:
 
         return result_html(self, "Linear time-varying model along a trajectory", units={"t": "s"}, plot=False)
 
-def _check_trajectory(model: Model, trajectory: Trajectory) -> None:
+def _check_trajectory(model: ModelContract, trajectory: Trajectory) -> None:
     """Raise InputError unless ``trajectory`` is one finite run of ``model`` with at least 2 samples."""
     if isinstance(trajectory, BatchTrajectory):
         raise InputError("linearize_trajectory() takes one Trajectory, got a BatchTrajectory: pass batch[i]")
@@ -299,7 +300,7 @@ def _check_trajectory(model: Model, trajectory: Trajectory) -> None:
 
 
 def linearize_trajectory(
-    model: Model,
+    model: ModelContract,
     trajectory: Trajectory,
     *,
     params: Values | None = None,

@@ -62,6 +62,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.mechanical import ScalarDamping
+from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Model, Values
 from robodyn.signals.core import (
     Constant,
@@ -560,7 +561,7 @@ def second_order(
     return SecondOrder(J, b, k, 1.0 if gain is None else gain)
 
 
-def _from_model(model: Model, params: Values | None) -> SecondOrder:
+def _from_model(model: ModelContract, params: Values | None) -> SecondOrder:
     matrices = model.mechanical_matrices(params)
     assert matrices is not None
     mass, damping, stiffness, forcing = matrices

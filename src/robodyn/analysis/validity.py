@@ -42,7 +42,8 @@ from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import LinearSystem, require_continuous
-from robodyn.model.system import Model, Values, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, require_model
 from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory
 
@@ -233,7 +234,7 @@ def _numbers(values: Array) -> list[float | None]:
 
 # --- the analysis --------------------------------------------------------------------------------------
 def validity(
-    model: Model,
+    model: ModelContract,
     x_op: Values,
     u_op: Values | None = None,
     *,
@@ -453,7 +454,7 @@ def _envelope_radius(radii: Array, errors: Array, tolerance: float, error_at: Ca
 class _Simulation:
     """Nonlinear trajectories from x* + rho * runs against the linear prediction x* + dx(t)."""
 
-    model: Model
+    model: ModelContract
     linear: LinearSystem
     x: Array
     u: Array
@@ -495,7 +496,7 @@ class _Simulation:
 
 
 # --- helpers -------------------------------------------------------------------------------------------
-def _joint_function(model: Model, p: Array) -> Callable[[Array], Array]:
+def _joint_function(model: ModelContract, p: Array) -> Callable[[Array], Array]:
     """z = (x, u): (n + m,) -> f(0, x, u, p) (n,), or rows (D, n + m) -> (D, n) in one ``f_many`` call."""
     n = model.n_states
 

@@ -28,7 +28,8 @@ from robodyn.integrate.methods import REGISTRY
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import require_continuous
-from robodyn.model.system import Model, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import require_model
 from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
 
@@ -190,7 +191,7 @@ def _slope(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def verify(
-    model: Model,
+    model: ModelContract,
     *,
     t_final: float = 2.0,
     x0: Any = None,
@@ -239,7 +240,7 @@ def verify(
     return Verification(model.name, t_final, tuple(checks))
 
 
-def _check(model: Model, method: str, rate: float, t_final: float, start: np.ndarray, u: Any, setup: Any,
+def _check(model: ModelContract, method: str, rate: float, t_final: float, start: np.ndarray, u: Any, setup: Any,
            p: np.ndarray, exact: Any) -> MethodCheck:
     """One method's errors at the fixed steps (and, if adaptive, at the tolerances) against the exact run."""
     implicit = REGISTRY[method].family == "implicit"

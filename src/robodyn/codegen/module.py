@@ -1,50 +1,31 @@
-"""The compiled code of simulations: one kernel module per machine, and a small module per model.
+"""The common text of generated function modules, and their machine code by address.
 
-- :func:`kernel_module` — the integrator kernels (explicit Runge–Kutta, Radau IIA, Rosenbrock) with the
-  signal evaluator. Its text depends on robodyn's sources only, never on a model, so numba compiles it
-  once per machine and every later process and every model loads the machine code from the cache. The
-  kernels reach a model's functions through their addresses (:mod:`robodyn.codegen.indirect`): ``fns``,
-  an int64 array ``[rhs, event_fn, jac]`` (0 where a function does not exist).
-- :func:`compiled_module` — a model's own functions: the generated ``rhs`` (and ``event_fn``) with
-  their C entry points ``rhs_c``, ``event_c``. :func:`jacobian_module` holds the exact Jacobian ``jac``
-  and ``jac_c``, generated only when an implicit method asks for it (a large chain's Jacobian tape is
-  much bigger than its right-hand side). A new model therefore compiles only its own small functions.
+A generated module is numba source written to the private cache under its content hash and imported from
+there (:func:`robodyn.codegen.loader.load_generated`), so that numba's ``cache=True`` finds the machine code
+again in a new process. This module knows the text every such module shares and nothing of what it computes:
 
-Both kinds are written to the private cache under their content hash and imported from there
-(:func:`robodyn.codegen.loader.load_generated`), so numba's ``cache=True`` finds the machine code again
-in a new process. Interpreted: the same kernel sources are executed as a fresh module into which Python
-functions are injected in place of the compiled ones (docs/dev/simulation.md).
+- :data:`JIT` — the decorators (``jit`` and ``hjit``, for helpers called only from jitted code);
+- :func:`function_header` — the header of a module of functions ``name(t, x, u, p, out)`` of a given size;
+- :func:`c_entry` — the C entry point ``name_c(t, x, u, p, out)`` of such a function;
+- :func:`function_address` — the address of a C entry, from its exported object
+  (:mod:`robodyn.codegen.objects`), from LLVM for straight-line code (:mod:`robodyn.codegen.pyir`), or compiled
+  by numba; :func:`straight_line_function` — the same compiled to be called from Python.
+
+What a model's modules contain is :mod:`robodyn.model.compiled`'s; the integrator kernels' module is
+:mod:`robodyn.integrate.kernel_module`'s (docs/dev/simulation.md).
 """
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable
+from typing import Final
 
-import numpy as np
+from robodyn.codegen.loader import load_generated
 
-from robodyn.codegen.loader import load_generated, load_module
-from robodyn.codegen.printer import safe_label
+__all__ = ["JIT", "c_entry", "function_address", "function_header", "straight_line_function"]
 
-if TYPE_CHECKING:
-    import sympy
-
-__all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "WORK_TEMPLATE", "compiled_module",
-           "driver_module", "entry_module_text", "interpreted_module", "jacobian_module", "jacobian_text",
-           "kernel_module", "kernel_module_text", "loaded_kernel_module", "model_addresses", "module_text",
-           "output_module", "output_text", "straight_line_function"]
-
-_PACKAGE: Final = Path(__file__).resolve().parents[1]
-KERNEL_TEMPLATE: Final = _PACKAGE / "integrate" / "kernel_template.py"
-IMPLICIT_TEMPLATE: Final = _PACKAGE / "integrate" / "implicit_template.py"
-WORK_TEMPLATE: Final = _PACKAGE / "integrate" / "work_template.py"
-SIGNALS_KERNEL: Final = _PACKAGE / "signals" / "kernel.py"
-_INDIRECT: Final = _PACKAGE / "codegen" / "indirect.py"
-
-_JIT: Final = '''jit = numba.njit(cache=True, nogil=True, error_model="numpy")
+#: The decorators of a generated module: ``jit`` (cached, no GIL) and ``hjit`` for helpers.
+JIT: Final = '''jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 # helpers only called from jitted code: no Python or C wrapper to generate and compile (~0.4 s less)
 hjit = numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True, no_cfunc_wrapper=True)
 '''
@@ -62,7 +43,7 @@ from robodyn.codegen.cache import private_cfunc
 from robodyn.codegen.linalg import cholesky_solve_lower, manipulator_solve
 from robodyn.codegen.tape_llvm import straight_line
 
-''' + _JIT + '''_POINTER = numba.types.CPointer(numba.types.float64)
+''' + JIT + '''_POINTER = numba.types.CPointer(numba.types.float64)
 cfunc = private_cfunc(numba.types.void(numba.types.float64, _POINTER, _POINTER, _POINTER, _POINTER), nogil=True,
                       error_model="numpy")
 
@@ -79,119 +60,17 @@ def {name}_c(t, x, u, p, out):
     {pad}numba.carray(out, {size}))
 '''
 
-_KERNEL_HEADER: Final = '''"""Generated by robodyn: the integrator kernels every model shares.
 
-Do not edit: the file name is its content hash.
-
-A model's functions are reached through their addresses ``fns = [rhs, event_fn, jac]`` (robodyn.codegen.indirect).
-"""
-import math
-
-import numba
-import numpy as np
-
-from robodyn.codegen.indirect import complex_pointer, double_pointer, int_pointer, model_call
-
-''' + _JIT + '''HAS_EVENTS = True  # events are known at run time only: the machinery is always compiled
-
-rhs = model_call(0)  # rhs(fns, t, x, u, p, out): the model's rhs_c at fns[0], called where it is used
-event_fn = model_call(1)
-jac = model_call(2)
-'''
+def function_header(label: str, n_states: int, n_inputs: int, n_params: int, n_events: int = 0) -> str:
+    """The header of a generated module of functions ``name(t, x, u, p, out)``: imports, decorators and the sizes
+    ``N_STATES``, ``N_INPUTS``, ``N_PARAMS``, ``N_EVENTS`` (``label``: a safe name for its docstring)."""
+    return _FUNCTIONS_HEADER.format(name=label, n=n_states, m=n_inputs, n_p=n_params, n_events=n_events)
 
 
-def _entry(name: str, size: str) -> str:
+def c_entry(name: str, size: str) -> str:
+    """The source of ``name_c(t, x, u, p, out)``, the C entry of the jitted ``name`` writing ``size`` values (an
+    expression in the header's sizes, such as ``"N_STATES"``)."""
     return _ENTRY.format(name=name, size=size, pad=" " * 4)
-
-
-def _header(model: Any, n_events: int = 0) -> str:
-    """The header of a model's generated function module (imports, decorators, its sizes)."""
-    return _FUNCTIONS_HEADER.format(name=safe_label(model.name), n=model.n_states, m=model.n_inputs,
-                                    n_p=len(model.parameters), n_events=n_events)
-
-
-def module_text(model: Any, events: Sequence[sympy.Expr] = ()) -> str:
-    """The source of a model's function module: ``rhs`` and ``rhs_c`` (and ``event_fn``, ``event_c``)."""
-    header = _header(model, len(events))
-    parts = [header, model.kernel_rhs_source(), _entry("rhs", "N_STATES")]
-    if events:
-        from robodyn.codegen.source import event_source
-
-        parts += [event_source(model.symbol_table(), events), _entry("event_fn", "N_EVENTS")]
-    return "\n\n".join(parts)
-
-
-def jacobian_text(model: Any) -> str | None:
-    source = model.kernel_jacobian_source()
-    if source is None:
-        return None
-    header = _header(model)
-    return "\n\n".join([header, source, _entry("jac", "N_STATES * (N_STATES + N_INPUTS)")])
-
-
-def compiled_module(model: Any, events: Sequence[sympy.Expr] = ()) -> ModuleType:
-    """The module of ``model``'s compiled functions (with ``events``), generated or reused from the cache.
-
-    ``model`` must have ``kernel_rhs_source()``. Machine code is compiled lazily (numba, on the first call or
-    the first ``.address``) or loaded from its cache. Kept in the model's memo: models are immutable.
-    """
-    memo = model.memo()
-    key = ("function module", tuple(events))
-    module = memo.get(key)
-    if module is None:
-        module = memo[key] = load_generated(module_text(model, events), "robodyn_gen")
-    return module
-
-
-def jacobian_module(model: Any) -> ModuleType | None:
-    """The module of ``model``'s exact Jacobian ``jac`` / ``jac_c``, or None when the model has no source for it."""
-    return _memo_module(model, "jacobian module", jacobian_text, "robodyn_jac")
-
-
-def _memo_module(model: Any, key: str, text_of: Callable[[Any], str | None], prefix: str) -> ModuleType | None:
-    """The generated module of ``text_of(model)`` (None without a text), kept in the model's memo under ``key``."""
-    memo = model.memo()
-    if key not in memo:
-        text = text_of(model)
-        memo[key] = None if text is None else load_generated(text, prefix)
-    module: ModuleType | None = memo[key]
-    return module
-
-
-def output_text(model: Any) -> str | None:
-    """The source of a model's output module ``out_fn(t, x, u, p, out)``, or None without a source for it."""
-    source = model.kernel_output_source()
-    if source is None:
-        return None
-    header = _header(model)
-    return f"{header}\n\n{source}"
-
-
-def output_module(model: Any) -> ModuleType | None:
-    """The module of ``model``'s outputs ``out_fn(t, x, u, p, out)`` (called from Python), or None without a
-    source for them."""
-    return _memo_module(model, "output module", output_text, "robodyn_out")
-
-
-def model_addresses(model: Any, events: Sequence[sympy.Expr] = (),
-                    jacobian: bool = False) -> tuple[np.ndarray, bool]:
-    """``fns = [rhs, event_fn, jac]`` (int64 addresses, 0 for none) of ``model``'s compiled functions, and whether
-    all of them came from the on-disk cache.
-
-    ``jacobian=False`` leaves the Jacobian out (0): only the implicit methods use it, and without it they
-    difference ``rhs``. Each function is loaded from its exported object (robodyn.codegen.objects: no numba in
-    the process), or compiled here by numba and exported for later processes.
-    """
-    functions = [(module_text(model, events), "robodyn_gen", "rhs_c")]
-    if events:
-        functions.append((functions[0][0], "robodyn_gen", "event_fn_c"))
-    jac_text = jacobian_text(model) if jacobian else None
-    if jac_text is not None:
-        functions.append((jac_text, "robodyn_jac", "jac_c"))
-    found = {name: _function_address(text, prefix, name) for text, prefix, name in functions}
-    fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0]],
-                   dtype=np.int64)
-    return fns, all(cached for _, cached in found.values())
 
 
 def straight_line_function(text: str, name: str) -> Callable[..., None] | None:
@@ -209,7 +88,7 @@ def straight_line_function(text: str, name: str) -> Callable[..., None] | None:
         return None
 
 
-def _function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:
+def function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:
     """The address of the C function ``name`` of the generated module ``text`` and whether it was made before: its
     exported object loaded, or numba's cached code; else compiled now (and exported)."""
     from robodyn.codegen import objects
@@ -232,92 +111,3 @@ def _function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:
         data, symbol = function.export()
         objects.save(key, data, symbol)
     return function.address, bool(function.cache_hits)
-
-
-def kernel_module_text() -> str:
-    """The full source of the shared kernel module (the same for every model)."""
-    from robodyn.integrate.status import CODES  # the templates import these numbers: spelled out, they
-    from robodyn.signals.kinds import KIND_CODES  # are part of the text, so a cached module changes with them
-
-    indirect = hashlib.sha256(_INDIRECT.read_bytes()).hexdigest()
-    header = _KERNEL_HEADER + (f"# status codes {dict(CODES)}; signal kind codes {dict(KIND_CODES)}\n"
-                               f"# robodyn/codegen/indirect.py sha256 {indirect}\n")
-    parts = [header, *(path.read_text(encoding="utf-8") for path in (SIGNALS_KERNEL, KERNEL_TEMPLATE,
-                                                                       IMPLICIT_TEMPLATE, WORK_TEMPLATE))]
-    return "\n\n".join(parts)
-
-
-_EXPORT_JIT: Final = '''jit = numba.njit(nogil=True, error_model="numpy")
-hjit = numba.njit(nogil=True, error_model="numpy", no_cpython_wrapper=True, no_cfunc_wrapper=True)
-entry_cfunc = numba.cfunc(numba.types.int64(numba.types.CPointer(numba.types.int64),
-                                            numba.types.CPointer(numba.types.float64), numba.types.int64),
-                          nogil=True, error_model="numpy")
-
-
-@hjit
-def _address(field, base):
-    """An array's address from its field in a C entry's int block (robodyn.codegen.entry.entry_source)."""
-    return field if field >= 0 else base - field - 1
-'''
-
-
-def entry_module_text(variant: str) -> str:
-    """The kernel module with the C entry of the adaptive kernel's ``variant`` (robodyn.codegen.entry), compiled
-    without numba's cache: its machine code is exported as an object file (robodyn.codegen.objects), which a
-    fresh compilation is needed for."""
-    from robodyn.codegen.entry import entry_source
-
-    text = kernel_module_text().replace(_JIT, _EXPORT_JIT, 1)
-    return f"{text}\n\n{entry_source(variant)}"
-
-
-_kernels: list[ModuleType] = []
-
-
-def kernel_module() -> ModuleType:
-    """The shared kernel module, generated once per machine and imported once per process."""
-    if not _kernels:
-        _kernels.append(load_generated(kernel_module_text(), "robodyn_kernels"))
-    return _kernels[0]
-
-
-def loaded_kernel_module() -> ModuleType | None:
-    """The shared kernel module if this process imported it already, else None (never imports numba)."""
-    return _kernels[0] if _kernels else None
-
-
-def _identity(function: Callable[..., Any] | None = None, **_options: Any) -> Any:
-    """Stand-in for ``numba.njit`` in the interpreted path (works with and without options)."""
-    return function if function is not None else (lambda f: f)
-
-
-def interpreted_module(
-    rhs: Callable[..., None],
-    event_fn: Callable[..., None],
-    eval_inputs: Callable[..., None],
-    jac: Callable[..., None] | None = None,
-) -> ModuleType:
-    """The kernel templates as plain Python, with Python ``rhs``, ``event_fn``, ``eval_inputs`` and ``jac``.
-
-    The Python functions take the kernels' ``fns`` first and ignore it (``fns[2]`` says whether ``jac``
-    exists). ``jac=None``: the implicit methods difference ``rhs``.
-    """
-    def missing(fns: Any, t: float, x: Any, u: Any, p: Any, out: Any) -> None:
-        raise AssertionError("fns[2] == 0: the kernels never call jac")
-
-    inject = {"jit": _identity, "hjit": _identity, "rhs": rhs, "event_fn": event_fn, "jac": jac or missing,
-              "eval_inputs": eval_inputs, "HAS_EVENTS": True}
-    return load_module(KERNEL_TEMPLATE, f"robodyn_interpreted_{id(rhs):x}", inject,
-                       also=(IMPLICIT_TEMPLATE, WORK_TEMPLATE))
-
-
-def driver_module() -> ModuleType:
-    """The kernel templates as plain Python, for their Python helpers (``work_shapes``, ``work_arrays``,
-    ``N_COUNTS``) where numba is not imported (robodyn.integrate.native_kernels); its numeric functions are never
-    called."""
-    def absent(*args: Any) -> None:
-        raise AssertionError("the Python helpers of the kernel templates call no model function")
-
-    inject = {"jit": _identity, "hjit": _identity, "rhs": absent, "event_fn": absent, "jac": absent,
-              "eval_inputs": absent, "HAS_EVENTS": True}
-    return load_module(KERNEL_TEMPLATE, "robodyn_kernel_helpers", inject, also=(IMPLICIT_TEMPLATE, WORK_TEMPLATE))

@@ -2,7 +2,7 @@
 
 numba's own cache needs numba to load it, and importing and initializing numba costs a new process ~0.7 s
 before its first result. So the C functions the simulations call — the kernels' C entry points
-(:mod:`robodyn.codegen.entry`) and a model's ``rhs_c``, ``event_c``, ``jac_c`` — are exported right after
+(:mod:`robodyn.integrate.entry`) and a model's ``rhs_c``, ``event_c``, ``jac_c`` — are exported right after
 numba compiled them (the library's final LLVM module emitted as an ELF object by numba's own target
 machine) and a later process loads them into llvmlite's MCJIT engine (:mod:`robodyn.codegen.native`)
 and calls them through their addresses: llvmlite and ctypes only.

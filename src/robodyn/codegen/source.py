@@ -4,7 +4,7 @@ Every model symbol is renamed to an index-based local (``_x0``, ``_u1``, ``_p2``
 no user name can clash with Python names in the generated code, and common subexpressions are
 eliminated (``sympy.cse``) into ``_c0, _c1, ...``. Floats print exactly (:mod:`robodyn.codegen.printer`).
 
-The functions take a *symbol table* — an object with ``x_symbols``, ``u_symbols`` and ``p_symbols``
+The functions take a *symbol table* — an object with ``t_symbol``, ``x_symbols``, ``u_symbols`` and ``p_symbols``
 (a symbolic model is its own) — and the expressions to print; they know nothing of model kinds.
 
 Second-order models M(q) q'' = r are solved inside ``rhs``: for up to :data:`UNROLL_LIMIT`
@@ -21,7 +21,6 @@ from typing import Any, Final
 import sympy
 
 from robodyn.codegen.printer import numeric_form, python_printer
-from robodyn.model.expr import TIME
 
 __all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_rhs_source",
            "manipulator_jacobian_source", "manipulator_rhs_source", "output_source"]
@@ -31,7 +30,7 @@ _INDENT: Final = "    "
 
 
 def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
-    table: dict[sympy.Symbol, sympy.Symbol] = {TIME: sympy.Symbol("t", real=True)}
+    table: dict[sympy.Symbol, sympy.Symbol] = {symbols.t_symbol: sympy.Symbol("t", real=True)}
     for prefix, group in (("_x", symbols.x_symbols), ("_u", symbols.u_symbols), ("_p", symbols.p_symbols)):
         table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(group)})
     return table

@@ -7,20 +7,20 @@ import numpy as np
 from robodyn.integrate.guards import check_states
 from robodyn.integrate.hint import stiffness_hint
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 __all__ = ["assemble", "batch_events", "batch_result"]
 
 
-def _outputs(model: Model, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
+def _outputs(model: ModelContract, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
     """Outputs y (T, p); ``x`` itself when y = x (the Trajectory shares the read-only array)."""
     return model.h_many(t, x, u, p)
 
 
-def assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs: Inputs, parameters: np.ndarray,
-              batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
+def assemble(model: ModelContract, method: str, path: str, runs: list[RunResult], inputs: Inputs,
+             parameters: np.ndarray, batch: bool, initial: np.ndarray) -> Trajectory | BatchTrajectory:
     """The result of ``runs`` (one per row of ``parameters``): a Trajectory, or a BatchTrajectory for a batch."""
     for i, run in enumerate(runs):  # the kernels' batches check themselves (rows after a terminal event are NaN)
         check_states(model, method, run.t, run.x, f" (trajectory {i} of the batch)" if batch else "")
@@ -40,7 +40,7 @@ def assemble(model: Model, method: str, path: str, runs: list[RunResult], inputs
                   tuple(tuple(run.events) for run in runs))
 
 
-def batch_result(model: Model, stats: SimulationStats, t: np.ndarray, xs: np.ndarray, us: np.ndarray,
+def batch_result(model: ModelContract, stats: SimulationStats, t: np.ndarray, xs: np.ndarray, us: np.ndarray,
            parameters: np.ndarray, initial: np.ndarray, events: tuple[tuple[EventRecord, ...], ...]) -> BatchTrajectory:
     """A BatchTrajectory from runs on the grid ``t`` (T,): xs (N, T, n), us (N, T, m), parameters (N, n_p)."""
     return BatchTrajectory._adopt(t, xs, us, _batch_outputs(model, t, xs, us, parameters), initial, parameters,
@@ -53,6 +53,7 @@ def batch_events(records: list[list[EventRecord]], n_events: int, N: int) -> tup
     return tuple(map(tuple, records)) if n_events else ((),) * N
 
 
-def _batch_outputs(model: Model, t: np.ndarray, xs: np.ndarray, us: np.ndarray, parameters: np.ndarray) -> np.ndarray:
+def _batch_outputs(model: ModelContract, t: np.ndarray, xs: np.ndarray, us: np.ndarray,
+                   parameters: np.ndarray) -> np.ndarray:
     """Outputs y (N, T, p) of N runs on the grid ``t`` (T,) (``xs`` itself when y = x)."""
     return model.h_batch(t, xs, us, parameters)

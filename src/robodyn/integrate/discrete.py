@@ -22,7 +22,7 @@ import numpy as np
 from robodyn.errors import InputError
 from robodyn.integrate.methods import Method
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 
 __all__ = ["SAMPLE_RTOL", "check_discrete", "check_family", "discrete_run", "run_discrete", "sample_count"]
@@ -35,7 +35,7 @@ def sample_count(period: float, t0: float, t1: float) -> int:
     return max(0, math.floor((t1 - t0) / period + SAMPLE_RTOL))
 
 
-def check_family(model: Model, method: Method) -> Method:
+def check_family(model: ModelContract, method: Method) -> Method:
     """``method``, unless it does not fit the model: a discrete-time model takes only the ``discrete`` family,
     a continuous-time one anything else (InputError naming the fix)."""
     period = model.sample_period
@@ -49,7 +49,7 @@ def check_family(model: Model, method: Method) -> Method:
     return method
 
 
-def check_discrete(model: Model, t_span: tuple[float, float], grid: np.ndarray | None, dt: float | None,
+def check_discrete(model: ModelContract, t_span: tuple[float, float], grid: np.ndarray | None, dt: float | None,
                    events: int, max_steps: int) -> int:
     """Refuse what the discrete path cannot do, before any work; the number of output times.
 
@@ -90,7 +90,7 @@ def run_discrete(job: Any) -> Any:
                                      for x0, p in zip(job.states, job.parameters)])
 
 
-def discrete_run(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
+def discrete_run(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
                  grid: np.ndarray | None) -> RunResult:
     """One trajectory of x[k+1] = f(t_k, x[k], u[k]) from x[0] = x0 at t0 (validated by :func:`check_discrete`).
 
@@ -130,7 +130,7 @@ def discrete_run(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: n
     return RunResult(np.array(grid, dtype=float), x[held], nfev=steps, steps=steps, u=u[held])
 
 
-def _open_loop(model: Model, times: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> None:
+def _open_loop(model: ModelContract, times: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> None:
     """Fill x[1:] for inputs known in advance, u (K+1, m)."""
     linear = model.linear_model(p)
     if linear is not None:
@@ -142,7 +142,7 @@ def _open_loop(model: Model, times: np.ndarray, x: np.ndarray, u: np.ndarray, p:
         x[k + 1] = model.f_raw(float(times[k]), x[k], u[k], p)
 
 
-def _closed_loop(model: Model, times: np.ndarray, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> np.ndarray:
+def _closed_loop(model: ModelContract, times: np.ndarray, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> np.ndarray:
     """Fill x[1:] for inputs of the state (feedback, u(t, x)); the applied inputs (K+1, m), NaN after an overflow."""
     u = np.full((times.size, model.n_inputs), np.nan)
     linear = model.linear_model(p)

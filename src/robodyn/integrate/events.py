@@ -1,14 +1,12 @@
-"""Events: zero crossings of g(t, x, u) located during a simulation.
+"""Events of a simulation resolved for the kernels: parsed, checked against the model's names, compiled.
 
-An event is an expression (text parsed by the safe parser, or a sympy expression in the model's
-symbols) or a Python callable ``g(t, x, u, p) -> float``. ``direction`` selects crossings like scipy:
-+1 only rising (g goes from negative to positive), -1 only falling, 0 both. A ``terminal`` event ends
-the simulation at the crossing.
+What an event is (:class:`Event`: an expression or a callable ``g(t, x, u, p)``, a direction, terminal or not) is
+:mod:`robodyn.model.events`'s; it is importable from here too. :func:`resolve_events` turns a simulation's events
+into :class:`ResolvedEvents`: symbolic expressions the model's compiled module evaluates, or Python functions.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -16,49 +14,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robodyn.errors import InputError
-from robodyn.model.system import Model
+from robodyn.model.events import Event, EventFunction, is_expression
+from robodyn.model.protocol import ModelContract
 
 if TYPE_CHECKING:
     import sympy
 
 __all__ = ["Event", "ResolvedEvents", "is_expression", "resolve_events"]
 
-EventFunction = Callable[[float, np.ndarray, np.ndarray, np.ndarray], float]
-
-
-@dataclass(frozen=True, slots=True)
-class Event:
-    """A zero crossing of ``expression`` to locate.
-
-    Parameters
-    ----------
-    expression
-        Text such as ``"theta - pi"`` (in the model's states, inputs, parameters and t), a sympy
-        expression, or a callable ``g(t, x, u, p) -> float``.
-    direction
-        +1: rising crossings only; -1: falling only; 0: both.
-    terminal
-        Stop the simulation at the first such crossing.
-    name
-        Label in the results (default: the expression text, or ``event<k>``).
-    """
-
-    expression: str | sympy.Expr | EventFunction
-    direction: int = 0
-    terminal: bool = False
-    name: str | None = None
-
-    def __post_init__(self) -> None:
-        if self.direction not in (-1, 0, 1):
-            raise InputError(f"event direction must be -1, 0 or +1, got {self.direction!r}")
-        if not (isinstance(self.expression, str) or is_expression(self.expression) or callable(self.expression)):
-            raise InputError(f"an event is an expression or a callable g(t, x, u, p), got {self.expression!r}")
-
-    def _repr_html_(self) -> str:
-        from robodyn.display import result_html
-
-        shown = self.expression if isinstance(self.expression, str) else repr(self.expression)
-        return result_html(self, f"Event {self.name or shown!r}")
 
 @dataclass(frozen=True, slots=True)
 class ResolvedEvents:
@@ -88,7 +51,7 @@ class ResolvedEvents:
         return event_fn
 
 
-def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | None) -> ResolvedEvents:
+def resolve_events(model: ModelContract, events: Sequence[Event | str] | Event | str | None) -> ResolvedEvents:
     """Parse and check the events of a simulation against the model's names."""
     if events is None:
         items: list[Event] = []
@@ -123,13 +86,6 @@ def resolve_events(model: Model, events: Sequence[Event | str] | Event | str | N
         tuple(expressions) if all_symbolic else None,
         tuple(functions),
     )
-
-
-def is_expression(value: object) -> bool:
-    """Whether ``value`` is a sympy expression (there is none unless sympy was imported: never import it here,
-    so that a simulation without events needs no sympy)."""
-    sympy = sys.modules.get("sympy")
-    return sympy is not None and isinstance(value, sympy.Expr)
 
 
 def _numeric(table: Any, expr: sympy.Expr) -> EventFunction:

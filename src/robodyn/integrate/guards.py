@@ -14,7 +14,7 @@ import os
 import numpy as np
 
 from robodyn.errors import InputError, NumericalError
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 
 __all__ = ["check_memory", "check_states"]
 
@@ -44,7 +44,7 @@ def _available_memory() -> float:
     return available
 
 
-def check_memory(model: Model, N: int, points: int) -> None:
+def check_memory(model: ModelContract, N: int, points: int) -> None:
     """Refuse a run whose results (states, inputs, outputs at every output time) would not fit in memory."""
     per_point = 8 * (2 * model.n_states + model.n_inputs + len(model.outputs))
     needed = float(N) * float(points) * per_point
@@ -58,7 +58,7 @@ def check_memory(model: Model, N: int, points: int) -> None:
                          "output times (t_eval, or a larger dt)")
 
 
-def check_states(model: Model, method: str, t: np.ndarray, x: np.ndarray, which: str = "") -> None:
+def check_states(model: ModelContract, method: str, t: np.ndarray, x: np.ndarray, which: str = "") -> None:
     """Every path's last check: a state that is not finite is a NumericalError naming its time and state."""
     finite = np.isfinite(x).all(axis=1)
     if finite.all():

@@ -19,7 +19,7 @@ import numpy as np
 
 if TYPE_CHECKING:
     from robodyn.integrate.stiff import RunResult
-    from robodyn.model.system import Model
+    from robodyn.model.protocol import ModelContract
     from robodyn.signals import Inputs
 
 __all__ = ["stiffness_hint"]
@@ -30,7 +30,7 @@ MIN_REJECTED: Final = 0.1  # rejected / accepted steps: the controller keeps hit
 MIN_H_LAMBDA: Final = 1.0  # mean step times the spectral radius: an accuracy-limited step has h |lambda| << 1
 
 
-def stiffness_hint(model: Model, method: str, run: RunResult, p: np.ndarray, inputs: Inputs) -> str | None:
+def stiffness_hint(model: ModelContract, method: str, run: RunResult, p: np.ndarray, inputs: Inputs) -> str | None:
     """A sentence when ``run`` of an explicit adaptive ``method`` was limited by stability, else None."""
     boundary = STABILITY_BOUNDARY.get(method)
     if boundary is None or run.steps < MIN_STEPS or run.rejected < MIN_REJECTED * run.steps or run.t.size < 2:
@@ -48,7 +48,7 @@ def stiffness_hint(model: Model, method: str, run: RunResult, p: np.ndarray, inp
             "the problem is stiff, use method='radau' (or 'rosenbrock' if it is only moderately stiff)")
 
 
-def _spectral_radius(model: Model, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> float | None:
+def _spectral_radius(model: ModelContract, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> float | None:
     """max |eigenvalue| of the closed loop's d f(t, x, u(t, x)) / dx at (t, x), or None when it cannot be computed
     (state feedback makes a loop stiff that the model alone is not)."""
     try:
@@ -60,7 +60,7 @@ def _spectral_radius(model: Model, t: float, x: np.ndarray, p: np.ndarray, input
     return radius if np.isfinite(radius) else None
 
 
-def _closed_loop_jacobian(model: Model, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> Any:
+def _closed_loop_jacobian(model: ModelContract, t: float, x: np.ndarray, p: np.ndarray, inputs: Inputs) -> Any:
     """df/dx + df/du du/dx: the model's Jacobians where it has them, forward differences otherwise (and for
     du/dx, the inputs' dependence on the state)."""
     def u_at(state: np.ndarray) -> np.ndarray:

@@ -1,8 +1,8 @@
 """Running the kernels (explicit Runge–Kutta, Radau IIA, RODAS4): compiled for symbolic models, interpreted otherwise.
 
-:func:`kernel_module` picks the module (the shared numba kernel module of :mod:`robodyn.codegen.module` with the
-addresses of the model's compiled functions, or the templates executed as plain Python with the model's own
-callables), and :func:`run_fixed`, :func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure
+:func:`kernel_module` picks the module (the shared numba kernel module of :mod:`robodyn.integrate.kernel_module`
+with the addresses of the model's compiled functions, or the templates executed as plain Python with the model's
+own callables), and :func:`run_fixed`, :func:`run_adaptive`, :func:`run_batch` call its kernels and turn failure
 statuses into errors that say what to try (the codes and their messages are the table in
 :mod:`robodyn.integrate.status`). Methods are given by name, a fixed, adaptive or implicit method of
 :data:`robodyn.integrate.methods.REGISTRY`.
@@ -29,7 +29,7 @@ from robodyn.integrate.implicit import IMPLICIT_METHOD, tables
 from robodyn.integrate.methods import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -64,12 +64,12 @@ class KernelSetup:
     fns: np.ndarray  # (3,) int64: the addresses of the model's rhs, event_fn and jac (0: none)
     inp: tuple[Any, ...]
     events: ResolvedEvents
-    model: Model
+    model: ModelContract
     compile_seconds: float
     cached: bool = False  # the model's compiled functions came from the on-disk cache (nothing compiled)
 
 
-def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend: str = "auto",
+def kernel_module(model: ModelContract, inputs: Inputs, events: ResolvedEvents, backend: str = "auto",
                   jacobian: bool = False) -> KernelSetup:
     """The kernels for ``model``: compiled when everything is symbolic (unless ``backend="interpreted"``).
 
@@ -85,14 +85,14 @@ def kernel_module(model: Model, inputs: Inputs, events: ResolvedEvents, backend:
     n = model.n_states
     if compilable and backend != "interpreted":
         assert events.expressions is not None
-        from robodyn.codegen.module import model_addresses
         from robodyn.integrate.native_kernels import native_kernels
+        from robodyn.model.compiled import model_addresses
 
         start = time.perf_counter()
         fns, cached = model_addresses(model, events.expressions, jacobian=jacobian)
         return KernelSetup(native_kernels(), "compiled", fns, inputs.compiled(n), events, model,
                            time.perf_counter() - start, cached)
-    from robodyn.codegen.module import interpreted_module
+    from robodyn.integrate.kernel_module import interpreted_module
 
     f_raw = model.f_raw
     python_event_fn = events.python_event_fn()
@@ -156,7 +156,7 @@ def _cache_counts(module: ModuleType) -> tuple[int, int]:
     return hits, misses
 
 
-def _failure(model: Model, status: int, t_fail: float, index: int, max_steps: int, method: str,
+def _failure(model: ModelContract, status: int, t_fail: float, index: int, max_steps: int, method: str,
              events: Sequence[str] = ()) -> NumericalError:
     """The error of the failure ``status`` at ``t_fail``; ``index`` is the state concerned, if in range, or
     ``n_states + k`` for the event ``k`` whose function was not finite."""

@@ -16,7 +16,7 @@ import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.events import Event
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 
 __all__ = ["LIMITS", "LIMIT_TOLERANCE", "check_limits", "limit_crossings", "limit_events", "limits_left"]
 
@@ -32,7 +32,7 @@ def check_limits(value: object) -> str:
     return value
 
 
-def limit_events(model: Model) -> list[Event]:
+def limit_events(model: ModelContract) -> list[Event]:
     """Terminal events at the finite position limits of ``model``'s coordinates (none without limits)."""
     events = []
     for name, (lower, upper) in model.position_limits().items():
@@ -43,7 +43,7 @@ def limit_events(model: Model) -> list[Event]:
     return events
 
 
-def limit_crossings(model: Model, t: np.ndarray, x: np.ndarray) -> tuple[list[str], int]:
+def limit_crossings(model: ModelContract, t: np.ndarray, x: np.ndarray) -> tuple[list[str], int]:
     """For the run(s) ``x`` ``(T, n)`` or ``(N, T, n)``: a phrase per limited coordinate that left its range
     (``shoulder went below its limit -3.14 at t = 1.05 (-3.22)``, the first time over the runs) and how many runs
     left a range."""
@@ -64,7 +64,7 @@ def limit_crossings(model: Model, t: np.ndarray, x: np.ndarray) -> tuple[list[st
     return found, int(outside_runs.sum())
 
 
-def limits_left(model: Model, t: np.ndarray, x: np.ndarray) -> str | None:
+def limits_left(model: ModelContract, t: np.ndarray, x: np.ndarray) -> str | None:
     """The sentence of :func:`limit_crossings` (what a warning says), or None when every run stayed inside."""
     found, count = limit_crossings(model, t, x)
     if not found:

@@ -1,9 +1,9 @@
 """The adaptive kernels run from their exported machine code: a first result without numba in the process.
 
 :func:`native_kernels` gives an object that stands for the shared kernel module
-(:func:`robodyn.codegen.module.kernel_module`) in :mod:`robodyn.integrate.kernels`. Its ``adaptive_run`` (the
+(:func:`robodyn.integrate.kernel_module.kernel_module`) in :mod:`robodyn.integrate.kernels`. Its ``adaptive_run`` (the
 template's arguments and results) and ``_adaptive_core`` (a batch's chunks) call the C entry of the kernel
-variant (:mod:`robodyn.codegen.entry`), loaded from its object file (:mod:`robodyn.codegen.objects`), through
+variant (:mod:`robodyn.integrate.entry`), loaded from its object file (:mod:`robodyn.codegen.objects`), through
 ``ctypes``, which releases the GIL during the call, so batches run in threads as before. The first time on a
 machine, numba compiles the entry (the kernel module with it, without numba's cache) and its object is kept;
 when an object cannot be used, the numba kernel module runs instead. Everything else (the fixed-step
@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.codegen.entry import AddressBook, Blocks, entry_name, pack
+from robodyn.integrate.entry import AddressBook, Blocks, entry_name, pack
 
 __all__ = ["NativeKernels", "native_kernels"]
 
@@ -38,7 +38,7 @@ class NativeKernels:
     __name__ = "robodyn_native_kernels"
 
     def __init__(self) -> None:
-        from robodyn.codegen.module import driver_module
+        from robodyn.integrate.kernel_module import driver_module
 
         self._book = AddressBook()
         self._driver: ModuleType = driver_module()  # the templates' Python helpers: work_shapes, work_arrays
@@ -52,14 +52,14 @@ class NativeKernels:
 
     def __getattr__(self, name: str) -> Any:
         """Everything else is the numba kernel module's (imported on first use)."""
-        from robodyn.codegen.module import kernel_module
+        from robodyn.integrate.kernel_module import kernel_module
 
         return getattr(kernel_module(), name)
 
     def cache_counts(self, numba_counts: Callable[[ModuleType], tuple[int, int]]) -> tuple[int, int]:
         """Entries loaded and compiled so far, with numba's cache hits and misses of the kernel module when it runs
         here too (the fixed-step kernels; ``numba_counts`` counts them, robodyn.integrate.kernels)."""
-        from robodyn.codegen.module import loaded_kernel_module
+        from robodyn.integrate.kernel_module import loaded_kernel_module
 
         module = loaded_kernel_module()
         hits, misses = numba_counts(module) if module is not None else (0, 0)
@@ -74,7 +74,7 @@ class NativeKernels:
 
     def _make(self, variant: str) -> Any:
         from robodyn.codegen import objects
-        from robodyn.codegen.module import entry_module_text
+        from robodyn.integrate.kernel_module import entry_module_text
 
         text = entry_module_text(variant)
         name = entry_name(variant)
@@ -109,7 +109,7 @@ class NativeKernels:
         variant = _variant(dop853, implicit)
         entry = self._entry(variant)
         if entry is None:
-            from robodyn.codegen.module import kernel_module
+            from robodyn.integrate.kernel_module import kernel_module
 
             return kernel_module().adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_eval,
                                                 rtol, atol, h0, h_max, max_steps, ev_direction, ev_terminal)
@@ -166,7 +166,7 @@ class NativeKernels:
         variant = _variant(arguments[3], arguments[4])
         entry = self._entry(variant)
         if entry is None:
-            from robodyn.codegen.module import kernel_module
+            from robodyn.integrate.kernel_module import kernel_module
 
             kernel_module()._adaptive_core(first, stop, *arguments)
             return
@@ -217,7 +217,7 @@ def native_kernels() -> NativeKernels | ModuleType:
     from robodyn.codegen.objects import enabled
 
     if not enabled():
-        from robodyn.codegen.module import kernel_module
+        from robodyn.integrate.kernel_module import kernel_module
 
         return kernel_module()
     with _lock:

@@ -38,7 +38,8 @@ from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
-from robodyn.model.system import Model, require_model, values_to_vector
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
@@ -50,7 +51,7 @@ Result = Trajectory | BatchTrajectory
 
 
 def simulate(
-    model: Model,
+    model: ModelContract,
     t_span: float | tuple[float, float],
     x0: ArrayLike | Mapping[str, ArrayLike] | None = None,
     u: Any = None,
@@ -149,7 +150,7 @@ def _listed(events: Sequence[Event | str] | Event | str | None) -> list[Event | 
 class _Job:
     """One validated ``simulate()`` call: what the runner of its method's family needs."""
 
-    model: Model
+    model: ModelContract
     method: Method
     t_span: tuple[float, float]
     states: np.ndarray  # (N, n) initial states
@@ -255,7 +256,7 @@ class _Plan:
     kernel set-up or breakpoint search (tens of microseconds each, against a compiled run of ~50 us).
     """
 
-    model: Model
+    model: ModelContract
     inputs: Inputs
     events: ResolvedEvents
     setups: dict[str, KernelSetup] = field(default_factory=dict)
@@ -282,7 +283,7 @@ class _Plan:
         return stops
 
 
-def _plan(model: Model, u: Any, events: Any) -> _Plan:
+def _plan(model: ModelContract, u: Any, events: Any) -> _Plan:
     """Resolve ``u`` and ``events`` for ``model``, or reuse the plan of an earlier call with equal ones."""
     key = _plan_key(u, events)
     plans = model.memo().setdefault("simulate plans", {}) if key is not None else None
@@ -387,7 +388,7 @@ def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
     return t0, t1
 
 
-def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
+def _initial_states(model: ModelContract, x0: Any) -> tuple[np.ndarray, bool]:
     n = model.n_states
     if x0 is None:
         return np.zeros((1, n)), False
@@ -415,7 +416,7 @@ def _initial_states(model: Model, x0: Any) -> tuple[np.ndarray, bool]:
     return model.state_vector(array)[None, :], False
 
 
-def _parameter_sets(model: Model, params: Any) -> tuple[np.ndarray, bool]:
+def _parameter_sets(model: ModelContract, params: Any) -> tuple[np.ndarray, bool]:
     if params is None:  # the defaults (validated with the model)
         return np.fromiter(model.parameters.values(), float, len(model.parameters))[None, :], False
     names = tuple(model.parameters)
@@ -482,7 +483,7 @@ def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
     return max(n_x, n_p)
 
 
-def _method(model: Model, method: str | None) -> Method:
+def _method(model: ModelContract, method: str | None) -> Method:
     """The registry entry of ``method``; without one, ``discrete`` for discrete-time models, ``exact`` for linear
     models and else ``dopri5``. A discrete-time model takes only ``discrete``, and only it (check_family)."""
     if method is None:
@@ -551,7 +552,7 @@ def _fixed_grid(t0: float, t1: float, dt: float) -> np.ndarray:
 
 
 # --- the exact path ------------------------------------------------------------------------------------
-def _linear_form(model: Model, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _linear_form(model: ModelContract, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(A, B, c) with x' = A x + B u + c, for models whose dynamics are linear and time-invariant."""
     form = model.affine_form(p)
     if form is None:
@@ -561,7 +562,7 @@ def _linear_form(model: Model, p: np.ndarray) -> tuple[np.ndarray, np.ndarray, n
     return form
 
 
-def _exact(model: Model, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
+def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray, inputs: Inputs,
            grid: np.ndarray | None, events: ResolvedEvents) -> RunResult:
     if len(events):
         raise InputError("events are not located on the exact path: use method='dopri5'")

@@ -21,7 +21,7 @@ the fields ``method``, ``t`` (the time of the failure), ``state`` (``" (state NA
 ``max_steps`` and ``hint`` (:data:`SECOND_ORDER_HINT` for second-order models, else ``""``).
 
 Generated kernel modules are cached under the hash of their text, which holds these names, not their
-numbers: :func:`robodyn.codegen.module.module_text` writes the numbers into a header comment so that the
+numbers: :func:`robodyn.integrate.kernel_module.kernel_module_text` writes the numbers into a header comment so that the
 hash changes with them.
 
 Nothing here imports numba, scipy or sympy.

@@ -22,7 +22,7 @@ import numpy as np
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.methods import REGISTRY
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -58,7 +58,7 @@ class _Stop(Exception):
         self.message = message
 
 
-def _state_text(model: Model, state: np.ndarray) -> str:
+def _state_text(model: ModelContract, state: np.ndarray) -> str:
     return ", ".join(f"{name} = {value:.10g}" for name, value in zip(model.states, state.tolist()))
 
 
@@ -71,7 +71,7 @@ def _input_jacobian(inputs: Inputs, n: int) -> np.ndarray | None:
     return np.zeros((len(inputs.names), n))
 
 
-def _jacobian(model: Model, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[..., np.ndarray]) -> Any:
+def _jacobian(model: ModelContract, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[..., np.ndarray]) -> Any:
     du_dx = _input_jacobian(inputs, model.n_states)
     if du_dx is None or model.jacobian_method is None:
         return None
@@ -84,7 +84,7 @@ def _jacobian(model: Model, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[
 
 
 def stiff_run(
-    model: Model,
+    model: ModelContract,
     method: str,
     t_span: tuple[float, float],
     x0: np.ndarray,

@@ -1,7 +1,7 @@
 """The adaptive kernel's work arrays: their shapes and allocation, in plain Python.
 
 A template like ``kernel_template.py``, executed after it and ``implicit_template.py`` in the same module
-(:mod:`robodyn.codegen.module`): ``_adaptive_core`` carves its work arrays from the ones made here
+(:mod:`robodyn.integrate.kernel_module`): ``_adaptive_core`` carves its work arrays from the ones made here
 (implicit ones first, ``_implicit_work``), so that the kernel itself allocates nothing and can run as
 exported machine code without numba's runtime (robodyn.integrate.native_kernels lays the same shapes out
 in one block). Only Python calls these functions; numba never compiles them.

@@ -30,7 +30,8 @@ import numpy as np
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics.rotations import quaternion_from_rotation, rpy_from_rotation
-from robodyn.model.system import Model, Values, real_array, require_model, values_to_vector
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, real_array, require_model, values_to_vector
 
 __all__ = ["REFERENCES", "Kinematics", "Pose", "kinematics"]
 
@@ -87,7 +88,7 @@ class Kinematics:
         The frame used when none is named: the last frame from which no other frame hangs (the tool).
     """
 
-    def __init__(self, model: Model):
+    def __init__(self, model: ModelContract):
         require_model(model, "kinematics")
         tree = model.kinematics()
         if tree is None:
@@ -244,13 +245,13 @@ class Kinematics:
         return block([heading(f"Kinematics of {self.model.name!r}: {len(self.frames)} frames, tool "
                               f"{self.default_frame!r}"), html_table(rows, header=("frame", "hangs from"))])
 
-def kinematics(model: Model) -> Kinematics:
+def kinematics(model: ModelContract) -> Kinematics:
     """The :class:`Kinematics` of ``model`` (kept by the model, so compiled functions are reused)."""
     require_model(model, "kinematics")
     return _cached(model)
 
 
-def _cached(model: Model) -> Kinematics:
+def _cached(model: ModelContract) -> Kinematics:
     memo = model.memo()
     if "kinematics api" not in memo:
         memo["kinematics api"] = Kinematics(model)

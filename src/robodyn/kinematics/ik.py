@@ -27,7 +27,8 @@ import numpy as np
 from robodyn.errors import InputError, ShapeError
 from robodyn.kinematics.frames import kinematics
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
-from robodyn.model.system import Model, Values, real_array, require_model, values_to_vector
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import Values, real_array, require_model, values_to_vector
 
 __all__ = ["MAX_ITERATIONS", "MAX_STARTS", "MAX_WORK_BYTES", "IKResult", "check_search", "inverse_kinematics",
            "work_bytes"]
@@ -67,7 +68,7 @@ class IKResult:
     reachable: bool
     iterations: int
     frame: str
-    model: Model = field(repr=False, compare=False)
+    model: ModelContract = field(repr=False, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready: q (by coordinate), residual, reachable, iterations, frame, the two errors."""
@@ -90,7 +91,7 @@ class IKResult:
         return result_html(self, "Inverse kinematics", units={"position_error": "m", "orientation_error": "rad"})
 
 
-def _limits(model: Model, coordinates: tuple[str, ...], use: bool) -> tuple[np.ndarray, np.ndarray]:
+def _limits(model: ModelContract, coordinates: tuple[str, ...], use: bool) -> tuple[np.ndarray, np.ndarray]:
     lower, upper = np.full(len(coordinates), -np.inf), np.full(len(coordinates), np.inf)
     if use:
         for i, name in enumerate(coordinates):
@@ -159,7 +160,7 @@ def _target(position: Any, orientation: Any) -> tuple[np.ndarray, np.ndarray | N
     return p, R
 
 
-def inverse_kinematics(model: Model, position: Any, *, orientation: Any = None, frame: str | None = None,
+def inverse_kinematics(model: ModelContract, position: Any, *, orientation: Any = None, frame: str | None = None,
                        q0: Values | None = None, starts: int = 8, seed: int = 0, limits: bool = True,
                        tolerance: float = 1e-10, max_iterations: int = 200, orientation_weight: float = 1.0,
                        params: Values | None = None) -> IKResult:

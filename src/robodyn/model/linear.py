@@ -23,6 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from robodyn.analysis.controllability import Controllability, Observability
     from robodyn.analysis.lti import Margins, StepInfo
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DISCRETIZATIONS", "LinearSystem", "check_period", "control_module", "require_continuous"]
 
@@ -103,7 +104,7 @@ def _units(values: Mapping[str, str] | None, names: set[str], name: str) -> Mapp
     return MappingProxyType(dict(values))
 
 
-def _source_units(model: Model) -> Mapping[str, str]:
+def _source_units(model: ModelContract) -> Mapping[str, str]:
     """``model.units()`` of its states, inputs and outputs, computed once per model (kept in its memo: units do
     not depend on parameters)."""
     store = model.memo()
@@ -247,7 +248,7 @@ class LinearSystem(Model):
         u_op: NDArray[np.float64] | None = None,
         method: str | None = None,
         error_estimate: float | None = None,
-        source: Model | None = None,
+        source: ModelContract | None = None,
     ) -> LinearSystem:
         """Construct without validation, for callers that built checked arrays from a validated model.
 
@@ -438,10 +439,6 @@ class LinearSystem(Model):
     @property
     def jacobian_method(self) -> str:
         return "linear"
-
-    @property
-    def classification_basis(self) -> str:
-        return "structural"
 
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         return self.A, self.B

@@ -24,14 +24,16 @@ from typing import Any, Final, Self
 import numpy as np
 import sympy
 
+from robodyn.budget import shown
+from robodyn.display.latex import latex_name, latex_of
 from robodyn.errors import InputError, ShapeError, SingularMatrixError
-from robodyn.model.budget import shown
 from robodyn.model.expr import TIME, expand_bounded, narrow_integers, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.plausibility import check_mass
 from robodyn.model.protocol import ExplicitForm
-from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel, latex_name, latex_of
+from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel
+from robodyn.model.symbolic_form import Equation
 from robodyn.model.system import Values, Vector, _names, values_to_vector
 
 __all__ = [
@@ -341,10 +343,11 @@ class ManipulatorSystem(SymbolicModel):
         f = sympy.Matrix.vstack(sympy.Matrix(self.qd_symbols), inverse * self.rhs_expr)
         return ExplicitForm(f, self.x_symbols, self.u_symbols, self.p_symbols, f.jacobian(self.x_symbols))
 
-    def classification_equations(self) -> list[tuple[str, Any]] | None:
+    def _labelled_equations(self) -> list[Equation] | None:
         n = self.n_coordinates
-        rows = [(f"the mass matrix entry M[{i}][{j}]", self.mass_expr[i, j]) for i in range(n) for j in range(n)]
-        return rows + [(f"the equation for {c}''", e) for c, e in zip(self.coordinates, self.rhs_expr)]
+        rows = [Equation(f"the mass matrix entry M[{i}][{j}]", self.mass_expr[i, j], "mass")
+                for i in range(n) for j in range(n)]
+        return rows + [Equation(f"the equation for {c}''", e) for c, e in zip(self.coordinates, self.rhs_expr)]
 
     def equation_terms(self) -> list[tuple[str, Any]] | None:
         """M(q), C(q, q') q' and g(q) of M q'' + C q' + g = Q as closed forms, for ``robodyn show``: g is

@@ -9,15 +9,17 @@ such as ``10`` or ``-1e-6`` from the command line need none of that, so they liv
 from __future__ import annotations
 
 import ast
+import difflib
 import math
 import re
 import warnings
+from collections.abc import Sequence
 from typing import Final
 
 from robodyn.errors import ExpressionError
 
 __all__ = ["CONSTANT_NAMES", "FUNCTION_NAMES", "MAX_DEPTH", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME",
-           "is_valid_name", "parse_assignments", "parse_number"]
+           "did_you_mean", "is_valid_name", "parse_assignments", "parse_number"]
 
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
@@ -123,3 +125,10 @@ def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
             raise ExpressionError(f"{where}: {name!r} is given twice")
         result[name] = parse_number(value, where=f"{where} {name}")
     return result
+
+
+def did_you_mean(name: str, names: Sequence[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``names`` to an unknown ``name``, or ``""`` when none is close
+    (the end of an error message naming what is known)."""
+    close = difflib.get_close_matches(name, list(names), n=1)
+    return f"; did you mean {close[0]!r}?" if close else ""

@@ -11,64 +11,26 @@ Expressions given as text are parsed by the safe parser (:mod:`robodyn.model.exp
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, TypeAlias
+from typing import Any, TypeAlias
 
 import numpy as np
 import sympy
 
+from robodyn.budget import shown
 from robodyn.codegen.printer import lambdify_entries, numeric_form, numpy_printer
+from robodyn.display.latex import latex_name, latex_of
 from robodyn.errors import InputError
-from robodyn.model.budget import shown
 from robodyn.model.expr import TIME, narrow_integers, parse_expression, symbol
 from robodyn.model.linearization import symbolic_linearization
 from robodyn.model.protocol import ExplicitForm
+from robodyn.model.symbolic_form import Equation, SymbolicForm, linearity, time_dependence
 from robodyn.model.system import Model, Vector, _defaults, _names, check_names
 
 __all__ = ["SymbolicModel", "SymbolicSystem", "latex_name", "latex_of"]
 
 ExprLike: TypeAlias = sympy.Expr | str | float | int
 NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
-
-
-def latex_name(name: str) -> str:
-    """LaTeX for a robodyn name: ``theta`` -> ``\\theta``, ``q_dot`` -> ``\\dot{q}``, ``x1`` -> ``x_{1}``,
-    ``elbow`` -> ``\\mathrm{elbow}`` (a name of several letters is one upright word, not a product of italic
-    letters), ``lc2`` -> ``\\mathrm{lc}_{2}``, ``q_ref`` -> ``q_{\\mathrm{ref}}``."""
-    dots = 0
-    while name.endswith("_dot") and len(name) > 4:
-        name, dots = name[:-4], dots + 1
-    head, _, sub = name.strip("_").partition("_")
-    if not sub:
-        match = re.fullmatch(r"(.*?[A-Za-z])(\d+)", head)
-        head, sub = (match.group(1), match.group(2)) if match else (head, "")
-    parts = [_latex_word(part) for part in sub.split("_") if part]
-    base = _latex_word(head) + (f"_{{{','.join(parts)}}}" if parts else "")
-    if dots == 0:
-        return base
-    accent = {1: r"\dot", 2: r"\ddot"}.get(dots, r"\dddot")
-    return f"{accent}{{{base}}}"
-
-
-def latex_of(expr: sympy.Basic, names: Mapping[sympy.Symbol, str]) -> str:
-    """LaTeX of ``expr`` with the symbols' LaTeX ``names`` (:func:`latex_name`), factors separated by a thin space
-    (``l_{1}\\,\\mathrm{lc}_{2}``: names of several letters would run together)."""
-    return sympy.latex(expr, symbol_names=dict(names), mul_symbol=r"\,")
-
-
-def _latex_word(word: str) -> str:
-    """One part of a name: digits and single letters as they are, Greek letters by name, words upright."""
-    from sympy.printing.latex import tex_greek_dictionary
-
-    if word.isdigit() or len(word) == 1:
-        return word
-    greek = tex_greek_dictionary.get(word) or (f"\\{word}" if word.lower() in _GREEK else None)
-    return greek if greek is not None else r"\mathrm{" + word.replace("_", r"\_") + "}"
-
-
-_GREEK: Final = frozenset(("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho "
-                           "sigma tau upsilon phi chi psi omega").split())
 
 
 class SymbolicModel(Model):
@@ -236,9 +198,18 @@ class SymbolicModel(Model):
         """The model itself: ``expression`` parses text in its symbols, ``lambdify`` evaluates them."""
         return self
 
-    @property
-    def classification_basis(self) -> str:
-        return "symbolic"
+    def symbolic_form(self) -> SymbolicForm | None:
+        """The dynamics and outputs as labelled sympy expressions (:class:`robodyn.model.symbolic_form.SymbolicForm`),
+        or None when the model keeps no closed forms."""
+        equations = self._labelled_equations()
+        if equations is None:
+            return None
+        return SymbolicForm(self.t_symbol, tuple(self.x_symbols), tuple(self.u_symbols), tuple(equations),
+                            tuple(zip(self.outputs, self.h_expr)), self.linear_by_construction())
+
+    def _labelled_equations(self) -> list[Equation] | None:
+        """Every expression of the dynamics, labelled (the kinds say which they have)."""
+        raise NotImplementedError
 
     def show_text(self) -> str:
         return self.pretty()
@@ -255,7 +226,7 @@ class SymbolicModel(Model):
 
     def latex_expr(self, expr: sympy.Basic) -> str:
         """LaTeX of one expression with the model's symbol names (a placeholder beyond the display budget:
-        robodyn.model.budget)."""
+        robodyn.budget)."""
         return shown(expr, lambda e: latex_of(e, self.latex_symbol_names), latex=True)
 
     def equations(self) -> list[tuple[str, sympy.Expr]]:
@@ -413,11 +384,11 @@ class SymbolicSystem(SymbolicModel):
                                         [narrow_integers(e) for e in self.dfdu_expr])
 
     def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
-        """(A, B, c) when :func:`robodyn.classify` finds the model linear and time-invariant, else None."""
-        from robodyn.analysis.classify import classify  # the verdict is classify's (cancellation included)
-
-        verdict = classify(self)
-        if not (verdict.linear and verdict.time_invariant):
+        """(A, B, c) when the expressions are affine in (x, u) and free of t (the decision :func:`robodyn.classify`
+        words: :func:`robodyn.model.symbolic_form.linearity`, cancellation included), else None."""
+        form = self.symbolic_form()
+        expanded = None if form is None else form.expanded()
+        if expanded is None or not linearity(expanded)[0] or time_dependence(expanded):
             return None
         zero_x, zero_u = np.zeros(self.n_states), np.zeros(self.n_inputs)
         A, B = self.jacobians_raw(0.0, zero_x, zero_u, p)
@@ -426,8 +397,8 @@ class SymbolicSystem(SymbolicModel):
     def explicit_form(self, max_coordinates: int) -> ExplicitForm:
         return ExplicitForm(self.f_expr, self.x_symbols, self.u_symbols, self.p_symbols, self.dfdx_expr)
 
-    def classification_equations(self) -> list[tuple[str, Any]]:
-        return [(f"the equation for {s}'", e) for s, e in zip(self.states, self.f_expr)]
+    def _labelled_equations(self) -> list[Equation]:
+        return [Equation(f"the equation for {s}'", e) for s, e in zip(self.states, self.f_expr)]
 
     def latex_equations(self) -> list[str]:
         return [f"{latex_name(s + '_dot')} &= {self.latex_expr(e)}" for s, e in zip(self.states, self.f_expr)]

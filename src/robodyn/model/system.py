@@ -11,7 +11,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -19,6 +19,12 @@ from numpy.typing import ArrayLike
 from robodyn import display
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
+
+if TYPE_CHECKING:
+    from robodyn.model.linear import LinearSystem
+    from robodyn.model.mechanical import ScalarDamping
+    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator
+    from robodyn.model.symbolic_form import SymbolicForm
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
 __all__ = ["Model", "System", "Values", "check_names", "real_array", "require_model", "values_to_vector"]
@@ -215,11 +221,6 @@ class Model:
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
         return None
 
-    @property
-    def classification_basis(self) -> str:
-        """How :func:`robodyn.classify` can decide: ``structural``, ``symbolic`` or ``sampled``."""
-        return "sampled"
-
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(n, n)`` and df/du ``(n, m)`` at a validated point (when :attr:`jacobian_method`)."""
         raise NotImplementedError(f"model {self.name!r} has no exact Jacobian")
@@ -265,7 +266,7 @@ class Model:
         """The model's symbols and expression parser (for events given as text), or None."""
         return None
 
-    def linear_model(self, params: Values | None = None) -> Any:
+    def linear_model(self, params: Values | None = None) -> LinearSystem | None:
         """The exact LinearSystem of a model that is linear by construction, or None."""
         return None
 
@@ -276,11 +277,11 @@ class Model:
             return None
         return linear.A, linear.B, np.zeros(self.n_states)
 
-    def manipulator(self) -> Any:
+    def manipulator(self) -> Manipulator | None:
         """The second-order parts (:class:`robodyn.model.protocol.Manipulator`), or None."""
         return None
 
-    def kinematics(self) -> Any:
+    def kinematics(self) -> KinematicTree | None:
         """The frames and kinematic functions (:class:`robodyn.model.protocol.KinematicTree`), or None."""
         return None
 
@@ -302,22 +303,23 @@ class Model:
         """``(M, B, K, F)`` of M q'' + B q' + K q = F u with constant matrices, or None."""
         return None
 
-    def explicit_form(self, max_coordinates: int) -> Any:
+    def explicit_form(self, max_coordinates: int) -> ExplicitForm | None:
         """x' = f as sympy expressions with df/dx (:class:`robodyn.model.protocol.ExplicitForm`), or None.
 
         Second-order models invert M(q) symbolically for this, so only up to ``max_coordinates``.
         """
         return None
 
-    def classification_equations(self) -> list[tuple[str, Any]] | None:
-        """``(label, sympy expression)`` for every expression of the dynamics, when symbolic and small."""
+    def symbolic_form(self) -> SymbolicForm | None:
+        """The dynamics and outputs as labelled sympy expressions (:class:`robodyn.model.symbolic_form.SymbolicForm`:
+        what :func:`robodyn.classify` decides exactly from), or None when the model has no closed forms."""
         return None
 
     def linear_by_construction(self) -> str | None:
         """A sentence saying why the dynamics are linear whatever the parameters, or None."""
         return None
 
-    def scalar_damping(self) -> Any:
+    def scalar_damping(self) -> ScalarDamping | None:
         """omega_n, zeta and regime (:class:`robodyn.model.mechanical.ScalarDamping`) of a linear mechanical
         model with one coordinate, else None."""
         return None

@@ -17,7 +17,8 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, UnknownNameError
-from robodyn.model.system import Model, require_model
+from robodyn.model.protocol import ModelContract
+from robodyn.model.system import require_model
 from robodyn.progress import progress
 from robodyn.progress import quiet as quiet_progress
 from robodyn.report.page import guarded, number, page, strict_json, table
@@ -64,7 +65,7 @@ class Report:
         return page
 
 
-def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,
+def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,
             max_points: int = MAX_POINTS, workers: int = 1) -> Report:
     """The report of ``model`` (see the module docstring).
 
@@ -128,7 +129,7 @@ def analyze(model: Model, *, at: Mapping[str, float] | None = None, horizon: flo
     return Report(model.name, _page(model, sections), data, rows)
 
 
-def _checked_options(model: Model, at: Mapping[str, float] | None, horizon: float, max_points: int,
+def _checked_options(model: ModelContract, at: Mapping[str, float] | None, horizon: float, max_points: int,
                      workers: int) -> dict[str, float]:
     """``at`` as ``{name: value}`` after the checks of :func:`analyze`'s options (InputError naming the fix)."""
     from robodyn.model.system import values_to_vector
@@ -168,7 +169,7 @@ def _classification(result: Any) -> tuple[str, Any]:
         "method": result.method}
 
 
-def _points(model: Model, given: dict[str, float], robot: bool, find: Callable[..., Any]) -> tuple[str, Any]:
+def _points(model: ModelContract, given: dict[str, float], robot: bool, find: Callable[..., Any]) -> tuple[str, Any]:
     """The operating points: equilibria with the inputs fixed (0 unless given), or a robot's configuration."""
     n = model.n_states // 2 if model.order == 2 else model.n_states
     if robot:  # a robot has a continuum of rest points: the one at the given angles, held by its torques
@@ -186,16 +187,16 @@ def _points(model: Model, given: dict[str, float], robot: bool, find: Callable[.
     return body, points
 
 
-def _row(model: Model, point: Any, k: int) -> dict[str, Any]:
+def _row(model: ModelContract, point: Any, k: int) -> dict[str, Any]:
     return {"point": k, **dict(zip(model.states, point.x.tolist())), **dict(zip(model.inputs, point.u.tolist())),
             "residual": point.residual}
 
 
 
 
-def _equations(model: Model) -> str:
-    """The equations typeset (robodyn.formulas), the plain text and the LaTeX source under them."""
-    from robodyn.formulas import formulas_html
+def _equations(model: ModelContract) -> str:
+    """The equations typeset (robodyn.display.formulas), the plain text and the LaTeX source under them."""
+    from robodyn.display.formulas import formulas_html
 
     latex = model.latex_text()
     source = f"<details><summary>LaTeX source</summary><pre>{html.escape(latex)}</pre></details>" if latex else ""
@@ -203,7 +204,7 @@ def _equations(model: Model) -> str:
     return formulas_html(model) + text + source
 
 
-def _page(model: Model, sections: list[str]) -> str:
+def _page(model: ModelContract, sections: list[str]) -> str:
     units = model.units()
     parameters = ", ".join(f"{k} = {number(v)}" + (f" {units[k]}" if k in units else "")
                            for k, v in model.parameters.items()) or "none"

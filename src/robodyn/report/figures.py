@@ -15,7 +15,7 @@ import numpy as np
 
 from robodyn.errors import RobodynError
 from robodyn.integrate.limits import limit_crossings
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.report.page import figure, number
 from robodyn.trajectory import Trajectory
 
@@ -27,11 +27,11 @@ RESPONSE_POINTS: Final = 201  # output times of each response
 MAX_CURVES: Final = 8  # states drawn in a response (a model with more: its first coordinates and their velocities)
 
 
-def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str]:
+def responses(model: ModelContract, linear: Any, point: Any, horizon: float) -> list[str]:
     """Free (an initial offset) and step responses, nonlinear solid and linear dashed, on the same axes."""
     import html
 
-    import robodyn
+    from robodyn.integrate.simulate import simulate
     from robodyn.signals import Step
 
     figures = []
@@ -52,9 +52,9 @@ def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str
                 first = model.inputs[0]
                 inputs[first] = Step(at=0.0, before=inputs[first], after=inputs[first] + step)
                 shifted[first] = Step(at=0.0, before=0.0, after=step)
-            nonlinear = robodyn.simulate(model, horizon, x0, inputs or None, t_eval=t_eval, rtol=1e-8,
+            nonlinear = simulate(model, horizon, x0, inputs or None, t_eval=t_eval, rtol=1e-8,
                                          limits="ignore")  # said in the caption instead of a warning
-            deviation = robodyn.simulate(linear, horizon, x0 - point.x, shifted or None, t_eval=t_eval)
+            deviation = simulate(linear, horizon, x0 - point.x, shifted or None, t_eval=t_eval)
             assert isinstance(nonlinear, Trajectory) and isinstance(deviation, Trajectory)
             lifted = Trajectory(deviation.t, deviation.x + point.x, deviation.u + point.u, deviation.x + point.x,
                                 model.states, model.inputs, model.states, f"{model.name} (linear)", deviation.stats,
@@ -71,7 +71,7 @@ def responses(model: Model, linear: Any, point: Any, horizon: float) -> list[str
     return figures
 
 
-def drawn_states(model: Model) -> list[str]:
+def drawn_states(model: ModelContract) -> list[str]:
     """The states a response shows: all of them up to MAX_CURVES, else the first coordinates and their velocities
     (second-order models) or the first states."""
     if model.n_states <= MAX_CURVES:
@@ -100,16 +100,16 @@ def _overlaid(nonlinear: Trajectory, lifted: Trajectory, names: list[str]) -> tu
     return picture, clipped
 
 
-def phase(model: Model, point: Any) -> Any:
+def phase(model: ModelContract, point: Any) -> Any:
     """The phase portrait of a two-state model around the point, with three runs from it."""
-    import robodyn
     from robodyn import plots
+    from robodyn.integrate.simulate import simulate
 
     x, v = float(point.x[0]), float(point.x[1])
     runs = []
     for dx in (0.3, 1.0, 2.0):
         try:
-            run = robodyn.simulate(model, 6.0, [x + dx, v], {n: float(u) for n, u in zip(model.inputs, point.u)}
+            run = simulate(model, 6.0, [x + dx, v], {n: float(u) for n, u in zip(model.inputs, point.u)}
                                    or None, rtol=1e-8)
         except RobodynError:
             continue
@@ -119,7 +119,7 @@ def phase(model: Model, point: Any) -> Any:
                                 u=point.u, trajectories=runs)
 
 
-def arm(model: Model, point: Any, k: int) -> Any:
+def arm(model: ModelContract, point: Any, k: int) -> Any:
     """The mechanism at the point's configuration: every link, gravity down, 2-D when planar."""
     from robodyn.kinematics import kinematics
     from robodyn.kinematics.picture import draw_arm

@@ -14,25 +14,25 @@ import numpy as np
 
 from robodyn.display import cleaned
 from robodyn.errors import RobodynError
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number, table
 
 __all__ = ["existence_section", "heading", "point_section"]
 
 
-def heading(model: Model, point: Any) -> str:
+def heading(model: ModelContract, point: Any) -> str:
     """``theta = 3.14159, theta_dot = 0``: the point's states, round-off shown as 0."""
     return ", ".join(f"{s} = {number(v)}" for s, v in zip(model.states, cleaned(point.x)))
 
 
-def point_section(model: Model, point: Any, k: int, horizon: float,
+def point_section(model: ModelContract, point: Any, k: int, horizon: float,
                   step: Callable[..., None] | None = None) -> tuple[str, dict[str, Any]]:
     """The section of operating point ``k``: its HTML and its JSON record (x, u, A, B, C, D, eigenvalues, ...);
     ``step(description=...)`` is told of each stage (a progress bar)."""
     step = step or (lambda *_, **__: None)
-    import robodyn
     from robodyn import plots
+    from robodyn.analysis.linearize import linearize
     from robodyn.analysis.modes import modes as modes_of
 
     parts: list[str] = []
@@ -40,7 +40,7 @@ def point_section(model: Model, point: Any, k: int, horizon: float,
     title = f"<h2>Point {k}: {html.escape(heading(model, point))}</h2>"
     step(description=f"point {k}: linearize")
     try:
-        linear = robodyn.linearize(model, point.x, point.u)
+        linear = linearize(model, point.x, point.u)
     except RobodynError as exc:
         record["error"] = str(exc)
         return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>", record
@@ -118,11 +118,11 @@ def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures:
                    f"closed by unity negative feedback: {html.escape(shown)}.{notes}</p>")
 
 
-def _validity(model: Model, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
-    import robodyn
+def _validity(model: ModelContract, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
+    from robodyn.analysis.validity import validity
 
     try:
-        valid = robodyn.validity(model, point.x, point.u)
+        valid = validity(model, point.x, point.u)
     except RobodynError as exc:
         return f"<h3>Validity</h3><p class=\"note\">{html.escape(str(exc))}</p>"
     unbounded = not np.isfinite(valid.radius)
@@ -142,15 +142,15 @@ def _scaling(valid: Any) -> str:
     return "each state and input divided by " + ", ".join(number(s) for s in np.asarray(scale).ravel())
 
 
-def existence_section(model: Model, point: Any, k: int) -> tuple[str, dict[str, Any]]:
+def existence_section(model: ModelContract, point: Any, k: int) -> tuple[str, dict[str, Any]]:
     """Picard-Lindelof on the box of radius 0.1 around operating point ``k``: the section (HTML) and its record
     (``robodyn.existence``'s ``to_dict()``, or ``{"error": ...}``). A task of its own: with the symbolic inverse of
     M it takes as long as a point's figures."""
-    import robodyn
+    from robodyn.analysis.existence import existence
 
     title = f"<h2>Existence and uniqueness near point {k} (box of radius 0.1 around it)</h2>"
     try:
-        result = robodyn.existence(model, point.x, 0.1, 1.0, point.u)
+        result = existence(model, point.x, 0.1, 1.0, point.u)
     except RobodynError as exc:
         return f"{title}<p class=\"note\">{html.escape(str(exc))}</p>", {"error": str(exc)}
     return f"{title}<p>{html.escape(result.explanation)}</p>", result.to_dict()

@@ -14,11 +14,11 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 
-from robodyn.model.system import Model
+from robodyn.model.protocol import ModelContract
 
 __all__ = ["Workers"]
 
-_MODEL: dict[str, Model] = {}  # the model forked workers read: set just before the pool forks
+_MODEL: dict[str, ModelContract] = {}  # the model forked workers read: set just before the pool forks
 
 
 class _Done:
@@ -42,7 +42,7 @@ class Workers:
     platform cannot fork); ``get()`` returns its result or raises its exception.
     """
 
-    def __init__(self, model: Model, count: int):
+    def __init__(self, model: ModelContract, count: int):
         self.model = model
         self.count = max(1, int(count))
         self.pool: Any = None

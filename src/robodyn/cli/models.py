@@ -1,0 +1,412 @@
+"""The model commands: show, classify, simulate, verify, modes, existence, equilibrium, linearize, validity,
+convert. Argument parsing and printing only; the work is done by the public API.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import robodyn
+
+# The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
+# that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
+from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
+from robodyn.atomic import check_output_path, write_bytes_atomic, write_text_atomic
+from robodyn.budget import MAX_PRETTY_NODES, shown, within
+from robodyn.cli.args import add_json as _add_json
+from robodyn.cli.args import add_model as _add_model
+from robodyn.cli.args import add_point as _add_point
+from robodyn.cli.args import assignments as _assignments
+from robodyn.cli.args import load_model as _model
+from robodyn.cli.kinematics import select_outputs
+from robodyn.errors import InputError, RobodynWarning
+from robodyn.integrate.guards import check_memory
+from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.model.names import parse_number
+from robodyn.model.protocol import ModelContract
+from robodyn.signals import parse_input_assignments
+from robodyn.trajectory import SimulationStats, Trajectory
+
+__all__ = ["add_commands"]
+
+_HOLDING_POINT = "states and inputs; states left out are 0, inputs default to the holding input"
+
+
+# --- show --------------------------------------------------------------------------------------------
+def _describe(model: ModelContract) -> list[str]:
+    lines = [f"model    {model.name} ({model.kind})", f"states   {', '.join(model.states)}",
+             f"inputs   {', '.join(model.inputs) or '(none)'}"]
+    if model.outputs != model.states:
+        lines.append(f"outputs  {', '.join(model.outputs)}")
+    if model.parameters:
+        units = model.units()
+        lines.append("params   " + ", ".join(f"{k} = {v:g}" + (f" {units[k]}" if k in units else "")
+                                           for k, v in model.parameters.items()))
+    return lines
+
+
+def _damping_lines(model: ModelContract) -> list[str]:
+    info = model.scalar_damping()
+    if info is None:
+        return []
+    if info.omega_n is None:
+        return [f"regime   {info.regime} (omega_n undefined)"]
+    return [f"omega_n  {info.omega_n:.10g} rad/s", f"zeta     {info.zeta:.10g}", f"regime   {info.regime}"]
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    import sympy
+
+    model = _model(args)
+    terms = model.equation_terms() or []
+    if args.latex:
+        latex = model.latex_text()
+        if latex is None:
+            raise InputError(f"model {model.name!r} has no symbolic equations to print as LaTeX")
+        blocks = [latex]
+        blocks += [f"{name} = {model.symbol_table().latex_expr(value)}" for name, value in terms]
+        print("\n\n".join(blocks))
+        return 0
+    equations = model.show_text()
+    damping = _damping_lines(model)
+    derived = [f"derived  {k} = {v}" for k, v in model.derived_parameters.items()]
+    lines = [*_describe(model), *derived, "", equations, *(["", *damping] if damping else [])]
+    for name, value in terms:  # drawn in two dimensions when small, else on one line (robodyn.budget)
+        text = sympy.pretty(value, use_unicode=False, wrap_line=False) if within(value, MAX_PRETTY_NODES) \
+            else shown(value, sympy.sstr)
+        lines += ["", f"{name} =", text]
+    print("\n".join(lines))
+    return 0
+
+
+# --- classify ----------------------------------------------------------------------------------------
+def _cmd_classify(args: argparse.Namespace) -> int:
+    result = robodyn.classify(_model(args))
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result)
+    return 0
+
+
+# --- simulate ----------------------------------------------------------------------------------------
+def _number(text: str | None, option: str) -> float | None:
+    return None if text is None else parse_number(text, where=option)
+
+
+def _number_or(text: str | None, option: str, default: float) -> float:
+    return default if text is None else parse_number(text, where=option)
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
+    out = getattr(args, "out", None)
+    for option, value, kinds in (("--out", out, ".csv or .npz file (or - for CSV on stdout)"),
+                                 ("--plot", getattr(args, "plot", None), ".png, .svg or .pdf file")):
+        if value is not None and not value.strip():
+            raise InputError(f"{option} {value!r}: the path is empty: name a {kinds}")
+    if out and out != "-":
+        if Path(out).suffix.lower() not in (".csv", ".npz"):
+            raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
+        check_output_path(out, "--out")
+    if getattr(args, "plot", None):
+        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {args.plot}: the plot is written as PNG, SVG or PDF: name a .png, .svg or .pdf "
+                             "file")
+        check_output_path(args.plot, "--plot")
+
+
+def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> str:
+    """What the run did: the exact path's matrix exponentials, or the steps, evaluations and machine code."""
+    span = f"over [{t0:g}, {t1:g}]"
+    if stats.path == "exact":
+        return f"exact (matrix exponential) {span} at {points} output times"
+    work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
+           f"{stats.nfev} evaluations"
+    if stats.njev:
+        work += f", {stats.njev} Jacobians, {stats.nlu} LU factorizations"
+    if stats.path != "compiled":
+        return work
+    if stats.from_cache:
+        return f"{work}, kernel loaded from cache in {stats.compile_seconds:.2f} s"
+    if stats.compile_seconds == 0.0:
+        return f"{work}, kernel already compiled"
+    return f"{work}, compile {stats.compile_seconds:.2f} s"
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from robodyn.cli.kinematics import output_names
+
+    _check_outputs(args)
+    model = _model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.files.cached)
+    names = None if args.output is None else output_names(model, args.output)  # checked before the run
+    x0 = _assignments(args.x0, "--x0")
+    inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
+    t0 = _number_or(args.t0, "--t0", 0.0)
+    t_final = _number_or(args.t_final, "--t-final", 0.0)
+    t_eval = None
+    if args.points is not None:
+        if args.points < 2:
+            raise InputError(f"--points must be at least 2, got {args.points}")
+        check_memory(model, 1, args.points)
+        t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
+    with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a run past its joint limits): printed
+        warnings.simplefilter("always", RobodynWarning)
+        trajectory = robodyn.simulate(
+            model, (t0, t_final), x0, inputs, method=args.method,
+            rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
+            dt=_number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits,
+        )
+    assert isinstance(trajectory, Trajectory)
+    if names is not None:
+        trajectory = select_outputs(model, trajectory, names)
+    if args.out == "-":
+        sys.stdout.write(trajectory.to_csv_text())
+        return 0
+    figure = trajectory.plot() if args.plot else None  # drawn before anything is written
+    if args.out:
+        (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
+    if args.plot:
+        _write_plot(args.plot, figure)
+    stats = trajectory.stats
+    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
+    print(f"{model.name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
+    print(f"final state: {final}")
+    for event in trajectory.events:
+        print(f"event {event.name} at t = {event.t:.12g}")
+    if stats.hint:
+        print(f"hint: {stats.hint}")
+    for note in noted:
+        if issubclass(note.category, RobodynWarning):
+            print(f"warning: {note.message}")
+    for path in (args.out, args.plot):
+        if path:
+            print(f"wrote {path}")
+    return 0
+
+
+def _write_plot(path: str, figure: Any) -> None:
+    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.plots.save_figure), atomically."""
+    from robodyn.plots import save_figure
+
+    save_figure(figure, path)
+
+
+# --- verify ------------------------------------------------------------------------------------------
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from robodyn.analysis.verify import verify
+    from robodyn.atomic import check_output_folder, path_component
+
+    model = _model(args)
+    plot = Path(args.out) / f"verify_{path_component(model.name)}.png"  # a model's name is free text
+    check_output_path(plot, "--out")
+    check_output_folder(args.out, "--out")  # and not "" (the plot would land in the working folder)
+    result = verify(model, t_final=_number_or(args.t_final, "--t-final", 2.0))
+    write_bytes_atomic(plot, result.png())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    if not args.json:
+        print(f"wrote {plot}")
+    return 0 if result.passed else 1
+
+
+# --- modes and existence ------------------------------------------------------------------------------
+def _point(model: ModelContract, text: Sequence[str] | None, option: str) -> tuple[dict[str, float], dict[str, float]]:
+    """``--at`` values split into states and inputs (names left out are 0)."""
+    values = _assignments(text, option)
+    unknown = [n for n in values if n not in model.states and n not in model.inputs]
+    if unknown:
+        model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean over the states
+    return ({n: v for n, v in values.items() if n in model.states},
+            {n: v for n, v in values.items() if n in model.inputs})
+
+
+def _cmd_modes(args: argparse.Namespace) -> int:
+    from robodyn.analysis.modes import modes
+
+    model = _model(args)
+    x, u = _point(model, args.at, "--at")
+    linear = model.linear_model()
+    if linear is None:  # nonlinear models are linearized at the point first (exact where the model allows)
+        linear = robodyn.linearize(model, model.state_vector(x, default=0.0), u)
+    result = modes(linear)
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    return 0
+
+
+def _cmd_existence(args: argparse.Namespace) -> int:
+    from robodyn.analysis.existence import existence
+
+    model = _model(args)
+    x0 = model.state_vector(_assignments(args.x0, "--x0"), default=0.0)
+    inputs = _assignments(args.input, "--input")
+    result = existence(model, x0, _number_or(args.radius, "--radius", 0.0),
+                       _number_or(args.horizon, "--horizon", 1.0), u=inputs or None)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        data = result.to_dict()
+        for key in ("M", "L", "delta", "contraction", "rigorous"):
+            print(f"{key:<12}{data[key]}")
+        print(result.explanation)
+    return 0
+
+
+# --- equilibrium and linearize --------------------------------------------------------------------------
+def _cmd_equilibrium(args: argparse.Namespace) -> int:
+    from robodyn.analysis.equilibrium import find_equilibrium
+
+    model = _model(args)
+    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts)
+    if args.json:
+        print(json.dumps({"equilibria": [point.to_dict() for point in points]}, indent=2))
+    else:
+        print("\n\n".join(str(point) for point in points))
+    return 0
+
+
+def _cmd_linearize(args: argparse.Namespace) -> int:
+    from robodyn.analysis.linearize import operating_point  # the one rule for --at (docs/cli.md)
+
+    model = _model(args)
+    x, u = operating_point(model, *_point(model, args.at, "--at"))
+    linear = robodyn.linearize(model, x, u, method=args.method)
+    assert linear.x_op is not None and linear.u_op is not None
+    values = linear.eigenvalues
+    data = {"states": list(linear.states), "inputs": list(linear.inputs), "outputs": list(linear.outputs),
+            "x": linear.x_op.tolist(), "u": linear.u_op.tolist(), "A": linear.A.tolist(), "B": linear.B.tolist(),
+            "C": linear.C.tolist(), "D": linear.D.tolist(),
+            "eigenvalues": [[float(v.real), float(v.imag)] for v in values], "method": linear.method,
+            "error_estimate": linear.error_estimate}
+    if args.json:
+        print(json.dumps(data, indent=2))
+        return 0
+    print(f"{model.name} linearized ({linear.method}) at "
+          + ", ".join(f"{n} = {v:.10g}" for n, v in zip((*linear.states, *linear.inputs),
+                                                        (*linear.x_op, *linear.u_op))))
+    for label in ("A", "B", "C", "D"):
+        print(f"{label} =\n{np.array2string(getattr(linear, label), precision=10, suppress_small=True)}")
+    print("eigenvalues: " + ", ".join(f"{v.real:.10g}{v.imag:+.10g}j" for v in values))
+    return 0
+
+
+def _cmd_validity(args: argparse.Namespace) -> int:
+    from robodyn.analysis.linearize import operating_point
+    from robodyn.analysis.validity import validity
+
+    model = _model(args)
+    x, u = operating_point(model, *_point(model, args.at, "--at"))
+    horizon = _number(args.horizon, "--horizon")
+    _check_outputs(args)
+    result = validity(model, x, u, tolerance=_number_or(args.tolerance, "--tolerance", 0.05),
+                      horizon=horizon)
+    if args.plot:
+        _write_plot(args.plot, result.plot())
+    print(json.dumps(result.to_dict(), indent=2) if args.json else result.text())
+    return 0
+
+
+# --- convert -----------------------------------------------------------------------------------------
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from robodyn.model.chain.urdf import chain_from_urdf, chain_yaml
+
+    if Path(args.to).suffix.lower() not in (".yaml", ".yml"):
+        raise InputError(f"--to {args.to}: the chain file is YAML: name a .yaml file")
+    check_output_path(args.to, "--to")
+    text = chain_yaml(args.urdf, dynamics=not args.no_dynamics)
+    model = chain_from_urdf(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
+    write_text_atomic(args.to, text)
+    joints = model.states[: model.n_states // 2]  # a chain's state: its coordinates, then their velocities
+    print(f"{model.name}: {len(joints)} joints ({', '.join(joints)}); wrote {args.to}")
+    return 0
+
+
+def add_commands(commands: Any) -> None:
+    """Register the model commands with the subcommand parsers ``commands``."""
+    show = commands.add_parser("show", help="print a model's equations")
+    _add_model(show)
+    show.add_argument("--latex", action="store_true", help="print the equations as LaTeX")
+    show.set_defaults(run=_cmd_show)
+
+    classify = commands.add_parser("classify", help="order, linearity, time invariance, forcing, autonomy")
+    _add_model(classify)
+    _add_json(classify)
+    classify.set_defaults(run=_cmd_classify)
+
+    simulate = commands.add_parser("simulate", help="simulate a model; write CSV/NPZ and a plot")
+    _add_model(simulate)
+    simulate.add_argument("--t-final", required=True, metavar="T", help="final time (pi and arithmetic allowed)")
+    simulate.add_argument("--t0", metavar="T0", help="initial time (default 0)")
+    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
+    simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
+                          help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
+    simulate.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,
+                          help="default: exact for linear models, else dopri5; radau for stiff problems")
+    simulate.add_argument("--dt", help="step of euler, heun and rk4")
+    simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
+    simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
+    simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
+    simulate.add_argument("--limits", choices=("warn", "events", "ignore"), default="warn",
+                          help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
+    simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
+    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
+    simulate.add_argument("--output", action="append", metavar="NAME,...",
+                          help="record these outputs: the model's, or FRAME.QUANTITY (position, orientation, "
+                               "velocity, angular_velocity) of a robot's frame, e.g. tool0.position")
+    simulate.set_defaults(run=_cmd_simulate)
+
+    modes_command = commands.add_parser("modes", help="eigenvalues, natural frequencies, damping, stability")
+    _add_model(modes_command)
+    _add_point(modes_command, "operating point for nonlinear models (states and inputs; others 0)")
+    _add_json(modes_command)
+    modes_command.set_defaults(run=_cmd_modes)
+
+    exists = commands.add_parser("existence", help="Picard-Lindelof: Lipschitz constant, guaranteed interval")
+    _add_model(exists)
+    exists.add_argument("--x0", action="append", required=True, metavar="NAME=VALUE,...", help="initial state")
+    exists.add_argument("--radius", required=True, metavar="A", help="half-width of the box around x0")
+    exists.add_argument("--horizon", metavar="H", help="time horizon (default 1)")
+    exists.add_argument("--input", action="append", metavar="NAME=VALUE,...", help="constant inputs (others 0)")
+    _add_json(exists)
+    exists.set_defaults(run=_cmd_existence)
+
+    equilibrium = commands.add_parser("equilibrium", help="operating points: solve f(x, u) = 0 for what is free")
+    _add_model(equilibrium)
+    equilibrium.add_argument("--fix", action="append", metavar="NAME=VALUE,...",
+                             help="fixed states and inputs, e.g. --fix tau=0 or --fix theta=0.3,theta_dot=0")
+    equilibrium.add_argument("--starts", type=int, default=8, help="number of starting points (default 8)")
+    _add_json(equilibrium)
+    equilibrium.set_defaults(run=_cmd_equilibrium)
+
+    linearize = commands.add_parser("linearize", help="A, B, C, D at an operating point")
+    _add_model(linearize)
+    _add_point(linearize, _HOLDING_POINT)
+    linearize.add_argument("--method", default="auto", choices=LINEARIZE_METHODS, help="default: the best available")
+    _add_json(linearize)
+    linearize.set_defaults(run=_cmd_linearize)
+
+    valid = commands.add_parser("validity", help="how far the linear model can be trusted around a point")
+    _add_model(valid)
+    _add_point(valid, _HOLDING_POINT)
+    valid.add_argument("--tolerance", metavar="TOL", help="relative error tolerated (default 0.05)")
+    valid.add_argument("--horizon", metavar="H", help="also compare simulated trajectories over [0, H]")
+    valid.add_argument("--plot", metavar="FILE.png", help="write the remainder plot (.png, .svg or .pdf)")
+    _add_json(valid)
+    valid.set_defaults(run=_cmd_validity)
+
+    convert = commands.add_parser("convert", help="write a URDF robot as an editable kind: chain file")
+    convert.add_argument("urdf", metavar="ROBOT.urdf", help="a fixed-base URDF file")
+    convert.add_argument("--to", required=True, metavar="CHAIN.yaml", help="the chain file to write")
+    convert.add_argument("--no-dynamics", action="store_true", help="leave out <dynamics damping friction>")
+    convert.set_defaults(run=_cmd_convert)
+    check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
+    check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")
+    check.add_argument("--param", action="append", metavar="NAME=VALUE,...", help="override parameters")
+    check.add_argument("--t-final", metavar="T", help="length of the test run (default 2)")
+    check.add_argument("--out", default="robodyn-out", metavar="DIR", help="folder for the plot (default robodyn-out)")
+    _add_json(check)
+    check.set_defaults(run=_cmd_verify)

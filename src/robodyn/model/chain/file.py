@@ -1,0 +1,102 @@
+"""``kind: chain`` model files: the reader that turns a file's joints and links into a ChainSystem."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from robodyn.model.chain.parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, INERTIA_KEYS, Joint, Link
+from robodyn.model.chain.system import ChainSystem
+from robodyn.model.mechanical import velocity_name
+
+__all__ = ["chain_from_reader"]
+
+
+def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem:
+    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files.reader._Reader)."""
+    joints_data = r.get("joints", list)
+    links_data = r.get("links", list)
+    if not joints_data:
+        raise r.fail(("joints",), "needs at least one joint")
+    for key, entries in (("joints", joints_data), ("links", links_data)):
+        for i, entry in enumerate(entries):
+            if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+                raise r.fail((key, i), "each entry must be a mapping with a 'name'")
+    coordinates = [j["name"] for j in joints_data if "mimic" not in j]
+    if "inputs" not in r.data:
+        inputs = [f"{c}_tau" for c in coordinates]
+    outputs = r.get("outputs", dict) or {}
+    generated = "velocities (generated <joint>_dot)"
+    r.check_names({"coordinates": coordinates, generated: list(map(velocity_name, coordinates)),
+                   "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
+                  {"coordinates": "joints", generated: "joints"})
+    p = list(params)
+    everything = [*coordinates, *map(velocity_name, coordinates), *inputs, *p]
+
+    def number(path: tuple[Any, ...], value: Any, allowed: list[str] = p) -> Any:
+        if isinstance(value, list | tuple):
+            return [number((*path, i), v, allowed) for i, v in enumerate(value)]
+        if isinstance(value, dict):
+            return {k: number((*path, k), v, allowed) for k, v in value.items()}
+        return r.expression(path, value, allowed, allow_time=allowed is everything)
+
+    joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "mdh", "damping", "friction",
+                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "force", "mimic"}
+    joints = []
+    for i, entry in enumerate(joints_data):
+        for key in entry:
+            if key not in joint_fields:
+                raise r.fail(("joints", i, key),
+                             f"unknown key {key!r} for a joint (allowed: {', '.join(sorted(joint_fields))})")
+        for key in ("parent", "child"):
+            if not isinstance(entry.get(key), str):
+                raise r.fail(("joints", i), f"joint {entry['name']!r} needs '{key}: <link name>'")
+        values = {k: v if k in ("name", "type", "parent", "child", "mimic") else
+                  number(("joints", i, k), v, everything if k == "force" else p) for k, v in entry.items()}
+        if "mimic" in values:
+            values["mimic"] = _mimic(r, ("joints", i, "mimic"), values["mimic"], number)
+        joints.append(Joint(**values))
+    link_fields = {"name", "mass", "com", "inertia", *INERTIA_KEYS}
+    links = []
+    for i, entry in enumerate(links_data or []):
+        for key in entry:
+            if key not in link_fields:
+                raise r.fail(("links", i, key),
+                             f"unknown key {key!r} for a link (allowed: {', '.join(sorted(link_fields))})")
+        values = {k: v if k == "name" else number(("links", i, k), v) for k, v in entry.items()}
+        direct = {k: values.pop(k) for k in INERTIA_KEYS if k in values}
+        if direct:
+            if "inertia" in values:
+                raise r.fail(("links", i), "give either 'inertia' or ixx, iyy, ... , not both")
+            values["inertia"] = direct
+        links.append(Link(**values))
+    gravity = number(("gravity",), r.data.get("gravity", list(DEFAULT_GRAVITY)))
+    smoothing = r.data.get("friction_smoothing", DEFAULT_FRICTION_SMOOTHING)
+    if isinstance(smoothing, bool) or not isinstance(smoothing, int | float):
+        raise r.fail(("friction_smoothing",), f"must be a positive number, got {smoothing!r}")
+    check_inertia = r.data.get("check_inertia", True)
+    if not isinstance(check_inertia, bool):
+        raise r.fail(("check_inertia",), f"must be true or false, got {check_inertia!r}")
+    outs: dict[str, Any] = {}
+    for key, value in outputs.items():  # expressions, or {frame, quantity} (robodyn.model.chain.outputs)
+        if not isinstance(value, dict):
+            outs[key] = r.expression(("outputs", key), value, everything)
+        elif set(value) == {"frame", "quantity"} and all(isinstance(v, str) for v in value.values()):
+            outs[key] = value
+        else:
+            raise r.fail(("outputs", key), "a kinematic output is {frame: <frame>, quantity: position, orientation, "
+                                           "velocity or angular_velocity}")
+    frames = {}
+    for frame, entry in (r.get("frames", dict) or {}).items():
+        if not isinstance(entry, dict):
+            raise r.fail(("frames", frame), "must be {parent: <link>, xyz: [x, y, z], rpy: [roll, pitch, yaw]}")
+        frames[frame] = {k: v if k == "parent" else number(("frames", frame, k), v) for k, v in entry.items()}
+    return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
+                       friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia)
+
+
+def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:
+    """``mimic: {joint: <name>, multiplier: m, offset: o}`` with m and o parameter expressions."""
+    if not isinstance(value, dict) or not isinstance(value.get("joint"), str) or set(value) - {
+            "joint", "multiplier", "offset"}:
+        raise r.fail(path, "must be {joint: <the joint it follows>, multiplier: m, offset: o}")
+    return {"joint": value["joint"], **{k: number((*path, k), v) for k, v in value.items() if k != "joint"}}

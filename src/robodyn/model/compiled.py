@@ -1,0 +1,124 @@
+"""A model's compiled functions: the generated modules of its ``rhs``, exact Jacobian and outputs.
+
+- :func:`compiled_module` — the generated ``rhs`` (and ``event_fn``) with their C entry points ``rhs_c``,
+  ``event_c``; :func:`jacobian_module` holds the exact Jacobian ``jac`` and ``jac_c``, generated only when an
+  implicit method asks for it (a large chain's Jacobian tape is much bigger than its right-hand side);
+  :func:`output_module` the outputs ``out_fn``. A new model therefore compiles only its own small functions.
+- :func:`model_addresses` — ``fns = [rhs, event_fn, jac]``, the addresses through which the shared integrator
+  kernels (:mod:`robodyn.integrate.kernel_module`) reach the model (:mod:`robodyn.codegen.indirect`).
+
+The texts come from the model's contract (``kernel_rhs_source()``, ``kernel_jacobian_source()``,
+``kernel_output_source()``, ``symbol_table()``); the common header, C entries and compilation are
+:mod:`robodyn.codegen.module`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from robodyn.codegen.loader import load_generated
+from robodyn.codegen.module import c_entry, function_address, function_header
+from robodyn.codegen.printer import safe_label
+
+if TYPE_CHECKING:
+    import sympy
+
+    from robodyn.model.protocol import ModelContract
+
+__all__ = ["compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text", "output_module",
+           "output_text"]
+
+
+def _header(model: ModelContract, n_events: int = 0) -> str:
+    """The header of a model's generated function module (imports, decorators, its sizes)."""
+    return function_header(safe_label(model.name), model.n_states, model.n_inputs, len(model.parameters), n_events)
+
+
+def module_text(model: ModelContract, events: Sequence[sympy.Expr] = ()) -> str:
+    """The source of a model's function module: ``rhs`` and ``rhs_c`` (and ``event_fn``, ``event_c``)."""
+    source = model.kernel_rhs_source()
+    if source is None:
+        raise ValueError(f"model {model.name!r} has no numba source (compilable is False)")
+    parts = [_header(model, len(events)), source, c_entry("rhs", "N_STATES")]
+    if events:
+        from robodyn.codegen.source import event_source
+
+        parts += [event_source(model.symbol_table(), events), c_entry("event_fn", "N_EVENTS")]
+    return "\n\n".join(parts)
+
+
+def jacobian_text(model: ModelContract) -> str | None:
+    """The source of a model's Jacobian module ``jac`` / ``jac_c``, or None without a source for it."""
+    source = model.kernel_jacobian_source()
+    if source is None:
+        return None
+    return "\n\n".join([_header(model), source, c_entry("jac", "N_STATES * (N_STATES + N_INPUTS)")])
+
+
+def output_text(model: ModelContract) -> str | None:
+    """The source of a model's output module ``out_fn(t, x, u, p, out)``, or None without a source for it."""
+    source = model.kernel_output_source()
+    if source is None:
+        return None
+    return f"{_header(model)}\n\n{source}"
+
+
+def compiled_module(model: ModelContract, events: Sequence[sympy.Expr] = ()) -> ModuleType:
+    """The module of ``model``'s compiled functions (with ``events``), generated or reused from the cache.
+
+    ``model`` must have ``kernel_rhs_source()``. Machine code is compiled lazily (numba, on the first call or
+    the first ``.address``) or loaded from its cache. Kept in the model's memo: models are immutable.
+    """
+    memo = model.memo()
+    key = ("function module", tuple(events))
+    module = memo.get(key)
+    if module is None:
+        module = memo[key] = load_generated(module_text(model, events), "robodyn_gen")
+    return module
+
+
+def jacobian_module(model: ModelContract) -> ModuleType | None:
+    """The module of ``model``'s exact Jacobian ``jac`` / ``jac_c``, or None when the model has no source for it."""
+    return _memo_module(model, "jacobian module", jacobian_text, "robodyn_jac")
+
+
+def output_module(model: ModelContract) -> ModuleType | None:
+    """The module of ``model``'s outputs ``out_fn(t, x, u, p, out)`` (called from Python), or None without a
+    source for them."""
+    return _memo_module(model, "output module", output_text, "robodyn_out")
+
+
+def _memo_module(model: ModelContract, key: str, text_of: Callable[[ModelContract], str | None],
+                 prefix: str) -> ModuleType | None:
+    """The generated module of ``text_of(model)`` (None without a text), kept in the model's memo under ``key``."""
+    memo = model.memo()
+    if key not in memo:
+        text = text_of(model)
+        memo[key] = None if text is None else load_generated(text, prefix)
+    module: ModuleType | None = memo[key]
+    return module
+
+
+def model_addresses(model: ModelContract, events: Sequence[sympy.Expr] = (),
+                    jacobian: bool = False) -> tuple[np.ndarray, bool]:
+    """``fns = [rhs, event_fn, jac]`` (int64 ``(3,)``, 0 for none) of ``model``'s compiled functions, and whether
+    all of them came from the on-disk cache.
+
+    ``jacobian=False`` leaves the Jacobian out (0): only the implicit methods use it, and without it they
+    difference ``rhs``. Each function is loaded from its exported object (robodyn.codegen.objects: no numba in
+    the process), or compiled here by numba and exported for later processes.
+    """
+    functions = [(module_text(model, events), "robodyn_gen", "rhs_c")]
+    if events:
+        functions.append((functions[0][0], "robodyn_gen", "event_fn_c"))
+    jac_text = jacobian_text(model) if jacobian else None
+    if jac_text is not None:
+        functions.append((jac_text, "robodyn_jac", "jac_c"))
+    found = {name: function_address(text, prefix, name) for text, prefix, name in functions}
+    fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0]],
+                   dtype=np.int64)
+    return fns, all(cached for _, cached in found.values())

@@ -1,0 +1,23 @@
+"""Model files: YAML read safely, validated with ``file:line`` in every message, and the parsed-model cache.
+
+- :mod:`~robodyn.model.files.loading` — :func:`load`, :func:`load_file`: a name, a path or a text to a model;
+- :mod:`~robodyn.model.files.yamlio` — YAML with the line of every value;
+- :mod:`~robodyn.model.files.reader` — a parsed document to a model (sympy; imported only when one is built);
+- :mod:`~robodyn.model.files.catalog` — the built-in models;
+- :mod:`~robodyn.model.files.cached` — the parsed-model cache: a warm process needs no sympy.
+
+The names are loaded on first use (PEP 562).
+"""
+
+from typing import TYPE_CHECKING
+
+from robodyn._lazy import lazy_names
+
+_LAZY: dict[str, str] = {"load": "robodyn.model.files.loading", "load_file": "robodyn.model.files.loading"}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers: the same names, imported eagerly
+    from robodyn.model.files.loading import load, load_file
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+
+__all__ = ["load", "load_file"]

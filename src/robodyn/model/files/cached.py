@@ -1,0 +1,452 @@
+"""The parsed-model cache: a model file's numeric facts kept on disk, so a warm process needs no sympy.
+
+Building a model from its file parses expressions and derives equations with sympy (importing sympy alone
+takes about half a second). What the numeric path needs — names, default parameters, units, the generated
+numba sources of the model contract (``kernel_rhs_source``, ``kernel_jacobian_source``,
+``kernel_output_source``) and the facts ``simulate()`` chooses its method by — is small. The first load of
+a file stores it as a JSON record in robodyn's private cache folder, keyed by the SHA-256 of the file's text
+(with its name and robodyn's version); later loads build a :class:`CachedModel` from that record.
+
+One mechanism for everything else: whatever the record does not hold (symbolic expressions, events given
+as expressions, ``show``, linear forms, kinematics, derivation) is asked of the full model, built from the
+file's text on first need (then sympy is imported) with the same parameter values, and answered by it
+(:data:`DELEGATED` for the contract's methods, attribute look-up for a kind's own attributes).
+
+The record is a trust boundary like every cache file (docs/dev/security.md): it is read through
+:func:`robodyn.codegen.cache.read_private` (at most ``MAX_RECORD_BYTES``, 16 MB), parsed with a size and
+nesting limit (:func:`robodyn.textfile.parse_json_limited`), holds data only (JSON, never a pickle), carries
+the SHA-256 of its content, and is checked field by field; a record that fails any check is moved aside and
+rebuilt from the file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import warnings
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.errors import RobodynWarning
+from robodyn.model.names import is_valid_name
+from robodyn.model.system import Model, Vector
+
+__all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
+
+FORMAT: Final = 3  # The record's layout; a record of another format is rebuilt.
+_FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
+
+#: Contract methods the record does not answer: asked of the full model (built from the file on first need).
+DELEGATED: Final = (
+    "affine_form", "energy", "equation_terms", "explicit_form", "kinematics", "latex_lines", "latex_text",
+    "linear_model", "linearization_raw", "manipulator", "mechanical_matrices", "raw_function", "scalar_damping",
+    "show_text", "symbolic_form",
+)
+
+_models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
+
+
+class _Invalid(Exception):
+    """A record that must not be used (damaged, edited, of another version)."""
+
+
+# --- loading ------------------------------------------------------------------------------------------------
+def load_cached(model: str | os.PathLike[str], **options: Any) -> Model:
+    """:func:`robodyn.load` for the numeric path: a model file or catalog model from the parsed-model cache.
+
+    A YAML file or a file-backed catalog model gives a :class:`CachedModel` (built from the record when the
+    cache is warm, else parsed and recorded); anything else (URDF robots, ``mbk``, options) is loaded by
+    :func:`robodyn.load` as usual.
+    """
+    from robodyn.model.files.loading import load, model_text
+
+    found = None if options else model_text(model)
+    if found is None:
+        return load(model, **options)
+    return cached_model(*found)
+
+
+def cached_model(text: str, source: str) -> Model:
+    """The model of the model-file ``text`` (``source`` names it), from its record when there is a valid one."""
+    from robodyn.model.files.loading import source_stem
+
+    key = _key(text, source_stem(source))
+    model = _models.get(key)
+    if model is not None:
+        return model
+    path = record_path(key)
+    record = _read(path, key)
+    full = None
+    if record is None:
+        full, caught = _parse(text, source)
+        record = _record(full, key, caught)
+        if record is None:  # not a model of generated code: nothing to keep
+            return full
+        _write(path, record)
+    else:
+        for message in record["warnings"]:
+            warnings.warn(message, RobodynWarning, stacklevel=3)
+    model = _models[key] = CachedModel(record, _Source(text, source, full))
+    return model
+
+
+def record_path(key: str) -> Path:
+    """Where the record of ``key`` is kept (robodyn's private cache folder)."""
+    from robodyn.codegen.cache import cache_dir, own_folder
+
+    return own_folder(cache_dir(numba_code=False) / _FOLDER) / f"{key}.json"
+
+
+def _key(text: str, stem: str) -> str:
+    from robodyn import __version__
+    from robodyn.codegen.cache import content_hash
+
+    return content_hash("robodyn parsed model", str(FORMAT), __version__, stem, text)
+
+
+def _parse(text: str, source: str) -> tuple[Model, list[warnings.WarningMessage]]:
+    """The full model of ``text``, and the warnings reading it gave (shown as usual, and kept for warm loads)."""
+    from robodyn.model.files.loading import read_model_text
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        full = read_model_text(text, source)
+    for w in caught:
+        warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+    return full, caught
+
+
+# --- the record ---------------------------------------------------------------------------------------------
+def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dict[str, Any] | None:
+    """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
+    from robodyn import __version__
+
+    rhs = full.kernel_rhs_source() if full.compilable else None
+    if rhs is None:
+        return None
+    limits = full.position_limits()
+    return {
+        "format": FORMAT, "robodyn": __version__, "key": key,
+        "name": full.name, "kind": full.kind, "order": full.order,
+        "states": list(full.states), "inputs": list(full.inputs), "outputs": list(full.outputs),
+        "parameters": [[k, float(v)] for k, v in full.parameters.items()],
+        "derived_parameters": dict(full.derived_parameters), "declared_units": dict(full.declared_units),
+        "units": full.units(), "position_limits": {k: list(v) for k, v in limits.items()},
+        "jacobian_method": full.jacobian_method, "outputs_are_states": bool(full.outputs_are_states),
+        "linear_by_construction": full.linear_by_construction(),
+        "sources": {"rhs": rhs, "jacobian": full.kernel_jacobian_source(), "output": full.kernel_output_source()},
+        "warnings": [str(w.message) for w in caught if issubclass(w.category, RobodynWarning)],
+        # the kind checks parameter overrides itself (a mass matrix that must stay positive definite, ...)
+        "checks_overrides": type(full).with_parameters is not Model.with_parameters,
+    }
+
+
+def _digest(record: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+
+
+def _write(path: Path, record: dict[str, Any]) -> None:
+    """Keep the record (a read-only or full cache: not kept, the model works and the next process parses again)."""
+    from robodyn.codegen.cache import write_private
+
+    write_private(path, json.dumps({"sha256": _digest(record), "record": record}, sort_keys=True).encode())
+
+
+def _read(path: Path, key: str) -> dict[str, Any] | None:
+    """The valid record at ``path``, or None (missing; damaged, oversized or untrusted ones are moved aside)."""
+    from robodyn.codegen.cache import MAX_RECORD_BYTES, quarantine, read_trusted
+
+    data = read_trusted(path, MAX_RECORD_BYTES)
+    if data is None:
+        return None
+    try:
+        record = _checked(data, key)
+    except _Invalid as exc:
+        quarantine(path, str(exc))
+        return None
+    return record
+
+
+_STRINGS: Final = ("name", "kind", "robodyn", "key")
+
+
+def _checked(data: bytes, key: str) -> dict[str, Any]:
+    """The record in ``data`` after every check, or _Invalid saying which failed."""
+    from robodyn import __version__
+    from robodyn.codegen.cache import MAX_RECORD_BYTES
+    from robodyn.textfile import JsonLimitError, parse_json_limited
+
+    try:  # bounded: no size or nesting of the file makes this raise anything else
+        wrapper = parse_json_limited(data, limit=MAX_RECORD_BYTES)
+    except JsonLimitError as exc:
+        raise _Invalid(f"not a JSON record: {exc}") from None
+    record = wrapper.get("record") if isinstance(wrapper, dict) else None
+    if not isinstance(record, dict) or wrapper.get("sha256") != _digest(record):
+        raise _Invalid("its content does not match its SHA-256")
+    if record.get("format") != FORMAT or record.get("robodyn") != __version__ or record.get("key") != key:
+        raise _Invalid("a record of another format, version or file")
+    if not all(isinstance(record.get(k), str) for k in _STRINGS):
+        raise _Invalid("a name field is not text")
+    for group in ("states", "inputs", "outputs"):
+        names = record.get(group)
+        if not isinstance(names, list) or not all(is_valid_name(n) for n in names) or len(set(names)) != len(names):
+            raise _Invalid(f"bad {group}")
+    parameters = record.get("parameters")
+    if not isinstance(parameters, list) or not all(
+            isinstance(p, list) and len(p) == 2 and is_valid_name(p[0]) and type(p[1]) is float
+            and math.isfinite(p[1]) for p in parameters):
+        raise _Invalid("bad parameters")
+    for field in ("derived_parameters", "declared_units", "units"):  # name -> text (an expression, a unit)
+        if not _text_by_name(record.get(field)):
+            raise _Invalid(f"bad {field}")
+    limits = record.get("position_limits")
+    if not isinstance(limits, dict) or not all(is_valid_name(k) and _bounds(v) for k, v in limits.items()):
+        raise _Invalid("bad position_limits")
+    sources = record.get("sources")
+    if not isinstance(sources, dict) or not isinstance(sources.get("rhs"), str) or not all(
+            sources.get(k) is None or isinstance(sources.get(k), str) for k in ("jacobian", "output")):
+        raise _Invalid("bad sources")
+    if type(record.get("order")) is not int or type(record.get("outputs_are_states")) is not bool \
+            or type(record.get("checks_overrides")) is not bool:
+        raise _Invalid("bad structure facts")
+    for field in ("jacobian_method", "linear_by_construction"):
+        if record.get(field) is not None and not isinstance(record.get(field), str):
+            raise _Invalid(f"bad {field}")
+    if not isinstance(record.get("warnings"), list) or not all(isinstance(w, str) for w in record["warnings"]):
+        raise _Invalid("bad warnings")
+    return record
+
+
+def _text_by_name(value: Any) -> bool:
+    """Whether ``value`` maps names (identifiers) to text."""
+    return isinstance(value, dict) and all(is_valid_name(k) and isinstance(v, str) for k, v in value.items())
+
+
+def _bounds(value: Any) -> bool:
+    """Whether ``value`` is a position limit pair ``[lower, upper]``, each a finite number or null."""
+    return isinstance(value, list) and len(value) == 2 and all(
+        v is None or (type(v) in (int, float) and math.isfinite(v)) for v in value)
+
+
+# --- the model ----------------------------------------------------------------------------------------------
+class _Source:
+    """A model file's text and, once needed, the full model built from it (shared by parameter copies)."""
+
+    def __init__(self, text: str, source: str, full: Model | None):
+        self.text, self.source, self._full = text, source, full
+
+    def model(self) -> Model:
+        if self._full is None:
+            from robodyn.model.files.loading import read_model_text
+
+            with warnings.catch_warnings():  # shown once already, when the record was made or read
+                warnings.simplefilter("ignore", RobodynWarning)
+                self._full = read_model_text(self.text, self.source)
+        return self._full
+
+
+class _DeferredTable:
+    """A model's symbol table (events, code generation) that builds the full model only when it is used.
+
+    The symbols of the states, inputs and parameters follow from their names; everything else (parsing an
+    event, ``lambdify``) is the full model's table.
+    """
+
+    def __init__(self, model: CachedModel):
+        self._model = model
+
+    @property
+    def t_symbol(self) -> Any:
+        from robodyn.model.expr import TIME
+
+        return TIME
+
+    @property
+    def x_symbols(self) -> tuple[Any, ...]:
+        return self._symbols(self._model.states)
+
+    @property
+    def u_symbols(self) -> tuple[Any, ...]:
+        return self._symbols(self._model.inputs)
+
+    @property
+    def p_symbols(self) -> tuple[Any, ...]:
+        return self._symbols(tuple(self._model.parameters))
+
+    @staticmethod
+    def _symbols(names: tuple[str, ...]) -> tuple[Any, ...]:
+        from robodyn.model.expr import symbol
+
+        return tuple(symbol(n) for n in names)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return getattr(self._model.full_model().symbol_table(), name)
+
+
+class CachedModel(Model):
+    """A model file's model built from its parsed-model record (:func:`cached_model`): no sympy needed.
+
+    ``f_raw``, ``h_raw`` and ``jacobians_raw`` run the record's generated numba sources (the same code the
+    compiled kernels run); the names, parameters, units and structure facts are the record's. Everything
+    else is answered by the full model (:meth:`full_model`), built from the file's text on first need.
+    """
+
+    def __init__(self, record: Mapping[str, Any], source: _Source):
+        self._record = record
+        self._source = source
+        self.name = record["name"]
+        self.kind = record["kind"]
+        self.states = tuple(record["states"])
+        self.inputs = tuple(record["inputs"])
+        self.outputs = tuple(record["outputs"])
+        self.parameters = MappingProxyType({k: v for k, v in record["parameters"]})
+        self.derived_parameters = MappingProxyType(dict(record["derived_parameters"]))
+        self.declared_units = MappingProxyType(dict(record["declared_units"]))
+
+    # --- the full model, for what the record does not hold ---------------------------------------------------
+    def full_model(self) -> Model:
+        """The model built from the file's text, with this model's parameter values (parsed once per process)."""
+        base = self._source.model()
+        if dict(base.parameters) == dict(self.parameters):
+            return base
+        held = self.__dict__.get("_full")
+        if held is None or held[0] is not self.parameters:
+            held = self.__dict__["_full"] = (self.parameters, base.with_parameters(dict(self.parameters)))
+        return held[1]
+
+    def __getattr__(self, name: str) -> Any:
+        """A kind's own public attributes (``coordinates``, ``lagrangian``, ...) are the full model's."""
+        if name.startswith("_"):
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return getattr(self.full_model(), name)
+
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> CachedModel:
+        """:meth:`Model.with_parameters`; a kind that checks overrides (a negative mass is bad input) has the
+        full model check them (the file is parsed then), so the errors are the same."""
+        merged = {**(params or {}), **values}
+        if not merged:
+            return self
+        checked = self.full_model().with_parameters(merged) if self._record["checks_overrides"] else None
+        clone = super().with_parameters(merged)
+        if checked is not None:
+            clone.__dict__["_full"] = (clone.parameters, checked)
+        return clone
+
+    # --- what the record holds ---------------------------------------------------------------------------------
+    @property
+    def order(self) -> int:
+        return int(self._record["order"])
+
+    @property
+    def jacobian_method(self) -> str | None:
+        return self._record["jacobian_method"]
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return bool(self._record["outputs_are_states"])
+
+    @property
+    def compilable(self) -> bool:
+        return True
+
+    @property
+    def sample_period(self) -> float | None:
+        return None  # a model file describes continuous-time dynamics
+
+    def linear_by_construction(self) -> str | None:
+        return self._record["linear_by_construction"]
+
+    def units(self) -> dict[str, str]:
+        return dict(self._record["units"])
+
+    def position_limits(self) -> dict[str, tuple[float | None, float | None]]:
+        return {k: (v[0], v[1]) for k, v in self._record["position_limits"].items()}
+
+    def kernel_rhs_source(self) -> str:
+        return str(self._record["sources"]["rhs"])
+
+    def kernel_jacobian_source(self) -> str | None:
+        return self._record["sources"]["jacobian"]
+
+    def kernel_output_source(self) -> str | None:
+        return self._record["sources"]["output"]
+
+    def symbol_table(self) -> Any:
+        """The symbol table, building the full model only when an event is parsed (:class:`_DeferredTable`)."""
+        return _DeferredTable(self)
+
+    # --- numbers from the generated code -------------------------------------------------------------------------
+    def _compiled(self, which: str) -> Callable[..., None] | None:
+        """The compiled ``rhs``, ``jac`` or ``out_fn`` of the record's sources (None without that source): the same
+        generated modules the kernels use (:mod:`robodyn.model.compiled`), compiled by LLVM when they are
+        straight-line code (no numba in the process), else by numba."""
+        from robodyn.codegen.module import straight_line_function
+        from robodyn.model import compiled
+
+        functions = self.__dict__.setdefault("_straight_line", {})
+        if which not in functions:
+            text = {"rhs": compiled.module_text, "jacobian": compiled.jacobian_text,
+                    "output": compiled.output_text}[which](self)
+            name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn"}[which]
+            functions[which] = None if text is None else straight_line_function(text, name)
+        if functions[which] is not None:
+            return functions[which]
+        from robodyn.model.compiled import compiled_module, jacobian_module, output_module
+
+        if which == "rhs":
+            return compiled_module(self).rhs
+        module = (jacobian_module if which == "jacobian" else output_module)(self)
+        return None if module is None else getattr(module, "jac" if which == "jacobian" else "out_fn")
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        out = np.empty(self.n_states)
+        rhs = self._compiled("rhs")
+        assert rhs is not None
+        rhs(float(t), x, u, p, out)
+        return out
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        if self.outputs_are_states:
+            return x.copy()
+        out_fn = self._compiled("output")
+        if out_fn is None:
+            return self.full_model().h_raw(t, x, u, p)
+        out = np.empty(self.n_outputs)
+        out_fn(float(t), x, u, p, out)
+        return out
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        jac = self._compiled("jacobian")
+        if jac is None:
+            return self.full_model().jacobians_raw(t, x, u, p)
+        n, m = self.n_states, self.n_inputs
+        out = np.empty(n * n + n * m)
+        jac(float(t), x, u, p, out)
+        return out[: n * n].reshape(n, n), out[n * n:].reshape(n, m)
+
+    def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
+                             ) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.outputs_are_states:
+            return super().output_jacobians_raw(t, x, u, p)
+        return self.full_model().output_jacobians_raw(t, x, u, p)
+
+
+def _delegate(name: str) -> Callable[..., Any]:
+    def method(self: CachedModel, *args: Any, **kwargs: Any) -> Any:
+        return getattr(self.full_model(), name)(*args, **kwargs)
+
+    method.__name__ = method.__qualname__ = name
+    method.__doc__ = f"The full model's ``{name}`` (:meth:`CachedModel.full_model`)."
+    return method
+
+
+for _name in DELEGATED:
+    setattr(CachedModel, _name, _delegate(_name))

@@ -1,0 +1,79 @@
+"""Every public name is listed once in effect: a package's lazy table, its TYPE_CHECKING imports and ``__all__`` agree.
+
+Each package that loads its names on first use (robodyn, robodyn.model, robodyn.model.chain, robodyn.model.files,
+robodyn.signals, ...) writes them in three places: the table ``_LAZY`` (name -> module), the imports under
+``TYPE_CHECKING`` (for type checkers and IDEs) and ``__all__``. This test reads the three from the source and
+fails on any difference, then imports every name through the package.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+SOURCE = Path(__file__).resolve().parents[1] / "src"
+PACKAGES = sorted(
+    ".".join(path.parent.relative_to(SOURCE).parts) for path in (SOURCE / "robodyn").rglob("__init__.py")
+    if "_LAZY" in path.read_text(encoding="utf-8")
+)
+#: Names a table resolves on purpose without listing them in __all__ (each has a comment at its entry).
+NOT_IN_ALL = {"robodyn.signals": {"HELD_KINDS", "N_COEF"}}
+
+
+def _parts(package: str) -> tuple[dict[str, str], dict[str, str], set[str], set[str]]:
+    """(lazy table, TYPE_CHECKING name -> module, __all__, names imported eagerly) of ``package``'s __init__."""
+    path = SOURCE.joinpath(*package.split("."), "__init__.py")
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    table: dict[str, str] = {}
+    checking: dict[str, str] = {}
+    listed: set[str] = set()
+    eager: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            names = {t.id for t in targets if isinstance(t, ast.Name)}
+            if "_LAZY" in names and isinstance(node.value, ast.Dict):
+                table = {ast.literal_eval(k): ast.literal_eval(v) for k, v in zip(node.value.keys, node.value.values)
+                         if k is not None}
+            if "__all__" in names and node.value is not None:
+                listed = set(ast.literal_eval(node.value))
+        elif isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING":
+            for item in node.body:
+                if isinstance(item, ast.ImportFrom) and item.module:
+                    checking.update({alias.asname or alias.name: item.module for alias in item.names})
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("robodyn."):
+            if node.module != "robodyn._lazy":
+                eager |= {alias.asname or alias.name for alias in node.names}
+    return table, checking, listed, eager
+
+
+def test_the_scan_finds_the_lazy_packages() -> None:
+    assert {"robodyn", "robodyn.model", "robodyn.signals"} <= set(PACKAGES)
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_the_table_the_type_checking_imports_and_all_agree(package: str) -> None:
+    table, checking, listed, eager = _parts(package)
+    assert table, f"{package}: no _LAZY table found"
+    hidden = NOT_IN_ALL.get(package, set())
+    assert checking == {k: v for k, v in table.items() if k not in hidden}, (
+        f"{package}: the TYPE_CHECKING imports differ from _LAZY: "
+        f"{sorted(set(checking.items()) ^ set(table.items()))}")
+    expected = (set(table) - hidden) | eager | ({"__version__"} if package == "robodyn" else set())
+    assert listed == expected, f"{package}: __all__ differs from the table: {sorted(listed ^ expected)}"
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_listed_name_imports_from_its_module(package: str) -> None:
+    table, _, _, _ = _parts(package)
+    module = importlib.import_module(package)
+    for name, source in table.items():
+        value, expected = getattr(module, name), getattr(importlib.import_module(source), name)
+        if isinstance(value, ModuleType):  # robodyn.sweep: the package of that name, callable as the function
+            assert callable(value) and value.__name__ == f"{package}.{name}", f"{package}.{name}"
+        else:
+            assert value is expected, f"{package}.{name}"
