@@ -77,3 +77,36 @@ def test_every_listed_name_imports_from_its_module(package: str) -> None:
             assert callable(value) and value.__name__ == f"{package}.{name}", f"{package}.{name}"
         else:
             assert value is expected, f"{package}.{name}"
+
+
+def test_the_old_paths_of_moved_modules_import_the_new_modules() -> None:
+    """Code written against the flat layout (``from robodyn.sweep_plan import Span``, docs before issue 24) keeps
+    working: each old name is the new module itself."""
+    import robodyn
+    from robodyn._lazy import MOVED
+
+    assert len(MOVED) >= 20
+    for old, new in MOVED.items():
+        assert not SOURCE.joinpath(*old.split(".")).with_suffix(".py").exists(), f"{old} exists again"
+        assert importlib.import_module(old) is importlib.import_module(new), old
+    from robodyn.sweep_plan import Span  # the documented spellings
+
+    assert Span is robodyn.sweep.plan.Span
+
+
+def test_the_packages_that_were_modules_still_give_their_names() -> None:
+    """robodyn.model.files, .chain, robodyn.sweep, .display and .cli were modules: their names are still there."""
+    expected = {
+        "robodyn.model.files": ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text",
+                                "source_stem"],
+        "robodyn.model.chain": ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem",
+                                "Joint", "Link"],
+        "robodyn.sweep": ["DEFAULT_CHUNK", "MAX_SAMPLES", "REDUCERS", "Span", "SweepPlan", "iter_parts", "load_sweep",
+                          "parse_range", "run_chunk", "sweep", "write_part"],
+        "robodyn.display": ["html_table", "model_html", "result_html", "svg_plot"],
+        "robodyn.cli": ["main"],
+    }
+    for package, names in expected.items():
+        module = importlib.import_module(package)
+        for name in names:
+            assert getattr(module, name) is not None, f"{package}.{name}"

@@ -11,7 +11,7 @@ The public API::
 
 from typing import TYPE_CHECKING
 
-from robodyn._lazy import lazy_names
+from robodyn._lazy import install_moved, lazy_names
 
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
@@ -125,6 +125,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
+install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
 
 __version__ = "0.1.0"
 

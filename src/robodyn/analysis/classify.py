@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import sympy
@@ -30,9 +30,11 @@ import sympy
 from robodyn import display
 from robodyn.errors import InputError
 from robodyn.model.expr import MAX_EXPANDED_TERMS, expanded_terms
-from robodyn.model.protocol import ModelContract
 from robodyn.model.symbolic_form import SymbolicForm, expanded, linearity, names_of, time_dependence
 from robodyn.model.system import require_model
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["Classification", "classify"]
 

@@ -45,7 +45,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeAlias
+from typing import TYPE_CHECKING, Final, TypeAlias
 
 import numpy as np
 import scipy.optimize
@@ -55,8 +55,10 @@ from robodyn.analysis.linearize import _central
 from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_BOX", "DUPLICATE_DISTANCE", "POLISH_STEPS", "OperatingPoint", "find_equilibrium"]
 

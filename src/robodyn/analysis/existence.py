@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, Final, TypeAlias
+from typing import TYPE_CHECKING, Any, Final, TypeAlias
 
 import numpy as np
 import scipy.integrate
@@ -43,8 +43,10 @@ from robodyn.codegen.printer import numpy_printer
 from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.expr import TIME
 from robodyn.model.linear import require_continuous
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Model, Values
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["NORM", "Existence", "LipschitzBound", "PicardIterates", "box_around", "existence", "lipschitz",
            "picard"]

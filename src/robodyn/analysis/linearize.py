@@ -35,14 +35,16 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
 from robodyn.errors import ConvergenceError, InputError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["HOLD", "METHODS", "linearize", "operating_point"]
 

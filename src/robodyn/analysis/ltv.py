@@ -27,7 +27,7 @@ A(t), B(t) over the interval is the only approximation of the continuous variati
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 import scipy.linalg
@@ -36,9 +36,11 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem, require_continuous
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
 from robodyn.trajectory import BatchTrajectory, Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["RULES", "LTVSystem", "linearize_trajectory", "zoh_discretization"]
 

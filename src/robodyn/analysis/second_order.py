@@ -55,14 +55,13 @@ import cmath
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, NamedTuple, TypeAlias, overload
+from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias, overload
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.mechanical import ScalarDamping
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Model, Values
 from robodyn.signals.core import (
     Constant,
@@ -77,6 +76,9 @@ from robodyn.signals.core import (
     is_real_number,
     time_array,
 )
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = [
     "RESONANCE_TOLERANCE",

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -42,10 +42,12 @@ from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import LinearSystem, require_continuous
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
 from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_RADII", "DEFAULT_SIM_RADII", "Validity", "validity"]
 

@@ -17,7 +17,7 @@ import io
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -28,10 +28,12 @@ from robodyn.integrate.methods import REGISTRY
 from robodyn.integrate.methods import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import require_continuous
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import require_model
 from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_METHODS", "IMPLICIT_ORDERS", "MIN_DISTINCT_STEPS", "ORDER_TOLERANCE", "MethodCheck", "Verification",
            "verify"]

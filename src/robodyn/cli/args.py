@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import robodyn
 from robodyn.errors import InputError
 from robodyn.model.names import parse_assignments
-from robodyn.model.protocol import ModelContract
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["add_json", "add_model", "add_point", "assignments", "load_model"]
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robodyn.cli.args import add_json, add_model, assignments, load_model
 from robodyn.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.model.names import parse_number
-from robodyn.model.protocol import ModelContract
 from robodyn.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["add_commands", "output_names", "select_outputs"]
 

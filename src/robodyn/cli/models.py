@@ -10,7 +10,7 @@ import sys
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -31,9 +31,11 @@ from robodyn.errors import InputError, RobodynWarning
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.methods import ALIASES, METHOD_NAMES
 from robodyn.model.names import parse_number
-from robodyn.model.protocol import ModelContract
 from robodyn.signals import parse_input_assignments
 from robodyn.trajectory import SimulationStats, Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["add_commands"]
 

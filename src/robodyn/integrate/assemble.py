@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from robodyn.integrate.guards import check_states
 from robodyn.integrate.hint import stiffness_hint
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["assemble", "batch_events", "batch_result"]
 

@@ -15,15 +15,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.methods import Method
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["SAMPLE_RTOL", "check_discrete", "check_family", "discrete_run", "run_discrete", "sample_count"]
 

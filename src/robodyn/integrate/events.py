@@ -15,10 +15,11 @@ import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.model.events import Event, EventFunction, is_expression
-from robodyn.model.protocol import ModelContract
 
 if TYPE_CHECKING:
     import sympy
+
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["Event", "ResolvedEvents", "is_expression", "resolve_events"]
 

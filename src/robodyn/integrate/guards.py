@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 import os
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robodyn.errors import InputError, NumericalError
-from robodyn.model.protocol import ModelContract
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["check_memory", "check_states"]
 

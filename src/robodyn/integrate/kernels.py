@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -29,9 +29,11 @@ from robodyn.integrate.implicit import IMPLICIT_METHOD, tables
 from robodyn.integrate.methods import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
 from robodyn.integrate.stiff import RunResult
-from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["KernelSetup", "adaptive_batch", "add_setup", "fixed_batch", "kernel_module", "run_adaptive", "run_batch",
            "run_fixed", "run_implicit_fixed"]

@@ -10,13 +10,15 @@ event written as text), or does neither (``"ignore"``).
 
 from __future__ import annotations
 
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.events import Event
-from robodyn.model.protocol import ModelContract
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["LIMITS", "LIMIT_TOLERANCE", "check_limits", "limit_crossings", "limit_events", "limits_left"]
 

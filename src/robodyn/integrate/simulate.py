@@ -23,7 +23,7 @@ import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -38,10 +38,12 @@ from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["METHOD_NAMES", "simulate"]
 

@@ -15,16 +15,18 @@ import itertools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import NumericalError
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.methods import REGISTRY
-from robodyn.model.protocol import ModelContract
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["STIFF_METHODS", "RunResult", "stiff_run"]
 

@@ -24,14 +24,16 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics.rotations import quaternion_from_rotation, rpy_from_rotation
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, real_array, require_model, values_to_vector
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["REFERENCES", "Kinematics", "Pose", "kinematics"]
 

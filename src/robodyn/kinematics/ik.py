@@ -20,15 +20,17 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError
 from robodyn.kinematics.frames import kinematics
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, real_array, require_model, values_to_vector
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["MAX_ITERATIONS", "MAX_STARTS", "MAX_WORK_BYTES", "IKResult", "check_search", "inverse_kinematics",
            "work_bytes"]

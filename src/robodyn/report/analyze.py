@@ -12,18 +12,20 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError, UnknownNameError
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import require_model
 from robodyn.progress import progress
 from robodyn.progress import quiet as quiet_progress
 from robodyn.report.page import guarded, number, page, strict_json, table
 from robodyn.report.point import existence_section, point_section
 from robodyn.report.workers import Workers
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["MAX_POINTS", "Report", "analyze"]
 

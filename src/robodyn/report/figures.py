@@ -9,15 +9,17 @@ when the linear one leaves it by more than :data:`CLIP_FACTOR`, and the caption 
 from __future__ import annotations
 
 import math
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import RobodynError
 from robodyn.integrate.limits import limit_crossings
-from robodyn.model.protocol import ModelContract
 from robodyn.report.page import figure, number
 from robodyn.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["CLIP_FACTOR", "CLIP_MARGIN", "MAX_CURVES", "arm", "drawn_states", "phase", "responses"]
 

@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import html
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robodyn.display import cleaned
 from robodyn.errors import RobodynError
-from robodyn.model.protocol import ModelContract
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number, table
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["existence_section", "heading", "point_section"]
 

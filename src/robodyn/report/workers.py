@@ -12,9 +12,11 @@ from __future__ import annotations
 import multiprocessing
 from collections.abc import Callable
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from robodyn.model.protocol import ModelContract
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
+
 
 __all__ = ["Workers"]
 

@@ -15,13 +15,15 @@ import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence, Sized
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import real_array
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_CHUNK", "MAX_CHUNKS", "MAX_CHUNK_BYTES", "MAX_SAMPLES", "MAX_VALUES", "REDUCERS", "Span",
            "SweepPlan", "make_plan", "parse_range"]

@@ -40,12 +40,11 @@ import hashlib
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robodyn.errors import InputError
-from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Model
 from robodyn.sweep.plan import (
     DEFAULT_CHUNK,
@@ -58,6 +57,9 @@ from robodyn.sweep.plan import (
     with_signals,
 )
 from robodyn.sweep.store import MAX_TABLE_BYTES, SweepFolder, iter_parts, load_sweep, open_folder, write_part
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_CHUNK", "MAX_SAMPLES", "REDUCERS", "Span", "SweepPlan", "iter_parts", "load_sweep", "parse_range",
            "run_chunk", "sweep", "write_part"]

@@ -16,6 +16,9 @@ from typing import TYPE_CHECKING
 from robodyn._lazy import lazy_names
 
 _LAZY: dict[str, str] = {
+    "CLOSED_FORM_LIMIT": "robodyn.model.chain.system",
+    "DEFAULT_FRICTION_SMOOTHING": "robodyn.model.chain.parts",
+    "DEFAULT_GRAVITY": "robodyn.model.chain.parts",
     "ChainSystem": "robodyn.model.chain.system",
     "Joint": "robodyn.model.chain.parts",
     "Link": "robodyn.model.chain.parts",
@@ -23,10 +26,11 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers: the same names, imported eagerly
-    from robodyn.model.chain.parts import Joint, Link
-    from robodyn.model.chain.system import ChainSystem
+    from robodyn.model.chain.parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, Joint, Link
+    from robodyn.model.chain.system import CLOSED_FORM_LIMIT, ChainSystem
     from robodyn.model.chain.urdf import UrdfRobot
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
-__all__ = ["ChainSystem", "Joint", "Link", "UrdfRobot"]
+__all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link",
+           "UrdfRobot"]

@@ -13,11 +13,27 @@ from typing import TYPE_CHECKING
 
 from robodyn._lazy import lazy_names
 
-_LAZY: dict[str, str] = {"load": "robodyn.model.files.loading", "load_file": "robodyn.model.files.loading"}
+_LAZY: dict[str, str] = {
+    "KINDS": "robodyn.model.files.loading",
+    "load": "robodyn.model.files.loading",
+    "load_file": "robodyn.model.files.loading",
+    "model_from_document": "robodyn.model.files.loading",
+    "model_text": "robodyn.model.files.loading",
+    "read_model_text": "robodyn.model.files.loading",
+    "source_stem": "robodyn.model.files.loading",
+}
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers: the same names, imported eagerly
-    from robodyn.model.files.loading import load, load_file
+    from robodyn.model.files.loading import (
+        KINDS,
+        load,
+        load_file,
+        model_from_document,
+        model_text,
+        read_model_text,
+        source_stem,
+    )
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 
-__all__ = ["load", "load_file"]
+__all__ = ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text", "source_stem"]
