@@ -16,7 +16,10 @@ $(VENV)/.installed-%: pyproject.toml | $(BIN)/python
 
 comma := ,
 
+# The integrator kernels are compiled once per machine (numba, ~1 min on two cores the first time): prepared first,
+# with a line per kernel, so that the demo itself does not pause unexplained.
 demo: $(VENV)/.installed-test+control
+	$(BIN)/python -m robodyn.integrate.prepare
 	$(BIN)/robodyn demo
 
 test: $(VENV)/.installed-test+control+urdf chromium

@@ -39,3 +39,18 @@ def test_quiet_turns_the_bars_off(monkeypatch: pytest.MonkeyPatch) -> None:
     with bars.progress(3, "work") as advance:
         advance(3)
     assert terminal.getvalue() == ""
+
+
+def test_an_announcement_is_one_line_on_a_terminal_and_nothing_otherwise(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ROBODYN_QUIET", raising=False)
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    bars.announce("compiling the kernels once")
+    assert terminal.getvalue() == "robodyn: compiling the kernels once\n"
+    with bars.quiet():
+        bars.announce("not shown")
+    assert terminal.getvalue().count("\n") == 1
+    plain = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", plain)
+    bars.announce("not shown either")
+    assert plain.getvalue() == ""

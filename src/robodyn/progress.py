@@ -1,8 +1,10 @@
-"""Progress bars for long work (batches, verify, analyze): shown on a terminal only.
+"""Progress bars for long work (batches, verify, analyze), and notes on one-time pauses: on a terminal only.
 
 :func:`progress` returns a callable that advances a rich progress bar on stderr when stderr is a terminal,
 and does nothing otherwise — when output goes to a file or a pipe, under the test suite, or when the user
-asked for quiet (``robodyn --quiet ...``, :func:`set_quiet`, or ``ROBODYN_QUIET=1``).
+asked for quiet (``robodyn --quiet ...``, :func:`set_quiet`, or ``ROBODYN_QUIET=1``). :func:`announce` writes
+one line under the same rule, before work that pauses the process once per machine (compiling the integrator
+kernels), so that no pause goes unexplained.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable, Iterator
 
-__all__ = ["progress", "quiet", "set_quiet"]
+__all__ = ["announce", "progress", "quiet", "set_quiet"]
 
 _state = {"quiet": False}
 
@@ -66,3 +68,10 @@ def progress(total: int, description: str) -> Iterator[Callable[..., None]]:
         yield advance
     finally:
         bar.stop()
+
+
+def announce(message: str) -> None:
+    """``message`` as one line on stderr (``robodyn: ...``) when progress is shown (a terminal, not quiet)."""
+    if _shown():
+        sys.stderr.write(f"robodyn: {message}\n")
+        sys.stderr.flush()
