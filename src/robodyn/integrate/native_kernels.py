@@ -88,7 +88,7 @@ class NativeKernels:
         from robodyn.codegen.loader import load_generated
         from robodyn.progress import announce
 
-        announce(f"compiling the integrator kernels ({variant}) for this machine: once, numba takes about 10-30 s; "
+        announce(f"compiling the integrator kernels ({variant}) for this machine: once, numba takes about 10-40 s; "
                  "later runs load them in milliseconds")
         function = getattr(load_generated(text, "robodyn_entry"), name)  # compiled by numba here
         self.compiled += 1
