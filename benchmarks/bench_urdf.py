@@ -11,7 +11,9 @@ rtol 1e-8, atol 1e-10:
   ``pinocchio.aba`` as the right-hand side: time ratio (goal >= 10x) and accepted steps (goal: equal —
   both use the same step-size control);
 - load + first simulate in a fresh process with an empty cache (goal <= 10 s);
-- ``linearize`` per call (goal <= 30 us);
+- ``linearize`` per call (goal <= 30 us), and the in-place ``Linearizer`` per call, beside Pinocchio's
+  ``computeABADerivatives`` alone and with A and B assembled into preallocated arrays (issue 25's yardsticks:
+  linearize <= the assembled call, the Linearizer <= the bare one);
 - 1,000 Panda trajectories in one batch (both cores) against 1,000 scipy runs (extrapolated from 20).
 
     python benchmarks/bench_urdf.py [--quick]
@@ -76,6 +78,29 @@ def main() -> None:
         compare(label, path, 100 if args.quick else 1000)
 
 
+def _pinocchio_derivatives(pin: object, reference: object, data: object, x0: np.ndarray, n: int
+                           ) -> tuple[float, float]:
+    """Seconds per call of ``computeABADerivatives`` alone, and with A = [[0, I], [dq''/dq, dq''/dv]] and B =
+    [[0], [M^-1]] written into arrays made once (the damping -b q' enters dq''/dv as -b M^-1)."""
+    q, v = x0[:n], x0[n:]
+    tau = -DAMPING * v
+    A, B = np.zeros((2 * n, 2 * n)), np.zeros((2 * n, n))
+    A[:n, n:] = np.eye(n)
+
+    def bare() -> None:
+        pin.computeABADerivatives(reference, data, q, v, tau)  # type: ignore[attr-defined]
+
+    def assembled() -> None:
+        pin.computeABADerivatives(reference, data, q, v, tau)  # type: ignore[attr-defined]
+        minv = data.Minv  # type: ignore[attr-defined]
+        A[n:, :n] = data.ddq_dq  # type: ignore[attr-defined]
+        np.subtract(data.ddq_dv, DAMPING * minv, out=A[n:, n:])  # type: ignore[attr-defined]
+        B[n:] = minv
+
+    bare()
+    return best_of(bare, 5, 2000), best_of(assembled, 5, 2000)
+
+
 def compare(label: str, path: Path, count: int) -> None:
     """One robot: single runs, cold start, linearize and (for the Panda) a batch of ``count`` runs."""
     import pinocchio as pin
@@ -102,6 +127,10 @@ def compare(label: str, path: Path, count: int) -> None:
     u = np.zeros(n)
     robodyn.linearize(model, x0, u)
     per_linearize = best_of(lambda: robodyn.linearize(model, x0, u), 5, 2000)
+    handle = robodyn.Linearizer(model)
+    handle(x0, u)
+    per_handle = best_of(lambda: handle(x0, u), 5, 2000)
+    per_aba, per_assembled = _pinocchio_derivatives(pin, reference, data, x0, n)
     first = float(run_cold(COLD, str(path))["first"])
     print(f"{label}: {n} joints")
     print(f"  robodyn dopri5 {ours * 1e3:8.2f} ms, {run.stats.steps} steps | scipy RK45 + pinocchio.aba "
@@ -111,6 +140,9 @@ def compare(label: str, path: Path, count: int) -> None:
     print(f"  cold load + first simulate {first:.2f} s (goal <= 10 s: {'met' if first <= 10 else 'MISSED'}); "
           f"linearize {per_linearize * 1e6:.1f} us per call (goal <= 30 us: "
           f"{'met' if per_linearize <= 30e-6 else 'MISSED'})")
+    print(f"  per call: linearize {per_linearize * 1e6:.1f} us, Linearizer {per_handle * 1e6:.1f} us | pinocchio "
+          f"computeABADerivatives {per_aba * 1e6:.1f} us, with A and B assembled {per_assembled * 1e6:.1f} us | "
+          f"linearize / assembled {per_linearize / per_assembled:.2f}, Linearizer / bare {per_handle / per_aba:.2f}")
     if label.startswith("panda"):
         rng = np.random.default_rng(0)
         starts = np.tile(x0, (count, 1))

@@ -41,6 +41,7 @@ _LAZY: dict[str, str] = {
     "LagrangianSystem": "robodyn.model.lagrange",
     "LQR": "robodyn.analysis.design",
     "LinearSystem": "robodyn.model.linear",
+    "Linearizer": "robodyn.analysis.linearizer",
     "LipschitzBound": "robodyn.analysis.existence",
     "FramePath": "robodyn.kinematics.paths",
     "IKResult": "robodyn.kinematics.ik",
@@ -99,6 +100,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
     from robodyn.analysis.linearize import linearize
+    from robodyn.analysis.linearizer import Linearizer
     from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
@@ -146,6 +148,7 @@ __all__ = [
     "LTVSystem",
     "LagrangianSystem",
     "LinearSystem",
+    "Linearizer",
     "LipschitzBound",
     "ManipulatorSystem",
     "Margins",

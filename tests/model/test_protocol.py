@@ -176,6 +176,11 @@ def _offered(model: ModelContract) -> set[str]:
     if model.jacobian_method is not None and outputs is not None:
         flat = model.linearization_raw(t, x, u, p)
         assert flat.shape == (n * n + n * m + n_out * n + n_out * m,)
+        into, bound = np.full_like(flat, np.nan), np.full_like(flat, np.nan)
+        model.linearization_into(t, x, u, p, into)
+        model.bound_linearization(t, p, bound)(x, u)
+        np.testing.assert_array_equal(into, flat)
+        np.testing.assert_array_equal(bound, flat)
     for name, source in (("kernel_jacobian", model.kernel_jacobian_source()),
                          ("kernel_output", model.kernel_output_source())):
         if source is not None:

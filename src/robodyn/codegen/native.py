@@ -66,6 +66,23 @@ class NativeFunction:
         out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
         self._function(t, base, at_u, at_p, at_p + 8 * p.size, out_address)
 
+    def bind(self, sizes: tuple[int, int, int, int], out: np.ndarray) -> tuple[np.ndarray, Callable[[float], None]]:
+        """A packed argument array ``[x | u | p | a]`` of ``sizes`` and ``call(t)`` running the function on it into
+        ``out`` (writable, C-contiguous): for loops that write new arguments into the array and pay only the call.
+        """
+        packed = np.zeros(sum(sizes))
+        base = ctypes.addressof(ctypes.c_char.from_buffer(packed))  # type: ignore[arg-type]
+        at_u = base + 8 * sizes[0]
+        at_p = at_u + 8 * sizes[1]
+        at_a = at_p + 8 * sizes[2]
+        out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
+        function = self._function
+
+        def call(t: float, _arrays: tuple[np.ndarray, np.ndarray] = (packed, out)) -> None:  # keeps them alive
+            function(t, base, at_u, at_p, at_a, out_address)
+
+        return packed, call
+
 
 class NativeBatch:
     """``fn(t, x, u, p, a, out)`` over rows: each of x, u, p, a is a vector (the same for every row) or a

@@ -240,6 +240,20 @@ class Model:
             raise NotImplementedError(f"model {self.name!r} has no exact output Jacobian")
         return np.concatenate([np.ravel(m) for m in (*self.jacobians_raw(t, x, u, p), *outputs)]).astype(float)
 
+    def linearization_into(self, t: float, x: Vector, u: Vector, p: Vector, out: np.ndarray) -> None:
+        """:meth:`linearization_raw` written into ``out`` (float64, C-contiguous, ``(n(n + m) + p(n + m),)``): the
+        form for loops (:class:`robodyn.Linearizer`), which kinds with compiled derivatives fill without allocating."""
+        out[...] = self.linearization_raw(t, x, u, p)
+
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+        """``run(x, u)`` writing :meth:`linearization_into` at the time ``t`` and parameters ``p`` into ``out``: kinds
+        with compiled derivatives bind their buffers once, so that a call pays for little but the compiled code.
+        ``run`` leaves a non-finite result in ``out`` for its caller to check."""
+        def run(x: Vector, u: Vector) -> None:
+            self.linearization_into(t, x, u, p, out)
+
+        return run
+
     @property
     def compilable(self) -> bool:
         """Whether :meth:`kernel_rhs_source` gives numba source (False for models of Python callables)."""

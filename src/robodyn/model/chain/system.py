@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -570,22 +570,33 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         n2, m = self.n_states, self.n_inputs
-        size = n2 * (n2 + m)
-        if self.outputs_are_states:  # C = I, D = 0: copied from a template, A and B written over it
-            buffer = self._state_outputs_template.copy()
-        else:
-            C, D = self.output_jacobians_raw(t, x, u, p)
-            buffer = np.empty(size + C.size + D.size)
-            buffer[size: size + C.size] = C.reshape(-1)
-            buffer[size + C.size:] = D.reshape(-1)
-        self._jacobians_into(buffer[:size], t, x, u, p)
+        buffer = np.empty((n2 + self.n_outputs) * (n2 + m))
+        self.linearization_into(t, x, u, p, buffer)
         return buffer
 
-    @functools.cached_property
-    def _state_outputs_template(self) -> np.ndarray:
-        """[A | B | C | D] flat with C = I and D = 0 (A and B are overwritten by every linearization)."""
-        C, D = self._identity_outputs
-        return np.concatenate([np.zeros(self.n_states * (self.n_states + self.n_inputs)), C.ravel(), D.ravel()])
+    def linearization_into(self, t: float, x: Vector, u: Vector, p: Vector, out: np.ndarray) -> None:
+        size = self.n_states * (self.n_states + self.n_inputs)
+        C, D = self.output_jacobians_raw(t, x, u, p)  # y = x: the constant I and 0, made once
+        out[size: size + C.size] = C.reshape(-1)
+        out[size + C.size:] = D.reshape(-1)
+        self._jacobians_into(out[:size], t, x, u, p)  # A then B, on the tape
+
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+        n2, m = self.n_states, self.n_inputs
+        if self.n_coordinates > SOLVE_LIMIT or not self.outputs_are_states:
+            return super().bound_linearization(t, p, out)
+        size = n2 * (n2 + m)
+        self.linearization_into(t, np.zeros(n2), np.zeros(m), p, out)  # C = I, D = 0 once: they do not change
+        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, n2), out[:size])
+        packed[n2 + m: n2 + m + p.size] = p
+
+        def run(x: Vector, u: Vector) -> None:
+            packed[:n2] = x
+            packed[n2: n2 + m] = u
+            packed[n2 + m + p.size:] = x  # the tape's fourth argument (unused by the Jacobians) is x, as in _call
+            call(t)
+
+        return run
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         return self._mass_numeric(t, x, u, p)
