@@ -63,3 +63,11 @@ def test_bad_models_and_points_are_refused_with_what_to_do() -> None:
     with pytest.raises(InputError):
         robodyn.Linearizer(robodyn.load("pendulum"), params={"no_such": 1.0})
 
+
+
+def test_it_shows_the_last_matrices_in_a_notebook() -> None:
+    lin = robodyn.Linearizer(robodyn.load("pendulum"))
+    lin([0.5, 0.0], [0.0])
+    page = lin._repr_html_()
+    assert page.startswith('<div class="robodyn">') and page.count("<table") == 5
+    assert "theta_dot" in page and "-8.60908" in page  # -g cos(0.5), the last call's A[1, 0]

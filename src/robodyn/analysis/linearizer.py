@@ -89,6 +89,20 @@ class Linearizer:
             self._not_finite(x, u)
         return self.A, self.B, self.C, self.D
 
+    def _repr_html_(self) -> str:
+        """The model, its signals and the last call's A, B, C, D (for Jupyter)."""
+        from robodyn import display
+
+        model = self._model
+        rows = [("model", model.name), ("states", ", ".join(model.states)),
+                ("inputs", ", ".join(model.inputs) or "none"), ("outputs", ", ".join(model.outputs)), ("t", self._t)]
+        states, inputs, outputs = model.states, model.inputs, model.outputs
+        matrices = [display.matrix_html(matrix, labels[0], labels[1], title=name) for name, matrix, labels in
+                    zip("ABCD", (self.A, self.B, self.C, self.D),
+                        ((states, states), (states, inputs), (outputs, states), (outputs, inputs)))]
+        return display.block([display.heading(f"Linearizer of {model.name!r} (the last call's matrices)"),
+                              display.html_table(rows, row_header=True), *matrices])
+
     def _not_finite(self, x: np.ndarray, u: np.ndarray) -> None:
         """The model's own error for the point (a rigid-body model names a singular mass matrix), else InputError
         naming the point, as robodyn.linearize says it."""

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -45,6 +45,7 @@ from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError
 from robodyn.model.chain.closed import ChainClosedForms
 from robodyn.model.chain.frames import ChainFrames, frame_decls
+from robodyn.model.chain.linearization import ChainLinearization
 from robodyn.model.chain.outputs import TapeOutputs, placeholder, split_outputs
 from robodyn.model.chain.parts import (
     DEFAULT_FRICTION_SMOOTHING,
@@ -72,7 +73,7 @@ from robodyn.model.symbolic import ExprLike, NumericFunction
 from robodyn.model.symbolic_form import Equation
 from robodyn.model.system import Model, Values, Vector, _names, values_to_vector
 from robodyn.rigid.crba import NumericTree, empty_subtrees
-from robodyn.rigid.dynamics import SOLVE_LIMIT, JointTerms, ManipulatorProgram
+from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
 
@@ -81,7 +82,7 @@ __all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY",
 CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
 
 
-class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSystem):
+class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLinearization, ManipulatorSystem):
     """A kinematic tree of rigid links, in manipulator form M(q) q'' = Q - c(q, q').
 
     Coordinates are named after the joints, velocities ``<joint>_dot``. The numerics — ``f``,
@@ -515,36 +516,6 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
         a = values_to_vector(qdd, self.coordinates, "acceleration", default=0.0)
         return self._call("inverse", 0.0, x, np.zeros(self.n_inputs), p, a)
 
-    def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
-        """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',
-        B2 = -M^-1 dr/du with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q''
-        (compiled straight-line code, robodyn.rigid.dynamics)."""
-        return self.jacobians_raw(*self._arguments(t, x, u, params))
-
-    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
-        n2, m = self.n_states, self.n_inputs
-        values = self._jacobians_into(np.empty(n2 * (n2 + m)), t, x, u, p)
-        return values[: n2 * n2].reshape(n2, n2), values[n2 * n2:].reshape(n2, m)
-
-    def _jacobians_into(self, out: np.ndarray, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        """A then B, row-major, into ``out``: solved on the tape for up to SOLVE_LIMIT coordinates, else
-        from the tape's Cholesky factor L of M and dr/dz by two triangular solves here."""
-        n, m = self.n_coordinates, self.n_inputs
-        if n <= SOLVE_LIMIT:
-            return self._finite_or_singular(self._call("solved_jacobians", t, x, u, p, out=out), t, x, u, p)
-        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
-
-        parts = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
-        solved = -scipy.linalg.cho_solve((parts[: n * n].reshape(n, n), True), parts[n * n:].reshape(n, -1))
-        A = out[: 4 * n * n].reshape(2 * n, 2 * n)
-        A[:n] = 0.0
-        A[:n, n:] = np.eye(n)
-        A[n:] = solved[:, : 2 * n]
-        B = out[4 * n * n:].reshape(2 * n, m)
-        B[:n] = 0.0
-        B[n:] = solved[:, 2 * n:]
-        return out
-
     # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
     kind = "chain"
 
@@ -567,36 +538,6 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ManipulatorSys
 
     def latex_lines(self) -> list[str] | None:
         return super().latex_lines() if self.has_closed_forms else None
-
-    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        n2, m = self.n_states, self.n_inputs
-        buffer = np.empty((n2 + self.n_outputs) * (n2 + m))
-        self.linearization_into(t, x, u, p, buffer)
-        return buffer
-
-    def linearization_into(self, t: float, x: Vector, u: Vector, p: Vector, out: np.ndarray) -> None:
-        size = self.n_states * (self.n_states + self.n_inputs)
-        C, D = self.output_jacobians_raw(t, x, u, p)  # y = x: the constant I and 0, made once
-        out[size: size + C.size] = C.reshape(-1)
-        out[size + C.size:] = D.reshape(-1)
-        self._jacobians_into(out[:size], t, x, u, p)  # A then B, on the tape
-
-    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
-        n2, m = self.n_states, self.n_inputs
-        if self.n_coordinates > SOLVE_LIMIT or not self.outputs_are_states:
-            return super().bound_linearization(t, p, out)
-        size = n2 * (n2 + m)
-        self.linearization_into(t, np.zeros(n2), np.zeros(m), p, out)  # C = I, D = 0 once: they do not change
-        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, n2), out[:size])
-        packed[n2 + m: n2 + m + p.size] = p
-
-        def run(x: Vector, u: Vector) -> None:
-            packed[:n2] = x
-            packed[n2: n2 + m] = u
-            packed[n2 + m + p.size:] = x  # the tape's fourth argument (unused by the Jacobians) is x, as in _call
-            call(t)
-
-        return run
 
     def mass_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         return self._mass_numeric(t, x, u, p)

@@ -1,0 +1,93 @@
+"""A chain's exact linearization from its tape: df/dx, df/du and [A | B | C | D], allocated or in place.
+
+A mixin of :class:`robodyn.model.chain.system.ChainSystem` (the chain provides the compiled tape functions): the
+Jacobians are solved on the tape for up to :data:`robodyn.rigid.dynamics.SOLVE_LIMIT` coordinates, else from the
+tape's Cholesky factor of M and dr/dz by two triangular solves here; :meth:`bound_linearization` binds the tape's
+argument block once for :class:`robodyn.Linearizer` (a loop then pays the compiled call and three copies).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from robodyn.model.system import Vector
+from robodyn.rigid.dynamics import SOLVE_LIMIT
+
+if TYPE_CHECKING:
+    from robodyn.model.mechanical import ManipulatorSystem as _Base
+else:
+    _Base = object
+
+__all__ = ["ChainLinearization"]
+
+
+class ChainLinearization(_Base):
+    """Exact Jacobians and linearizations of a chain (mixin: the chain provides ``_call`` and its tape)."""
+
+    _call: Callable[..., np.ndarray]  # the chain's compiled tape functions (robodyn.model.chain.system)
+    _function: Callable[[str], tuple[Any, int]]
+    _finite_or_singular: Callable[..., np.ndarray]
+
+    def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',
+        B2 = -M^-1 dr/du with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q''
+        (compiled straight-line code, robodyn.rigid.dynamics)."""
+        return self.jacobians_raw(*self._arguments(t, x, u, params))
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        n2, m = self.n_states, self.n_inputs
+        values = self._jacobians_into(np.empty(n2 * (n2 + m)), t, x, u, p)
+        return values[: n2 * n2].reshape(n2, n2), values[n2 * n2:].reshape(n2, m)
+
+    def _jacobians_into(self, out: np.ndarray, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """A then B, row-major, into ``out``: solved on the tape for up to SOLVE_LIMIT coordinates, else
+        from the tape's Cholesky factor L of M and dr/dz by two triangular solves here."""
+        n, m = self.n_coordinates, self.n_inputs
+        if n <= SOLVE_LIMIT:
+            return self._finite_or_singular(self._call("solved_jacobians", t, x, u, p, out=out), t, x, u, p)
+        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
+
+        parts = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
+        solved = -scipy.linalg.cho_solve((parts[: n * n].reshape(n, n), True), parts[n * n:].reshape(n, -1))
+        A = out[: 4 * n * n].reshape(2 * n, 2 * n)
+        A[:n] = 0.0
+        A[:n, n:] = np.eye(n)
+        A[n:] = solved[:, : 2 * n]
+        B = out[4 * n * n:].reshape(2 * n, m)
+        B[:n] = 0.0
+        B[n:] = solved[:, 2 * n:]
+        return out
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        n2, m = self.n_states, self.n_inputs
+        buffer = np.empty((n2 + self.n_outputs) * (n2 + m))
+        self.linearization_into(t, x, u, p, buffer)
+        return buffer
+
+    def linearization_into(self, t: float, x: Vector, u: Vector, p: Vector, out: np.ndarray) -> None:
+        size = self.n_states * (self.n_states + self.n_inputs)
+        C, D = self.output_jacobians_raw(t, x, u, p)  # y = x: the constant I and 0, made once
+        out[size: size + C.size] = C.reshape(-1)
+        out[size + C.size:] = D.reshape(-1)
+        self._jacobians_into(out[:size], t, x, u, p)  # A then B, on the tape
+
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+        n2, m = self.n_states, self.n_inputs
+        if self.n_coordinates > SOLVE_LIMIT or not self.outputs_are_states:
+            return super().bound_linearization(t, p, out)
+        size = n2 * (n2 + m)
+        C, D = self.output_jacobians_raw(t, np.zeros(n2), np.zeros(m), p)  # y = x: I and 0, written once
+        out[size: size + C.size], out[size + C.size:] = C.reshape(-1), D.reshape(-1)
+        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, n2), out[:size])
+        packed[n2 + m: n2 + m + p.size] = p
+
+        def run(x: Vector, u: Vector) -> None:
+            packed[:n2] = x
+            packed[n2: n2 + m] = u
+            packed[n2 + m + p.size:] = x  # the tape's fourth argument (unused by the Jacobians) is x, as in _call
+            call(t)
+
+        return run
