@@ -31,7 +31,7 @@ import numpy as np
 from robodyn.codegen.cache import MAX_DIGEST_BYTES, MAX_OBJECT_BYTES, cache_dir, quarantine, read_trusted, write_private
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
-           "native_function", "shared_engine"]
+           "native_function", "native_kernel", "shared_engine"]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
@@ -158,8 +158,16 @@ def _fetch(module: Any) -> bytes | None:
     (compile). A damaged or untrusted object is moved aside and compiled again."""
     if not module.name.startswith(_PREFIX):
         return None
+    data = _trusted_object(module.name)
+    if data is not None:
+        _state["fetched"] = _state.get("fetched", 0) + 1
+    return data
+
+
+def _trusted_object(name: str) -> bytes | None:
+    """The cached machine code of the module ``name`` if it is trusted and its digest matches, else None."""
     try:
-        path = _object_path(module.name)
+        path = _object_path(name)
         digest_path = path.with_suffix(".o.sha256")
         data, digest = read_trusted(path, MAX_OBJECT_BYTES), read_trusted(digest_path, MAX_DIGEST_BYTES)
         if data is None or digest is None:  # not compiled yet (or a write killed between the two files)
@@ -167,10 +175,9 @@ def _fetch(module: Any) -> bytes | None:
         if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():
             quarantine(path, "its SHA-256 digest does not match")
             return None
-        _state["fetched"] = _state.get("fetched", 0) + 1
         return data
     except Exception as exc:  # called by LLVM: an error here would only lose the cache
-        _log.warning("robodyn: the cached machine code of %s is not used (%s)", module.name, exc)
+        _log.warning("robodyn: the cached machine code of %s is not used (%s)", name, exc)
         return None
 
 
@@ -223,9 +230,30 @@ def native_function(text: str, symbol: str) -> NativeFunction:
     return _compiled(text, symbol, lambda address: NativeFunction(_SIGNATURE(address), symbol))
 
 
-def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
+def native_kernel(text: str, symbol: str, signature: Any) -> tuple[Any, bool]:
+    """The function ``symbol`` of the LLVM IR ``text`` as a ctypes function of ``signature`` (a ``CFUNCTYPE``),
+    optimized by LLVM's O3 pipeline before its machine code is made (IR written with ``alloca`` s and loops, such
+    as robodyn.integrate.fused_ir's; the tape and straight-line functions come in SSA form and need none), and
+    whether it came from the cache. Compiled once per process and kept in the cache folder like the others."""
+    with _lock:
+        known = symbol in _state.get("functions", {})
+        before = _state.get("fetched", 0)
+        function = _compiled(text, symbol, signature, optimize=not known and _trusted_object(symbol) is None)
+        return function, known or _state.get("fetched", 0) > before
+
+
+def _optimize(module: Any) -> None:
+    """LLVM's O3 module pipeline on ``module``, for the native target."""
+    import llvmlite.binding as llvm
+
+    machine = llvm.Target.from_default_triple().create_target_machine(opt=3)
+    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))
+    builder.getModulePassManager().run(module, builder)
+
+
+def _compiled(text: str, symbol: str, wrap: Callable[[int], Any], optimize: bool = False) -> Any:
     """``wrap(address)`` of the function ``symbol`` of module ``text`` (named ``symbol``), compiled or loaded
-    from the cache once per process."""
+    from the cache once per process; ``optimize``: run LLVM's O3 pipeline on the IR first."""
     with _lock:
         engine = _engine()
         function = _state["functions"].get(symbol)
@@ -233,6 +261,8 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
             import llvmlite.binding as llvm
 
             module = llvm.parse_assembly(text)
+            if optimize:
+                _optimize(module)
             module.name = symbol
             engine.add_module(module)
             engine.finalize_object()

@@ -25,6 +25,8 @@ import numpy as np
 
 from robodyn.errors import InputError, NumericalError
 from robodyn.integrate.events import ResolvedEvents
+from robodyn.integrate.fused import fused_batch
+from robodyn.integrate.fused_ir import N_COUNTS
 from robodyn.integrate.implicit import IMPLICIT_METHOD, tables
 from robodyn.integrate.methods import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
@@ -41,6 +43,7 @@ __all__ = ["KernelSetup", "adaptive_batch", "add_setup", "fixed_batch", "kernel_
 MIN_RTOL: Final = 100 * np.finfo(float).eps  # As scipy: smaller relative tolerances are raised to this.
 BATCH_EVENTS: Final = 64  # Events kept per trajectory of a batch.
 _warm: set[tuple[str, str]] = set()  # (module, kernel) pairs already compiled in this process
+_warm_fused: set[str] = set()  # the fused kernels (robodyn.integrate.fused) made in this process
 
 
 @functools.cache
@@ -262,7 +265,8 @@ def run_batch(
     """N runs in parallel (threads running compiled chunks that release the GIL) on a common grid.
 
     Returns t (T,), xs (N, T, n), us (N, T, m), the totals (nfev, steps, rejected, compile_seconds, from_cache) and
-    each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory).
+    each trajectory's events (at most :data:`BATCH_EVENTS` per trajectory; an empty list, not N empty ones,
+    when there are no events to locate).
     """
     model, events = setup.model, setup.events
     N, n, m = x0.shape[0], model.n_states, model.n_inputs
@@ -285,10 +289,25 @@ def run_batch(
     status, n_out, i_fail, n_ev = (np.zeros(N, np.int64) for _ in range(4))
     t_fail, stats = np.zeros(N), np.zeros((N, 5), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
-    _, seconds, from_cache = _timed_first_call(setup, f"adaptive_batch {_variant(method)}", lambda: adaptive_batch(
-        setup.module, setup.fns, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp,
-        stops, t_eval, *_tolerances(method, rtol, atol), 0.0, math.inf, int(max_steps), events.direction,
-        events.terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev, _workers(setup)))
+    start = time.perf_counter()
+    fused = fused_batch(setup, method, t_span, stops)
+    if fused is not None:  # the model's own kernel (robodyn.integrate.fused): the same runs, faster
+        seconds, from_cache = (0.0, False) if fused.symbol in _warm_fused else (time.perf_counter() - start,
+                                                                                fused.cached)
+        _warm_fused.add(fused.symbol)
+        t0, t1 = float(t_span[0]), float(t_span[1])
+        counts = np.empty((N, N_COUNTS), np.int64)
+        _in_threads(fused.chunk, N, _workers(setup), (
+            np.ascontiguousarray(x0, dtype=float), np.ascontiguousarray(p, dtype=float), t_eval,
+            *_tolerances(method, rtol, atol), t0, t1, int(max_steps), xs, counts, status, t_fail, i_fail))
+        us[:] = fused.inputs_at(t_eval, t0, t1)
+        _finish_batch(counts, xs, us, status, n_out, stats, n_ev)
+    else:
+        _, seconds, from_cache = _timed_first_call(setup, f"adaptive_batch {_variant(method)}", lambda: adaptive_batch(
+            setup.module, setup.fns, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp,
+            stops, t_eval, *_tolerances(method, rtol, atol), 0.0, math.inf, int(max_steps), events.direction,
+            events.terminal, xs, us, status, n_out, stats, t_fail, i_fail, ev_t, ev_x, ev_idx, n_ev,
+            _workers(setup)))
     failed = np.flatnonzero(status < 0)
     if failed.size:
         i = int(failed[0])
@@ -298,9 +317,10 @@ def run_batch(
     if crowded.size:
         raise InputError(f"trajectory {int(crowded[0])} of the batch has {int(n_ev[crowded[0]])} events, more than "
                          f"the {E} a batch keeps per trajectory: simulate it on its own to get them all")
-    records = [[EventRecord(events.names[int(ev_idx[i, k])], float(ev_t[i, k]), ev_x[i, k].copy(),
-                            bool(events.terminal[int(ev_idx[i, k])])) for k in range(int(n_ev[i]))]
-               for i in range(N)]
+    records: list[list[EventRecord]] = [[] for _ in range(N)] if E else []  # N lists are N objects for the GC
+    for i in np.flatnonzero(n_ev).tolist():
+        records[i] = [EventRecord(events.names[int(ev_idx[i, k])], float(ev_t[i, k]), ev_x[i, k].copy(),
+                                  bool(events.terminal[int(ev_idx[i, k])])) for k in range(int(n_ev[i]))]
     totals = {"nfev": int(stats[:, 0].sum()), "steps": int(stats[:, 1].sum()), "rejected": int(stats[:, 2].sum()),
               "njev": int(stats[:, 3].sum()), "nlu": int(stats[:, 4].sum()), "compile_seconds": seconds,
               "from_cache": from_cache}
@@ -340,10 +360,18 @@ def adaptive_batch(module: ModuleType, fns: np.ndarray, method: tuple[Any, ...],
         fns, method, dop853, implicit, t0, t1, x0, p, inp, stops, t_eval, rtol, atol, h0, h_max, max_steps,
         ev_direction, ev_terminal, np.empty((N, T)), xs, us, ev_t, ev_x, ev_idx, counts, status, t_fail, i_fail),
         work=work)
+    _finish_batch(counts, xs, us, status, n_out, stats, n_ev)
+
+
+def _finish_batch(counts: np.ndarray, xs: np.ndarray, us: np.ndarray, status: np.ndarray, n_out: np.ndarray,
+                  stats: np.ndarray, n_ev: np.ndarray) -> None:
+    """A batch's counts (N, 7) into n_out, n_ev and stats; NaN in the rows after a failure or a terminal event
+    (the mask is made only then: most batches have none)."""
     n_out[:], n_ev[:], stats[:] = counts[:, 0], counts[:, 1], counts[:, 2:]
-    late = np.arange(T) >= n_out[:, None]  # rows after a failure or a terminal event
-    xs[late] = np.nan
-    us[late] = np.nan
+    if np.any(n_out < xs.shape[1]):
+        late = np.arange(xs.shape[1]) >= n_out[:, None]
+        xs[late] = np.nan
+        us[late] = np.nan
 
 
 def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple[Any, ...],

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text", "output_module",
-           "output_text"]
+           "output_text", "rhs_ir"]
 
 
 def _header(model: ModelContract, n_events: int = 0) -> str:
@@ -101,6 +101,22 @@ def _memo_module(model: ModelContract, key: str, text_of: Callable[[ModelContrac
         memo[key] = None if text is None else load_generated(text, prefix)
     module: ModuleType | None = memo[key]
     return module
+
+
+def rhs_ir(model: ModelContract) -> tuple[str, str] | None:
+    """The LLVM IR of ``model``'s ``rhs_c`` and its symbol (robodyn.codegen.pyir), or None when its right-hand side
+    is not straight-line code (a chain's tape, a helper call) or the model has no source: what a fused batch
+    kernel compiles in (robodyn.integrate.fused_ir). Kept in the model's memo."""
+    memo = model.memo()
+    if "rhs ir" not in memo:
+        from robodyn.codegen.pyir import Unsupported, function_ir
+
+        try:
+            memo["rhs ir"] = function_ir(module_text(model), "rhs") if model.compilable else None
+        except (Unsupported, ValueError):
+            memo["rhs ir"] = None
+    found: tuple[str, str] | None = memo["rhs ir"]
+    return found
 
 
 def model_addresses(model: ModelContract, events: Sequence[sympy.Expr] = (),
