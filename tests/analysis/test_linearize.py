@@ -378,3 +378,50 @@ def test_operating_point_keeps_given_inputs_and_falls_back_to_zero():
     np.testing.assert_array_equal(given, [held[0] + 1.0, 0.0])  # tau2 alone cannot hold it: 0
     moving = operating_point(robodyn.load("pendulum"), {"theta": 0.3, "theta_dot": 1.0})
     np.testing.assert_array_equal(moving[1], [0.0])  # nothing holds a moving pendulum: 0
+
+
+# --- the lean path: float64 vectors at the default parameters (analysis/linearize.py, _exact_at) ----------------
+@pytest.mark.parametrize("name", ["pendulum", "double_pendulum", "cart_pole", "joint"])
+def test_the_lean_path_gives_the_general_paths_numbers(name):
+    """Float64 vectors take the bound linearization; a list (the general path) gives the same bits, fields and
+    units; the lean result owns its read-only arrays."""
+    model = robodyn.load(name)
+    rng = np.random.default_rng(5)
+    for _ in range(3):
+        x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
+        lean, general = linearize(model, x, u), linearize(model, x.tolist(), u.tolist())
+        for label in ("A", "B", "C", "D", "x_op", "u_op"):
+            np.testing.assert_array_equal(getattr(lean, label), getattr(general, label))
+            assert not getattr(lean, label).flags.writeable
+        assert (lean.method, lean.error_estimate, lean.states, lean.name, lean.declared_units) == \
+            (general.method, general.error_estimate, general.states, general.name, general.declared_units)
+        x[0] += 1.0
+        assert lean.x_op[0] == general.x_op[0]  # the point was copied
+    assert "linearize bound" in model.memo()
+
+
+def test_the_lean_path_steps_aside_for_everything_else():
+    """Parameters, another time, a non-finite point and a singular mass matrix go the general way, with its
+    messages."""
+    model = robodyn.load("pendulum")
+    x = np.array([0.3, 0.0])
+    heavy = linearize(model, x, params={"m": 2.0})  # I = m l**2 follows
+    np.testing.assert_allclose(heavy.A, linearize(model, x).A, rtol=0, atol=1e-15)  # I theta'' = -m g l sin
+    later = linearize(model, x, t=1.0)
+    np.testing.assert_array_equal(later.A, linearize(model, x).A)
+    with pytest.raises(InputError, match="finite"):
+        linearize(model, np.array([np.nan, 0.0]))
+    with pytest.raises(InputError):
+        linearize(robodyn.load("pendulum"), np.array([0.0, 0.0]), np.array([np.inf]))
+
+
+def test_the_lean_path_is_safe_in_threads():
+    from concurrent.futures import ThreadPoolExecutor
+
+    model = robodyn.load("double_pendulum")
+    points = np.random.default_rng(2).uniform(-1, 1, (400, 4))
+    expected = [linearize(model, x.tolist()).A for x in points]
+    with ThreadPoolExecutor(4) as pool:
+        found = list(pool.map(lambda x: linearize(model, x).A, points))
+    for a, b in zip(found, expected):
+        np.testing.assert_array_equal(a, b)

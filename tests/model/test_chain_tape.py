@@ -215,3 +215,14 @@ def test_batches_events_and_the_stiff_solver_use_the_compiled_tape(puma: ChainSy
     stiff = robodyn.simulate(puma, 0.5, x0[0], method="radau", rtol=1e-10, atol=1e-12)
     explicit = robodyn.simulate(puma, 0.5, x0[0], rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(stiff.final, explicit.final, atol=1e-7)
+
+
+def test_the_jacobians_never_read_the_accelerations(puma: ChainSystem) -> None:
+    """``bound_linearization`` gives the solved Jacobians' tape no accelerations ``a`` (an empty part of its
+    packed arguments): the forward dynamics' derivatives read only x, u and p (leaf argument 4 is ``a``)."""
+    from robodyn.codegen.tape_llvm import ARGUMENTS, tape_data
+
+    program = puma._program
+    nodes, _ = tape_data(program.tape, program.outputs("solved_jacobians"))
+    read = {ARGUMENTS[a] for op, a, _ in nodes if op == "leaf"}
+    assert "x" in read and "a" not in read

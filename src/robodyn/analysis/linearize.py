@@ -98,6 +98,10 @@ def linearize(
            [9.81, 0.  ]])
     """
     require_model(model, "linearize")
+    if method == "auto" and params is None and type(t) is float:
+        fast = _exact_at(model, t, x, u)
+        if fast is not None:
+            return fast
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
     if isinstance(u, str):
@@ -123,6 +127,72 @@ def linearize(
     return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
                                  name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error,
                                  source=model)
+
+
+class _Bound:
+    """A model's bound exact linearization at one time with its default parameters (``bound_linearization``), for
+    linearize's lean path: the compiled derivatives called on arguments written in place, into a held buffer
+    ``[A | B | C | D]`` that each call copies once, with the point, into ``[A | B | C | D | x | u]``. One per model (in its memo); the lock keeps threads
+    from sharing the buffer (a thread that finds it taken takes the general path)."""
+
+    __slots__ = ("fields", "lock", "ones", "out", "p", "run", "size", "t", "views", "zeros")
+
+    def __init__(self, model: ModelContract, t: float):
+        import threading
+
+        n, m = model.n_states, model.n_inputs
+        self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
+        layout = _Layout.of(model)
+        self.size = size = layout.bounds[-1]
+        self.out = np.zeros(size)
+        self.ones = np.ones(size + n + m)  # buffer . ones: a finite check in one BLAS call
+        self.zeros = np.zeros(m)  # u = None
+        self.run = model.bound_linearization(self.t, self.p, self.out)
+        self.views = layout.views
+        self.fields = dict(states=model.states, inputs=model.inputs, outputs=model.outputs, name=model.name,
+                           method=model.jacobian_method, error_estimate=0.0, source=model, frozen=True)
+        self.lock = threading.Lock()
+
+
+def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> LinearSystem | None:
+    """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None at a finite point of a model with
+    exact derivatives and output Jacobians and its default parameters, or None for the general path (any other
+    argument, a non-finite result, the buffer in use by another thread). The same numbers, bit for bit: the
+    model's ``bound_linearization`` is its ``linearization_raw`` written in place."""
+    n, m = model.n_states, model.n_inputs
+    if not (type(x) is np.ndarray and x.dtype == _FLOAT and x.shape == (n,)):
+        return None
+    if not (u is None or (type(u) is np.ndarray and u.dtype == _FLOAT and u.shape == (m,))):
+        return None
+    memo = model.memo()
+    bound = memo.get("linearize bound")
+    if bound is None or bound.t != t:
+        if model.jacobian_method is None or not math.isfinite(t):
+            return None
+        if "linearize exact outputs" not in memo:
+            memo["linearize exact outputs"] = model.output_jacobians_raw(t, np.zeros(n), np.zeros(m),
+                                                                         model.default_parameters()[1]) is not None
+        if not memo["linearize exact outputs"]:
+            return None
+        bound = memo["linearize bound"] = _Bound(model, t)
+    if not bound.lock.acquire(blocking=False):
+        return None
+    try:
+        if u is None:
+            u = bound.zeros
+        bound.run(x, u)
+        buffer = np.concatenate((bound.out, x, u))  # the matrices and the point: one copy, one allocation
+    finally:
+        bound.lock.release()
+    if not math.isfinite(buffer.dot(bound.ones)):
+        return None  # a non-finite point or result: the general path finds the cause and says it
+    buffer.setflags(write=False)
+    A, B, C, D = bound.views(buffer)
+    size = bound.size
+    return LinearSystem.from_checked(A, B, C, D, x_op=buffer[size:size + n], u_op=buffer[size + n:], **bound.fields)
+
+
+_FLOAT: Final = np.dtype(np.float64)
 
 
 def operating_point(

@@ -249,20 +249,28 @@ class LinearSystem(Model):
         method: str | None = None,
         error_estimate: float | None = None,
         source: ModelContract | None = None,
+        frozen: bool = False,
     ) -> LinearSystem:
         """Construct without validation, for callers that built checked arrays from a validated model.
 
         The caller guarantees float64 arrays of consistent shapes with finite entries, and names taken from
-        a model (already checked). The arrays are made read-only and must not be written afterwards.
-        ``source``, the model the matrices describe, gives the sample period (``dt``) and the units.
-        ``linearize`` uses this on its hot path; everything else should call the constructor.
+        a model (already checked). The arrays are made read-only (``frozen``: they are already, views of one
+        read-only buffer) and must not be written afterwards. ``source``, the model the matrices describe,
+        gives the sample period (``dt``) and the units. ``linearize`` uses this on its hot path; everything
+        else should call the constructor.
         """
+        if not frozen:
+            for array in (A, B, C, D, x_op, u_op):
+                if array is not None:
+                    array.setflags(write=False)
         self = object.__new__(cls)
-        set_ = object.__setattr__
-        for label, array in (("A", A), ("B", B), ("C", C), ("D", D), ("x_op", x_op), ("u_op", u_op)):
-            if array is not None:
-                array.setflags(write=False)
-            set_(self, label, array)
+        set_ = object.__setattr__  # written out: this is linearize's hot path
+        set_(self, "A", A)
+        set_(self, "B", B)
+        set_(self, "C", C)
+        set_(self, "D", D)
+        set_(self, "x_op", x_op)
+        set_(self, "u_op", u_op)
         set_(self, "states", states)
         set_(self, "inputs", inputs)
         set_(self, "outputs", outputs)

@@ -81,13 +81,14 @@ class ChainLinearization(_Base):
         size = n2 * (n2 + m)
         C, D = self.output_jacobians_raw(t, np.zeros(n2), np.zeros(m), p)  # y = x: I and 0, written once
         out[size: size + C.size], out[size + C.size:] = C.reshape(-1), D.reshape(-1)
-        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, n2), out[:size])
-        packed[n2 + m: n2 + m + p.size] = p
+        # the tape's fourth argument a (accelerations, for inverse dynamics) is never read by the Jacobians of the
+        # forward dynamics (tests/model/test_chain_tape.py checks the tape): it gets an empty part of the packing
+        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, 0), out[:size])
+        packed[n2 + m:] = p
 
         def run(x: Vector, u: Vector) -> None:
             packed[:n2] = x
             packed[n2: n2 + m] = u
-            packed[n2 + m + p.size:] = x  # the tape's fourth argument (unused by the Jacobians) is x, as in _call
             call(t)
 
         return run
