@@ -26,10 +26,13 @@ import datetime
 import importlib.metadata
 import os
 import re
+import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from timing import best_of, run_cold  # benchmarks/timing.py
@@ -67,6 +70,60 @@ def robots() -> dict[str, Path]:
     return result
 
 
+def compare_puma() -> None:
+    """The Puma 560 chain (tests/data/puma560.yaml: DH, motor inertia, viscous friction): ``linearize`` and the
+    ``Linearizer`` beside Pinocchio's ``computeABADerivatives`` on the same robot built joint by joint
+    (tests/pinocchio_reference.py), alone and with A and B assembled (the friction enters dq''/dv as -M^-1 b)."""
+    import warnings
+
+    import pinocchio as pin
+
+    import robodyn
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+    from pinocchio_reference import chain_to_pinocchio
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the file's own plausibility warning (a link's inertia)
+        model = robodyn.load(str(Path(__file__).resolve().parents[1] / "tests" / "data" / "puma560.yaml"))
+    reference, damping, order = chain_to_pinocchio(model)
+    data = reference.createData()
+    n = model.n_coordinates
+    x0 = np.concatenate([np.linspace(0.4, -0.4, n), np.full(n, 0.3)])
+    u = np.zeros(n)
+    q, v = x0[:n][order], x0[n:][order]
+    tau = -damping * v
+    A, B = np.zeros((2 * n, 2 * n)), np.zeros((2 * n, n))
+    A[:n, n:] = np.eye(n)
+    handle = robodyn.Linearizer(model)
+
+    def assembled() -> None:
+        pin.computeABADerivatives(reference, data, q, v, tau)  # type: ignore[attr-defined]
+        minv = data.Minv  # type: ignore[attr-defined]
+        A[n:, :n] = data.ddq_dq  # type: ignore[attr-defined]
+        np.subtract(data.ddq_dv, minv * damping, out=A[n:, n:])  # type: ignore[attr-defined]
+        B[n:] = minv
+
+    runs = {"linearize": lambda: robodyn.linearize(model, x0, u), "Linearizer": lambda: handle(x0, u),
+            "computeABADerivatives": lambda: pin.computeABADerivatives(reference, data, q, v, tau),
+            "assembled": assembled}
+    best = _interleaved_per_call(runs, 7, 2000)
+    print(f"puma560 chain: {n} joints")
+    print(f"  per call: linearize {best['linearize'] * 1e6:.1f} us, Linearizer {best['Linearizer'] * 1e6:.1f} us | "
+          f"pinocchio computeABADerivatives {best['computeABADerivatives'] * 1e6:.1f} us, with A and B assembled "
+          f"{best['assembled'] * 1e6:.1f} us | linearize / assembled {best['linearize'] / best['assembled']:.2f}, "
+          f"Linearizer / bare {best['Linearizer'] / best['computeABADerivatives']:.2f}")
+
+
+def _interleaved_per_call(runs: dict[str, Callable[[], Any]], rounds: int, number: int) -> dict[str, float]:
+    """Best seconds per call of each of ``runs``, over ``rounds`` rounds of ``number`` calls that run them in turn."""
+    best = dict.fromkeys(runs, float("inf"))
+    for _ in range(rounds):
+        for name, run in runs.items():
+            best[name] = min(best[name], best_of(run, 1, number))
+    return best
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100 trajectories in the batch comparison")
@@ -76,12 +133,13 @@ def main() -> None:
           f"load {load:.2f}; 5 s at rtol 1e-8, atol 1e-10")
     for label, path in robots().items():
         compare(label, path, 100 if args.quick else 1000)
+    compare_puma()
 
 
 def _pinocchio_derivatives(pin: object, reference: object, data: object, x0: np.ndarray, n: int
-                           ) -> tuple[float, float]:
-    """Seconds per call of ``computeABADerivatives`` alone, and with A = [[0, I], [dq''/dq, dq''/dv]] and B =
-    [[0], [M^-1]] written into arrays made once (the damping -b q' enters dq''/dv as -b M^-1)."""
+                           ) -> tuple[Callable[[], None], Callable[[], None]]:
+    """``computeABADerivatives`` alone, and with A = [[0, I], [dq''/dq, dq''/dv]] and B = [[0], [M^-1]] written
+    into arrays made once (the damping -b q' enters dq''/dv as -b M^-1)."""
     q, v = x0[:n], x0[n:]
     tau = -DAMPING * v
     A, B = np.zeros((2 * n, 2 * n)), np.zeros((2 * n, n))
@@ -98,7 +156,7 @@ def _pinocchio_derivatives(pin: object, reference: object, data: object, x0: np.
         B[n:] = minv
 
     bare()
-    return best_of(bare, 5, 2000), best_of(assembled, 5, 2000)
+    return bare, assembled
 
 
 def compare(label: str, path: Path, count: int) -> None:
@@ -126,11 +184,11 @@ def compare(label: str, path: Path, count: int) -> None:
     steps = len(solution.t) - 1
     u = np.zeros(n)
     robodyn.linearize(model, x0, u)
-    per_linearize = best_of(lambda: robodyn.linearize(model, x0, u), 5, 2000)
     handle = robodyn.Linearizer(model)
-    handle(x0, u)
-    per_handle = best_of(lambda: handle(x0, u), 5, 2000)
-    per_aba, per_assembled = _pinocchio_derivatives(pin, reference, data, x0, n)
+    bare, assembled = _pinocchio_derivatives(pin, reference, data, x0, n)
+    best = _interleaved_per_call({"linearize": lambda: robodyn.linearize(model, x0, u), "Linearizer": lambda:
+                                  handle(x0, u), "bare": bare, "assembled": assembled}, 7, 2000)
+    per_linearize, per_handle, per_aba, per_assembled = best.values()
     first = float(run_cold(COLD, str(path))["first"])
     print(f"{label}: {n} joints")
     print(f"  robodyn dopri5 {ours * 1e3:8.2f} ms, {run.stats.steps} steps | scipy RK45 + pinocchio.aba "

@@ -14,7 +14,7 @@ import numpy as np
 
 from robodyn.model.chain.urdf_file import coordinate_names
 
-__all__ = ["ROBOTS", "configuration", "coupling", "robots_folder"]
+__all__ = ["ROBOTS", "chain_to_pinocchio", "configuration", "coupling", "robots_folder"]
 
 
 def robots_folder() -> Path | None:
@@ -54,3 +54,36 @@ def coupling(path: Path, reference: Any, coordinates: tuple[str, ...]) -> tuple[
         G[k, coordinates.index(renamed[target])] = multiplier
         offset[k] = shift
     return G, offset
+
+
+def chain_to_pinocchio(model: Any) -> tuple[Any, np.ndarray, np.ndarray]:
+    """The chain as a pinocchio.Model (bodies in parent-first order), its joint damping (n,) and the
+    coordinate permutation (pinocchio index -> model coordinate)."""
+    import pinocchio as pin
+    import sympy
+
+    values = dict(zip(model.p_symbols, map(sympy.Float, model.parameter_vector())))
+
+    def number(expr: object) -> float:
+        return float(sympy.sympify(expr).xreplace(values))
+
+    pinocchio_model = pin.Model()
+    pinocchio_model.gravity.linear = np.array([number(g) for g in model.gravity_expr])
+    ids = []
+    for body in model.bodies:
+        rotation = np.array([[number(e) for e in row] for row in body.rotation])
+        placement = pin.SE3(rotation, np.array([number(e) for e in body.position]))
+        axis = np.array([number(e) for e in body.axis])
+        joint = pin.JointModelPrismaticUnaligned(axis) if body.prismatic else pin.JointModelRevoluteUnaligned(axis)
+        parent = 0 if body.parent < 0 else ids[body.parent]
+        index = pinocchio_model.addJoint(parent, joint, placement, f"j{len(ids)}")
+        inertia = np.array([[number(e) for e in row] for row in body.inertia])
+        pinocchio_model.appendBodyToJoint(index, pin.Inertia(number(body.mass), np.array(
+            [number(e) for e in body.com]), inertia), pin.SE3.Identity())
+        ids.append(index)
+    order = np.array(model.order_)
+    terms = model._joint_terms
+    pinocchio_model.armature = np.array([number(terms[i]["gear_ratio"] ** 2 * terms[i]["rotor_inertia"])
+                                         for i in order])
+    damping = np.array([number(terms[i]["damping"]) for i in order])
+    return pinocchio_model, damping, order

@@ -22,6 +22,7 @@ import pytest
 import sympy
 
 import robodyn
+from pinocchio_reference import chain_to_pinocchio
 from robodyn.model.chain.system import ChainSystem
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -90,34 +91,8 @@ def test_every_chain_file_is_covered() -> None:
 
 # --- Pinocchio -----------------------------------------------------------------------------------------
 def _pinocchio_model(model: ChainSystem) -> tuple[object, np.ndarray, np.ndarray]:
-    """The chain as a pinocchio.Model (bodies in parent-first order), its joint damping (n,) and the
-    coordinate permutation (pinocchio index -> model coordinate)."""
-    pin = pytest.importorskip("pinocchio")
-    values = dict(zip(model.p_symbols, map(sympy.Float, model.parameter_vector())))
-
-    def number(expr: object) -> float:
-        return float(sympy.sympify(expr).xreplace(values))
-
-    pinocchio_model = pin.Model()
-    pinocchio_model.gravity.linear = np.array([number(g) for g in model.gravity_expr])
-    ids = []
-    for body in model.bodies:
-        rotation = np.array([[number(e) for e in row] for row in body.rotation])
-        placement = pin.SE3(rotation, np.array([number(e) for e in body.position]))
-        axis = np.array([number(e) for e in body.axis])
-        joint = pin.JointModelPrismaticUnaligned(axis) if body.prismatic else pin.JointModelRevoluteUnaligned(axis)
-        parent = 0 if body.parent < 0 else ids[body.parent]
-        index = pinocchio_model.addJoint(parent, joint, placement, f"j{len(ids)}")
-        inertia = np.array([[number(e) for e in row] for row in body.inertia])
-        pinocchio_model.appendBodyToJoint(index, pin.Inertia(number(body.mass), np.array(
-            [number(e) for e in body.com]), inertia), pin.SE3.Identity())
-        ids.append(index)
-    order = np.array(model.order_)
-    terms = model._joint_terms
-    pinocchio_model.armature = np.array([number(terms[i]["gear_ratio"] ** 2 * terms[i]["rotor_inertia"])
-                                         for i in order])
-    damping = np.array([number(terms[i]["damping"]) for i in order])
-    return pinocchio_model, damping, order
+    pytest.importorskip("pinocchio")
+    return chain_to_pinocchio(model)
 
 
 @pytest.mark.parametrize("name", ["puma560.yaml", "panda_chain.yaml"])
