@@ -75,3 +75,19 @@ def test_check_output_path_refuses_devices_and_dangling_links(tmp_path):
             check_output_path(path, "--out")
     with pytest.raises(InputError, match="device"):  # never replaced by a regular file, even as root
         write_text_atomic("/dev/null", "x")
+
+
+def test_a_taken_temporary_name_is_skipped_and_nothing_is_left(tmp_path, monkeypatch):
+    """The temporary file is created exclusively (O_EXCL): a name that exists is never reused or overwritten."""
+    import os
+
+    from robodyn import atomic
+
+    names = iter([b"\x00" * 6, b"\x00" * 6, b"\x01" * 6])
+    monkeypatch.setattr(atomic.os, "urandom", lambda k: next(names))
+    taken = tmp_path / f".out.csv.{'00' * 6}.tmp"
+    taken.write_text("someone else's")
+    atomic.write_text_atomic(tmp_path / "out.csv", "t,x\n")
+    assert (tmp_path / "out.csv").read_text() == "t,x\n"
+    assert taken.read_text() == "someone else's"
+    assert sorted(os.listdir(tmp_path)) == sorted([taken.name, "out.csv"])

@@ -425,3 +425,14 @@ def test_the_lean_path_is_safe_in_threads():
         found = list(pool.map(lambda x: linearize(model, x).A, points))
     for a, b in zip(found, expected):
         np.testing.assert_array_equal(a, b)
+
+
+def test_a_parameter_copy_is_not_served_the_originals_bound():
+    """Parameter copies share the model's memo: the lean path's held linearization is its own copy's."""
+    model = robodyn.load("pendulum")
+    x = np.array([0.2, 0.0])
+    original = linearize(model, x)
+    short = model.with_parameters({"l": 0.5})
+    assert linearize(short, x).A[1, 0] == pytest.approx(-G * math.cos(0.2) / 0.5, rel=1e-14)  # I = m l^2
+    np.testing.assert_array_equal(linearize(model, x).A, original.A)
+    np.testing.assert_array_equal(linearize(short, x).A, linearize(short, x.tolist()).A)

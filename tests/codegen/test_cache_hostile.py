@@ -15,7 +15,6 @@ import os
 import stat
 import struct
 import sys
-import tempfile
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -23,6 +22,7 @@ from types import SimpleNamespace
 import llvmlite.binding as llvm
 import pytest
 
+from robodyn import atomic
 from robodyn.codegen import cache, loader, native, objects
 from robodyn.errors import InputError
 from robodyn.model.files import cached
@@ -397,7 +397,7 @@ def test_a_read_only_cache_only_costs_a_compilation(base: Path, tmp_path: Path,
     def read_only(*args: object, **kwargs: object) -> tuple[int, str]:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    monkeypatch.setattr(atomic, "_new_file", read_only)  # robodyn.atomic's exclusive temporary file
     assert objects.save(key, data, name)  # no InputError: the object is just not kept
     assert objects.load(key) is None
     native._store(SimpleNamespace(name="robodyn_tape_read_only"), data)  # called by LLVM: must not raise

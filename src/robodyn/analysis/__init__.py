@@ -12,4 +12,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __getattr__, __dir__ = lazy_names(__name__, {"Classification": "robodyn.analysis.classify",
                                              "classify": "robodyn.analysis.classify"})
 
-__all__ = ["Classification", "classify"]
+#: linearize's methods (robodyn.analysis.linearize.METHODS), here so that the CLI offers them without importing it
+LINEARIZATION_METHODS = ("auto", "symbolic", "manipulator", "linear", "complex", "central")
+
+__all__ = ["LINEARIZATION_METHODS", "Classification", "classify"]

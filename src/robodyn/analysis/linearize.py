@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
+from robodyn.analysis import LINEARIZATION_METHODS
 from robodyn.errors import ConvergenceError, InputError, ShapeError
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Values, require_model
@@ -48,7 +49,7 @@ if TYPE_CHECKING:
 
 __all__ = ["HOLD", "METHODS", "linearize", "operating_point"]
 
-METHODS: Final = ("auto", "symbolic", "manipulator", "linear", "complex", "central")
+METHODS: Final = LINEARIZATION_METHODS
 HOLD: Final = "hold"  # ``linearize(model, x, HOLD)``: the inputs that hold x (see :func:`operating_point`).
 _STEP: Final = float(np.finfo(float).eps ** (1 / 3))  # Optimal central-difference step (relative).
 COMPLEX_STEP: Final = 1e-20  # Relative complex step: truncation error ~ h^2, no cancellation.
@@ -132,16 +133,18 @@ def linearize(
 class _Bound:
     """A model's bound exact linearization at one time with its default parameters (``bound_linearization``), for
     linearize's lean path: the compiled derivatives called on arguments written in place, into a held buffer
-    ``[A | B | C | D]`` that each call copies once, with the point, into ``[A | B | C | D | x | u]``. One per model (in its memo); the lock keeps threads
-    from sharing the buffer (a thread that finds it taken takes the general path)."""
+    ``[A | B | C | D]`` that each call copies once, with the point, into ``[A | B | C | D | x | u]``. One per
+    model (in its memo); the lock keeps threads from sharing the buffer (a thread that finds it taken takes the
+    general path)."""
 
-    __slots__ = ("fields", "lock", "ones", "out", "p", "run", "size", "t", "views", "zeros")
+    __slots__ = ("defaults", "fields", "lock", "ones", "out", "p", "run", "size", "t", "views", "zeros")
 
     def __init__(self, model: ModelContract, t: float):
         import threading
 
         n, m = model.n_states, model.n_inputs
         self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
+        self.defaults = model.default_parameters()[1]  # parameter copies share the memo: this one's, by identity
         layout = _Layout.of(model)
         self.size = size = layout.bounds[-1]
         self.out = np.zeros(size)
@@ -156,7 +159,7 @@ class _Bound:
 
 def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> LinearSystem | None:
     """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None at a finite point of a model with
-    exact derivatives and output Jacobians and its default parameters, or None for the general path (any other
+    exact derivatives and output Jacobians at its default parameters, or None for the general path (any other
     argument, a non-finite result, the buffer in use by another thread). The same numbers, bit for bit: the
     model's ``bound_linearization`` is its ``linearization_raw`` written in place."""
     n, m = model.n_states, model.n_inputs
@@ -166,7 +169,7 @@ def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Li
         return None
     memo = model.memo()
     bound = memo.get("linearize bound")
-    if bound is None or bound.t != t:
+    if bound is None or bound.t != t or bound.defaults is not model.default_parameters()[1]:
         if model.jacobian_method is None or not math.isfinite(t):
             return None
         if "linearize exact outputs" not in memo:

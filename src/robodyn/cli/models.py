@@ -18,7 +18,7 @@ import robodyn
 
 # The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
 # that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
-from robodyn.analysis.linearize import METHODS as LINEARIZE_METHODS
+from robodyn.analysis import LINEARIZATION_METHODS as LINEARIZE_METHODS
 from robodyn.atomic import check_output_path, write_bytes_atomic, write_text_atomic
 from robodyn.budget import MAX_PRETTY_NODES, shown, within
 from robodyn.cli.args import add_json as _add_json

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import logging
 import os
 import pickle
 import stat
@@ -64,7 +63,17 @@ MAX_NUMBA_DATA_BYTES: Final = 256 * 2**20  # numba's machine code .nbc (0.9 MB)
 MAX_MANIFEST_BYTES: Final = 2**20  # an exported object's manifest objects/<key>.json (0.3 kB)
 MAX_RECORD_BYTES: Final = MAX_JSON_BYTES  # 16 MB: a parsed-model record models/<key>.json (135 kB)
 
-log = logging.getLogger("robodyn.cache")
+class _CacheLog:
+    """The ``robodyn.cache`` logger, with :mod:`logging` imported when something is logged (importing it costs
+    every command ~3 ms of start-up, and a healthy cache logs nothing)."""
+
+    def __getattr__(self, name: str) -> Any:
+        import logging
+
+        return getattr(logging.getLogger("robodyn.cache"), name)
+
+
+log = _CacheLog()
 _PACKAGE = Path(__file__).resolve().parents[1]  # robodyn's own sources: numba code there is cached here too
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # opening a FIFO planted in place of a file must not hang
@@ -258,7 +267,7 @@ def quarantine(path: Path, reason: str) -> bool:
                     path, reason, exc.strerror or exc)
         return False
     # one line per process on stderr: a cache damaged all over (a full disk) would otherwise print one per file
-    level = logging.INFO if _reported else logging.WARNING
+    level = 20 if _reported else 30  # logging.INFO, logging.WARNING
     _reported.append(path)
     log.log(level, "robodyn: moved the unusable cache file %s aside (%s); it is rebuilt", path, reason)
     return True

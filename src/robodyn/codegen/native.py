@@ -21,14 +21,21 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import logging
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from robodyn.codegen.cache import MAX_DIGEST_BYTES, MAX_OBJECT_BYTES, cache_dir, quarantine, read_trusted, write_private
+from robodyn.codegen.cache import (
+    MAX_DIGEST_BYTES,
+    MAX_OBJECT_BYTES,
+    cache_dir,
+    log,
+    quarantine,
+    read_trusted,
+    write_private,
+)
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
            "native_function", "native_kernel", "shared_engine"]
@@ -40,7 +47,7 @@ _INDEX = ctypes.c_int64
 _BATCH_SIGNATURE = ctypes.CFUNCTYPE(None, _INDEX, ctypes.c_double, *(_POINTER, _INDEX) * 5)
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
 _lock = threading.RLock()  # the engine's: every module or object added to it, by this module or robodyn.codegen.objects
-_log = logging.getLogger("robodyn.cache")
+_log = log  # robodyn.codegen.cache: logging imported when something is logged
 _state: dict[str, Any] = {}  # the engine, its modules and the functions compiled so far
 
 

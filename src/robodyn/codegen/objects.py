@@ -34,7 +34,6 @@ import ctypes
 import functools
 import hashlib
 import json
-import logging
 import os
 import re
 import struct
@@ -45,6 +44,7 @@ from robodyn.codegen.cache import (
     MAX_MANIFEST_BYTES,
     MAX_OBJECT_BYTES,
     cache_dir,
+    log,
     own_folder,
     quarantine,
     read_trusted,
@@ -80,7 +80,7 @@ define void @numba_gil_release(ptr %state) {
 }
 '''
 _state: dict[str, Any] = {}
-_log = logging.getLogger("robodyn.cache")
+_log = log  # robodyn.codegen.cache: logging imported when something is logged
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
 _SYMBOL_SIZE: Final = 24  # bytes of an ELF64 symbol table entry
 

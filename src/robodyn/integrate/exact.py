@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
+from robodyn.signals.core import sorted_unique
 
 __all__ = ["InputChannel", "exact_discretization", "exact_first_order_hold", "exact_response"]
 
@@ -275,7 +276,7 @@ def exact_first_order_hold(A: ArrayLike, B: ArrayLike, h: float) -> tuple[Array,
 def _merged_grid(t: Array, t0: float, pieces: Sequence[tuple[Array, Array, Array]]) -> Array:
     """Sorted distinct times: t0, the output times and every input break strictly inside (t0, t[-1])."""
     inner = [b[(b > t0) & (b < t[-1])] for b, _, _ in pieces]
-    return np.unique(np.concatenate([[t0], t, *inner]))
+    return sorted_unique(np.concatenate([[t0], t, *inner]))
 
 
 def _affine_on_intervals(starts: Array, pieces: Sequence[tuple[Array, Array, Array]]) -> tuple[Array, Array]:

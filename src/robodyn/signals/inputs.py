@@ -48,6 +48,7 @@ from robodyn.signals.core import (
     as_signal,
     check_interval,
     finite_number,
+    sorted_unique,
     time_array,
 )
 from robodyn.signals.kinds import CONSTANT, HELD_KINDS, KIND_CODES, N_COEF, PULSE, RAMP, SINE, STEP
@@ -169,7 +170,7 @@ def _state(x: object, n: int | None, ndim: int) -> Array:
 
 
 def _union(arrays: Sequence[Array]) -> Array:
-    return np.unique(np.concatenate([np.empty(0), *arrays]))
+    return sorted_unique(np.concatenate([np.empty(0), *arrays]))
 
 
 def _terms(signal: Signal, gain: float = 1.0) -> list[tuple[float, Signal]]:
