@@ -16,7 +16,6 @@
 
 from __future__ import annotations
 
-import importlib.abc
 import importlib.util
 import sys
 import threading
@@ -31,8 +30,10 @@ from robodyn.codegen.cache import adopt_numba_caches, cache_dir, content_hash, p
 __all__ = ["load_generated", "load_module"]
 
 
-class _VerifiedText(importlib.abc.InspectLoader):
-    """A loader whose code is compiled from text robodyn generated and checked (not read from disk)."""
+class _VerifiedText:
+    """A loader whose code is compiled from text robodyn generated and checked (not read from disk): the
+    methods of ``importlib.abc.InspectLoader`` written out, since importing importlib.abc (with importlib.resources)
+    costs every command ~3 ms of start-up."""
 
     def __init__(self, text: str, path: str):
         self._text, self._path = text, path
@@ -45,6 +46,12 @@ class _VerifiedText(importlib.abc.InspectLoader):
 
     def is_package(self, fullname: str) -> bool:
         return False
+
+    def create_module(self, spec: Any) -> None:
+        return None  # the default module
+
+    def exec_module(self, module: ModuleType) -> None:
+        exec(self.get_code(module.__name__), module.__dict__)  # robodyn generated the text and checked its hash
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()

@@ -16,7 +16,6 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
@@ -389,7 +388,7 @@ def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple
     if workers <= 1 or count <= 1:
         piece(0, count)
         return
-    from concurrent.futures import as_completed
+    from concurrent.futures import ThreadPoolExecutor, as_completed  # here: with logging, ~5 ms of start-up
 
     from robodyn.progress import progress
 
