@@ -351,9 +351,17 @@ def bench_kernel_calls() -> dict[str, float]:
     p = np.tile(model.parameter_vector(), (2000, 1))
     args = ("dopri5", (0.0, 10.0), x0, p, np.empty(0), np.linspace(0, 10, 101), 1e-8, np.full(2, 1e-10), 10**6,
             None)
-    run_batch(native, *args)
-    run_batch(numba, *args)
-    ours, theirs = (best_of(lambda setup=setup: run_batch(setup, *args), 3, 1) for setup in (native, numba))
+    fused = os.environ.get("ROBODYN_FUSED")
+    os.environ["ROBODYN_FUSED"] = "0"  # the shared kernels on both sides (a fused batch runs neither)
+    try:
+        run_batch(native, *args)
+        run_batch(numba, *args)
+        ours, theirs = (best_of(lambda setup=setup: run_batch(setup, *args), 3, 1) for setup in (native, numba))
+    finally:
+        if fused is None:
+            os.environ.pop("ROBODYN_FUSED")
+        else:
+            os.environ["ROBODYN_FUSED"] = fused
     ratios["2,000 pendulums (threads)"] = theirs / ours
     print(f"  {'2,000 pendulums (threads)':<34} exported {ours * 1e3:9.1f} ms  numba {theirs * 1e3:9.1f} ms  "
           f"numba / exported {theirs / ours:.2f}x")

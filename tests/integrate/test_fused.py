@@ -119,17 +119,17 @@ def _setup(model, u=None, events=None):
 def test_what_the_fused_kernel_does_not_cover_runs_the_shared_one():
     model = robodyn.load("pendulum")
     none = np.empty(0)
-    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), none) is not None
-    assert fused_batch(_setup(model), "dop853", (0.0, 1.0), none) is None  # DOP853's error estimate
-    assert fused_batch(_setup(model), "radau", (0.0, 1.0), none) is None
-    assert fused_batch(_setup(model, events=["theta"]), "dopri5", (0.0, 1.0), none) is None
-    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), np.array([0.5])) is None  # a stop point inside
-    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), np.array([0.0, 1.0])) is not None  # at the ends
-    assert fused_batch(_setup(model, u=Step(at=0.5, before=0.0, after=1.0)), "dopri5", (0.0, 1.0), none) \
+    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), none, 4) is not None
+    assert fused_batch(_setup(model), "dop853", (0.0, 1.0), none, 4) is None  # DOP853's error estimate
+    assert fused_batch(_setup(model), "radau", (0.0, 1.0), none, 4) is None
+    assert fused_batch(_setup(model, events=["theta"]), "dopri5", (0.0, 1.0), none, 4) is None
+    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), np.array([0.5]), 4) is None  # a stop point inside
+    assert fused_batch(_setup(model), "dopri5", (0.0, 1.0), np.array([0.0, 1.0]), 4) is not None  # at the ends
+    assert fused_batch(_setup(model, u=Step(at=0.5, before=0.0, after=1.0)), "dopri5", (0.0, 1.0), none, 4) \
         is not None  # the step is a stop point, given separately (run_batch passes it; then not fused)
     interpreted = kernel_module(model, resolve_inputs(model.inputs, None), resolve_events(model, None),
                                 backend="interpreted")
-    assert fused_batch(interpreted, "dopri5", (0.0, 1.0), none) is None
+    assert fused_batch(interpreted, "dopri5", (0.0, 1.0), none, 4) is None
 
 
 def test_the_stages_stay_in_registers_and_the_tableau_is_constant():

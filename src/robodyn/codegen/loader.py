@@ -98,7 +98,8 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
             write_text_atomic(path, text)
         if numba_code:
             prepare_numba()
-        spec = importlib.util.spec_from_loader(name, _VerifiedText(text, str(path)), origin=str(path))
+        spec = importlib.util.spec_from_loader(name, _VerifiedText(text, str(path)),  # type: ignore[arg-type]
+                                               origin=str(path))  # a loader by its methods, not importlib.abc
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         module.__file__ = str(path)

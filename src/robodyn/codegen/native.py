@@ -7,10 +7,11 @@ is compiled here by llvmlite's MCJIT and called through ``ctypes``. That saves w
 process before its first result — importing it (~0.25 s) and initializing its compiler (~0.45 s) — and
 leaves the kernels, which numba compiles anyway, unchanged.
 
-Machine code is kept in the private cache folder (:mod:`robodyn.codegen.cache`) as ``<symbol>.o``,
-named by the content hash of the IR, so a new process loads it instead of compiling again (the same
+The IR goes through LLVM's O3 pipeline and is compiled for this CPU (its name and features). Machine code is kept
+in the private cache folder (:mod:`robodyn.codegen.cache`) as ``<symbol>.<host>.o``, named by the content hash of
+the IR and of the machine it was made for, so a new process loads it instead of compiling again (the same
 trust as numba's cached machine code beside it: the folder belongs to the user and is private). A
-``<symbol>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is moved aside
+``<symbol>.<host>.o.sha256`` beside it holds the object's digest: a truncated or damaged object is moved aside
 (:func:`robodyn.codegen.cache.quarantine`) and compiled again instead of loaded. Both files are read
 only when the cache trusts them (:func:`robodyn.codegen.cache.read_private`: a regular file of the
 user, not writable by others, not through a symbolic link, no larger than ``MAX_OBJECT_BYTES`` and
@@ -133,8 +134,7 @@ def _engine() -> Any:
 
         llvm.initialize_native_target()
         llvm.initialize_native_asmprinter()
-        machine = llvm.Target.from_default_triple().create_target_machine(opt=2)
-        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+        engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine(2))
         engine.set_object_cache(_store, _fetch)
         _state.update(engine=engine, modules=[], functions={})
     return engine
@@ -147,8 +147,31 @@ def shared_engine() -> tuple[Any, Any]:
         return _engine(), _lock
 
 
+def _machine(opt: int) -> Any:
+    """A target machine for this CPU, its name and features (AVX and wider where it has them): the tapes run
+    15-22% faster than for a generic x86-64 (benchmarks/RESULTS.md) with the same results bit for bit — the IR
+    has no fast-math or contraction flags, so no instruction set changes an operation's rounding."""
+    import llvmlite.binding as llvm
+
+    return llvm.Target.from_default_triple().create_target_machine(
+        cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=opt)
+
+
+def _host_tag() -> str:
+    """What the machine code is made for (the CPU's name and features, llvmlite's version), hashed: part of an
+    object's file name, so that a cache folder shared by different machines never runs code made for another."""
+    tag = _state.get("host tag")
+    if tag is None:
+        import llvmlite
+        import llvmlite.binding as llvm
+
+        host = f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
+        tag = _state["host tag"] = hashlib.sha256(host.encode()).hexdigest()[:12]
+    return str(tag)
+
+
 def _object_path(name: str) -> Any:
-    return cache_dir(numba_code=False) / f"{name}.o"
+    return cache_dir(numba_code=False) / f"{name}.{_host_tag()}.o"
 
 
 def _store(module: Any, data: bytes) -> None:
@@ -239,13 +262,13 @@ def native_function(text: str, symbol: str) -> NativeFunction:
 
 def native_kernel(text: str, symbol: str, signature: Any) -> tuple[Any, bool]:
     """The function ``symbol`` of the LLVM IR ``text`` as a ctypes function of ``signature`` (a ``CFUNCTYPE``),
-    optimized by LLVM's O3 pipeline before its machine code is made (IR written with ``alloca`` s and loops, such
-    as robodyn.integrate.fused_ir's; the tape and straight-line functions come in SSA form and need none), and
-    whether it came from the cache. Compiled once per process and kept in the cache folder like the others."""
+    and whether it came from the cache (IR written with ``alloca`` s and loops, such as
+    robodyn.integrate.fused_ir's, which the O3 pipeline turns into registers). Compiled once per process and kept
+    in the cache folder like the others."""
     with _lock:
         known = symbol in _state.get("functions", {})
         before = _state.get("fetched", 0)
-        function = _compiled(text, symbol, signature, optimize=not known and _trusted_object(symbol) is None)
+        function = _compiled(text, symbol, signature)
         return function, known or _state.get("fetched", 0) > before
 
 
@@ -253,14 +276,13 @@ def _optimize(module: Any) -> None:
     """LLVM's O3 module pipeline on ``module``, for the native target."""
     import llvmlite.binding as llvm
 
-    machine = llvm.Target.from_default_triple().create_target_machine(opt=3)
-    builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(speed_level=3))
+    builder = llvm.create_pass_builder(_machine(3), llvm.create_pipeline_tuning_options(speed_level=3))
     builder.getModulePassManager().run(module, builder)
 
 
-def _compiled(text: str, symbol: str, wrap: Callable[[int], Any], optimize: bool = False) -> Any:
+def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
     """``wrap(address)`` of the function ``symbol`` of module ``text`` (named ``symbol``), compiled or loaded
-    from the cache once per process; ``optimize``: run LLVM's O3 pipeline on the IR first."""
+    from the cache once per process (LLVM's O3 pipeline runs on the IR only when it is compiled)."""
     with _lock:
         engine = _engine()
         function = _state["functions"].get(symbol)
@@ -268,7 +290,7 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any], optimize: bool
             import llvmlite.binding as llvm
 
             module = llvm.parse_assembly(text)
-            if optimize:
+            if _trusted_object(symbol) is None:  # compiled now, not loaded: optimize the IR first
                 _optimize(module)
             module.name = symbol
             engine.add_module(module)

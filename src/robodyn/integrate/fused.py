@@ -66,9 +66,11 @@ class FusedBatch:
 _EMPTY = ctypes.c_double(0.0)
 
 
-def fused_batch(setup: KernelSetup, method: str, t_span: tuple[float, float], stops: np.ndarray) -> FusedBatch | None:
-    """The fused kernel of ``setup``'s model for a batch with ``method`` over ``t_span``, or None when the batch is
-    not one it covers (see the module docstring): the shared kernel runs it then."""
+def fused_batch(setup: KernelSetup, method: str, t_span: tuple[float, float], stops: np.ndarray,
+                n_params: int) -> FusedBatch | None:
+    """The fused kernel of ``setup``'s model for a batch with ``method`` over ``t_span`` and parameter rows of
+    ``n_params`` values, or None when the batch is not one it covers (see the module docstring): the shared
+    kernel runs it then."""
     from robodyn.codegen.objects import enabled
 
     if (setup.path != "compiled" or len(setup.events) or not enabled()
@@ -88,11 +90,11 @@ def fused_batch(setup: KernelSetup, method: str, t_span: tuple[float, float], st
     if found is None or model.n_states == 0:
         return None
     memo = model.memo()
-    key = ("fused kernel", method)
+    key = ("fused kernel", method, n_params)
     if key not in memo:
         from robodyn.integrate.fused_ir import fused_ir
 
-        memo[key] = fused_ir(*found, model.n_states, m, len(model.parameters), table)
+        memo[key] = fused_ir(*found, model.n_states, m, n_params, table)
     text, symbol = memo[key]
     from robodyn.codegen.native import native_kernel
 
