@@ -307,3 +307,82 @@ def test_states_that_are_not_angles_are_not_wrapped(tmp_path):
     points = find_equilibrium(robodyn.load(str(path)), starts=4, seed=1)
     assert all(p.x[0] == pytest.approx(10.0) for p in points)  # 10 > pi is not an angle: never wrapped
     assert all(-math.pi < p.x[1] <= math.pi for p in points)
+
+
+# --- trim: outputs held at target values --------------------------------------------------------------------
+_PENDULUM_TIP = """name: pendulum_tip
+kind: lagrangian
+coordinates: [theta]
+parameters: {m: 1.0, g: 9.81, l: 2.0}
+inputs: [tau]
+kinetic: m*l**2*theta_dot**2/2
+potential: -m*g*l*cos(theta)
+forces: {theta: tau}
+outputs: {height: -l*cos(theta), speed: l*theta_dot}
+"""
+
+
+@pytest.fixture(scope="module")
+def tip(tmp_path_factory):
+    path = tmp_path_factory.mktemp("trim") / "pendulum_tip.yaml"
+    path.write_text(_PENDULUM_TIP)
+    return robodyn.load(str(path))
+
+
+def test_a_target_height_gives_the_angle_and_the_holding_torque(tip):
+    """f = 0 and -l cos(theta) = -1 with theta, theta_dot and tau free (3 unknowns, 3 equations): theta = acos(1/2)
+    = pi/3 (or -pi/3) and tau = m g l sin(theta), the closed form."""
+    points = find_equilibrium(tip, targets={"height": -1.0}, guess={"theta": 1.0}, starts=1)
+    point = points[0]
+    assert point.x[0] == pytest.approx(math.pi / 3, abs=1e-12)
+    assert point.x[1] == pytest.approx(0.0, abs=1e-12)
+    assert point.u[0] == pytest.approx(9.81 * 2.0 * math.sin(math.pi / 3), rel=1e-12)
+    assert point.method == "root-hybr" and point.residual <= 1e-10
+    y = tip.h(0.0, point.x, point.u)
+    assert y[0] == pytest.approx(-1.0, abs=1e-12)
+    mirrored = find_equilibrium(tip, targets={"height": -1.0}, guess={"theta": -1.0})[0]
+    assert mirrored.x[0] == pytest.approx(-math.pi / 3, abs=1e-12)
+
+
+def test_targets_with_fixed_inputs_and_the_over_determined_case(tip):
+    """tau fixed at 0: hanging (height -l) is consistent, height -1 is not: the error says over-determined."""
+    hanging = find_equilibrium(tip, fix={"tau": 0.0}, targets={"height": -2.0}, guess={"theta": 0.1})[0]
+    assert hanging.x[0] == pytest.approx(0.0, abs=1e-7)  # a double root of cos(theta) = 1: sqrt(tol) accuracy
+    with pytest.raises(ConvergenceError, match=r"2 unknowns for 3 equations \(f = 0 and 1 output target\), "
+                                               r"least squares: over-determined"):
+        find_equilibrium(tip, fix={"tau": 0.0}, targets={"height": -1.0}, guess={"theta": 1.0})
+
+
+def test_an_under_determined_trim_returns_one_of_many(tip):
+    """A two-link arm holding its elbow angle at 0.5 with both torques and the shoulder free: a curve of
+    solutions; each is an equilibrium with the target met."""
+    arm = robodyn.load("two_link_arm")
+    points = find_equilibrium(arm, fix={"shoulder_dot": 0.0, "elbow_dot": 0.0}, targets={"elbow": 0.5}, starts=3)
+    for point in points:
+        assert point.method == "least-squares"
+        assert np.max(np.abs(arm.f(0.0, point.x, point.u))) <= 1e-10
+        assert point.x[1] == pytest.approx(0.5, abs=1e-10)
+
+
+def test_bad_targets(tip):
+    with pytest.raises(UnknownNameError, match=r"unknown output 'heigth'.*did you mean 'height'"):
+        find_equilibrium(tip, targets={"heigth": 1.0})
+    with pytest.raises(InputError, match="finite"):
+        find_equilibrium(tip, targets={"height": math.nan})
+    with pytest.raises(InputError, match="map output names"):
+        find_equilibrium(tip, targets=[1.0])  # type: ignore[arg-type]
+
+
+def test_the_cli_takes_targets(tip, tmp_path, capsys):
+    from robodyn.cli import main
+
+    path = tmp_path / "pendulum_tip.yaml"
+    path.write_text(_PENDULUM_TIP)
+    code = main(["equilibrium", str(path), "--target", "height=-1", "--fix", "theta_dot=0", "--starts", "4",
+                 "--json"])
+    assert code == 0
+    points = json.loads(capsys.readouterr().out)["equilibria"]
+    assert {round(abs(point["x"]["theta"]), 9) for point in points} == {round(math.pi / 3, 9)}
+    with pytest.raises(SystemExit) as exit_code:
+        main(["equilibrium", str(path), "--target", "hieght=-1"])
+    assert exit_code.value.code == 2 and "did you mean 'height'" in capsys.readouterr().err

@@ -90,7 +90,8 @@ def _exact_jacobian(model: ModelContract) -> JacobianFunction | None:
 
 @dataclass(frozen=True, slots=True)
 class _Problem:
-    """f(t, x, u, p) as a function of the unknowns z ``(k,)``; ``base`` ``(n + m,)`` holds the fixed values."""
+    """f(t, x, u, p) as a function of the unknowns z ``(k,)``; ``base`` ``(n + m,)`` holds the fixed values.
+    With targets, the residual goes on with h(t, x, u, p)[outputs] - values (trim: Simulink's findop)."""
 
     model: ModelContract
     time: float
@@ -98,6 +99,12 @@ class _Problem:
     base: Array
     free: NDArray[np.intp]
     exact: JacobianFunction | None
+    outputs: NDArray[np.intp]  # the targeted outputs' indices (none: f = 0 only)
+    values: Array  # their values
+
+    @property
+    def equations(self) -> int:
+        return self.model.n_states + self.outputs.size
 
     def point(self, z: Array) -> tuple[Array, Array]:
         full = self.base.copy()
@@ -107,14 +114,24 @@ class _Problem:
 
     def residual(self, z: Array) -> Array:
         x, u = self.point(np.asarray(z, dtype=float))
-        return self.model.f_raw(self.time, x, u, self.p)
+        f = self.model.f_raw(self.time, x, u, self.p)
+        if not self.outputs.size:
+            return f
+        y = np.asarray(self.model.h_raw(self.time, x, u, self.p), dtype=float)
+        return np.concatenate([f, y[self.outputs] - self.values])
 
     def jacobian(self, z: Array) -> Array:
         z = np.asarray(z, dtype=float)
         if self.exact is None:
             return _central(self.residual, z)[0]
         x, u = self.point(z)
-        return np.asarray(self.exact(self.time, x, u, self.p), dtype=float)[:, self.free]
+        J = np.asarray(self.exact(self.time, x, u, self.p), dtype=float)
+        if self.outputs.size:
+            exact_h = self.model.output_jacobians_raw(self.time, x, u, self.p)
+            if exact_h is None:  # h without exact derivatives: difference the whole residual
+                return _central(self.residual, z)[0]
+            J = np.vstack([J, np.hstack([np.asarray(m, dtype=float) for m in exact_h])[self.outputs]])
+        return J[:, self.free]
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,7 +164,7 @@ def _polish(problem: _Problem, z: Array) -> tuple[Array, float]:
 
 def _solve_from(problem: _Problem, z0: Array) -> _Attempt:
     """One solve from z0: hybr for square systems, least squares otherwise; failures are reported, not raised."""
-    square = problem.free.size == problem.model.n_states
+    square = problem.free.size == problem.equations
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # hybr's "not making good progress": judged by residual
         try:
@@ -195,6 +212,24 @@ def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict
             raise _unknown_name(str(name), names, "fix")
         fixed[index[name]] = _number(value, f"fixed value of {name!r}")
     return fixed
+
+
+def _targets(targets: Mapping[str, float] | None, outputs: Sequence[str]) -> tuple[NDArray[np.intp], Array]:
+    """The targeted outputs' indices and values from ``{output: value}``."""
+    if targets is None:
+        return np.zeros(0, dtype=np.intp), np.zeros(0)
+    if not isinstance(targets, Mapping):
+        raise InputError(f"targets must map output names to values, got {targets!r}: write {{'y': 0.5}}")
+    index, values = [], []
+    for name, value in targets.items():
+        if name not in outputs:
+            close = difflib.get_close_matches(str(name), list(outputs), n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise UnknownNameError(f"targets: unknown output {name!r} (the model's outputs: {', '.join(outputs)})"
+                                   f"{hint}")
+        index.append(outputs.index(name))
+        values.append(_number(value, f"target of output {name!r}"))
+    return np.array(index, dtype=np.intp), np.array(values, dtype=float)
 
 
 def _guess_vector(guess: Values | None, unknowns: Sequence[str], names: Sequence[str]) -> Array:
@@ -308,8 +343,10 @@ def find_equilibrium(
     tol: float = 1e-10,
     seed: int | None = 0,
     box: Box | None = None,
+    targets: Mapping[str, float] | None = None,
 ) -> tuple[OperatingPoint, ...]:
-    """Solve f(t, x, u, p) = 0 for the states and inputs not fixed by ``fix``.
+    """Solve f(t, x, u, p) = 0 for the states and inputs not fixed by ``fix`` (and, with ``targets``, the named
+    outputs equal to the given values: trim).
 
     Parameters
     ----------
@@ -333,6 +370,12 @@ def find_equilibrium(
     box
         Range of the random starts: a pair ``(low, high)`` for every unknown, or ``{name: (low, high)}``
         for some of them; unknowns not named get :data:`DEFAULT_BOX`, [-pi, pi].
+    targets
+        ``{output: value}``: the outputs y = h(t, x, u) to hold at these values (python-control's ``find_eqpt``
+        with ``y0``/``iy``, Simulink's ``findop``). The equations are then f = 0 and h[output] = value, n + len(targets)
+        of them, and the residual is the largest of |f| and |h - value|. More unknowns than equations: one of many
+        solutions per start; fewer: a solution only when the targets are consistent with the fixed values
+        (the error says which case it was).
 
     Returns
     -------
@@ -345,7 +388,8 @@ def find_equilibrium(
     Raises
     ------
     UnknownNameError
-        A name in ``fix``, ``guess`` or ``box`` that is not a state or input (with a did-you-mean).
+        A name in ``fix``, ``guess`` or ``box`` that is not a state or input, or in ``targets`` that is not an
+        output (with a did-you-mean).
     InputError
         A non-finite value, a guess naming a fixed variable, bad ``starts``, ``tol`` or ``box``.
     ConvergenceError
@@ -371,24 +415,26 @@ def find_equilibrium(
     unknowns = [names[i] for i in free]
     first = _guess_vector(guess, unknowns, names)
     low, high = _bounds(box, unknowns, names)
-    problem = _Problem(model, time, p, base, free, _exact_jacobian(model))
+    outputs, values = _targets(targets, model.outputs)
+    problem = _Problem(model, time, p, base, free, _exact_jacobian(model), outputs, values)
     problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
     if free.size == 0:
         return (_checked_fixed(problem, tol),)
-    if _holding_applies(model, fixed):
+    if _holding_applies(model, fixed) and not outputs.size:
         held = _hold(problem, tol)
         if held is not None:
             return (held,)
     rng = np.random.default_rng(seed)
     attempts = [_solve_from(problem, first)]
     attempts += [_solve_from(problem, rng.uniform(low, high)) for _ in range(starts - 1)]
-    method = "root-hybr" if free.size == model.n_states else "least-squares"
+    method = "root-hybr" if free.size == problem.equations else "least-squares"
     points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]
     if not points:
         raise _no_convergence(problem, attempts, unknowns, fixed)
-    # angles found from the default starts are shown in (-pi, pi]; where the caller chose a guess or a box, the
-    # solutions stay where they were found
-    return _distinct([_wrapped(problem, p) for p in points] if guess is None and box is None else points, problem)
+    # angles found from the default starts are shown in (-pi, pi]; where the caller chose a guess or a box, or
+    # outputs are targeted (a turn may change them), the solutions stay where they were found
+    wrap = guess is None and box is None and not outputs.size
+    return _distinct([_wrapped(problem, p) for p in points] if wrap else points, problem)
 
 
 def _operating_point(problem: _Problem, z: Array, residual: float, tol: float, method: str) -> OperatingPoint:
@@ -401,9 +447,11 @@ def _checked_fixed(problem: _Problem, tol: float) -> OperatingPoint:
     """Nothing is free: the given point is returned if it is an equilibrium."""
     residual = _max_abs(problem.residual(np.zeros(0)))
     if not residual <= tol:
+        what, measure = (("an equilibrium with the targeted outputs", "max(|f|, |h - target|)") if problem.outputs.size
+                         else ("an equilibrium", "max|f|"))
         raise ConvergenceError(
-            f"model {problem.model.name!r}: every state and input is fixed and the point is not an equilibrium "
-            f"(residual max|f| = {residual:.3g} > tol = {tol:.3g}): leave some states or inputs free"
+            f"model {problem.model.name!r}: every state and input is fixed and the point is not {what} "
+            f"(residual {measure} = {residual:.3g} > tol = {tol:.3g}): leave some states or inputs free"
         )
     return _operating_point(problem, np.zeros(0), residual, tol, "fixed")
 
@@ -486,6 +534,8 @@ def _same_modulo_turns(problem: _Problem, a: Array, b: Array) -> bool:
     states, and f repeats after that shift at :data:`PERIODIC_PROBES` points around ``a`` (those states
     are angles)."""
     n = problem.model.n_states
+    if problem.outputs.size:
+        return False  # targeted outputs may change with a turn: solutions a turn apart are kept apart
     turns = np.round((b - a) / (2 * math.pi))
     turns[n:] = 0.0  # inputs are never angles
     shift = turns * 2 * math.pi
@@ -515,10 +565,15 @@ def _no_convergence(problem: _Problem, attempts: Sequence[_Attempt], unknowns: S
         moving = [model.states[i] for i in range(model.n_states // 2, model.n_states) if fixed.get(i, 0.0) != 0.0]
         if moving:
             note = f" (velocities {', '.join(moving)} are fixed to nonzero values, but q' = q_dot must be 0)"
-    k = len(unknowns)
-    kind = ("square system, root-hybr" if k == model.n_states
-            else f"{k} unknown{'s' * (k != 1)} for {model.n_states} equations, least squares")
+    k, equations = len(unknowns), problem.equations
+    targeted = f" (f = 0 and {problem.outputs.size} output target{'s' * (problem.outputs.size != 1)})" \
+        if problem.outputs.size else ""
+    measure = "max(|f|, |h - target|)" if problem.outputs.size else "max|f|"
+    kind = ("square system, root-hybr" if k == equations
+            else f"{k} unknown{'s' * (k != 1)} for {equations} equations{targeted}, least squares: "
+                 + ("over-determined, so the fixed values and targets must be consistent" if k < equations
+                    else "under-determined, so each start finds one of many"))
     return ConvergenceError(
         f"model {model.name!r}: no equilibrium found for {', '.join(unknowns)} from {len(attempts)} start(s) "
-        f"({kind}): best residual max|f| = {best.residual:.3g} at {where} ({best.message}){note}; {ADVICE}"
+        f"({kind}): best residual {measure} = {best.residual:.3g} at {where} ({best.message}){note}; {ADVICE}"
     )

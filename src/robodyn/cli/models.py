@@ -263,7 +263,8 @@ def _cmd_equilibrium(args: argparse.Namespace) -> int:
     from robodyn.analysis.equilibrium import find_equilibrium
 
     model = _model(args)
-    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts)
+    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts,
+                              targets=_assignments(args.target, "--target") or None)
     if args.json:
         print(json.dumps({"equilibria": [point.to_dict() for point in points]}, indent=2))
     else:
@@ -380,6 +381,8 @@ def add_commands(commands: Any) -> None:
     _add_model(equilibrium)
     equilibrium.add_argument("--fix", action="append", metavar="NAME=VALUE,...",
                              help="fixed states and inputs, e.g. --fix tau=0 or --fix theta=0.3,theta_dot=0")
+    equilibrium.add_argument("--target", action="append", metavar="OUTPUT=VALUE,...",
+                             help="outputs to hold at values (trim), e.g. --target y=0.5: f = 0 and y = 0.5")
     equilibrium.add_argument("--starts", type=int, default=8, help="number of starting points (default 8)")
     _add_json(equilibrium)
     equilibrium.set_defaults(run=_cmd_equilibrium)
