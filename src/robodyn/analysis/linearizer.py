@@ -51,7 +51,8 @@ class Linearizer:
     >>> A, B, C, D = lin([0.3, 0.0], [0.0])  # the same four arrays on every call: copy what you keep
     """
 
-    __slots__ = ("A", "B", "C", "D", "_m", "_model", "_n", "_ones", "_out", "_p", "_run", "_t", "_u0")
+    __slots__ = ("A", "B", "C", "D", "_m", "_model", "_n", "_ones", "_out", "_p", "_run", "_t", "_u0", "_u_shape",
+                 "_x_shape")
 
     def __init__(self, model: ModelContract, *, params: Values | None = None, t: float = 0.0):
         require_model(model, "Linearizer")
@@ -60,6 +61,7 @@ class Linearizer:
                              "x, u, method='central') for a model given as Python callables")
         self._model = model
         self._n, self._m = model.n_states, model.n_inputs
+        self._x_shape, self._u_shape = (self._n,), (self._m,)
         self._t, _, self._u0, self._p = model.arguments(t, np.zeros(self._n), None, params)
         if model.output_jacobians_raw(self._t, np.zeros(self._n), self._u0, self._p) is None:
             raise InputError(f"Linearizer: model {model.name!r} has no exact output Jacobians: use "
@@ -78,11 +80,11 @@ class Linearizer:
         ``x`` ``(n,)`` and ``u`` ``(m,)`` as float64 arrays take the lean path; anything else (lists, mappings by
         name) is validated as :meth:`robodyn.model.system.Model.state_vector` does.
         """
-        if not (type(x) is np.ndarray and x.dtype == _FLOAT and x.shape == (self._n,)):
+        if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == self._x_shape):
             x = self._model.state_vector(x)
         if u is None:
             u = self._u0
-        elif not (type(u) is np.ndarray and u.dtype == _FLOAT and u.shape == (self._m,)):
+        elif not (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == self._u_shape):
             u = self._model.input_vector(u)
         self._run(x, u)
         if not math.isfinite(self._out.dot(self._ones)) and not np.isfinite(self._out).all():

@@ -91,6 +91,18 @@ class NativeFunction:
 
         return packed, call
 
+    def bind_raw(self, sizes: tuple[int, int, int, int], out: np.ndarray
+                 ) -> tuple[np.ndarray, Callable[..., None], tuple[int, int, int, int, int]]:
+        """:meth:`bind`'s pieces for a caller that makes its own loop body: the packed argument array, the ctypes
+        function and its pointer arguments ``(x, u, p, a, out)``, called ``function(t, *pointers)``. The caller
+        keeps ``packed`` and ``out`` alive as long as it calls."""
+        packed = np.zeros(sum(sizes))
+        base = ctypes.addressof(ctypes.c_char.from_buffer(packed))  # type: ignore[arg-type]
+        at_u = base + 8 * sizes[0]
+        at_p = at_u + 8 * sizes[1]
+        out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
+        return packed, self._function, (base, at_u, at_p, at_p + 8 * sizes[2], out_address)
+
 
 class NativeBatch:
     """``fn(t, x, u, p, a, out)`` over rows: each of x, u, p, a is a vector (the same for every row) or a

@@ -83,12 +83,14 @@ class ChainLinearization(_Base):
         out[size: size + C.size], out[size + C.size:] = C.reshape(-1), D.reshape(-1)
         # the tape's fourth argument a (accelerations, for inverse dynamics) is never read by the Jacobians of the
         # forward dynamics (tests/model/test_chain_tape.py checks the tape): it gets an empty part of the packing
-        packed, call = self._function("solved_jacobians")[0].bind((n2, m, p.size, 0), out[:size])
+        packed, function, (at_x, at_u, at_p, at_a, at_out) = self._function("solved_jacobians")[0].bind_raw(
+            (n2, m, p.size, 0), out[:size])
         packed[n2 + m:] = p
+        x_part, u_part = packed[:n2], packed[n2: n2 + m]
 
-        def run(x: Vector, u: Vector) -> None:
-            packed[:n2] = x
-            packed[n2: n2 + m] = u
-            call(t)
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, np.ndarray] = (packed, out)) -> None:
+            x_part[...] = x
+            u_part[...] = u
+            function(t, at_x, at_u, at_p, at_a, at_out)
 
         return run
