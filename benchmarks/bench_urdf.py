@@ -92,21 +92,10 @@ def compare_puma() -> None:
     x0 = np.concatenate([np.linspace(0.4, -0.4, n), np.full(n, 0.3)])
     u = np.zeros(n)
     q, v = x0[:n][order], x0[n:][order]
-    tau = -damping * v
-    A, B = np.zeros((2 * n, 2 * n)), np.zeros((2 * n, n))
-    A[:n, n:] = np.eye(n)
     handle = robodyn.Linearizer(model)
-
-    def assembled() -> None:
-        pin.computeABADerivatives(reference, data, q, v, tau)  # type: ignore[attr-defined]
-        minv = data.Minv  # type: ignore[attr-defined]
-        A[n:, :n] = data.ddq_dq  # type: ignore[attr-defined]
-        np.subtract(data.ddq_dv, minv * damping, out=A[n:, n:])  # type: ignore[attr-defined]
-        B[n:] = minv
-
+    bare, assembled = _pinocchio_derivatives(pin, reference, data, q, v, damping)
     runs = {"linearize": lambda: robodyn.linearize(model, x0, u), "Linearizer": lambda: handle(x0, u),
-            "computeABADerivatives": lambda: pin.computeABADerivatives(reference, data, q, v, tau),
-            "assembled": assembled}
+            "computeABADerivatives": bare, "assembled": assembled}
     best = _interleaved_per_call(runs, 7, 2000)
     print(f"puma560 chain: {n} joints")
     print(f"  per call: linearize {best['linearize'] * 1e6:.1f} us, Linearizer {best['Linearizer'] * 1e6:.1f} us | "
@@ -136,12 +125,12 @@ def main() -> None:
     compare_puma()
 
 
-def _pinocchio_derivatives(pin: object, reference: object, data: object, x0: np.ndarray, n: int
-                           ) -> tuple[Callable[[], None], Callable[[], None]]:
+def _pinocchio_derivatives(pin: object, reference: object, data: object, q: np.ndarray, v: np.ndarray,
+                           damping: float | np.ndarray) -> tuple[Callable[[], None], Callable[[], None]]:
     """``computeABADerivatives`` alone, and with A = [[0, I], [dq''/dq, dq''/dv]] and B = [[0], [M^-1]] written
-    into arrays made once (the damping -b q' enters dq''/dv as -b M^-1)."""
-    q, v = x0[:n], x0[n:]
-    tau = -DAMPING * v
+    into arrays made once (the damping -b q' enters dq''/dv as -M^-1 diag(b); ``damping`` b, one or per joint)."""
+    n = q.size
+    tau = -damping * v
     A, B = np.zeros((2 * n, 2 * n)), np.zeros((2 * n, n))
     A[:n, n:] = np.eye(n)
 
@@ -152,7 +141,7 @@ def _pinocchio_derivatives(pin: object, reference: object, data: object, x0: np.
         pin.computeABADerivatives(reference, data, q, v, tau)  # type: ignore[attr-defined]
         minv = data.Minv  # type: ignore[attr-defined]
         A[n:, :n] = data.ddq_dq  # type: ignore[attr-defined]
-        np.subtract(data.ddq_dv, DAMPING * minv, out=A[n:, n:])  # type: ignore[attr-defined]
+        np.subtract(data.ddq_dv, minv * damping, out=A[n:, n:])  # type: ignore[attr-defined]
         B[n:] = minv
 
     bare()
@@ -185,7 +174,7 @@ def compare(label: str, path: Path, count: int) -> None:
     u = np.zeros(n)
     robodyn.linearize(model, x0, u)
     handle = robodyn.Linearizer(model)
-    bare, assembled = _pinocchio_derivatives(pin, reference, data, x0, n)
+    bare, assembled = _pinocchio_derivatives(pin, reference, data, x0[:n], x0[n:], DAMPING)
     best = _interleaved_per_call({"linearize": lambda: robodyn.linearize(model, x0, u), "Linearizer": lambda:
                                   handle(x0, u), "bare": bare, "assembled": assembled}, 7, 2000)
     per_linearize, per_handle, per_aba, per_assembled = best.values()
