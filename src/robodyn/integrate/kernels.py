@@ -289,7 +289,7 @@ def run_batch(
     t_fail, stats = np.zeros(N), np.zeros((N, 5), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
     start = time.perf_counter()
-    fused = fused_batch(setup, method, t_span, stops, p.shape[1])
+    fused = fused_batch(setup, method, t_span, stops, p.shape[1]) if T else None  # the fused kernel needs t_eval
     if fused is not None:  # the model's own kernel (robodyn.integrate.fused): the same runs, faster
         seconds, from_cache = (0.0, False) if fused.symbol in _warm_fused else (time.perf_counter() - start,
                                                                                 fused.cached)
