@@ -35,6 +35,7 @@ _LAZY: dict[str, str] = {
     "CATALOG": "robodyn.model.files.catalog",
     "Classification": "robodyn.analysis.classify",
     "Controllability": "robodyn.analysis.controllability",
+    "Diagram": "robodyn.model.diagram",
     "Event": "robodyn.model.events",
     "Existence": "robodyn.analysis.existence",
     "LTVSystem": "robodyn.analysis.ltv",
@@ -113,6 +114,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.kinematics.frames import Kinematics, Pose
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
+    from robodyn.model.diagram import Diagram
     from robodyn.model.events import Event
     from robodyn.model.files.catalog import CATALOG
     from robodyn.model.files.loading import load, load_file, read_model_text
@@ -138,6 +140,7 @@ __all__ = [
     "Classification",
     "Controllability",
     "ConvergenceError",
+    "Diagram",
     "Event",
     "Existence",
     "ExpressionError",

@@ -98,6 +98,14 @@ def _linear(dt: float | None) -> Model:
                                 name="lti" if dt is None else "lti_discrete")
 
 
+def _diagram() -> Model:
+    """The joint closed by a lag-PI block (robodyn.model.diagram)."""
+    pi = robodyn.LinearSystem(np.array([[-2.0]]), np.array([[1.0, -1.0]]), np.array([[5.0]]), np.array([[20.0, -20.0]]),
+                              states=("xc",), inputs=("r", "y"), outputs=("u",), name="pi")
+    return robodyn.Diagram({"plant": robodyn.load("joint"), "pi": pi}, ["pi.u -> plant.u", "plant.q -> pi.y"],
+                           inputs={"r": "pi.r"}, outputs={"q": "plant.q"}, name="joint_pi")
+
+
 KINDS: dict[str, Callable[[], Model]] = {
     **{f"catalog:{name}": (lambda n=name: robodyn.load(n)) for name in CATALOG},
     "chain file": lambda: robodyn.load(str(EXAMPLES / "planar_arm.yaml")),
@@ -109,6 +117,7 @@ KINDS: dict[str, Callable[[], Model]] = {
     "python callable with outputs": lambda: _callable(True),
     "linear": lambda: _linear(None),
     "linear discrete": lambda: _linear(0.01),
+    "diagram": lambda: _diagram(),
 }
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
@@ -136,6 +145,7 @@ CAPABILITIES: dict[str, set[str]] = {
                "linear_by_construction"},
     "linear discrete": {"jacobian", "output_jacobians", "linear_model", "explicit_form", "linear_by_construction",
                         "sample_period"},
+    "diagram": {"jacobian", "output_jacobians"},
 }
 
 

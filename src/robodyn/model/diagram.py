@@ -1,0 +1,365 @@
+"""Diagrams: models made of models, each block's outputs wired to other blocks' inputs (a block diagram).
+
+A :class:`Diagram` is a model: its states, inputs, outputs and parameters are its blocks', named
+``block.name`` (``plant.q``, ``motor.R``), and it answers the model contract from its blocks' contracts, never
+their classes, so ``simulate``, ``linearize``, ``find_equilibrium`` (trim with output targets too), ``modes`` and
+the rest take it as they take any model.
+
+- **Ports.** A block's output ports are its model's outputs (its states when it declares none); its input ports
+  are its inputs. A wire ``"a.y -> b.u"`` drives the input ``u`` of block ``b`` with the output ``y`` of block
+  ``a``; a diagram input drives one or more block inputs. Every block input is driven exactly once.
+- **Evaluation.** f(t, x, u, p): the blocks' outputs in an order in which each block with direct feedthrough
+  (an output that depends on an input: a nonzero dh/du) comes after the blocks that drive it, then each block's
+  f at its inputs. A cycle of feedthrough blocks (an algebraic loop) is refused when the diagram is made, with
+  the cycle named. Feedthrough is judged per block, from dh/du at two probe points (exact where the block has
+  output Jacobians, else central differences), so a loop through a block whose driven output does not depend on
+  the loop's input is refused too: split such a block.
+- **Exact Jacobians** when every block has them (``jacobian_method = "diagram"``): the chain rule through the
+  wires, in the same order — du_b/dz from the wires' sources, dy_b/dz = C_b dx_b/dz + D_b du_b/dz, then
+  df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f.
+
+Blocks run interpreted here (each block's own ``f_raw``, compiled or not); sampled blocks (``sample_period``)
+are refused for now.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from robodyn.errors import InputError, UnknownNameError
+from robodyn.model.system import Model, Vector, require_model
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
+
+__all__ = ["Diagram"]
+
+_BLOCK_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_WIRE: Final = re.compile(r"\s*([^\s.]+)\.(\S+)\s*->\s*([^\s.]+)\.(\S+)\s*\Z")
+_FEEDTHROUGH_TOLERANCE: Final = 1e-12  # |dh/du| above this (relative to 1 + |h|) at a probe: direct feedthrough
+
+
+@dataclass(frozen=True, slots=True)
+class _Wire:
+    """Output ``port`` of block ``source`` drives input ``inlet`` of block ``target`` (indices into the ports)."""
+
+    source: str
+    port: int
+    target: str
+    inlet: int
+
+
+class Diagram(Model):
+    """Blocks (any robodyn models) connected output to input, as one model.
+
+    Parameters
+    ----------
+    blocks
+        ``{name: model}``; names are identifiers (they prefix the diagram's names: ``plant.q``).
+    connect
+        Wires ``"a.y -> b.u"`` (or ``("a.y", "b.u")`` pairs): block ``a``'s output ``y`` drives block ``b``'s
+        input ``u``.
+    inputs
+        ``{name: "b.u"}`` or ``{name: ["b.u", "c.v"]}``: the diagram's inputs and the block inputs each drives.
+    outputs
+        ``{name: "b.y"}``: the diagram's outputs; default every block output, named ``b.y``.
+    name
+        The diagram's name.
+
+    Examples
+    --------
+    >>> loop = Diagram({"plant": robodyn.load("joint"), "pd": pd}, ["pd.u -> plant.u", "plant.q -> pd.y"],
+    ...                inputs={"r": "pd.r"}, outputs={"q": "plant.q"})  # doctest: +SKIP
+    """
+
+    kind = "diagram"
+
+    def __init__(self, blocks: Mapping[str, ModelContract], connect: Sequence[str | tuple[str, str]] = (),
+                 inputs: Mapping[str, str | Sequence[str]] | None = None, outputs: Mapping[str, str] | None = None,
+                 *, name: str = "diagram"):
+        if not isinstance(blocks, Mapping) or not blocks:
+            raise InputError(f"diagram {name!r}: blocks must map block names to models, got {blocks!r}")
+        for label, block in blocks.items():
+            if not isinstance(label, str) or not _BLOCK_NAME.match(label):
+                raise InputError(f"diagram {name!r}: block name {label!r} is not a name (letters, digits, _)")
+            require_model(block, f"diagram {name!r}, block {label!r}")
+            if block.sample_period is not None:
+                raise InputError(f"diagram {name!r}, block {label!r}: sampled (discrete-time) blocks are not "
+                                 "supported in diagrams yet: give a continuous-time model")
+        self.name = name
+        self._blocks: dict[str, ModelContract] = dict(blocks)
+        self._wires = tuple(_wire(self._blocks, item, name) for item in connect)
+        self._inputs = _diagram_inputs(self._blocks, inputs, name)
+        self._check_driven(name)
+        self._outputs = _diagram_outputs(self._blocks, outputs, name)
+        self.states = tuple(f"{b}.{s}" for b, model in self._blocks.items() for s in model.states)
+        self.inputs = tuple(self._inputs)
+        self.outputs = tuple(self._outputs)
+        self.parameters = MappingProxyType({f"{b}.{k}": float(v) for b, model in self._blocks.items()
+                                            for k, v in model.parameters.items()})
+        self._slices = _slices(self._blocks)
+        self._order = _evaluation_order(self._blocks, self._wires, name)
+
+    # --- structure ---------------------------------------------------------------------------------------
+    @property
+    def blocks(self) -> Mapping[str, ModelContract]:
+        """The blocks by name (read-only)."""
+        return MappingProxyType(self._blocks)
+
+    def units(self) -> dict[str, str]:
+        """The blocks' units under the diagram's names (``plant.q: rad``), and the diagram inputs' and outputs'
+        from the block ports they stand for."""
+        found = {f"{b}.{k}": v for b, model in self._blocks.items() for k, v in model.units().items()}
+        for label, inlets in self._inputs.items():
+            block, inlet = inlets[0]
+            unit = self._blocks[block].units().get(self._blocks[block].inputs[inlet])
+            if unit is not None:
+                found[label] = unit
+        for label, (block, port) in self._outputs.items():
+            unit = self._blocks[block].units().get(self._blocks[block].outputs[port])
+            if unit is not None:
+                found[label] = unit
+        return found
+
+    def _check_driven(self, name: str) -> None:
+        driven: dict[tuple[str, int], str] = {}
+        sources = [(f"{w.source}.{self._blocks[w.source].outputs[w.port]}", (w.target, w.inlet)) for w in self._wires]
+        sources += [(f"the diagram input {k!r}", inlet) for k, inlets in self._inputs.items() for inlet in inlets]
+        for source, (block, inlet) in sources:
+            port = f"{block}.{self._blocks[block].inputs[inlet]}"
+            if (block, inlet) in driven:
+                raise InputError(f"diagram {name!r}: input {port} is driven twice ({driven[(block, inlet)]} and "
+                                 f"{source}): drive each block input once")
+            driven[(block, inlet)] = source
+        loose = [f"{b}.{u}" for b, model in self._blocks.items() for i, u in enumerate(model.inputs)
+                 if (b, i) not in driven]
+        if loose:
+            raise InputError(f"diagram {name!r}: block inputs left unconnected: {', '.join(loose)}; connect them "
+                             "(connect: [\"a.y -> b.u\"]) or make them diagram inputs (inputs: {name: b.u})")
+
+    # --- evaluation --------------------------------------------------------------------------------------
+    def _split(self, x: Vector, p: Vector) -> tuple[dict[str, Vector], dict[str, Vector]]:
+        xs = {b: x[s] for b, (s, _) in self._slices.items()}
+        ps = {b: p[q] for b, (_, q) in self._slices.items()}
+        return xs, ps
+
+    def _block_input(self, block: str, u: Vector, ys: Mapping[str, Vector]) -> Vector:
+        value = np.zeros(self._blocks[block].n_inputs)
+        for wire in self._wires:
+            if wire.target == block and wire.source in ys:
+                value[wire.inlet] = ys[wire.source][wire.port]
+        for k, inlets in enumerate(self._inputs.values()):
+            for target, inlet in inlets:
+                if target == block:
+                    value[inlet] = u[k]
+        return value
+
+    def _signals(self, t: float, x: Vector, u: Vector, p: Vector
+                 ) -> tuple[dict[str, Vector], dict[str, Vector], dict[str, Vector], dict[str, Vector]]:
+        """Each block's state, parameters, input and output at the point."""
+        xs, ps = self._split(x, p)
+        ys: dict[str, Vector] = {}
+        for block in self._order:
+            model = self._blocks[block]
+            ys[block] = model.h_raw(t, xs[block], self._block_input(block, u, ys), ps[block])
+        us = {block: self._block_input(block, u, ys) for block in self._blocks}
+        return xs, ps, us, ys
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        xs, ps, us, _ = self._signals(t, x, u, p)
+        parts = [self._blocks[b].f_raw(t, xs[b], us[b], ps[b]) for b in self._blocks]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        _, _, _, ys = self._signals(t, x, u, p)
+        return np.array([ys[block][port] for block, port in self._outputs.values()], dtype=float)
+
+    # --- exact derivatives through the wires ---------------------------------------------------------------
+    @property
+    def jacobian_method(self) -> str | None:
+        """``"diagram"`` (the chain rule through the wires) when every block has exact Jacobians of f and h."""
+        exact = self.memo().get("diagram exact")
+        if exact is None:
+            exact = self.memo()["diagram exact"] = all(_has_exact(model) for model in self._blocks.values())
+        return "diagram" if exact else None
+
+    def _derivatives(self, t: float, x: Vector, u: Vector, p: Vector
+                     ) -> tuple[np.ndarray, np.ndarray, dict[str, tuple[np.ndarray, np.ndarray]]]:
+        """df/dx (n, n), df/du (n, m) and each block's dy/dx, dy/du, by the chain rule."""
+        n, m = self.n_states, self.n_inputs
+        xs, ps, us, _ = self._signals(t, x, u, p)
+        dy: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+        def input_derivative(block: str) -> tuple[np.ndarray, np.ndarray]:
+            model = self._blocks[block]
+            du_dx, du_du = np.zeros((model.n_inputs, n)), np.zeros((model.n_inputs, m))
+            for wire in self._wires:
+                if wire.target == block and wire.source in dy:
+                    du_dx[wire.inlet] = dy[wire.source][0][wire.port]
+                    du_du[wire.inlet] = dy[wire.source][1][wire.port]
+            for k, inlets in enumerate(self._inputs.values()):
+                for target, inlet in inlets:
+                    if target == block:
+                        du_du[inlet, k] = 1.0
+            return du_dx, du_du
+
+        for block in self._order:
+            model = self._blocks[block]
+            du_dx, du_du = input_derivative(block)
+            found = model.output_jacobians_raw(t, xs[block], us[block], ps[block])
+            assert found is not None  # jacobian_method checked it
+            C, D = (np.asarray(a, dtype=float) for a in found)
+            dx = np.zeros((model.n_states, n))
+            dx[:, self._slices[block][0]] = np.eye(model.n_states)
+            dy[block] = (C @ dx + D @ du_dx, D @ du_du)
+        A, B = np.zeros((n, n)), np.zeros((n, m))
+        for block, model in self._blocks.items():
+            rows = self._slices[block][0]
+            du_dx, du_du = input_derivative(block)
+            Ab, Bb = (np.asarray(a, dtype=float) for a in model.jacobians_raw(t, xs[block], us[block], ps[block]))
+            A[rows] = Bb @ du_dx
+            A[rows, rows] += Ab
+            B[rows] = Bb @ du_du
+        return A, B, dy
+
+    def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        if self.jacobian_method is None:
+            raise NotImplementedError(f"diagram {self.name!r}: a block has no exact Jacobian")
+        A, B, _ = self._derivatives(t, x, u, p)
+        return A, B
+
+    def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
+                             ) -> tuple[np.ndarray, np.ndarray] | None:
+        if self.jacobian_method is None:
+            return None
+        _, _, dy = self._derivatives(t, x, u, p)
+        rows = [(dy[block][0][port], dy[block][1][port]) for block, port in self._outputs.values()]
+        C = np.array([r[0] for r in rows]).reshape(len(rows), self.n_states)
+        D = np.array([r[1] for r in rows]).reshape(len(rows), self.n_inputs)
+        return C, D
+
+
+# --- building ----------------------------------------------------------------------------------------------
+def _port(blocks: Mapping[str, ModelContract], text: str, side: str, name: str) -> tuple[str, int]:
+    """(block, index) of ``"block.port"``; ``side`` is "output" or "input"."""
+    block, dot, port = str(text).strip().partition(".")
+    if not dot or not port:
+        raise InputError(f"diagram {name!r}: {text!r} is not a port: write block.{side}")
+    if block not in blocks:
+        raise _unknown(block, list(blocks), f"diagram {name!r}: unknown block", "blocks")
+    model = blocks[block]
+    ports = model.outputs if side == "output" else model.inputs
+    if port not in ports:
+        raise _unknown(port, list(ports), f"diagram {name!r}: block {block!r} has no {side} port",
+                       f"its {side} ports")
+    return block, ports.index(port)
+
+
+def _unknown(name: str, names: list[str], what: str, listing: str) -> UnknownNameError:
+    close = difflib.get_close_matches(name, names, n=1)
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    return UnknownNameError(f"{what} {name!r} ({listing}: {', '.join(names) or 'none'}){hint}")
+
+
+def _wire(blocks: Mapping[str, ModelContract], item: str | tuple[str, str], name: str) -> _Wire:
+    if isinstance(item, str):
+        found = _WIRE.match(item)
+        if found is None:
+            raise InputError(f"diagram {name!r}: connection {item!r} is not \"block.output -> block.input\"")
+        source, target = f"{found[1]}.{found[2]}", f"{found[3]}.{found[4]}"
+    elif isinstance(item, tuple | list) and len(item) == 2:
+        source, target = str(item[0]), str(item[1])
+    else:
+        raise InputError(f"diagram {name!r}: connection {item!r} is not \"block.output -> block.input\"")
+    return _Wire(*_port(blocks, source, "output", name), *_port(blocks, target, "input", name))
+
+
+def _diagram_inputs(blocks: Mapping[str, ModelContract], inputs: Mapping[str, str | Sequence[str]] | None,
+                    name: str) -> dict[str, tuple[tuple[str, int], ...]]:
+    if inputs is None:
+        return {}
+    if not isinstance(inputs, Mapping):
+        raise InputError(f"diagram {name!r}: inputs must map names to block inputs, got {inputs!r}")
+    return {str(k): tuple(_port(blocks, v, "input", name) for v in ([targets] if isinstance(targets, str)
+                                                                    else targets))
+            for k, targets in inputs.items()}
+
+
+def _diagram_outputs(blocks: Mapping[str, ModelContract], outputs: Mapping[str, str] | None,
+                     name: str) -> dict[str, tuple[str, int]]:
+    if outputs is None:
+        return {f"{b}.{y}": (b, j) for b, model in blocks.items() for j, y in enumerate(model.outputs)}
+    if not isinstance(outputs, Mapping):
+        raise InputError(f"diagram {name!r}: outputs must map names to block outputs, got {outputs!r}")
+    return {str(k): _port(blocks, v, "output", name) for k, v in outputs.items()}
+
+
+def _slices(blocks: Mapping[str, ModelContract]) -> dict[str, tuple[slice, slice]]:
+    """Each block's states and parameters in the diagram's vectors."""
+    found, at, ap = {}, 0, 0
+    for block, model in blocks.items():
+        found[block] = (slice(at, at + model.n_states), slice(ap, ap + len(model.parameters)))
+        at, ap = at + model.n_states, ap + len(model.parameters)
+    return found
+
+
+def _has_exact(model: ModelContract) -> bool:
+    if model.jacobian_method is None:
+        return False
+    x, u = np.zeros(model.n_states), np.zeros(model.n_inputs)
+    return model.output_jacobians_raw(0.0, x, u, model.parameter_vector()) is not None
+
+
+def _feedthrough(model: ModelContract) -> bool:
+    """Whether an output depends on an input: dh/du nonzero at either of two probe points."""
+    if model.n_inputs == 0:
+        return False
+    p = model.parameter_vector()
+    for scale in (0.1, -0.37):
+        x = scale * (1.0 + np.arange(model.n_states)) / max(model.n_states, 1)
+        u = scale * (1.0 + np.arange(model.n_inputs)) / model.n_inputs
+        exact = model.output_jacobians_raw(0.0, x, u, p)
+        if exact is not None:
+            D = np.asarray(exact[1], dtype=float)
+        else:
+            step = 1e-6
+            base = model.h_raw(0.0, x, u, p)
+            D = np.column_stack([(model.h_raw(0.0, x, u + step * e, p) - base) / step for e in np.eye(u.size)])
+            D = D * (np.abs(D) > 1e-6 * (1.0 + np.abs(base))[:, None])  # differencing noise is not feedthrough
+        if np.any(np.abs(D) > _FEEDTHROUGH_TOLERANCE):
+            return True
+    return False
+
+
+def _evaluation_order(blocks: Mapping[str, ModelContract], wires: Sequence[_Wire], name: str) -> tuple[str, ...]:
+    """Blocks ordered so that every feedthrough block follows the blocks that drive it; an algebraic loop (a
+    cycle of feedthrough blocks) is an InputError naming the cycle."""
+    through = {b: _feedthrough(model) for b, model in blocks.items()}
+    needs = {b: sorted({w.source for w in wires if w.target == b}) if through[b] else [] for b in blocks}
+    order: list[str] = []
+    state = dict.fromkeys(blocks, 0)  # 0 new, 1 on the path, 2 done
+
+    def visit(block: str, path: list[str]) -> None:
+        if state[block] == 2:
+            return
+        if state[block] == 1:
+            cycle = [*path[path.index(block):], block]
+            raise InputError(f"diagram {name!r}: algebraic loop {' -> '.join(reversed(cycle))}: each of these "
+                             "blocks' outputs depends on its input at once (direct feedthrough); put a block with "
+                             "state (a lag, an integrator) in the loop or split a block")
+        state[block] = 1
+        for source in needs[block]:
+            visit(source, [*path, block])
+        state[block] = 2
+        order.append(block)
+
+    for block in blocks:
+        visit(block, [])
+    return tuple(order)
