@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import sys
 import threading
@@ -30,28 +31,29 @@ from robodyn.codegen.cache import adopt_numba_caches, cache_dir, content_hash, p
 __all__ = ["load_generated", "load_module"]
 
 
-class _VerifiedText:
-    """A loader whose code is compiled from text robodyn generated and checked (not read from disk): the
-    methods of ``importlib.abc.InspectLoader`` written out, since importing importlib.abc (with importlib.resources)
-    costs every command ~3 ms of start-up."""
+@functools.cache
+def _verified_loader() -> type:
+    """The loader class of generated text, made on first use: ``importlib.abc`` (with importlib.resources) costs
+    a command ~3 ms of start-up, and a warm run loads no generated module."""
+    import importlib.abc
 
-    def __init__(self, text: str, path: str):
-        self._text, self._path = text, path
+    class VerifiedText(importlib.abc.InspectLoader):
+        """A loader whose code is compiled from text robodyn generated and checked (not read from disk)."""
 
-    def get_source(self, fullname: str) -> str:
-        return self._text
+        def __init__(self, text: str, path: str):
+            self._text, self._path = text, path
 
-    def get_code(self, fullname: str) -> Any:
-        return compile(self._text, self._path, "exec", dont_inherit=True)
+        def get_source(self, fullname: str) -> str:
+            return self._text
 
-    def is_package(self, fullname: str) -> bool:
-        return False
+        def get_code(self, fullname: str) -> Any:
+            return compile(self._text, self._path, "exec", dont_inherit=True)
 
-    def create_module(self, spec: Any) -> None:
-        return None  # the default module
+        def is_package(self, fullname: str) -> bool:
+            return False
 
-    def exec_module(self, module: ModuleType) -> None:
-        exec(self.get_code(module.__name__), module.__dict__)  # robodyn generated the text and checked its hash
+    return VerifiedText
+
 
 _loaded: dict[str, ModuleType] = {}
 _lock = threading.Lock()
@@ -98,8 +100,7 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
             write_text_atomic(path, text)
         if numba_code:
             prepare_numba()
-        spec = importlib.util.spec_from_loader(name, _VerifiedText(text, str(path)),  # type: ignore[arg-type]
-                                               origin=str(path))  # a loader by its methods, not importlib.abc
+        spec = importlib.util.spec_from_loader(name, _verified_loader()(text, str(path)), origin=str(path))
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
         module.__file__ = str(path)
