@@ -539,7 +539,8 @@ def test_parse_assignments_rejects_a_name_given_twice():
         parse_assignments("a=1, b=2, a=3", where="--at")
 
 
-@pytest.mark.parametrize("text", ["=1", "1a=2", "a", "a b=1", "lambda=1", "a.b=1", "a[0]=1", "sin(x)=1", "é=1"])
+@pytest.mark.parametrize("text", ["=1", "1a=2", "a", "a b=1", "lambda=1", "a..b=1", "a.=1", ".a=1", "a.1=1",
+                                  "a[0]=1", "sin(x)=1", "é=1"])  # a.b is a diagram's name (block.state)
 def test_parse_assignments_rejects_malformed_names(text):
     with pytest.raises(ExpressionError, match=r"^--at: expected name=value, got .* \(e\.g\. theta=pi/2\)"):
         parse_assignments(text, where="--at")

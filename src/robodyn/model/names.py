@@ -112,14 +112,14 @@ def _split_top_level(text: str) -> list[str]:
 def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
     """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
 
-    Names must be identifiers; values are constants parsed by :func:`parse_number`; a name given
-    twice is an error.
+    Names are identifiers, or identifiers joined by dots (a diagram's ``plant.q``); values are constants parsed
+    by :func:`parse_number`; a name given twice is an error.
     """
     result: dict[str, float] = {}
     for part in _split_top_level(text):
         name, sep, value = part.partition("=")
         name = name.strip()
-        if not sep or not is_valid_name(name):
+        if not sep or not all(is_valid_name(piece) for piece in name.split(".")):
             raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
         if name in result:
             raise ExpressionError(f"{where}: {name!r} is given twice")

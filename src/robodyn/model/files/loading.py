@@ -7,9 +7,11 @@ Kinds (docs/models.md has the full reference):
 - ``lagrangian``: ``coordinates``, ``kinetic``, optional ``potential``, ``forces`` and ``points`` (named
   positions in the coordinates: the model's frames).
 - ``chain``: ``joints`` and ``links``, optional ``gravity``, ``friction_smoothing`` and ``frames``
-  (:mod:`robodyn.model.chain.system`).
+  (:mod:`robodyn.model.chain.system`);
+- ``diagram``: ``blocks``, optional ``connect``, ``inputs`` and ``outputs`` (mappings to block ports)
+  (:mod:`robodyn.model.files.diagram_file`).
 
-All share ``name``, ``description``, ``parameters``, ``inputs`` and ``outputs``. Expressions are parsed
+The equation kinds share ``name``, ``description``, ``parameters``, ``inputs`` and ``outputs``. Expressions are parsed
 here, with the names each key may use, so that a rejected token is reported with its line. The reader
 itself is :mod:`robodyn.model.files.reader` (it imports sympy and the model classes): this module stays light.
 """
@@ -38,12 +40,14 @@ KINDS: dict[str, set[str]] = {
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
     "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia"},
+    "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs"},
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),
     "mechanical": ("coordinates", "mass"),
     "lagrangian": ("coordinates", "kinetic"),
     "chain": ("joints", "links"),
+    "diagram": ("blocks",),
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
 URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name")  # robodyn.model.chain.urdf.load_robot

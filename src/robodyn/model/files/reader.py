@@ -275,9 +275,13 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
             raise r.fail((), f"missing key {key!r} (required for kind {kind})")
     name = r.get("name", str, default_name) or default_name
     r.get("description", str)
-    params = r.parameters()
-    inputs = r.names("inputs")
     try:
+        if kind == "diagram":  # blocks, not equations: its inputs and outputs are mappings to block ports
+            from robodyn.model.files.diagram_file import diagram_from_reader
+
+            return diagram_from_reader(r, name)
+        params = r.parameters()
+        inputs = r.names("inputs")
         model = _BUILDERS[kind](r, name, params, inputs)
     except InputError as exc:
         message = str(exc)

@@ -1,0 +1,109 @@
+"""``kind: diagram`` model files: blocks (catalog names, model files, URDF robots), wires, inputs and outputs.
+
+::
+
+    name: joint_pi
+    kind: diagram
+    blocks:
+      plant: joint                                  # a catalog name, a file path, or {model: ..., parameters: {...}}
+      pi: {model: pi_controller.yaml, parameters: {kp: 20}}
+    connect:
+      - pi.u -> plant.u
+      - plant.q -> pi.y
+    inputs: {r: pi.r}                               # each drives one or more block inputs (a list)
+    outputs: {q: plant.q}
+
+A file path is relative to the diagram file's folder. Every error names the file and the key; the diagram's own
+checks (ports, inputs driven twice or not at all, algebraic loops) name the block and the port
+(:mod:`robodyn.model.diagram`). A diagram that includes itself, directly or through other diagrams, is refused.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+from typing import TYPE_CHECKING, Any, Final
+
+from robodyn.errors import InputError, RobodynError
+from robodyn.model.diagram import Diagram
+
+if TYPE_CHECKING:
+    from robodyn.model.files.reader import _Reader
+    from robodyn.model.system import Model
+
+__all__ = ["diagram_from_reader"]
+
+_FILE_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
+#: the diagram files being read in this context, outermost first (a file that includes itself is refused)
+_OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("robodyn_open_diagrams", default=())
+
+
+def diagram_from_reader(r: _Reader, name: str) -> Model:
+    """The :class:`~robodyn.model.diagram.Diagram` of a validated ``kind: diagram`` document."""
+    source = r.doc.source
+    here = os.path.realpath(source) if os.path.isfile(source) else None
+    folder = os.path.dirname(here) if here else os.getcwd()
+    opened = _OPEN.get()
+    if here is not None and here in opened:
+        chain = " -> ".join([*opened[opened.index(here):], here])
+        raise r.fail((), f"the diagram includes itself ({chain}): a diagram cannot be its own block")
+    blocks_data = r.get("blocks", dict)
+    if not blocks_data:
+        raise r.fail(("blocks",), "needs at least one block: blocks: {plant: joint}")
+    token = _OPEN.set((*opened, here) if here else opened)
+    try:
+        blocks = {str(label): _block(r, str(label), spec, folder) for label, spec in blocks_data.items()}
+    finally:
+        _OPEN.reset(token)
+    connect = r.get("connect", list) or []
+    for i, wire in enumerate(connect):
+        if not isinstance(wire, str):
+            raise r.fail(("connect", i), "a connection is text: \"block.output -> block.input\"")
+    inputs = r.get("inputs", dict)
+    outputs = r.get("outputs", dict)
+    for key, table in (("inputs", inputs), ("outputs", outputs)):
+        for label, target in (table or {}).items():
+            ports = target if key == "inputs" and isinstance(target, list) else [target]
+            if not all(isinstance(port, str) for port in ports):
+                raise r.fail((key, label), f"{label!r} must name a block port (block.port)"
+                                           + (" or a list of them" if key == "inputs" else ""))
+    return Diagram(blocks, connect, inputs, outputs, name=name)
+
+
+def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
+    """One block: ``joint``, ``arm.urdf``, ``{model: motor.yaml, parameters: {R: 2}}``."""
+    import robodyn
+
+    parameters: dict[str, Any] = {}
+    if isinstance(spec, dict):
+        unknown = sorted(set(spec) - {"model", "parameters"})
+        if unknown:
+            raise r.fail(("blocks", label, unknown[0]), f"unknown key {unknown[0]!r} for a block (model, parameters)")
+        if not isinstance(spec.get("model"), str):
+            raise r.fail(("blocks", label), "a block needs model: a catalog name or a file path")
+        parameters = spec.get("parameters") or {}
+        if not isinstance(parameters, dict):
+            raise r.fail(("blocks", label, "parameters"), "must be a mapping of parameter values")
+        spec = spec["model"]
+    if not isinstance(spec, str) or not spec.strip():
+        raise r.fail(("blocks", label), "a block is a catalog name, a file path or {model: ..., parameters: ...}")
+    target = spec.strip()
+    if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
+        target = os.path.join(folder, target)
+    try:
+        model = robodyn.load(target)
+        if parameters:
+            from robodyn.model.names import parse_number
+
+            values = {str(k): parse_number(v, where=f"block {label!r} parameter {k}") for k, v in parameters.items()}
+            unknown_parameters = sorted(set(values) - set(model.parameters))
+            if unknown_parameters:
+                from robodyn.model.names import did_you_mean
+
+                raise InputError(f"model {model.name!r} has no parameter {unknown_parameters[0]!r} "
+                                 f"(its parameters: {', '.join(model.parameters) or 'none'})"
+                                 f"{did_you_mean(unknown_parameters[0], list(model.parameters))}")
+            model = model.with_parameters(values)
+    except RobodynError as exc:
+        raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
+    return model

@@ -1,0 +1,113 @@
+"""``kind: diagram`` model files (robodyn.model.files.diagram_file): the same diagram as the Python API, through
+the CLI with dotted names, and one located line for every bad file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robodyn
+from robodyn.cli import main
+from robodyn.errors import ModelFileError
+from robodyn.model.names import parse_assignments
+
+PI = """name: pi_controller
+kind: first_order
+states: [xc]
+inputs: [r, y]
+parameters: {a: 2.0, kp: 10.0, ki: 5.0}
+dynamics:
+  xc: -a*xc + r - y
+outputs: {u: kp*(r - y) + ki*xc}
+"""
+LOOP = """name: joint_pi
+kind: diagram
+description: the joint closed by a lag-PI controller
+blocks:
+  plant: joint
+  pi: {model: controllers/pi.yaml, parameters: {kp: 20}}
+connect:
+  - pi.u -> plant.u
+  - plant.q -> pi.y
+inputs: {r: pi.r}
+outputs: {q: plant.q}
+"""
+
+
+@pytest.fixture()
+def folder(tmp_path: Path) -> Path:
+    (tmp_path / "controllers").mkdir()
+    (tmp_path / "controllers" / "pi.yaml").write_text(PI)
+    (tmp_path / "loop.yaml").write_text(LOOP)
+    return tmp_path
+
+
+def test_the_file_is_the_diagram_of_the_python_api(folder):
+    model = robodyn.load(str(folder / "loop.yaml"))
+    assert model.kind == "diagram" and model.name == "joint_pi"
+    assert model.states == ("plant.q", "plant.q_dot", "pi.xc") and model.inputs == ("r",)
+    assert model.parameters["pi.kp"] == 20.0  # the block's parameters as the file set them
+    pi = robodyn.load(str(folder / "controllers" / "pi.yaml")).with_parameters(kp=20.0)
+    same = robodyn.Diagram({"plant": robodyn.load("joint"), "pi": pi}, ["pi.u -> plant.u", "plant.q -> pi.y"],
+                           inputs={"r": "pi.r"}, outputs={"q": "plant.q"})
+    x, u = np.array([0.1, -0.2, 0.05]), np.array([0.3])
+    np.testing.assert_array_equal(model.f(0.0, x, u), same.f(0.0, x, u))
+    ours, theirs = robodyn.linearize(model, x, u), robodyn.linearize(same, x, u)
+    np.testing.assert_array_equal(ours.A, theirs.A)
+    # the controller's own closed form: d(xc')/dy = -1, du/dy = -kp, so A[1] = [(-k - kp)/J, -b/J, ki/J]
+    np.testing.assert_allclose(ours.A[1], [(-1.0 - 20.0) / 0.01, -0.1 / 0.01, 5.0 / 0.01], rtol=1e-14)
+
+
+def test_the_cli_takes_diagrams_with_dotted_names(folder, capsys):
+    path = str(folder / "loop.yaml")
+    assert main(["simulate", path, "--t-final", "1", "--x0", "plant.q=0.1", "--param", "pi.kp=30", "--input",
+                 "r=1"]) == 0
+    assert "final state: plant.q = " in capsys.readouterr().out
+    assert main(["linearize", path, "--at", "plant.q=0.2", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["states"] == ["plant.q", "plant.q_dot", "pi.xc"] and data["method"] == "diagram"
+    assert main(["equilibrium", path, "--target", "q=0.5", "--json"]) == 0
+    point = json.loads(capsys.readouterr().out)["equilibria"][0]
+    assert point["x"]["plant.q"] == pytest.approx(0.5, abs=1e-10)
+    assert main(["show", path]) == 0
+    assert "joint_pi (diagram)" in capsys.readouterr().out
+
+
+def test_dotted_names_in_assignments():
+    assert parse_assignments("plant.q=0.1, pi.xc=pi") == {"plant.q": 0.1, "pi.xc": pytest.approx(np.pi)}
+    with pytest.raises(robodyn.InputError):
+        parse_assignments("plant..q=1")
+
+
+@pytest.mark.parametrize(("change", "match"), [
+    (("plant.q -> pi.y", "plant.qq -> pi.y"), r"loop\.yaml: diagram 'joint_pi': block 'plant' has no output port "
+                                              r"'qq' .*did you mean 'q'"),
+    (("plant: joint", "plant: jiont"), r"loop\.yaml:5: blocks\.plant: block 'plant': .*jiont"),
+    (("parameters: {kp: 20}", "parameters: {kpp: 20}"), r"blocks\.pi: block 'pi': model 'pi_controller' has no "
+                                                        r"parameter 'kpp'.*did you mean 'kp'"),
+    (("  - plant.q -> pi.y\n", "  - plant.q -> pi.y\n  - 3\n"), r"connect\[2\]: a connection is text"),
+    (("inputs: {r: pi.r}", "inputs: {r: pi.r, s: pi.r}"), "input pi.r is driven twice"),
+    (("inputs: {r: pi.r}", "inputs: {}"), r"left unconnected: pi\.r"),
+    (("connect:", "wires:"), "unknown key 'wires' for kind diagram"),
+    (("blocks:\n  plant: joint\n  pi: {model: controllers/pi.yaml, parameters: {kp: 20}}\n", "blocks: {}\n"),
+     "needs at least one block"),
+])
+def test_bad_diagram_files_name_the_file_and_the_key(folder, change, match):
+    path = folder / "loop.yaml"
+    path.write_text(LOOP.replace(*change))
+    with pytest.raises(ModelFileError, match=match):
+        robodyn.load(str(path))
+
+
+def test_a_diagram_that_includes_itself_is_refused(folder, capsys):
+    (folder / "a.yaml").write_text("name: a\nkind: diagram\nblocks:\n  inner: b.yaml\n")
+    (folder / "b.yaml").write_text("name: b\nkind: diagram\nblocks:\n  outer: a.yaml\n")
+    with pytest.raises(ModelFileError, match=r"includes itself \(.*a\.yaml -> .*b\.yaml -> .*a\.yaml\)"):
+        robodyn.load(str(folder / "a.yaml"))
+    with pytest.raises(SystemExit) as exit_code:
+        main(["show", str(folder / "a.yaml")])
+    assert exit_code.value.code == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
