@@ -55,6 +55,7 @@ from robodyn.analysis.linearize import _central
 from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
+from robodyn.model.names import did_you_mean
 from robodyn.model.system import Values, require_model
 
 if TYPE_CHECKING:
@@ -223,10 +224,8 @@ def _targets(targets: Mapping[str, float] | None, outputs: Sequence[str]) -> tup
     index, values = [], []
     for name, value in targets.items():
         if name not in outputs:
-            close = difflib.get_close_matches(str(name), list(outputs), n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
             raise UnknownNameError(f"targets: unknown output {name!r} (the model's outputs: {', '.join(outputs)})"
-                                   f"{hint}")
+                                   f"{did_you_mean(str(name), list(outputs))}")
         index.append(outputs.index(name))
         values.append(_number(value, f"target of output {name!r}"))
     return np.array(index, dtype=np.intp), np.array(values, dtype=float)

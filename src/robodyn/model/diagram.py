@@ -24,7 +24,6 @@ are refused for now.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -34,6 +33,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, UnknownNameError
+from robodyn.model.names import did_you_mean
 from robodyn.model.system import Model, Vector, require_model
 
 if TYPE_CHECKING:
@@ -263,9 +263,7 @@ def _port(blocks: Mapping[str, ModelContract], text: str, side: str, name: str) 
 
 
 def _unknown(name: str, names: list[str], what: str, listing: str) -> UnknownNameError:
-    close = difflib.get_close_matches(name, names, n=1)
-    hint = f"; did you mean {close[0]!r}?" if close else ""
-    return UnknownNameError(f"{what} {name!r} ({listing}: {', '.join(names) or 'none'}){hint}")
+    return UnknownNameError(f"{what} {name!r} ({listing}: {', '.join(names) or 'none'}){did_you_mean(name, names)}")
 
 
 def _wire(blocks: Mapping[str, ModelContract], item: str | tuple[str, str], name: str) -> _Wire:

@@ -72,7 +72,7 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
 
 def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     """One block: ``joint``, ``arm.urdf``, ``{model: motor.yaml, parameters: {R: 2}}``."""
-    import robodyn
+    from robodyn.model.files.loading import load  # robodyn.load: catalog names, model files, URDF robots
 
     parameters: dict[str, Any] = {}
     if isinstance(spec, dict):
@@ -91,7 +91,7 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
-        model = robodyn.load(target)
+        model = load(target)
         if parameters:
             from robodyn.model.names import parse_number
 
