@@ -393,8 +393,8 @@ def test_the_lean_path_gives_the_general_paths_numbers(name):
         for label in ("A", "B", "C", "D", "x_op", "u_op"):
             np.testing.assert_array_equal(getattr(lean, label), getattr(general, label))
             assert not getattr(lean, label).flags.writeable
-        assert (lean.method, lean.error_estimate, lean.states, lean.name, lean.declared_units) == \
-            (general.method, general.error_estimate, general.states, general.name, general.declared_units)
+        assert (lean.method, lean.error_estimate, lean.states, lean.name, lean.declared_units, lean.dt) == \
+            (general.method, general.error_estimate, general.states, general.name, general.declared_units, general.dt)
         x[0] += 1.0
         assert lean.x_op[0] == general.x_op[0]  # the point was copied
     assert "linearize bound" in model.memo()

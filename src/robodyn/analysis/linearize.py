@@ -144,7 +144,7 @@ class _Bound:
 
         n, m = model.n_states, model.n_inputs
         self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
-        self.defaults = model.default_parameters()[1]  # parameter copies share the memo: this one's, by identity
+        self.defaults = model.parameters  # parameter copies share the memo: this mapping's, by identity
         layout = _Layout.of(model)
         self.size = size = layout.bounds[-1]
         self.out = np.zeros(size)
@@ -152,8 +152,11 @@ class _Bound:
         self.zeros = np.zeros(m)  # u = None
         self.run = model.bound_linearization(self.t, self.p, self.out)
         self.views = layout.views
-        self.fields = dict(states=model.states, inputs=model.inputs, outputs=model.outputs, name=model.name,
-                           method=model.jacobian_method, error_estimate=0.0, source=model, frozen=True)
+        probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
+                                          outputs=model.outputs, name=model.name, source=model)
+        # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
+        self.fields = (model.states, model.inputs, model.outputs, model.name, model.jacobian_method, 0.0, probe.dt,
+                       probe.declared_units)
         self.lock = threading.Lock()
 
 
@@ -163,13 +166,13 @@ def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Li
     argument, a non-finite result, the buffer in use by another thread). The same numbers, bit for bit: the
     model's ``bound_linearization`` is its ``linearization_raw`` written in place."""
     n, m = model.n_states, model.n_inputs
-    if not (type(x) is np.ndarray and x.dtype == _FLOAT and x.shape == (n,)):
+    if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == (n,)):
         return None
-    if not (u is None or (type(u) is np.ndarray and u.dtype == _FLOAT and u.shape == (m,))):
+    if not (u is None or (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == (m,))):
         return None
     memo = model.memo()
     bound = memo.get("linearize bound")
-    if bound is None or bound.t != t or bound.defaults is not model.default_parameters()[1]:
+    if bound is None or bound.t != t or bound.defaults is not model.parameters:
         if model.jacobian_method is None or not math.isfinite(t):
             return None
         if "linearize exact outputs" not in memo:
@@ -192,7 +195,7 @@ def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Li
     buffer.setflags(write=False)
     A, B, C, D = bound.views(buffer)
     size = bound.size
-    return LinearSystem.from_checked(A, B, C, D, x_op=buffer[size:size + n], u_op=buffer[size + n:], **bound.fields)
+    return LinearSystem.from_fields(A, B, C, D, buffer[size:size + n], buffer[size + n:], *bound.fields)
 
 
 _FLOAT: Final = np.dtype(np.float64)

@@ -263,6 +263,19 @@ class LinearSystem(Model):
             for array in (A, B, C, D, x_op, u_op):
                 if array is not None:
                     array.setflags(write=False)
+        return cls.from_fields(A, B, C, D, x_op, u_op, states, inputs, outputs, name, method, error_estimate,
+                              None if source is None else source.sample_period,
+                              _EMPTY_UNITS if source is None else _source_units(source))
+
+    @classmethod
+    def from_fields(cls, A: NDArray[np.float64], B: NDArray[np.float64], C: NDArray[np.float64],
+                   D: NDArray[np.float64], x_op: NDArray[np.float64] | None, u_op: NDArray[np.float64] | None,
+                   states: tuple[str, ...], inputs: tuple[str, ...], outputs: tuple[str, ...], name: str,
+                   method: str | None, error_estimate: float | None, dt: float | None,
+                   units: Mapping[str, str]) -> LinearSystem:
+        """:meth:`from_checked` with read-only arrays and every field given, in order, ``dt`` and the units
+        included: for callers that keep a model's fields and make many systems of it (linearize's lean path).
+        Nothing is checked or copied."""
         self = object.__new__(cls)
         set_ = object.__setattr__  # written out: this is linearize's hot path
         set_(self, "A", A)
@@ -277,8 +290,8 @@ class LinearSystem(Model):
         set_(self, "name", name)
         set_(self, "method", method)
         set_(self, "error_estimate", error_estimate)
-        set_(self, "dt", None if source is None else source.sample_period)
-        set_(self, "declared_units", _EMPTY_UNITS if source is None else _source_units(source))
+        set_(self, "dt", dt)
+        set_(self, "declared_units", units)
         return self
 
     def __getstate__(self) -> tuple[Any, ...]:
