@@ -141,3 +141,12 @@ def test_bad_diagrams_say_what_is_wrong(make, error, match):
 def test_a_loop_through_a_block_with_state_is_no_algebraic_loop():
     """The joint's outputs do not depend on its input: pi (feedthrough) -> plant -> pi is fine."""
     assert loop().n_states == 3
+
+
+def test_one_pass_of_the_chain_rule_gives_all_four_matrices():
+    """linearization_raw (A, B, C, D from one pass) equals the Jacobians of f and h asked for apart."""
+    diagram = loop("pendulum")
+    x, u, p = np.array([0.4, -0.3, 0.2]), np.array([0.1]), diagram.parameter_vector()
+    both = np.concatenate([np.ravel(m) for m in (*diagram.jacobians_raw(0.0, x, u, p),
+                                                 *diagram.output_jacobians_raw(0.0, x, u, p))])
+    np.testing.assert_array_equal(diagram.linearization_raw(0.0, x, u, p), both)

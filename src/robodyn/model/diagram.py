@@ -239,11 +239,22 @@ class Diagram(Model):
                              ) -> tuple[np.ndarray, np.ndarray] | None:
         if self.jacobian_method is None:
             return None
-        _, _, dy = self._derivatives(t, x, u, p)
+        return self._output_rows(self._derivatives(t, x, u, p)[2])
+
+    def _output_rows(self, dy: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+        """C, D of the diagram's outputs from the blocks' dy/dx, dy/du."""
         rows = [(dy[block][0][port], dy[block][1][port]) for block, port in self._outputs.values()]
         C = np.array([r[0] for r in rows]).reshape(len(rows), self.n_states)
         D = np.array([r[1] for r in rows]).reshape(len(rows), self.n_inputs)
         return C, D
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """A, B, C, D flat, from one pass of the chain rule (the default asks for f's and h's Jacobians apart)."""
+        if self.jacobian_method is None:
+            raise NotImplementedError(f"diagram {self.name!r}: a block has no exact Jacobian")
+        A, B, dy = self._derivatives(t, x, u, p)
+        C, D = self._output_rows(dy)
+        return np.concatenate([A.ravel(), B.ravel(), C.ravel(), D.ravel()])
 
 
 # --- building ----------------------------------------------------------------------------------------------
