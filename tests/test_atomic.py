@@ -91,3 +91,24 @@ def test_a_taken_temporary_name_is_skipped_and_nothing_is_left(tmp_path, monkeyp
     assert (tmp_path / "out.csv").read_text() == "t,x\n"
     assert taken.read_text() == "someone else's"
     assert sorted(os.listdir(tmp_path)) == sorted([taken.name, "out.csv"])
+
+
+def test_rename_aside_keeps_an_earlier_broken_copy_and_moves_a_link_itself(tmp_path):
+    """Two damaged entries in the same second: the second gets .1, neither is overwritten; a link is renamed, its
+    target untouched; a path that is gone gives None."""
+    from robodyn.atomic import rename_aside
+
+    first = tmp_path / "entry"
+    first.write_text("one")
+    moved = rename_aside(first)
+    first.write_text("two")
+    again = rename_aside(first)
+    assert moved is not None and again is not None and moved != again
+    assert {moved.read_text(), again.read_text()} == {"one", "two"} and not first.exists()
+    target = tmp_path / "target"
+    target.write_text("kept")
+    link = tmp_path / "link"
+    link.symlink_to(target)
+    aside = rename_aside(link)
+    assert aside is not None and aside.is_symlink() and target.read_text() == "kept"
+    assert rename_aside(tmp_path / "missing") is None

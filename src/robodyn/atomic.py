@@ -15,7 +15,8 @@ from typing import Final, TypeVar
 
 from robodyn.errors import InputError
 
-__all__ = ["check_output_folder", "check_output_path", "path_component", "write_bytes_atomic", "write_text_atomic"]
+__all__ = ["check_output_folder", "check_output_path", "path_component", "rename_aside", "write_bytes_atomic",
+           "write_text_atomic"]
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.+-]+")
 MAX_COMPONENT: Final = 100  # characters of a file or folder name derived from a model's name
@@ -57,6 +58,24 @@ def _exclusive(folder: Path, prefix: str, suffix: str, make: Callable[[str], _T]
         except FileExistsError:
             continue
     raise FileExistsError(f"no free temporary name in {folder}")
+
+
+def rename_aside(path: Path) -> Path | None:
+    """Rename the unusable file or folder ``path`` to ``<name>.broken-<time>-<pid>`` (``.1``, ``.2``, ... when that is
+    taken; a symbolic link is renamed itself, never its target) and return the new path, or None when ``path`` is
+    gone already. Other failures raise OSError for the caller to report (the cache warns, a sweep refuses)."""
+    import time
+
+    stamp = f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+    aside, n = path.with_name(stamp), 0
+    while os.path.lexists(aside):
+        n += 1
+        aside = path.with_name(f"{stamp}.{n}")
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None
+    return aside
 
 
 def _new_file(folder: Path, prefix: str, suffix: str) -> tuple[int, str]:

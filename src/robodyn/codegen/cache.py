@@ -44,7 +44,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Final
 
-from robodyn.atomic import write_bytes_atomic
+from robodyn.atomic import rename_aside, write_bytes_atomic
 from robodyn.errors import InputError
 from robodyn.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
@@ -257,11 +257,9 @@ def quarantine(path: Path, reason: str) -> bool:
     Renaming moves a symbolic link itself, never its target. Returns whether ``path`` is free now (moved, or
     gone already); False, with a warning, when it cannot be moved.
     """
-    aside = path.with_name(f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}")
     try:
-        os.rename(path, aside)
-    except FileNotFoundError:
-        return True
+        if rename_aside(path) is None:
+            return True  # gone already
     except OSError as exc:
         log.warning("robodyn: the cache entry %s is unusable (%s) and cannot be moved aside (%s): it is not used",
                     path, reason, exc.strerror or exc)

@@ -200,7 +200,8 @@ def _fetch(module: Any) -> bytes | None:
     (compile). A damaged or untrusted object is moved aside and compiled again."""
     if not module.name.startswith(_PREFIX):
         return None
-    data = _trusted_object(module.name)
+    prefetched = _state.pop("prefetched", None)
+    data = prefetched[1] if prefetched is not None and prefetched[0] == module.name else _trusted_object(module.name)
     if data is not None:
         _state["fetched"] = _state.get("fetched", 0) + 1
     return data
@@ -302,8 +303,11 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
             import llvmlite.binding as llvm
 
             module = llvm.parse_assembly(text)
-            if _trusted_object(symbol) is None:  # compiled now, not loaded: optimize the IR first
+            found = _trusted_object(symbol)
+            if found is None:  # compiled now, not loaded: optimize the IR first
                 _optimize(module)
+            else:
+                _state["prefetched"] = (symbol, found)  # handed to MCJIT's fetch below: read and checked once
             module.name = symbol
             engine.add_module(module)
             engine.finalize_object()

@@ -39,6 +39,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from robodyn.atomic import rename_aside
 from robodyn.errors import InputError
 from robodyn.textfile import file_kind
 
@@ -251,19 +252,11 @@ def _limit(layout: Layout, k: int, columns: list[str] | None) -> int:
 def move_aside(path: Path, reason: str) -> Path | None:
     """Rename the unusable part ``path`` to ``<name>.broken-<time>-<pid>`` (a link itself, never its target); the
     new path (None if ``path`` is gone already). InputError if it cannot be moved: its chunk cannot be rebuilt."""
-    stamp = f"{path.name}.broken-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-    aside, n = path.with_name(stamp), 0
-    while os.path.lexists(aside):
-        n += 1
-        aside = path.with_name(f"{stamp}.{n}")
     try:
-        os.rename(path, aside)
-    except FileNotFoundError:
-        return None
+        return rename_aside(path)
     except OSError as exc:
         raise InputError(f"sweep: {path} is unusable ({reason}) and cannot be moved aside ({exc.strerror or exc}): "
                          "delete it, or use another folder") from None
-    return aside
 
 
 # --- the folder of a sweep being run -------------------------------------------------------------------------
