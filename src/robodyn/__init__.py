@@ -70,6 +70,7 @@ _LAZY: dict[str, str] = {
     "Validity": "robodyn.analysis.validity",
     "Verification": "robodyn.analysis.verify",
     "animate": "robodyn.kinematics.animate",
+    "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
@@ -95,6 +96,7 @@ _LAZY: dict[str, str] = {
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
+    import robodyn.blocks as blocks
     from robodyn.analysis.classify import Classification, classify
     from robodyn.analysis.controllability import Controllability, Observability
     from robodyn.analysis.design import LQR, lqr, place
@@ -184,6 +186,7 @@ __all__ = [
     "Verification",
     "__version__",
     "animate",
+    "blocks",
     "classify",
     "existence",
     "find_equilibrium",

@@ -18,14 +18,15 @@ def lazy_names(package: str, table: Mapping[str, str]) -> tuple[Callable[[str], 
     """The module-level ``__getattr__`` and ``__dir__`` of ``package`` for ``table`` (public name -> module).
 
     A name is imported from its module on first access and then stored in the package, so later look-ups
-    do not come back here.
+    do not come back here; a name whose module is ``package.name`` is that submodule.
     """
 
     def __getattr__(name: str) -> Any:
         module = table.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(module), name)
+        imported = importlib.import_module(module)
+        value = imported if module == f"{package}.{name}" else getattr(imported, name)  # a submodule itself
         setattr(sys.modules[package], name, value)
         return value
 

@@ -50,6 +50,7 @@ MODULES: Final = (
     ("Input signals (`robodyn.signals`)", "robodyn.signals"),
     ("Figures (`robodyn.plots`)", "robodyn.plots"),
     ("Kinematics (`robodyn.kinematics`)", "robodyn.kinematics"),
+    ("The block library of diagrams (`robodyn.blocks`)", "robodyn.blocks"),
 )
 
 
@@ -92,6 +93,8 @@ def _entry(name: str, obj: Any, documented: set[type]) -> list[str]:
             summary = _summary(member)
             lines.append(f"- {head}: {summary}" if summary else f"- {head}")
         return [*lines, ""]
+    if inspect.ismodule(obj):
+        return [f"### `{name}`", "", f"The module `{obj.__name__}` (its own section below): {_summary(obj)}", ""]
     if callable(obj):
         return [f"### `{name}{_signature(obj)}`", "", _summary(obj), ""]
     if isinstance(obj, Mapping) or (isinstance(obj, tuple | list | frozenset | set) and len(obj) <= 40):

@@ -33,14 +33,21 @@ def exact_float(value: float) -> str:
 
 def numeric_form(expr: Any) -> Any:
     """``expr`` ready to print as numeric code: ``DiracDelta(...)`` (which sympy writes for the derivatives
-    of ``sign``, ``abs`` and their kin) replaced by 0 — the derivative everywhere off the jump, which is
-    what numbers can represent (a smoothed form such as ``tanh(v/eps)`` suits the stiff solvers better)."""
+    of ``sign``, ``abs`` and their kin) and the derivatives of ``floor`` and ``ceiling`` (a quantizer's, left
+    unevaluated by sympy) replaced by 0 — the derivative everywhere off the jump, which is what numbers can
+    represent (a smoothed form such as ``tanh(v/eps)`` suits the stiff solvers better)."""
     import sympy
 
     if isinstance(expr, sympy.MatrixBase):
         return expr.applyfunc(numeric_form)
-    if isinstance(expr, sympy.Basic) and expr.has(sympy.DiracDelta):
-        return expr.replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
+    if not isinstance(expr, sympy.Basic):
+        return expr
+    if expr.has(sympy.DiracDelta):
+        expr = expr.replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
+    if expr.has(sympy.Derivative):
+        expr = expr.replace(lambda e: isinstance(e, sympy.Derivative) and isinstance(e.expr, sympy.floor
+                                                                                     | sympy.ceiling),
+                            lambda e: sympy.S.Zero)
     return expr
 
 

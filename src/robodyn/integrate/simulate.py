@@ -114,6 +114,9 @@ def simulate(
     Trajectory, or BatchTrajectory for a batch.
     """
     require_model(model, "simulate")
+    if model.n_states == 0:
+        raise InputError(f"model {model.name!r} has no states: there is nothing to integrate; a static block (y = "
+                         "h(t, u)) is evaluated with model.h or used as a block of a robodyn.Diagram")
     t0, t1 = _span(t_span)
     states, x_batch = _initial_states(model, x0)
     parameters, p_batch = _parameter_sets(model, params)

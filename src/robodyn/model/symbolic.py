@@ -33,6 +33,13 @@ ExprLike: TypeAlias = sympy.Expr | str | float | int
 NumericFunction: TypeAlias = Callable[[float, Vector, Vector, Vector], Any]
 
 
+def _jacobian(column: sympy.Matrix, symbols: Sequence[sympy.Symbol]) -> sympy.Matrix:
+    """d column / d symbols, shape (rows, len(symbols)); zeros when either is empty (a static block has no f)."""
+    if column.rows == 0 or not symbols:
+        return sympy.zeros(column.rows, len(symbols))
+    return column.jacobian(symbols)
+
+
 class SymbolicModel(Model):
     """Shared machinery of the symbolic models (not instantiated directly).
 
@@ -57,8 +64,9 @@ class SymbolicModel(Model):
         if output_names:
             groups["outputs"] = tuple(output_names)
         check_names(groups, where=f"model {name!r}")
-        if not self.states:
-            raise InputError(f"model {name!r}: a model needs at least one state")
+        if not self.states and not output_names:
+            raise InputError(f"model {name!r}: a model needs at least one state (or, for a static block such as a "
+                             "gain, outputs: y = h(t, u))")
         self.x_symbols = tuple(symbol(s) for s in self.states)
         self.u_symbols = tuple(symbol(s) for s in self.inputs)
         self.p_symbols = tuple(symbol(s) for s in self.parameters)
@@ -147,12 +155,12 @@ class SymbolicModel(Model):
     @functools.cached_property
     def dhdx_expr(self) -> sympy.Matrix:
         """Exact dh/dx, shape (n_outputs, n_states)."""
-        return self.h_expr.jacobian(self.x_symbols)
+        return _jacobian(self.h_expr, self.x_symbols)
 
     @functools.cached_property
     def dhdu_expr(self) -> sympy.Matrix:
         """Exact dh/du, shape (n_outputs, n_inputs)."""
-        return self.h_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(self.n_outputs, 0)
+        return _jacobian(self.h_expr, self.u_symbols)
 
     def dhdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """dh/dx evaluated at a point, ``(n_outputs, n_states)``."""
@@ -319,7 +327,7 @@ class SymbolicSystem(SymbolicModel):
             if len(rows) != self.n_states:
                 raise InputError(f"model {name!r}: f has {len(rows)} rows for {self.n_states} states")
             items = list(zip(self.states, rows))
-        self.f_expr = sympy.Matrix([self.expression(e, f"dynamics.{s}") for s, e in items])
+        self.f_expr = sympy.Matrix(len(items), 1, [self.expression(e, f"dynamics.{s}") for s, e in items])
         self._setup_outputs(outputs)
 
     @functools.cached_property
@@ -341,12 +349,12 @@ class SymbolicSystem(SymbolicModel):
     @functools.cached_property
     def dfdx_expr(self) -> sympy.Matrix:
         """Exact df/dx, shape (n_states, n_states)."""
-        return self.f_expr.jacobian(self.x_symbols)
+        return _jacobian(self.f_expr, self.x_symbols)
 
     @functools.cached_property
     def dfdu_expr(self) -> sympy.Matrix:
         """Exact df/du, shape (n_states, n_inputs)."""
-        return self.f_expr.jacobian(self.u_symbols) if self.u_symbols else sympy.zeros(self.n_states, 0)
+        return _jacobian(self.f_expr, self.u_symbols)
 
     def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """df/dx evaluated at a point, ``(n_states, n_states)``."""

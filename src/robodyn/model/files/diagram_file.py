@@ -13,7 +13,9 @@
     inputs: {r: pi.r}                               # each drives one or more block inputs (a list)
     outputs: {q: plant.q}
 
-A file path is relative to the diagram file's folder. Every error names the file and the key; the diagram's own
+A block named like a library block (``pid``, ``dc_motor``, ...: :mod:`robodyn.model.blocks`) is made with its
+``parameters`` as arguments (numbers, ``signs: "+-"``, ``lti``'s matrices as lists of rows). A file path is
+relative to the diagram file's folder. Every error names the file and the key; the diagram's own
 checks (ports, inputs driven twice or not at all, algebraic loops) name the block and the port
 (:mod:`robodyn.model.diagram`). A diagram that includes itself, directly or through other diagrams, is refused.
 """
@@ -25,6 +27,7 @@ import os
 from typing import TYPE_CHECKING, Any, Final
 
 from robodyn.errors import InputError, RobodynError
+from robodyn.model.blocks import BLOCKS, make_block
 from robodyn.model.diagram import Diagram
 
 if TYPE_CHECKING:
@@ -88,6 +91,8 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     if not isinstance(spec, str) or not spec.strip():
         raise r.fail(("blocks", label), "a block is a catalog name, a file path or {model: ..., parameters: ...}")
     target = spec.strip()
+    if target in BLOCKS:
+        return _library_block(r, label, target, parameters)
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
@@ -107,3 +112,22 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     except RobodynError as exc:
         raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
     return model
+
+
+def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any]) -> Model:
+    """The library block ``kind`` made with the file's ``parameters`` (text numbers such as ``1e-3`` read as
+    numbers: YAML reads an exponent without a decimal point as text)."""
+    from robodyn.model.names import parse_number
+
+    values: dict[str, Any] = {}
+    for key, value in parameters.items():
+        if isinstance(value, str) and key != "signs":
+            try:
+                value = parse_number(value, where=f"block {label!r} parameter {key}")
+            except RobodynError as exc:
+                raise r.fail(("blocks", label, "parameters", key), f"{' '.join(str(exc).split())}") from None
+        values[str(key)] = value
+    try:
+        return make_block(kind, values)
+    except RobodynError as exc:
+        raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
