@@ -35,12 +35,13 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final, Literal
 
 import numpy as np
 
 from robodyn.analysis import LINEARIZATION_METHODS
-from robodyn.errors import ConvergenceError, InputError, ShapeError
+from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Values, require_model
 
@@ -99,6 +100,8 @@ def linearize(
            [9.81, 0.  ]])
     """
     require_model(model, "linearize")
+    if model.sampling() is not None:
+        return _sampled(model, t, x, u, params, method)
     if method == "auto" and params is None and type(t) is float:
         fast = _exact_at(model, t, x, u)
         if fast is not None:
@@ -128,6 +131,30 @@ def linearize(
     return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
                                  name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error,
                                  source=model)
+
+
+def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,
+             method: str) -> LinearSystem:
+    """The discrete-time linear model of a model with sampled parts over its hyperperiod (exact Jacobians)."""
+    if method not in ("auto", "exact"):
+        raise InputError(f"linearize: a model with sampled blocks is linearized exactly (method 'auto'), not by "
+                         f"{method!r}")
+    if isinstance(u, str):
+        if u != HOLD:
+            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
+        x, u = operating_point(model, x, params=params, t=t)
+    point = _Point.of(model, t, x, u, params)
+    sampling = model.sampling()
+    A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p)
+    if not all(np.all(np.isfinite(m)) for m in (A, B, C, D)):
+        raise NumericalError(f"linearize: {model.name!r} has non-finite derivatives at this point")
+    A, B, C, D, x_op, u_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, point.x, point.u))
+    for array in (A, B, C, D, x_op, u_op):
+        array.setflags(write=False)
+    units = MappingProxyType({k: v for k, v in model.units().items()
+                              if k in {*model.states, *model.inputs, *model.outputs}})
+    return LinearSystem.from_fields(A, B, C, D, x_op, u_op, model.states, model.inputs, model.outputs, model.name,
+                                    "sampled", 0.0, float(sampling.hyperperiod), units)
 
 
 class _Bound:

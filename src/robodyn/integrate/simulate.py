@@ -136,7 +136,12 @@ def simulate(
     check_memory(model, N, points)
     job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
-    result = _RUNNERS[chosen.family](job)
+    if model.sampling() is not None:  # sampled blocks: integrated between their instants
+        from robodyn.integrate.sampled import run_sampled
+
+        result: Result = run_sampled(job)
+    else:
+        result = _RUNNERS[chosen.family](job)
     left = limits_left(model, result.t, result.x) if limits == "warn" and model.position_limits() else None
     if left is not None:
         warnings.warn(left, RobodynWarning, stacklevel=2)

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
@@ -65,34 +66,38 @@ def _number(value: Any, what: str, block: str, *, positive: bool = False, nonzer
     return number
 
 
-def gain(k: float = 1.0, *, name: str = "gain") -> SymbolicSystem:
+def gain(k: float = 1.0, *, sample: float | None = None, name: str = "gain") -> SymbolicSystem:
     """y = k u: a static gain (no states)."""
-    return SymbolicSystem([], ["u"], [], parameters={"k": _number(k, "k", name)}, outputs={"y": "k*u"}, name=name)
+    return _sampled(SymbolicSystem([], ["u"], [], parameters={"k": _number(k, "k", name)}, outputs={"y": "k*u"},
+                                   name=name), "gain", sample)
 
 
-def sum(signs: str = "++", *, name: str = "sum") -> SymbolicSystem:
+def sum(signs: str = "++", *, sample: float | None = None, name: str = "sum") -> SymbolicSystem:
     """y = Σ sᵢ uᵢ over the inputs u1 … un, one per character of ``signs`` (``"+-"``: y = u1 − u2)."""
     if not isinstance(signs, str) or not signs or set(signs) - {"+", "-"}:
         raise InputError(f"block {name!r}: signs must be text of + and - (one per input, e.g. \"+-\"), got {signs!r}")
     inputs = [f"u{i + 1}" for i in range(len(signs))]
     terms = [symbol(u) if s == "+" else -symbol(u) for u, s in zip(inputs, signs)]
-    return SymbolicSystem([], inputs, [], outputs={"y": sympy.Add(*terms)}, name=name)
+    return _sampled(SymbolicSystem([], inputs, [], outputs={"y": sympy.Add(*terms)}, name=name), "sum", sample)
 
 
-def integrator(y0: float = 0.0, *, name: str = "integrator") -> SymbolicSystem:
+def integrator(y0: float = 0.0, *, sample: float | None = None, name: str = "integrator") -> SymbolicSystem:
     """x' = u, y = y0 + x: the integral of u starting at y0 (the state x starts at 0)."""
-    return SymbolicSystem(["x"], ["u"], {"x": "u"}, parameters={"y0": _number(y0, "y0", name)},
-                          outputs={"y": "y0 + x"}, name=name)
+    return _sampled(SymbolicSystem(["x"], ["u"], {"x": "u"}, parameters={"y0": _number(y0, "y0", name)},
+                                   outputs={"y": "y0 + x"}, name=name), "integrator", sample)
 
 
-def first_order(K: float = 1.0, tau: float = 1.0, *, name: str = "first_order") -> SymbolicSystem:
+def first_order(K: float = 1.0, tau: float = 1.0, *, sample: float | None = None,
+                name: str = "first_order") -> SymbolicSystem:
     """tau y' + y = K u: a first-order lag (a sensor's or an actuator's), state and output y."""
     values = {"K": _number(K, "K", name), "tau": _number(tau, "tau", name, positive=True)}
-    return SymbolicSystem(["y"], ["u"], {"y": "(K*u - y)/tau"}, parameters=values, name=name)
+    return _sampled(SymbolicSystem(["y"], ["u"], {"y": "(K*u - y)/tau"}, parameters=values, name=name),
+                    "first_order", sample)
 
 
 def pid(kp: float = 1.0, ki: float = 0.0, kd: float = 0.0, tf: float = 0.01, umin: float | None = None,
-        umax: float | None = None, tt: float | None = None, *, name: str = "pid") -> SymbolicSystem:
+        umax: float | None = None, tt: float | None = None, *, sample: float | None = None,
+        discretization: str = "backward_euler", name: str = "pid") -> SymbolicSystem:
     """A PID controller with a filtered derivative, u = kp e + ki ∫e + kd s/(tf s + 1) e with e = r − y.
 
     States: ``xi`` (∫e, when ki ≠ 0) and ``xd`` (the derivative filter's, when kd ≠ 0): v = kp e + ki xi +
@@ -132,29 +137,37 @@ def pid(kp: float = 1.0, ki: float = 0.0, kd: float = 0.0, tf: float = 0.01, umi
             dynamics["xi"] = e
     elif tt is not None:
         raise InputError(f"block {name!r}: tt (the anti-windup tracking time) needs an integral: give ki")
+    if sample is not None:
+        from robodyn.model.blocks_sampled import discrete_pid
+        from robodyn.model.discrete import check_period
+
+        return discrete_pid(values, check_period(sample, f"block {name!r}"), discretization,
+                            (umin is not None, umax is not None), name)
     return SymbolicSystem(states, ["r", "y"], {s: dynamics[s] for s in states}, parameters=values,
                           outputs={"u": u}, name=name)
 
 
-def saturation(lower: float = -1.0, upper: float = 1.0, *, name: str = "saturation") -> SymbolicSystem:
+def saturation(lower: float = -1.0, upper: float = 1.0, *, sample: float | None = None,
+               name: str = "saturation") -> SymbolicSystem:
     """y = min(upper, max(lower, u))."""
     values = {"lower": _number(lower, "lower", name), "upper": _number(upper, "upper", name)}
     if values["lower"] >= values["upper"]:
         raise InputError(f"block {name!r}: lower = {values['lower']} must be below upper = {values['upper']}")
-    return SymbolicSystem([], ["u"], [], parameters=values, outputs={"y": "min(upper, max(lower, u))"}, name=name)
+    return _sampled(SymbolicSystem([], ["u"], [], parameters=values, outputs={"y": "min(upper, max(lower, u))"},
+                                   name=name), "saturation", sample)
 
 
-def quantizer(q: float = 1.0, *, name: str = "quantizer") -> SymbolicSystem:
+def quantizer(q: float = 1.0, *, sample: float | None = None, name: str = "quantizer") -> SymbolicSystem:
     """y = q round(u / q) = q floor(u / q + 1/2) (halves rounded up): an encoder of resolution q (dy/du = 0
     between steps)."""
     step = symbol("q")
     rounded = sympy.floor(symbol("u") / step + sympy.Rational(1, 2))
-    return SymbolicSystem([], ["u"], [], parameters={"q": _number(q, "q", name, positive=True)},
-                          outputs={"y": step * rounded}, name=name)
+    return _sampled(SymbolicSystem([], ["u"], [], parameters={"q": _number(q, "q", name, positive=True)},
+                                   outputs={"y": step * rounded}, name=name), "quantizer", sample)
 
 
 def dc_motor(R: float = 1.0, L: float = 1e-3, kt: float = 0.1, ke: float = 0.1, N: float = 1.0, eta: float = 1.0,
-             *, name: str = "dc_motor") -> SymbolicSystem:
+             *, sample: float | None = None, name: str = "dc_motor") -> SymbolicSystem:
     """A DC motor behind a gear of ratio N and efficiency eta: voltage v and load-side speed omega in, load-side
     torque tau and current i out (its state ``i_a``). L i' = v − R i − ke N omega, tau = eta N kt i; with L = 0
     the static limit i = (v − ke N omega)/R (no state). The rotor inertia N² Jm belongs to the driven joint (its
@@ -166,15 +179,26 @@ def dc_motor(R: float = 1.0, L: float = 1e-3, kt: float = 0.1, ke: float = 0.1, 
         raise InputError(f"block {name!r}: L must be positive (or 0 for the static limit), got {inductance}")
     if inductance == 0:
         current = "(v - ke*N*omega)/R"
-        return SymbolicSystem([], ["v", "omega"], [], parameters=values,
-                              outputs={"tau": f"eta*N*kt*{current}", "i": current}, name=name)
-    values = {"R": values["R"], "L": inductance, **{k: values[k] for k in ("kt", "ke", "N", "eta")}}
-    return SymbolicSystem(["i_a"], ["v", "omega"], {"i_a": "(v - R*i_a - ke*N*omega)/L"}, parameters=values,
-                          outputs={"tau": "eta*N*kt*i_a", "i": "i_a"}, name=name)
+        motor = SymbolicSystem([], ["v", "omega"], [], parameters=values,
+                               outputs={"tau": f"eta*N*kt*{current}", "i": current}, name=name)
+    else:
+        values = {"R": values["R"], "L": inductance, **{k: values[k] for k in ("kt", "ke", "N", "eta")}}
+        motor = SymbolicSystem(["i_a"], ["v", "omega"], {"i_a": "(v - R*i_a - ke*N*omega)/L"}, parameters=values,
+                               outputs={"tau": "eta*N*kt*i_a", "i": "i_a"}, name=name)
+    return _sampled(_with_units(motor, {"v": "V", "omega": "rad/s", "tau": "N m", "i": "A", "i_a": "A", "R": "ohm",
+                                        "L": "H", "kt": "N m/A", "ke": "V s/rad"}), "dc_motor", sample)
+
+
+def _with_units(model: SymbolicSystem, units: Mapping[str, str]) -> SymbolicSystem:
+    """``model`` with the units of the names it has (``robodyn show``, plots and reports print them)."""
+    names = {*model.states, *model.inputs, *model.outputs, *model.parameters}
+    object.__setattr__(model, "declared_units", MappingProxyType({k: v for k, v in units.items() if k in names}))
+    return model
 
 
 def lti(A: Any = None, B: Any = None, C: Any = None, D: Any = None, *, num: Any = None, den: Any = None,
-        inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, name: str = "lti") -> SymbolicSystem:
+        inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, sample: float | None = None,
+        name: str = "lti") -> SymbolicSystem:
     """x' = A x + B u, y = C x + D u (states x1 … xn, inputs u1 … um, outputs y1 … yp unless named); ``D`` alone
     is a static gain matrix; ``num``/``den`` (SISO, highest power first) a proper transfer function, realized in
     controllable canonical form (scipy.signal.tf2ss)."""
@@ -213,8 +237,18 @@ def lti(A: Any = None, B: Any = None, C: Any = None, D: Any = None, *, num: Any 
 
     f = product(a, x_vector) + product(b, u_vector) if a is not None else sympy.zeros(0, 1)
     h = product(c, x_vector) + product(d, u_vector)
-    return SymbolicSystem([s.name for s in x_symbols], u_names, list(f),
-                          outputs=dict(zip(y_names, list(h))), name=name)
+    return _sampled(SymbolicSystem([s.name for s in x_symbols], u_names, list(f),
+                                   outputs=dict(zip(y_names, list(h))), name=name), "lti", sample)
+
+
+def _sampled(block: SymbolicSystem, kind: str, sample: float | None) -> SymbolicSystem:
+    """``block`` itself, or its exact discrete form at the period ``sample`` (robodyn.model.blocks_sampled)."""
+    if sample is None:
+        return block
+    from robodyn.model.blocks_sampled import discrete_form
+    from robodyn.model.discrete import check_period
+
+    return discrete_form(block, kind, check_period(sample, f"block {block.name!r}"))
 
 
 def _matrix(value: Any, label: str, name: str) -> np.ndarray:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text", "output_module",
-           "output_text", "rhs_ir"]
+           "output_text", "python_function", "rhs_ir"]
 
 
 def _header(model: ModelContract, n_events: int = 0) -> str:
@@ -101,6 +101,28 @@ def _memo_module(model: ModelContract, key: str, text_of: Callable[[ModelContrac
         memo[key] = None if text is None else load_generated(text, prefix)
     module: ModuleType | None = memo[key]
     return module
+
+
+def python_function(model: ModelContract, which: str) -> Callable[..., None] | None:
+    """``model``'s compiled ``rhs``, ``jac`` or ``out_fn`` (``which``: ``"rhs"``, ``"jacobian"``, ``"output"``) to
+    call from Python as ``fn(t, x, u, p, out)``, or None without that source: the same generated modules the
+    kernels use, compiled by LLVM when they are straight-line code (no numba in the process), else by numba.
+    Kept in the model's memo (the code does not depend on parameter values)."""
+    from robodyn.codegen.module import straight_line_function
+
+    memo = model.memo()
+    key = ("python function", which)
+    if key not in memo:
+        text = {"rhs": module_text, "jacobian": jacobian_text, "output": output_text}[which](model)
+        name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn"}[which]
+        function = None if text is None else straight_line_function(text, name)
+        if function is None and text is not None:
+            module = (compiled_module(model) if which == "rhs" else
+                      jacobian_module(model) if which == "jacobian" else output_module(model))
+            function = None if module is None else getattr(module, name)
+        memo[key] = function
+    found: Callable[..., None] | None = memo[key]
+    return found
 
 
 def rhs_ir(model: ModelContract) -> tuple[str, str] | None:

@@ -18,8 +18,11 @@ the rest take it as they take any model.
   wires, in the same order — du_b/dz from the wires' sources, dy_b/dz = C_b dx_b/dz + D_b du_b/dz, then
   df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f.
 
-Blocks run interpreted here (each block's own ``f_raw``, compiled or not); sampled blocks (``sample_period``)
-are refused for now.
+- **Compiled**: when every block has numba sources, the diagram is one generated rhs and out_fn (and, when they
+  are straight-line code, their exact Jacobian by forward-mode differentiation): robodyn.model.diagram_code.
+- **Sampled blocks** (a ``sample_period``): robodyn.model.sampled; ``f`` is then the continuous derivatives and
+  the discrete states' increments at an instant of every block (zero at an operating point), ``simulate`` stops at
+  the instants and ``linearize`` gives the discrete-time model over the hyperperiod.
 """
 
 from __future__ import annotations
@@ -70,6 +73,9 @@ class Diagram(Model):
         ``{name: "b.u"}`` or ``{name: ["b.u", "c.v"]}``: the diagram's inputs and the block inputs each drives.
     outputs
         ``{name: "b.y"}``: the diagram's outputs; default every block output, named ``b.y``.
+    defaults
+        Values of block inputs left unconnected on purpose: ``{"b.u": 0.0}``, or ``{"b": 0.0}`` for every
+        unconnected input of block ``b`` (without one, an unconnected input is an error).
     name
         The diagram's name.
 
@@ -83,21 +89,19 @@ class Diagram(Model):
 
     def __init__(self, blocks: Mapping[str, ModelContract], connect: Sequence[str | tuple[str, str]] = (),
                  inputs: Mapping[str, str | Sequence[str]] | None = None, outputs: Mapping[str, str] | None = None,
-                 *, name: str = "diagram"):
+                 *, defaults: Mapping[str, float] | None = None, name: str = "diagram"):
         if not isinstance(blocks, Mapping) or not blocks:
             raise InputError(f"diagram {name!r}: blocks must map block names to models, got {blocks!r}")
         for label, block in blocks.items():
             if not isinstance(label, str) or not _BLOCK_NAME.match(label):
                 raise InputError(f"diagram {name!r}: block name {label!r} is not a name (letters, digits, _)")
             require_model(block, f"diagram {name!r}, block {label!r}")
-            if block.sample_period is not None:
-                raise InputError(f"diagram {name!r}, block {label!r}: sampled (discrete-time) blocks are not "
-                                 "supported in diagrams yet: give a continuous-time model")
         self.name = name
         self._blocks: dict[str, ModelContract] = dict(blocks)
         self._wires = tuple(_wire(self._blocks, item, name) for item in connect)
         self._inputs = _diagram_inputs(self._blocks, inputs, name)
-        self._check_driven(name)
+        self._defaults: dict[tuple[str, int], float] = {}
+        self._check_driven(name, defaults or {})
         self._outputs = _diagram_outputs(self._blocks, outputs, name)
         self.states = tuple(f"{b}.{s}" for b, model in self._blocks.items() for s in model.states)
         self.inputs = tuple(self._inputs)
@@ -106,6 +110,7 @@ class Diagram(Model):
                                             for k, v in model.parameters.items()})
         self._slices = _slices(self._blocks)
         self._order = _evaluation_order(self._blocks, self._wires, name)
+        self.sampling()  # checks the sample periods
 
     # --- structure ---------------------------------------------------------------------------------------
     @property
@@ -128,7 +133,26 @@ class Diagram(Model):
                 found[label] = unit
         return found
 
-    def _check_driven(self, name: str) -> None:
+    def show_text(self) -> str:
+        """The blocks (their models and ports), the wires and the diagram's inputs and outputs, then each block's
+        own equations as ``robodyn show`` prints them."""
+        lines = ["blocks:"]
+        for label, model in self._blocks.items():
+            lines.append(f"  {label}: {model.name} ({model.kind}); in: {', '.join(model.inputs) or '-'}; "
+                         f"out: {', '.join(model.outputs) or '-'}; states: {', '.join(model.states) or 'none'}")
+        lines.append("wires:")
+        lines += [f"  {w.source}.{self._blocks[w.source].outputs[w.port]} -> {w.target}."
+                  f"{self._blocks[w.target].inputs[w.inlet]}" for w in self._wires] or ["  none"]
+        for label, inlets in self._inputs.items():
+            ports = ", ".join(f"{b}.{self._blocks[b].inputs[i]}" for b, i in inlets)
+            lines.append(f"  input {label} -> {ports}")
+        for label, (block, port) in self._outputs.items():
+            lines.append(f"  output {label} <- {block}.{self._blocks[block].outputs[port]}")
+        for label, model in self._blocks.items():
+            lines += ["", f"block {label}:", *(f"  {line}" for line in model.show_text().splitlines())]
+        return "\n".join(lines)
+
+    def _check_driven(self, name: str, defaults: Mapping[str, float]) -> None:
         driven: dict[tuple[str, int], str] = {}
         sources = [(f"{w.source}.{self._blocks[w.source].outputs[w.port]}", (w.target, w.inlet)) for w in self._wires]
         sources += [(f"the diagram input {k!r}", inlet) for k, inlets in self._inputs.items() for inlet in inlets]
@@ -138,11 +162,28 @@ class Diagram(Model):
                 raise InputError(f"diagram {name!r}: input {port} is driven twice ({driven[(block, inlet)]} and "
                                  f"{source}): drive each block input once")
             driven[(block, inlet)] = source
+        if not isinstance(defaults, Mapping):
+            raise InputError(f"diagram {name!r}: defaults must map block inputs (b.u) or blocks to values")
+        for key, value in defaults.items():
+            from robodyn.model.names import parse_number
+
+            number = parse_number(value, where=f"diagram {name!r}: default of {key}")
+            block, dot, _ = str(key).partition(".")
+            targets = [_port(self._blocks, str(key), "input", name)] if dot else \
+                [(block, i) for i in range(self._blocks[block].n_inputs) if (block, i) not in driven] \
+                if block in self._blocks else [_port(self._blocks, f"{key}.?", "input", name)]
+            for target in targets:
+                if target in driven:
+                    raise InputError(f"diagram {name!r}: input {target[0]}.{self._blocks[target[0]].inputs[target[1]]}"
+                                     f" has a default but is driven by {driven[target]}: a default is for an input "
+                                     "left unconnected")
+                self._defaults[target] = number
         loose = [f"{b}.{u}" for b, model in self._blocks.items() for i, u in enumerate(model.inputs)
-                 if (b, i) not in driven]
+                 if (b, i) not in driven and (b, i) not in self._defaults]
         if loose:
             raise InputError(f"diagram {name!r}: block inputs left unconnected: {', '.join(loose)}; connect them "
-                             "(connect: [\"a.y -> b.u\"]) or make them diagram inputs (inputs: {name: b.u})")
+                             "(connect: [\"a.y -> b.u\"]), make them diagram inputs (inputs: {name: b.u}) or give "
+                             "them a value (defaults: {b.u: 0})")
 
     # --- evaluation --------------------------------------------------------------------------------------
     def _split(self, x: Vector, p: Vector) -> tuple[dict[str, Vector], dict[str, Vector]]:
@@ -152,6 +193,9 @@ class Diagram(Model):
 
     def _block_input(self, block: str, u: Vector, ys: Mapping[str, Vector]) -> Vector:
         value = np.zeros(self._blocks[block].n_inputs)
+        for (target, inlet), number in self._defaults.items():
+            if target == block:
+                value[inlet] = number
         for wire in self._wires:
             if wire.target == block and wire.source in ys:
                 value[wire.inlet] = ys[wire.source][wire.port]
@@ -172,14 +216,163 @@ class Diagram(Model):
         us = {block: self._block_input(block, u, ys) for block in self._blocks}
         return xs, ps, us, ys
 
+    def _compiled(self, which: str) -> Any:
+        """The composed ``rhs`` or ``out_fn`` to call from Python (robodyn.model.compiled), or None."""
+        if not self.compilable:
+            return None
+        from robodyn.model.compiled import python_function
+
+        return python_function(self, which)
+
+    def sampling(self) -> Any:
+        """The sampled blocks' rates and held signals (robodyn.model.sampled.Sampling), or None when none is
+        sampled: ``simulate`` stops at their instants and ``linearize`` gives a discrete-time model."""
+        memo = self.memo()
+        if "diagram sampling" not in memo:
+            from robodyn.model.sampled import sampling_of
+
+            memo["diagram sampling"] = sampling_of(self)
+        return memo["diagram sampling"]
+
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        sampled = self.sampling()
+        if sampled is not None:  # the derivatives and the discrete states' increments at an instant of every block
+            return sampled.residual(t, x, u, p)
+        rhs = self._compiled("rhs")
+        if rhs is not None:
+            out = np.empty(self.n_states)
+            rhs(float(t), x, u, p, out)
+            return out
         xs, ps, us, _ = self._signals(t, x, u, p)
         parts = [self._blocks[b].f_raw(t, xs[b], us[b], ps[b]) for b in self._blocks]
         return np.concatenate(parts) if parts else np.zeros(0)
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        sampled = self.sampling()
+        if sampled is not None:
+            return sampled.outputs(t, x, u, p)
+        out_fn = self._compiled("output")
+        if out_fn is not None:
+            out = np.empty(self.n_outputs)
+            out_fn(float(t), x, u, p, out)
+            return out
         _, _, _, ys = self._signals(t, x, u, p)
         return np.array([ys[block][port] for block, port in self._outputs.values()], dtype=float)
+
+    def h_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
+        """Outputs along a trajectory block by block, each block's own ``h_many`` on all T points at once (its
+        inputs gathered from the signals before it): t ``(T,)``, x ``(T, n)``, u ``(T, m)`` -> ``(T, n_outputs)``;
+        ``p`` one parameter vector or a list of per-parameter columns (:meth:`h_batch`)."""
+        T = len(t)
+        if self.sampling() is not None:
+            return super().h_many(t, x, u, p)
+        ys: dict[str, np.ndarray] = {}
+        for block in self._order:
+            model = self._blocks[block]
+            rows, columns = self._slices[block]
+            inputs = np.zeros((T, model.n_inputs))
+            for (target, inlet), number in self._defaults.items():
+                if target == block:
+                    inputs[:, inlet] = number
+            for wire in self._wires:
+                if wire.target == block and wire.source in ys:
+                    inputs[:, wire.inlet] = ys[wire.source][:, wire.port]
+            for k, inlets in enumerate(self._inputs.values()):
+                for target, inlet in inlets:
+                    if target == block:
+                        inputs[:, inlet] = u[:, k]
+            found = model.h_many(t, np.ascontiguousarray(x[:, rows]), inputs, p[columns])
+            ys[block] = np.broadcast_to(np.asarray(found, dtype=float), (T, model.n_outputs))
+        if not self._outputs:
+            return np.zeros((T, 0))
+        return np.column_stack([ys[block][:, port] for block, port in self._outputs.values()])
+
+    # --- compiled: the blocks' sources composed (robodyn.model.diagram_code) -------------------------------------
+    def _composed(self) -> tuple[str, str] | None:
+        memo = self.memo()
+        if "diagram code" not in memo:
+            from robodyn.model.diagram_code import block_plans, compose
+
+            composed = None
+            if all(model.compilable for model in self._blocks.values()) and self.sampling() is None:
+                plans = block_plans(self._blocks, self._slices, self.input_sources())
+                index = {b: k for k, b in enumerate(self._blocks)}
+                composed = compose(plans, [index[b] for b in self._order],
+                                   [(index[b], port) for b, port in self._outputs.values()])
+            memo["diagram code"] = composed
+        found: tuple[str, str] | None = memo["diagram code"]
+        return found
+
+    def input_sources(self) -> dict[str, list[tuple[str, Any, int]]]:
+        """What drives each block input, by block: ``("signal", block index, output index)``, ``("input",
+        diagram input index, 0)`` or ``("const", value, 0)`` (robodyn.model.diagram_code's plans)."""
+        index = {b: k for k, b in enumerate(self._blocks)}
+        sources: dict[str, list[tuple[str, Any, int]]] = {
+            b: [("input", -1, 0)] * model.n_inputs for b, model in self._blocks.items()}
+        for (target, inlet), number in self._defaults.items():
+            sources[target][inlet] = ("const", number, 0)
+        for wire in self._wires:
+            sources[wire.target][wire.inlet] = ("signal", index[wire.source], wire.port)
+        for k, inlets in enumerate(self._inputs.values()):
+            for target, inlet in inlets:
+                sources[target][inlet] = ("input", k, 0)
+        return sources
+
+    def _derivative_code(self) -> tuple[str, str] | None:
+        """The sources of the composed ``jac`` and ``lin`` (robodyn.model.diagram_code), or None."""
+        memo = self.memo()
+        if "diagram derivatives" not in memo:
+            composed = self._composed()
+            found = None
+            if composed is not None and self.jacobian_method is not None:
+                from robodyn.model.diagram_code import derivative_sources
+
+                found = derivative_sources(*composed, self.n_states, self.n_inputs, self.n_outputs)
+            memo["diagram derivatives"] = found
+        code: tuple[str, str] | None = memo["diagram derivatives"]
+        return code
+
+    def _linearization_function(self) -> Any:
+        """The compiled ``lin(t, x, u, p, out)`` of [A | B | C | D], or None."""
+        memo = self.memo()
+        if "diagram lin" not in memo:
+            code = self._derivative_code()
+            function = None
+            if code is not None:
+                from robodyn.codegen.module import function_header, straight_line_function
+                from robodyn.codegen.printer import safe_label
+
+                header = function_header(safe_label(self.name), self.n_states, self.n_inputs, len(self.parameters))
+                text = f"{header}\n\n{code[1]}"
+                function = straight_line_function(text, "lin")
+                if function is None:
+                    from robodyn.codegen.loader import load_generated
+
+                    function = load_generated(text, "robodyn_lin").lin
+            memo["diagram lin"] = function
+        return memo["diagram lin"]
+
+    def kernel_jacobian_source(self) -> str | None:
+        code = self._derivative_code()
+        return None if code is None else code[0]
+
+    @property
+    def self_contained(self) -> bool:
+        """False: a diagram's blocks come from other files (the parsed-model cache keeps no record of it)."""
+        return False
+
+    @property
+    def compilable(self) -> bool:
+        """Whether every block has numba sources: the diagram then compiles to one rhs and one out_fn."""
+        return self._composed() is not None
+
+    def kernel_rhs_source(self) -> str | None:
+        composed = self._composed()
+        return None if composed is None else composed[0]
+
+    def kernel_output_source(self) -> str | None:
+        composed = self._composed()
+        return None if composed is None else composed[1]
 
     # --- exact derivatives through the wires ---------------------------------------------------------------
     @property
@@ -227,6 +420,8 @@ class Diagram(Model):
             A[rows] = Bb @ du_dx
             A[rows, rows] += Ab
             B[rows] = Bb @ du_du
+            if model.sample_period is not None:  # f of a sampled block is its increment x[k+1] - x[k]
+                A[rows, rows] -= np.eye(model.n_states)
         return A, B, dy
 
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
@@ -249,9 +444,16 @@ class Diagram(Model):
         return C, D
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        """A, B, C, D flat, from one pass of the chain rule (the default asks for f's and h's Jacobians apart)."""
+        """A, B, C, D flat: the compiled forward-mode derivative of the composed code when there is one, else one
+        pass of the chain rule through the blocks' Jacobians (the default asks for f's and h's apart)."""
         if self.jacobian_method is None:
             raise NotImplementedError(f"diagram {self.name!r}: a block has no exact Jacobian")
+        lin = self._linearization_function()
+        if lin is not None:
+            n, m = self.n_states, self.n_inputs
+            out = np.empty((n + self.n_outputs) * (n + m))
+            lin(float(t), x, u, p, out)
+            return out
         A, B, dy = self._derivatives(t, x, u, p)
         C, D = self._output_rows(dy)
         return np.concatenate([A.ravel(), B.ravel(), C.ravel(), D.ravel()])

@@ -221,6 +221,12 @@ class Model:
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
         return None
 
+    def sampling(self) -> Any:
+        """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:
+        robodyn.model.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the
+        sample instants and give a discrete-time linear model."""
+        return None
+
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(n, n)`` and df/du ``(n, m)`` at a validated point (when :attr:`jacobian_method`)."""
         raise NotImplementedError(f"model {self.name!r} has no exact Jacobian")
@@ -258,6 +264,12 @@ class Model:
     def compilable(self) -> bool:
         """Whether :meth:`kernel_rhs_source` gives numba source (False for models of Python callables)."""
         return False
+
+    @property
+    def self_contained(self) -> bool:
+        """Whether the model's own file text determines it: the parsed-model cache (robodyn.model.files.cached)
+        keeps a record only of such models (a diagram reads its blocks from other files)."""
+        return True
 
     def kernel_rhs_source(self) -> str | None:
         """numba source of ``rhs(t, x, u, p, out)`` for the compiled kernels, or None (Python callables)."""

@@ -127,7 +127,9 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
     """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
     from robodyn import __version__
 
-    rhs = full.kernel_rhs_source() if full.compilable else None
+    if not (full.compilable and full.self_contained) or full.sample_period is not None:
+        return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time
+    rhs = full.kernel_rhs_source()
     if rhs is None:
         return None
     limits = full.position_limits()
@@ -359,7 +361,14 @@ class CachedModel(Model):
 
     @property
     def sample_period(self) -> float | None:
-        return None  # a model file describes continuous-time dynamics
+        return None  # discrete-time model files are not recorded (_record)
+
+    @property
+    def self_contained(self) -> bool:
+        return True  # only such models are recorded
+
+    def sampling(self) -> None:
+        return None  # diagrams are not recorded
 
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
@@ -385,26 +394,10 @@ class CachedModel(Model):
 
     # --- numbers from the generated code -------------------------------------------------------------------------
     def _compiled(self, which: str) -> Callable[..., None] | None:
-        """The compiled ``rhs``, ``jac`` or ``out_fn`` of the record's sources (None without that source): the same
-        generated modules the kernels use (:mod:`robodyn.model.compiled`), compiled by LLVM when they are
-        straight-line code (no numba in the process), else by numba."""
-        from robodyn.codegen.module import straight_line_function
-        from robodyn.model import compiled
+        """The compiled ``rhs``, ``jac`` or ``out_fn`` of the record's sources (robodyn.model.compiled)."""
+        from robodyn.model.compiled import python_function
 
-        functions = self.__dict__.setdefault("_straight_line", {})
-        if which not in functions:
-            text = {"rhs": compiled.module_text, "jacobian": compiled.jacobian_text,
-                    "output": compiled.output_text}[which](self)
-            name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn"}[which]
-            functions[which] = None if text is None else straight_line_function(text, name)
-        if functions[which] is not None:
-            return functions[which]
-        from robodyn.model.compiled import compiled_module, jacobian_module, output_module
-
-        if which == "rhs":
-            return compiled_module(self).rhs
-        module = (jacobian_module if which == "jacobian" else output_module)(self)
-        return None if module is None else getattr(module, "jac" if which == "jacobian" else "out_fn")
+        return python_function(self, which)
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         out = np.empty(self.n_states)

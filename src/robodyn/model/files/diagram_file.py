@@ -13,7 +13,9 @@
     inputs: {r: pi.r}                               # each drives one or more block inputs (a list)
     outputs: {q: plant.q}
 
-A block named like a library block (``pid``, ``dc_motor``, ...: :mod:`robodyn.model.blocks`) is made with its
+A block may run sampled (``sample: T``; ``discretization: backward_euler | tustin`` for a pid), and
+``default: 0`` holds its unconnected inputs at a value (``defaults: {block.input: value}`` names them one by
+one). A block named like a library block (``pid``, ``dc_motor``, ...: :mod:`robodyn.model.blocks`) is made with its
 ``parameters`` as arguments (numbers, ``signs: "+-"``, ``lti``'s matrices as lists of rows). A file path is
 relative to the diagram file's folder. Every error names the file and the key; the diagram's own
 checks (ports, inputs driven twice or not at all, algebraic loops) name the block and the port
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["diagram_from_reader"]
 
 _FILE_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
+_BLOCK_KEYS: Final = ("model", "parameters", "sample", "discretization", "default")
 #: the diagram files being read in this context, outermost first (a file that includes itself is refused)
 _OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("robodyn_open_diagrams", default=())
 
@@ -54,10 +57,20 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
     if not blocks_data:
         raise r.fail(("blocks",), "needs at least one block: blocks: {plant: joint}")
     token = _OPEN.set((*opened, here) if here else opened)
+    defaults: dict[str, Any] = {}
     try:
-        blocks = {str(label): _block(r, str(label), spec, folder) for label, spec in blocks_data.items()}
+        blocks = {}
+        for label, spec in blocks_data.items():
+            blocks[str(label)] = _block(r, str(label), spec, folder)
+            if isinstance(spec, dict) and "default" in spec:
+                defaults[str(label)] = _value(r, ("blocks", label, "default"), spec["default"])
     finally:
         _OPEN.reset(token)
+    table = r.get("defaults", dict) or {}
+    for port, value in table.items():
+        if not isinstance(port, str) or "." not in port:
+            raise r.fail(("defaults", port), f"{port!r} must name a block input (block.input)")
+        defaults[port] = _value(r, ("defaults", port), value)
     connect = r.get("connect", list) or []
     for i, wire in enumerate(connect):
         if not isinstance(wire, str):
@@ -70,7 +83,16 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
             if not all(isinstance(port, str) for port in ports):
                 raise r.fail((key, label), f"{label!r} must name a block port (block.port)"
                                            + (" or a list of them" if key == "inputs" else ""))
-    return Diagram(blocks, connect, inputs, outputs, name=name)
+    return Diagram(blocks, connect, inputs, outputs, defaults=defaults, name=name)
+
+
+def _value(r: _Reader, path: tuple[Any, ...], value: Any) -> float:
+    from robodyn.model.names import parse_number
+
+    try:
+        return parse_number(value, where="value")
+    except RobodynError as exc:
+        raise r.fail(path, f"{' '.join(str(exc).split())}: give a number") from None
 
 
 def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
@@ -78,10 +100,13 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     from robodyn.model.files.loading import load  # robodyn.load: catalog names, model files, URDF robots
 
     parameters: dict[str, Any] = {}
+    timing: dict[str, Any] = {}
     if isinstance(spec, dict):
-        unknown = sorted(set(spec) - {"model", "parameters"})
+        unknown = sorted(set(spec) - set(_BLOCK_KEYS))
         if unknown:
-            raise r.fail(("blocks", label, unknown[0]), f"unknown key {unknown[0]!r} for a block (model, parameters)")
+            raise r.fail(("blocks", label, unknown[0]), f"unknown key {unknown[0]!r} for a block "
+                                                        f"({', '.join(_BLOCK_KEYS)})")
+        timing = {k: spec[k] for k in ("sample", "discretization") if k in spec}
         if not isinstance(spec.get("model"), str):
             raise r.fail(("blocks", label), "a block needs model: a catalog name or a file path")
         parameters = spec.get("parameters") or {}
@@ -92,7 +117,7 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
         raise r.fail(("blocks", label), "a block is a catalog name, a file path or {model: ..., parameters: ...}")
     target = spec.strip()
     if target in BLOCKS:
-        return _library_block(r, label, target, parameters)
+        return _library_block(r, label, target, parameters, timing)
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
@@ -109,12 +134,20 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
                                  f"(its parameters: {', '.join(model.parameters) or 'none'})"
                                  f"{did_you_mean(unknown_parameters[0], list(model.parameters))}")
             model = model.with_parameters(values)
+        if "discretization" in timing:
+            raise InputError("discretization is for the library blocks (pid): a model file gives its own update")
+        if "sample" in timing:
+            period = _value(r, ("blocks", label, "sample"), timing["sample"])
+            if model.sample_period is None:
+                raise InputError(f"model {model.name!r} is continuous-time: only library blocks (sample: T) and "
+                                 "kind: discrete models run sampled")
+            model = model.with_sample_period(period)  # type: ignore[attr-defined]
     except RobodynError as exc:
         raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
     return model
 
 
-def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any]) -> Model:
+def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any], timing: dict[str, Any]) -> Model:
     """The library block ``kind`` made with the file's ``parameters`` (text numbers such as ``1e-3`` read as
     numbers: YAML reads an exponent without a decimal point as text)."""
     from robodyn.model.names import parse_number
@@ -127,6 +160,13 @@ def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any]
             except RobodynError as exc:
                 raise r.fail(("blocks", label, "parameters", key), f"{' '.join(str(exc).split())}") from None
         values[str(key)] = value
+    if "sample" in timing:
+        values["sample"] = _value(r, ("blocks", label, "sample"), timing["sample"])
+    if "discretization" in timing:
+        if kind != "pid":
+            raise r.fail(("blocks", label, "discretization"), "discretization is for pid blocks (the others have "
+                                                               "one exact discrete form)")
+        values["discretization"] = timing["discretization"]
     try:
         return make_block(kind, values)
     except RobodynError as exc:

@@ -37,13 +37,15 @@ __all__ = ["KINDS", "load", "load_file", "model_from_document", "model_text", "r
 _COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs", "units"}
 KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
+    "discrete": _COMMON | {"states", "update", "sample"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
     "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia"},
-    "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs"},
+    "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs", "defaults"},
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),
+    "discrete": ("sample",),
     "mechanical": ("coordinates", "mass"),
     "lagrangian": ("coordinates", "kinetic"),
     "chain": ("joints", "links"),

@@ -187,6 +187,26 @@ def _first_order(r: _Reader, name: str, params: dict[str, float], inputs: list[s
     return SymbolicSystem(states, inputs, dynamics, parameters=params, outputs=outs or None, name=name)
 
 
+def _discrete(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+    """``kind: discrete``: the update map x[k+1] of each state at the period ``sample`` (robodyn.model.discrete)."""
+    from robodyn.model.discrete import DiscreteSystem, check_period
+
+    states = r.names("states")
+    outputs = r.get("outputs", dict) or {}
+    if not states and not outputs:
+        raise r.fail(("states",), "a discrete model needs states (with their update) or outputs")
+    r.check_names({"states": states, "inputs": inputs, "parameters": list(params), "outputs": list(outputs)}, {})
+    everything = [*states, *inputs, *params]
+    update = r.expressions("update", states, everything, required=bool(states), what="updates of the states")
+    outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
+    try:
+        period = check_period(r.data.get("sample"), "sample")
+    except InputError as exc:
+        raise r.fail(("sample",), str(exc).removeprefix("sample: ")) from None
+    return DiscreteSystem(states, inputs, update or {}, sample=period, parameters=params, outputs=outs or None,
+                          name=name)
+
+
 def _second_order_names(r: _Reader, params: dict[str, float], inputs: list[str]) -> tuple[list[str], list[str]]:
     coordinates = r.names("coordinates", required=True)
     velocities = [velocity_name(c) for c in coordinates]
@@ -242,6 +262,7 @@ def _chain(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -
 
 _BUILDERS: dict[str, Callable[[_Reader, str, dict[str, float], list[str]], Model]] = {
     "first_order": _first_order,
+    "discrete": _discrete,
     "mechanical": _mechanical,
     "lagrangian": _lagrangian,
     "chain": _chain,
