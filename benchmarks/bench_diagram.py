@@ -84,15 +84,13 @@ def control_loop(control):
 
     arm = control.nlsys(arm_rhs, lambda t, x, u, params: x, inputs=["tau1", "tau2"],
                         outputs=["q1", "q2", "w1", "w2"], states=4, name="arm")
-    systems = [arm]
-    for k in (1, 2):
-        systems.append(control.nlsys(lambda t, x, u, params: [(u[0] - R * x[0] - ke * N * u[1]) / L],
-                                     lambda t, x, u, params: [N * kt * x[0]], inputs=["v", "omega"],
-                                     outputs=["tau"], states=1, name=f"m{k}"))
-        systems.append(control.nlsys(lambda t, x, u, params: [u[0] - u[1], (u[0] - u[1] - x[1]) / tf],
-                                     lambda t, x, u, params: [kp * (u[0] - u[1]) + ki * x[0]
-                                                              + kd * (u[0] - u[1] - x[1]) / tf],
-                                     inputs=["r", "y"], outputs=["u"], states=2, name=f"c{k}"))
+    motors = [control.nlsys(lambda t, x, u, params: [(u[0] - R * x[0] - ke * N * u[1]) / L],
+                            lambda t, x, u, params: [N * kt * x[0]], inputs=["v", "omega"], outputs=["tau"],
+                            states=1, name=f"m{k}") for k in (1, 2)]
+    pids = [control.nlsys(lambda t, x, u, params: [u[0] - u[1], (u[0] - u[1] - x[1]) / tf],
+                          lambda t, x, u, params: [kp * (u[0] - u[1]) + ki * x[0] + kd * (u[0] - u[1] - x[1]) / tf],
+                          inputs=["r", "y"], outputs=["u"], states=2, name=f"c{k}") for k in (1, 2)]
+    systems = [arm, *motors, *pids]  # the diagram's state order: arm, m1, m2, c1, c2
     connections = [["m1.v", "c1.u"], ["m2.v", "c2.u"], ["arm.tau1", "m1.tau"], ["arm.tau2", "m2.tau"],
                    ["c1.y", "arm.q1"], ["c2.y", "arm.q2"], ["m1.omega", "arm.w1"], ["m2.omega", "arm.w2"]]
     return control.interconnect(systems, connections=connections, inplist=["c1.r", "c2.r"],

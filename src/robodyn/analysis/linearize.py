@@ -66,6 +66,7 @@ def linearize(
     params: Values | None = None,
     t: float = 0.0,
     method: str = "auto",
+    open: str | None = None,
 ) -> LinearSystem:
     """Linearize ``model`` at the state ``x`` and input ``u`` (any point, not only equilibria).
 
@@ -86,6 +87,11 @@ def linearize(
         The time, for time-varying models.
     method
         ``auto`` (the best available), ``symbolic``, ``manipulator``, ``linear``, ``complex`` or ``central``.
+    open
+        A diagram's port (``"pid.u"``) at which to break its loop: the result is then the loop transfer L at
+        that point, SISO from the injected signal to the returned one with the sign of negative feedback
+        (returned = -L injected: L = C P for a controller C and a plant P closed by e = r - y), so that
+        ``margins()`` reads it as a textbook's L(s); the other inputs are held at ``u``.
 
     Returns
     -------
@@ -100,6 +106,8 @@ def linearize(
            [9.81, 0.  ]])
     """
     require_model(model, "linearize")
+    if open is not None:
+        return _loop_transfer(model, open, x, u, params, t, method)
     if model.sampling() is not None:
         return _sampled(model, t, x, u, params, method)
     if method == "auto" and params is None and type(t) is float:
@@ -131,6 +139,34 @@ def linearize(
     return LinearSystem.from_checked(A, B, C, D, states=model.states, inputs=model.inputs, outputs=model.outputs,
                                  name=model.name, x_op=point.x, u_op=point.u, method=chosen, error_estimate=error,
                                  source=model)
+
+
+def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None, params: Values | None, t: float,
+                   method: str) -> LinearSystem:
+    """The loop transfer L at ``port`` (see :func:`linearize`), at the operating point of the closed loop."""
+    opening = getattr(model, "open_loop", None)
+    if opening is None:
+        raise InputError(f"linearize: open={port!r} breaks a loop of a diagram; {model.name!r} is a {model.kind} "
+                         "model (make a robodyn.Diagram of the plant and the controller)")
+    if isinstance(u, str):
+        if u != HOLD:
+            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
+        x, u = operating_point(model, x, params=params, t=t)
+    point = _Point.of(model, t, x, u, params)
+    opened, injected, returned = opening(port)
+    p = opened.parameter_vector(params)
+    # the injected signal at the closed loop's operating point: the returned one (it does not depend on it)
+    guess = np.concatenate([point.u, [0.0]])
+    value = opened.h_raw(point.t, point.x, guess, p)[0]
+    loop = linearize(opened, point.x, np.concatenate([point.u, [value]]), params=params, t=t, method=method)
+    A, B, C, D = loop.A, loop.B[:, -1:], -loop.C, -loop.D[:, -1:]
+    A, B, C, D, x_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, loop.x_op))
+    u_op = np.array([value])
+    for array in (A, B, C, D, x_op, u_op):
+        array.setflags(write=False)
+    units = MappingProxyType({k: v for k, v in loop.declared_units.items() if k in loop.states})
+    return LinearSystem.from_fields(A, B, C, D, x_op, u_op, loop.states, (injected,), (returned,),
+                                    f"{model.name} loop at {port}", loop.method, loop.error_estimate, loop.dt, units)
 
 
 def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,

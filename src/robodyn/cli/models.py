@@ -277,7 +277,7 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
 
     model = _model(args)
     x, u = operating_point(model, *_point(model, args.at, "--at"))
-    linear = robodyn.linearize(model, x, u, method=args.method)
+    linear = robodyn.linearize(model, x, u, method=args.method, open=args.open)
     assert linear.x_op is not None and linear.u_op is not None
     values = linear.eigenvalues
     data = {"states": list(linear.states), "inputs": list(linear.inputs), "outputs": list(linear.outputs),
@@ -285,6 +285,12 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
             "C": linear.C.tolist(), "D": linear.D.tolist(),
             "eigenvalues": [[float(v.real), float(v.imag)] for v in values], "method": linear.method,
             "error_estimate": linear.error_estimate}
+    if linear.dt is not None:
+        data["dt"] = linear.dt
+    margins = linear.margins() if args.open else None
+    if margins is not None:
+        data["open"] = args.open
+        data["margins"] = margins.to_dict()
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
@@ -293,7 +299,16 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
                                                         (*linear.x_op, *linear.u_op))))
     for label in ("A", "B", "C", "D"):
         print(f"{label} =\n{np.array2string(getattr(linear, label), precision=10, suppress_small=True)}")
-    print("eigenvalues: " + ", ".join(f"{v.real:.10g}{v.imag:+.10g}j" for v in values))
+    print(("poles z: " if linear.dt is not None else "eigenvalues: ")
+          + ", ".join(f"{v.real:.10g}{v.imag:+.10g}j" for v in values)
+          + (f" (discrete time, dt = {linear.dt:g} s)" if linear.dt is not None else ""))
+    if margins is not None:
+        print(f"loop transfer L at {args.open} (returned = -L injected): gain margin {margins.gain_margin:.6g} "
+              f"({margins.gain_margin_db:.4g} dB) at {margins.phase_crossover:.6g} rad/s, phase margin "
+              f"{margins.phase_margin:.4g} deg at {margins.gain_crossover:.6g} rad/s, stability margin "
+              f"{margins.stability_margin:.4g} at {margins.stability_margin_frequency:.6g} rad/s")
+        for note in margins.notes:
+            print(f"note: {note}")
     return 0
 
 
@@ -391,6 +406,8 @@ def add_commands(commands: Any) -> None:
     _add_model(linearize)
     _add_point(linearize, _HOLDING_POINT)
     linearize.add_argument("--method", default="auto", choices=LINEARIZE_METHODS, help="default: the best available")
+    linearize.add_argument("--open", metavar="BLOCK.PORT", help="a diagram's loop broken there: the loop transfer "
+                                                                "and its gain and phase margins")
     _add_json(linearize)
     linearize.set_defaults(run=_cmd_linearize)
 

@@ -109,7 +109,8 @@ class Diagram(Model):
         self.parameters = MappingProxyType({f"{b}.{k}": float(v) for b, model in self._blocks.items()
                                             for k, v in model.parameters.items()})
         self._slices = _slices(self._blocks)
-        self._order = _evaluation_order(self._blocks, self._wires, name)
+        self._through = {b: _feedthrough(model) for b, model in self._blocks.items()}
+        self._order = _evaluation_order(self._blocks, self._wires, name, self._through)
         self.sampling()  # checks the sample periods
 
     # --- structure ---------------------------------------------------------------------------------------
@@ -132,6 +133,97 @@ class Diagram(Model):
             if unit is not None:
                 found[label] = unit
         return found
+
+    def affine_form(self, p: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """(A, B, c) with x' = A x + B u + c when every block is linear and time-invariant (each has an affine form)
+        and none is sampled: the exact path (matrix exponentials) then simulates the diagram."""
+        if self.sampling() is not None or self.jacobian_method is None:
+            return None
+        for block, model in self._blocks.items():
+            if model.affine_form(p[self._slices[block][1]]) is None:
+                return None
+        zero_x, zero_u = np.zeros(self.n_states), np.zeros(self.n_inputs)
+        A, B = self.jacobians_raw(0.0, zero_x, zero_u, p)
+        return np.asarray(A, dtype=float), np.asarray(B, dtype=float), self.f_raw(0.0, zero_x, zero_u, p)
+
+    def block_diagram(self) -> dict[str, Any]:
+        """The drawing's facts: ``blocks`` {name: {model, kind, inputs, outputs, sample}}, ``wires`` [(source
+        block, port, target block, port)], ``inputs`` {name: ["b.u", ...]}, ``outputs`` {name: "b.y"}, and
+        ``loops``: the ports where ``robodyn analyze`` opens the feedback loops: the loops through a block that a
+        diagram input drives (a controller: a motor's back-EMF loop is physics, not control), at that block's
+        output; every loop when no such block is in one."""
+        blocks = {b: {"model": m.name, "kind": m.kind, "inputs": list(m.inputs), "outputs": list(m.outputs),
+                      "sample": m.sample_period} for b, m in self._blocks.items()}
+        wires = [(w.source, self._blocks[w.source].outputs[w.port], w.target, self._blocks[w.target].inputs[w.inlet])
+                 for w in self._wires]
+        inputs = {k: [f"{b}.{self._blocks[b].inputs[i]}" for b, i in v] for k, v in self._inputs.items()}
+        outputs = {k: f"{b}.{self._blocks[b].outputs[j]}" for k, (b, j) in self._outputs.items()}
+        return {"blocks": blocks, "wires": wires, "inputs": inputs, "outputs": outputs, "loops": self._loops()}
+
+    def _loops(self) -> list[str]:
+        """One port per elementary cycle of the block graph (at most 8 cycles are looked for)."""
+        successors: dict[str, list[tuple[str, str]]] = {b: [] for b in self._blocks}
+        for w in self._wires:
+            successors[w.source].append((w.target, f"{w.source}.{self._blocks[w.source].outputs[w.port]}"))
+        driven = {b for inlets in self._inputs.values() for b, _ in inlets}
+        order = list(self._blocks)
+        cycles: list[list[tuple[str, str]]] = []
+
+        def walk(start: str, block: str, path: list[tuple[str, str]], seen: set[str]) -> None:
+            for target, port in successors[block]:
+                if len(cycles) >= 8:
+                    return
+                if target == start:
+                    cycles.append([*path, (block, port)])
+                elif target not in seen and order.index(target) > order.index(start):
+                    walk(start, target, [*path, (block, port)], seen | {target})
+
+        for start in order:
+            walk(start, start, [], {start})
+        controlled = [c for c in cycles if any(block in driven for block, _ in c)]
+        ports: list[str] = []
+        for cycle in controlled or cycles:  # loops through a block the references enter (a controller) first
+            preferred = [port for block, port in cycle if block in driven]
+            port = (preferred or [cycle[0][1]])[0]
+            if port not in ports:
+                ports.append(port)
+        return ports
+
+    def open_loop(self, port: str) -> tuple[Diagram, str, str]:
+        """The diagram with the loop broken at ``port`` and the names of the injected input and the returned
+        output: an output port ``b.y`` breaks every wire it drives, an input port ``b.u`` the wire into it; the
+        injected signal ``<port>_injected`` drives what the port drove, and the returned output
+        ``<port>_returned`` is the signal that drove it (robodyn.linearize(..., open=port))."""
+        block, dot, name = str(port).partition(".")
+        if not dot or block not in self._blocks:
+            raise _unknown(block, list(self._blocks), f"diagram {self.name!r}: open={port!r}: unknown block", "blocks")
+        model = self._blocks[block]
+        if name in model.outputs:
+            source = (block, model.outputs.index(name))
+            broken = [w for w in self._wires if (w.source, w.port) == source]
+        elif name in model.inputs:
+            inlet = model.inputs.index(name)
+            broken = [w for w in self._wires if (w.target, w.inlet) == (block, inlet)]
+        else:
+            raise _unknown(name, [*model.outputs, *model.inputs], f"diagram {self.name!r}: open={port!r}: block "
+                           f"{block!r} has no port", "its ports")
+        if not broken:
+            raise InputError(f"diagram {self.name!r}: open={port!r}: no connection to break there (the port is not "
+                             "wired to another block): open a loop at a connected port")
+        kept = [w for w in self._wires if w not in broken]
+
+        def text(w: _Wire) -> str:
+            return f"{w.source}.{self._blocks[w.source].outputs[w.port]}"
+
+        injected, returned = f"{port}_injected", f"{port}_returned"
+        inputs: dict[str, str | list[str]] = {k: [f"{b}.{self._blocks[b].inputs[i]}" for b, i in v]
+                                              for k, v in self._inputs.items()}
+        inputs[injected] = [f"{w.target}.{self._blocks[w.target].inputs[w.inlet]}" for w in broken]
+        defaults = {f"{b}.{self._blocks[b].inputs[i]}": value for (b, i), value in self._defaults.items()}
+        opened = Diagram(self._blocks, [(text(w), f"{w.target}.{self._blocks[w.target].inputs[w.inlet]}")
+                                        for w in kept], inputs, {returned: text(broken[0])}, defaults=defaults,
+                         name=f"{self.name}_open_at_{block}_{name}")
+        return opened, injected, returned
 
     def show_text(self) -> str:
         """The blocks (their models and ports), the wires and the diagram's inputs and outputs, then each block's
@@ -266,8 +358,9 @@ class Diagram(Model):
         T = len(t)
         if self.sampling() is not None:
             return super().h_many(t, x, u, p)
+        needed = self._needed_for_outputs()
         ys: dict[str, np.ndarray] = {}
-        for block in self._order:
+        for block in (b for b in self._order if b in needed):
             model = self._blocks[block]
             rows, columns = self._slices[block]
             inputs = np.zeros((T, model.n_inputs))
@@ -286,6 +379,20 @@ class Diagram(Model):
         if not self._outputs:
             return np.zeros((T, 0))
         return np.column_stack([ys[block][:, port] for block, port in self._outputs.values()])
+
+    def _needed_for_outputs(self) -> set[str]:
+        """The blocks the diagram's outputs depend on at an instant: their own blocks and, through blocks with
+        direct feedthrough, the blocks that drive those."""
+        needed = {block for block, _ in self._outputs.values()}
+        pending = list(needed)
+        while pending:
+            block = pending.pop()
+            if self._through[block]:
+                for wire in self._wires:
+                    if wire.target == block and wire.source not in needed:
+                        needed.add(wire.source)
+                        pending.append(wire.source)
+        return needed
 
     # --- compiled: the blocks' sources composed (robodyn.model.diagram_code) -------------------------------------
     def _composed(self) -> tuple[str, str] | None:
@@ -549,10 +656,10 @@ def _feedthrough(model: ModelContract) -> bool:
     return False
 
 
-def _evaluation_order(blocks: Mapping[str, ModelContract], wires: Sequence[_Wire], name: str) -> tuple[str, ...]:
-    """Blocks ordered so that every feedthrough block follows the blocks that drive it; an algebraic loop (a
-    cycle of feedthrough blocks) is an InputError naming the cycle."""
-    through = {b: _feedthrough(model) for b, model in blocks.items()}
+def _evaluation_order(blocks: Mapping[str, ModelContract], wires: Sequence[_Wire], name: str,
+                      through: Mapping[str, bool]) -> tuple[str, ...]:
+    """Blocks ordered so that every feedthrough block (``through``) follows the blocks that drive it; an algebraic
+    loop (a cycle of feedthrough blocks) is an InputError naming the cycle."""
     needs = {b: sorted({w.source for w in wires if w.target == b}) if through[b] else [] for b in blocks}
     order: list[str] = []
     state = dict.fromkeys(blocks, 0)  # 0 new, 1 on the path, 2 done

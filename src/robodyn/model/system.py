@@ -221,6 +221,10 @@ class Model:
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
         return None
 
+    def block_diagram(self) -> dict[str, Any] | None:
+        """A diagram's blocks, wires, inputs, outputs and loops (what ``robodyn analyze`` draws), or None."""
+        return None
+
     def sampling(self) -> Any:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:
         robodyn.model.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the

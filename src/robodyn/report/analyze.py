@@ -119,6 +119,13 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         started = [pool.submit(point_section, point, k, horizon, None if pool.pool else step)
                    for k, point in enumerate(chosen)]
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
+        structure = model.block_diagram()
+        if structure is not None:
+            from robodyn.report.diagram import diagram_section
+
+            sections.insert(0, diagram_section(structure))
+            data["block_diagram"] = {k: v for k, v in structure.items() if k != "blocks"} | {
+                "blocks": {b: {k: v for k, v in info.items()} for b, info in structure["blocks"].items()}}
         done = []
         for k, handle in enumerate(started):
             done.append(handle.get())

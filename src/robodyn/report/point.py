@@ -63,6 +63,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
                        f"the {poles.size} eigenvalues of A")]
     step(description=f"point {k}: linear-systems view")
     parts.append(_linear_systems(linear, result.stability.startswith("asymptotically"), record, pictures))
+    if model.block_diagram() is not None:
+        from robodyn.report.diagram import loops_section
+
+        step(description=f"point {k}: loops")
+        parts.append(loops_section(model, point, record, pictures))
     step(description=f"point {k}: validity")
     parts.append(_validity(model, point, record, pictures))
     step(description=f"point {k}: responses")

@@ -40,7 +40,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         return r.expression(path, value, allowed, allow_time=allowed is everything)
 
     joint_fields = {"name", "type", "parent", "child", "axis", "xyz", "rpy", "dh", "mdh", "damping", "friction",
-                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "force", "mimic"}
+                    "stiffness", "rest", "rotor_inertia", "gear_ratio", "armature", "force", "mimic"}
     joints = []
     for i, entry in enumerate(joints_data):
         for key in entry:
@@ -50,8 +50,13 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         for key in ("parent", "child"):
             if not isinstance(entry.get(key), str):
                 raise r.fail(("joints", i), f"joint {entry['name']!r} needs '{key}: <link name>'")
+        if "armature" in entry and ("rotor_inertia" in entry or "gear_ratio" in entry):
+            raise r.fail(("joints", i, "armature"), "give armature (the reflected inertia N^2 Jm itself) or "
+                                                    "rotor_inertia with gear_ratio, not both")
         values = {k: v if k in ("name", "type", "parent", "child", "mimic") else
                   number(("joints", i, k), v, everything if k == "force" else p) for k, v in entry.items()}
+        if "armature" in values:  # a motor's rotor seen through its gear (a DC motor block's N^2 Jm): added inertia
+            values["rotor_inertia"] = values.pop("armature")
         if "mimic" in values:
             values["mimic"] = _mimic(r, ("joints", i, "mimic"), values["mimic"], number)
         joints.append(Joint(**values))

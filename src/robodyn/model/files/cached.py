@@ -370,6 +370,9 @@ class CachedModel(Model):
     def sampling(self) -> None:
         return None  # diagrams are not recorded
 
+    def block_diagram(self) -> None:
+        return None
+
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
 
