@@ -75,3 +75,19 @@ def test_the_arm_under_its_sampled_controller_reaches_the_reference() -> None:
     rest = robodyn.find_equilibrium(model, targets={"q1": 0.8, "q2": -0.4})[0]
     lin = robodyn.linearize(model, rest.x, rest.u)
     assert lin.dt == 0.001 and np.abs(np.linalg.eigvals(lin.A)).max() < 1.0
+
+
+def test_fk_and_ik_of_a_diagram_are_its_robot_blocks() -> None:
+    from robodyn.kinematics.frames import Kinematics
+
+    diagram = robodyn.load(EXAMPLES / "arm_motors.yaml")
+    arm = robodyn.load(EXAMPLES / "arm_with_tip.yaml")
+    ours, theirs = Kinematics(diagram), Kinematics(arm)
+    assert ours.coordinates == ("arm.shoulder", "arm.elbow") and "arm.tool" in ours.frames
+    assert ours.default_frame == "arm.tool" and ours.parent_frame("arm.tool") == "arm.forearm"
+    pose = ours.pose({"arm.shoulder": 0.3, "arm.elbow": 0.5})
+    np.testing.assert_array_equal(pose.position, theirs.pose({"shoulder": 0.3, "elbow": 0.5}).position)
+    np.testing.assert_array_equal(ours.jacobian([0.3, 0.5]), theirs.jacobian([0.3, 0.5]))
+    found = robodyn.inverse_kinematics(diagram, [1.2, 0.0, 0.6], frame="arm.tool")
+    assert found.reachable and set(found.q) == {"arm.shoulder", "arm.elbow"}
+    np.testing.assert_allclose(ours.position(found.q), [1.2, 0.0, 0.6], atol=1e-9)

@@ -13,7 +13,7 @@ the base instants (and t1). One trajectory at a time; events are not located in 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from robodyn.integrate.simulate import _Job
 
 __all__ = ["run_sampled"]
+
+_NO_STOPS: Final = np.empty(0)  # one object: the kernels remember the layout of a run by its arrays' identity
 
 
 def run_sampled(job: _Job) -> Trajectory:
@@ -72,11 +74,11 @@ def run_sampled(job: _Job) -> Trajectory:
             break
         inside = grid[(grid >= a) & (grid < b)] if k < count or b < t1 else grid[grid >= a]
         wanted = inside if inside.size and inside[-1] == b else np.append(inside, b)
-        budget = job.max_steps - totals["steps"]
-        if budget <= 0:
+        if totals["steps"] > job.max_steps:
             raise InputError(f"simulate: more than max_steps = {job.max_steps} steps by t = {a:g}: raise max_steps")
-        run = run_adaptive(setup, job.method.name, (a, b), z, p, plan.breakpoints(a, b), wanted, job.rtol, atol,
-                           budget)
+        stops = plan.breakpoints(a, b)
+        run = run_adaptive(setup, job.method.name, (a, b), z, p, stops if stops.size else _NO_STOPS, wanted,
+                           job.rtol, atol, job.max_steps)  # (one value: the kernels keep one layout per size)
         for key in totals:
             totals[key] += getattr(run, key)
         keep = run.t <= b if inside.size and inside[-1] == b else run.t < b

@@ -93,14 +93,19 @@ class Kinematics:
     def __init__(self, model: ModelContract):
         require_model(model, "kinematics")
         tree = model.kinematics()
+        self._prefix = ""
+        robot = model.robot_block() if tree is None else None
+        if robot is not None:  # a diagram: its robot block's frames, prefixed
+            label, model = robot
+            tree, self._prefix = model.kinematics(), f"{label}."
         if tree is None:
             raise InputError(f"model {model.name!r} ({model.kind}) has no frames: kinematics needs a rigid-body model "
-                             "(a kind: chain file or a URDF robot)")
+                             "(a kind: chain file or a URDF robot, or a diagram with one as a block)")
         self.model, self._tree = model, tree
-        self.frames: tuple[str, ...] = tree.frames
+        self.frames: tuple[str, ...] = tuple(self._prefix + f for f in tree.frames)
         parents = set(tree.parents.values())
-        self.default_frame = [f for f in self.frames if f not in parents][-1]
-        self.coordinates: tuple[str, ...] = tuple(model.states[: model.n_states // 2])
+        self.default_frame = [self._prefix + f for f in tree.frames if f not in parents][-1]
+        self.coordinates: tuple[str, ...] = tuple(self._prefix + c for c in model.states[: model.n_states // 2])
 
     # --- structure ---------------------------------------------------------------------------------------
     @property
@@ -110,7 +115,8 @@ class Kinematics:
 
     def parent_frame(self, frame: str) -> str | None:
         """The frame ``frame`` hangs from (None for the base)."""
-        return self._tree.parents[self.frame_name(frame)]
+        parent = self._tree.parents[self.frame_name(frame).removeprefix(self._prefix)]
+        return None if parent is None else self._prefix + parent
 
     def frame_name(self, frame: str | None) -> str:
         """``frame`` checked (UnknownNameError listing the frames), or the default frame for None."""
@@ -162,7 +168,7 @@ class Kinematics:
 
     def _evaluate(self, quantity: str, frame: str | None, x: np.ndarray, params: Values | None) -> np.ndarray:
         p = self.model.default_parameters()[1] if params is None else self.model.parameter_vector(params)
-        return self._tree.evaluate(quantity, frame, x, p)
+        return self._tree.evaluate(quantity, None if frame is None else frame.removeprefix(self._prefix), x, p)
 
     # --- poses -----------------------------------------------------------------------------------------
     def pose(self, q: Values | np.ndarray, frame: str | None = None, *, params: Values | None = None) -> Pose:

@@ -146,6 +146,12 @@ class Diagram(Model):
         A, B = self.jacobians_raw(0.0, zero_x, zero_u, p)
         return np.asarray(A, dtype=float), np.asarray(B, dtype=float), self.f_raw(0.0, zero_x, zero_u, p)
 
+    def robot_block(self) -> tuple[str, ModelContract] | None:
+        """The block with frames (a chain or URDF robot), when there is exactly one: ``fk`` and ``ik`` of the
+        diagram are its, with names under its prefix (``arm.tool``, ``arm.shoulder``)."""
+        robots = [(b, m) for b, m in self._blocks.items() if m.kinematics() is not None]
+        return robots[0] if len(robots) == 1 else None
+
     def block_diagram(self) -> dict[str, Any]:
         """The drawing's facts: ``blocks`` {name: {model, kind, inputs, outputs, sample}}, ``wires`` [(source
         block, port, target block, port)], ``inputs`` {name: ["b.u", ...]}, ``outputs`` {name: "b.y"}, and

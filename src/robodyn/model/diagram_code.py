@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["BlockPlan", "compose", "derivative_sources"]
+__all__ = ["BlockPlan", "compose", "compose_jump", "derivative_sources"]
 
 _ARGUMENTS: Final = ("t", "x", "u", "p", "out")
 _INDENT: Final = "    "
@@ -79,6 +79,46 @@ def compose(plans: Sequence[BlockPlan], order: Sequence[int], outputs: Sequence[
     return writer.text(rhs_lines, out_lines)
 
 
+def compose_jump(plans: Sequence[BlockPlan], order: Sequence[int], hits: Sequence[int],
+                 held_u: Mapping[int, int], size: int) -> tuple[str, str] | None:
+    """The sources of a sampled diagram's instant for the blocks ``hits`` (indices): ``update(t, x, u, p, out)``
+    writes x with those blocks' pending updates applied (their held inputs at ``held_u[k]`` in x), and ``hold(t,
+    x, u, p, out)`` writes x with their outputs and inputs held anew (the other sampled blocks held, ``plans``'
+    ``held``). None when a block has no numba source."""
+    import dataclasses
+
+    try:
+        writer = _Writer([dataclasses.replace(plan, sources=tuple(("held", held_u[k] + i, 0)
+                                                                 for i in range(plan.model.n_inputs)))
+                          if k in hits else plan for k, plan in enumerate(plans)])
+        update: list[str] = []
+        moved: set[int] = set()
+        for k in hits:
+            plan = plans[k]
+            if plan.model.n_states:
+                update += writer.derivatives(k)
+                moved |= set(range(plan.x_offset, plan.x_offset + plan.model.n_states))
+        update += [f"out[{i}] = x[{i}]" for i in range(size) if i not in moved]
+        live = [dataclasses.replace(plan, held=None) if k in hits else plan for k, plan in enumerate(plans)]
+        holder = _Writer(live)
+        hold = holder.signals(order)
+        written: set[int] = set()
+        for k in hits:
+            plan = plans[k]
+            assert plan.held is not None
+            for j in range(plan.model.n_outputs):
+                hold.append(f"out[{plan.held + j}] = {holder.signal(k, j)}")
+                written.add(plan.held + j)
+            for i in range(plan.model.n_inputs):
+                hold.append(f"out[{held_u[k] + i}] = {ast.unparse(holder.source(k, i))}")
+                written.add(held_u[k] + i)
+        hold += [f"out[{i}] = x[{i}]" for i in range(size) if i not in written]
+    except _NotComposable:
+        return None
+    first, second = writer.text(update, []), holder.text(hold, [])
+    return first[0].replace("def rhs(", "def update("), second[0].replace("def rhs(", "def hold(")
+
+
 class _Writer:
     def __init__(self, plans: Sequence[BlockPlan]):
         self.plans = plans
@@ -96,6 +136,8 @@ class _Writer:
             return _subscript("u", a)
         if kind == "const":
             return ast.Constant(float(a))
+        if kind == "held":  # a sampled block's input held at its last instant: an entry of x
+            return _subscript("x", a)
         if (a, b) not in self.known:
             return ast.Constant(0.0)
         return ast.Name(self.signal(a, b), ast.Load())

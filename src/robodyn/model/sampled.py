@@ -100,10 +100,25 @@ class Sampling:
                 ys[block] = model.h_raw(t, xs[block], d._block_input(block, u, ys), ps[block])
         return ys, {block: d._block_input(block, u, ys) for block in d._blocks}
 
+    def _compiled_instant(self, live: frozenset[str]) -> tuple[Any, Any] | None:
+        """The compiled ``update`` and ``hold`` of an instant of the blocks ``live`` (robodyn.model.diagram_code),
+        or None when a block has no numba source."""
+        memo = self.diagram.memo()
+        key = ("sampled instant", live)
+        if key not in memo:
+            memo[key] = _instant_functions(self, live)
+        found: tuple[Any, Any] | None = memo[key]
+        return found
+
     def start(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         """The flow state at the first instant: ``x`` with every sampled block's outputs and inputs there."""
         z = np.zeros(self.size)
         z[: x.size] = x
+        compiled = self._compiled_instant(frozenset(self.every))
+        if compiled is not None:
+            out = np.empty(self.size)
+            compiled[1](float(t), z, u, p, out)
+            return out
         ys, us = self.signals(t, z, u, p, set(self.every))
         for block in self.every:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
@@ -117,6 +132,12 @@ class Sampling:
         """The flow state after the instant at base step ``k`` > 0: pending updates applied, outputs held anew."""
         d = self.diagram
         live = self.hits(k)
+        compiled = self._compiled_instant(frozenset(live))
+        if compiled is not None:
+            updated, out = np.empty(self.size), np.empty(self.size)
+            compiled[0](float(t), np.ascontiguousarray(z, dtype=float), u, p, updated)
+            compiled[1](float(t), updated, u, p, out)
+            return out
         z = np.array(z, dtype=float)
         for block in live:
             rows, columns = d._slices[block]
@@ -258,6 +279,32 @@ class Sampling:
         return rows[:, :n], rows[:, n:]
 
 
+def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, Any] | None:
+    from robodyn.codegen.loader import load_generated
+    from robodyn.codegen.module import function_header, straight_line_function
+    from robodyn.codegen.printer import safe_label
+    from robodyn.model.diagram_code import block_plans, compose_jump
+
+    d = sampling.diagram
+    if not all(model.compilable for model in d.blocks.values()):
+        return None
+    index = {b: k for k, b in enumerate(d.blocks)}
+    held = {b: s.start for b, s in sampling.held_y.items()}
+    plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
+    texts = compose_jump(plans, [index[b] for b in d._order], sorted(index[b] for b in live),
+                         {index[b]: s.start for b, s in sampling.held_u.items()}, sampling.size)
+    if texts is None:
+        return None
+    header = function_header(safe_label(d.name), sampling.size, d.n_inputs, len(d.parameters))
+    functions = []
+    for text, name in zip(texts, ("update", "hold")):
+        module = f"{header}\n\n{text}"
+        function = straight_line_function(module, name)
+        functions.append(function if function is not None else getattr(load_generated(module, "robodyn_jump"),
+                                                                       name))
+    return functions[0], functions[1]
+
+
 class Flow(Model):
     """A sampled diagram between its instants: states z = (the diagram's states, held outputs, held inputs),
     the continuous blocks integrating with the sampled blocks' held outputs, everything else constant; outputs the
@@ -293,6 +340,11 @@ class Flow(Model):
         return out
 
     def _h(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
+        compiled = self._compiled("output")
+        if compiled is not None:
+            out = np.empty(self.n_outputs)
+            compiled(float(t), z, u, p, out)
+            return out
         ys, _ = self.owner.signals(t, z, u, p, set())
         return np.array([ys[b][port] for b, port in self.owner.diagram._outputs.values()], dtype=float)
 

@@ -23,7 +23,7 @@ from robodyn.model.values import Values, Vector, _scalar, check_names, real_arra
 if TYPE_CHECKING:
     from robodyn.model.linear import LinearSystem
     from robodyn.model.mechanical import ScalarDamping
-    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator
+    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract
     from robodyn.model.symbolic_form import SymbolicForm
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
@@ -219,6 +219,11 @@ class Model:
     def sample_period(self) -> float | None:
         """The sample period dt in s of a discrete-time model, whose ``f`` is the update map x[k+1] = f(t_k, x[k],
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
+        return None
+
+    def robot_block(self) -> tuple[str, ModelContract] | None:
+        """A diagram's block with frames (its name and model), whose kinematics ``robodyn fk`` and
+        ``robodyn.kinematics.Kinematics`` give under the block's prefix (``arm.tool``), or None."""
         return None
 
     def block_diagram(self) -> dict[str, Any] | None:

@@ -373,6 +373,9 @@ class CachedModel(Model):
     def block_diagram(self) -> None:
         return None
 
+    def robot_block(self) -> None:
+        return None
+
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
 
