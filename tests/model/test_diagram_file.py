@@ -111,3 +111,45 @@ def test_a_diagram_that_includes_itself_is_refused(folder, capsys):
         main(["show", str(folder / "a.yaml")])
     assert exit_code.value.code == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+PID_LOOP = """name: loop
+kind: diagram
+blocks:
+  plant: joint
+  pid: {model: pid, parameters: {kp: 20, ki: 5}}
+connect:
+  - pid.u -> plant.u
+  - plant.q -> pid.y
+inputs: {r: pid.r}
+"""
+
+
+@pytest.mark.parametrize("old, new, match", [
+    ("pid.u -> plant.u", "pdi.u -> plant.u", r"unknown block 'pdi'.*did you mean 'pid'"),
+    ("model: pid,", "model: pdi,", r"blocks\.pid: block 'pid': unknown model 'pdi'.*library block.*did you mean"),
+    ("plant.q -> pid.y", "plant.qq -> pid.y", r"block 'plant' has no output port 'qq'"),
+    ("inputs: {r: pid.r}", "inputs: {r: [pid.r, plant.u]}", r"input plant\.u is driven twice"),
+    ("inputs: {r: pid.r}", "inputs: {}", r"block inputs left unconnected: pid\.r"),
+    ("model: pid, parameters: {kp: 20, ki: 5}", "model: lti, parameters: {A: [[1]], B: [[1, 2]], C: [[1]], "
+     "D: [[0]]}", r"block 'pid': D has shape \(1, 1\), expected \(1, 2\)"),
+    ("ki: 5}}", "ki: 5}, sample: 0}", r"blocks\.pid: block 'pid': the sample period must be"),
+    ("ki: 5}}", "ki: 5}, sample: 0.01}\n  k: {model: gain, sample: 0.015, default: 0}",
+     r"the sample period 0\.015 s of block 'k' is not an integer multiple of 0\.01 s \(block 'pid'\)"),
+    ("  - plant.q -> pid.y\n", "  - plant.q -> pid.y\n  - k1.y -> k2.u\n  - k2.y -> k1.u\n",
+     r"algebraic loop k(1|2) -> k(1|2) -> k(1|2)"),
+])
+def test_bad_diagrams_on_the_command_line(tmp_path, capsys, old, new, match):
+    import re
+
+    from cli_run import one_line, run
+
+    text = PID_LOOP.replace(old, new)
+    if "k1" in new:
+        text = text.replace("blocks:\n", "blocks:\n  k1: {model: gain}\n  k2: {model: gain}\n")
+    assert text != PID_LOOP
+    (tmp_path / "bad.yaml").write_text(text)
+    code, _, err = run(capsys, "simulate", str(tmp_path / "bad.yaml"), "--t-final", "0.1", "--input", "r=1")
+    assert code == 2
+    line = one_line(err)
+    assert "bad.yaml" in line and re.search(match, line), line

@@ -58,11 +58,11 @@ def write(tmp_path: Path, text: str, name: str = "model.yaml") -> Path:
 # (id, text, line or None, key path or None, fragment of the message)
 ERRORS = [
     ("unknown kind", "name: a\nkind: fist_order\nstates: [x]\n", 2, "kind",
-     "unknown kind 'fist_order': one of first_order, mechanical, lagrangian, chain, diagram; "
+     "unknown kind 'fist_order': one of first_order, discrete, mechanical, lagrangian, chain, diagram; "
      "did you mean 'first_order'?"),
     ("kind not text", "kind: 3\nstates: [x]\n", 1, "kind", "unknown kind 3"),
     ("missing kind", "name: a\nstates: [x]\ndynamics: {x: 1}\n", 1, None,
-     "missing 'kind': one of first_order, mechanical, lagrangian, chain"),
+     "missing 'kind': one of first_order, discrete, mechanical, lagrangian, chain"),
     ("unknown top-level key", "kind: first_order\nstates: [x]\ndynamic: {x: 1}\n", 3, "dynamic",
      "unknown key 'dynamic' for kind first_order (allowed: description, dynamics, inputs, kind, name, outputs, "
      "parameters, states, units); did you mean 'dynamics'?"),

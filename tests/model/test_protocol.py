@@ -118,6 +118,7 @@ KINDS: dict[str, Callable[[], Model]] = {
     "linear": lambda: _linear(None),
     "linear discrete": lambda: _linear(0.01),
     "diagram": lambda: _diagram(),
+    "compiled diagram": lambda: robodyn.load(str(EXAMPLES / "motor_joint_pid.yaml")),
 }
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
@@ -145,7 +146,9 @@ CAPABILITIES: dict[str, set[str]] = {
                "linear_by_construction"},
     "linear discrete": {"jacobian", "output_jacobians", "linear_model", "explicit_form", "linear_by_construction",
                         "sample_period"},
-    "diagram": {"jacobian", "output_jacobians"},
+    "diagram": {"jacobian", "output_jacobians", "affine_form"},
+    "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
+                         "kernel_output"},
 }
 
 

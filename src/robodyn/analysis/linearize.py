@@ -144,8 +144,7 @@ def linearize(
 def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None, params: Values | None, t: float,
                    method: str) -> LinearSystem:
     """The loop transfer L at ``port`` (see :func:`linearize`), at the operating point of the closed loop."""
-    opening = getattr(model, "open_loop", None)
-    if opening is None:
+    if model.block_diagram() is None:
         raise InputError(f"linearize: open={port!r} breaks a loop of a diagram; {model.name!r} is a {model.kind} "
                          "model (make a robodyn.Diagram of the plant and the controller)")
     if isinstance(u, str):
@@ -153,7 +152,7 @@ def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None,
             raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
         x, u = operating_point(model, x, params=params, t=t)
     point = _Point.of(model, t, x, u, params)
-    opened, injected, returned = opening(port)
+    opened, injected, returned = model.open_loop(port)
     p = opened.parameter_vector(params)
     # the injected signal at the closed loop's operating point: the returned one (it does not depend on it)
     guess = np.concatenate([point.u, [0.0]])

@@ -230,6 +230,12 @@ class Model:
         """A diagram's blocks, wires, inputs, outputs and loops (what ``robodyn analyze`` draws), or None."""
         return None
 
+    def open_loop(self, port: str) -> tuple[ModelContract, str, str]:
+        """A diagram with its loop broken at ``port``, and the names of the injected input and the returned output
+        (``linearize(..., open=port)``); only diagrams have loops to break."""
+        raise InputError(f"model {self.name!r} ({self.kind}) has no loops to open at {port!r}: make a "
+                         "robodyn.Diagram of the plant and the controller")
+
     def sampling(self) -> Any:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:
         robodyn.model.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the

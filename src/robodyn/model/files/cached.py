@@ -376,6 +376,9 @@ class CachedModel(Model):
     def robot_block(self) -> None:
         return None
 
+    def open_loop(self, port: str) -> Any:
+        return super().open_loop(port)  # refused: a recorded model is not a diagram
+
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
 

@@ -28,7 +28,7 @@ import contextvars
 import os
 from typing import TYPE_CHECKING, Any, Final
 
-from robodyn.errors import InputError, RobodynError
+from robodyn.errors import InputError, RobodynError, UnknownNameError
 from robodyn.model.blocks import BLOCKS, make_block
 from robodyn.model.diagram import Diagram
 
@@ -121,7 +121,11 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
-        model = load(target)
+        try:
+            model = load(target)
+        except UnknownNameError:
+            _known_name(target.partition(":")[0])  # the message lists the library's blocks too
+            raise
         if parameters:
             from robodyn.model.names import parse_number
 
@@ -147,6 +151,19 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     return model
 
 
+def _known_name(name: str) -> None:
+    """An UnknownNameError listing the catalog's models and the library's blocks when ``name`` is neither."""
+    from robodyn.model.files.catalog import CATALOG
+    from robodyn.model.names import did_you_mean
+
+    if name in CATALOG or name in BLOCKS or os.sep in name:
+        return
+    known = [*CATALOG, *BLOCKS]
+    raise UnknownNameError(f"unknown model {name!r}: give a path to a .yaml or .urdf file, a catalog model "
+                           f"({', '.join(CATALOG)}) or a library block ({', '.join(BLOCKS)})"
+                           f"{did_you_mean(name, known)}")
+
+
 def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any], timing: dict[str, Any]) -> Model:
     """The library block ``kind`` made with the file's ``parameters`` (text numbers such as ``1e-3`` read as
     numbers: YAML reads an exponent without a decimal point as text)."""
@@ -168,6 +185,6 @@ def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any]
                                                                "one exact discrete form)")
         values["discretization"] = timing["discretization"]
     try:
-        return make_block(kind, values)
-    except RobodynError as exc:
-        raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
+        return make_block(kind, values, name=label)
+    except RobodynError as exc:  # its messages name the block already
+        raise r.fail(("blocks", label), " ".join(str(exc).split())) from None
