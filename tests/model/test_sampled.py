@@ -164,3 +164,25 @@ def test_sampled_blocks_in_files(tmp_path) -> None:
         (tmp_path / "bad.yaml").write_text(text.replace(old, new))
         with pytest.raises(ModelFileError, match=message):
             robodyn.load(tmp_path / "bad.yaml")
+
+
+def test_analyses_of_differential_equations_refuse_a_sampled_diagram() -> None:
+    diagram = sampled_pd()
+    with pytest.raises(InputError, match="has sampled blocks: its f joins derivatives and discrete updates"):
+        robodyn.validity(diagram, np.zeros(3), [0.0])
+    with pytest.raises(InputError, match="has sampled blocks"):
+        robodyn.existence(diagram, np.zeros(3), 0.1)
+    rest = robodyn.find_equilibrium(diagram, targets={"q": 0.2})[0]  # operating points are found (f = 0 there)
+    assert rest.x[0] == pytest.approx(0.2) and rest.converged
+
+
+def test_a_batch_is_its_trajectories_one_by_one() -> None:
+    diagram = sampled_pd()
+    x0 = np.array([[0.0, 0.0, 0.0], [0.1, -0.2, 0.0]])
+    batch = robodyn.simulate(diagram, 0.2, x0, {"r": 1.0}, params={"pd.kp": [4.0, 6.0]}, rtol=1e-10)
+    assert batch.x.shape == (2, 21, 3)  # the base instants
+    for i in range(2):
+        one = robodyn.simulate(diagram.with_parameters({"pd.kp": [4.0, 6.0][i]}), 0.2, x0[i], {"r": 1.0},
+                               rtol=1e-10, t_eval=batch.t)
+        np.testing.assert_array_equal(batch.x[i], one.x)
+        np.testing.assert_array_equal(batch.y[i], one.y)

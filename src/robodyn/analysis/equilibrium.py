@@ -402,7 +402,7 @@ def find_equilibrium(
     """
     require_model(model, "find_equilibrium")
     require_continuous(model, "find_equilibrium", "its fixed points solve x = A x + B u, i.e. x = (I - A)^-1 B u: "
-                       "np.linalg.solve(np.eye(n) - A, B @ u)")
+                       "np.linalg.solve(np.eye(n) - A, B @ u)", sampled_ok=True)
     _check_options(starts, tol, seed)
     time, _, _, p = model.arguments(t, np.zeros(model.n_states), None, params)
     names = (*model.states, *model.inputs)

@@ -8,19 +8,20 @@ stops inside; the jump is evaluated from the blocks (at most a few microseconds 
 
 Rows: a time t in [t_k, t_{k+1}) gets the values after the jump at t_k (a discrete state shows x[k], from which
 the outputs at t_k are computed; the continuous states are continuous). Without ``t_eval`` the output times are
-the base instants (and t1). One trajectory at a time; events are not located in such models.
+the base instants (and t1). A batch runs its trajectories one after the other; events are not located in such
+models.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.discrete import SAMPLE_RTOL, sample_count
 from robodyn.integrate.kernels import run_adaptive
-from robodyn.trajectory import SimulationStats, Trajectory
+from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
     from robodyn.integrate.simulate import _Job
@@ -30,16 +31,14 @@ __all__ = ["run_sampled"]
 _NO_STOPS: Final = np.empty(0)  # one object: the kernels remember the layout of a run by its arrays' identity
 
 
-def run_sampled(job: _Job) -> Trajectory:
-    """The trajectory of ``job.model`` (whose ``sampling()`` is set) over ``job.t_span``."""
+def run_sampled(job: _Job) -> Trajectory | BatchTrajectory:
+    """The trajectory of ``job.model`` (whose ``sampling()`` is set) over ``job.t_span``; a batch runs its
+    trajectories one after the other on the common grid (``t_eval``, or the base instants)."""
     from robodyn.integrate.events import resolve_events
     from robodyn.integrate.simulate import _Plan
 
     model = job.model
     sampling = model.sampling()
-    if job.batch:
-        raise InputError(f"simulate: {model.name!r} has sampled blocks: simulate one initial state and parameter set "
-                         "at a time (batches are for continuous-time models)")
     if len(job.plan.events):
         raise InputError(f"simulate: {model.name!r} has sampled blocks: events are not located in such models")
     if job.method.family not in ("adaptive", "implicit"):
@@ -56,12 +55,32 @@ def run_sampled(job: _Job) -> Trajectory:
         instants[-1] = t1
     grid = job.t_eval if job.t_eval is not None else (
         instants if instants[-1] == t1 else np.append(instants, t1))
-    p, inputs = job.parameters[0], job.plan.inputs
+    totals = {"nfev": 0, "steps": 0, "rejected": 0, "njev": 0, "nlu": 0}
+    runs = [_one(job, sampling, flow, plan, setup, instants, grid, x0, p, totals)
+            for x0, p in zip(job.states, job.parameters)]
+    stats = SimulationStats(setup.path, job.method.name, totals["nfev"], totals["steps"], totals["rejected"],
+                            seconds, from_cache=setup.cached, njev=totals["njev"], nlu=totals["nlu"])
+    if job.batch:
+        return BatchTrajectory._adopt(grid, np.stack([r[1] for r in runs]), np.stack([r[2] for r in runs]),
+                                      np.stack([r[3] for r in runs]), job.states, job.parameters, model.states,
+                                      model.inputs, model.outputs, tuple(model.parameters), model.name, stats,
+                                      ((),) * len(runs), source=model)
+    t, x, u, y = runs[0]
+    return Trajectory._adopt(t, x, u, y, model.states, model.inputs, model.outputs, model.name, stats, (),
+                             source=model, params=job.parameters[0])
+
+
+def _one(job: _Job, sampling: Any, flow: Any, plan: Any, setup: Any, instants: np.ndarray, grid: np.ndarray,
+         x0: np.ndarray, p: np.ndarray, totals: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """One trajectory: t, x, u, y on the rows (``grid``'s points, and t1)."""
+    model, inputs = job.model, job.plan.inputs
+    t1 = job.t_span[1]
+    count = instants.size - 1
     atol = np.concatenate([job.atol, np.full(flow.n_states - model.n_states, float(np.max(job.atol)))])  # held: fixed
-    z = sampling.start(t0, job.states[0], inputs.evaluate(t0, job.states[0]), p)
+    z = sampling.start(job.t_span[0], x0, inputs.evaluate(job.t_span[0], x0), p)
     times: list[np.ndarray] = []
     rows: list[np.ndarray] = []
-    totals = {"nfev": 0, "steps": 0, "rejected": 0, "njev": 0, "nlu": 0}
+    used = totals["steps"]
     for k in range(count + 1):
         a = float(instants[k])
         if k > 0:
@@ -74,7 +93,7 @@ def run_sampled(job: _Job) -> Trajectory:
             break
         inside = grid[(grid >= a) & (grid < b)] if k < count or b < t1 else grid[grid >= a]
         wanted = inside if inside.size and inside[-1] == b else np.append(inside, b)
-        if totals["steps"] > job.max_steps:
+        if totals["steps"] - used > job.max_steps:
             raise InputError(f"simulate: more than max_steps = {job.max_steps} steps by t = {a:g}: raise max_steps")
         stops = plan.breakpoints(a, b)
         run = run_adaptive(setup, job.method.name, (a, b), z, p, stops if stops.size else _NO_STOPS, wanted,
@@ -87,11 +106,6 @@ def run_sampled(job: _Job) -> Trajectory:
         z = np.array(run.x[-1], dtype=float)
     t = np.concatenate(times) if times else np.zeros(0)
     Z = np.concatenate(rows) if rows else np.zeros((0, flow.n_states))
-    n = model.n_states
-    x = np.ascontiguousarray(Z[:, :n])
+    x = np.ascontiguousarray(Z[:, : model.n_states])
     u = inputs.evaluate_many(t, x)
-    y = flow.h_many(t, Z, u, p)
-    stats = SimulationStats(setup.path, job.method.name, totals["nfev"], totals["steps"], totals["rejected"],
-                            seconds, from_cache=setup.cached, njev=totals["njev"], nlu=totals["nlu"])
-    return Trajectory._adopt(t, x, u, np.asarray(y, dtype=float), model.states, model.inputs, model.outputs,
-                             model.name, stats, (), source=model, params=p)
+    return t, x, u, np.asarray(flow.h_many(t, Z, u, p), dtype=float)

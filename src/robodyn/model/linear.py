@@ -68,7 +68,7 @@ def check_period(value: object, where: str) -> float:
     return float(value)
 
 
-def require_continuous(system: object, where: str, fix: str) -> None:
+def require_continuous(system: object, where: str, fix: str, *, sampled_ok: bool = False) -> None:
     """InputError when ``system`` is discrete-time (its ``sample_period`` is set): its ``f`` is the update map
     x[k+1] = f(x[k], u[k]), not a derivative, so an analysis of differential equations does not apply.
 
@@ -80,7 +80,17 @@ def require_continuous(system: object, where: str, fix: str) -> None:
         The analysis, for the message (``"validity"``).
     fix
         What to do instead, the end of the message.
+    sampled_ok
+        Whether a model with sampled blocks (``sampling()``: continuous and discrete-time parts) is accepted; its
+        f (the continuous derivatives and the discrete states' increments) is zero at its operating points, but it
+        is no differential equation to integrate or bound.
     """
+    sampling = getattr(system, "sampling", None)
+    if not sampled_ok and callable(sampling) and sampling() is not None:
+        name = getattr(system, "name", type(system).__name__)
+        raise InputError(f"{where}: {name!r} has sampled blocks: its f joins derivatives and discrete updates, not "
+                         "one differential equation; linearize gives its discrete-time model over the hyperperiod, "
+                         "and simulate shows how far that model holds")
     period = getattr(system, "sample_period", None)
     if period is not None:
         name = getattr(system, "name", type(system).__name__)
