@@ -17,7 +17,6 @@ the rest take it as they take any model.
 - **Exact Jacobians** when every block has them (``jacobian_method = "diagram"``): the chain rule through the
   wires, in the same order — du_b/dz from the wires' sources, dy_b/dz = C_b dx_b/dz + D_b du_b/dz, then
   df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f.
-
 - **Compiled**: when every block has numba sources, the diagram is one generated rhs and out_fn (and, when they
   are straight-line code, their exact Jacobian by forward-mode differentiation): robodyn.model.diagram_code.
 - **Sampled blocks** (a ``sample_period``): robodyn.model.sampled; ``f`` is then the continuous derivatives and
@@ -27,36 +26,20 @@ the rest take it as they take any model.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robodyn.errors import InputError, UnknownNameError
-from robodyn.model.names import did_you_mean
+from robodyn.errors import InputError
+from robodyn.model import diagram_build as build
 from robodyn.model.system import Model, Vector, require_model
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["Diagram"]
-
-_BLOCK_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_WIRE: Final = re.compile(r"\s*([^\s.]+)\.(\S+)\s*->\s*([^\s.]+)\.(\S+)\s*\Z")
-_FEEDTHROUGH_TOLERANCE: Final = 1e-12  # |dh/du| above this (relative to 1 + |h|) at a probe: direct feedthrough
-
-
-@dataclass(frozen=True, slots=True)
-class _Wire:
-    """Output ``port`` of block ``source`` drives input ``inlet`` of block ``target`` (indices into the ports)."""
-
-    source: str
-    port: int
-    target: str
-    inlet: int
 
 
 class Diagram(Model):
@@ -93,24 +76,24 @@ class Diagram(Model):
         if not isinstance(blocks, Mapping) or not blocks:
             raise InputError(f"diagram {name!r}: blocks must map block names to models, got {blocks!r}")
         for label, block in blocks.items():
-            if not isinstance(label, str) or not _BLOCK_NAME.match(label):
+            if not isinstance(label, str) or not build.BLOCK_NAME.match(label):
                 raise InputError(f"diagram {name!r}: block name {label!r} is not a name (letters, digits, _)")
             require_model(block, f"diagram {name!r}, block {label!r}")
         self.name = name
         self._blocks: dict[str, ModelContract] = dict(blocks)
-        self._wires = tuple(_wire(self._blocks, item, name) for item in connect)
-        self._inputs = _diagram_inputs(self._blocks, inputs, name)
+        self._wires = tuple(build.wire(self._blocks, item, name) for item in connect)
+        self._inputs = build.diagram_inputs(self._blocks, inputs, name)
         self._defaults: dict[tuple[str, int], float] = {}
         self._check_driven(name, defaults or {})
-        self._outputs = _diagram_outputs(self._blocks, outputs, name)
+        self._outputs = build.diagram_outputs(self._blocks, outputs, name)
         self.states = tuple(f"{b}.{s}" for b, model in self._blocks.items() for s in model.states)
         self.inputs = tuple(self._inputs)
         self.outputs = tuple(self._outputs)
         self.parameters = MappingProxyType({f"{b}.{k}": float(v) for b, model in self._blocks.items()
                                             for k, v in model.parameters.items()})
-        self._slices = _slices(self._blocks)
-        self._through = {b: _feedthrough(model) for b, model in self._blocks.items()}
-        self._order = _evaluation_order(self._blocks, self._wires, name, self._through)
+        self._slices = build.slices(self._blocks)
+        self._through = {b: build.feedthrough(model) for b, model in self._blocks.items()}
+        self._order = build.evaluation_order(self._blocks, self._wires, name, self._through)
         self.sampling()  # checks the sample periods
 
     # --- structure ---------------------------------------------------------------------------------------
@@ -202,7 +185,8 @@ class Diagram(Model):
         ``<port>_returned`` is the signal that drove it (robodyn.linearize(..., open=port))."""
         block, dot, name = str(port).partition(".")
         if not dot or block not in self._blocks:
-            raise _unknown(block, list(self._blocks), f"diagram {self.name!r}: open={port!r}: unknown block", "blocks")
+            raise build.unknown(block, list(self._blocks), f"diagram {self.name!r}: open={port!r}: unknown block",
+                                "blocks")
         model = self._blocks[block]
         if name in model.outputs:
             source = (block, model.outputs.index(name))
@@ -211,14 +195,14 @@ class Diagram(Model):
             inlet = model.inputs.index(name)
             broken = [w for w in self._wires if (w.target, w.inlet) == (block, inlet)]
         else:
-            raise _unknown(name, [*model.outputs, *model.inputs], f"diagram {self.name!r}: open={port!r}: block "
+            raise build.unknown(name, [*model.outputs, *model.inputs], f"diagram {self.name!r}: open={port!r}: block "
                            f"{block!r} has no port", "its ports")
         if not broken:
             raise InputError(f"diagram {self.name!r}: open={port!r}: no connection to break there (the port is not "
                              "wired to another block): open a loop at a connected port")
         kept = [w for w in self._wires if w not in broken]
 
-        def text(w: _Wire) -> str:
+        def text(w: build.Wire) -> str:
             return f"{w.source}.{self._blocks[w.source].outputs[w.port]}"
 
         injected, returned = f"{port}_injected", f"{port}_returned"
@@ -267,9 +251,9 @@ class Diagram(Model):
 
             number = parse_number(value, where=f"diagram {name!r}: default of {key}")
             block, dot, _ = str(key).partition(".")
-            targets = [_port(self._blocks, str(key), "input", name)] if dot else \
+            targets = [build.port(self._blocks, str(key), "input", name)] if dot else \
                 [(block, i) for i in range(self._blocks[block].n_inputs) if (block, i) not in driven] \
-                if block in self._blocks else [_port(self._blocks, f"{key}.?", "input", name)]
+                if block in self._blocks else [build.port(self._blocks, f"{key}.?", "input", name)]
             for target in targets:
                 if target in driven:
                     raise InputError(f"diagram {name!r}: input {target[0]}.{self._blocks[target[0]].inputs[target[1]]}"
@@ -493,7 +477,7 @@ class Diagram(Model):
         """``"diagram"`` (the chain rule through the wires) when every block has exact Jacobians of f and h."""
         exact = self.memo().get("diagram exact")
         if exact is None:
-            exact = self.memo()["diagram exact"] = all(_has_exact(model) for model in self._blocks.values())
+            exact = self.memo()["diagram exact"] = all(build.has_exact(model) for model in self._blocks.values())
         return "diagram" if exact else None
 
     def _derivatives(self, t: float, x: Vector, u: Vector, p: Vector
@@ -570,120 +554,3 @@ class Diagram(Model):
         A, B, dy = self._derivatives(t, x, u, p)
         C, D = self._output_rows(dy)
         return np.concatenate([A.ravel(), B.ravel(), C.ravel(), D.ravel()])
-
-
-# --- building ----------------------------------------------------------------------------------------------
-def _port(blocks: Mapping[str, ModelContract], text: str, side: str, name: str) -> tuple[str, int]:
-    """(block, index) of ``"block.port"``; ``side`` is "output" or "input"."""
-    block, dot, port = str(text).strip().partition(".")
-    if not dot or not port:
-        raise InputError(f"diagram {name!r}: {text!r} is not a port: write block.{side}")
-    if block not in blocks:
-        raise _unknown(block, list(blocks), f"diagram {name!r}: unknown block", "blocks")
-    model = blocks[block]
-    ports = model.outputs if side == "output" else model.inputs
-    if port not in ports:
-        raise _unknown(port, list(ports), f"diagram {name!r}: block {block!r} has no {side} port",
-                       f"its {side} ports")
-    return block, ports.index(port)
-
-
-def _unknown(name: str, names: list[str], what: str, listing: str) -> UnknownNameError:
-    return UnknownNameError(f"{what} {name!r} ({listing}: {', '.join(names) or 'none'}){did_you_mean(name, names)}")
-
-
-def _wire(blocks: Mapping[str, ModelContract], item: str | tuple[str, str], name: str) -> _Wire:
-    if isinstance(item, str):
-        found = _WIRE.match(item)
-        if found is None:
-            raise InputError(f"diagram {name!r}: connection {item!r} is not \"block.output -> block.input\"")
-        source, target = f"{found[1]}.{found[2]}", f"{found[3]}.{found[4]}"
-    elif isinstance(item, tuple | list) and len(item) == 2:
-        source, target = str(item[0]), str(item[1])
-    else:
-        raise InputError(f"diagram {name!r}: connection {item!r} is not \"block.output -> block.input\"")
-    return _Wire(*_port(blocks, source, "output", name), *_port(blocks, target, "input", name))
-
-
-def _diagram_inputs(blocks: Mapping[str, ModelContract], inputs: Mapping[str, str | Sequence[str]] | None,
-                    name: str) -> dict[str, tuple[tuple[str, int], ...]]:
-    if inputs is None:
-        return {}
-    if not isinstance(inputs, Mapping):
-        raise InputError(f"diagram {name!r}: inputs must map names to block inputs, got {inputs!r}")
-    return {str(k): tuple(_port(blocks, v, "input", name) for v in ([targets] if isinstance(targets, str)
-                                                                    else targets))
-            for k, targets in inputs.items()}
-
-
-def _diagram_outputs(blocks: Mapping[str, ModelContract], outputs: Mapping[str, str] | None,
-                     name: str) -> dict[str, tuple[str, int]]:
-    if outputs is None:
-        return {f"{b}.{y}": (b, j) for b, model in blocks.items() for j, y in enumerate(model.outputs)}
-    if not isinstance(outputs, Mapping):
-        raise InputError(f"diagram {name!r}: outputs must map names to block outputs, got {outputs!r}")
-    return {str(k): _port(blocks, v, "output", name) for k, v in outputs.items()}
-
-
-def _slices(blocks: Mapping[str, ModelContract]) -> dict[str, tuple[slice, slice]]:
-    """Each block's states and parameters in the diagram's vectors."""
-    found, at, ap = {}, 0, 0
-    for block, model in blocks.items():
-        found[block] = (slice(at, at + model.n_states), slice(ap, ap + len(model.parameters)))
-        at, ap = at + model.n_states, ap + len(model.parameters)
-    return found
-
-
-def _has_exact(model: ModelContract) -> bool:
-    if model.jacobian_method is None:
-        return False
-    x, u = np.zeros(model.n_states), np.zeros(model.n_inputs)
-    return model.output_jacobians_raw(0.0, x, u, model.parameter_vector()) is not None
-
-
-def _feedthrough(model: ModelContract) -> bool:
-    """Whether an output depends on an input: dh/du nonzero at either of two probe points."""
-    if model.n_inputs == 0:
-        return False
-    p = model.parameter_vector()
-    for scale in (0.1, -0.37):
-        x = scale * (1.0 + np.arange(model.n_states)) / max(model.n_states, 1)
-        u = scale * (1.0 + np.arange(model.n_inputs)) / model.n_inputs
-        exact = model.output_jacobians_raw(0.0, x, u, p)
-        if exact is not None:
-            D = np.asarray(exact[1], dtype=float)
-        else:
-            step = 1e-6
-            base = model.h_raw(0.0, x, u, p)
-            D = np.column_stack([(model.h_raw(0.0, x, u + step * e, p) - base) / step for e in np.eye(u.size)])
-            D = D * (np.abs(D) > 1e-6 * (1.0 + np.abs(base))[:, None])  # differencing noise is not feedthrough
-        if np.any(np.abs(D) > _FEEDTHROUGH_TOLERANCE):
-            return True
-    return False
-
-
-def _evaluation_order(blocks: Mapping[str, ModelContract], wires: Sequence[_Wire], name: str,
-                      through: Mapping[str, bool]) -> tuple[str, ...]:
-    """Blocks ordered so that every feedthrough block (``through``) follows the blocks that drive it; an algebraic
-    loop (a cycle of feedthrough blocks) is an InputError naming the cycle."""
-    needs = {b: sorted({w.source for w in wires if w.target == b}) if through[b] else [] for b in blocks}
-    order: list[str] = []
-    state = dict.fromkeys(blocks, 0)  # 0 new, 1 on the path, 2 done
-
-    def visit(block: str, path: list[str]) -> None:
-        if state[block] == 2:
-            return
-        if state[block] == 1:
-            cycle = [*path[path.index(block):], block]
-            raise InputError(f"diagram {name!r}: algebraic loop {' -> '.join(reversed(cycle))}: each of these "
-                             "blocks' outputs depends on its input at once (direct feedthrough); put a block with "
-                             "state (a lag, an integrator) in the loop or split a block")
-        state[block] = 1
-        for source in needs[block]:
-            visit(source, [*path, block])
-        state[block] = 2
-        order.append(block)
-
-    for block in blocks:
-        visit(block, [])
-    return tuple(order)
