@@ -38,6 +38,7 @@ from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
+from robodyn.model.diagram_switching import is_switch
 from robodyn.model.system import require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
@@ -123,8 +124,12 @@ def simulate(
     N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
     if check_limits(limits) == "events" and model.position_limits():
         events = [*_listed(events), *limit_events(model)]
-    plan = _plan(model, u, events)
     chosen = _method(model, method)
+    if chosen.family in ("adaptive", "implicit") and N == 1:
+        corners = model.switching_events()  # a diagram's saturations: stopped at and restarted (_across_corners)
+        if corners:
+            events = [*_listed(events), *corners]
+    plan = _plan(model, u, events)
     grid = _output_times(t_eval, t0, t1)
     atol_vector = _atol(atol, model.n_states)
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
@@ -224,6 +229,10 @@ def _run_adaptive(job: _Job) -> Result:
     stops = job.plan.breakpoints(*job.t_span)
     run = run_adaptive(setup, job.method.name, job.t_span, job.states[0], job.parameters[0], stops,
                        np.empty(0) if grid is None else grid, job.rtol, job.atol, job.max_steps)
+    if any(is_switch(name) for name in job.plan.events.names):
+        from robodyn.integrate.corners import across_corners
+
+        run = across_corners(job, setup, run, grid)
     add_setup(run, setup, setup_seconds)
     return job.assemble(setup.path, [run])
 

@@ -13,7 +13,7 @@ sum        u1 … un            y              y = Σ sᵢ uᵢ, sᵢ the signs 
 integrator u                  y              x' = u, y = y0 + x (x starts at 0: y starts at y0)
 first_order u                 y              tau y' + y = K u
 pid        r, y               u              e = r − y, v = kp e + ki xi + kd (e − xd)/tf, xi' = e, xd' = (e − xd)/tf
-saturation u                  y              y = min(upper, max(lower, u))
+saturation u                  y              y = min(upper, max(lower, u)) (its corners are events in a diagram)
 lti        u1 … um            y1 … yp        x' = A x + B u, y = C x + D u (or num/den, SISO)
 dc_motor   v, omega           tau, i         L i' = v − R i − ke N omega, tau = eta N kt i
 quantizer  u                  y              y = q round(u / q) = q floor(u / q + 1/2)
@@ -143,8 +143,10 @@ def pid(kp: float = 1.0, ki: float = 0.0, kd: float = 0.0, tf: float = 0.01, umi
 
         return discrete_pid(values, check_period(sample, f"block {name!r}"), discretization,
                             (umin is not None, umax is not None), name)
-    return SymbolicSystem(states, ["r", "y"], {s: dynamics[s] for s in states}, parameters=values,
+    made = SymbolicSystem(states, ["r", "y"], {s: dynamics[s] for s in states}, parameters=values,
                           outputs={"u": u}, name=name)
+    unlimited = made.expression(v, "the unlimited output")
+    return _with_corners(made, [unlimited - symbol(k) for k in ("umin", "umax") if k in values])
 
 
 def saturation(lower: float = -1.0, upper: float = 1.0, *, sample: float | None = None,
@@ -153,8 +155,9 @@ def saturation(lower: float = -1.0, upper: float = 1.0, *, sample: float | None 
     values = {"lower": _number(lower, "lower", name), "upper": _number(upper, "upper", name)}
     if values["lower"] >= values["upper"]:
         raise InputError(f"block {name!r}: lower = {values['lower']} must be below upper = {values['upper']}")
-    return _sampled(SymbolicSystem([], ["u"], [], parameters=values, outputs={"y": "min(upper, max(lower, u))"},
-                                   name=name), "saturation", sample)
+    made = SymbolicSystem([], ["u"], [], parameters=values, outputs={"y": "min(upper, max(lower, u))"}, name=name)
+    return _sampled(_with_corners(made, [symbol("u") - symbol("lower"), symbol("u") - symbol("upper")]),
+                    "saturation", sample)
 
 
 def quantizer(q: float = 1.0, *, sample: float | None = None, name: str = "quantizer") -> SymbolicSystem:
@@ -162,8 +165,10 @@ def quantizer(q: float = 1.0, *, sample: float | None = None, name: str = "quant
     between steps)."""
     step = symbol("q")
     rounded = sympy.floor(symbol("u") / step + sympy.Rational(1, 2))
-    return _sampled(SymbolicSystem([], ["u"], [], parameters={"q": _number(q, "q", name, positive=True)},
-                                   outputs={"y": step * rounded}, name=name), "quantizer", sample)
+    made = SymbolicSystem([], ["u"], [], parameters={"q": _number(q, "q", name, positive=True)},
+                          outputs={"y": step * rounded}, name=name)
+    steps = sympy.sin(sympy.pi * (symbol("u") / step + sympy.Rational(1, 2)))  # zero where the output steps
+    return _sampled(_with_corners(made, [steps]), "quantizer", sample)
 
 
 def dc_motor(R: float = 1.0, L: float = 1e-3, kt: float = 0.1, ke: float = 0.1, N: float = 1.0, eta: float = 1.0,
@@ -187,6 +192,13 @@ def dc_motor(R: float = 1.0, L: float = 1e-3, kt: float = 0.1, ke: float = 0.1, 
                                outputs={"tau": "eta*N*kt*i_a", "i": "i_a"}, name=name)
     return _sampled(_with_units(motor, {"v": "V", "omega": "rad/s", "tau": "N m", "i": "A", "i_a": "A", "R": "ohm",
                                         "L": "H", "kt": "N m/A", "ke": "V s/rad"}), "dc_motor", sample)
+
+
+def _with_corners(model: SymbolicSystem, corners: Sequence[Any]) -> SymbolicSystem:
+    """``model`` declaring where its equations have corners (``switching_expressions``: a diagram stops its
+    integration there, robodyn.model.diagram_switching)."""
+    object.__setattr__(model, "_switching", tuple(corners))
+    return model
 
 
 def _with_units(model: SymbolicSystem, units: Mapping[str, str]) -> SymbolicSystem:

@@ -306,6 +306,28 @@ class Diagram(Model):
 
         return python_function(self, which)
 
+    def symbol_table(self) -> Any:
+        """The diagram's symbols (robodyn.model.diagram_switching.DiagramSymbols): for the events it makes."""
+        memo = self.memo()
+        if "diagram symbols" not in memo:
+            from robodyn.model.diagram_switching import DiagramSymbols
+
+            memo["diagram symbols"] = DiagramSymbols(self)
+        return memo["diagram symbols"]
+
+    def switching_events(self) -> list[Any]:
+        """Terminal events at the corners of its blocks (saturations, limited PIDs, quantizers), written in the
+        diagram's symbols where the signals that reach them have expressions (robodyn.model.diagram_switching):
+        ``simulate`` stops and restarts there. None for a sampled diagram (its instants restart it)."""
+        memo = self.memo()
+        if "diagram corners" not in memo:
+            from robodyn.model.diagram_switching import switching_events
+
+            memo["diagram corners"] = [] if self.sampling() is not None or not self.compilable else \
+                switching_events(self)
+        found: list[Any] = memo["diagram corners"]
+        return found
+
     def sampling(self) -> Any:
         """The sampled blocks' rates and held signals (robodyn.model.sampled.Sampling), or None when none is
         sampled: ``simulate`` stops at their instants and ``linearize`` gives a discrete-time model."""

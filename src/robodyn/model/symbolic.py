@@ -202,6 +202,15 @@ class SymbolicModel(Model):
 
         return output_source(self, [narrow_integers(e) for e in self.h_expr])
 
+    def switching_expressions(self) -> tuple[Any, ...]:
+        """The corners a library block declares (robodyn.model.blocks), in its symbols; () otherwise."""
+        found: tuple[Any, ...] = self.__dict__.get("_switching", ())
+        return found
+
+    def output_expressions(self) -> list[Any]:
+        """The output expressions h, in this model's symbols."""
+        return list(self.h_expr)
+
     def symbol_table(self) -> SymbolicModel:
         """The model itself: ``expression`` parses text in its symbols, ``lambdify`` evaluates them."""
         return self

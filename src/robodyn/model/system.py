@@ -221,6 +221,20 @@ class Model:
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
         return None
 
+    def switching_expressions(self) -> tuple[Any, ...]:
+        """Functions g of the model's symbols whose sign changes where its equations have a corner or a step (a
+        saturation's u - upper), for a diagram to stop its integration there; () when there are none known."""
+        return ()
+
+    def output_expressions(self) -> list[Any] | None:
+        """The outputs as expressions in the model's symbol table (symbolic models), or None."""
+        return None
+
+    def switching_events(self) -> list[Any]:
+        """Terminal events at the model's corners (a diagram's saturations: robodyn.model.diagram_switching) at
+        which ``simulate`` stops and restarts its integration; [] (the default) when there are none."""
+        return []
+
     def robot_block(self) -> tuple[str, ModelContract] | None:
         """A diagram's block with frames (its name and model), whose kinematics ``robodyn fk`` and
         ``robodyn.kinematics.Kinematics`` give under the block's prefix (``arm.tool``), or None."""

@@ -376,6 +376,15 @@ class CachedModel(Model):
     def robot_block(self) -> None:
         return None
 
+    def switching_expressions(self) -> tuple[Any, ...]:
+        return ()  # only library blocks declare corners
+
+    def output_expressions(self) -> list[Any] | None:
+        return self.full_model().output_expressions()
+
+    def switching_events(self) -> list[Any]:
+        return []
+
     def open_loop(self, port: str) -> Any:
         return super().open_loop(port)  # refused: a recorded model is not a diagram
 
