@@ -153,3 +153,43 @@ def test_bad_diagrams_on_the_command_line(tmp_path, capsys, old, new, match):
     assert code == 2
     line = one_line(err)
     assert "bad.yaml" in line and re.search(match, line), line
+
+
+def test_a_block_may_be_written_inside_the_diagram(tmp_path):
+    inline = PID_LOOP.replace("  plant: joint\n", "  plant:\n    model:\n      name: lag\n      kind: first_order\n"
+                              "      states: [q]\n      inputs: [u]\n      parameters: {a: 2.0}\n"
+                              "      dynamics: {q: -a*q + u}\n    parameters: {a: 3.0}\n")
+    diagram = robodyn.read_model_text(inline, str(tmp_path / "inline.yaml"))
+    assert diagram.states == ("plant.q", "pid.xi") and diagram.parameters["plant.a"] == 3.0
+
+
+def test_the_bundled_text_of_a_diagram_is_the_whole_system(tmp_path):
+    from robodyn.errors import InputError
+    from robodyn.model.files.diagram_file import bundled_text
+
+    (tmp_path / "lag.yaml").write_text("name: lag\nkind: first_order\nstates: [q]\ninputs: [u]\n"
+                                       "parameters: {a: 2.0}\ndynamics: {q: -a*q + u}\n")
+    text = PID_LOOP.replace("plant: joint", "plant: lag.yaml")
+    (tmp_path / "loop.yaml").write_text(text)
+    bundled = bundled_text(text, str(tmp_path / "loop.yaml"))
+    assert "lag.yaml" not in bundled and "-a*q + u" in bundled
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rebuilt = robodyn.read_model_text(bundled, str(elsewhere / "loop.yaml"))  # no block file needed any more
+    original = robodyn.load(tmp_path / "loop.yaml")
+    x, u = np.array([0.3, 0.1]), np.array([1.0])
+    np.testing.assert_array_equal(rebuilt.f(0.0, x, u), original.f(0.0, x, u))
+    (tmp_path / "lag.yaml").write_text((tmp_path / "lag.yaml").read_text().replace("a: 2.0", "a: 5.0"))
+    assert bundled_text(text, str(tmp_path / "loop.yaml")) != bundled  # a block's edit changes the system's text
+    assert bundled_text("name: j\nkind: first_order\nstates: [x]\ndynamics: {x: -x}\n", "j.yaml").startswith("name")
+    with pytest.raises(InputError, match="is a URDF file"):
+        bundled_text(PID_LOOP.replace("plant: joint", "plant: arm.urdf"), str(tmp_path / "loop.yaml"))
+
+
+def test_a_diagram_of_files_is_swept(tmp_path):
+    pytest.importorskip("pyarrow")
+    (tmp_path / "lag.yaml").write_text("name: lag\nkind: first_order\nstates: [q]\ninputs: [u]\n"
+                                       "parameters: {a: 2.0}\ndynamics: {q: -a*q + u}\n")
+    (tmp_path / "loop.yaml").write_text(PID_LOOP.replace("plant: joint", "plant: lag.yaml"))
+    table = robodyn.sweep(tmp_path / "loop.yaml", {"pid.kp": [10.0, 20.0]}, 0.5)
+    assert len(table) == 2 and "final_plant.q" in table.columns

@@ -221,8 +221,11 @@ def _source(model: Any) -> tuple[str, str]:
 
     if text in catalog.CATALOG and text != "mbk":
         return catalog.catalog_text(text), text
+    from robodyn.model.files.diagram_file import bundled_text
+
     path = Path(text)
-    return read_text_limited(path, "model file", limit=MAX_FILE_BYTES, error=ModelFileError), path.stem
+    content = read_text_limited(path, "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
+    return bundled_text(content, str(path)), path.stem  # a diagram's block files written in: the text is the model
 
 
 def sweep(model: str | os.PathLike[str], over: Mapping[str, Any], t_span: float | tuple[float, float], *,

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import contextvars
 import os
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from robodyn.errors import InputError, RobodynError, UnknownNameError
+from robodyn.errors import InputError, ModelFileError, RobodynError, UnknownNameError
 from robodyn.model.blocks import BLOCKS, make_block
 from robodyn.model.diagram import Diagram
 
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from robodyn.model.files.reader import _Reader
     from robodyn.model.system import Model
 
-__all__ = ["diagram_from_reader"]
+__all__ = ["bundled_text", "diagram_from_reader"]
 
 _FILE_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
 _BLOCK_KEYS: Final = ("model", "parameters", "sample", "discretization", "default")
@@ -46,9 +47,9 @@ _OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("robodyn
 
 def diagram_from_reader(r: _Reader, name: str) -> Model:
     """The :class:`~robodyn.model.diagram.Diagram` of a validated ``kind: diagram`` document."""
-    source = r.doc.source
-    here = os.path.realpath(source) if os.path.isfile(source) else None
-    folder = os.path.dirname(here) if here else os.getcwd()
+    source = r.doc.source.partition("#")[0]  # a diagram written inside another: the outer file's folder
+    here = os.path.realpath(source) if os.path.isfile(source) and "#" not in r.doc.source else None
+    folder = os.path.dirname(os.path.realpath(source)) if os.path.isfile(source) else os.getcwd()
     opened = _OPEN.get()
     if here is not None and here in opened:
         chain = " -> ".join([*opened[opened.index(here):], here])
@@ -107,22 +108,24 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
             raise r.fail(("blocks", label, unknown[0]), f"unknown key {unknown[0]!r} for a block "
                                                         f"({', '.join(_BLOCK_KEYS)})")
         timing = {k: spec[k] for k in ("sample", "discretization") if k in spec}
-        if not isinstance(spec.get("model"), str):
-            raise r.fail(("blocks", label), "a block needs model: a catalog name or a file path")
+        if not isinstance(spec.get("model"), str | dict):
+            raise r.fail(("blocks", label), "a block needs model: a catalog name, a file path or a model (a mapping "
+                                            "of its keys: name, kind, ...)")
         parameters = spec.get("parameters") or {}
         if not isinstance(parameters, dict):
             raise r.fail(("blocks", label, "parameters"), "must be a mapping of parameter values")
         spec = spec["model"]
-    if not isinstance(spec, str) or not spec.strip():
+    inline = isinstance(spec, dict)
+    if not inline and (not isinstance(spec, str) or not spec.strip()):
         raise r.fail(("blocks", label), "a block is a catalog name, a file path or {model: ..., parameters: ...}")
-    target = spec.strip()
+    target = "" if inline else spec.strip()
     if target in BLOCKS:
         return _library_block(r, label, target, parameters, timing)
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
         try:
-            model = load(target)
+            model = _inline_model(r, label, spec) if inline else load(target)
         except UnknownNameError:
             _known_name(target.partition(":")[0])  # the message lists the library's blocks too
             raise
@@ -149,6 +152,54 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     except RobodynError as exc:
         raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
     return model
+
+
+def _inline_model(r: _Reader, label: str, data: dict[str, Any]) -> Model:
+    """A block given as a model document inside the diagram (``model: {name: ..., kind: ...}``: what
+    :func:`bundled_text` writes for a block file)."""
+    from robodyn.model.files.reader import model_from_document
+    from robodyn.model.files.yamlio import Document
+
+    prefix = ("blocks", label, "model")
+    lines = {path[3:]: line for path, line in r.doc.lines.items() if path[:3] == prefix}
+    return model_from_document(Document(f"{r.doc.source}#blocks.{label}", data, lines), default_name=label)
+
+
+def bundled_text(text: str, source: str) -> str:
+    """``text`` of a model file with every block file of a diagram written into it (recursively), so that the
+    text alone determines the model (a sweep rebuilds it from its text in every process; its hash then names the
+    whole system). Other models' text is returned as it is. A URDF block cannot be written in: InputError."""
+    import yaml
+
+    from robodyn.model.files.loading import MAX_FILE_BYTES
+    from robodyn.model.files.yamlio import read_yaml
+    from robodyn.textfile import read_text_limited
+
+    def bundled(data: Any, where: str, seen: tuple[str, ...]) -> Any:
+        if not isinstance(data, dict) or data.get("kind") != "diagram" or not isinstance(data.get("blocks"), dict):
+            return data
+        folder = os.path.dirname(os.path.realpath(where)) if os.path.isfile(where) else os.getcwd()
+        blocks = {}
+        for label, spec in data["blocks"].items():
+            entry = dict(spec) if isinstance(spec, dict) else {"model": spec}
+            target = entry.get("model")
+            if isinstance(target, str) and target.strip().lower().endswith(_FILE_SUFFIXES):
+                path = os.path.realpath(os.path.join(folder, target.strip()))
+                if path.lower().endswith(".urdf"):
+                    raise InputError(f"{where}: block {label!r} is a URDF file ({target}): a diagram swept from its "
+                                     "text needs its blocks as model files (write the robot as a kind: chain file)")
+                if path in seen:
+                    raise InputError(f"{where}: the diagram includes itself through block {label!r} ({target})")
+                child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
+                entry["model"] = bundled(read_yaml(child, path).data, path, (*seen, path))
+            blocks[label] = entry if isinstance(spec, dict) or isinstance(entry["model"], dict) else spec
+        return {**data, "blocks": blocks}
+
+    document = read_yaml(text, source)
+    if not isinstance(document.data, dict) or document.data.get("kind") != "diagram":
+        return text
+    here = os.path.realpath(source) if os.path.isfile(source) else source
+    return yaml.safe_dump(bundled(document.data, source, (here,)), sort_keys=False, allow_unicode=True)
 
 
 def _known_name(name: str) -> None:
