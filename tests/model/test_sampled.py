@@ -186,3 +186,13 @@ def test_a_batch_is_its_trajectories_one_by_one() -> None:
                                rtol=1e-10, t_eval=batch.t)
         np.testing.assert_array_equal(batch.x[i], one.x)
         np.testing.assert_array_equal(batch.y[i], one.y)
+
+
+def test_discrete_files_accept_dynamics_and_dt_for_update_and_sample() -> None:
+    model = robodyn.read_model_text("name: d\nkind: discrete\ndt: 0.1\nstates: [x]\ndynamics: {x: 0.5*x}\n", "d.yaml")
+    assert model.sample_period == 0.1 and model.f(0.0, [2.0])[0] == 1.0
+    with pytest.raises(ModelFileError, match="give sample or dt, not both"):
+        robodyn.read_model_text("name: d\nkind: discrete\nsample: 0.1\ndt: 0.1\nstates: [x]\nupdate: {x: x}\n",
+                                "d.yaml")
+    with pytest.raises(ModelFileError, match="missing key 'sample'"):
+        robodyn.read_model_text("name: d\nkind: discrete\nstates: [x]\nupdate: {x: x}\n", "d.yaml")

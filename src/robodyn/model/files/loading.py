@@ -37,7 +37,7 @@ __all__ = ["KINDS", "load", "load_file", "model_from_document", "model_text", "r
 _COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs", "units"}
 KINDS: dict[str, set[str]] = {
     "first_order": _COMMON | {"states", "dynamics"},
-    "discrete": _COMMON | {"states", "update", "sample"},
+    "discrete": _COMMON | {"states", "update", "dynamics", "sample", "dt"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
     "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia"},
@@ -45,7 +45,7 @@ KINDS: dict[str, set[str]] = {
 }
 _REQUIRED = {
     "first_order": ("states", "dynamics"),
-    "discrete": ("sample",),
+    "discrete": (),  # sample (or dt) and update (or dynamics): checked by the reader
     "mechanical": ("coordinates", "mass"),
     "lagrangian": ("coordinates", "kinetic"),
     "chain": ("joints", "links"),

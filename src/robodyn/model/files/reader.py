@@ -197,14 +197,28 @@ def _discrete(r: _Reader, name: str, params: dict[str, float], inputs: list[str]
         raise r.fail(("states",), "a discrete model needs states (with their update) or outputs")
     r.check_names({"states": states, "inputs": inputs, "parameters": list(params), "outputs": list(outputs)}, {})
     everything = [*states, *inputs, *params]
-    update = r.expressions("update", states, everything, required=bool(states), what="updates of the states")
+    key = _one_of(r, ("update", "dynamics"), "the next value of each state, update: {x: expression}",
+                  required=bool(states))
+    update = r.expressions(key or "update", states, everything, required=bool(states), what="updates of the states")
     outs = r.expressions("outputs", list(outputs), everything, required=False, what="outputs")
+    period_key = _one_of(r, ("sample", "dt"), "the sample period in s, sample: 0.01", required=True)
+    assert period_key is not None
     try:
-        period = check_period(r.data.get("sample"), "sample")
+        period = check_period(r.data.get(period_key), period_key)
     except InputError as exc:
-        raise r.fail(("sample",), str(exc).removeprefix("sample: ")) from None
+        raise r.fail((period_key,), str(exc).removeprefix(f"{period_key}: ")) from None
     return DiscreteSystem(states, inputs, update or {}, sample=period, parameters=params, outputs=outs or None,
                           name=name)
+
+
+def _one_of(r: _Reader, keys: tuple[str, str], what: str, *, required: bool) -> str | None:
+    """The one of two synonymous keys the document gives (``update`` or ``dynamics``), refusing both or none."""
+    given = [k for k in keys if k in r.data]
+    if len(given) > 1:
+        raise r.fail((given[1],), f"give {keys[0]} or {keys[1]}, not both")
+    if not given and required:
+        raise r.fail((), f"missing key {keys[0]!r}: {what}")
+    return given[0] if given else None
 
 
 def _second_order_names(r: _Reader, params: dict[str, float], inputs: list[str]) -> tuple[list[str], list[str]]:
