@@ -146,9 +146,9 @@ CAPABILITIES: dict[str, set[str]] = {
                "linear_by_construction"},
     "linear discrete": {"jacobian", "output_jacobians", "linear_model", "explicit_form", "linear_by_construction",
                         "sample_period"},
-    "diagram": {"jacobian", "output_jacobians", "affine_form"},
+    "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table"},
     "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
-                         "kernel_output"},
+                         "kernel_output", "symbol_table"},
 }
 
 
