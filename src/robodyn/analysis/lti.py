@@ -256,16 +256,12 @@ def _responses(linear: LinearSystem, times: Array) -> Array:
 
 
 def _steady_state(linear: LinearSystem) -> tuple[Array, Array]:
-    """G(0) (or G(z = 1)) (p, m) and the scale |C| max|X| + |D| of its rounding, X = -A^-1 B (or (I - A)^-1 B).
-
-    Each column of X is solved with an error relative to its largest entry, so an entry that is 0 exactly (a
-    velocity at rest) comes out at rounding level of that entry, not of itself: the scale takes the column's
-    largest magnitude for every state."""
+    """G(0) (or G(z = 1)) (p, m) and its rounding scale |C| max|X| + |D|, X = -A^-1 B (or (I - A)^-1 B) by column."""
     n = linear.A.shape[0]
     X = np.linalg.solve(np.eye(n) - linear.A, linear.B) if linear.dt is not None else \
         -np.linalg.solve(linear.A, linear.B)
-    largest = np.abs(X).max(axis=0, initial=0.0)
-    return linear.C @ X + linear.D, np.abs(linear.C).sum(axis=1, keepdims=True) * largest + np.abs(linear.D)
+    return linear.C @ X + linear.D, np.abs(linear.C).sum(axis=1, keepdims=True) * np.abs(X).max(
+        axis=0, initial=0.0) + np.abs(linear.D)
 
 
 def _characteristics(t: Array, y: Array, final: float, zero: bool, threshold: float, low: float, high: float

@@ -125,10 +125,8 @@ def simulate(
     if check_limits(limits) == "events" and model.position_limits():
         events = [*_listed(events), *limit_events(model)]
     chosen = _method(model, method)
-    if chosen.family in ("adaptive", "implicit") and N == 1:
-        corners = model.switching_events()  # a diagram's saturations: stopped at and restarted (_across_corners)
-        if corners:
-            events = [*_listed(events), *corners]
+    if chosen.family in ("adaptive", "implicit") and N == 1 and model.switching_events():
+        events = [*_listed(events), *model.switching_events()]  # a diagram's corners (robodyn.integrate.corners)
     plan = _plan(model, u, events)
     grid = _output_times(t_eval, t0, t1)
     atol_vector = _atol(atol, model.n_states)

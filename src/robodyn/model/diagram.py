@@ -34,6 +34,7 @@ import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.model import diagram_build as build
+from robodyn.model.diagram_code import ComposedCode
 from robodyn.model.system import Model, Vector, require_model
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ if TYPE_CHECKING:
 __all__ = ["Diagram"]
 
 
-class Diagram(Model):
+class Diagram(ComposedCode, Model):
     """Blocks (any robodyn models) connected output to input, as one model.
 
     Parameters
@@ -298,14 +299,6 @@ class Diagram(Model):
         us = {block: self._block_input(block, u, ys) for block in self._blocks}
         return xs, ps, us, ys
 
-    def _compiled(self, which: str) -> Any:
-        """The composed ``rhs`` or ``out_fn`` to call from Python (robodyn.model.compiled), or None."""
-        if not self.compilable:
-            return None
-        from robodyn.model.compiled import python_function
-
-        return python_function(self, which)
-
     def symbol_table(self) -> Any:
         """The diagram's symbols (robodyn.model.diagram_switching.DiagramSymbols): for the events it makes."""
         memo = self.memo()
@@ -342,11 +335,9 @@ class Diagram(Model):
         sampled = self.sampling()
         if sampled is not None:  # the derivatives and the discrete states' increments at an instant of every block
             return sampled.residual(t, x, u, p)
-        rhs = self._compiled("rhs")
-        if rhs is not None:
-            out = np.empty(self.n_states)
-            rhs(float(t), x, u, p, out)
-            return out
+        compiled = self._call("rhs", t, x, u, p, self.n_states)
+        if compiled is not None:
+            return compiled
         xs, ps, us, _ = self._signals(t, x, u, p)
         parts = [self._blocks[b].f_raw(t, xs[b], us[b], ps[b]) for b in self._blocks]
         return np.concatenate(parts) if parts else np.zeros(0)
@@ -355,11 +346,9 @@ class Diagram(Model):
         sampled = self.sampling()
         if sampled is not None:
             return sampled.outputs(t, x, u, p)
-        out_fn = self._compiled("output")
-        if out_fn is not None:
-            out = np.empty(self.n_outputs)
-            out_fn(float(t), x, u, p, out)
-            return out
+        compiled = self._call("output", t, x, u, p, self.n_outputs)
+        if compiled is not None:
+            return compiled
         _, _, _, ys = self._signals(t, x, u, p)
         return np.array([ys[block][port] for block, port in self._outputs.values()], dtype=float)
 
@@ -479,19 +468,6 @@ class Diagram(Model):
     def self_contained(self) -> bool:
         """False: a diagram's blocks come from other files (the parsed-model cache keeps no record of it)."""
         return False
-
-    @property
-    def compilable(self) -> bool:
-        """Whether every block has numba sources: the diagram then compiles to one rhs and one out_fn."""
-        return self._composed() is not None
-
-    def kernel_rhs_source(self) -> str | None:
-        composed = self._composed()
-        return None if composed is None else composed[0]
-
-    def kernel_output_source(self) -> str | None:
-        composed = self._composed()
-        return None if composed is None else composed[1]
 
     # --- exact derivatives through the wires ---------------------------------------------------------------
     @property

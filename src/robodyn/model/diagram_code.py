@@ -27,13 +27,51 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["BlockPlan", "compose", "compose_jump", "derivative_sources"]
+__all__ = ["BlockPlan", "ComposedCode", "compose", "compose_jump", "derivative_sources"]
 
 _ARGUMENTS: Final = ("t", "x", "u", "p", "out")
 _INDENT: Final = "    "
+
+
+class ComposedCode:
+    """The model contract's code of a model whose functions are composed from its blocks (a diagram, the flow of a
+    sampled one): ``compilable``, ``kernel_rhs_source``, ``kernel_output_source`` from ``_composed()``, and the
+    compiled functions called from Python (``_call``)."""
+
+    def _composed(self) -> tuple[str, str] | None:
+        raise NotImplementedError
+
+    @property
+    def compilable(self) -> bool:
+        """Whether every block has numba sources: the model then compiles to one rhs and one out_fn."""
+        return self._composed() is not None
+
+    def kernel_rhs_source(self) -> str | None:
+        composed = self._composed()
+        return None if composed is None else composed[0]
+
+    def kernel_output_source(self) -> str | None:
+        composed = self._composed()
+        return None if composed is None else composed[1]
+
+    def _call(self, which: str, t: float, x: Any, u: Any, p: Any, size: int) -> Any:
+        """The compiled ``rhs`` or ``out_fn`` (``which``: "rhs", "output") at a point, ``(size,)``, or None when the
+        model is not compiled (robodyn.model.compiled.python_function)."""
+        if not self.compilable:
+            return None
+        from robodyn.model.compiled import python_function
+
+        function = python_function(self, which)  # type: ignore[arg-type]
+        if function is None:
+            return None
+        out = np.empty(size)
+        function(float(t), x, u, p, out)
+        return out
 
 
 class _NotComposable(Exception):

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.errors import InputError
+from robodyn.model.diagram_code import ComposedCode
 from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:
@@ -305,7 +306,7 @@ def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, A
     return functions[0], functions[1]
 
 
-class Flow(Model):
+class Flow(ComposedCode, Model):
     """A sampled diagram between its instants: states z = (the diagram's states, held outputs, held inputs),
     the continuous blocks integrating with the sampled blocks' held outputs, everything else constant; outputs the
     diagram's, from the held values. Compiled like the diagram when its blocks are."""
@@ -324,11 +325,9 @@ class Flow(Model):
         self.parameters = MappingProxyType(dict(d.parameters))
 
     def _f(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
-        compiled = self._compiled("rhs")
+        compiled = self._call("rhs", t, z, u, p, self.n_states)
         if compiled is not None:
-            out = np.empty(self.n_states)
-            compiled(float(t), z, u, p, out)
-            return out
+            return compiled
         s = self.owner
         d = s.diagram
         _, us = s.signals(t, z, u, p, set())
@@ -340,20 +339,11 @@ class Flow(Model):
         return out
 
     def _h(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
-        compiled = self._compiled("output")
+        compiled = self._call("output", t, z, u, p, self.n_outputs)
         if compiled is not None:
-            out = np.empty(self.n_outputs)
-            compiled(float(t), z, u, p, out)
-            return out
+            return compiled
         ys, _ = self.owner.signals(t, z, u, p, set())
         return np.array([ys[b][port] for b, port in self.owner.diagram._outputs.values()], dtype=float)
-
-    def _compiled(self, which: str) -> Any:
-        if not self.compilable:
-            return None
-        from robodyn.model.compiled import python_function
-
-        return python_function(self, which)
 
     def _composed(self) -> tuple[str, str] | None:
         memo = self.memo()
@@ -373,20 +363,8 @@ class Flow(Model):
         return found
 
     @property
-    def compilable(self) -> bool:
-        return self._composed() is not None
-
-    @property
     def self_contained(self) -> bool:
         return False
-
-    def kernel_rhs_source(self) -> str | None:
-        composed = self._composed()
-        return None if composed is None else composed[0]
-
-    def kernel_output_source(self) -> str | None:
-        composed = self._composed()
-        return None if composed is None else composed[1]
 
     @property
     def jacobian_method(self) -> str | None:
