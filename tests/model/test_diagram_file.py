@@ -193,3 +193,11 @@ def test_a_diagram_of_files_is_swept(tmp_path):
     (tmp_path / "loop.yaml").write_text(PID_LOOP.replace("plant: joint", "plant: lag.yaml"))
     table = robodyn.sweep(tmp_path / "loop.yaml", {"pid.kp": [10.0, 20.0]}, 0.5)
     assert len(table) == 2 and "final_plant.q" in table.columns
+
+
+def test_sample_and_discretization_may_be_given_as_parameters(tmp_path):
+    text = PID_LOOP.replace("parameters: {kp: 20, ki: 5}", "parameters: {kp: 20, ki: 5, sample: 0.01, "
+                            "discretization: tustin}")
+    diagram = robodyn.read_model_text(text, str(tmp_path / "d.yaml"))
+    assert diagram.blocks["pid"].sample_period == 0.01
+    assert "0.005*r" in diagram.blocks["pid"].show_text()  # Tustin's half step on the integral

@@ -222,7 +222,7 @@ def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any]
 
     values: dict[str, Any] = {}
     for key, value in parameters.items():
-        if isinstance(value, str) and key != "signs":
+        if isinstance(value, str) and key not in ("signs", "discretization"):  # text, not numbers
             try:
                 value = parse_number(value, where=f"block {label!r} parameter {key}")
             except RobodynError as exc:
