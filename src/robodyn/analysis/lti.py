@@ -260,8 +260,7 @@ def _steady_state(linear: LinearSystem) -> tuple[Array, Array]:
     n = linear.A.shape[0]
     X = np.linalg.solve(np.eye(n) - linear.A, linear.B) if linear.dt is not None else \
         -np.linalg.solve(linear.A, linear.B)
-    return linear.C @ X + linear.D, np.abs(linear.C).sum(axis=1, keepdims=True) * np.abs(X).max(
-        axis=0, initial=0.0) + np.abs(linear.D)
+    return linear.C @ X + linear.D, np.abs(linear.C).sum(1, keepdims=True) * np.abs(X).max(0, initial=0) + abs(linear.D)
 
 
 def _characteristics(t: Array, y: Array, final: float, zero: bool, threshold: float, low: float, high: float

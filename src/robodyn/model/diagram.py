@@ -274,18 +274,29 @@ class Diagram(ComposedCode, Model):
         ps = {b: p[q] for b, (_, q) in self._slices.items()}
         return xs, ps
 
+    def drivers(self, block: str) -> list[tuple[int, str, Any, int]]:
+        """What drives each input of ``block``: (inlet, ``"signal"``, source block, its output index), (inlet,
+        ``"input"``, diagram input index, 0) or (inlet, ``"const"``, value, 0) — the one description every
+        evaluation of the diagram (values, derivatives, code) reads."""
+        memo = self.memo()
+        if "diagram drivers" not in memo:
+            names = list(self._blocks)
+            memo["diagram drivers"] = {b: [(i, kind, names[a] if kind == "signal" else a, port)
+                                           for i, (kind, a, port) in enumerate(sources)]
+                                       for b, sources in self.input_sources().items()}
+        found: list[tuple[int, str, Any, int]] = memo["diagram drivers"][block]
+        return found
+
     def _block_input(self, block: str, u: Vector, ys: Mapping[str, Vector]) -> Vector:
+        """The inputs of ``block`` from the diagram's inputs and the outputs ``ys`` computed so far (0 for the
+        others: a block evaluated before its drivers has no feedthrough)."""
         value = np.zeros(self._blocks[block].n_inputs)
-        for (target, inlet), number in self._defaults.items():
-            if target == block:
-                value[inlet] = number
-        for wire in self._wires:
-            if wire.target == block and wire.source in ys:
-                value[wire.inlet] = ys[wire.source][wire.port]
-        for k, inlets in enumerate(self._inputs.values()):
-            for target, inlet in inlets:
-                if target == block:
-                    value[inlet] = u[k]
+        for inlet, kind, source, port in self.drivers(block):
+            if kind == "signal":
+                if source in ys:
+                    value[inlet] = ys[source][port]
+            else:
+                value[inlet] = u[source] if kind == "input" else source
         return value
 
     def _signals(self, t: float, x: Vector, u: Vector, p: Vector
@@ -365,16 +376,12 @@ class Diagram(ComposedCode, Model):
             model = self._blocks[block]
             rows, columns = self._slices[block]
             inputs = np.zeros((T, model.n_inputs))
-            for (target, inlet), number in self._defaults.items():
-                if target == block:
-                    inputs[:, inlet] = number
-            for wire in self._wires:
-                if wire.target == block and wire.source in ys:
-                    inputs[:, wire.inlet] = ys[wire.source][:, wire.port]
-            for k, inlets in enumerate(self._inputs.values()):
-                for target, inlet in inlets:
-                    if target == block:
-                        inputs[:, inlet] = u[:, k]
+            for inlet, kind, source, port in self.drivers(block):
+                if kind == "signal":
+                    if source in ys:
+                        inputs[:, inlet] = ys[source][:, port]
+                else:
+                    inputs[:, inlet] = u[:, source] if kind == "input" else source
             found = model.h_many(t, np.ascontiguousarray(x[:, rows]), inputs, p[columns])
             ys[block] = np.broadcast_to(np.asarray(found, dtype=float), (T, model.n_outputs))
         if not self._outputs:
@@ -488,14 +495,11 @@ class Diagram(ComposedCode, Model):
         def input_derivative(block: str) -> tuple[np.ndarray, np.ndarray]:
             model = self._blocks[block]
             du_dx, du_du = np.zeros((model.n_inputs, n)), np.zeros((model.n_inputs, m))
-            for wire in self._wires:
-                if wire.target == block and wire.source in dy:
-                    du_dx[wire.inlet] = dy[wire.source][0][wire.port]
-                    du_du[wire.inlet] = dy[wire.source][1][wire.port]
-            for k, inlets in enumerate(self._inputs.values()):
-                for target, inlet in inlets:
-                    if target == block:
-                        du_du[inlet, k] = 1.0
+            for inlet, kind, source, port in self.drivers(block):
+                if kind == "signal" and source in dy:
+                    du_dx[inlet], du_du[inlet] = dy[source][0][port], dy[source][1][port]
+                elif kind == "input":
+                    du_du[inlet, source] = 1.0
             return du_dx, du_du
 
         for block in self._order:

@@ -72,8 +72,6 @@ def switching_events(diagram: Diagram) -> list[Event]:
     state = dict(zip(diagram.states, table.x_symbols))
     parameter = dict(zip(diagram.parameters, table.p_symbols))
     inputs = dict(zip(diagram.inputs, table.u_symbols))
-    sources = diagram.input_sources()
-    order = list(blocks)
     found: dict[tuple[str, int], Any] = {}
 
     def signal(block: str, port: int) -> Any:
@@ -92,7 +90,7 @@ def switching_events(diagram: Diagram) -> list[Event]:
         return _in_diagram(block, exprs[port])
 
     def driving(block: str, inlet: int) -> Any:
-        kind, a, b = sources[block][inlet]
+        _, kind, a, b = diagram.drivers(block)[inlet]
         if kind == "input":
             return inputs[diagram.inputs[a]]
         if kind == "const":
@@ -100,7 +98,7 @@ def switching_events(diagram: Diagram) -> list[Event]:
 
             return sympy.Float(a)
         if kind == "signal":
-            return signal(order[a], b)
+            return signal(a, b)
         return None
 
     def _in_diagram(block: str, expr: Any) -> Any:

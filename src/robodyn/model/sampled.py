@@ -234,13 +234,11 @@ class Sampling:
         def input_rows(block: str) -> np.ndarray:
             model = d._blocks[block]
             rows = np.zeros((model.n_inputs, N + m))
-            for wire in d._wires:
-                if wire.target == block and wire.source in dy:
-                    rows[wire.inlet] = dy[wire.source][wire.port]
-            for k, inlets in enumerate(d._inputs.values()):
-                for target, inlet in inlets:
-                    if target == block:
-                        rows[inlet, N + k] = 1.0
+            for inlet, kind, source, port in d.drivers(block):
+                if kind == "signal" and source in dy:
+                    rows[inlet] = dy[source][port]
+                elif kind == "input":
+                    rows[inlet, N + source] = 1.0
             return rows
 
         for block in d._order:
