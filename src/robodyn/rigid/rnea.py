@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "rnea", "world_frames"]
+__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "newton_euler", "rnea", "world_frames"]
 
 Vec = list[Value]  # three values
 Mat = list[list[Value]]  # 3x3 values, row-major
@@ -94,10 +94,22 @@ def placement(tape: Tape, body: Body, q: Value) -> tuple[Mat, Vec]:
 
 def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
          gravity: Sequence[Value]) -> list[Value]:
-    """Joint forces tau = ID(q, q', q'') of a tree, recorded on ``tape``; one entry per body.
+    """Joint forces tau = ID(q, q', q'') of a tree on a fixed base, recorded on ``tape``; one entry per body.
 
     ``q``, ``qd``, ``qdd`` hold one value per body (constant zeros prune the tape); ``gravity`` is the
     gravity vector in the base frame. Bodies must come after their parents.
+    """
+    zero = [tape.const(0.0)] * 3
+    return newton_euler(tape, bodies, q, qd, qdd, (zero, zero, [-g for g in gravity]))[0]
+
+
+def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
+                 base: tuple[Sequence[Value], Sequence[Value], Sequence[Value]]) -> tuple[list[Value], Vec, Vec]:
+    """Recursive Newton–Euler with the base moving: (tau per body, force, moment), the last two the resultant
+    the bodies' joints exert on the base, in the base frame at its origin.
+
+    ``base = (w, alpha, a)``: the base's angular velocity, angular acceleration and the classical acceleration
+    of its origin, in the base frame, gravity included as an upward acceleration (a fixed base: zeros and -g).
     """
     zero = [tape.const(0.0)] * 3
     rotations: list[Mat] = []
@@ -107,12 +119,12 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Va
     accel: list[Vec] = []
     forces: list[Vec] = []
     moments: list[Vec] = []
-    base_acc = [-g for g in gravity]  # the base accelerates upwards instead of gravity pulling down
+    base_w, base_alpha, base_acc = (list(v) for v in base)
     for i, body in enumerate(bodies):
         rot, pos = placement(tape, body, q[i])
         rotations.append(rot)
         positions.append(pos)
-        w_p, al_p, a_p = (zero, zero, base_acc) if body.parent < 0 else (
+        w_p, al_p, a_p = (base_w, base_alpha, base_acc) if body.parent < 0 else (
             omega[body.parent], alpha[body.parent], accel[body.parent])
         a_origin = _add(a_p, _cross(al_p, pos), _cross(w_p, _cross(w_p, pos)))
         w_in, al_in, a_in = _tmatvec(rot, w_p), _tmatvec(rot, al_p), _tmatvec(rot, a_origin)
@@ -127,22 +139,23 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Va
         omega.append(w)
         alpha.append(al)
         accel.append(acc)
-        com = body.com
-        a_com = _add(acc, _cross(al, com), _cross(w, _cross(w, com)))
-        forces.append(_scale(body.mass, a_com))
-        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)), _cross(com, forces[i])))
+        forces.append(_scale(body.mass, _add(acc, _cross(al, body.com), _cross(w, _cross(w, body.com)))))
+        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)),
+                            _cross(body.com, forces[i])))
     tau: list[Value] = [tape.const(0.0)] * len(bodies)
+    root_force, root_moment = list(zero), list(zero)
     for i in reversed(range(len(bodies))):
         body = bodies[i]
         resultant = forces[i] if body.prismatic else moments[i]
         tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
-        if body.parent >= 0:  # transmit f_i and n_i to the parent's frame
-            p = body.parent
-            f_parent = _matvec(rotations[i], forces[i])
-            n_parent = _add(_matvec(rotations[i], moments[i]), _cross(positions[i], f_parent))
-            forces[p] = _add(forces[p], f_parent)
-            moments[p] = _add(moments[p], n_parent)
-    return tau
+        f_parent = _matvec(rotations[i], forces[i])  # f_i and n_i in the parent's frame, about its origin
+        n_parent = _add(_matvec(rotations[i], moments[i]), _cross(positions[i], f_parent))
+        if body.parent >= 0:
+            forces[body.parent] = _add(forces[body.parent], f_parent)
+            moments[body.parent] = _add(moments[body.parent], n_parent)
+        else:
+            root_force, root_moment = _add(root_force, f_parent), _add(root_moment, n_parent)
+    return tau, root_force, root_moment
 
 
 def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[tuple[Mat, Vec]]:

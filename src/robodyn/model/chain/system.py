@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
 
@@ -416,8 +416,15 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         tape, _ = self._tape
         n, m = self.n_coordinates, self.n_inputs
         x, u, a = tape.leaves(1, 2 * n), tape.leaves(2, m), tape.leaves(4, n)
-        value = self._tape_value
+        bodies, joints, forces, couplings, gravity = self.tape_parts(self._tape_value)
+        return ManipulatorProgram(tape, bodies, couplings, x, u, a, gravity, joints, forces)
 
+    def tape_parts(self, value: Callable[[Any], Value]) -> tuple[list[Body], list[JointTerms], list[Value],
+                                                                 list[tuple[int, Value, Value]], list[Value]]:
+        """The bodies (parents first), the joint terms and generalized forces (coordinate order), the couplings
+        (body order) and the gravity vector, as the values ``value`` gives the chain's expressions: the parts of
+        :class:`~robodyn.rigid.dynamics.ManipulatorProgram`, for a tape whose leaves another model lays out (a
+        floating base: robodyn.model.chain.floating)."""
         def rows(matrix: Any) -> tuple[tuple[Value, ...], ...]:
             return tuple(tuple(value(e) for e in row) for row in matrix)
 
@@ -431,8 +438,16 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         forces = [value(t["force"]) for t in self._joint_terms]
         couplings = [(c, value(multiplier), value(offset))
                      for c, multiplier, offset in (self._couplings[i] for i in self.order_)]
-        return ManipulatorProgram(tape, bodies, couplings, x, u, a, [value(g) for g in self.gravity_expr],
-                                  joints, forces)
+        return bodies, joints, forces, couplings, [value(g) for g in self.gravity_expr]
+
+    def root_links(self) -> list[str]:
+        """The links that are no joint's child (the tree's roots), in the order of the links."""
+        return [link.name for link in self.links if link.name not in self._by_child]
+
+    def link_inertia(self, name: str) -> tuple[Any, list[Any], list[list[Any]]]:
+        """Mass, centre of mass (3) and inertia about it (3 x 3) of link ``name``, in its own frame, as expressions in
+        the parameters (checked as the file's links are)."""
+        return self._link_terms(next(link for link in self.links if link.name == name))
 
     def _function(self, name: str) -> tuple[Any, int]:
         """The compiled function ``name`` of the program (robodyn.rigid.dynamics) and its output size,

@@ -1,0 +1,236 @@
+"""The numeric functions of a tree of rigid bodies on a moving base, as outputs of one straight-line tape.
+
+:class:`FloatingProgram` extends the fixed-base functions (robodyn.rigid.dynamics) to a root link joined to the
+world by a base joint (robodyn.rigid.base_joints: free-flyer or planar): the velocity ``v`` has ``nv = nb + n``
+entries (the base's ``nb`` in its own frame, then the joints' rates), the accelerations likewise (the base's
+spatial acceleration: the derivative of its velocity entries), and the generalized forces of the base are the
+wrench on the root link in its frame at its origin — Pinocchio's conventions for ``rnea``, ``crba`` and ``aba``.
+
+==================  ==================================================================================  ============
+function            outputs                                                                             shape
+==================  ==================================================================================  ============
+``acceleration``    v' = M^-1 (Q - c) by a Cholesky solve (Q: no force on the base, the joints' forces)  (nv,)
+``mass``            M (the composite inertia of the whole robot in its base rows), row-major             (nv * nv,)
+``inverse``         ID(q, v, a) + joint terms, the accelerations ``a`` (argument 4) of size nv            (nv,)
+``com``             the centre of mass of the whole robot, world frame                                   (3,)
+``com_jacobian``    J_com with v_com = J_com v, world frame                                              (3 * nv,)
+``centroidal``      A_g with h_g = A_g v: linear momentum, then angular momentum about the centre of     (6 * nv,)
+                    mass, world axes (Pinocchio's ``computeCentroidalMap``)
+``momentum``        h_g, the same                                                                        (6,)
+==================  ==================================================================================  ============
+
+The program is given the root's pose (R world <- root, p) and velocity entries as tape values, so one class
+serves the stored configuration (the pose from a quaternion) and the integrators' chart (the pose at c (+) d).
+
+Reference: R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, sections 5.3 and 9.3 (floating
+bases); D. E. Orin, A. Goswami, S.-H. Lee, "Centroidal dynamics of a humanoid robot", Autonomous Robots 35 (2013).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from robodyn.rigid.base_joints import BaseJoint
+from robodyn.rigid.dynamics import JointTerms
+from robodyn.rigid.rnea import (
+    Body,
+    Mat,
+    Vec,
+    _add,
+    _cross,
+    _matmul,
+    _matvec,
+    _tmatvec,
+    cholesky_factor,
+    cholesky_solve,
+    newton_euler,
+    placement,
+)
+from robodyn.rigid.tape import Tape, Value
+
+__all__ = ["FLOATING_FUNCTIONS", "FloatingProgram", "RootBody"]
+
+FLOATING_FUNCTIONS = ("acceleration", "mass", "inverse", "com", "com_jacobian", "centroidal", "momentum")
+
+
+@dataclass(frozen=True, slots=True)
+class RootBody:
+    """The root link's mass, centre of mass (3,) and inertia about it (3, 3), in its own frame (tape values)."""
+
+    mass: Value
+    com: tuple[Value, ...]
+    inertia: tuple[tuple[Value, ...], ...]
+
+
+class FloatingProgram:
+    """Every function of a tree on a moving base (see the module docstring), recorded on demand.
+
+    ``joint`` is the base joint; ``pose`` = (R, p) of the root and ``base_v`` its ``joint.nv`` velocity entries;
+    ``q``, ``qd`` the joint coordinates and rates (model order, ``n`` each); ``bodies`` parent-first with
+    ``couplings[k] = (coordinate, multiplier, offset)`` as in robodyn.rigid.dynamics (a body whose parent is -1
+    hangs from the root link); ``a`` the ``nv`` acceleration leaves of inverse dynamics; ``gravity`` in the world
+    frame; ``joints`` and ``forces`` the joints' terms and generalized forces (``n`` each).
+    """
+
+    def __init__(self, tape: Tape, joint: BaseJoint, root: RootBody, bodies: Sequence[Body],
+                 couplings: Sequence[tuple[int, Value, Value]], pose: tuple[Mat, Vec], base_v: Sequence[Value],
+                 q: Sequence[Value], qd: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
+                 joints: Sequence[JointTerms], forces: Sequence[Value]):
+        self.tape, self.joint, self.root = tape, joint, root
+        self.bodies, self.couplings = list(bodies), list(couplings)
+        self.rotation, self.position = pose
+        self.base_v, self.q, self.qd, self.a = list(base_v), list(q), list(qd), list(a)
+        self.gravity, self.joints, self.forces = list(gravity), list(joints), list(forces)
+        self.n, self.nb = len(self.q), joint.nv
+        self.nv = self.nb + self.n
+        self.zero, self.one = tape.const(0.0), tape.const(1.0)
+        self._recorded: dict[str, list[Value]] = {}
+
+    def outputs(self, name: str) -> list[Value]:
+        """The output values of function ``name`` (one of :data:`FLOATING_FUNCTIONS`)."""
+        if name not in FLOATING_FUNCTIONS:
+            raise KeyError(f"no function {name!r} on a floating program: one of {', '.join(FLOATING_FUNCTIONS)}")
+        if name not in self._recorded:
+            self._recorded[name] = getattr(self, f"_{name}")()
+        return self._recorded[name]
+
+    # --- building blocks ------------------------------------------------------------------------------
+    def _positions(self) -> list[Value]:
+        return [a * self.q[c] + b for c, a, b in self.couplings]
+
+    def _motion(self, values: Sequence[Value]) -> list[Value]:
+        return [a * values[c] for c, a, _ in self.couplings]
+
+    def _generalized(self, values: Sequence[Value]) -> list[Value]:
+        result: list[Value] = [self.zero] * self.n
+        for (c, a, _), value in zip(self.couplings, values):
+            result[c] = result[c] + a * value
+        return result
+
+    def _root_wrench(self, w: Vec, alpha: Vec, acc: Vec, force: Vec, moment: Vec) -> tuple[Vec, Vec]:
+        """The root link's own inertial wrench added to what its children exert (root frame, at its origin)."""
+        r = self.root
+        f = [r.mass * e for e in _add(acc, _cross(alpha, r.com), _cross(w, _cross(w, r.com)))]
+        n = _add(_matvec(r.inertia, alpha), _cross(w, _matvec(r.inertia, w)), _cross(r.com, f))
+        return _add(force, f), _add(moment, n)
+
+    def inverse(self, base_a: Sequence[Value], qdd: Sequence[Value], base_v: Sequence[Value],
+                qd: Sequence[Value], gravity: bool) -> list[Value]:
+        """ID: the base's generalized forces (``nb``), then the joints' with their terms (``n``)."""
+        tape = self.tape
+        v, w = self.joint.twist(tape, base_v)
+        dv, dw = self.joint.twist(tape, base_a)
+        acc = _add(dv, _cross(w, v))  # the classical acceleration of the root's origin, root frame
+        if gravity:
+            acc = _add(acc, [-e for e in _tmatvec(self.rotation, self.gravity)])
+        tau, force, moment = newton_euler(tape, self.bodies, self._positions(), self._motion(qd), self._motion(qdd),
+                                          (w, dw, acc))
+        force, moment = self._root_wrench(w, dw, acc, force, moment)
+        joint_tau = self._generalized(tau)
+        if gravity:  # the joints' own terms (friction, springs, rotors) belong to the dynamics, not to M
+            joint_tau = [joint_tau[i] + self.joints[i].force(self.q[i], qd[i], qdd[i]) for i in range(self.n)]
+        else:
+            joint_tau = [joint_tau[i] + self.joints[i].rotor * qdd[i] for i in range(self.n)]
+        return [*self.joint.project(force, moment), *joint_tau]
+
+    @functools.cached_property
+    def mass(self) -> list[list[Value]]:
+        """M in velocity order: column j is ID(q, 0, e_j) without gravity (the rotors on the joints' diagonal)."""
+        nv, nb = self.nv, self.nb
+        zeros_b, zeros_j = [self.zero] * nb, [self.zero] * self.n
+        columns = []
+        for j in range(nv):
+            unit = [self.one if i == j else self.zero for i in range(nv)]
+            columns.append(self.inverse(unit[:nb], unit[nb:], zeros_b, zeros_j, gravity=False))
+        return [[columns[j][i] if j <= i else columns[i][j] for j in range(nv)] for i in range(nv)]
+
+    @functools.cached_property
+    def bias(self) -> list[Value]:
+        """c(q, v) = ID(q, v, 0) with gravity and the joint terms."""
+        return self.inverse([self.zero] * self.nb, [self.zero] * self.n, self.base_v, self.qd, gravity=True)
+
+    @functools.cached_property
+    def factor(self) -> list[list[Value]]:
+        return cholesky_factor(self.mass)
+
+    @functools.cached_property
+    def acceleration(self) -> list[Value]:
+        applied = [self.zero] * self.nb + list(self.forces)
+        return cholesky_solve(self.factor, [f - c for f, c in zip(applied, self.bias)])
+
+    # --- bodies in the world, for the centre of mass and the momentum -----------------------------------
+    @functools.cached_property
+    def _world(self) -> list[tuple[Value, Mat, Vec, Vec, Vec, Mat]]:
+        """Per body, the root first: mass, R, the centre of mass, its velocity and the angular velocity (world),
+        and the inertia about the centre of mass (body frame)."""
+        v, w = self.joint.twist(self.tape, self.base_v)
+        rotation = self.rotation
+        omega, velocity = _matvec(rotation, w), _matvec(rotation, v)
+        root = self.root
+        arm = _matvec(rotation, list(root.com))
+        frames = [(rotation, list(self.position), omega, velocity)]  # joint frames: R, origin, w, origin velocity
+        result = [(root.mass, rotation, _add(self.position, arm), _add(velocity, _cross(omega, arm)), omega,
+                   [list(row) for row in root.inertia])]
+        positions, rates = self._positions(), self._motion(self.qd)
+        for k, body in enumerate(self.bodies):
+            r_p, p_p, w_p, v_p = frames[body.parent + 1]
+            rot, pos = placement(self.tape, body, positions[k])
+            r_k = _matmul(r_p, rot)
+            offset = _matvec(r_p, pos)
+            origin = _add(p_p, offset)
+            axis = _matvec(r_k, list(body.axis))
+            v_k = _add(v_p, _cross(w_p, offset))
+            if body.prismatic:
+                w_k, v_k = w_p, _add(v_k, [rates[k] * e for e in axis])
+            else:
+                w_k = _add(w_p, [rates[k] * e for e in axis])
+            frames.append((r_k, origin, w_k, v_k))
+            arm = _matvec(r_k, list(body.com))
+            result.append((body.mass, r_k, _add(origin, arm), _add(v_k, _cross(w_k, arm)), w_k,
+                           [list(row) for row in body.inertia]))
+        return result
+
+    @functools.cached_property
+    def _total_mass(self) -> Value:
+        total = self.zero
+        for mass, *_ in self._world:
+            total = total + mass
+        return total
+
+    def _com(self) -> list[Value]:
+        weighted = [self.zero] * 3
+        for mass, _, com, *_ in self._world:
+            weighted = [weighted[i] + mass * com[i] for i in range(3)]
+        return [e / self._total_mass for e in weighted]
+
+    def _momentum(self) -> list[Value]:
+        centre = self.outputs("com")
+        linear, angular = [self.zero] * 3, [self.zero] * 3
+        for mass, rotation, com, velocity, omega, inertia in self._world:
+            p = [mass * e for e in velocity]
+            spin = _matvec(rotation, _matvec(inertia, _tmatvec(rotation, omega)))
+            moment = _add(_cross([com[i] - centre[i] for i in range(3)], p), spin)
+            linear, angular = _add(linear, p), _add(angular, moment)
+        return [*linear, *angular]
+
+    def _velocity_leaves(self) -> list[Value]:
+        return [*self.base_v, *self.qd]
+
+    def _centroidal(self) -> list[Value]:
+        """A_g: the momentum is linear in v, so its forward-mode derivative is exactly the map."""
+        rows = self.tape.derive(self.outputs("momentum"), self._velocity_leaves())
+        return [e for row in rows for e in row]
+
+    def _com_jacobian(self) -> list[Value]:
+        return [e / self._total_mass for e in self.outputs("centroidal")[: 3 * self.nv]]
+
+    def _acceleration(self) -> list[Value]:
+        return list(self.acceleration)
+
+    def _mass(self) -> list[Value]:
+        return [e for row in self.mass for e in row]
+
+    def _inverse(self) -> list[Value]:
+        return self.inverse(self.a[: self.nb], self.a[self.nb:], self.base_v, self.qd, gravity=True)
