@@ -72,9 +72,11 @@ _LAZY: dict[str, str] = {
     "animate": "robodyn.kinematics.animate",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
+    "difference": "robodyn.model.chain.configuration",
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
     "forced_response": "robodyn.analysis.response",
+    "integrate_configuration": "robodyn.model.chain.configuration",
     "inverse_kinematics": "robodyn.kinematics.ik",
     "linearize": "robodyn.analysis.linearize",
     "linearize_trajectory": "robodyn.analysis.ltv",
@@ -116,6 +118,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.kinematics.frames import Kinematics, Pose
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
+    from robodyn.model.chain.configuration import difference, integrate_configuration
     from robodyn.model.diagram import Diagram
     from robodyn.model.events import Event
     from robodyn.model.files.catalog import CATALOG
@@ -188,9 +191,11 @@ __all__ = [
     "animate",
     "blocks",
     "classify",
+    "difference",
     "existence",
     "find_equilibrium",
     "forced_response",
+    "integrate_configuration",
     "inverse_kinematics",
     "linearize",
     "linearize_trajectory",

@@ -56,7 +56,7 @@ from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
 from robodyn.model.names import did_you_mean
-from robodyn.model.system import Values, require_model
+from robodyn.model.system import Values, require_euclidean, require_model
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -401,6 +401,7 @@ def find_equilibrium(
     array([2.89905323])                      # the holding torque m g l sin(0.3)
     """
     require_model(model, "find_equilibrium")
+    require_euclidean(model, "find_equilibrium")
     require_continuous(model, "find_equilibrium", "its fixed points solve x = A x + B u, i.e. x = (I - A)^-1 B u: "
                        "np.linalg.solve(np.eye(n) - A, B @ u)", sampled_ok=True)
     _check_options(starts, tol, seed)

@@ -43,7 +43,7 @@ import numpy as np
 from robodyn.analysis import LINEARIZATION_METHODS
 from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Values, require_model
+from robodyn.model.system import Values, require_euclidean, require_model
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -106,6 +106,7 @@ def linearize(
            [9.81, 0.  ]])
     """
     require_model(model, "linearize")
+    require_euclidean(model, "linearize")
     if open is not None:
         return _loop_transfer(model, open, x, u, params, t, method)
     if model.sampling() is not None:
@@ -283,6 +284,7 @@ def operating_point(
     from robodyn.analysis.equilibrium import find_equilibrium  # deferred: equilibrium imports this module
 
     require_model(model, "operating_point")
+    require_euclidean(model, "operating_point")
     states = model.state_vector(x, default=0.0)
     values = model.input_vector(u)
     given = set(model.inputs) if u is not None and not isinstance(u, Mapping) else set(u or ())

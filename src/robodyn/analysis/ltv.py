@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.linearize import linearize
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.linear import LinearSystem, require_continuous
-from robodyn.model.system import Values, require_model
+from robodyn.model.system import Values, require_euclidean, require_model
 from robodyn.trajectory import BatchTrajectory, Trajectory
 
 if TYPE_CHECKING:
@@ -336,6 +336,7 @@ def linearize_trajectory(
     LTVSystem
     """
     require_model(model, "linearize_trajectory")
+    require_euclidean(model, "linearize_trajectory")
     require_continuous(model, "linearize_trajectory", "a linear update map is its own linearization")
     if rule not in RULES:
         raise InputError(f"unknown rule {rule!r}: one of {', '.join(RULES)}")

@@ -73,7 +73,7 @@ def fused_batch(setup: KernelSetup, method: str, t_span: tuple[float, float], st
     kernel runs it then."""
     from robodyn.codegen.objects import enabled
 
-    if (setup.path != "compiled" or len(setup.events) or not enabled()
+    if (setup.path != "compiled" or len(setup.events) or not enabled() or setup.fns[3] != 0
             or os.environ.get("ROBODYN_FUSED", "").strip() == "0" or REGISTRY[method].family != "adaptive"):
         return None
     table, dop853 = TABLEAUS[method].kernel_method()

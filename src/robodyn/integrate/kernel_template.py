@@ -4,8 +4,10 @@ A template, never imported as an ordinary module: the loader first defines ``jit
 identity decorators), ``rhs(fns, t, x, u, p, out)``, ``eval_inputs(t, t_piece, x, inp, out)``,
 ``event_fn(fns, t, x, u, p, out)`` and ``jac(fns, t, x, u, p, out)`` in the module namespace, then executes this
 source, ``implicit_template.py`` and ``work_template.py`` (docs/dev/simulation.md). ``fns`` (int64) says where
-the model's compiled functions are (``[rhs, event_fn, jac]``, robodyn.codegen.indirect) and is passed through
-untouched, as ``inp``; ``event_fn`` is never called without events.
+the model's compiled functions are (``[rhs, event_fn, jac, chart]``, robodyn.codegen.indirect) and is passed
+through untouched, as ``inp``; ``event_fn`` is never called without events, ``chart`` only for a model on a
+manifold (``fns[3] != 0``): after every step it moves the state and its derivative to the chart centred at the
+step's end (robodyn.model.chart), so every method steps in local coordinates around the step's start.
 
 Public kernels (arrays float64 and C-contiguous, codes int64)::
 
@@ -51,6 +53,7 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
     def hjit(fn): ...  # jit for helpers only called from jitted code (no Python wrapper)
     def rhs(fns, t, x, u, p, out): ...
     def event_fn(fns, t, x, u, p, out): ...
+    def chart(fns, t, x, xdot, p, out): ...  # fns[3]: x and xdot recentred (2n values), robodyn.model.chart
     def _implicit_step(*args): ...  # implicit_template.py
     def _implicit_reset(st): ...
     def _implicit_work(work, n, m): ...
@@ -128,7 +131,7 @@ def fixed_run(fns, A, b, c, grid, steps, x0, p, inp, xs, us):
         if b[j] != 0.0:
             s = j + 1  # stages after the last weighted one (an FSAL stage) are not needed
     n, m = x0.size, us.shape[1]
-    K, x, xw, u = np.empty((s, n)), x0.copy(), np.empty(n), np.empty(m)
+    K, x, xw, u, moved = np.empty((s, n)), x0.copy(), np.empty(n), np.empty(m), np.empty(2 * n)
     B = b.reshape((1, b.size))
     for k in range(grid.size):
         for i in range(n):
@@ -145,6 +148,10 @@ def fixed_run(fns, A, b, c, grid, steps, x0, p, inp, xs, us):
             rhs(fns, grid[k] + c[j] * h, xw, u, p, K[j])
         _combine(B, 0, K, s, x, h, xw)
         x, xw = xw, x
+        if fns[3] != 0:  # a model on a manifold: the next step in the chart centred where this one ended
+            chart(fns, grid[k + 1], x, K[0], p, moved)
+            for i in range(n):
+                x[i] = moved[i]
     return s * max(grid.size - 1, 0)
 
 
@@ -288,6 +295,7 @@ def _adaptive_core(first, stop, work, fns, method, dop853, implicit, t0, t1, x0s
         r = 2 + dense.shape[0] + (0 if dop853 is None else 3)
         K, R = W[row:row + c.size], W[row + c.size:row + c.size + r]
         x, x_new, xw, xq = w[at:at + n], w[at + n:at + 2 * n], w[at + 2 * n:at + 3 * n], w[at + 3 * n:at + 4 * n]
+        moved = w[at + 2 * n:at + 4 * n]  # xw and xq together: free between steps, where a chart is recentred
         at += 4 * n
         for i in range(n):
             x[i] = x0[i]
@@ -518,6 +526,10 @@ def _adaptive_core(first, stop, work, fns, method, dop853, implicit, t0, t1, x0s
             for i in range(n):
                 x[i] = x_new[i]
                 K[0, i] = K[s - 1, i]
+            if fns[3] != 0:  # a model on a manifold: the state and its derivative in the chart centred at x
+                chart(fns, t, x, K[0], p, moved)
+                for i in range(n):
+                    x[i], K[0, i] = moved[i], moved[n + i]
             if HAS_EVENTS:
                 for k in range(n_events):
                     g_old[k] = g_new[k]
@@ -535,7 +547,7 @@ def adaptive_run(fns, method, dop853, implicit, t0, t1, x0, p, inp, m, stops, t_
 
     Parameters
     ----------
-    fns : (3,) int64, the model's functions (see the module docstring)
+    fns : (4,) int64, the model's functions (see the module docstring)
     method, dop853 : ``ButcherTableau.kernel_method()``: (A, b, c, e, dense, error_order), and DOP853's E3 weights
         or None; for the implicit methods ``robodyn.integrate.implicit.IMPLICIT_METHOD`` and None
     implicit : None, or the tables of the implicit method (``robodyn.integrate.implicit.tables``)

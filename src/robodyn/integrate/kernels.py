@@ -65,7 +65,7 @@ class KernelSetup:
 
     module: Any  # a kernel module, or robodyn.integrate.native_kernels.NativeKernels standing for one
     path: str  # "compiled" or "interpreted"
-    fns: np.ndarray  # (3,) int64: the addresses of the model's rhs, event_fn and jac (0: none)
+    fns: np.ndarray  # (4,) int64: the addresses of the model's rhs, event_fn, jac and chart (0: none)
     inp: tuple[Any, ...]
     events: ResolvedEvents
     model: ModelContract
@@ -115,7 +115,7 @@ def kernel_module(model: ModelContract, inputs: Inputs, events: ResolvedEvents, 
     exact = jacobian and model.jacobian_method is not None and inputs.is_compilable
     module = interpreted_module(rhs, event_fn, inputs.python_evaluator(), jac if exact else None)
     data = inputs.compiled(n) if inputs.is_compilable else (np.zeros(0),)
-    fns = np.array([0, 0, 1 if exact else 0], dtype=np.int64)
+    fns = np.array([0, 0, 1 if exact else 0, 0], dtype=np.int64)
     return KernelSetup(module, "interpreted", fns, data, events, model, 0.0)
 
 

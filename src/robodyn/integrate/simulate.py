@@ -115,6 +115,12 @@ def simulate(
     Trajectory, or BatchTrajectory for a batch.
     """
     require_model(model, "simulate")
+    if model.chart() is not None:  # a manifold (a floating base): the run in its chart (robodyn.integrate.chart)
+        from robodyn.integrate.chart import simulate_in_chart
+
+        return simulate_in_chart(model, simulate, t_span, x0, u, method=method, atol=atol, events=events, rtol=rtol,
+                                 dt=dt, t_eval=t_eval, params=params, max_steps=max_steps, backend=backend,
+                                 limits=limits)
     if model.n_states == 0:
         raise InputError(f"model {model.name!r} has no states: there is nothing to integrate; a static block (y = "
                          "h(t, u)) is evaluated with model.h or used as a block of a robodyn.Diagram")

@@ -4,7 +4,7 @@
   ``event_c``; :func:`jacobian_module` holds the exact Jacobian ``jac`` and ``jac_c``, generated only when an
   implicit method asks for it (a large chain's Jacobian tape is much bigger than its right-hand side);
   :func:`output_module` the outputs ``out_fn``. A new model therefore compiles only its own small functions.
-- :func:`model_addresses` — ``fns = [rhs, event_fn, jac]``, the addresses through which the shared integrator
+- :func:`model_addresses` — ``fns = [rhs, event_fn, jac, chart]``, the addresses through which the shared integrator
   kernels (:mod:`robodyn.integrate.kernel_module`) reach the model (:mod:`robodyn.codegen.indirect`).
 
 The texts come from the model's contract (``kernel_rhs_source()``, ``kernel_jacobian_source()``,
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text", "output_module",
+__all__ = ["chart_text", "compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text",
+           "output_module",
            "output_text", "python_function", "rhs_ir"]
 
 
@@ -57,6 +58,14 @@ def jacobian_text(model: ModelContract) -> str | None:
     if source is None:
         return None
     return "\n\n".join([_header(model), source, c_entry("jac", "N_STATES * (N_STATES + N_INPUTS)")])
+
+
+def chart_text(model: ModelContract) -> str | None:
+    """The source of a model's chart module ``chart`` / ``chart_c`` (a model on a manifold), or None."""
+    source = model.kernel_chart_source()
+    if source is None:
+        return None
+    return "\n\n".join([_header(model), source, c_entry("chart", "2 * N_STATES")])
 
 
 def output_text(model: ModelContract) -> str | None:
@@ -143,7 +152,7 @@ def rhs_ir(model: ModelContract) -> tuple[str, str] | None:
 
 def model_addresses(model: ModelContract, events: Sequence[sympy.Expr] = (),
                     jacobian: bool = False) -> tuple[np.ndarray, bool]:
-    """``fns = [rhs, event_fn, jac]`` (int64 ``(3,)``, 0 for none) of ``model``'s compiled functions, and whether
+    """``fns = [rhs, event_fn, jac, chart]`` (int64 ``(4,)``, 0 for none) of ``model``'s compiled functions, and whether
     all of them came from the on-disk cache.
 
     ``jacobian=False`` leaves the Jacobian out (0): only the implicit methods use it, and without it they
@@ -156,7 +165,10 @@ def model_addresses(model: ModelContract, events: Sequence[sympy.Expr] = (),
     jac_text = jacobian_text(model) if jacobian else None
     if jac_text is not None:
         functions.append((jac_text, "robodyn_jac", "jac_c"))
+    chart = chart_text(model)
+    if chart is not None:
+        functions.append((chart, "robodyn_chart", "chart_c"))
     found = {name: function_address(text, prefix, name) for text, prefix, name in functions}
-    fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0]],
-                   dtype=np.int64)
+    fns = np.array([found["rhs_c"][0], found.get("event_fn_c", (0, True))[0], found.get("jac_c", (0, True))[0],
+                    found.get("chart_c", (0, True))[0]], dtype=np.int64)
     return fns, all(cached for _, cached in found.values())

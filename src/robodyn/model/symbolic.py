@@ -55,6 +55,7 @@ class SymbolicModel(Model):
         inputs: Sequence[str] | None,
         parameters: Mapping[str, float] | None,
         output_names: Sequence[str],
+        allow_empty: bool = False,
     ) -> None:
         self.name = name
         self.states = _names(states, "states")
@@ -64,7 +65,7 @@ class SymbolicModel(Model):
         if output_names:
             groups["outputs"] = tuple(output_names)
         check_names(groups, where=f"model {name!r}")
-        if not self.states and not output_names:
+        if not self.states and not output_names and not allow_empty:
             raise InputError(f"model {name!r}: a model needs at least one state (or, for a static block such as a "
                              "gain, outputs: y = h(t, u))")
         self.x_symbols = tuple(symbol(s) for s in self.states)

@@ -27,7 +27,8 @@ if TYPE_CHECKING:
     from robodyn.model.symbolic_form import SymbolicForm
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
-__all__ = ["Model", "System", "Values", "check_names", "real_array", "require_model", "values_to_vector"]
+__all__ = ["Model", "System", "Values", "check_names", "real_array", "require_euclidean", "require_model",
+           "values_to_vector"]
 
 
 def require_model(value: object, where: str) -> None:
@@ -35,6 +36,15 @@ def require_model(value: object, where: str) -> None:
     if not isinstance(value, Model):
         hint = f"robodyn.load({value!r})" if isinstance(value, str) else "robodyn.load(...) or a model class"
         raise InputError(f"{where}: expected a robodyn model, got {type(value).__name__}: make one with {hint}")
+
+
+def require_euclidean(model: Any, where: str) -> None:
+    """InputError for a model whose states lie on a manifold (a floating base), which ``where`` does not handle
+    yet: its linearization is in the tangent space (q (-) q0), not in the stored coordinates."""
+    if model.chart() is not None:
+        raise InputError(f"{where}: model {model.name!r} has a moving base (states on a manifold: a unit quaternion): "
+                         f"{where} in its tangent space is not available yet; simulate it, or compute its rigid-body "
+                         "quantities (mass_matrix, acceleration, centroidal_map)")
 
 
 class Model:
@@ -310,6 +320,16 @@ class Model:
 
     def kernel_output_source(self) -> str | None:
         """numba source of ``out_fn(t, x, u, p, out)`` writing the outputs y, or None."""
+        return None
+
+    def kernel_chart_source(self) -> str | None:
+        """numba source of ``chart(t, x, xdot, p, out)`` for a model integrated in a chart (robodyn.model.chart):
+        the state and its derivative moved to the chart centred at x (``2 n`` values), or None."""
+        return None
+
+    def chart(self) -> Any:
+        """The model the integrators step in when this one's states lie on a manifold (a floating base:
+        robodyn.model.chart.ChartModel, with ``lift``, ``project``, ``tolerances``, ``neutral``), or None."""
         return None
 
     def raw_function(self, which: str) -> Callable[..., Any]:

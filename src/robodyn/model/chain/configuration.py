@@ -14,11 +14,14 @@ arXiv:1812.01537 (2018), examples 5-7 (SE(2), SE(3)); Pinocchio's ``exp6``/``log
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
 import numpy as np
 
-__all__ = ["configuration_difference", "configuration_integrate", "quaternion_matrices"]
+from robodyn.errors import InputError, ShapeError
+
+__all__ = ["chart_recentre", "configuration_difference", "configuration_integrate", "difference",
+           "integrate_configuration", "quaternion_matrices"]
 
 _SERIES: Final = 1e-4  # Below this angle the Taylor series of the coefficients (the error is < 1e-17 there).
 
@@ -145,3 +148,53 @@ def configuration_difference(base: str, nv: int, q0: np.ndarray, q1: np.ndarray)
     else:
         out[...] = q1 - q0
     return out
+
+
+def chart_recentre(base: str, centre: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """The base configuration c (+) d in the integrators' chart (robodyn.rigid.base_joints: position and rotation
+    apart, in the centre's frame), ``(..., nq_base)`` from ``centre`` ``(..., nq_base)`` and ``d``
+    ``(..., nv_base)``."""
+    centre, d = np.asarray(centre, dtype=float), np.asarray(d, dtype=float)
+    if base == "floating":
+        position = centre[..., :3] + np.einsum("...ij,...j->...i", quaternion_matrices(centre[..., 3:7]), d[..., :3])
+        return np.concatenate([position, _product(centre[..., 3:7], _rotation_exp(d[..., 3:6]))], -1)
+    c, s = centre[..., 2], centre[..., 3]
+    turn_c, turn_s = np.cos(d[..., 2]), np.sin(d[..., 2])
+    return np.stack([centre[..., 0] + c * d[..., 0] - s * d[..., 1], centre[..., 1] + s * d[..., 0] + c * d[..., 1],
+                     c * turn_c - s * turn_s, s * turn_c + c * turn_s], -1)
+
+
+def _layout(model: Any) -> tuple[str, int, int]:
+    """(base, nq, nv) of a model: a floating or planar base's from its chart, else n coordinates of a second-order
+    model (q + v)."""
+    chart = model.chart()
+    if chart is not None:
+        return chart.robot.base, chart.robot.nq, chart.robot.nv
+    if model.order != 2:
+        raise InputError(f"model {model.name!r} has no configuration: integrate_configuration and difference take a "
+                         "rigid-body or second-order model")
+    n = model.n_states // 2
+    return "fixed", n, n
+
+
+def _entries(values: Any, size: int, what: str, model: Any) -> np.ndarray:
+    array = np.asarray(values, dtype=float)
+    if array.ndim not in (1, 2) or array.shape[-1] != size or not np.all(np.isfinite(array)):
+        raise ShapeError(f"model {model.name!r}: {what} must be finite, of shape ({size},) or (N, {size}); got shape "
+                         f"{array.shape}")
+    return array
+
+
+def integrate_configuration(model: Any, q: Any, v: Any) -> np.ndarray:
+    """q (+) v: the configuration reached from ``q`` ``(nq,)`` (or ``(N, nq)``) moving with velocity ``v`` ``(nv,)``
+    for unit time — SE(3)'s exponential for a floating base, SE(2)'s for a planar one, q + v for joints
+    (Pinocchio's ``integrate``)."""
+    base, nq, nv = _layout(model)
+    return configuration_integrate(base, nq, _entries(q, nq, "q", model), _entries(v, nv, "v", model))
+
+
+def difference(model: Any, q0: Any, q1: Any) -> np.ndarray:
+    """q1 (-) q0 ``(nv,)`` (or ``(N, nv)``): the velocity that moves ``q0`` to ``q1`` in unit time, the logarithm of
+    SE(3) (SE(2)) for the base (Pinocchio's ``difference``); the tangent space of linearization."""
+    base, nq, nv = _layout(model)
+    return configuration_difference(base, nv, _entries(q0, nq, "q0", model), _entries(q1, nq, "q1", model))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from robodyn.model.chain.floating import BASES, FloatingChain
 from robodyn.model.chain.parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, INERTIA_KEYS, Joint, Link
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.mechanical import velocity_name
@@ -11,12 +12,16 @@ from robodyn.model.mechanical import velocity_name
 __all__ = ["chain_from_reader"]
 
 
-def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem:
-    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files.reader._Reader)."""
-    joints_data = r.get("joints", list)
+def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem | FloatingChain:
+    """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files.reader._Reader); ``base: floating``
+    or ``planar`` joins its root link to the world by a moving joint (robodyn.model.chain.floating)."""
+    joints_data = r.get("joints", list) or []
     links_data = r.get("links", list)
-    if not joints_data:
-        raise r.fail(("joints",), "needs at least one joint")
+    base = r.data.get("base", "fixed")
+    if base not in BASES:
+        raise r.fail(("base",), f"must be one of {', '.join(BASES)}, got {base!r}")
+    if not joints_data and base == "fixed":
+        raise r.fail(("joints",), "needs at least one joint (or 'base: floating' for a free body)")
     for key, entries in (("joints", joints_data), ("links", links_data)):
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
@@ -95,8 +100,10 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         if not isinstance(entry, dict):
             raise r.fail(("frames", frame), "must be {parent: <link>, xyz: [x, y, z], rpy: [roll, pitch, yaw]}")
         frames[frame] = {k: v if k == "parent" else number(("frames", frame, k), v) for k, v in entry.items()}
-    return ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
-                       friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia)
+    chain = ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
+                        friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia,
+                        free_root=base != "fixed")
+    return chain if base == "fixed" else FloatingChain(chain, base)
 
 
 def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:

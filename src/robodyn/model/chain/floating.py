@@ -84,6 +84,12 @@ class FloatingChain(Model):
         self.parameters = chain.parameters
         self.nq, self.nv, self.nb = len(self.coordinates), len(self.velocities), joint.nv
         mass = chain.link_inertia(self.root_link)[0]
+        attached = [chain.joints[i] for i, b in zip(chain.order_, chain.bodies) if b.parent < 0]
+        if chain._default(mass) == 0 and len(attached) == 1:
+            raise InputError(f"model {chain.name!r}: the root link {self.root_link!r} has no mass and holds the robot "
+                             f"by the moving joint {attached[0].name!r}: a {base} base moves the root link itself, so "
+                             "that joint would turn nothing; start the robot at the joint's child link (or make the "
+                             "joint fixed)", key="base")
         total = chain._default(mass) + sum(chain._default(b.mass) for b in chain.bodies)
         if not total > 0:
             raise InputError(f"model {chain.name!r}: a {base} base needs mass: the links weigh {total} kg in all; give "
@@ -106,7 +112,7 @@ class FloatingChain(Model):
 
     def state_vector(self, x: Values, *, default: float | None = None) -> Vector:
         """The state ``(nq + nv,)``; the quaternion (or cos, sin) must be of unit norm to QUATERNION_TOLERANCE,
-        and is normalized, with a warning, when it is off by more than round-off."""
+        and is normalized, with a warning, when it is off by more than 1e-12 (more than round-off)."""
         vector = super().state_vector(x, default=default)
         return self.normalized(vector)
 
@@ -120,7 +126,7 @@ class FloatingChain(Model):
             raise InputError(f"model {self.name!r}: the base rotation ({names}) = {part.tolist()} has norm {norm:.9g}: "
                              f"a rotation needs norm 1 (within {QUATERNION_TOLERANCE:g}); divide by the norm, or give "
                              f"base_qw = 1 and the others 0 for no rotation", key="x0")
-        if abs(norm - 1.0) > 8 * np.finfo(float).eps:
+        if abs(norm - 1.0) > 1e-12:  # round-off of the products of unit quaternions is left alone
             warnings.warn(f"model {self.name!r}: the base rotation ({names}) had norm {norm!r}: normalized",
                           RobodynWarning, stacklevel=3)
             x = x.copy()

@@ -110,6 +110,9 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     frames
         Extra frames ``{name: {parent: <link or frame>, xyz: [...], rpy: [...]}}`` (robodyn.model.chain.frames),
         besides one per link.
+    free_root
+        True: the parts of a robot whose root link moves (robodyn.model.chain.floating.FloatingChain): the chain may
+        then have no joint at all (a single free body).
     check_inertia
         True (default): a link inertia that no rigid body has is refused — a negative principal moment, or the
         triangle inequality broken by more than TRIANGLE_MARGIN of the trace; a slighter break, as published
@@ -131,6 +134,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         name: str = "chain",
         check_inertia: bool = True,
         frames: Mapping[str, Any] | None = None,
+        free_root: bool = False,
     ):
         self.check_inertia = bool(check_inertia)
         self.frame_decls = tuple(frame_decls(frames, f"model {name!r}"))
@@ -142,7 +146,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         self.coordinates = coords
         self.velocities = tuple(velocity_name(c) for c in coords)
         names, expressions, self.kinematic_outputs = split_outputs(outputs, f"model {name!r}")
-        self._setup_symbols(name, coords + self.velocities, inputs, parameters, tuple(names))
+        self._setup_symbols(name, coords + self.velocities, inputs, parameters, tuple(names), allow_empty=free_root)
         n = len(coords)
         self.q_symbols, self.qd_symbols = self.x_symbols[:n], self.x_symbols[n:]
         if not friction_smoothing > 0:
@@ -162,7 +166,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
                                         self.expression(expressions[k], f"outputs.{k}") for k in names])
         else:
             self._setup_outputs(expressions or None)
-        self._check_plausible()
+        if coords:
+            self._check_plausible()
 
     def _check_parameters(self) -> None:
         """The links and mimic couplings checked again for new parameter values (a negative mass or an inertia

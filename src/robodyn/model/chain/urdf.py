@@ -15,7 +15,8 @@ turned into the joints and links of a chain:
   (``dynamics=False`` ignores them);
 - ``<mimic joint multiplier offset>`` joints are coupled, not coordinates: q = multiplier q_joint +
   offset (Pinocchio's ``mimic=True``); their own damping and friction are not used;
-- ``floating`` and ``planar`` joints are refused with a message naming the joint;
+- a ``floating`` or ``planar`` joint that joins the root link (the world) to the robot makes the robot's root move
+  (robodyn.model.chain.floating; ``load(..., base=...)`` asks for one too); elsewhere it is refused, naming it;
 - the mass matrix must be positive definite at a generic configuration inside the limits (robodyn.model.
   plausibility, evaluated by numpy: nothing is compiled to load a robot); a link whose joint moves no mass is
   named, with its joint as the file writes it.
@@ -193,6 +194,7 @@ class UrdfParts(NamedTuple):
     records: tuple[UrdfJoint, ...]
     names: dict[str, str]  # URDF joint name -> coordinate name (robodyn.model.chain.urdf_file.coordinate_names)
     frames: dict[str, dict[str, Any]]  # links merged by fixed joints: {name: {parent, xyz, rpy}} in their body
+    base: str = "fixed"  # the root joint of the file: floating or planar when its root link's one joint is one
 
 
 def _record(joint: ET.Element, where: str) -> UrdfJoint:
@@ -244,12 +246,16 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
     names = coordinate_names([j.get("name", "") for j in root.findall("joint") if j.get("type") in MOVABLE])
     joints: list[Joint] = []
     frames: dict[str, dict[str, Any]] = {}
+    base, below = "fixed", children.get(roots[0], [])
+    if len(below) == 1 and below[0].get("type") in UNSUPPORTED_JOINTS:  # world -> base: the robot's root moves
+        base = below[0].get("type", "")
+        roots = [below[0].find("child").get("link", "")]  # type: ignore[union-attr]
     bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}", check_inertia)}
     # pre-order depth-first over the joints, each link's child joints by name (Pinocchio's order);
     # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
     stack: list[tuple[ET.Element, str, np.ndarray, np.ndarray]] = [
         (joint, roots[0], np.eye(3), np.zeros(3)) for joint in reversed(children.get(roots[0], []))]
-    reached = {roots[0]}
+    reached = {roots[0], *(() if base == "fixed" else parent_of_root(below[0]))}
     while stack:
         joint, body, rotation, position = stack.pop()
         name, kind = joint.get("name", ""), joint.get("type", "")
@@ -275,12 +281,17 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
         loose = sorted(set(links) - reached)
         raise ModelFileError(f"{where}: links {loose} are not connected to the root link {roots[0]!r} (a loop): "
                              "connect every link to one tree")
-    if not joints:
+    if not joints and base == "fixed":
         raise ModelFileError(f"{where}: no revolute, continuous or prismatic joint: the robot has nothing to move")
     chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
                         inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     records = tuple(_record(joint, where) for joint in root.findall("joint"))
-    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names, frames)
+    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names, frames, base)
+
+
+def parent_of_root(joint: ET.Element) -> tuple[str]:
+    """The link above a moving root joint (the world), which the robot leaves behind."""
+    return (joint.find("parent").get("link", ""),)  # type: ignore[union-attr]
 
 
 class UrdfRobot(UrdfRobotInfo, ChainSystem):
@@ -305,7 +316,7 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
     kind = "urdf"
 
     def __init__(self, parts: UrdfParts, *, path: Path, name: str | None = None,
-                 outputs: Mapping[str, Any] | None = None):
+                 outputs: Mapping[str, Any] | None = None, free_root: bool = False):
         # set first: the chain's mass check (in ChainSystem.__init__) reads the limits (for its generic q, the
         # Pinocchio backend's) and the joints' names as the file writes them
         self.path = path
@@ -317,7 +328,7 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
                         [math.nan if lim.upper is None else lim.upper for lim in self.limits.values()])
         # each link was checked in the file (or the check was declined): merged bodies need none
         super().__init__(parts.joints, parts.links, name=name or parts.robot, check_inertia=False, frames=parts.frames,
-                         outputs=outputs)
+                         outputs=outputs, free_root=free_root)
 
     _massless_fix = MASSLESS_FIX
 
@@ -348,7 +359,8 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
 
 def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
-                    check_inertia: bool = True, outputs: Mapping[str, Any] | None = None) -> UrdfRobot:
+                    check_inertia: bool = True, outputs: Mapping[str, Any] | None = None,
+                    base: str | None = None) -> Any:
     """A fixed-base URDF robot as a compiled chain (see the module docstring and :class:`UrdfRobot`).
 
     ``dynamics=False`` ignores the joints' ``<dynamics damping friction>``; ``check_inertia=False`` keeps
@@ -357,20 +369,29 @@ def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dy
     """
     file = Path(path)
     parts = urdf_chain_parts(file, dynamics=dynamics, check_inertia=check_inertia)
+    chosen = parts.base if base is None else base
+    if parts.base != "fixed" and chosen != parts.base:
+        raise InputError(f"{path}: the root link's joint is {parts.base}: the robot cannot have a {chosen} base too; "
+                         f"load it without base= (or with base={parts.base!r})", key="base")
     try:
-        robot = UrdfRobot(parts, path=file, name=name, outputs=outputs)
+        robot = UrdfRobot(parts, path=file, name=name, outputs=outputs, free_root=chosen != "fixed")
+        if chosen == "fixed":
+            return robot
+        from robodyn.model.chain.floating import FloatingChain
+
+        return FloatingChain(robot, chosen)
     except ModelFileError:
         raise
     except InputError as exc:  # the chain's checks (mimic targets, the mass matrix): name the file
         raise ModelFileError(f"{path}: {exc}") from None
-    return robot
 
 
 BACKENDS: Final = ("tape", "pinocchio")
 
 
 def load_robot(path: str | os.PathLike[str], *, backend: str = "tape", name: str | None = None,
-               dynamics: bool = True, check_inertia: bool = True, outputs: Mapping[str, Any] | None = None) -> Any:
+               dynamics: bool = True, check_inertia: bool = True, outputs: Mapping[str, Any] | None = None,
+               base: str | None = None) -> Any:
     """Load a fixed-base URDF robot: ``backend="tape"`` (default) compiles it on robodyn's rigid-body tape
     (:class:`UrdfRobot`); ``backend="pinocchio"`` evaluates it with Pinocchio's algorithms and analytic
     derivatives (:class:`robodyn.model.chain.pinocchio.UrdfSystem`; rigid bodies only). ``dynamics=False`` ignores
@@ -378,8 +399,13 @@ def load_robot(path: str | os.PathLike[str], *, backend: str = "tape", name: str
     ``outputs`` (tape only) as a chain's, e.g. ``{"tool": {"frame": "tool0", "quantity": "position"}}``."""
     if not isinstance(backend, str):
         raise InputError(f"{path}: backend must be a name ({', '.join(BACKENDS)}), got {backend!r}", key="backend")
+    if base is not None and base not in ("fixed", "floating", "planar"):
+        raise InputError(f"{path}: base {base!r}: use fixed, floating or planar", key="base")
     if backend == "tape":
-        return chain_from_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia, outputs=outputs)
+        return chain_from_urdf(path, name=name, dynamics=dynamics, check_inertia=check_inertia, outputs=outputs,
+                               base=base)
+    if base not in (None, "fixed"):
+        raise InputError(f"{path}: a {base} base needs the default backend (backend='tape')", key="backend")
     if backend == "pinocchio":
         if outputs:
             raise InputError(f"{path}: outputs need the default backend (backend='tape'): the pinocchio backend's "
@@ -400,7 +426,7 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
     kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
     they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
-    robot, joints, links, _, _, frames = urdf_chain_parts(path, dynamics=dynamics)
+    robot, joints, links, _, _, frames, base = urdf_chain_parts(path, dynamics=dynamics)
 
     def vector(values: Any) -> str:
         return "[" + ", ".join(_number(v) for v in values) + "]"
@@ -411,8 +437,8 @@ def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     lines = [f"# {Path(path).name} as a chain file, written by robodyn (robodyn convert): fixed joints are merged",
              "# into their parent links, which keep them as frames.",
              f"name: {text(robot)}", "kind: chain", f"description: {text(robot + ' from its URDF')}",
-             "gravity: [0, 0, -9.81]",
-             "joints:"]
+             "gravity: [0, 0, -9.81]", *([f"base: {base}"] if base != "fixed" else []),
+             "joints:" if joints else "joints: []"]
     for joint in joints:
         fields = [f"name: {text(joint.name)}", f"type: {joint.type}", f"parent: {text(joint.parent)}",
                   f"child: {text(joint.child)}",

@@ -32,9 +32,10 @@ MAX_URDF_BYTES: Final = 10_000_000  # URDF files are larger than model files (ma
 URDF_OPT_OUT: Final = "or load the robot with check_inertia=False to keep the values as they are"
 MASSLESS_FIX: Final = "an <inertial> with a mass and an inertia"  # What a link that moves no mass needs.
 UNSUPPORTED_JOINTS: Final = {
-    "floating": "a floating base is not supported (fixed-base robots with revolute, continuous, prismatic and fixed "
-                "joints are): fix the root with a 'fixed' joint, or model the base motion outside robodyn",
-    "planar": "a planar joint has 3 velocities and a rotation: model it as two prismatic and one revolute joint",
+    "floating": "a floating joint is supported only between the root link and the robot (the world and its base): "
+                "make it the joint of the root link's one child, or load the robot with base='floating'",
+    "planar": "a planar joint is supported only between the root link and the robot (the world and a mobile base): "
+              "make it the joint of the root link's one child, or load the robot with base='planar'",
 }
 
 

@@ -44,9 +44,9 @@ _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
-    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form", "kinematics", "latex_lines",
-    "latex_text", "linear_model", "linearization_into", "linearization_raw", "manipulator", "mechanical_matrices",
-    "raw_function", "scalar_damping", "show_text", "symbolic_form",
+    "affine_form", "bound_linearization", "chart", "energy", "equation_terms", "explicit_form", "kernel_chart_source",
+    "kinematics", "latex_lines", "latex_text", "linear_model", "linearization_into", "linearization_raw", "manipulator",
+    "mechanical_matrices", "raw_function", "scalar_damping", "show_text", "symbolic_form",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -127,8 +127,9 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
     """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
     from robodyn import __version__
 
-    if not (full.compilable and full.self_contained) or full.sample_period is not None:
-        return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time
+    if not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None:
+        return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time,
+        # or a manifold (a floating base: integrated in its chart, which the full model holds)
     rhs = full.kernel_rhs_source()
     if rhs is None:
         return None

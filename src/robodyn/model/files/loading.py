@@ -40,7 +40,7 @@ KINDS: dict[str, set[str]] = {
     "discrete": _COMMON | {"states", "update", "dynamics", "sample", "dt"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
-    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia"},
+    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia", "base"},
     "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs", "defaults"},
 }
 _REQUIRED = {
@@ -48,11 +48,11 @@ _REQUIRED = {
     "discrete": (),  # sample (or dt) and update (or dynamics): checked by the reader
     "mechanical": ("coordinates", "mass"),
     "lagrangian": ("coordinates", "kinetic"),
-    "chain": ("joints", "links"),
+    "chain": ("links",),  # and joints, unless the base floats: the reader says so
     "diagram": ("blocks",),
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
-URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name")  # robodyn.model.chain.urdf.load_robot
+URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name", "base")  # chain.urdf.load_robot
 
 
 def _describe(value: Any) -> str:
@@ -132,8 +132,9 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
 
     A URDF robot takes the options ``backend`` (``"tape"``, the default: compiled on robodyn's rigid-body
     tape; ``"pinocchio"``: Pinocchio's algorithms), ``dynamics`` (False ignores the joints' ``<dynamics>``)
-    ``check_inertia`` (False accepts unphysical link inertias), ``outputs`` (as a chain's) and ``name``
-    (robodyn.model.chain.urdf.load_robot).
+    ``check_inertia`` (False accepts unphysical link inertias), ``outputs`` (as a chain's), ``name`` and ``base``
+    (``"floating"`` or ``"planar"``: the root link joined to the world by a free-flyer or planar joint; default:
+    the file's own root joint, else fixed; robodyn.model.chain.urdf.load_robot).
 
     Catalog models that take options accept them as keywords or after a colon:
     ``load("mbk", n=5)`` and ``load("mbk:n=5")`` are the same.

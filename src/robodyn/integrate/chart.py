@@ -1,0 +1,79 @@
+"""Simulation of a model on a manifold (a floating base): the run in its chart, the result in its stored states.
+
+:func:`simulate_in_chart` lifts the initial states to the chart's (robodyn.model.chart: the stored state with the
+base's tangent coordinates d = 0 appended), runs the ordinary simulation of the chart model — whose kernels
+recentre the chart after every step (``fns[3]``) — and projects the trajectory back to the stored states (the
+base at c (+) d). The base rotation of each initial state must be unit (the model's ``normalized``); a mapping's
+rotation left out is no rotation.
+
+What needs the stored state inside the run is refused for now, naming what to use instead: events and inputs that
+read the state (``u(t, x)``, state feedback), and the methods that cannot recentre a chart (``exact``, scipy's
+stiff solvers, discrete time).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from robodyn.errors import InputError
+from robodyn.integrate.methods import lookup
+from robodyn.model.values import values_to_vector
+from robodyn.trajectory import BatchTrajectory, Trajectory
+
+__all__ = ["simulate_in_chart"]
+
+
+def _initial(model: Any, chart: Any, x0: Any) -> np.ndarray:
+    """The initial states ``(N, n)`` (N = 1 for one), a mapping's rotation left out filled with no rotation; each
+    row's rotation checked unit (and normalized when it is off by round-off)."""
+    if x0 is None or (type(x0) is not list and isinstance(x0, Mapping)):
+        filled = chart.neutral(x0)
+        values_to_vector(dict.fromkeys(filled, 0.0), model.states, "state", default=0.0)  # unknown names: refused
+        columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in filled.items()}
+        size = max(c.size for c in columns.values())
+        if any(c.ndim != 1 or c.size not in (1, size) for c in columns.values()):
+            raise InputError(f"x0: the values of a mapping must be numbers or sequences of one length, got lengths "
+                             f"{sorted({c.size for c in columns.values()})}", key="x0")
+        rows = np.zeros((size, model.n_states))
+        for k, column in columns.items():
+            rows[:, model.states.index(k)] = column
+    else:
+        array = np.asarray(x0, dtype=float)
+        rows = array if array.ndim == 2 else model.state_vector(array)[None, :]
+    return np.array([model.normalized(model.state_vector(row)) for row in rows])
+
+
+def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any, u: Any, *, method: str | None,
+                      atol: Any, events: Any, **options: Any) -> Trajectory | BatchTrajectory:
+    """``run`` (robodyn.integrate.simulate.simulate) on ``model.chart()``, the result in ``model``'s states."""
+    chart = model.chart()
+    where = f"model {model.name!r} ({model.base} base)"
+    if events:
+        raise InputError(f"{where}: events are not available on a {model.base} base yet: simulate without them and "
+                         "find the crossing in the trajectory", key="events")
+    if callable(u) or type(u).__name__ == "StateFeedback":
+        raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available on a "
+                         f"{model.base} base yet: give signals of time", key="u")
+    if method is not None and lookup(method).family not in ("adaptive", "implicit", "fixed"):
+        raise InputError(f"{where}: method {method!r} cannot step on the manifold of the base's rotation: use "
+                         "dopri5 or dop853 (adaptive), radau or rosenbrock (stiff), or euler, heun, rk4 with dt",
+                         key="method")
+    rows = _initial(model, chart, x0)
+    n = model.n_states
+    if not (np.ndim(atol) == 0 or np.size(atol) == n):
+        raise InputError(f"{where}: atol has {np.size(atol)} entries for {n} states: give one number or one per "
+                         "state", key="atol")
+    tolerances = chart.tolerances(np.broadcast_to(np.asarray(atol, dtype=float), (n,)).copy())
+    lifted = chart.lift(rows)
+    result = run(chart, t_span, lifted if rows.shape[0] > 1 else lifted[0], u, method=method, atol=tolerances,
+                 **options)
+    x = chart.project(result.x)
+    if isinstance(result, BatchTrajectory):
+        return dataclasses.replace(result, x=x, y=x.copy(), x0=chart.project(result.x0), states=model.states,
+                                   outputs=model.outputs, source=model)
+    return dataclasses.replace(result, x=x, y=x.copy(), states=model.states, outputs=model.outputs, source=model,
+                               events=tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in result.events))

@@ -1,0 +1,182 @@
+"""Robots on a moving base against Pinocchio's free-flyer models: rnea, crba, aba, the centre of mass, its Jacobian
+and the centroidal map at random states (robodyn.model.chain.floating, robodyn.rigid.floating)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tests.pinocchio_reference import ROBOTS
+
+import robodyn
+from robodyn.errors import InputError, ModelFileError
+
+pin = pytest.importorskip("pinocchio")
+pytestmark = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")
+
+# Pinocchio's joint order is robodyn's (depth first, children by name) for these files, none with mimic joints.
+QUADRUPED = "solo_description/robots/solo12.urdf"
+HUMANOID = "talos_data/robots/talos_reduced.urdf"  # nq 39, nv 38
+
+
+def _pair(path: str) -> tuple[object, object, object]:
+    model = robodyn.load(str(ROBOTS / path), base="floating", dynamics=False, check_inertia=False)
+    reference = pin.buildModelFromUrdf(str(ROBOTS / path), pin.JointModelFreeFlyer())
+    return model, reference, reference.createData()
+
+
+def _state(reference: object, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    q = np.empty(reference.nq)
+    q[:3] = rng.normal(size=3)
+    quaternion = rng.normal(size=4)
+    q[3:7] = quaternion / np.linalg.norm(quaternion)
+    q[7:] = rng.uniform(-1.5, 1.5, size=reference.nq - 7)
+    return q, rng.normal(size=reference.nv)
+
+
+def _close(ours: np.ndarray, theirs: np.ndarray) -> None:
+    """Within 1e-10 of the largest entry: both are O(n) sums of products of the same numbers (round-off ~1e-15)."""
+    theirs = np.asarray(theirs)
+    assert np.max(np.abs(ours - theirs)) <= 1e-10 * np.max(np.abs(theirs))
+
+
+@pytest.mark.parametrize("path", [QUADRUPED, HUMANOID])
+def test_rigid_body_functions_equal_pinocchio(path: str) -> None:
+    model, reference, data = _pair(path)
+    assert (model.nq, model.nv) == (reference.nq, reference.nv)
+    assert model.states[:7] == ("base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw")
+    rng = np.random.default_rng(7)
+    for _ in range(2):
+        q, v = _state(reference, rng)
+        a, tau = rng.normal(size=reference.nv), rng.normal(size=reference.nv - 6)
+        mass = np.asarray(pin.crba(reference, data, q))
+        _close(model.mass_matrix(q), np.triu(mass) + np.triu(mass, 1).T)
+        _close(model.inverse_dynamics(q, v, a), pin.rnea(reference, data, q, v, a))
+        _close(model.acceleration(q, v, tau), pin.aba(reference, data, q, v, np.concatenate([np.zeros(6), tau])))
+        _close(model.center_of_mass(q), pin.centerOfMass(reference, data, q))
+        _close(model.com_jacobian(q), pin.jacobianCenterOfMass(reference, data, q))
+        _close(model.centroidal_map(q), pin.computeCentroidalMap(reference, data, q))
+        pin.computeCentroidalMomentum(reference, data, q, v)
+        _close(model.centroidal_momentum(np.concatenate([q, v])), np.asarray(data.hg))
+        xdot = model.f(0.0, np.concatenate([q, v]), tau)  # the stored state's derivative: q' from v, then aba
+        _close(xdot[model.nq:], model.acceleration(q, v, tau))
+        assert np.allclose(xdot[7: model.nq], v[6:], rtol=0, atol=0)
+
+
+def test_planar_base_equals_pinocchio() -> None:
+    """A planar base (Pinocchio's JointModelPlanar: q = x, y, cos, sin) under the quadruped."""
+    model = robodyn.load(str(ROBOTS / QUADRUPED), base="planar")
+    reference = pin.buildModelFromUrdf(str(ROBOTS / QUADRUPED), pin.JointModelPlanar())
+    data = reference.createData()
+    rng = np.random.default_rng(3)
+    angle = 0.7
+    q = np.concatenate([[0.3, -0.2, np.cos(angle), np.sin(angle)], rng.uniform(-1, 1, reference.nq - 4)])
+    v, tau = rng.normal(size=reference.nv), rng.normal(size=reference.nv - 3)
+    assert model.states[:4] == ("base_x", "base_y", "base_cos", "base_sin")
+    _close(model.acceleration(q, v, tau), pin.aba(reference, data, q, v, np.concatenate([np.zeros(3), tau])))
+    _close(model.inverse_dynamics(q, v, v), pin.rnea(reference, data, q, v, v))
+
+
+def test_integrate_and_difference_equal_pinocchio() -> None:
+    model, reference, _ = _pair(QUADRUPED)
+    rng = np.random.default_rng(11)
+    for scale in (1e-8, 1e-2, 1.0, 2.5):
+        q, _ = _state(reference, rng)
+        v = scale * rng.normal(size=reference.nv)
+        q1 = robodyn.integrate_configuration(model, q, v)
+        theirs = pin.integrate(reference, q, v)
+        assert np.max(np.abs(q1 - theirs)) < 1e-14
+        assert np.max(np.abs(robodyn.difference(model, q, theirs) - pin.difference(reference, q, theirs))) < 1e-12
+        assert np.max(np.abs(robodyn.difference(model, q, q1) - v)) < 1e-13 * max(1.0, scale)
+    batch = np.array([_state(reference, rng)[0] for _ in range(3)])
+    moved = robodyn.integrate_configuration(model, batch, np.ones(reference.nv))
+    assert np.allclose(moved, [pin.integrate(reference, b, np.ones(reference.nv)) for b in batch], atol=1e-14)
+
+
+FREE_BODY = """kind: chain
+name: brick
+base: floating
+gravity: [0, 0, 0]
+links:
+  - {name: body, mass: 2.0, com: [0, 0, 0], inertia: [[1, 0, 0], [0, 2, 0], [0, 0, 3]]}
+"""
+
+
+def _euler(t: float, w: np.ndarray) -> np.ndarray:
+    inertia = np.array([1.0, 2.0, 3.0])
+    return np.cross(inertia * w, w) / inertia  # I w' = (I w) x w: Euler's equations, torque free
+
+
+def test_tennis_racket_flip(tmp_path) -> None:
+    """A torque-free body spun near its intermediate axis flips: its angular momentum (world) and energy stay
+    constant, the quaternion unit, and the flip comes when Euler's equations, integrated apart, say so."""
+    from scipy.integrate import solve_ivp
+
+    path = tmp_path / "brick.yaml"
+    path.write_text(FREE_BODY)
+    model = robodyn.load(str(path))
+    w0 = np.array([0.01, 3.0, 0.01])
+    times = np.linspace(0.0, 20.0, 4001)
+    run = robodyn.simulate(model, 20.0, {"base_wx": w0[0], "base_wy": w0[1], "base_wz": w0[2], "base_vx": 0.5},
+                           rtol=1e-12, atol=1e-12, t_eval=times)
+    quaternion = run.x[:, 3:7]
+    assert np.max(np.abs(np.linalg.norm(quaternion, axis=1) - 1.0)) < 1e-13
+    momentum = np.array([model.centroidal_momentum(x) for x in run.x])
+    assert np.max(np.abs(momentum[:, 3:] - momentum[0, 3:])) < 1e-10 * np.linalg.norm(momentum[0, 3:])
+    # the linear momentum is m R v: v in the body turns at 3 rad/s, and its values between steps come from DOPRI5's
+    # dense output (order 4, not 5): measured 1.0e-10, checked at 1e-9
+    assert np.max(np.abs(momentum[:, :3] - momentum[0, :3])) < 1e-9 * np.linalg.norm(momentum[0, :3])
+    energy = np.array([model.energy(x)[0] for x in run.x])
+    assert np.max(np.abs(energy - energy[0])) < 1e-10 * energy[0]
+    tight = solve_ivp(_euler, (0.0, 20.0), w0, method="DOP853", rtol=1e-13, atol=1e-14, t_eval=times)
+    wy = run.x[:, model.states.index("base_wy")]
+    assert np.min(wy) < -2.9  # it flips
+    first = lambda w: times[np.argmax(w < 0)]  # noqa: E731  (the first sign change of w_y)
+    assert abs(first(wy) - first(tight.y[1])) < 1e-6
+    assert np.max(np.abs(run.x[:, 10:13] - tight.y.T)) < 1e-7
+
+
+@pytest.mark.parametrize("method, options", [("rk4", {"dt": 1e-3}), ("radau", {"rtol": 1e-10, "atol": 1e-12})])
+def test_every_integrator_steps_on_the_manifold(tmp_path, method: str, options: dict) -> None:
+    """A sphere moves in closed form: its world velocity is constant, its orientation Exp(t w0) (w0 in the body)."""
+    path = tmp_path / "brick.yaml"
+    path.write_text(FREE_BODY.replace("[[1, 0, 0], [0, 2, 0], [0, 0, 3]]", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]"))
+    model = robodyn.load(str(path))
+    x0 = {"base_vx": 1.0, "base_wy": 1.0, "base_wz": 0.5}
+    run = robodyn.simulate(model, 2.0, x0, method=method, **options)
+    turned = robodyn.integrate_configuration(model, np.array([0, 0, 0, 0, 0, 0, 1.0]), [0, 0, 0, 0, 2.0, 1.0])
+    exact = np.concatenate([[2.0, 0.0, 0.0], turned[3:7]])
+    tolerance = 1e-9 if method == "radau" else 1e-10  # radau at rtol 1e-10; rk4 at dt 1e-3: (1e-3)^4 per unit time
+    assert np.max(np.abs(run.x[-1, :7] - exact)) < tolerance
+    assert np.abs(np.linalg.norm(run.x[:, 3:7], axis=1) - 1).max() < 1e-13  # a product of unit quaternions per step
+    batch = robodyn.simulate(model, 1.0, {"base_wy": [1.0, -1.0]}, method=method, **options)
+    assert batch.x.shape[0] == 2 and np.allclose(batch.x[0, -1, 4], -batch.x[1, -1, 4], atol=1e-9)
+
+
+def test_bad_input(tmp_path) -> None:
+    path = tmp_path / "brick.yaml"
+    path.write_text(FREE_BODY)
+    model = robodyn.load(str(path))
+    with pytest.raises(InputError, match="norm"):
+        robodyn.simulate(model, 1.0, {"base_qw": 0.5})
+    with pytest.raises(InputError, match="base rotation"):
+        model.f(0.0, np.zeros(model.n_states))
+    with pytest.warns(robodyn.RobodynWarning, match="normalized"):
+        model.f(0.0, np.r_[np.zeros(6), 1.0 + 1e-8, np.zeros(6)])
+    with pytest.raises(robodyn.ShapeError):
+        robodyn.integrate_configuration(model, np.zeros(7), np.zeros(5))
+    with pytest.raises(InputError, match="tangent space"):
+        robodyn.linearize(model, {"base_qw": 1.0})
+    with pytest.raises(InputError, match="events"):
+        robodyn.simulate(model, 1.0, None, events=["base_z - 1"])
+    with pytest.raises(InputError, match="manifold"):
+        robodyn.simulate(model, 1.0, None, method="lsoda")
+    with pytest.raises((InputError, ModelFileError), match="floating"):
+        path.write_text(FREE_BODY.replace("base: floating", "base: flying"))
+        robodyn.load(str(path))
+    arm = ROBOTS / "ur_description/urdf/ur5_robot.urdf"
+    with pytest.raises((InputError, ModelFileError), match="no mass"):
+        text = arm.read_text()
+        lone = tmp_path / "lone.urdf"  # a massless root holding the robot by a moving joint
+        lone.write_text(text.replace('<joint name="world_joint" type="fixed">', '<joint name="world_joint" '
+                                     'type="revolute"><limit lower="-1" upper="1" effort="1" velocity="1"/>', 1))
+        robodyn.load(str(lone), base="floating")
