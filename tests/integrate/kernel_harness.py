@@ -25,7 +25,7 @@ from robodyn.integrate.tableaus import METHODS
 
 TEMPLATE = Path(robodyn.integrate.__file__).parent / "kernel_template.py"
 WORK = TEMPLATE.with_name("work_template.py")  # the work arrays' shapes, executed after the template
-FNS = np.zeros(3, dtype=np.int64)  # the kernels pass the model's addresses through; these problems ignore them
+FNS = np.zeros(4, dtype=np.int64)  # the kernels pass the model's addresses through; these problems ignore them
 
 # Problem ids (p[0]); the parameters follow in p[1:].
 JOINT = 0  # J q'' + b q' + k q = u; p = [JOINT, J, b, k]; input u from eval_inputs
@@ -88,6 +88,12 @@ def event_fn(fns, t, x, u, p, out):
     out[0] = x[0]
     if out.size > 1:
         out[1] = x[1]
+
+
+@jit
+def chart(fns, t, x, xdot, p, out):  # fns[3] == 0: no problem here lies on a manifold, so never called
+    for i in range(x.size):
+        out[i], out[x.size + i] = x[i], xdot[i]
 '''
 
 HEADER = """import math
@@ -115,7 +121,7 @@ def load_interpreted(name: str = "rk_harness_interpreted") -> ModuleType:
 
     namespace: dict[str, Any] = {"jit": identity, "math": math, "np": np}
     exec(compile(PROBLEMS, "<test problems>", "exec"), namespace)
-    names = {key: namespace[key] for key in ("rhs", "eval_inputs", "event_fn")}
+    names = {key: namespace[key] for key in ("rhs", "eval_inputs", "event_fn", "chart")}
     from robodyn.codegen.loader import load_module  # executes the template, then the work shapes after it
 
     return load_module(TEMPLATE, name, {"jit": identity, "hjit": identity, "HAS_EVENTS": True, **names}, also=(WORK,))

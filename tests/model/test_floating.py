@@ -62,6 +62,35 @@ def test_rigid_body_functions_equal_pinocchio(path: str) -> None:
         assert np.allclose(xdot[7: model.nq], v[6:], rtol=0, atol=0)
 
 
+def test_linearize_in_the_tangent_space_equals_pinocchio() -> None:
+    """A is 2 nv x 2 nv in (q (-) q0, v): its velocity rows are computeABADerivatives', B the actuated columns of
+    M^-1, and its configuration rows d(q (-) q0)/dt differentiated with Pinocchio's own integrate and difference."""
+    model, reference, data = _pair(QUADRUPED)
+    rng = np.random.default_rng(5)
+    q, v = _state(reference, rng)
+    tau = rng.normal(size=reference.nv - 6)
+    linear = robodyn.linearize(model, np.concatenate([q, v]), tau)
+    nv = reference.nv
+    assert linear.A.shape == (2 * nv, 2 * nv) and linear.states[:6] == ("base_dx", "base_dy", "base_dz", "base_rx",
+                                                                          "base_ry", "base_rz")
+    pin.computeABADerivatives(reference, data, q, v, np.concatenate([np.zeros(6), tau]))
+    inverse = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+    _close(linear.A[nv:, :nv], data.ddq_dq)
+    _close(linear.A[nv:, nv:], data.ddq_dv)
+    _close(linear.B[nv:], inverse[:, 6:])
+    assert np.array_equal(linear.A[:nv, nv:], np.eye(nv)) and not linear.B[:nv].any()
+
+    def rate(xi: np.ndarray, eps: float = 1e-6) -> np.ndarray:  # d/dt (q(t) (-) q) at q (+) xi, moving with v
+        moved = pin.integrate(reference, q, xi)
+        ahead, behind = pin.integrate(reference, moved, eps * v), pin.integrate(reference, moved, -eps * v)
+        return (pin.difference(reference, q, ahead) - pin.difference(reference, q, behind)) / (2 * eps)
+
+    h = 1e-4  # central differences of central differences: error ~ h^2 |v|^3 + 1e-16 / (eps h) ~ 1e-6
+    numeric = np.column_stack([(rate(h * e) - rate(-h * e)) / (2 * h) for e in np.eye(nv)])
+    assert np.max(np.abs(numeric - linear.A[:nv, :nv])) < 1e-5
+    assert np.abs(linear.A[:6, :6]).max() > 0.1  # the base's block is not zero when it moves
+
+
 def test_planar_base_equals_pinocchio() -> None:
     """A planar base (Pinocchio's JointModelPlanar: q = x, y, cos, sin) under the quadruped."""
     model = robodyn.load(str(ROBOTS / QUADRUPED), base="planar")
@@ -165,7 +194,7 @@ def test_bad_input(tmp_path) -> None:
     with pytest.raises(robodyn.ShapeError):
         robodyn.integrate_configuration(model, np.zeros(7), np.zeros(5))
     with pytest.raises(InputError, match="tangent space"):
-        robodyn.linearize(model, {"base_qw": 1.0})
+        robodyn.linearize(model, {"base_qw": 1.0}, method="central")
     with pytest.raises(InputError, match="events"):
         robodyn.simulate(model, 1.0, None, events=["base_z - 1"])
     with pytest.raises(InputError, match="manifold"):
@@ -180,3 +209,31 @@ def test_bad_input(tmp_path) -> None:
         lone.write_text(text.replace('<joint name="world_joint" type="fixed">', '<joint name="world_joint" '
                                      'type="revolute"><limit lower="-1" upper="1" effort="1" velocity="1"/>', 1))
         robodyn.load(str(lone), base="floating")
+
+
+def test_falling_quadruped_conserves_its_centroidal_momentum() -> None:
+    """examples/falling_quadruped.py: in flight the linear momentum grows by m g t and the angular momentum about
+    the centre of mass is constant, whatever the joints do (rtol 1e-10: the laws hold to ~1e-11 of the momentum)."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "examples" / "falling_quadruped.py"
+    spec = importlib.util.spec_from_file_location("falling_quadruped", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    errors = example.fall(ROBOTS / QUADRUPED, 0.3)
+    assert errors["linear momentum"] < 1e-9 and errors["angular momentum"] < 1e-9
+    assert errors["quaternion norm"] < 1e-14
+    assert errors["centre of mass"] < 1e-9  # m: on the parabola of free fall
+
+
+def test_modes_of_a_free_body_at_rest(tmp_path) -> None:
+    """In the tangent space a free body at rest (under gravity) is a chain of integrators: A is nilpotent (A^4 = 0:
+    the rotation tilts gravity in the base's frame, which accelerates it), so every mode is at zero."""
+    path = tmp_path / "brick.yaml"
+    path.write_text(FREE_BODY.replace("gravity: [0, 0, 0]", "gravity: [0, 0, -9.81]"))
+    model = robodyn.load(str(path))
+    linear = robodyn.linearize(model, {"base_qx": 0.6, "base_qw": 0.8})
+    assert linear.A.shape == (12, 12)
+    assert np.abs(np.linalg.matrix_power(linear.A, 4)).max() < 1e-12 < np.abs(linear.A[6:9, 3:6]).max()
+    assert all(abs(mode.eigenvalue) < 1e-6 for mode in robodyn.modes(linear).rows)

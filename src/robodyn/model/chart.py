@@ -117,6 +117,19 @@ class ChartModel(Model):
             extra = [atol[0], atol[1], float(np.min(atol[2:base]))]
         return np.concatenate([atol, extra])
 
+    @property
+    def tangent_states(self) -> tuple[str, ...]:
+        """Names of the tangent space's coordinates ``(2 nv,)``: the configuration's (q (-) q0: the base's
+        ``base_dx ... base_rz``, then the joints'), then the velocities."""
+        robot = self.robot
+        return (*self.tangent, *robot.chain.coordinates, *robot.velocities)
+
+    def linearization(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, ...]:
+        """A, B, C, D in the tangent space at the stored state ``x`` (robodyn.model.chain.floating
+        ``tangent_jacobians``); the outputs are the tangent state itself (C = I, D = 0)."""
+        A, B = self.robot.tangent_jacobians(t, x, u, p)
+        return A, B, np.eye(A.shape[0]), np.zeros_like(B)
+
     def neutral(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """``values`` with the base rotation left out filled with no rotation (base_qw = 1, or base_cos = 1)."""
         filled = dict(values or {})

@@ -190,11 +190,67 @@ class FloatingChain(Model):
             program = self._program(True)
             return [*([zero] * joint.nq), *x[nq + nb: nq + nv], *program.outputs("acceleration"),
                     *joint.chart_rate(tape, x[nq + nv:], x[nq: nq + nb])]
+        if name == "jacobians":
+            return self._jacobian_parts()
         if name == "chart":
             xdot = tape.leaves(2, nq + nv + nb)
             return [*joint.recentred(tape, x[:joint.nq], x[nq + nv:]), *x[joint.nq: nq + nv], *([zero] * nb),
                     *xdot[: nq + nv], *x[nq: nq + nb]]
         return self._program(False).outputs(name)
+
+    def _jacobian_parts(self) -> list[Value]:
+        """L, the Cholesky factor of M (row-major, zeros above the diagonal), then dr/dz ``(nv, 2 nv + m)`` with r =
+        ID + joint terms - Q at the forward-dynamics acceleration (held) and z = [d, q_joints, v, u]: the tangent
+        of the configuration (the chart's d at d = 0), the velocities and the inputs (robodyn.rigid.dynamics'
+        manipulator formula on a moving base)."""
+        tape, _ = self._tape
+        program, joint, nq, nv, nb = self._program(True), self.joint, self.nq, self.nv, self.nb
+        x = tape.leaves(1, nq + nv + nb)
+        acceleration = program.outputs("acceleration")
+        applied = [tape.const(0.0)] * nb + list(program.forces)
+        residual = [tau - f for tau, f in zip(program.inverse(acceleration[:nb], acceleration[nb:], program.base_v,
+                                                              program.qd, gravity=True), applied)]
+        variables = [*x[nq + nv:], *x[joint.nq: nq], *x[nq: nq + nv], *tape.leaves(2, self.n_inputs)]
+        rows = tape.derive(residual, variables, hold=acceleration)
+        factor = [program.factor[i][j] if j <= i else tape.const(0.0) for i in range(nv) for j in range(nv)]
+        return factor + [e for row in rows for e in row]
+
+    def tangent_jacobians(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """A ``(2 nv, 2 nv)`` and B ``(2 nv, m)`` of the dynamics in the tangent space at ``x``: the state is
+        (q (-) q0, v) with Pinocchio's ``difference`` (SE(3)'s logarithm for a floating base), so the velocity rows
+        are Pinocchio's ``computeABADerivatives`` (da/dq, da/dv, M^-1 for the actuated joints) and the
+        configuration rows d(q (-) q0)/dt = Jr^-1(q (-) q0) v differentiated at q0: [-1/2 ad(v_base), I]."""
+        import scipy.linalg
+
+        nv, m = self.nv, self.n_inputs
+        parts = self.call("jacobians", t, x, u, p)
+        lower = parts[: nv * nv].reshape(nv, nv)
+        if not np.all(np.isfinite(parts)) or np.any(np.diag(lower) <= 0):
+            from robodyn.errors import SingularMatrixError
+
+            raise SingularMatrixError(f"model {self.name!r}: the mass matrix is not positive definite at this state "
+                                      "(or a derivative is not finite): check the links' masses and inertias")
+        solved = -scipy.linalg.cho_solve((lower, True), parts[nv * nv:].reshape(nv, -1))
+        A = np.zeros((2 * nv, 2 * nv))
+        A[:nv, nv:] = np.eye(nv)
+        A[: self.nb, : self.nb] = -0.5 * self._adjoint(x[self.nq: self.nq + self.nb])
+        A[nv:] = solved[:, : 2 * nv]
+        B = np.zeros((2 * nv, m))
+        B[nv:] = solved[:, 2 * nv:]
+        return A, B
+
+    def _adjoint(self, velocity: np.ndarray) -> np.ndarray:
+        """ad(v) of the base's velocity: se(3) (linear first: [[w x, v x], [0, w x]]) or se(2)."""
+        def cross(w: np.ndarray) -> np.ndarray:
+            return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+        if self.base == "floating":
+            ad = np.zeros((6, 6))
+            ad[:3, :3] = ad[3:, 3:] = cross(velocity[3:])
+            ad[:3, 3:] = cross(velocity[:3])
+            return ad
+        vx, vy, w = velocity
+        return np.array([[0.0, -w, vy], [w, 0.0, -vx], [0.0, 0.0, 0.0]])
 
     def _function(self, name: str) -> tuple[Any, int]:
         memo = self.memo()
