@@ -256,8 +256,11 @@ BAD_TRIANGLE = ('<link name="b"><inertial><mass value="1"/><inertia ixx="0.1" ix
 @pytest.mark.parametrize(("backend", "body", "message"), [
     ("pinocchio", LINK.format("a") + LINK.format("b") + JOINT.format("wheel", "continuous", "a", "b"),
      r"joint 'wheel' is continuous.*load it with the default backend"),
-    (BOTH, LINK.format("world") + LINK.format("base") + JOINT.format("root", "floating", "world", "base"),
-     r"joint 'root' is floating: a floating base is not supported"),
+    ("pinocchio", LINK.format("world") + LINK.format("base") + JOINT.format("root", "floating", "world", "base"),
+     r"joint 'root' is floating: a floating base is not supported by the pinocchio backend"),
+    ("tape", LINK.format("a") + LINK.format("b") + LINK.format("c") + JOINT.format("j", "revolute", "a", "b")
+     + JOINT.format("free", "floating", "b", "c"),
+     r"joint 'free' is floating: a floating joint is supported only between the root link and the robot"),
     (BOTH, '<link name="a"/><link name="b"/>' + JOINT.format("j", "revolute", "a", "b"),
      r"link 'b' \(moved by joint 'j'\) has no mass"),
     (BOTH, LINK.format("a") + LINK.format("b") + JOINT.format("j", "revolute", "a", "missing"),

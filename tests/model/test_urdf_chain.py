@@ -125,7 +125,7 @@ def test_urdf_damping_and_friction_are_read_and_can_be_ignored() -> None:
 @pytest.mark.parametrize(("snippet", "message"), [
     ('<!DOCTYPE robot [<!ENTITY big "x">]><robot name="r"/>', "does not expand"),
     ("<robot name='r'><link name='a'/><link name='b'/><joint name='j' type='floating'><parent link='a'/>"
-     "<child link='b'/></joint></robot>", "floating base is not supported"),
+     "<child link='b'/></joint></robot>", "a floating base needs mass"),
     ("<robot name='r'><link name='a'/><link name='b'/><joint name='j' type='revolute'><parent link='a'/>"
      "<child link='c'/></joint></robot>", "child link 'c' is not defined"),
     ("<robot name='r'><link name='a'/><link name='b'><inertial><mass value='-1'/></inertial></link>"

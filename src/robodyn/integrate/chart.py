@@ -22,6 +22,7 @@ import numpy as np
 from robodyn.errors import InputError
 from robodyn.integrate.methods import lookup
 from robodyn.model.values import values_to_vector
+from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory, Trajectory
 
 __all__ = ["simulate_in_chart"]
@@ -43,21 +44,21 @@ def _initial(model: Any, chart: Any, x0: Any) -> np.ndarray:
             rows[:, model.states.index(k)] = column
     else:
         array = np.asarray(x0, dtype=float)
-        rows = array if array.ndim == 2 else model.state_vector(array)[None, :]
-    return np.array([model.normalized(model.state_vector(row)) for row in rows])
+        rows = array if array.ndim == 2 else array[None, :]
+    return np.array([chart.checked(row) for row in rows])
 
 
 def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any, u: Any, *, method: str | None,
                       atol: Any, events: Any, **options: Any) -> Trajectory | BatchTrajectory:
     """``run`` (robodyn.integrate.simulate.simulate) on ``model.chart()``, the result in ``model``'s states."""
     chart = model.chart()
-    where = f"model {model.name!r} ({model.base} base)"
+    where = f"model {model.name!r} ({chart.base} base)"
     if events:
-        raise InputError(f"{where}: events are not available on a {model.base} base yet: simulate without them and "
+        raise InputError(f"{where}: events are not available on a {chart.base} base yet: simulate without them and "
                          "find the crossing in the trajectory", key="events")
-    if callable(u) or type(u).__name__ == "StateFeedback":
+    if callable(u) or isinstance(u, StateFeedback):
         raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available on a "
-                         f"{model.base} base yet: give signals of time", key="u")
+                         f"{chart.base} base yet: give signals of time", key="u")
     if method is not None and lookup(method).family not in ("adaptive", "implicit", "fixed"):
         raise InputError(f"{where}: method {method!r} cannot step on the manifold of the base's rotation: use "
                          "dopri5 or dop853 (adaptive), radau or rosenbrock (stiff), or euler, heun, rk4 with dt",

@@ -40,6 +40,7 @@ class ChartModel(Model):
 
     def __init__(self, robot: Any):
         self.robot = robot
+        self.base: str = robot.base  # floating or planar
         names = ("dx", "dy", "dz", "rx", "ry", "rz") if robot.base == "floating" else ("dx", "dy", "dtheta")
         self.tangent = tuple(f"base_{n}" for n in names)
         self.name = robot.name
@@ -129,6 +130,11 @@ class ChartModel(Model):
         ``tangent_jacobians``); the outputs are the tangent state itself (C = I, D = 0)."""
         A, B = self.robot.tangent_jacobians(t, x, u, p)
         return A, B, np.eye(A.shape[0]), np.zeros_like(B)
+
+    def checked(self, x: Vector) -> Vector:
+        """A stored state ``(nq + nv,)`` with its base rotation checked unit (robodyn.model.chain.floating)."""
+        checked: Vector = self.robot.normalized(self.robot.state_vector(x))
+        return checked
 
     def neutral(self, values: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """``values`` with the base rotation left out filled with no rotation (base_qw = 1, or base_cos = 1)."""

@@ -99,6 +99,7 @@ class BaseJoint:
     kind: str
     nq: int
     nv: int
+    subspace: tuple[int, ...]  # the spatial components (0-2 angular, 3-5 linear) of the velocity entries
     #: Names of the configuration and velocity entries, after ``base_``.
     configuration_names: tuple[str, ...]
     velocity_names: tuple[str, ...]
@@ -131,6 +132,7 @@ class FreeFlyer(BaseJoint):
     """Six degrees of freedom: Pinocchio's ``JointModelFreeFlyer``."""
 
     kind, nq, nv = "floating", 7, 6
+    subspace = (3, 4, 5, 0, 1, 2)  # the spatial components (angular first) of the velocity entries, in their order
     configuration_names = ("x", "y", "z", "qx", "qy", "qz", "qw")
     velocity_names = ("vx", "vy", "vz", "wx", "wy", "wz")
 
@@ -167,6 +169,7 @@ class PlanarBase(BaseJoint):
     """Motion in the world's x-y plane: Pinocchio's ``JointModelPlanar`` (q = x, y, cos theta, sin theta)."""
 
     kind, nq, nv = "planar", 4, 3
+    subspace = (3, 4, 2)
     configuration_names = ("x", "y", "cos", "sin")
     velocity_names = ("vx", "vy", "wz")
 

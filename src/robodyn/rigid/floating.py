@@ -32,6 +32,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.base_joints import BaseJoint
 from robodyn.rigid.dynamics import JointTerms
 from robodyn.rigid.rnea import (
@@ -157,8 +158,32 @@ class FloatingProgram:
 
     @functools.cached_property
     def acceleration(self) -> list[Value]:
+        """v': by the articulated-body algorithm (robodyn.rigid.aba) when every body has a coordinate of its own,
+        else (mimic joints) M^-1 (Q - c) by M's Cholesky factor."""
+        if self._one_to_one():
+            return self._articulated()
         applied = [self.zero] * self.nb + list(self.forces)
         return cholesky_solve(self.factor, [f - c for f, c in zip(applied, self.bias)])
+
+    def _one_to_one(self) -> bool:
+        constant = self.tape.constant_of
+        return (len({c for c, _, _ in self.couplings}) == len(self.couplings) == self.n
+                and all(constant(a) == 1.0 and constant(b) == 0.0 for _, a, b in self.couplings))
+
+    def _articulated(self) -> list[Value]:
+        tape, joint = self.tape, self.joint
+        order = [c for c, _, _ in self.couplings]
+        tau = [self.forces[c] - self.joints[c].force(self.q[c], self.qd[c], self.zero) for c in order]
+        v, w = joint.twist(tape, self.base_v)
+        root = (self.root.mass, self.root.com, self.root.inertia)
+        qdd_bodies, base = articulated_accelerations(
+            tape, self.bodies, [self.q[c] for c in order], [self.qd[c] for c in order], tau,
+            [self.joints[c].rotor for c in order], _tmatvec(self.rotation, self.gravity), root, (v, w),
+            joint.subspace)
+        qdd = [self.zero] * self.n
+        for k, c in enumerate(order):
+            qdd[c] = qdd_bodies[k]
+        return [*(base or []), *qdd]
 
     # --- bodies in the world, for the centre of mass and the momentum -----------------------------------
     @functools.cached_property

@@ -73,7 +73,8 @@ _DEFAULT_BACKEND: Final = "load it with the default backend (robodyn.load(path),
 _REFUSED: Final = {
     "continuous": "an unbounded revolute joint (Pinocchio stores it as cos/sin, two numbers for one velocity): "
                   f"{_DEFAULT_BACKEND}, which makes it one angle, or make it 'revolute' with limits",
-    **UNSUPPORTED_JOINTS,
+    **{kind: f"a {kind} base is not supported by the pinocchio backend (fixed bases only): {_DEFAULT_BACKEND}, "
+             f"which joins the root link to the world by it" for kind in UNSUPPORTED_JOINTS},
 }
 
 

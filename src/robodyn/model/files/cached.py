@@ -44,9 +44,8 @@ _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
-    "affine_form", "bound_linearization", "chart", "energy", "equation_terms", "explicit_form", "kernel_chart_source",
-    "kinematics", "latex_lines", "latex_text", "linear_model", "linearization_into", "linearization_raw", "manipulator",
-    "mechanical_matrices", "raw_function", "scalar_damping", "show_text", "symbolic_form",
+    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form", "kinematics", "latex_lines",
+    "latex_text", "linear_model", "linearization_into", "linearization_raw", "manipulator", "mechanical_matrices", "raw_function", "scalar_damping", "show_text", "symbolic_form",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -372,6 +371,13 @@ class CachedModel(Model):
         return None  # diagrams are not recorded
 
     def block_diagram(self) -> None:
+        return None
+
+    def chart(self) -> None:
+        """None: a model on a manifold (a floating base) is never recorded (:func:`_record`)."""
+        return None
+
+    def kernel_chart_source(self) -> None:
         return None
 
     def robot_block(self) -> None:
