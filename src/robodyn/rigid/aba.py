@@ -104,7 +104,8 @@ def _cross_force(a: Six, f: Six) -> Six:
 def articulated_accelerations(
     tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], tau: Sequence[Value],
     armature: Sequence[Value], gravity: Vec,
-    root: tuple[Value, Sequence[Value], Sequence[Sequence[Value]]] | None = None, base: tuple[Vec, Vec] | None = None, subspace: Sequence[int] = (3, 4, 5, 0, 1, 2),
+    root: tuple[Value, Sequence[Value], Sequence[Sequence[Value]]] | None = None,
+    base: tuple[Vec, Vec] | None = None, subspace: Sequence[int] = (3, 4, 5, 0, 1, 2),
 ) -> tuple[list[Value], list[Value] | None]:
     """The bodies' joint accelerations (one per body) and, for a moving root, the rates of its velocity entries.
 
