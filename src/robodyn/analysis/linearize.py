@@ -188,8 +188,12 @@ def _tangent(model: ModelContract, t: float, x: Values, u: Values | None, params
     A, B, C, D, x_op, u_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, x_op, point.u))
     for array in (A, B, C, D, x_op, u_op):
         array.setflags(write=False)
-    names = chart.tangent_states
-    units = MappingProxyType({k: v for k, v in model.units().items() if k in {*names, *model.inputs}})
+    memo = model.memo()
+    if "tangent names" not in memo:  # the names and units do not depend on the point or the parameters
+        names = chart.tangent_states
+        named = {*names, *model.inputs}
+        memo["tangent names"] = names, MappingProxyType({k: v for k, v in model.units().items() if k in named})
+    names, units = memo["tangent names"]
     return LinearSystem.from_fields(A, B, C, D, x_op, u_op, names, model.inputs, names, model.name, "manipulator",
                                     0.0, None, units)
 

@@ -131,6 +131,42 @@ class ChartModel(Model):
         A, B = self.robot.tangent_jacobians(t, x, u, p)
         return A, B, np.eye(A.shape[0]), np.zeros_like(B)
 
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Any:
+        """``run(x, u)`` writing [A | B | C | D] of :meth:`linearization` at the stored state ``x`` into ``out``
+        (robodyn.Linearizer): for a robot with the solves on its tape (``nv`` <= SOLVE_LIMIT) the compiled function
+        runs on arguments written in place; C = I, D = 0 and A's identity block are written once."""
+        from robodyn.rigid.dynamics import SOLVE_LIMIT
+
+        robot = self.robot
+        nv, nb, m, nx = robot.nv, robot.nb, robot.n_inputs, robot.n_states
+        n = 2 * nv
+        A, B = out[: n * n].reshape(n, n), out[n * n: n * (n + m)].reshape(n, m)
+        C = out[n * (n + m): n * (2 * n + m)].reshape(n, n)
+        out[:] = 0.0
+        A[:nv, nv:] = np.eye(nv)
+        C[...] = np.eye(n)
+        if nv > SOLVE_LIMIT:
+            def numeric(x: Vector, u: Vector) -> None:
+                A_x, B_x = robot.tangent_jacobians(t, x, u, p)
+                A[...], B[...] = A_x, B_x
+
+            return numeric
+        solved = np.empty(nv * (n + m))
+        packed, function, pointers = robot._function("solved_jacobians")[0].bind_raw((nx + nb, m, p.size, 0), solved)
+        packed[nx + nb + m:] = p
+        x_part, u_part = packed[:nx], packed[nx + nb: nx + nb + m]
+        rows = solved.reshape(nv, n + m)
+
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, solved, out)) -> None:
+            x_part[...] = x
+            u_part[...] = u
+            function(t, *pointers)
+            A[nv:] = rows[:, :n]
+            B[nv:] = rows[:, n:]
+            A[:nb, :nb] = -0.5 * robot._adjoint(x[robot.nq: robot.nq + nb])
+
+        return run
+
     def checked(self, x: Vector) -> Vector:
         """A stored state ``(nq + nv,)`` with its base rotation checked unit (robodyn.model.chain.floating)."""
         checked: Vector = self.robot.normalized(self.robot.state_vector(x))

@@ -38,6 +38,7 @@ from robodyn.rigid.dynamics import JointTerms
 from robodyn.rigid.rnea import (
     Body,
     Mat,
+    TreeFactor,
     Vec,
     _add,
     _cross,
@@ -45,7 +46,6 @@ from robodyn.rigid.rnea import (
     _matvec,
     _tmatvec,
     cholesky_factor,
-    cholesky_solve,
     newton_euler,
     placement,
 )
@@ -157,13 +157,23 @@ class FloatingProgram:
         return cholesky_factor(self.mass)
 
     @functools.cached_property
+    def tree(self) -> TreeFactor:
+        """M factored leaves first, the base last (robodyn.rigid.rnea.TreeFactor: no fill-in on the tape)."""
+        joints: list[int] = []
+        for c, _, _ in reversed(self.couplings):
+            if self.nb + c not in joints:
+                joints.append(self.nb + c)
+        joints += [self.nb + c for c in range(self.n) if self.nb + c not in joints]
+        return TreeFactor(self.mass, joints + list(reversed(range(self.nb))))
+
+    @functools.cached_property
     def acceleration(self) -> list[Value]:
         """v': by the articulated-body algorithm (robodyn.rigid.aba) when every body has a coordinate of its own,
         else (mimic joints) M^-1 (Q - c) by M's Cholesky factor."""
         if self._one_to_one():
             return self._articulated()
         applied = [self.zero] * self.nb + list(self.forces)
-        return cholesky_solve(self.factor, [f - c for f, c in zip(applied, self.bias)])
+        return self.tree.solve([f - c for f, c in zip(applied, self.bias)])
 
     def _one_to_one(self) -> bool:
         constant = self.tape.constant_of

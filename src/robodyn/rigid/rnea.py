@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "centres_of_mass", "cholesky_factor", "cholesky_solve", "newton_euler", "rnea", "world_frames"]
+__all__ = ["Body", "TreeFactor", "centres_of_mass", "cholesky_factor", "cholesky_solve", "newton_euler", "rnea",
+           "world_frames"]
 
 Vec = list[Value]  # three values
 Mat = list[list[Value]]  # 3x3 values, row-major
@@ -212,3 +213,30 @@ def cholesky_solve(lower: Sequence[Sequence[Value]], rhs: Sequence[Value]) -> li
             x[i] = x[i] - lower[k][i] * x[k]
         x[i] = x[i] / lower[i][i]
     return x
+
+
+class TreeFactor:
+    """The Cholesky factor of a tree's mass matrix taken leaves first, so that it keeps the tree's sparsity.
+
+    M_ij of a tree is zero unless coordinate i moves a body on the path of j's (an ancestor or a descendant): the
+    tape holds those entries as constant zeros. Factored in the order of the bodies (parents first) the fill-in is
+    dense; factored leaves first (``order``: the coordinates from the tree's leaves to its root, the reverse of a
+    parent-first order) there is none: the factor's entries are zero unless j is an ancestor of i, and the tape's
+    folding of zeros leaves O(n depth) operations per solve instead of O(n^2) — Featherstone's LTL factorization,
+    M = L^T L, written as a Cholesky factorization of the reordered matrix.
+
+    Reference: R. Featherstone, "Efficient factorization of the joint-space inertia matrix for branched kinematic
+    trees", Int. J. Robotics Research 24 (2005) 487-500; *Rigid Body Dynamics Algorithms*, section 6.5.
+    """
+
+    def __init__(self, matrix: Sequence[Sequence[Value]], order: Sequence[int]):
+        self.order = list(order)
+        self.lower = cholesky_factor([[matrix[i][j] for j in self.order] for i in self.order])
+
+    def solve(self, rhs: Sequence[Value]) -> list[Value]:
+        """M^-1 rhs, in the matrix's own order."""
+        solved = cholesky_solve(self.lower, [rhs[i] for i in self.order])
+        result = list(rhs)
+        for k, i in enumerate(self.order):
+            result[i] = solved[k]
+        return result

@@ -37,6 +37,7 @@ from robodyn.model.chain.system import ChainSystem
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
+from robodyn.rigid.dynamics import SOLVE_LIMIT
 from robodyn.rigid.floating import FloatingProgram, RootBody
 from robodyn.rigid.tape import Tape, Value
 
@@ -192,6 +193,12 @@ class FloatingChain(Model):
                     *joint.chart_rate(tape, x[nq + nv:], x[nq: nq + nb])]
         if name == "jacobians":
             return self._jacobian_parts()
+        if name == "solved_jacobians":  # -M^-1 dr/dz (nv, 2 nv + m), row-major: the solves on the tape
+            parts, nv = self.tape_outputs("jacobians"), self.nv
+            columns = (len(parts) - nv * nv) // nv
+            tree = self._program(True).tree
+            solved = [tree.solve([-parts[nv * nv + i * columns + k] for i in range(nv)]) for k in range(columns)]
+            return [solved[k][i] for i in range(nv) for k in range(columns)]
         if name == "chart":
             xdot = tape.leaves(2, nq + nv + nb)
             return [*joint.recentred(tape, x[:joint.nq], x[nq + nv:]), *x[joint.nq: nq + nv], *([zero] * nb),
@@ -223,14 +230,20 @@ class FloatingChain(Model):
         import scipy.linalg
 
         nv, m = self.nv, self.n_inputs
-        parts = self.call("jacobians", t, x, u, p)
-        lower = parts[: nv * nv].reshape(nv, nv)
-        if not np.all(np.isfinite(parts)) or np.any(np.diag(lower) <= 0):
+        if nv <= SOLVE_LIMIT:
+            solved = self.call("solved_jacobians", t, x, u, p).reshape(nv, -1)
+            finite = bool(np.all(np.isfinite(solved)))
+        else:
+            parts = self.call("jacobians", t, x, u, p)
+            lower = parts[: nv * nv].reshape(nv, nv)
+            finite = bool(np.all(np.isfinite(parts))) and not np.any(np.diag(lower) <= 0)
+            if finite:
+                solved = -scipy.linalg.cho_solve((lower, True), parts[nv * nv:].reshape(nv, -1))
+        if not finite:
             from robodyn.errors import SingularMatrixError
 
             raise SingularMatrixError(f"model {self.name!r}: the mass matrix is not positive definite at this state "
                                       "(or a derivative is not finite): check the links' masses and inertias")
-        solved = -scipy.linalg.cho_solve((lower, True), parts[nv * nv:].reshape(nv, -1))
         A = np.zeros((2 * nv, 2 * nv))
         A[:nv, nv:] = np.eye(nv)
         A[: self.nb, : self.nb] = -0.5 * self._adjoint(x[self.nq: self.nq + self.nb])
