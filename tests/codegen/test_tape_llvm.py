@@ -135,3 +135,33 @@ def test_arrays_that_are_not_contiguous_float64_are_refused_by_the_numba_path() 
     module = load_generated(tape_module_text(tape, {"fn": outputs}, "layout"), "robodyn_test_layout")
     with pytest.raises(TypingError, match="C-contiguous float64"):
         module.fn(0.0, np.arange(6.0)[::2], np.zeros(0), np.zeros(0), np.zeros(1), np.zeros(1))
+
+
+@pytest.mark.parametrize("numba_path", [False, True])
+def test_a_tape_in_pieces_computes_what_it_computes_whole(monkeypatch: pytest.MonkeyPatch, numba_path: bool) -> None:
+    """Above CHUNK_NODES a tape is compiled as functions of that many nodes passing values through a scratch
+    array: the results are the same operations, bit for bit (here pieces of 4 nodes, values crossing every piece,
+    outputs of every kind: constants, the time, leaves, arithmetic)."""
+    import robodyn.codegen.tape_llvm as tape_llvm
+
+    tape, outputs, labels = _program()
+    x = tape.leaves(1, 3)
+    chained = x[0]
+    for k in range(40):  # a long chain: each step reads the one before, so values cross from piece to piece
+        chained = chained * x[1] + tape.unary("sin", chained + k)
+    everything = [*outputs, chained, tape.const(2.5), x[2], tape.leaf(0, 0)]
+    whole = native.native_function(*llvm_ir(*tape_data(tape, everything)))
+    monkeypatch.setattr(tape_llvm, "CHUNK_NODES", 4)
+    text, symbol = llvm_ir(*tape_data(tape, everything))
+    assert text.count("define internal void") > 10
+    if numba_path:
+        module = load_generated(tape_module_text(tape, {"fn": everything}, "pieces"), "robodyn_test_pieces")
+        pieces = module.fn
+    else:
+        pieces = native.native_function(text, symbol)
+    for t, xv, p in POINTS:
+        expected, actual = np.full(len(everything), np.nan), np.full(len(everything), np.nan)
+        whole(t, xv, np.zeros(0), p, xv, expected)
+        pieces(t, xv, np.zeros(0), p, xv, actual)
+        np.testing.assert_array_equal(actual, expected)
+        _compare(actual[: len(outputs)], _expected(labels, t, xv, p), labels)

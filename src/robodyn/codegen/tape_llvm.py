@@ -149,6 +149,9 @@ def _double(value: float) -> str:
     return "0x" + struct.pack(">d", value).hex().upper()
 
 
+CHUNK_NODES: Final = 10_000  # Tapes larger than this are compiled as functions of this many nodes (see llvm_ir).
+
+
 def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: bool = True) -> tuple[str, str]:
     """LLVM IR text of ``void @name(double t, ptr x, ptr u, ptr p, ptr a, ptr out)`` and the name.
 
@@ -158,54 +161,129 @@ def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: 
     ``noinline``, so that a large tape called from several places in a kernel is compiled once. The name
     is the content hash of the tape, so equal tapes linked into one program share one definition (numba
     links a library into another with ``linkonce_odr``).
+
+    A tape of more than CHUNK_NODES nodes is written as internal functions of CHUNK_NODES consecutive nodes each,
+    called in order by ``@name``: a value one of them needs from an earlier one passes through a scratch array on
+    ``@name``'s stack, each output is stored where its node is computed. LLVM's time to optimize and compile one
+    function grows faster than its size (28,600 nodes: 7.5 s; 133,000: 230 s), so pieces keep a large robot's
+    Jacobian compiling in time proportional to its size; the arithmetic is the same operations in the same order.
     """
-    lines: list[str] = []
     used: set[str] = set()
-    values: list[str] = []
-    for k, (op, a, b) in enumerate(nodes):
-        v = f"%v{k}"
-        if op == "const":
-            values.append(_double(float.fromhex(a) if isinstance(a, str) else float(a)))
-            continue
-        values.append(v)
-        if op == "leaf":
-            if a == 0:
-                values[-1] = "%t"
-                continue
-            lines.append(f"  %g{k} = getelementptr inbounds double, ptr %{ARGUMENTS[a]}, i64 {b}")
-            lines.append(f"  {v} = load double, ptr %g{k}, align 8")
-        elif op in _ARITHMETIC:
-            lines.append(f"  {v} = {_ARITHMETIC[op]} double {values[a]}, {values[b]}")
-        elif op == "neg":
-            lines.append(f"  {v} = fneg double {values[a]}")
-        elif op in ("min", "max"):
-            lines.append(f"  %c{k} = fcmp {'ole' if op == 'min' else 'oge'} double {values[a]}, {values[b]}")
-            lines.append(f"  {v} = select i1 %c{k}, double {values[a]}, double {values[b]}")
-        elif op == "step":
-            lines.append(f"  %c{k} = fcmp oge double {values[a]}, 0.0")
-            lines.append(f"  {v} = select i1 %c{k}, double 1.0, double 0.0")
-        elif op == "sign":
-            x = values[a]
-            lines += [f"  %c{k} = fcmp olt double {x}, 0.0", f"  %z{k} = fmul double {x}, 0.0",
-                      f"  %n{k} = select i1 %c{k}, double -1.0, double %z{k}", f"  %d{k} = fcmp ogt double {x}, 0.0",
-                      f"  {v} = select i1 %d{k}, double 1.0, double %n{k}"]
-        elif op in _INTRINSICS or op in _LIBM:
-            callee = _INTRINSICS.get(op, op)
-            operands = [values[a], values[b]] if op in BINARY else [values[a]]
-            used.add(callee)
-            lines.append(f"  {v} = call double @{callee}({', '.join(f'double {o}' for o in operands)})")
-        else:
-            raise ValueError(f"unknown tape operation {op!r}")
+    values = [_operand(k, node) for k, node in enumerate(nodes)]
+    pieces = [range(start, min(start + CHUNK_NODES, len(nodes))) for start in range(0, len(nodes), CHUNK_NODES)]
+    stores: dict[int, list[int]] = {}  # node -> the outputs it is stored to
     for j, node in enumerate(outputs):
-        lines.append(f"  %o{j} = getelementptr inbounds double, ptr %out, i64 {j}")
-        lines.append(f"  store double {values[node]}, ptr %o{j}, align 8")
-    body = "\n".join(lines)
-    symbol = f"robodyn_tape_{hashlib.sha256(body.encode()).hexdigest()[:24]}_{'o' if optimize else 'n'}"
-    declarations = [f"declare double @{name}({'double, double' if name in ('llvm.pow.f64', 'atan2') else 'double'})"
-                    for name in sorted(used)]
-    header = (f"define void @{symbol}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, ptr noalias %out) "
-              f"{'nounwind noinline' if optimize else 'nounwind optnone noinline'} {{\nentry:")
-    return "\n".join([*declarations, header, body, "  ret void", "}", ""]), symbol
+        stores.setdefault(node, []).append(j)
+    if len(pieces) <= 1:
+        lines = [line for k in range(len(nodes)) for line in _instruction(k, nodes[k], values, used)]
+        for j, node in enumerate(outputs):
+            lines += _store(j, values[node])
+        body = "\n".join(lines)
+        symbol = _symbol(body, optimize)
+        header = (f"define void @{symbol}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, ptr noalias %out) "
+                  f"{_attributes(optimize)} {{\nentry:")
+        return "\n".join([*_declarations(used), header, body, "  ret void", "}", ""]), symbol
+    piece_of = [0] * len(nodes)
+    for index, piece in enumerate(pieces):
+        for k in piece:
+            piece_of[k] = index
+    slots: dict[int, int] = {}  # node -> its place in the scratch array (values used in a later piece)
+    needs: list[list[int]] = [[] for _ in pieces]  # per piece, the earlier nodes it reads
+    for index, piece in enumerate(pieces):
+        seen: set[int] = set()
+        for k in piece:
+            op, a, b = nodes[k]
+            if op in ("const", "leaf"):
+                continue
+            for operand in (a, b) if op in BINARY else (a,):
+                if piece_of[operand] < index and nodes[operand][0] != "const" and operand not in seen:
+                    seen.add(operand)
+                    needs[index].append(operand)
+                    slots.setdefault(operand, len(slots))
+    bodies = []
+    for index, piece in enumerate(pieces):
+        lines = []
+        for k in needs[index]:
+            if values[k] != "%t":
+                lines += [f"  %s{k} = getelementptr inbounds double, ptr %scratch, i64 {slots[k]}",
+                          f"  %v{k} = load double, ptr %s{k}, align 8"]
+        for k in piece:
+            lines += _instruction(k, nodes[k], values, used)
+            if k in slots and values[k] != "%t":
+                lines += [f"  %w{k} = getelementptr inbounds double, ptr %scratch, i64 {slots[k]}",
+                          f"  store double {values[k]}, ptr %w{k}, align 8"]
+            for j in stores.get(k, ()):
+                lines += _store(j, values[k])
+        bodies.append("\n".join(lines))
+    symbol = _symbol("\n;\n".join(bodies), optimize)
+    functions = [f"define internal void @{symbol}_{index}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, "
+                 f"ptr noalias %out, ptr noalias %scratch) {_attributes(optimize)} {{\nentry:\n{body}\n  ret void\n}}"
+                 for index, body in enumerate(bodies)]
+    calls = [f"  call void @{symbol}_{index}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, ptr %out, ptr %scratch)"
+             for index in range(len(pieces))]
+    main = (f"define void @{symbol}(double %t, ptr %x, ptr %u, ptr %p, ptr %a, ptr noalias %out) nounwind noinline "
+            f"{{\nentry:\n  %scratch = alloca double, i64 {max(len(slots), 1)}, align 8\n" + "\n".join(calls)
+            + "\n  ret void\n}")
+    return "\n".join([*_declarations(used), *functions, main, ""]), symbol
+
+
+def _operand(k: int, node: tuple[Any, ...]) -> str:
+    """How node k is written as an operand: a constant's literal, t's argument, else its SSA value."""
+    op, a, _ = node
+    if op == "const":
+        return _double(float.fromhex(a) if isinstance(a, str) else float(a))
+    if op == "leaf" and a == 0:
+        return "%t"
+    return f"%v{k}"
+
+
+def _instruction(k: int, node: tuple[Any, ...], values: Sequence[str], used: set[str]) -> list[str]:
+    """The instructions computing node k into ``%v<k>`` (none for constants and t)."""
+    op, a, b = node
+    v = f"%v{k}"
+    if op == "const" or (op == "leaf" and a == 0):
+        return []
+    if op == "leaf":
+        return [f"  %g{k} = getelementptr inbounds double, ptr %{ARGUMENTS[a]}, i64 {b}",
+                f"  {v} = load double, ptr %g{k}, align 8"]
+    if op in _ARITHMETIC:
+        return [f"  {v} = {_ARITHMETIC[op]} double {values[a]}, {values[b]}"]
+    if op == "neg":
+        return [f"  {v} = fneg double {values[a]}"]
+    if op in ("min", "max"):
+        return [f"  %c{k} = fcmp {'ole' if op == 'min' else 'oge'} double {values[a]}, {values[b]}",
+                f"  {v} = select i1 %c{k}, double {values[a]}, double {values[b]}"]
+    if op == "step":
+        return [f"  %c{k} = fcmp oge double {values[a]}, 0.0", f"  {v} = select i1 %c{k}, double 1.0, double 0.0"]
+    if op == "sign":
+        x = values[a]
+        return [f"  %c{k} = fcmp olt double {x}, 0.0", f"  %z{k} = fmul double {x}, 0.0",
+                f"  %n{k} = select i1 %c{k}, double -1.0, double %z{k}", f"  %d{k} = fcmp ogt double {x}, 0.0",
+                f"  {v} = select i1 %d{k}, double 1.0, double %n{k}"]
+    if op in _INTRINSICS or op in _LIBM:
+        callee = _INTRINSICS.get(op, op)
+        operands = [values[a], values[b]] if op in BINARY else [values[a]]
+        used.add(callee)
+        return [f"  {v} = call double @{callee}({', '.join(f'double {o}' for o in operands)})"]
+    raise ValueError(f"unknown tape operation {op!r}")
+
+
+def _store(j: int, value: str) -> list[str]:
+    return [f"  %o{j} = getelementptr inbounds double, ptr %out, i64 {j}",
+            f"  store double {value}, ptr %o{j}, align 8"]
+
+
+def _symbol(body: str, optimize: bool) -> str:
+    return f"robodyn_tape_{hashlib.sha256(body.encode()).hexdigest()[:24]}_{'o' if optimize else 'n'}"
+
+
+def _attributes(optimize: bool) -> str:
+    return "nounwind noinline" if optimize else "nounwind optnone noinline"
+
+
+def _declarations(used: set[str]) -> list[str]:
+    return [f"declare double @{name}({'double, double' if name in ('llvm.pow.f64', 'atan2') else 'double'})"
+            for name in sorted(used)]
 
 
 def batch_ir(text: str, symbol: str) -> tuple[str, str]:
