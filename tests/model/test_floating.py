@@ -237,3 +237,22 @@ def test_modes_of_a_free_body_at_rest(tmp_path) -> None:
     assert linear.A.shape == (12, 12)
     assert np.abs(np.linalg.matrix_power(linear.A, 4)).max() < 1e-12 < np.abs(linear.A[6:9, 3:6]).max()
     assert all(abs(mode.eigenvalue) < 1e-6 for mode in robodyn.modes(linear).rows)
+
+
+def test_the_command_line_takes_a_base_and_refuses_what_is_wrong_in_one_line(capsys, tmp_path) -> None:
+    from tests.cli_run import one_line, run
+
+    robot = str(ROBOTS / QUADRUPED)
+    code, _, err = run(capsys, "simulate", robot, "--base", "floating", "--t-final", "0.1", "--x0", "base_qw=0.5")
+    assert code == 2 and "norm 0.5" in one_line(err)
+    code, _, err = run(capsys, "simulate", robot, "--base", "floating", "--t-final", "0.1", "--x0",
+                       "base_vx=1,base_vy=1,base_vz=1,base_wx=1,base_wy=1,base_wz=1,base_wq=1")
+    assert code == 2 and "base_wq" in one_line(err)  # a base velocity entry that does not exist
+    code, _, err = run(capsys, "simulate", "pendulum", "--base", "floating", "--t-final", "0.1")
+    assert code == 2 and "URDF" in one_line(err)
+    out = tmp_path / "fall.csv"
+    code, _, _ = run(capsys, "simulate", robot, "--base", "floating", "--t-final", "0.2", "--x0", "base_z=1",
+                     "--out", str(out))
+    assert code == 0
+    table = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert abs(table[-1, 3] - (1 - 0.5 * 9.81 * 0.2**2)) < 1e-3  # the base, its legs at rest, falls freely

@@ -33,7 +33,13 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContr
     ``numeric``: for a command that only evaluates the model (``simulate``), a model file or catalog model
     comes from the parsed-model cache when it is warm (:func:`robodyn.model.files.cached.load_cached`: no sympy).
     """
-    if numeric:
+    base = getattr(args, "base", None)
+    if base is not None:  # a URDF robot's root joined to the world by a moving joint
+        if not str(args.model).lower().endswith(".urdf"):
+            raise InputError(f"--base applies to a URDF robot; {args.model!r} is not one: write 'base: {base}' in a "
+                             "chain file")
+        model = robodyn.load(args.model, base=base)
+    elif numeric:
         from robodyn.model.files.cached import load_cached
 
         model = load_cached(args.model)
@@ -53,5 +59,8 @@ def add_point(parser: argparse.ArgumentParser, description: str) -> None:
 def add_model(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL",
                         help="a YAML model file, a URDF robot or a catalog name (joint, pendulum, ...)")
+    parser.add_argument("--base", choices=("fixed", "floating", "planar"),
+                        help="a URDF robot's root joined to the world: floating (free-flyer) or planar "
+                             "(default: the file's root joint, else fixed)")
     parser.add_argument("--param", action="append", metavar="NAME=VALUE,...",
                         help="override parameters, e.g. --param m=2,l=0.5 (values accept pi and arithmetic)")

@@ -39,7 +39,7 @@ from robodyn.model.system import Model, Vector
 
 __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
 
-FORMAT: Final = 3  # The record's layout; a record of another format is rebuilt.
+FORMAT: Final = 4  # The layout and the generated code (4: chains by the articulated-body algorithm): others rebuilt.
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
