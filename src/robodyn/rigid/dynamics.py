@@ -38,7 +38,7 @@ from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, cholesky_factor, rnea
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram"]
+__all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram", "TreeProgram"]
 
 FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
 SOLVE_LIMIT = 24  # Coordinates up to which solved_jacobians solves on the tape ((2n + m) n^2 nodes: 9 coordinates
@@ -59,7 +59,70 @@ class JointTerms:
         return self.rotor * qdd + self.damping * qd + self.friction(qd) + self.stiffness * (q - self.rest)
 
 
-class ManipulatorProgram:
+class TreeProgram:
+    """What the programs of a tree share (robodyn.rigid.floating builds on it too): the functions recorded on demand
+    by name, and the bodies' motion from the coordinates through their couplings.
+
+    Subclasses set ``tape``, ``couplings``, ``q``, ``qd``, ``joints``, ``forces``, ``n``, ``zero`` and list their
+    functions in ``functions``; function ``name`` is the method ``_<name>``.
+    """
+
+    functions: tuple[str, ...] = ()
+    tape: Tape
+    couplings: list[tuple[int, Value, Value]]
+    q: list[Value]
+    qd: list[Value]
+    joints: list[JointTerms]
+    forces: list[Value]
+    n: int
+    zero: Value
+    _recorded: dict[str, list[Value]]
+
+    def outputs(self, name: str) -> list[Value]:
+        """The output values of function ``name`` (one of ``functions``)."""
+        if name not in self.functions:
+            raise KeyError(f"no function {name!r} on a {type(self).__name__}: one of {', '.join(self.functions)}")
+        if name not in self._recorded:
+            self._recorded[name] = getattr(self, f"_{name}")()
+        return self._recorded[name]
+
+    def _positions(self) -> list[Value]:
+        """The bodies' joint coordinates: multiplier q[coordinate] + offset."""
+        return [a * self.q[c] + b for c, a, b in self.couplings]
+
+    def _motion(self, values: Sequence[Value]) -> list[Value]:
+        """Velocities or accelerations of the bodies' joints from the coordinates' ones."""
+        return [a * values[c] for c, a, _ in self.couplings]
+
+    def _generalized(self, values: Sequence[Value]) -> list[Value]:
+        """The coordinates' forces from the bodies' joint forces (each coupled body adds multiplier times its own)."""
+        result: list[Value] = [self.zero] * self.n
+        for (c, a, _), value in zip(self.couplings, values):
+            result[c] = result[c] + a * value
+        return result
+
+    def _one_to_one(self) -> bool:
+        """Whether every body has a coordinate of its own (no mimic joint): the articulated-body algorithm applies."""
+        constant = self.tape.constant_of
+        return (len({c for c, _, _ in self.couplings}) == len(self.couplings) == self.n
+                and all(constant(a) == 1.0 and constant(b) == 0.0 for _, a, b in self.couplings))
+
+    def _body_terms(self) -> tuple[list[int], list[Value], list[Value], list[Value], list[Value]]:
+        """Per body (one-to-one): its coordinate, q, q', the net joint force (Q minus friction, springs and
+        damping) and the reflected rotor inertia, the arguments of robodyn.rigid.aba."""
+        order = [c for c, _, _ in self.couplings]
+        tau = [self.forces[c] - self.joints[c].force(self.q[c], self.qd[c], self.zero) for c in order]
+        return (order, [self.q[c] for c in order], [self.qd[c] for c in order], tau,
+                [self.joints[c].rotor for c in order])
+
+    def _by_coordinate(self, order: Sequence[int], per_body: Sequence[Value]) -> list[Value]:
+        result = [self.zero] * self.n
+        for k, c in enumerate(order):
+            result[c] = per_body[k]
+        return result
+
+
+class ManipulatorProgram(TreeProgram):
     """Every function of a tree of bodies (see the module docstring), recorded on one tape on demand.
 
     ``bodies`` are parent-first; body k moves as ``couplings[k] = (coordinate, multiplier, offset)``. ``x``
@@ -80,30 +143,9 @@ class ManipulatorProgram:
         self.zero, self.one = tape.const(0.0), tape.const(1.0)
         self._recorded: dict[str, list[Value]] = {}
 
-    def outputs(self, name: str) -> list[Value]:
-        """The output values of function ``name`` (one of :data:`FUNCTIONS`)."""
-        if name not in FUNCTIONS:
-            raise KeyError(f"no function {name!r} on a manipulator program: one of {', '.join(FUNCTIONS)}")
-        if name not in self._recorded:
-            self._recorded[name] = getattr(self, f"_{name}")()
-        return self._recorded[name]
+    functions = FUNCTIONS
 
     # --- building blocks ------------------------------------------------------------------------------
-    def _positions(self) -> list[Value]:
-        """The bodies' joint coordinates: multiplier q[coordinate] + offset."""
-        return [a * self.q[c] + b for c, a, b in self.couplings]
-
-    def _motion(self, values: Sequence[Value]) -> list[Value]:
-        """Velocities or accelerations of the bodies' joints from the coordinates' ones."""
-        return [a * values[c] for c, a, _ in self.couplings]
-
-    def _generalized(self, values: Sequence[Value]) -> list[Value]:
-        """The coordinates' forces from the bodies' joint forces (each coupled body adds multiplier times its own)."""
-        result: list[Value] = [self.zero] * self.n
-        for (c, a, _), value in zip(self.couplings, values):
-            result[c] = result[c] + a * value
-        return result
-
     def inverse(self, accelerations: Sequence[Value], velocities: Sequence[Value], gravity: Sequence[Value]
                 ) -> list[Value]:
         """ID(q, q', q'') plus the joint terms, in model order."""
@@ -151,18 +193,10 @@ class ManipulatorProgram:
     def acceleration(self) -> list[Value]:
         """q'': by the articulated-body algorithm (robodyn.rigid.aba, O(n) nodes) when every body has a coordinate
         of its own, else (mimic joints) M^-1 (Q - c) by M's Cholesky factor (O(n^3))."""
-        constant = self.tape.constant_of
-        if (len({c for c, _, _ in self.couplings}) == len(self.couplings) == self.n
-                and all(constant(a) == 1.0 and constant(b) == 0.0 for _, a, b in self.couplings)):
-            order = [c for c, _, _ in self.couplings]
-            tau = [self.forces[c] - self.joints[c].force(self.q[c], self.qd[c], self.zero) for c in order]
-            qdd_bodies, _ = articulated_accelerations(self.tape, self.bodies, [self.q[c] for c in order],
-                                                      [self.qd[c] for c in order], tau,
-                                                      [self.joints[c].rotor for c in order], self.gravity)
-            qdd = [self.zero] * self.n
-            for k, c in enumerate(order):
-                qdd[c] = qdd_bodies[k]
-            return qdd
+        if self._one_to_one():
+            order, q, qd, tau, armature = self._body_terms()
+            qdd, _ = articulated_accelerations(self.tape, self.bodies, q, qd, tau, armature, self.gravity)
+            return self._by_coordinate(order, qdd)
         return self.tree.solve(self.rhs)
 
     # --- the functions ----------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.base_joints import BaseJoint
-from robodyn.rigid.dynamics import JointTerms
+from robodyn.rigid.dynamics import JointTerms, TreeProgram
 from robodyn.rigid.rnea import (
     Body,
     Mat,
@@ -65,7 +65,7 @@ class RootBody:
     inertia: tuple[tuple[Value, ...], ...]
 
 
-class FloatingProgram:
+class FloatingProgram(TreeProgram):
     """Every function of a tree on a moving base (see the module docstring), recorded on demand.
 
     ``joint`` is the base joint; ``pose`` = (R, p) of the root and ``base_v`` its ``joint.nv`` velocity entries;
@@ -89,27 +89,9 @@ class FloatingProgram:
         self.zero, self.one = tape.const(0.0), tape.const(1.0)
         self._recorded: dict[str, list[Value]] = {}
 
-    def outputs(self, name: str) -> list[Value]:
-        """The output values of function ``name`` (one of :data:`FLOATING_FUNCTIONS`)."""
-        if name not in FLOATING_FUNCTIONS:
-            raise KeyError(f"no function {name!r} on a floating program: one of {', '.join(FLOATING_FUNCTIONS)}")
-        if name not in self._recorded:
-            self._recorded[name] = getattr(self, f"_{name}")()
-        return self._recorded[name]
+    functions = FLOATING_FUNCTIONS
 
     # --- building blocks ------------------------------------------------------------------------------
-    def _positions(self) -> list[Value]:
-        return [a * self.q[c] + b for c, a, b in self.couplings]
-
-    def _motion(self, values: Sequence[Value]) -> list[Value]:
-        return [a * values[c] for c, a, _ in self.couplings]
-
-    def _generalized(self, values: Sequence[Value]) -> list[Value]:
-        result: list[Value] = [self.zero] * self.n
-        for (c, a, _), value in zip(self.couplings, values):
-            result[c] = result[c] + a * value
-        return result
-
     def _root_wrench(self, w: Vec, alpha: Vec, acc: Vec, force: Vec, moment: Vec) -> tuple[Vec, Vec]:
         """The root link's own inertial wrench added to what its children exert (root frame, at its origin)."""
         r = self.root
@@ -175,25 +157,14 @@ class FloatingProgram:
         applied = [self.zero] * self.nb + list(self.forces)
         return self.tree.solve([f - c for f, c in zip(applied, self.bias)])
 
-    def _one_to_one(self) -> bool:
-        constant = self.tape.constant_of
-        return (len({c for c, _, _ in self.couplings}) == len(self.couplings) == self.n
-                and all(constant(a) == 1.0 and constant(b) == 0.0 for _, a, b in self.couplings))
-
     def _articulated(self) -> list[Value]:
         tape, joint = self.tape, self.joint
-        order = [c for c, _, _ in self.couplings]
-        tau = [self.forces[c] - self.joints[c].force(self.q[c], self.qd[c], self.zero) for c in order]
+        order, q, qd, tau, armature = self._body_terms()
         v, w = joint.twist(tape, self.base_v)
         root = (self.root.mass, self.root.com, self.root.inertia)
-        qdd_bodies, base = articulated_accelerations(
-            tape, self.bodies, [self.q[c] for c in order], [self.qd[c] for c in order], tau,
-            [self.joints[c].rotor for c in order], _tmatvec(self.rotation, self.gravity), root, (v, w),
-            joint.subspace)
-        qdd = [self.zero] * self.n
-        for k, c in enumerate(order):
-            qdd[c] = qdd_bodies[k]
-        return [*(base or []), *qdd]
+        qdd, base = articulated_accelerations(tape, self.bodies, q, qd, tau, armature,
+                                              _tmatvec(self.rotation, self.gravity), root, (v, w), joint.subspace)
+        return [*(base or []), *self._by_coordinate(order, qdd)]
 
     # --- bodies in the world, for the centre of mass and the momentum -----------------------------------
     @functools.cached_property
