@@ -250,6 +250,13 @@ def test_the_command_line_takes_a_base_and_refuses_what_is_wrong_in_one_line(cap
     assert code == 2 and "base_wq" in one_line(err)  # a base velocity entry that does not exist
     code, _, err = run(capsys, "simulate", "pendulum", "--base", "floating", "--t-final", "0.1")
     assert code == 2 and "URDF" in one_line(err)
+    code, out, _ = run(capsys, "linearize", robot, "--base", "floating", "--at", "base_z=1", "--json")
+    assert code == 0
+    import json
+
+    linear = json.loads(out)
+    assert linear["states"][:6] == ["base_dx", "base_dy", "base_dz", "base_rx", "base_ry", "base_rz"]
+    assert np.array(linear["A"]).shape == (36, 36)
     out = tmp_path / "fall.csv"
     code, _, _ = run(capsys, "simulate", robot, "--base", "floating", "--t-final", "0.2", "--x0", "base_z=1",
                      "--out", str(out))

@@ -43,7 +43,7 @@ import numpy as np
 from robodyn.analysis import LINEARIZATION_METHODS
 from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Values, require_euclidean, require_model
+from robodyn.model.system import Values, require_model
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -174,9 +174,13 @@ def _tangent(model: ModelContract, t: float, x: Values, u: Values | None, params
              open: str | None) -> LinearSystem:
     """The linear model of a model on a manifold in its tangent space (robodyn.model.chart: states q (-) q0 and v,
     A 2 nv x 2 nv), exact."""
-    if method not in ("auto", "manipulator") or open is not None or isinstance(u, str):
+    if method not in ("auto", "manipulator") or open is not None:
         raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
-                         "space (method 'auto', no open= and no u='hold': give the inputs)")
+                         "space (method 'auto', without open=)")
+    if isinstance(u, str):
+        if u != HOLD:
+            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
+        x, u = operating_point(model, x, params=params, t=t)
     chart = model.chart()
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
@@ -300,6 +304,8 @@ def operating_point(
     --at`` and ``linearize(model, x, "hold")``).
 
     - States left out of the mapping ``x`` are 0 (a velocity left out: at rest).
+    - A moving base (``model.chart()``): its rotation left out is none, and the inputs left out are 0 (the joints
+      cannot hold a free base).
     - Inputs left out of ``u`` are the holding input at x when one exists: the inputs that make f(t, x, u) = 0
       with the given ones, found by :func:`~robodyn.analysis.equilibrium.find_equilibrium` with every state
       fixed (for a second-order model at rest, the torques that hold q against gravity and springs, exactly).
@@ -313,7 +319,9 @@ def operating_point(
     from robodyn.analysis.equilibrium import find_equilibrium  # deferred: equilibrium imports this module
 
     require_model(model, "operating_point")
-    require_euclidean(model, "operating_point")
+    chart = model.chart()
+    if chart is not None:  # a moving base: a rotation left out is none; nothing holds a free base, inputs left out 0
+        return model.state_vector(chart.neutral(x) if isinstance(x, Mapping) else x, default=0.0), model.input_vector(u)
     states = model.state_vector(x, default=0.0)
     values = model.input_vector(u)
     given = set(model.inputs) if u is not None and not isinstance(u, Mapping) else set(u or ())

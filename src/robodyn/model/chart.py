@@ -163,7 +163,7 @@ class ChartModel(Model):
             function(t, *pointers)
             A[nv:] = rows[:, :n]
             B[nv:] = rows[:, n:]
-            A[:nb, :nb] = -0.5 * robot._adjoint(x[robot.nq: robot.nq + nb])
+            A[:nb, :nb] = -0.5 * robot._adjoint(x[robot.nq: robot.nq + nb]) + 0.0
 
         return run
 

@@ -246,7 +246,7 @@ class FloatingChain(Model):
                                       "(or a derivative is not finite): check the links' masses and inertias")
         A = np.zeros((2 * nv, 2 * nv))
         A[:nv, nv:] = np.eye(nv)
-        A[: self.nb, : self.nb] = -0.5 * self._adjoint(x[self.nq: self.nq + self.nb])
+        A[: self.nb, : self.nb] = -0.5 * self._adjoint(x[self.nq: self.nq + self.nb]) + 0.0  # + 0.0: no -0.0
         A[nv:] = solved[:, : 2 * nv]
         B = np.zeros((2 * nv, m))
         B[nv:] = solved[:, 2 * nv:]
