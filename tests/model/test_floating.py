@@ -79,6 +79,9 @@ def test_linearize_in_the_tangent_space_equals_pinocchio() -> None:
     _close(linear.A[nv:, nv:], data.ddq_dv)
     _close(linear.B[nv:], inverse[:, 6:])
     assert np.array_equal(linear.A[:nv, nv:], np.eye(nv)) and not linear.B[:nv].any()
+    held = robodyn.Linearizer(model)  # the same numbers into held buffers, bit for bit
+    for got, expected in zip(held(np.concatenate([q, v]), tau), (linear.A, linear.B, linear.C, linear.D)):
+        np.testing.assert_array_equal(got, expected)
 
     def rate(xi: np.ndarray, eps: float = 1e-6) -> np.ndarray:  # d/dt (q(t) (-) q) at q (+) xi, moving with v
         moved = pin.integrate(reference, q, xi)

@@ -133,8 +133,9 @@ class ChartModel(Model):
 
     def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Any:
         """``run(x, u)`` writing [A | B | C | D] of :meth:`linearization` at the stored state ``x`` into ``out``
-        (robodyn.Linearizer): for a robot with the solves on its tape (``nv`` <= SOLVE_LIMIT) the compiled function
-        runs on arguments written in place; C = I, D = 0 and A's identity block are written once."""
+        (robodyn.Linearizer): for a robot with the solves on its tape (``nv`` <= SOLVE_LIMIT) one compiled function
+        (``tangent_linearization``) writes A and B in place from arguments written in place; C = I and D = 0 are
+        written once."""
         from robodyn.rigid.dynamics import SOLVE_LIMIT
 
         robot = self.robot
@@ -151,19 +152,16 @@ class ChartModel(Model):
                 A[...], B[...] = A_x, B_x
 
             return numeric
-        solved = np.empty(nv * (n + m))
-        packed, function, pointers = robot._function("solved_jacobians")[0].bind_raw((nx + nb, m, p.size, 0), solved)
+        matrices = out[: n * (n + m)]  # A then B, where the tape writes them
+        packed, function, pointers = robot._function("tangent_linearization")[0].bind_raw((nx + nb, m, p.size, 0),
+                                                                                           matrices)
         packed[nx + nb + m:] = p
         x_part, u_part = packed[:nx], packed[nx + nb: nx + nb + m]
-        rows = solved.reshape(nv, n + m)
 
-        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, solved, out)) -> None:
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, out)) -> None:
             x_part[...] = x
             u_part[...] = u
             function(t, *pointers)
-            A[nv:] = rows[:, :n]
-            B[nv:] = rows[:, n:]
-            A[:nb, :nb] = -0.5 * robot._adjoint(x[robot.nq: robot.nq + nb]) + 0.0
 
         return run
 

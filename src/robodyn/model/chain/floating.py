@@ -199,6 +199,8 @@ class FloatingChain(Model):
             tree = self._program(True).tree
             solved = [tree.solve([-parts[nv * nv + i * columns + k] for i in range(nv)]) for k in range(columns)]
             return [solved[k][i] for i in range(nv) for k in range(columns)]
+        if name == "tangent_linearization":  # A (2 nv, 2 nv) then B (2 nv, m), row-major: tangent_jacobians' matrices
+            return self._tangent_rows()
         if name == "chart":
             xdot = tape.leaves(2, nq + nv + nb)
             return [*joint.recentred(tape, x[:joint.nq], x[nq + nv:]), *x[joint.nq: nq + nv], *([zero] * nb),
@@ -222,6 +224,29 @@ class FloatingChain(Model):
         factor = [program.factor[i][j] if j <= i else tape.const(0.0) for i in range(nv) for j in range(nv)]
         return factor + [e for row in rows for e in row]
 
+    def _tangent_rows(self) -> list[Value]:
+        """A then B of :meth:`tangent_jacobians` as tape outputs (the solves on the tape, nv <= SOLVE_LIMIT): the
+        configuration rows [-1/2 ad(v_base), I] from the velocity leaves, the velocity rows -M^-1 dr/dz."""
+        tape, _ = self._tape
+        nv, nb, m, nq = self.nv, self.nb, self.n_inputs, self.nq
+        zero, half = tape.const(0.0), tape.const(-0.5)
+        v = tape.leaves(1, nq + nv)[nq: nq + nb]
+        if self.base == "floating":
+            def cross(w: list[Value]) -> list[list[Value]]:
+                return [[zero, -w[2], w[1]], [w[2], zero, -w[0]], [-w[1], w[0], zero]]
+
+            omega, linear = cross(v[3:6]), cross(v[:3])
+            ad = [[*omega[i], *linear[i]] for i in range(3)] + [[zero] * 3 + omega[i] for i in range(3)]
+        else:
+            ad = [[zero, -v[2], v[1]], [v[2], zero, -v[0]], [zero, zero, zero]]
+        solved = self.tape_outputs("solved_jacobians")
+        columns = 2 * nv + m
+        A = [[half * ad[i][j] if i < nb and j < nb else tape.const(1.0) if j == nv + i else zero
+              for j in range(2 * nv)] for i in range(nv)]
+        A += [[solved[i * columns + j] for j in range(2 * nv)] for i in range(nv)]
+        B = [[zero] * m for _ in range(nv)] + [[solved[i * columns + 2 * nv + j] for j in range(m)] for i in range(nv)]
+        return [e for row in A for e in row] + [e for row in B for e in row]
+
     def tangent_jacobians(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         """A ``(2 nv, 2 nv)`` and B ``(2 nv, m)`` of the dynamics in the tangent space at ``x``: the state is
         (q (-) q0, v) with Pinocchio's ``difference`` (SE(3)'s logarithm for a floating base), so the velocity rows
@@ -230,9 +255,11 @@ class FloatingChain(Model):
         import scipy.linalg
 
         nv, m = self.nv, self.n_inputs
-        if nv <= SOLVE_LIMIT:
-            solved = self.call("solved_jacobians", t, x, u, p).reshape(nv, -1)
-            finite = bool(np.all(np.isfinite(solved)))
+        if nv <= SOLVE_LIMIT:  # one compiled call
+            values = self.call("tangent_linearization", t, x, u, p)
+            if np.all(np.isfinite(values)):
+                return values[: 4 * nv * nv].reshape(2 * nv, 2 * nv), values[4 * nv * nv:].reshape(2 * nv, m)
+            finite = False
         else:
             parts = self.call("jacobians", t, x, u, p)
             lower = parts[: nv * nv].reshape(nv, nv)
