@@ -118,10 +118,7 @@ def linearize(
             return fast
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
-    if isinstance(u, str):
-        if u != HOLD:
-            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
-        x, u = operating_point(model, x, params=params, t=t)
+    x, u = _held(model, x, u, params, t)
     point = _Point.of(model, t, x, u, params)
     chosen = _choose(model, method, point)
     if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
@@ -143,16 +140,23 @@ def linearize(
                                  source=model)
 
 
+def _held(model: ModelContract, x: Values, u: Values | Literal["hold"] | None, params: Values | None, t: float
+          ) -> tuple[Values, Values | None]:
+    """``(x, u)`` as given, or the operating point (:func:`operating_point`) for ``u="hold"``."""
+    if not isinstance(u, str):
+        return x, u
+    if u != HOLD:
+        raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
+    return operating_point(model, x, params=params, t=t)
+
+
 def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None, params: Values | None, t: float,
                    method: str) -> LinearSystem:
     """The loop transfer L at ``port`` (see :func:`linearize`), at the operating point of the closed loop."""
     if model.block_diagram() is None:
         raise InputError(f"linearize: open={port!r} breaks a loop of a diagram; {model.name!r} is a {model.kind} "
                          "model (make a robodyn.Diagram of the plant and the controller)")
-    if isinstance(u, str):
-        if u != HOLD:
-            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
-        x, u = operating_point(model, x, params=params, t=t)
+    x, u = _held(model, x, u, params, t)
     point = _Point.of(model, t, x, u, params)
     opened, injected, returned = model.open_loop(port)
     p = opened.parameter_vector(params)
@@ -177,10 +181,7 @@ def _tangent(model: ModelContract, t: float, x: Values, u: Values | None, params
     if method not in ("auto", "manipulator") or open is not None:
         raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
                          "space (method 'auto', without open=)")
-    if isinstance(u, str):
-        if u != HOLD:
-            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
-        x, u = operating_point(model, x, params=params, t=t)
+    x, u = _held(model, x, u, params, t)
     chart = model.chart()
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
@@ -208,10 +209,7 @@ def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params
     if method not in ("auto", "exact"):
         raise InputError(f"linearize: a model with sampled blocks is linearized exactly (method 'auto'), not by "
                          f"{method!r}")
-    if isinstance(u, str):
-        if u != HOLD:
-            raise InputError(f"linearize: u must be input values or {HOLD!r} (the holding input), got {u!r}")
-        x, u = operating_point(model, x, params=params, t=t)
+    x, u = _held(model, x, u, params, t)
     point = _Point.of(model, t, x, u, params)
     sampling = model.sampling()
     A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p)

@@ -115,6 +115,29 @@ class TreeProgram:
         return (order, [self.q[c] for c in order], [self.qd[c] for c in order], tau,
                 [self.joints[c].rotor for c in order])
 
+    @functools.cached_property
+    def mass(self) -> list[list[Value]]:
+        """M, in the order of the velocities (each program records its own)."""
+        raise NotImplementedError
+
+    @functools.cached_property
+    def factor(self) -> list[list[Value]]:
+        """The Cholesky factor of M in its own order (the numeric solves' and the kernels' Jacobian take it)."""
+        return cholesky_factor(self.mass)
+
+    @functools.cached_property
+    def tree(self) -> TreeFactor:
+        """M factored leaves first (robodyn.rigid.rnea.TreeFactor): the solves on the tape keep the tree's zeros."""
+        return TreeFactor(self.mass, self._tree_order())
+
+    def _tree_order(self) -> list[int]:
+        """The coordinates from the tree's leaves to its root (the bodies' order reversed)."""
+        order: list[int] = []
+        for c, _, _ in reversed(self.couplings):
+            if c not in order:
+                order.append(c)
+        return order + [c for c in range(self.n) if c not in order]
+
     def _by_coordinate(self, order: Sequence[int], per_body: Sequence[Value]) -> list[Value]:
         result = [self.zero] * self.n
         for k, c in enumerate(order):
@@ -176,18 +199,6 @@ class ManipulatorProgram(TreeProgram):
         """Q - c."""
         return [f - c for f, c in zip(self.forces, self.bias)]
 
-    @functools.cached_property
-    def factor(self) -> list[list[Value]]:
-        return cholesky_factor(self.mass)
-
-    @functools.cached_property
-    def tree(self) -> TreeFactor:
-        """M factored leaves first (robodyn.rigid.rnea.TreeFactor): the solves on the tape keep the tree's zeros."""
-        order: list[int] = []
-        for c, _, _ in reversed(self.couplings):
-            if c not in order:
-                order.append(c)
-        return TreeFactor(self.mass, order + [c for c in range(self.n) if c not in order])
 
     @functools.cached_property
     def acceleration(self) -> list[Value]:

@@ -38,14 +38,12 @@ from robodyn.rigid.dynamics import JointTerms, TreeProgram
 from robodyn.rigid.rnea import (
     Body,
     Mat,
-    TreeFactor,
     Vec,
     _add,
     _cross,
     _matmul,
     _matvec,
     _tmatvec,
-    cholesky_factor,
     newton_euler,
     placement,
 )
@@ -134,19 +132,9 @@ class FloatingProgram(TreeProgram):
         """c(q, v) = ID(q, v, 0) with gravity and the joint terms."""
         return self.inverse([self.zero] * self.nb, [self.zero] * self.n, self.base_v, self.qd, gravity=True)
 
-    @functools.cached_property
-    def factor(self) -> list[list[Value]]:
-        return cholesky_factor(self.mass)
-
-    @functools.cached_property
-    def tree(self) -> TreeFactor:
-        """M factored leaves first, the base last (robodyn.rigid.rnea.TreeFactor: no fill-in on the tape)."""
-        joints: list[int] = []
-        for c, _, _ in reversed(self.couplings):
-            if self.nb + c not in joints:
-                joints.append(self.nb + c)
-        joints += [self.nb + c for c in range(self.n) if self.nb + c not in joints]
-        return TreeFactor(self.mass, joints + list(reversed(range(self.nb))))
+    def _tree_order(self) -> list[int]:
+        """The joints leaves first, then the base (its entries come before the joints' in the velocity)."""
+        return [self.nb + c for c in super()._tree_order()] + list(reversed(range(self.nb)))
 
     @functools.cached_property
     def acceleration(self) -> list[Value]:
