@@ -56,7 +56,7 @@ from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
 from robodyn.model.names import did_you_mean
-from robodyn.model.system import Values, require_euclidean, require_model
+from robodyn.model.system import Values, require_model
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -383,6 +383,9 @@ def find_equilibrium(
         for the holding-torque path. When there are more unknowns than equations each start yields one
         of infinitely many solutions. Without ``guess`` and ``box``, states that are angles (f repeats after
         a whole turn of them) are given in (-pi, pi]: the shoulder at -26.70 rad is reported at -pi/2.
+        A model on a moving base (a floating or planar base) is solved in its tangent space around the guess
+        and the fixed values, and its points are stored states (robodyn.analysis.tangent_points: the base's
+        configuration is fixed whole or not at all; ``guess`` and ``box`` are mappings there).
 
     Raises
     ------
@@ -401,7 +404,12 @@ def find_equilibrium(
     array([2.89905323])                      # the holding torque m g l sin(0.3)
     """
     require_model(model, "find_equilibrium")
-    require_euclidean(model, "find_equilibrium")
+    chart = model.chart()
+    if chart is not None:  # a moving base: solved in its tangent space (robodyn.analysis.tangent_points)
+        from robodyn.analysis.tangent_points import equilibrium_on_manifold
+
+        return equilibrium_on_manifold(find_equilibrium, model, chart, fix, guess, starts, params=params, t=t, tol=tol,
+                                       seed=seed, box=box, targets=targets)
     require_continuous(model, "find_equilibrium", "its fixed points solve x = A x + B u, i.e. x = (I - A)^-1 B u: "
                        "np.linalg.solve(np.eye(n) - A, B @ u)", sampled_ok=True)
     _check_options(starts, tol, seed)

@@ -25,6 +25,10 @@ Conventions
   e |dz|_1, e the linearization's own error estimate (non-zero for central differences). Rounding counts
   as 0 in the relative errors, the fit and ``L_max``; the absolute errors report what was measured.
 
+- A model on a manifold (a moving base) is sampled in linearize's tangent space at x*, z = (q (-) q*, v)
+  (robodyn.model.chart.TangentModel): x* is (0, v*), ``scale`` has 2 nv + m entries, and the simulation test
+  runs the robot from x* (+) dz, compared in z (under ``feedback``, the tangent model itself, interpreted).
+
 Reference: H. K. Khalil, *Nonlinear Systems*, 3rd ed., sec. 2.3 and 4.3 (linearization and its remainder).
 """
 
@@ -39,6 +43,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.linearize import linearize
+from robodyn.analysis.tangent_points import linearized_on_manifold
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import LinearSystem, require_continuous
@@ -47,6 +52,7 @@ from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory
 
 if TYPE_CHECKING:
+    from robodyn.model.chart import TangentModel
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_RADII", "DEFAULT_SIM_RADII", "Validity", "validity"]
@@ -299,14 +305,13 @@ def validity(
     require_continuous(model, "validity", "a linear update map is its own linearization (the error is 0)")
     tol = _positive(tolerance, "tolerance")
     grid = _radii(radii, DEFAULT_RADII, "radii")
-    _, x, u, p = model.arguments(0.0, x_op, u_op, params)
+    model, x, u, p, linear, tangent = _linearized(model, x_op, u_op, params, method)
     n, m = model.n_states, model.n_inputs
     sizes = _scale(scale, n + m)
     gain = _gain(feedback, m, n)
     run_length = None if horizon is None else _positive(horizon, "horizon")
     rng = np.random.default_rng(_count(seed, "seed") if seed is not None else None)
     steps = _directions(rng, n + m, _count(directions, "directions"))
-    linear = linearize(model, x, u, params=p, method=method)
     assert linear.B is not None
     jacobian = np.hstack([linear.A, linear.B])
     function = _joint_function(model, p)
@@ -326,7 +331,7 @@ def validity(
     if run_length is not None:
         sim_grid = _radii(sim_radii, DEFAULT_SIM_RADII, "sim_radii")
         runs = _directions(rng, n, _count(simulate_runs, "simulate_runs")) * sizes[:n]
-        study = _Simulation(model, linear, x, u, p, f0, gain, run_length, runs)
+        study = _Simulation(model, linear, x, u, p, f0, gain, run_length, runs, tangent if gain is None else None)
         sim_errors = np.array([study.error(rho) for rho in sim_grid])
         sim_radius, note = _envelope_radius(sim_grid, sim_errors, tol, study.error, SIM_REFINE_STEPS, "simulation")
         if note and affine and sim_radius == 0.0:
@@ -465,13 +470,17 @@ class _Simulation:
     gain: Array | None
     horizon: float
     runs: Array  # (N, n): initial deviations at rho = 1
+    tangent: TangentModel | None = None  # the robot itself is simulated, from x* (+) dz, compared in z
 
     def error(self, rho: float) -> float:
         """max over runs of max_t |x_nl - x_lin|_inf / max_t |x_nl - x*|_inf (inf if a run fails)."""
         times = np.linspace(0.0, self.horizon, SIM_POINTS)
         deviations = rho * self.runs
+        simulated, starts = self.model, self.x + deviations
+        if self.tangent is not None:  # the robot's own compiled simulation, on its manifold
+            simulated, starts = self.tangent.robot, self.tangent.stored(starts)
         try:
-            nonlinear = simulate(self.model, (0.0, self.horizon), self.x + deviations, self._inputs(),
+            nonlinear = simulate(simulated, (0.0, self.horizon), starts, self._inputs(),
                                  method="dopri5", rtol=SIM_RTOL, atol=SIM_ATOL, t_eval=times,
                                  params=dict(zip(self.model.parameters, self.p.tolist())) or None)
         except NumericalError:  # a run that blows up: the linear prediction is certainly off
@@ -479,8 +488,9 @@ class _Simulation:
         prediction = simulate(self._prediction(), (0.0, self.horizon), deviations, [1.0], method="exact",
                               t_eval=times)
         assert isinstance(nonlinear, BatchTrajectory) and isinstance(prediction, BatchTrajectory)
-        gap = np.max(np.abs(nonlinear.x - (self.x + prediction.x)), axis=(1, 2))
-        size = np.max(np.abs(nonlinear.x - self.x), axis=(1, 2))
+        states = nonlinear.x if self.tangent is None else self.tangent.coordinates(nonlinear.x)
+        gap = np.max(np.abs(states - (self.x + prediction.x)), axis=(1, 2))
+        size = np.max(np.abs(states - self.x), axis=(1, 2))
         tiny = ROUNDING * max(1.0, float(np.max(np.abs(self.x))))
         errors = gap / np.maximum(size, tiny)
         return float(np.max(np.where(np.isfinite(errors), errors, math.inf)))
@@ -498,6 +508,19 @@ class _Simulation:
 
 
 # --- helpers -------------------------------------------------------------------------------------------
+def _linearized(model: ModelContract, x_op: Values, u_op: Values | None, params: Values | None,
+                method: str) -> tuple[ModelContract, Array, Array, Array, LinearSystem, TangentModel | None]:
+    """The model sampled, its point (x*, u*), the parameters, the linearization there and the tangent model: the
+    model itself (no tangent model), or for a model on a manifold (a moving base) its tangent model at x*
+    (robodyn.model.chart.TangentModel), whose point is (0, v*) and whose Jacobian there is ``linearize``'s A."""
+    chart = model.chart()
+    if chart is None:
+        _, x, u, p = model.arguments(0.0, x_op, u_op, params)
+        return model, x, u, p, linearize(model, x, u, params=p, method=method), None
+    tangent, z, u, p, linear = linearized_on_manifold(model, chart, x_op, u_op, params, method)
+    return tangent, z, u, p, linear, tangent
+
+
 def _joint_function(model: ModelContract, p: Array) -> Callable[[Array], Array]:
     """z = (x, u): (n + m,) -> f(0, x, u, p) (n,), or rows (D, n + m) -> (D, n) in one ``f_many`` call."""
     n = model.n_states

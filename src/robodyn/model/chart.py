@@ -119,6 +119,18 @@ class ChartModel(Model):
         return np.concatenate([atol, extra])
 
     @property
+    def base_coordinates(self) -> tuple[str, ...]:
+        """Names of the base's stored configuration entries (``base_x ... base_qw``, or ``base_x ... base_sin``)."""
+        names: tuple[str, ...] = self.robot.base_coordinates
+        return names
+
+    @property
+    def coordinates(self) -> tuple[str, ...]:
+        """Names of the stored configuration ``(nq,)``: the base's, then the joints'."""
+        names: tuple[str, ...] = self.robot.coordinates
+        return names
+
+    @property
     def tangent_states(self) -> tuple[str, ...]:
         """Names of the tangent space's coordinates ``(2 nv,)``: the configuration's (q (-) q0: the base's
         ``base_dx ... base_rz``, then the joints'), then the velocities."""
@@ -178,3 +190,148 @@ class ChartModel(Model):
         if not any(c in filled for c in rotation):
             filled[unit] = 1.0
         return filled
+
+    def tangent_model(self, centre: Vector) -> TangentModel:
+        """The dynamics in the tangent space at the stored state ``centre`` ``(nq + nv,)``, as a Euclidean model
+        (:class:`TangentModel`)."""
+        return TangentModel(self, centre)
+
+
+_SERIES = 0.1  # Below this angle the coefficients' derivatives come from their Taylor series (error < 1e-16).
+
+
+def _rotation_coefficients(theta: float) -> tuple[float, float, float, float]:
+    """b = (1 - cos t)/t^2, c = (t - sin t)/t^3 (as integrate_configuration computes them) and b'(t)/t, c'(t)/t:
+    SO(3)'s V = I + b [w] + c [w]^2 and its derivative."""
+    from robodyn.model.chain.configuration import _coefficients
+
+    _, b, c = (float(k) for k in _coefficients(np.array(theta)))
+    t2 = theta * theta
+    if theta < _SERIES:
+        return (b, c, -1 / 12 + t2 / 180 - t2 * t2 / 6720 + t2 ** 3 / 453600,
+                -1 / 60 + t2 / 1260 - t2 * t2 / 60480 + t2 ** 3 / 4989600)
+    s, co = np.sin(theta), np.cos(theta)
+    return b, c, s / (t2 * theta) - 2 * (1 - co) / (t2 * t2), (1 - co) / (t2 * t2) - 3 * (theta - s) / (t2 * t2 * theta)
+
+
+def _planar_coefficients(theta: float) -> tuple[float, float, float, float]:
+    """a = sin t / t, b = (1 - cos t)/t (as integrate_configuration computes them) and their derivatives: SE(2)'s
+    V = [[a, -b], [b, a]] and its derivative."""
+    from robodyn.model.chain.configuration import _coefficients
+
+    a, b, _ = (float(k) for k in _coefficients(np.array(abs(theta))))
+    b *= theta
+    t2 = theta * theta
+    if abs(theta) < _SERIES:
+        return (a, b, theta * (-1 / 3 + t2 / 30 - t2 * t2 / 840 + t2 ** 3 / 45360),
+                0.5 - t2 / 8 + t2 * t2 / 144 - t2 ** 3 / 5760 + t2 ** 4 / 403200)
+    s, c = np.sin(theta), np.cos(theta)
+    return a, b, (theta * c - s) / t2, (theta * s - (1 - c)) / t2
+
+
+def _skew(w: np.ndarray) -> np.ndarray:
+    return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+
+
+class TangentModel(Model):
+    """A robot on a moving base in the tangent space at a fixed centre x0: a Euclidean model for the analyses
+    that solve or sample around a point (``find_equilibrium``, ``validity``).
+
+    Its states are z = (q (-) q0, v), named :attr:`ChartModel.tangent_states` — the coordinates of ``linearize``'s
+    A (Pinocchio's ``difference``: SE(3)'s logarithm for a floating base, SE(2)'s for a planar one) — and
+    ``f(t, z, u) = z'``, so its Jacobian at z = (0, v0) is that A. The base is at q0 Exp(delta) with delta =
+    (rho, phi): the integrators' chart (robodyn.model.chart: position and rotation apart, p = p0 + R0 d_p) at
+    d = (V(phi) rho, phi), V the left Jacobian of SO(3) (SE(3)'s translation part), and so
+
+        phi' = d_phi',    rho' = V^-1 (d_p' - V'(phi)[phi'] rho)
+
+    from the chart's rates (the robot's compiled ``chart_rhs``); joints and velocities are as stored. A point z
+    is the stored state :meth:`stored`. The coordinates cover a rotation of less than a turn around x0.
+
+    Reference: J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in robotics",
+    arXiv:1812.01537 (2018), eqs. (174)-(176) (SE(3)'s V) and example 6 (SE(2)).
+    """
+
+    kind = "tangent"
+
+    def __init__(self, chart: ChartModel, centre: Vector):
+        robot = chart.robot
+        self.chart_model, self.robot = chart, robot
+        self.centre = np.array(robot.normalized(np.asarray(centre, dtype=float)), dtype=float)
+        self.centre.setflags(write=False)
+        self.name = robot.name
+        self.states = chart.tangent_states
+        self.inputs = robot.inputs
+        self.outputs = self.states
+        self.parameters = robot.parameters
+
+    def units(self) -> dict[str, str]:
+        units = self.robot.units()
+        rates = {"base_dx": "m", "base_dy": "m", "base_dz": "m", "base_rx": "rad", "base_ry": "rad", "base_rz": "rad",
+                 "base_dtheta": "rad"}
+        return {**{k: v for k, v in units.items() if k in self.states or k in self.inputs},
+                **{k: v for k, v in rates.items() if k in self.states}}
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return True
+
+    def _parts(self, z: Vector) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The translation rho, the rotation phi (or the angle) and V (3 x 3 or 2 x 2) of z's base part."""
+        if self.robot.base == "floating":
+            rho, phi = z[:3], z[3:6]
+            b, c, _, _ = _rotation_coefficients(float(np.sqrt(phi @ phi)))
+            skew = _skew(phi)
+            return rho, phi, np.eye(3) + b * skew + c * (skew @ skew)
+        a, b, _, _ = _planar_coefficients(float(z[2]))
+        return z[:2], z[2:3], np.array([[a, -b], [b, a]])
+
+    def chart_state(self, z: Vector) -> np.ndarray:
+        """The chart state ``[c, q_joints, v, d]`` ``(nq + nv + nb,)`` of the point ``z`` ``(2 nv,)``."""
+        robot = self.robot
+        nb, base, nv = robot.nb, robot.joint.nq, robot.nv
+        rho, phi, V = self._parts(z)
+        y = np.concatenate([self.centre, V @ rho, phi])
+        y[base: robot.nq] += z[nb:nv]
+        y[robot.nq: robot.nq + nv] = z[nv:]
+        return y
+
+    def stored(self, z: Vector) -> np.ndarray:
+        """The stored states ``(..., nq + nv)`` of the points ``z`` ``(..., 2 nv)``: x0 (+) z."""
+        z = np.asarray(z, dtype=float)
+        rows = z.reshape(-1, z.shape[-1])
+        charted = np.array([self.chart_state(row) for row in rows]).reshape(*z.shape[:-1], -1)
+        return self.chart_model.project(charted)
+
+    def coordinates(self, x: Vector) -> np.ndarray:
+        """The points ``(..., 2 nv)`` of stored states ``x`` ``(..., nq + nv)``: (q (-) q0, v)."""
+        from robodyn.model.chain.configuration import configuration_difference
+
+        robot = self.robot
+        x = np.asarray(x, dtype=float)
+        q = configuration_difference(robot.base, robot.nv, self.centre[: robot.nq], x[..., : robot.nq])
+        return np.concatenate([q, x[..., robot.nq:]], -1)
+
+    def _f(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
+        robot = self.robot
+        base, nq, nv = robot.joint.nq, robot.nq, robot.nv
+        rates = robot.call("chart_rhs", t, self.chart_state(z), u, p)
+        rho, phi, V = self._parts(z)
+        d_rate = rates[nq + nv:]
+        if robot.base == "floating":
+            turn = d_rate[3:]
+            b, c, db, dc = _rotation_coefficients(float(np.sqrt(phi @ phi)))
+            along = float(phi @ turn)
+            skew, skew_rate = _skew(phi), _skew(turn)
+            dV = (db * along * skew + b * skew_rate + dc * along * (skew @ skew)
+                  + c * (skew_rate @ skew + skew @ skew_rate))
+            translation = np.linalg.solve(V, d_rate[:3] - dV @ rho)
+        else:
+            turn = d_rate[2:]
+            _, _, da, dbp = _planar_coefficients(float(phi[0]))
+            dV = turn[0] * np.array([[da, -dbp], [dbp, da]])
+            translation = np.linalg.solve(V, d_rate[:2] - dV @ rho)
+        return np.concatenate([translation, turn, rates[base: nq], rates[nq: nq + nv]])
+
+    def _h(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
+        return np.array(z, dtype=float)
