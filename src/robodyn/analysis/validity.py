@@ -476,12 +476,12 @@ class _Simulation:
         """max over runs of max_t |x_nl - x_lin|_inf / max_t |x_nl - x*|_inf (inf if a run fails)."""
         times = np.linspace(0.0, self.horizon, SIM_POINTS)
         deviations = rho * self.runs
-        simulated, starts = self.model, self.x + deviations
-        if self.tangent is not None:  # the robot's own compiled simulation, on its manifold
-            simulated, starts = self.tangent.robot, self.tangent.stored(starts)
+        starts = self.x + deviations  # on a manifold: the robot's own compiled simulation from x* (+) dz
+        simulated, starts = (self.model, starts) if self.tangent is None else (self.tangent.robot,
+                                                                               self.tangent.stored(starts))
         try:
-            nonlinear = simulate(simulated, (0.0, self.horizon), starts, self._inputs(),
-                                 method="dopri5", rtol=SIM_RTOL, atol=SIM_ATOL, t_eval=times,
+            nonlinear = simulate(simulated, (0.0, self.horizon), starts, self._inputs(), method="dopri5",
+                                 rtol=SIM_RTOL, atol=SIM_ATOL, t_eval=times,
                                  params=dict(zip(self.model.parameters, self.p.tolist())) or None)
         except NumericalError:  # a run that blows up: the linear prediction is certainly off
             return math.inf
