@@ -184,6 +184,41 @@ def test_every_integrator_steps_on_the_manifold(tmp_path, method: str, options: 
     assert batch.x.shape[0] == 2 and np.allclose(batch.x[0, -1, 4], -batch.x[1, -1, 4], atol=1e-9)
 
 
+@pytest.mark.parametrize("backend", ["auto", "interpreted"])
+def test_events_are_found_at_the_stored_state(tmp_path, backend: str) -> None:
+    """A sphere thrown and spun: its height crosses a level when the parabola says, and its x axis is level where
+    the closed-form rotation R0 Exp(t w) says (the chart's event function recentres first; a callable is given
+    the stored state)."""
+    from scipy.spatial.transform import Rotation
+
+    path = tmp_path / "ball.yaml"
+    path.write_text(FREE_BODY.replace("[[1, 0, 0], [0, 2, 0], [0, 0, 3]]", "[[2, 0, 0], [0, 2, 0], [0, 0, 2]]")
+                    .replace("gravity: [0, 0, 0]", "gravity: [0, 0, -9.81]"))
+    model = robodyn.load(str(path))
+    tilt = np.array([0.2, 0.0, 0.0, 1.0]) / np.hypot(0.2, 1.0)  # turned about x: the body's y axis has a z part
+    w = np.array([0.0, 3.0, 4.0])  # 5 rad/s about a fixed axis of the body (a sphere keeps it)
+    x0 = {"base_z": 1.0, "base_qx": tilt[0], "base_qw": tilt[3], "base_vy": 1.0,
+          **{f"base_w{a}": w[i] for i, a in enumerate("xyz")}}
+    start = Rotation.from_quat(tilt)
+    rising = start.as_matrix()[2, 1]  # the world z of the initial velocity R0 (0, 1, 0), constant in the world
+    events = [robodyn.Event(lambda t, x, u, p: Rotation.from_quat(x[3:7]).as_matrix()[2, 0], name="x_level"),
+              robodyn.Event("base_z + 10", terminal=True)]
+    run = robodyn.simulate(model, 2.0, x0, events=events, rtol=1e-11, atol=1e-12, backend=backend)
+    landing = (rising + np.sqrt(rising**2 + 2 * 9.81 * 11)) / 9.81  # 1 + rising t - g t^2 / 2 = -10
+    assert run.t[-1] == pytest.approx(landing, abs=1e-9) and run.x[-1, 2] == pytest.approx(-10, abs=1e-11)
+    assert run.events[-1].name == "base_z + 10" and abs(np.linalg.norm(run.events[-1].x[3:7]) - 1) < 1e-14
+    crossings = [e.t for e in run.events if e.name == "x_level"]
+    assert np.allclose(crossings, np.pi / 5 * np.arange(1, 3), atol=1e-9)  # the axis is level at 5 t = k pi
+    batch = robodyn.simulate(model, 2.0, {**x0, "base_z": [1.0, 2.0]}, events=events[1:], rtol=1e-11, atol=1e-12,
+                             backend=backend)
+    for height, records in zip((1.0, 2.0), batch.events):  # the batch's records hold stored states too
+        (record,) = records
+        assert record.x.shape == (model.n_states,) and record.x[2] == pytest.approx(-10, abs=1e-11)
+        assert record.t == pytest.approx((rising + np.sqrt(rising**2 + 2 * 9.81 * (height + 10))) / 9.81, abs=1e-9)
+    for t in crossings:  # the world z of the body's x axis, R0 Exp(t w) e_x, is zero there
+        assert abs((start * Rotation.from_rotvec(t * w)).as_matrix()[2, 0]) < 1e-9
+
+
 def test_bad_input(tmp_path) -> None:
     path = tmp_path / "brick.yaml"
     path.write_text(FREE_BODY)
@@ -198,8 +233,8 @@ def test_bad_input(tmp_path) -> None:
         robodyn.integrate_configuration(model, np.zeros(7), np.zeros(5))
     with pytest.raises(InputError, match="tangent space"):
         robodyn.linearize(model, {"base_qw": 1.0}, method="central")
-    with pytest.raises(InputError, match="events"):
-        robodyn.simulate(model, 1.0, None, events=["base_z - 1"])
+    with pytest.raises(InputError, match="unknown name"):
+        robodyn.simulate(model, 1.0, None, events=["base_dz - 1"])  # the chart's coordinates are not the model's
     with pytest.raises(InputError, match="manifold"):
         robodyn.simulate(model, 1.0, None, method="lsoda")
     with pytest.raises((InputError, ModelFileError), match="floating"):

@@ -6,7 +6,9 @@ recentre the chart after every step (``fns[3]``) — and projects the trajectory
 base at c (+) d). The base rotation of each initial state must be unit (the model's ``normalized``); a mapping's
 rotation left out is no rotation.
 
-What needs the stored state inside the run is refused for now, naming what to use instead: events and inputs that
+Events are evaluated at the stored state: the chart's event function recentres the chart state first
+(robodyn.model.chart.ChartModel.kernel_event_source), a callable ``g(t, x, u, p)`` is given the projected state.
+What needs the stored state inside the run otherwise is refused for now, naming what to use instead: inputs that
 read the state (``u(t, x)``, state feedback), and the methods that cannot recentre a chart (``exact``, scipy's
 stiff solvers, discrete time).
 """
@@ -14,13 +16,14 @@ stiff solvers, discrete time).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from robodyn.errors import InputError
 from robodyn.integrate.methods import lookup
+from robodyn.model.events import Event, is_expression
 from robodyn.model.values import values_to_vector
 from robodyn.signals import StateFeedback
 from robodyn.trajectory import BatchTrajectory, Trajectory
@@ -48,14 +51,33 @@ def _initial(model: Any, chart: Any, x0: Any) -> np.ndarray:
     return np.array([chart.checked(row) for row in rows])
 
 
+def _stored_events(chart: Any, events: Any) -> Any:
+    """``events`` for the chart's run: expressions as they are (the chart's symbol table and event source read them
+    at the stored state), callables ``g(t, x, u, p)`` given the stored state (the chart state projected)."""
+    if events is None:
+        return None
+    items = [events] if isinstance(events, Event | str) or callable(events) or is_expression(events) else events
+    if not isinstance(items, Sequence):
+        return events  # refused by the simulation with its message
+
+    def stored(g: Callable[..., float]) -> Callable[..., float]:
+        return lambda t, x, u, p: g(t, chart.project(x), u, p)
+
+    out = []
+    for item in items:
+        event = item if isinstance(item, Event) else Event(item) if callable(item) and not is_expression(item) else item
+        if isinstance(event, Event) and callable(event.expression) and not is_expression(event.expression):
+            event = dataclasses.replace(event, expression=stored(event.expression),
+                                        name=event.name or getattr(event.expression, "__name__", None))
+        out.append(event)
+    return out
+
+
 def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any, u: Any, *, method: str | None,
                       atol: Any, events: Any, **options: Any) -> Trajectory | BatchTrajectory:
     """``run`` (robodyn.integrate.simulate.simulate) on ``model.chart()``, the result in ``model``'s states."""
     chart = model.chart()
     where = f"model {model.name!r} ({chart.base} base)"
-    if events:
-        raise InputError(f"{where}: events are not available on a {chart.base} base yet: simulate without them and "
-                         "find the crossing in the trajectory", key="events")
     if callable(u) or isinstance(u, StateFeedback):
         raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available on a "
                          f"{chart.base} base yet: give signals of time", key="u")
@@ -71,10 +93,11 @@ def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any,
     tolerances = chart.tolerances(np.broadcast_to(np.asarray(atol, dtype=float), (n,)).copy())
     lifted = chart.lift(rows)
     result = run(chart, t_span, lifted if rows.shape[0] > 1 else lifted[0], u, method=method, atol=tolerances,
-                 **options)
+                 events=_stored_events(chart, events), **options)
     x = chart.project(result.x)
     if isinstance(result, BatchTrajectory):
+        events = tuple(tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in run) for run in result.events)
         return dataclasses.replace(result, x=x, y=x.copy(), x0=chart.project(result.x0), states=model.states,
-                                   outputs=model.outputs, source=model)
+                                   outputs=model.outputs, source=model, events=events)
     return dataclasses.replace(result, x=x, y=x.copy(), states=model.states, outputs=model.outputs, source=model,
                                events=tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in result.events))

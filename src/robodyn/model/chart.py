@@ -20,7 +20,7 @@ E. Hairer, C. Lubich, G. Wanner, *Geometric Numerical Integration*, 2nd ed., Spr
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -80,6 +80,23 @@ class ChartModel(Model):
     def kernel_chart_source(self) -> str:
         """``chart(t, x, xdot, p, out)``: the state and its derivative recentred, ``2 n`` values."""
         return self._source("chart", "chart", self.robot.tape_outputs("chart"))
+
+    def symbol_table(self) -> ChartSymbols:
+        """The robot's stored states, inputs and parameters for events given as text, evaluated at a chart state
+        through :meth:`project` (:class:`ChartSymbols`)."""
+        return ChartSymbols(self)
+
+    def kernel_event_source(self, events: Sequence[Any]) -> str:
+        """``event_fn(t, x, u, p, out)`` at a chart state: the state recentred by the robot's ``chart`` tape (its
+        first ``nq + nv`` values are the stored state), then the events in the stored state's symbols."""
+        from robodyn.codegen.source import event_source
+
+        robot, tape = self.robot, self.robot._tape[0]
+        stored = event_source(robot.symbol_table(), events).replace("def event_fn(", "def _stored_events(", 1)
+        return "\n".join([tape_source("_recentre_tape", tape, robot.tape_outputs("chart"), "hjit"), "", stored, "",
+                          "@hjit", "def event_fn(t, x, u, p, out):", f"    y = np.empty({2 * self.n_states})",
+                          "    _recentre_tape(t, x, x, p, x, y)", f"    _stored_events(t, y[:{robot.n_states}], u, p, out)",
+                          ""])
 
     def kernel_jacobian_source(self) -> str:
         """``jac(t, x, u, p, out)``: d(chart rhs)/dx then d/du, row-major, by forward mode on the tape."""
@@ -195,6 +212,66 @@ class ChartModel(Model):
         """The dynamics in the tangent space at the stored state ``centre`` ``(nq + nv,)``, as a Euclidean model
         (:class:`TangentModel`)."""
         return TangentModel(self, centre)
+
+
+class StoredSymbols:
+    """A robot's stored states, inputs and parameters as real sympy symbols of their names, and a parser of
+    expressions in them (text by the safe parser): the symbol table of its events given as text (``base_z - 0.2``).
+    """
+
+    def __init__(self, robot: Any):
+        from robodyn.model.expr import TIME, symbol
+
+        self.name = robot.name
+        self.t_symbol = TIME
+        self.x_symbols = tuple(symbol(s) for s in robot.states)
+        self.u_symbols = tuple(symbol(s) for s in robot.inputs)
+        self.p_symbols = tuple(symbol(s) for s in robot.parameters)
+        self._stored = self.x_symbols
+        self._table = {s.name: s for s in (*self.x_symbols, *self.u_symbols, *self.p_symbols)}
+
+    def expression(self, value: Any, where: str) -> Any:
+        """A sympy expression in the symbols from text, a number or a sympy expression (matched by name)."""
+        import sympy
+
+        from robodyn.errors import InputError
+        from robodyn.model.expr import TIME, parse_expression
+
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            return parse_expression(value, self._table, where=f"{self.name}: {where}")
+        if not isinstance(value, sympy.Basic):
+            raise InputError(f"{self.name}: {where}: expected an expression, got {value!r}")
+        known = {**self._table, TIME.name: TIME}
+        unknown = sorted(s.name for s in value.free_symbols if s.name not in known)
+        if unknown:
+            raise InputError(f"{self.name}: {where}: unknown symbol(s) {', '.join(unknown)} (known: "
+                             f"{', '.join(self._table)}, t)")
+        return value.xreplace({s: known[s.name] for s in value.free_symbols})
+
+    def lambdify(self, exprs: Any) -> Any:
+        """``fn(t, x, u, p)`` of a sympy matrix at a stored state (numpy)."""
+        from robodyn.codegen.printer import lambdify_entries
+
+        shape = exprs.shape
+        entries = lambdify_entries((self.t_symbol, self._stored, self.u_symbols, self.p_symbols), list(exprs))
+        return lambda t, x, u, p: entries(t, x, u, p).reshape(shape)
+
+
+class ChartSymbols(StoredSymbols):
+    """:class:`StoredSymbols` of the robot, for the chart's state: ``x_symbols`` also name the tangent coordinates
+    (as the chart's states do), expressions may use only the stored names, and :meth:`lambdify`'s functions take a
+    chart state (projected to the stored one first)."""
+
+    def __init__(self, chart: ChartModel):
+        from robodyn.model.expr import symbol
+
+        super().__init__(chart.robot)
+        self.chart = chart
+        self.x_symbols = (*self.x_symbols, *(symbol(s) for s in chart.tangent))
+
+    def lambdify(self, exprs: Any) -> Any:
+        stored, project = super().lambdify(exprs), self.chart.project
+        return lambda t, x, u, p: stored(t, project(x), u, p)
 
 
 _SERIES = 0.1  # Below this angle the coefficients' derivatives come from their Taylor series (error < 1e-16).

@@ -46,9 +46,7 @@ def module_text(model: ModelContract, events: Sequence[sympy.Expr] = ()) -> str:
         raise ValueError(f"model {model.name!r} has no numba source (compilable is False)")
     parts = [_header(model, len(events)), source, c_entry("rhs", "N_STATES")]
     if events:
-        from robodyn.codegen.source import event_source
-
-        parts += [event_source(model.symbol_table(), events), c_entry("event_fn", "N_EVENTS")]
+        parts += [model.kernel_event_source(events), c_entry("event_fn", "N_EVENTS")]
     return "\n\n".join(parts)
 
 

@@ -322,6 +322,13 @@ class Model:
         """numba source of ``out_fn(t, x, u, p, out)`` writing the outputs y, or None."""
         return None
 
+    def kernel_event_source(self, events: Sequence[Any]) -> str:
+        """numba source of ``event_fn(t, x, u, p, out)`` writing the values of ``events`` (sympy expressions in
+        :meth:`symbol_table`'s symbols) at the kernels' state."""
+        from robodyn.codegen.source import event_source
+
+        return event_source(self.symbol_table(), events)
+
     def kernel_chart_source(self) -> str | None:
         """numba source of ``chart(t, x, xdot, p, out)`` for a model integrated in a chart (robodyn.model.chart):
         the state and its derivative moved to the chart centred at x (``2 n`` values), or None."""

@@ -407,6 +407,16 @@ class FloatingChain(Model):
         return "\n".join([tape_source("_floating_rhs", tape, self.tape_outputs("rhs"), "hjit"), "",
                           "@jit", "def rhs(t, x, u, p, out):", "    _floating_rhs(t, x, u, p, x, out)", ""])
 
+    def symbol_table(self) -> Any:
+        """The stored states, inputs and parameters as symbols, for events given as text
+        (robodyn.model.chart.StoredSymbols)."""
+        from robodyn.model.chart import StoredSymbols
+
+        memo = self.memo()
+        if "symbols" not in memo:
+            memo["symbols"] = StoredSymbols(self)
+        return memo["symbols"]
+
     def chart(self) -> Any:
         """The chart the integrators step in (robodyn.model.chart.ChartModel)."""
         from robodyn.model.chart import ChartModel

@@ -26,7 +26,7 @@ import json
 import math
 import os
 import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Final
@@ -380,6 +380,9 @@ class CachedModel(Model):
 
     def kernel_chart_source(self) -> None:
         return None
+
+    def kernel_event_source(self, events: Sequence[Any]) -> str:
+        return super().kernel_event_source(events)  # in the deferred table's symbols
 
     def robot_block(self) -> None:
         return None
