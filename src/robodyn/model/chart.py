@@ -95,8 +95,8 @@ class ChartModel(Model):
         stored = event_source(robot.symbol_table(), events).replace("def event_fn(", "def _stored_events(", 1)
         return "\n".join([tape_source("_recentre_tape", tape, robot.tape_outputs("chart"), "hjit"), "", stored, "",
                           "@hjit", "def event_fn(t, x, u, p, out):", f"    y = np.empty({2 * self.n_states})",
-                          "    _recentre_tape(t, x, x, p, x, y)", f"    _stored_events(t, y[:{robot.n_states}], u, p, out)",
-                          ""])
+                          "    _recentre_tape(t, x, x, p, x, y)",
+                          f"    _stored_events(t, y[:{robot.n_states}], u, p, out)", ""])
 
     def kernel_jacobian_source(self) -> str:
         """``jac(t, x, u, p, out)``: d(chart rhs)/dx then d/du, row-major, by forward mode on the tape."""
