@@ -71,3 +71,44 @@ def test_it_shows_the_last_matrices_in_a_notebook() -> None:
     page = lin._repr_html_()
     assert page.startswith('<div class="robodyn">') and page.count("<table") == 5
     assert "theta_dot" in page and "-8.60908" in page  # -g cos(0.5), the last call's A[1, 0]
+
+
+SPINNER = """kind: chain
+name: spinner
+base: floating
+joints:
+  - {name: arm, type: revolute, parent: body, child: tip, axis: [0, 1, 0], xyz: [0.3, 0, 0], damping: 0.2}
+links:
+  - {name: body, mass: 2.0, com: [0, 0, 0.1], inertia: [[1, 0, 0], [0, 2, 0], [0, 0, 3]]}
+  - {name: tip, mass: 0.5, com: [0.2, 0, 0], inertia: [[0.01, 0, 0], [0, 0.02, 0], [0, 0, 0.02]]}
+"""
+
+
+@pytest.mark.parametrize("robot", ["puma560 (fixed)", "spinner (floating)"])
+def test_large_trees_solve_their_factor_by_lapack_in_held_buffers(robot: str, tmp_path, monkeypatch) -> None:
+    """Above SOLVE_LIMIT coordinates the tape gives L and dr/dz and LAPACK solves (robodyn.model.chain.linearization
+    solve_factored_into), in the Linearizer into held buffers: bit for bit linearize's, and equal to the solves on
+    the tape to rounding (another algorithm: a dense triangular solve, not the tree's leaves-first one)."""
+    from robodyn.model.chain import floating, linearization
+
+    path = Path(__file__).resolve().parents[1] / "data" / "puma560.yaml"
+    if not robot.startswith("puma"):
+        path = tmp_path / "spinner.yaml"
+        path.write_text(SPINNER)
+    model = robodyn.load(str(path))
+    x = np.r_[0.1, -0.2, 0.3, 0.6, 0.0, 0.0, 0.8, 0.4, 0.5, -0.3, 0.2, 1.0, -2.0, 0.7, 1.5][: model.n_states]
+    u = np.full(model.n_inputs, 0.3)
+    on_tape = robodyn.linearize(model, x, u)
+    for module in (linearization, floating):
+        monkeypatch.setattr(module, "SOLVE_LIMIT", 0)
+    monkeypatch.setattr("robodyn.rigid.dynamics.SOLVE_LIMIT", 0)  # read by the chart when it binds
+    model = robodyn.load(str(path))  # a new model: linearize's held buffer is bound anew
+    factored = robodyn.Linearizer(model)
+    for _ in range(2):
+        A, B, C, D = factored(x, u)
+    reference = robodyn.linearize(model, x, u)
+    for ours, theirs, tape in zip((A, B, C, D), (reference.A, reference.B, reference.C, reference.D),
+                                  (on_tape.A, on_tape.B, on_tape.C, on_tape.D)):
+        np.testing.assert_array_equal(ours, theirs)
+        assert np.max(np.abs(ours - tape)) <= 1e-12 * max(1.0, np.abs(tape).max())
+    assert not np.array_equal(A, on_tape.A)  # the other solve ran: it rounds differently

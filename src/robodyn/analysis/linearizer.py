@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.analysis.linearize import finite_total
 from robodyn.errors import InputError
 from robodyn.model.system import Values, require_model
 
@@ -27,9 +28,6 @@ if TYPE_CHECKING:
 __all__ = ["Linearizer"]
 
 _FLOAT: Final = np.dtype(np.float64)
-#: Up to this size the finite check is one BLAS dot (~0.4 us against ~0.9 for sum); above it numpy's own sum: a
-#: large dot wakes BLAS's threads, which then contend with scipy's (measured: 5.5 ms for 10,000 entries on 2 cores).
-_BLAS_SIZE: Final = 2048
 
 
 class Linearizer:
@@ -109,7 +107,7 @@ class Linearizer:
         elif not (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == self._u_shape):
             u = self._model.input_vector(u)
         self._run(x, u)
-        total = self._out.dot(self._ones) if self._out.size <= _BLAS_SIZE else self._out.sum()
+        total = finite_total(self._out, self._ones)
         if not math.isfinite(total) and not np.isfinite(self._out).all():
             self._not_finite(x, u)
         return self.A, self.B, self.C, self.D

@@ -46,10 +46,12 @@ _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTE
 _ENTRY_SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER)
 _INDEX = ctypes.c_int64
 _BATCH_SIGNATURE = ctypes.CFUNCTYPE(None, _INDEX, ctypes.c_double, *(_POINTER, _INDEX) * 5)
-#: Above this many lines of IR (~50,000 tape nodes) the optimized IR is turned into machine code at -O0: LLVM's
-#: instruction selection and scheduling grow faster than a basic block's size (a 142,000-node Jacobian: 50 s at
-#: -O2, 1.5 s at -O0; the optimized IR keeps most of the speed: 164 us against 104 us per call).
+#: Above this many lines of IR (~50,000 tape nodes) the optimized IR is turned into machine code at -O1
+#: (:data:`LARGE_LEVEL`): LLVM's code generation at -O2 grows with a function's size (the humanoid's 142,000-node
+#: Jacobian, in 10,000-node pieces: 28-35 s at -O2, 18 s at -O1, 8 s at -O0, per call 65 us at -O1, 72 us at -O2,
+#: 156 us at -O0; the same bits at every level: no level changes an operation's rounding).
 LARGE_LINES: Final = 120_000
+LARGE_LEVEL: Final = 1
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
 _lock = threading.RLock()  # the engine's: every module or object added to it, by this module or robodyn.codegen.objects
 _log = log  # robodyn.codegen.cache: logging imported when something is logged
@@ -306,16 +308,17 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
         if function is None:
             import llvmlite.binding as llvm
 
+            large = text.count("\n") > LARGE_LINES  # a huge straight-line function: its machine code at -O1
             module = llvm.parse_assembly(text)
-            module.name = symbol
-            found = _trusted_object(symbol)
+            module.name = f"{symbol}_l{LARGE_LEVEL}" if large else symbol  # the cached object says its level
+            found = _trusted_object(module.name)
             if found is None:  # compiled now, not loaded: optimize the IR first
                 _optimize(module)
-                if text.count("\n") > LARGE_LINES:  # a huge straight-line function: its machine code at -O0
-                    found = _machine(0).emit_object(module)
+                if large:
+                    found = _machine(LARGE_LEVEL).emit_object(module)
                     _store(module, found)
             if found is not None:
-                _state["prefetched"] = (symbol, found)  # handed to MCJIT's fetch below: read and checked once
+                _state["prefetched"] = (module.name, found)  # handed to MCJIT's fetch below: read and checked once
             engine.add_module(module)
             engine.finalize_object()
             _state["modules"].append(module)  # the engine owns it; keep the Python object alive as well

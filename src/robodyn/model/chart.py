@@ -175,22 +175,26 @@ class ChartModel(Model):
         out[:] = 0.0
         A[:nv, nv:] = np.eye(nv)
         C[...] = np.eye(n)
-        if nv > SOLVE_LIMIT:
-            def numeric(x: Vector, u: Vector) -> None:
-                A_x, B_x = robot.tangent_jacobians(t, x, u, p)
-                A[...], B[...] = A_x, B_x
+        if nv > SOLVE_LIMIT:  # the factor and dr/dz from the tape, solved by LAPACK into A's and B's lower rows
+            from robodyn.model.chain.linearization import solve_factored_into
 
-            return numeric
-        matrices = out[: n * (n + m)]  # A then B, where the tape writes them
-        packed, function, pointers = robot._function("tangent_linearization")[0].bind_raw((nx + nb, m, p.size, 0),
-                                                                                           matrices)
+            function, size = robot._function("jacobians")
+            parts, solved = np.empty(size), np.empty((nv, n + m))
+            target = parts
+        else:  # A then B written by the tape where they are
+            function, target = robot._function("tangent_linearization")[0], out[: n * (n + m)]
+        packed, call, pointers = function.bind_raw((nx + nb, m, p.size, 0), target)
         packed[nx + nb + m:] = p
-        x_part, u_part = packed[:nx], packed[nx + nb: nx + nb + m]
+        x_part, u_part, velocity = packed[:nx], packed[nx + nb: nx + nb + m], packed[robot.nq: robot.nq + nb]
 
-        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, out)) -> None:
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, target, out)) -> None:
             x_part[...] = x
             u_part[...] = u
-            function(t, *pointers)
+            call(t, *pointers)
+            if nv > SOLVE_LIMIT:
+                solve_factored_into(parts, nv, solved)
+                A[nv:], B[nv:] = solved[:, :n], solved[:, n:]
+                A[:nb, :nb] = -0.5 * robot._adjoint(velocity) + 0.0  # + 0.0: no -0.0 (as tangent_jacobians)
 
         return run
 

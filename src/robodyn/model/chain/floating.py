@@ -252,7 +252,7 @@ class FloatingChain(Model):
         (q (-) q0, v) with Pinocchio's ``difference`` (SE(3)'s logarithm for a floating base), so the velocity rows
         are Pinocchio's ``computeABADerivatives`` (da/dq, da/dv, M^-1 for the actuated joints) and the
         configuration rows d(q (-) q0)/dt = Jr^-1(q (-) q0) v differentiated at q0: [-1/2 ad(v_base), I]."""
-        import scipy.linalg
+        from robodyn.model.chain.linearization import solve_factored_into
 
         nv, m = self.nv, self.n_inputs
         if nv <= SOLVE_LIMIT:  # one compiled call
@@ -265,7 +265,8 @@ class FloatingChain(Model):
             lower = parts[: nv * nv].reshape(nv, nv)
             finite = bool(np.all(np.isfinite(parts))) and not np.any(np.diag(lower) <= 0)
             if finite:
-                solved = -scipy.linalg.cho_solve((lower, True), parts[nv * nv:].reshape(nv, -1))
+                solved = np.empty((nv, 2 * nv + m))
+                solve_factored_into(parts, nv, solved)
         if not finite:
             from robodyn.errors import SingularMatrixError
 

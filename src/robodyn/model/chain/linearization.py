@@ -21,7 +21,19 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-__all__ = ["ChainLinearization"]
+__all__ = ["ChainLinearization", "solve_factored_into"]
+
+
+def solve_factored_into(parts: np.ndarray, n: int, out: np.ndarray) -> None:
+    """``out`` ``(n, k)`` = -M^-1 G from a tape's ``jacobians`` values ``parts``: L (the Cholesky factor of M,
+    row-major, ``n * n``), then G ``(n, k)`` row-major. LAPACK's ``dpotrs`` on L's transpose (a view: Fortran order
+    of the upper factor), no checks: non-finite values pass through for the caller's check (a factor with a zero
+    pivot gives NaN or inf)."""
+    from scipy.linalg import lapack  # here, not at module level: importing scipy.linalg costs ~0.2 s at start-up
+
+    upper = parts[: n * n].reshape(n, n).T  # L row-major is L^T = U in Fortran order: A = U^T U
+    solved, _ = lapack.dpotrs(upper, parts[n * n:].reshape(n, -1), lower=0)
+    np.negative(solved, out=out)
 
 
 class ChainLinearization(_Base):
@@ -48,10 +60,9 @@ class ChainLinearization(_Base):
         n, m = self.n_coordinates, self.n_inputs
         if n <= SOLVE_LIMIT:
             return self._finite_or_singular(self._call("solved_jacobians", t, x, u, p, out=out), t, x, u, p)
-        import scipy.linalg  # here, not at module level: importing it costs ~0.2 s at start-up
-
         parts = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
-        solved = -scipy.linalg.cho_solve((parts[: n * n].reshape(n, n), True), parts[n * n:].reshape(n, -1))
+        solved = np.empty((n, 2 * n + m))
+        solve_factored_into(parts, n, solved)
         A = out[: 4 * n * n].reshape(2 * n, 2 * n)
         A[:n] = 0.0
         A[:n, n:] = np.eye(n)
@@ -76,11 +87,13 @@ class ChainLinearization(_Base):
 
     def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
         n2, m = self.n_states, self.n_inputs
-        if self.n_coordinates > SOLVE_LIMIT or not self.outputs_are_states:
+        if not self.outputs_are_states:
             return super().bound_linearization(t, p, out)
         size = n2 * (n2 + m)
         C, D = self.output_jacobians_raw(t, np.zeros(n2), np.zeros(m), p)  # y = x: I and 0, written once
         out[size: size + C.size], out[size + C.size:] = C.reshape(-1), D.reshape(-1)
+        if self.n_coordinates > SOLVE_LIMIT:
+            return self._bound_factored(t, p, out)
         # the tape's fourth argument a (accelerations, for inverse dynamics) is never read by the Jacobians of the
         # forward dynamics (tests/model/test_chain_tape.py checks the tape): it gets an empty part of the packing
         packed, function, (at_x, at_u, at_p, at_a, at_out) = self._function("solved_jacobians")[0].bind_raw(
@@ -92,5 +105,28 @@ class ChainLinearization(_Base):
             x_part[...] = x
             u_part[...] = u
             function(t, at_x, at_u, at_p, at_a, at_out)
+
+        return run
+
+    def _bound_factored(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+        """:meth:`bound_linearization` above SOLVE_LIMIT coordinates: the tape's factor and dr/dz into a held
+        buffer (one compiled call), then LAPACK's solve into A's and B's lower rows; the constant rows written once."""
+        n, n2, m = self.n_coordinates, self.n_states, self.n_inputs
+        A, B = out[: n2 * n2].reshape(n2, n2), out[n2 * n2: n2 * (n2 + m)].reshape(n2, m)
+        A[:n], B[:n] = 0.0, 0.0
+        A[:n, n:] = np.eye(n)
+        function, size = self._function("jacobians")
+        parts = np.empty(size)
+        solved = np.empty((n, 2 * n + m))
+        packed, call, pointers = function.bind_raw((n2, m, p.size, 0), parts)
+        packed[n2 + m:] = p
+        x_part, u_part = packed[:n2], packed[n2: n2 + m]
+
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, parts, out)) -> None:
+            x_part[...] = x
+            u_part[...] = u
+            call(t, *pointers)
+            solve_factored_into(parts, n, solved)
+            A[n:], B[n:] = solved[:, : 2 * n], solved[:, 2 * n:]
 
         return run
