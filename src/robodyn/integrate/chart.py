@@ -67,8 +67,7 @@ def _stored_events(chart: Any, events: Any) -> Any:
     for item in items:
         event = item if isinstance(item, Event) else Event(item) if callable(item) and not is_expression(item) else item
         if isinstance(event, Event) and callable(event.expression) and not is_expression(event.expression):
-            event = dataclasses.replace(event, expression=stored(event.expression),
-                                        name=event.name or getattr(event.expression, "__name__", None))
+            event = dataclasses.replace(event, expression=stored(event.expression))
         out.append(event)
     return out
 
@@ -96,7 +95,8 @@ def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any,
                  events=_stored_events(chart, events), **options)
     x = chart.project(result.x)
     if isinstance(result, BatchTrajectory):
-        events = tuple(tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in run) for run in result.events)
+        events = tuple(tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in records)
+                       for records in result.events)
         return dataclasses.replace(result, x=x, y=x.copy(), x0=chart.project(result.x0), states=model.states,
                                    outputs=model.outputs, source=model, events=events)
     return dataclasses.replace(result, x=x, y=x.copy(), states=model.states, outputs=model.outputs, source=model,

@@ -163,8 +163,9 @@ class ChartModel(Model):
     def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Any:
         """``run(x, u)`` writing [A | B | C | D] of :meth:`linearization` at the stored state ``x`` into ``out``
         (robodyn.Linearizer): for a robot with the solves on its tape (``nv`` <= SOLVE_LIMIT) one compiled function
-        (``tangent_linearization``) writes A and B in place from arguments written in place; C = I and D = 0 are
-        written once."""
+        (``tangent_linearization``) writes A and B in place from arguments written in place; above, the compiled
+        ``jacobians`` (M's factor and dr/dz) into a held buffer, then LAPACK's solve into A's and B's velocity rows
+        and -1/2 ad(v) into the base's block; the other entries (C = I, D = 0, A's identity) are written once."""
         from robodyn.rigid.dynamics import SOLVE_LIMIT
 
         robot = self.robot
