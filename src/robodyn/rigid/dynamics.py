@@ -19,8 +19,10 @@ function            outputs                                                     
 
 A and B follow the manipulator formula without a symbolic inverse: with r(q, q', q'', u) =
 ID(q, q', q'') + joint terms - Q and q'' the forward-dynamics acceleration, A21 = -M^-1 dr/dq,
-A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, the derivatives taken by forward mode with q'' held fixed; the
-tape gives the factor L of M and dr/dz, the caller solves (O(n^2) nodes on the tape, not O(n^3)).
+A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, with q'' held fixed: the bodies' part of dr/dz by the analytical
+derivatives of inverse dynamics (robodyn.rigid.derivatives), the joint terms' and Q's by forward mode on the
+tape; the tape gives the factor L of M and dr/dz, the caller solves (O(n^2) nodes on the tape, not O(n^3)).
+M is the composite-rigid-body algorithm's (robodyn.rigid.derivatives.WorldTree.mass).
 
 Arguments of every function, in the tape's leaf numbering: ``t`` (0), ``x`` (1), ``u`` (2), ``p`` (3),
 ``a`` (4). Coordinates are in model order; body k moves as ``multiplier * q[coordinate] + offset``
@@ -35,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.aba import articulated_accelerations
+from robodyn.rigid.derivatives import WorldTree
 from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, cholesky_factor, rnea
 from robodyn.rigid.tape import Tape, Value
 
@@ -63,8 +66,9 @@ class TreeProgram:
     """What the programs of a tree share (robodyn.rigid.floating builds on it too): the functions recorded on demand
     by name, and the bodies' motion from the coordinates through their couplings.
 
-    Subclasses set ``tape``, ``couplings``, ``q``, ``qd``, ``joints``, ``forces``, ``n``, ``zero`` and list their
-    functions in ``functions``; function ``name`` is the method ``_<name>``.
+    Subclasses set ``tape``, ``couplings``, ``q``, ``qd``, ``joints``, ``forces``, ``n``, ``zero``, ``world`` (the
+    bodies for M and the derivatives of inverse dynamics) and ``nb`` (a moving base's velocity entries, 0 for a
+    fixed base), and list their functions in ``functions``; function ``name`` is the method ``_<name>``.
     """
 
     functions: tuple[str, ...] = ()
@@ -75,6 +79,7 @@ class TreeProgram:
     joints: list[JointTerms]
     forces: list[Value]
     n: int
+    nb: int = 0
     zero: Value
     _recorded: dict[str, list[Value]]
 
@@ -101,6 +106,45 @@ class TreeProgram:
             result[c] = result[c] + a * value
         return result
 
+    def _coordinate_matrix(self, matrix: Sequence[Sequence[Value]], nb: int) -> list[list[Value]]:
+        """G^T X G: a matrix over the bodies' velocities (``nb`` base entries, then one per body, as
+        robodyn.rigid.derivatives) over the coordinates' (``nb``, then ``n``), each coupled body's row and column
+        times its multiplier."""
+        index = list(range(nb)) + [nb + c for c, _, _ in self.couplings]
+        scale: list[Value | None] = [None] * nb + [a for _, a, _ in self.couplings]
+        size = nb + self.n
+        result = [[self.zero] * size for _ in range(size)]
+        for i, row in enumerate(matrix):
+            for j, value in enumerate(row):
+                if scale[i] is not None:
+                    value = scale[i] * value
+                if scale[j] is not None:
+                    value = value * scale[j]
+                result[index[i]][index[j]] = result[index[i]][index[j]] + value
+        return result
+
+    def residual_jacobian(self, velocity: Sequence[Value], acceleration: Sequence[Value],
+                          variables: Sequence[Value]) -> list[list[Value]]:
+        """dr/dz ``(nb + n, len(variables))`` of r = ID + joint terms - Q at ``velocity`` and the held
+        ``acceleration`` (``nb + n`` each, the base's entries first): the bodies' part analytically (columns: the
+        tangent of the configuration, ``nb + n``, then the velocities, then the rest of ``variables``, untouched),
+        the joint terms' and Q's by forward mode over ``variables``, which are the configuration's tangent leaves,
+        the velocities' and the rest, in that order."""
+        world, nb, configuration = self.world, self.nb, self.q
+        body_v = [*velocity[:nb], *self._motion(velocity[nb:])]
+        body_a = [*acceleration[:nb], *self._motion(acceleration[nb:])]
+        derivatives = world.inverse_derivatives(body_v, body_a)
+        dq = self._coordinate_matrix(derivatives.dq, nb)
+        dv = self._coordinate_matrix(derivatives.dv, nb)
+        extra = [self.joints[i].force(configuration[i], velocity[nb + i], acceleration[nb + i]) - self.forces[i]
+                 for i in range(self.n)]
+        local = self.tape.derive(extra, variables, hold=acceleration)
+        size, rest = nb + self.n, len(variables) - 2 * (nb + self.n)
+        rows = [[*dq[i], *dv[i], *([self.zero] * rest)] for i in range(size)]
+        for i in range(self.n):
+            rows[nb + i] = [a + b for a, b in zip(rows[nb + i], local[i])]
+        return rows
+
     def _one_to_one(self) -> bool:
         """Whether every body has a coordinate of its own (no mimic joint): the articulated-body algorithm applies."""
         constant = self.tape.constant_of
@@ -118,6 +162,11 @@ class TreeProgram:
     @functools.cached_property
     def mass(self) -> list[list[Value]]:
         """M, in the order of the velocities (each program records its own)."""
+        raise NotImplementedError
+
+    @functools.cached_property
+    def world(self) -> WorldTree:
+        """The bodies in one frame (robodyn.rigid.derivatives) for M and the derivatives of inverse dynamics."""
         raise NotImplementedError
 
     @functools.cached_property
@@ -177,15 +226,15 @@ class ManipulatorProgram(TreeProgram):
         return [tau[i] + self.joints[i].force(self.q[i], velocities[i], accelerations[i]) for i in range(self.n)]
 
     @functools.cached_property
+    def world(self) -> WorldTree:
+        """The bodies in the base frame (robodyn.rigid.derivatives): M and the derivatives of inverse dynamics."""
+        return WorldTree(self.tape, self.bodies, self._positions(), self.gravity)
+
+    @functools.cached_property
     def mass(self) -> list[list[Value]]:
-        """M(q) in model order, rotor inertias on the diagonal: column j is ID(q, 0, e_j) without gravity."""
-        n = self.n
-        zeros = [self.zero] * n
-        columns = [self._generalized(rnea(self.tape, self.bodies, self._positions(), self._motion(zeros),
-                                          self._motion([self.one if i == j else self.zero for i in range(n)]),
-                                          [self.zero] * 3)) for j in range(n)]
-        mass = [[columns[j][i] if j <= i else columns[i][j] for j in range(n)] for i in range(n)]
-        for i in range(n):
+        """M(q) in model order, rotor inertias on the diagonal (the composite-rigid-body algorithm)."""
+        mass = self._coordinate_matrix(self.world.mass, 0)
+        for i in range(self.n):
             mass[i][i] = mass[i][i] + self.joints[i].rotor
         return mass
 
@@ -222,8 +271,7 @@ class ManipulatorProgram(TreeProgram):
         on the tape they would cost (2n + m) n^2 nodes, against the n^3/6 of the factor itself.
         """
         n = self.n
-        residual = [tau - f for tau, f in zip(self.inverse(self.acceleration, self.qd, self.gravity), self.forces)]
-        derivatives = self.tape.derive(residual, [*self.x, *self.u], hold=self.acceleration)
+        derivatives = self.residual_jacobian(self.qd, self.acceleration, [*self.x, *self.u])
         factor = [self.factor[i][j] if j <= i else self.zero for i in range(n) for j in range(n)]
         return factor + [e for row in derivatives for e in row]
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.base_joints import BaseJoint
+from robodyn.rigid.derivatives import MovingRoot, WorldTree
 from robodyn.rigid.dynamics import JointTerms, TreeProgram
 from robodyn.rigid.rnea import (
     Body,
@@ -117,15 +118,22 @@ class FloatingProgram(TreeProgram):
         return [*self.joint.project(force, moment), *joint_tau]
 
     @functools.cached_property
+    def world(self) -> WorldTree:
+        """The root and the bodies in the world frame (robodyn.rigid.derivatives): M and the derivatives of
+        inverse dynamics, the root's columns its velocity entries' twists."""
+        tape, one, zero = self.tape, self.one, self.zero
+        columns = [self.joint.twist(tape, [one if i == c else zero for i in range(self.nb)]) for c in range(self.nb)]
+        root = MovingRoot(self.rotation, list(self.position), columns, self.root.mass, self.root.com,
+                          self.root.inertia)
+        return WorldTree(tape, self.bodies, self._positions(), self.gravity, root)
+
+    @functools.cached_property
     def mass(self) -> list[list[Value]]:
-        """M in velocity order: column j is ID(q, 0, e_j) without gravity (the rotors on the joints' diagonal)."""
-        nv, nb = self.nv, self.nb
-        zeros_b, zeros_j = [self.zero] * nb, [self.zero] * self.n
-        columns = []
-        for j in range(nv):
-            unit = [self.one if i == j else self.zero for i in range(nv)]
-            columns.append(self.inverse(unit[:nb], unit[nb:], zeros_b, zeros_j, gravity=False))
-        return [[columns[j][i] if j <= i else columns[i][j] for j in range(nv)] for i in range(nv)]
+        """M in velocity order (the composite-rigid-body algorithm), the rotors on the joints' diagonal."""
+        mass = self._coordinate_matrix(self.world.mass, self.nb)
+        for i in range(self.n):
+            mass[self.nb + i][self.nb + i] = mass[self.nb + i][self.nb + i] + self.joints[i].rotor
+        return mass
 
     @functools.cached_property
     def bias(self) -> list[Value]:

@@ -216,11 +216,8 @@ class FloatingChain(Model):
         program, joint, nq, nv, nb = self._program(True), self.joint, self.nq, self.nv, self.nb
         x = tape.leaves(1, nq + nv + nb)
         acceleration = program.outputs("acceleration")
-        applied = [tape.const(0.0)] * nb + list(program.forces)
-        residual = [tau - f for tau, f in zip(program.inverse(acceleration[:nb], acceleration[nb:], program.base_v,
-                                                              program.qd, gravity=True), applied)]
         variables = [*x[nq + nv:], *x[joint.nq: nq], *x[nq: nq + nv], *tape.leaves(2, self.n_inputs)]
-        rows = tape.derive(residual, variables, hold=acceleration)
+        rows = program.residual_jacobian([*program.base_v, *program.qd], acceleration, variables)
         factor = [program.factor[i][j] if j <= i else tape.const(0.0) for i in range(nv) for j in range(nv)]
         return factor + [e for row in rows for e in row]
 
