@@ -7,7 +7,7 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cholesky_solve_lower", "manipulator_jacobians", "manipulator_solve"]
+__all__ = ["cholesky_solve_lower", "manipulator_jacobians", "manipulator_solve", "tree_solve"]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
@@ -48,42 +48,81 @@ def cholesky_solve_lower(M: np.ndarray, r: np.ndarray) -> None:  # pragma: no co
 _HELPER = {"cache": True, "nogil": True, "error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 
 
-@numba.njit(**_HELPER)  # type: ignore[call-overload]
-def _solved_rows(lower: np.ndarray, G: np.ndarray, sign: float, out: np.ndarray) -> None:  # pragma: no cover
-    """A (2n, 2n) then B (2n, m), row-major, into ``out``: A = [[0, I], [sign M^-1 G_x]], B = [[0], [sign M^-1
-    G_u]], with ``lower`` the Cholesky factor of M (n, n) and G (n, 2n + m); forward then back substitution
-    for each column of G (NaN or inf when M is not positive definite)."""
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def tree_solve(L: np.ndarray, G: np.ndarray, starts: np.ndarray, columns: np.ndarray, order: np.ndarray,
+               sign: float, left: np.ndarray, right: np.ndarray, block: np.ndarray,
+               target: np.ndarray) -> float:  # pragma: no cover - runs compiled only
+    """``sign`` M^-1 G into ``left`` (n, s) and ``right`` (n, k - s), rows in model order, and ``block`` copied
+    into ``target`` (a block the caller computed whole, or 0 x 0); returns the sum of every entry written (finite
+    exactly when they all are, barring overflow). L (n, n) is the Cholesky factor of M taken in ``order`` (row i
+    is coordinate ``order[i]``'s, robodyn.rigid.dynamics), G (n, k) has its rows in the same order and is
+    overwritten. Only the entries of L listed in ``starts`` and ``columns`` (CSR, below the diagonal) are read:
+    for a tree's leaves-first factor, the pairs of a joint and one of its descendants, so that each solve costs
+    O(n depth) row operations of length k. NaN or inf when M is not positive definite (a zero or NaN pivot
+    passes through).
+
+    Reference: R. Featherstone, *Rigid Body Dynamics Algorithms*, Springer 2008, section 6.5.
+    """
     n, k = G.shape
-    m = k - 2 * n
-    column = np.empty(n)
-    for c in range(k):
-        for i in range(n):
-            v = sign * G[i, c]
-            for j in range(i):
-                v -= lower[i, j] * column[j]
-            column[i] = v / lower[i, i]
-        for i in range(n - 1, -1, -1):
-            v = column[i]
-            for j in range(i + 1, n):
-                v -= lower[j, i] * column[j]
-            column[i] = v / lower[i, i]
-        for i in range(n):
-            if c < 2 * n:
-                out[(n + i) * 2 * n + c] = column[i]
-            else:
-                out[4 * n * n + (n + i) * m + (c - 2 * n)] = column[i]
-    for i in range(n):  # the kinematic rows: q' = q_dot
-        for j in range(2 * n):
-            out[i * 2 * n + j] = 1.0 if j == n + i else 0.0
-        for j in range(m):
-            out[4 * n * n + i * m + j] = 0.0
+    for i in range(n):  # L Z = G, row by row
+        for e in range(starts[i], starts[i + 1]):
+            j = columns[e]
+            w = L[i, j]
+            for c in range(k):
+                G[i, c] -= w * G[j, c]
+        d = 1.0 / L[i, i]
+        for c in range(k):
+            G[i, c] *= d
+    for i in range(n - 1, -1, -1):  # L^T X = Z: row i done, pushed into the rows it depends on
+        d = 1.0 / L[i, i]
+        for c in range(k):
+            G[i, c] *= d
+        for e in range(starts[i], starts[i + 1]):
+            j = columns[e]
+            w = L[i, j]
+            for c in range(k):
+                G[j, c] -= w * G[i, c]
+    s, total = left.shape[1], 0.0
+    for i in range(n):
+        row = order[i]
+        for c in range(s):
+            value = sign * G[i, c]
+            left[row, c] = value
+            total += value
+        for c in range(k - s):
+            value = sign * G[i, s + c]
+            right[row, c] = value
+            total += value
+    for i in range(block.shape[0]):
+        for c in range(block.shape[1]):
+            target[i, c] = block[i, c]
+            total += block[i, c]
+    return total
 
 
 @numba.njit(**_HELPER)  # type: ignore[call-overload]
-def manipulator_jacobians(parts: np.ndarray, n: int, m: int, out: np.ndarray) -> None:  # pragma: no cover
-    """A (2n, 2n) then B (2n, m), row-major, into ``out`` from ``parts`` = [L (n, n) row-major, G (n, 2n + m)]:
-    L the lower Cholesky factor of M, G = dr/d[x, u] of the residual r = ID - Q; A21 = -M^-1 G_x, ..."""
-    _solved_rows(parts[: n * n].reshape((n, n)), parts[n * n:].reshape((n, 2 * n + m)), -1.0, out)
+def manipulator_jacobians(parts: np.ndarray, n: int, m: int, starts: np.ndarray, columns: np.ndarray,
+                          order: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover
+    """A (2n, 2n) then B (2n, m), row-major, into ``out`` from ``parts`` = [L (n, n) row-major, G (n, 2n + m)]
+    as :func:`tree_solve` takes them: G = dr/d[x, u] of the residual r = ID - Q; A = [[0, I], [-M^-1 G_x]],
+    B = [[0], [-M^-1 G_u]]."""
+    A, B = _kinematic_rows(out, n, m)
+    none = np.empty((0, 0))
+    tree_solve(parts[: n * n].reshape((n, n)), parts[n * n:].reshape((n, 2 * n + m)), starts, columns, order, -1.0,
+               A[n:], B[n:], none, none)
+
+
+@numba.njit(**_HELPER)  # type: ignore[call-overload]
+def _kinematic_rows(out: np.ndarray, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+    """A (2n, 2n) and B (2n, m) as views of ``out``, their first n rows written: q' = q_dot."""
+    A = out[: 4 * n * n].reshape((2 * n, 2 * n))
+    B = out[4 * n * n:].reshape((2 * n, m))
+    for i in range(n):
+        for j in range(2 * n):
+            A[i, j] = 1.0 if j == n + i else 0.0
+        for j in range(m):
+            B[i, j] = 0.0
+    return A, B
 
 
 @numba.njit(**_HELPER)  # type: ignore[call-overload]
@@ -103,4 +142,11 @@ def manipulator_solve(M: np.ndarray, r: np.ndarray, G: np.ndarray, D: np.ndarray
             for j in range(n):
                 v += D[c, i, j] * r[j]
             G[i, c] -= v
-    _solved_rows(M, G, 1.0, out)
+    starts = np.zeros(n + 1, dtype=np.int64)  # the dense pattern: every entry below the diagonal
+    columns = np.empty(n * (n - 1) // 2, dtype=np.int64)
+    for i in range(n):
+        starts[i + 1] = starts[i] + i
+        columns[starts[i]: starts[i + 1]] = np.arange(i)
+    A, B = _kinematic_rows(out, n, G.shape[1] - 2 * n)
+    none = np.empty((0, 0))
+    tree_solve(M, G, starts, columns, np.arange(n), 1.0, A[n:], B[n:], none, none)

@@ -51,24 +51,35 @@ def tape_data(tape: Tape, outputs: Sequence[Value]) -> tuple[tuple[tuple[Any, ..
     return tuple(nodes), tuple(renumber[o.index] for o in outputs)
 
 
+Finish = tuple[str, str, tuple[int | tuple[int, ...], ...]]  # (module, function, arguments) of tape_source
+
+
 def tape_source(name: str, tape: Tape, outputs: Sequence[Value], decorator: str = "jit", *,
-                optimize: bool = True, finish: tuple[str, str, tuple[int, ...]] | None = None) -> str:
+                optimize: bool = True, finish: Finish | None = None) -> str:
     """Source of ``name(t, x, u, p, a, out)`` computing ``outputs`` into ``out`` (see the module docstring).
 
     The module it goes into must define ``decorator`` (e.g. ``jit = numba.njit(cache=True)``);
-    ``optimize`` as for :func:`llvm_ir`. ``finish = (module, function, integers)``: the outputs go to a
-    work array instead, and ``function(work, *integers, out)`` from ``module`` (a compiled numba function)
-    writes ``out`` from them — numeric work that would swell the tape (robodyn.codegen.linalg).
+    ``optimize`` as for :func:`llvm_ir`. ``finish = (module, function, arguments)``: the outputs go to a
+    work array instead, and ``function(work, *arguments, out)`` from ``module`` (a compiled numba function)
+    writes ``out`` from them — numeric work that would swell the tape (robodyn.codegen.linalg); an argument is an
+    integer or a tuple of integers (an int64 array constant of the module).
     """
     nodes, positions = tape_data(tape, outputs)
     lines = [f"_{name}_code = straight_line({nodes!r}, {positions!r}, optimize={optimize!r})", ""]
     if finish is None:
         body = [f"    _{name}_code(t, x, u, p, a, out)"]
     else:
-        module, function, integers = finish
+        module, function, arguments = finish
         lines.insert(0, f"from {module} import {function} as _{name}_finish")
+        names = []
+        for k, argument in enumerate(arguments):
+            if isinstance(argument, tuple):
+                names.append(f"_{name}_argument{k}")
+                lines.insert(1, f"{names[-1]} = np.array({tuple(int(e) for e in argument)!r}, dtype=np.int64)")
+            else:
+                names.append(str(int(argument)))
         body = [f"    work = np.empty({len(positions)})", f"    _{name}_code(t, x, u, p, a, work)",
-                f"    _{name}_finish(work, {', '.join(map(str, integers))}, out)"]
+                f"    _{name}_finish(work, {', '.join(names)}, out)"]
     return "\n".join([*lines, "", f"@{decorator}", f"def {name}(t, x, u, p, a, out):", *body, ""])
 
 
@@ -86,7 +97,7 @@ jit = numba.njit(cache=True, nogil=True)
 
 
 def tape_module_text(tape: Tape, functions: dict[str, list[Value]], label: str, *, optimize: bool = True,
-                     finish: dict[str, tuple[str, str, tuple[int, ...]]] | None = None) -> str:
+                     finish: dict[str, Finish] | None = None) -> str:
     """Source of a module with one compiled function ``name(t, x, u, p, a, out)`` per entry of ``functions``
     (``finish`` by name, as for :func:`tape_source`)."""
     from robodyn.codegen.printer import safe_label

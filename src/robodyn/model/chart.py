@@ -164,8 +164,9 @@ class ChartModel(Model):
         """``run(x, u)`` writing [A | B | C | D] of :meth:`linearization` at the stored state ``x`` into ``out``
         (robodyn.Linearizer): for a robot with the solves on its tape (``nv`` <= SOLVE_LIMIT) one compiled function
         (``tangent_linearization``) writes A and B in place from arguments written in place; above, the compiled
-        ``jacobians`` (M's factor and dr/dz) into a held buffer, then LAPACK's solve into A's and B's velocity rows
-        and -1/2 ad(v) into the base's block; the other entries (C = I, D = 0, A's identity) are written once."""
+        ``jacobians`` (M's factor and dr/dz) into a held buffer, then the compiled sparse solve into A's and B's
+        velocity rows and -1/2 ad(v) into the base's block, ``run`` returning the sum of what it wrote (the
+        caller's finite check reads that alone); the other entries (C = I, D = 0, A's identity) are written once."""
         from robodyn.rigid.dynamics import SOLVE_LIMIT
 
         robot = self.robot
@@ -176,26 +177,27 @@ class ChartModel(Model):
         out[:] = 0.0
         A[:nv, nv:] = np.eye(nv)
         C[...] = np.eye(n)
-        if nv > SOLVE_LIMIT:  # the factor and dr/dz from the tape, solved by LAPACK into A's and B's lower rows
-            from robodyn.model.chain.linearization import solve_factored_into
-
+        if nv > SOLVE_LIMIT:  # the factor and dr/dz from the tape, solved by the compiled sparse solve in place
             function, size = robot._function("jacobians")
-            parts, solved = np.empty(size), np.empty((nv, n + m))
+            parts = np.empty(size)
+            solve = robot.factored_solve()
+            L, G = solve.views(parts)
+            left, right, corner, half = A[nv:], B[nv:], A[:nb, :nb], parts[-nb * nb:].reshape(nb, nb)
             target = parts
         else:  # A then B written by the tape where they are
             function, target = robot._function("tangent_linearization")[0], out[: n * (n + m)]
         packed, call, pointers = function.bind_raw((nx + nb, m, p.size, 0), target)
         packed[nx + nb + m:] = p
-        x_part, u_part, velocity = packed[:nx], packed[nx + nb: nx + nb + m], packed[robot.nq: robot.nq + nb]
+        x_part, u_part = packed[:nx], packed[nx + nb: nx + nb + m]
 
-        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, target, out)) -> None:
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, target, out)) -> float | None:
             x_part[...] = x
             u_part[...] = u
             call(t, *pointers)
-            if nv > SOLVE_LIMIT:
-                solve_factored_into(parts, nv, solved)
-                A[nv:], B[nv:] = solved[:, :n], solved[:, n:]
-                A[:nb, :nb] = -0.5 * robot._adjoint(velocity) + 0.0  # + 0.0: no -0.0 (as tangent_jacobians)
+            if nv > SOLVE_LIMIT:  # the sum of the entries written: the rest of out is constant
+                total: float = solve(L, G, left, right, half, corner)
+                return total
+            return None
 
         return run
 

@@ -290,12 +290,15 @@ class Model:
         form for loops (:class:`robodyn.Linearizer`), which kinds with compiled derivatives fill without allocating."""
         out[...] = self.linearization_raw(t, x, u, p)
 
-    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float | None]:
         """``run(x, u)`` writing :meth:`linearization_into` at the time ``t`` and parameters ``p`` into ``out``: kinds
         with compiled derivatives bind their buffers once, so that a call pays for little but the compiled code.
-        ``run`` leaves a non-finite result in ``out`` for its caller to check."""
-        def run(x: Vector, u: Vector) -> None:
+        ``run`` leaves a non-finite result in ``out`` for its caller to check, and returns None — or, when every
+        other entry of ``out`` stays as the binding wrote it, the sum of the entries it wrote (finite exactly when
+        they all are, barring overflow), so that the check reads only those."""
+        def run(x: Vector, u: Vector) -> float | None:
             self.linearization_into(t, x, u, p, out)
+            return None
 
         return run
 

@@ -240,6 +240,10 @@ class WorldTree:
         """ID and its derivatives at the velocity and acceleration vectors (``size`` each, the tree's order)."""
         return _Motion(self, velocity, acceleration).result()
 
+    def inverse(self, velocity: Sequence[Value], acceleration: Sequence[Value]) -> list[Value]:
+        """ID ``(size,)`` alone, gravity included (with zero accelerations: the bias forces c(q, v))."""
+        return _Motion(self, velocity, acceleration).tau
+
 
 class _Motion:
     """The recursions of :meth:`WorldTree.inverse_derivatives` at one motion."""
@@ -286,24 +290,39 @@ class _Motion:
         return [[-(product[j][i] + product[i][j]) for j in range(6)] for i in range(6)]
 
     @functools.cached_property
+    def subtree_forces(self) -> list[Motion]:
+        """F per node: the force its joint transmits, the subtree's f summed."""
+        F = list(self.motion[3])
+        for node in reversed(range(len(F))):
+            if self.parent[node] >= 0:
+                F[self.parent[node]] = _plus(F[self.parent[node]], F[node])
+        return F
+
+    @functools.cached_property
+    def tau(self) -> list[Value]:
+        """tau = S_k . F_k per column."""
+        F = self.subtree_forces
+        return [_dot(s, F[node]) for node, columns in enumerate(self.columns) for s in columns]
+
+    @functools.cached_property
     def composites(self) -> tuple[list[Motion], list[Motion], list[list[list[Value]]]]:
         """(F, hc, C) per node: the subtree's force, momentum and Coriolis matrix."""
-        _, _, momenta, forces = self.motion
-        F, hc = list(forces), list(momenta)
-        C = [self._coriolis(node) for node in range(len(F))]
-        for node in reversed(range(len(F))):
+        momenta = self.motion[2]
+        hc = list(momenta)
+        C = [self._coriolis(node) for node in range(len(hc))]
+        for node in reversed(range(len(hc))):
             parent = self.parent[node]
             if parent >= 0:
-                F[parent], hc[parent] = _plus(F[parent], F[node]), _plus(hc[parent], hc[node])
+                hc[parent] = _plus(hc[parent], hc[node])
                 C[parent] = [_plus(a, b) for a, b in zip(C[parent], C[node])]
-        return F, hc, C
+        return self.subtree_forces, hc, C
 
     def result(self) -> InverseDerivatives:
         """tau = S_k . F_k per column, and the derivatives of the module docstring."""
         velocities, accelerations, _, _ = self.motion
         F, hc, C = self.composites
         tree = self.tree
-        tau = [_dot(s, F[node]) for node, columns in enumerate(self.columns) for s in columns]
+        tau = self.tau
         n = tree.size
         dq = [[self.zero] * n for _ in range(n)]
         dv = [[self.zero] * n for _ in range(n)]

@@ -8,7 +8,7 @@ function            outputs                                                     
 ==================  ===================================================================  ===========
 ``rhs``             x' = [q', q'']: q'' by the articulated-body algorithm (robodyn.rigid.aba)  (2n,)
                     or, with mimic joints, M(q)^-1 (Q - c) by a Cholesky solve
-``jacobians``       the Cholesky factor L of M, then dr/d[x, u] (see below)                 (n*n + n(2n+m),)
+``jacobians``       the factor L of M leaves first, then dr/d[x, u] in its order (below)   (n*n + n(2n+m),)
 ``solved_jacobians`` A = df/dx and B = df/du, row-major (small n: the solves on the tape)  (2n(2n+m),)
 ``mass``            M(q), row-major                                                      (n*n,)
 ``terms``           Q - c, then c, then d(Q - c)/du row-major                             (2n + n*m,)
@@ -22,7 +22,11 @@ ID(q, q', q'') + joint terms - Q and q'' the forward-dynamics acceleration, A21 
 A22 = -M^-1 dr/dq', B2 = -M^-1 dr/du, with q'' held fixed: the bodies' part of dr/dz by the analytical
 derivatives of inverse dynamics (robodyn.rigid.derivatives), the joint terms' and Q's by forward mode on the
 tape; the tape gives the factor L of M and dr/dz, the caller solves (O(n^2) nodes on the tape, not O(n^3)).
-M is the composite-rigid-body algorithm's (robodyn.rigid.derivatives.WorldTree.mass).
+M is the composite-rigid-body algorithm's (robodyn.rigid.derivatives.WorldTree.mass). L is the Cholesky factor
+of M taken leaves first (robodyn.rigid.rnea.TreeFactor: no fill-in, so that its structural zeros are the tree's)
+and dr/dz's rows come in the same order, ``factor_order``: row k is coordinate ``factor_order[k]``'s; the caller's
+solve (robodyn.codegen.linalg.tree_solve) visits only ``factor_pattern``'s entries and writes the rows back in
+model order.
 
 Arguments of every function, in the tape's leaf numbering: ``t`` (0), ``x`` (1), ``u`` (2), ``p`` (3),
 ``a`` (4). Coordinates are in model order; body k moves as ``multiplier * q[coordinate] + offset``
@@ -38,14 +42,16 @@ from dataclasses import dataclass
 
 from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.derivatives import WorldTree
-from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, cholesky_factor, rnea
+from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, rnea
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram", "TreeProgram"]
 
 FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
-SOLVE_LIMIT = 24  # Coordinates up to which solved_jacobians solves on the tape ((2n + m) n^2 nodes: 9 coordinates
-# solved there linearize in 35 us against 180 us by a numeric solve, 17 in 34 us against 122 us, and compile no slower).
+SOLVE_LIMIT = 16  # Coordinates (velocities) up to which solved_jacobians solves on the tape; above, the tape gives
+# the factor and dr/dz and a compiled sparse solve (robodyn.codegen.linalg.tree_solve) does the rest. Measured per
+# linearize (bench_trees, one run): solo12 fixed (12) 3.4 us on the tape against 4.2 us factored, solo12 and anymal
+# floating (18) 10.6-10.8 us against 8.6-9.1 us.
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +129,28 @@ class TreeProgram:
                 result[index[i]][index[j]] = result[index[i]][index[j]] + value
         return result
 
+    def velocities(self) -> list[Value]:
+        """The velocity leaves: the base's entries (``nb``), then the coordinates' rates."""
+        return list(self.qd)
+
+    def applied(self) -> list[Value]:
+        """Q over the velocities: none on a moving base's entries, then the coordinates' forces."""
+        return [self.zero] * self.nb + list(self.forces)
+
+    @functools.cached_property
+    def held_acceleration(self) -> list[Value]:
+        """The forward-dynamics acceleration at which the Jacobians are taken, ``(nb + n,)``: M^-1 (Q - c) by the
+        leaves-first factor the Jacobians give anyway (O(n depth) nodes), the bias c by the world-frame recursion
+        (its velocity terms the derivatives' own: the tape records them once) — fewer nodes than the
+        articulated-body algorithm's, the same accelerations to rounding."""
+        nb, velocity = self.nb, self.velocities()
+        zeros = [self.zero] * (nb + len(self.couplings))
+        tau = self.world.inverse([*velocity[:nb], *self._motion(velocity[nb:])], zeros)
+        bias = [*tau[:nb], *self._generalized(tau[nb:])]
+        for i in range(self.n):
+            bias[nb + i] = bias[nb + i] + self.joints[i].force(self.q[i], velocity[nb + i], self.zero)
+        return self.tree.solve([f - c for f, c in zip(self.applied(), bias)])
+
     def residual_jacobian(self, velocity: Sequence[Value], acceleration: Sequence[Value],
                           variables: Sequence[Value]) -> list[list[Value]]:
         """dr/dz ``(nb + n, len(variables))`` of r = ID + joint terms - Q at ``velocity`` and the held
@@ -170,14 +198,31 @@ class TreeProgram:
         raise NotImplementedError
 
     @functools.cached_property
-    def factor(self) -> list[list[Value]]:
-        """The Cholesky factor of M in its own order (the numeric solves' and the kernels' Jacobian take it)."""
-        return cholesky_factor(self.mass)
-
-    @functools.cached_property
     def tree(self) -> TreeFactor:
-        """M factored leaves first (robodyn.rigid.rnea.TreeFactor): the solves on the tape keep the tree's zeros."""
+        """M factored leaves first (robodyn.rigid.rnea.TreeFactor): the solves keep the tree's zeros."""
         return TreeFactor(self.mass, self._tree_order())
+
+    @property
+    def factor_order(self) -> list[int]:
+        """The coordinates (velocities) in the order of the factor's rows: ``jacobians``' row k is ``order[k]``'s."""
+        return self.tree.order
+
+    def factor_pattern(self) -> tuple[list[int], list[int]]:
+        """The factor's entries below the diagonal that are not constant zeros, row by row (CSR): row k's columns
+        are ``columns[starts[k]:starts[k + 1]]``, increasing."""
+        constant = self.tape.constant_of
+        starts, columns = [0], []
+        for k, row in enumerate(self.tree.lower):
+            columns += [j for j in range(k) if constant(row[j]) != 0.0]
+            starts.append(len(columns))
+        return starts, columns
+
+    def factored(self, rows: Sequence[Sequence[Value]]) -> list[Value]:
+        """The ``jacobians`` layout: the factor L row-major (zeros above the diagonal), then ``rows`` (one per
+        velocity, model order) in the factor's order, row-major."""
+        lower, size = self.tree.lower, len(self.tree.order)
+        factor = [lower[i][j] if j <= i else self.zero for i in range(size) for j in range(size)]
+        return factor + [e for c in self.tree.order for e in rows[c]]
 
     def _tree_order(self) -> list[int]:
         """The coordinates from the tree's leaves to its root (the bodies' order reversed)."""
@@ -270,17 +315,18 @@ class ManipulatorProgram(TreeProgram):
         The solves M^-1 dr/dz are left to the caller (:func:`robodyn.codegen.linalg.solve_factored`):
         on the tape they would cost (2n + m) n^2 nodes, against the n^3/6 of the factor itself.
         """
-        n = self.n
-        derivatives = self.residual_jacobian(self.qd, self.acceleration, [*self.x, *self.u])
-        factor = [self.factor[i][j] if j <= i else self.zero for i in range(n) for j in range(n)]
-        return factor + [e for row in derivatives for e in row]
+        return self.factored(self.residual_rows)
+
+    @functools.cached_property
+    def residual_rows(self) -> list[list[Value]]:
+        """dr/d[x, u] ``(n, 2n + m)`` in model order (:meth:`residual_jacobian`)."""
+        return self.residual_jacobian(self.qd, self.held_acceleration, [*self.x, *self.u])
 
     def _solved_jacobians(self) -> list[Value]:
         """A then B, row-major, the solves on the tape (for up to :data:`SOLVE_LIMIT` coordinates)."""
         n, m = self.n, len(self.u)
-        parts = self.outputs("jacobians")
-        g = parts[n * n:]
-        solved = [self.tree.solve([-g[i * (2 * n + m) + k] for i in range(n)]) for k in range(2 * n + m)]
+        g = self.residual_rows
+        solved = [self.tree.solve([-g[i][k] for i in range(n)]) for k in range(2 * n + m)]
         rows = [[self.one if j == i + n else self.zero for j in range(2 * n)] for i in range(n)]
         rows += [[solved[k][i] for k in range(2 * n)] for i in range(n)]
         inputs = [[self.zero] * m for _ in range(n)] + [[solved[2 * n + k][i] for k in range(m)] for i in range(n)]

@@ -217,12 +217,12 @@ class FloatingProgram(TreeProgram):
             linear, angular = _add(linear, p), _add(angular, moment)
         return [*linear, *angular]
 
-    def _velocity_leaves(self) -> list[Value]:
+    def velocities(self) -> list[Value]:
         return [*self.base_v, *self.qd]
 
     def _centroidal(self) -> list[Value]:
         """A_g: the momentum is linear in v, so its forward-mode derivative is exactly the map."""
-        rows = self.tape.derive(self.outputs("momentum"), self._velocity_leaves())
+        rows = self.tape.derive(self.outputs("momentum"), self.velocities())
         return [e for row in rows for e in row]
 
     def _com_jacobian(self) -> list[Value]:

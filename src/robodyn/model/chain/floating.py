@@ -32,6 +32,7 @@ import numpy as np
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
+from robodyn.model.chain.linearization import FactoredSolve
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.expr import TIME
@@ -194,11 +195,10 @@ class FloatingChain(Model):
         if name == "jacobians":
             return self._jacobian_parts()
         if name == "solved_jacobians":  # -M^-1 dr/dz (nv, 2 nv + m), row-major: the solves on the tape
-            parts, nv = self.tape_outputs("jacobians"), self.nv
-            columns = (len(parts) - nv * nv) // nv
+            rows, nv = self._residual_rows(), self.nv
             tree = self._program(True).tree
-            solved = [tree.solve([-parts[nv * nv + i * columns + k] for i in range(nv)]) for k in range(columns)]
-            return [solved[k][i] for i in range(nv) for k in range(columns)]
+            solved = [tree.solve([-rows[i][k] for i in range(nv)]) for k in range(len(rows[0]))]
+            return [solved[k][i] for i in range(nv) for k in range(len(rows[0]))]
         if name == "tangent_linearization":  # A (2 nv, 2 nv) then B (2 nv, m), row-major: tangent_jacobians' matrices
             return self._tangent_rows()
         if name == "chart":
@@ -208,26 +208,32 @@ class FloatingChain(Model):
         return self._program(False).outputs(name)
 
     def _jacobian_parts(self) -> list[Value]:
-        """L, the Cholesky factor of M (row-major, zeros above the diagonal), then dr/dz ``(nv, 2 nv + m)`` with r =
-        ID + joint terms - Q at the forward-dynamics acceleration (held) and z = [d, q_joints, v, u]: the tangent
-        of the configuration (the chart's d at d = 0), the velocities and the inputs (robodyn.rigid.dynamics'
-        manipulator formula on a moving base)."""
-        tape, _ = self._tape
-        program, joint, nq, nv, nb = self._program(True), self.joint, self.nq, self.nv, self.nb
-        x = tape.leaves(1, nq + nv + nb)
-        acceleration = program.outputs("acceleration")
-        variables = [*x[nq + nv:], *x[joint.nq: nq], *x[nq: nq + nv], *tape.leaves(2, self.n_inputs)]
-        rows = program.residual_jacobian([*program.base_v, *program.qd], acceleration, variables)
-        factor = [program.factor[i][j] if j <= i else tape.const(0.0) for i in range(nv) for j in range(nv)]
-        return factor + [e for row in rows for e in row]
+        """L, the factor of M taken leaves first, and dr/dz in its order (robodyn.rigid.dynamics' ``jacobians``
+        layout, ``nv * nv + nv (2 nv + m)``), then the configuration rows' -1/2 ad(v_base) ``(nb, nb)``,
+        row-major."""
+        half = self._half_adjoint()
+        return [*self._program(True).factored(self._residual_rows()), *(e for row in half for e in row)]
 
-    def _tangent_rows(self) -> list[Value]:
-        """A then B of :meth:`tangent_jacobians` as tape outputs (the solves on the tape, nv <= SOLVE_LIMIT): the
-        configuration rows [-1/2 ad(v_base), I] from the velocity leaves, the velocity rows -M^-1 dr/dz."""
+    def _residual_rows(self) -> list[list[Value]]:
+        """dr/dz ``(nv, 2 nv + m)`` with r = ID + joint terms - Q at the forward-dynamics acceleration (held) and
+        z = [d, q_joints, v, u]: the tangent of the configuration (the chart's d at d = 0), the velocities and the
+        inputs (robodyn.rigid.dynamics' manipulator formula on a moving base)."""
+        memo = self.memo()
+        if "residual rows" not in memo:
+            tape, _ = self._tape
+            program, joint, nq, nv = self._program(True), self.joint, self.nq, self.nv
+            x = tape.leaves(1, nq + nv + self.nb)
+            variables = [*x[nq + nv:], *x[joint.nq: nq], *x[nq: nq + nv], *tape.leaves(2, self.n_inputs)]
+            memo["residual rows"] = program.residual_jacobian(program.velocities(), program.held_acceleration,
+                                                              variables)
+        rows: list[list[Value]] = memo["residual rows"]
+        return rows
+
+    def _half_adjoint(self) -> list[list[Value]]:
+        """-1/2 ad(v_base) ``(nb, nb)`` from the velocity leaves: the configuration rows' base block."""
         tape, _ = self._tape
-        nv, nb, m, nq = self.nv, self.nb, self.n_inputs, self.nq
         zero, half = tape.const(0.0), tape.const(-0.5)
-        v = tape.leaves(1, nq + nv)[nq: nq + nb]
+        v = tape.leaves(1, self.nq + self.nv)[self.nq: self.nq + self.nb]
         if self.base == "floating":
             def cross(w: list[Value]) -> list[list[Value]]:
                 return [[zero, -w[2], w[1]], [w[2], zero, -w[0]], [-w[1], w[0], zero]]
@@ -236,22 +242,33 @@ class FloatingChain(Model):
             ad = [[*omega[i], *linear[i]] for i in range(3)] + [[zero] * 3 + omega[i] for i in range(3)]
         else:
             ad = [[zero, -v[2], v[1]], [v[2], zero, -v[0]], [zero, zero, zero]]
+        return [[half * e for e in row] for row in ad]
+
+    def _tangent_rows(self) -> list[Value]:
+        """A then B of :meth:`tangent_jacobians` as tape outputs (the solves on the tape, nv <= SOLVE_LIMIT): the
+        configuration rows [-1/2 ad(v_base), I] from the velocity leaves, the velocity rows -M^-1 dr/dz."""
+        tape, _ = self._tape
+        nv, nb, m = self.nv, self.nb, self.n_inputs
+        zero, one, half = tape.const(0.0), tape.const(1.0), self._half_adjoint()
         solved = self.tape_outputs("solved_jacobians")
         columns = 2 * nv + m
-        A = [[half * ad[i][j] if i < nb and j < nb else tape.const(1.0) if j == nv + i else zero
-              for j in range(2 * nv)] for i in range(nv)]
+        A = [[half[i][j] if i < nb and j < nb else one if j == nv + i else zero for j in range(2 * nv)]
+             for i in range(nv)]
         A += [[solved[i * columns + j] for j in range(2 * nv)] for i in range(nv)]
         B = [[zero] * m for _ in range(nv)] + [[solved[i * columns + 2 * nv + j] for j in range(m)] for i in range(nv)]
         return [e for row in A for e in row] + [e for row in B for e in row]
+
+    def factored_solve(self) -> FactoredSolve:
+        """The solve of the tape's ``jacobians`` (robodyn.model.chain.linearization.FactoredSolve), above
+        SOLVE_LIMIT velocities."""
+        return FactoredSolve.of(self.memo(), self._program(True), 2 * self.nv + self.n_inputs)
 
     def tangent_jacobians(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
         """A ``(2 nv, 2 nv)`` and B ``(2 nv, m)`` of the dynamics in the tangent space at ``x``: the state is
         (q (-) q0, v) with Pinocchio's ``difference`` (SE(3)'s logarithm for a floating base), so the velocity rows
         are Pinocchio's ``computeABADerivatives`` (da/dq, da/dv, M^-1 for the actuated joints) and the
         configuration rows d(q (-) q0)/dt = Jr^-1(q (-) q0) v differentiated at q0: [-1/2 ad(v_base), I]."""
-        from robodyn.model.chain.linearization import solve_factored_into
-
-        nv, m = self.nv, self.n_inputs
+        nv, nb, m = self.nv, self.nb, self.n_inputs
         if nv <= SOLVE_LIMIT:  # one compiled call
             values = self.call("tangent_linearization", t, x, u, p)
             if np.all(np.isfinite(values)):
@@ -261,34 +278,17 @@ class FloatingChain(Model):
             parts = self.call("jacobians", t, x, u, p)
             lower = parts[: nv * nv].reshape(nv, nv)
             finite = bool(np.all(np.isfinite(parts))) and not np.any(np.diag(lower) <= 0)
-            if finite:
-                solved = np.empty((nv, 2 * nv + m))
-                solve_factored_into(parts, nv, solved)
         if not finite:
             from robodyn.errors import SingularMatrixError
 
             raise SingularMatrixError(f"model {self.name!r}: the mass matrix is not positive definite at this state "
                                       "(or a derivative is not finite): check the links' masses and inertias")
-        A = np.zeros((2 * nv, 2 * nv))
+        A, B = np.zeros((2 * nv, 2 * nv)), np.zeros((2 * nv, m))
         A[:nv, nv:] = np.eye(nv)
-        A[: self.nb, : self.nb] = -0.5 * self._adjoint(x[self.nq: self.nq + self.nb]) + 0.0  # + 0.0: no -0.0
-        A[nv:] = solved[:, : 2 * nv]
-        B = np.zeros((2 * nv, m))
-        B[nv:] = solved[:, 2 * nv:]
+        A[:nb, :nb] = parts[-nb * nb:].reshape(nb, nb)
+        solve = self.factored_solve()
+        solve(*solve.views(parts), A[nv:], B[nv:])
         return A, B
-
-    def _adjoint(self, velocity: np.ndarray) -> np.ndarray:
-        """ad(v) of the base's velocity: se(3) (linear first: [[w x, v x], [0, w x]]) or se(2)."""
-        def cross(w: np.ndarray) -> np.ndarray:
-            return np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
-
-        if self.base == "floating":
-            ad = np.zeros((6, 6))
-            ad[:3, :3] = ad[3:, 3:] = cross(velocity[3:])
-            ad[:3, 3:] = cross(velocity[:3])
-            return ad
-        vx, vy, w = velocity
-        return np.array([[0.0, -w, vy], [w, 0.0, -vx], [0.0, 0.0, 0.0]])
 
     def _function(self, name: str) -> tuple[Any, int]:
         memo = self.memo()

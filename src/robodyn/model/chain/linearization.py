@@ -21,19 +21,48 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-__all__ = ["ChainLinearization", "solve_factored_into"]
+__all__ = ["ChainLinearization", "FactoredSolve"]
 
 
-def solve_factored_into(parts: np.ndarray, n: int, out: np.ndarray) -> None:
-    """``out`` ``(n, k)`` = -M^-1 G from a tape's ``jacobians`` values ``parts``: L (the Cholesky factor of M,
-    row-major, ``n * n``), then G ``(n, k)`` row-major. LAPACK's ``dpotrs`` on L's transpose (a view: Fortran order
-    of the upper factor), no checks: non-finite values pass through for the caller's check (a factor with a zero
-    pivot gives NaN or inf)."""
-    from scipy.linalg import lapack  # here, not at module level: importing scipy.linalg costs ~0.2 s at start-up
+class FactoredSolve:
+    """-M^-1 G from a tape's ``jacobians`` values (robodyn.rigid.dynamics): L, the factor of M taken in the tree's
+    leaves-first ``order`` (``n * n``, row-major), then G ``(n, k)`` with its rows in that order; written with the
+    rows back in model order, the first ``split`` columns into ``left`` ``(n, split)``, the rest into ``right``
+    (and a ``block`` into ``target``, if given). The compiled sparse solve (robodyn.codegen.linalg.tree_solve)
+    reads only the factor's ``pattern`` (CSR, from the tape's structural zeros), overwrites G and returns the sum
+    of what it wrote; non-finite values pass through for the caller's check (a zero pivot gives inf or NaN)."""
 
-    upper = parts[: n * n].reshape(n, n).T  # L row-major is L^T = U in Fortran order: A = U^T U
-    solved, _ = lapack.dpotrs(upper, parts[n * n:].reshape(n, -1), lower=0)
-    np.negative(solved, out=out)
+    __slots__ = ("_columns", "_none", "_order", "_solve", "_starts", "k", "n")
+
+    def __init__(self, order: list[int], pattern: tuple[list[int], list[int]], k: int):
+        from robodyn.codegen.linalg import tree_solve  # numba: here, for the large trees that need it
+
+        self.n, self.k = len(order), k
+        self._order = np.array(order, dtype=np.int64)
+        self._starts, self._columns = (np.array(e, dtype=np.int64) for e in pattern)
+        self._solve = tree_solve
+        self._none = np.empty((0, 0))
+
+    @classmethod
+    def of(cls, memo: dict[Any, Any], program: Any, k: int) -> FactoredSolve:
+        """The solve of ``program``'s (robodyn.rigid.dynamics.TreeProgram) ``jacobians`` with ``k`` columns, made
+        once per model (in its ``memo``)."""
+        if "factored solve" not in memo:
+            memo["factored solve"] = cls(program.factor_order, program.factor_pattern(), k)
+        solve: FactoredSolve = memo["factored solve"]
+        return solve
+
+    def views(self, parts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """L ``(n, n)`` and G ``(n, k)`` as views of ``parts``."""
+        n, k = self.n, self.k
+        return parts[: n * n].reshape(n, n), parts[n * n: n * n + n * k].reshape(n, k)
+
+    def __call__(self, L: np.ndarray, G: np.ndarray, left: np.ndarray, right: np.ndarray,
+                 block: np.ndarray | None = None, target: np.ndarray | None = None) -> float:
+        none = self._none
+        total: float = self._solve(L, G, self._starts, self._columns, self._order, -1.0, left, right,
+                                   none if block is None else block, none if target is None else target)
+        return total
 
 
 class ChainLinearization(_Base):
@@ -42,6 +71,11 @@ class ChainLinearization(_Base):
     _call: Callable[..., np.ndarray]  # the chain's compiled tape functions (robodyn.model.chain.system)
     _function: Callable[[str], tuple[Any, int]]
     _finite_or_singular: Callable[..., np.ndarray]
+    _program: Any
+
+    def _factored_solve(self) -> FactoredSolve:
+        """The solve of the tape's ``jacobians`` (above SOLVE_LIMIT coordinates)."""
+        return FactoredSolve.of(self.memo(), self._program, 2 * self.n_coordinates + self.n_inputs)
 
     def jacobians(self, t: float, x: Any, u: Any = None, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
         """Exact df/dx ``(2n, 2n)`` and df/du ``(2n, m)``: A21 = -M^-1 dr/dq, A22 = -M^-1 dr/dq',
@@ -61,15 +95,13 @@ class ChainLinearization(_Base):
         if n <= SOLVE_LIMIT:
             return self._finite_or_singular(self._call("solved_jacobians", t, x, u, p, out=out), t, x, u, p)
         parts = self._finite_or_singular(self._call("jacobians", t, x, u, p), t, x, u, p)
-        solved = np.empty((n, 2 * n + m))
-        solve_factored_into(parts, n, solved)
         A = out[: 4 * n * n].reshape(2 * n, 2 * n)
         A[:n] = 0.0
         A[:n, n:] = np.eye(n)
-        A[n:] = solved[:, : 2 * n]
         B = out[4 * n * n:].reshape(2 * n, m)
         B[:n] = 0.0
-        B[n:] = solved[:, 2 * n:]
+        solve = self._factored_solve()
+        solve(*solve.views(parts), A[n:], B[n:])
         return out
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
@@ -85,7 +117,7 @@ class ChainLinearization(_Base):
         out[size + C.size:] = D.reshape(-1)
         self._jacobians_into(out[:size], t, x, u, p)  # A then B, on the tape
 
-    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float | None]:
         n2, m = self.n_states, self.n_inputs
         if not self.outputs_are_states:
             return super().bound_linearization(t, p, out)
@@ -108,25 +140,27 @@ class ChainLinearization(_Base):
 
         return run
 
-    def _bound_factored(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], None]:
+    def _bound_factored(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float]:
         """:meth:`bound_linearization` above SOLVE_LIMIT coordinates: the tape's factor and dr/dz into a held
-        buffer (one compiled call), then LAPACK's solve into A's and B's lower rows; the constant rows written once."""
+        buffer (one compiled call), then the compiled sparse solve into A's and B's lower rows; the constant rows
+        written once; ``run`` returns the sum of the entries it wrote, for the caller's finite check."""
         n, n2, m = self.n_coordinates, self.n_states, self.n_inputs
         A, B = out[: n2 * n2].reshape(n2, n2), out[n2 * n2: n2 * (n2 + m)].reshape(n2, m)
         A[:n], B[:n] = 0.0, 0.0
         A[:n, n:] = np.eye(n)
         function, size = self._function("jacobians")
         parts = np.empty(size)
-        solved = np.empty((n, 2 * n + m))
+        solve = self._factored_solve()
+        L, G = solve.views(parts)
+        left, right = A[n:], B[n:]
         packed, call, pointers = function.bind_raw((n2, m, p.size, 0), parts)
         packed[n2 + m:] = p
         x_part, u_part = packed[:n2], packed[n2: n2 + m]
 
-        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, parts, out)) -> None:
+        def run(x: Vector, u: Vector, _alive: tuple[np.ndarray, ...] = (packed, parts, out)) -> float:
             x_part[...] = x
             u_part[...] = u
             call(t, *pointers)
-            solve_factored_into(parts, n, solved)
-            A[n:], B[n:] = solved[:, : 2 * n], solved[:, 2 * n:]
+            return solve(L, G, left, right)  # the sum of the rows written: the rest of out is constant
 
         return run

@@ -510,7 +510,9 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         """``jac(t, x, u, p, out)``: the tape's factor of M and dr/dz, solved by manipulator_jacobians."""
         program = self._program
         n, m = self.n_coordinates, self.n_inputs
-        finish = ("robodyn.codegen.linalg", "manipulator_jacobians", (n, m))
+        starts, columns = program.factor_pattern()
+        finish = ("robodyn.codegen.linalg", "manipulator_jacobians",
+                  (n, m, tuple(starts), tuple(columns), tuple(program.factor_order)))
         return "\n".join([tape_source("_chain_jac", program.tape, program.outputs("jacobians"), "hjit",
                                        finish=finish), "",
                           "@jit", "def jac(t, x, u, p, out):", "    _chain_jac(t, x, u, p, x, out)", ""])
