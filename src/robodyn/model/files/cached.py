@@ -39,7 +39,11 @@ from robodyn.model.system import Model, Vector
 
 __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
 
-FORMAT: Final = 4  # The layout and the generated code (4: chains by the articulated-body algorithm): others rebuilt.
+#: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
+#: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
+#: factor's pattern), since the key holds the version, not the code: a stale record would call today's helpers
+#: with yesterday's arguments.
+FORMAT: Final = 5
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
