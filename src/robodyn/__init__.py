@@ -35,6 +35,7 @@ _LAZY: dict[str, str] = {
     "CATALOG": "robodyn.model.files.catalog",
     "Classification": "robodyn.analysis.classify",
     "Controllability": "robodyn.analysis.controllability",
+    "ConstrainedChain": "robodyn.model.chain.constrained",
     "Diagram": "robodyn.model.diagram",
     "Event": "robodyn.model.events",
     "Existence": "robodyn.analysis.existence",
@@ -70,6 +71,7 @@ _LAZY: dict[str, str] = {
     "Validity": "robodyn.analysis.validity",
     "Verification": "robodyn.analysis.verify",
     "animate": "robodyn.kinematics.animate",
+    "assemble": "robodyn.analysis.assembly",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
     "difference": "robodyn.model.chain.configuration",
@@ -99,6 +101,7 @@ _LAZY: dict[str, str] = {
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
     import robodyn.blocks as blocks
+    from robodyn.analysis.assembly import assemble
     from robodyn.analysis.classify import Classification, classify
     from robodyn.analysis.controllability import Controllability, Observability
     from robodyn.analysis.design import LQR, lqr, place
@@ -119,6 +122,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
     from robodyn.model.chain.configuration import difference, integrate_configuration
+    from robodyn.model.chain.constrained import ConstrainedChain
     from robodyn.model.diagram import Diagram
     from robodyn.model.events import Event
     from robodyn.model.files.catalog import CATALOG
@@ -143,6 +147,7 @@ __all__ = [
     "LQR",
     "BatchTrajectory",
     "Classification",
+    "ConstrainedChain",
     "Controllability",
     "ConvergenceError",
     "Diagram",
@@ -189,6 +194,7 @@ __all__ = [
     "Verification",
     "__version__",
     "animate",
+    "assemble",
     "blocks",
     "classify",
     "difference",

@@ -69,6 +69,7 @@ def simulate(
     max_steps: int = 1_000_000,
     backend: str = "auto",
     limits: str = "warn",
+    assemble: bool = False,
 ) -> Trajectory | BatchTrajectory:
     """Simulate ``model`` over ``t_span``.
 
@@ -109,6 +110,10 @@ def simulate(
         The coordinates' position limits (``model.position_limits()``, a URDF's): ``warn`` (a RobodynWarning when
         the run leaves them), ``events`` (terminal events ``<joint>_upper``/``_lower`` stop it there) or
         ``ignore`` (robodyn.integrate.limits).
+    assemble
+        For a model with closed loops or held points (``model.constraints()``): False (default) refuses an
+        initial state off the constraints, naming the worst residual; True assembles it first, keeping its
+        independent coordinates and velocities (robodyn.model.constraints).
 
     Returns
     -------
@@ -143,7 +148,13 @@ def simulate(
     if chosen.family == "discrete":
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
     check_memory(model, N, points)
-    job = _Job(model, chosen, (t0, t1), _rows(states, N), _rows(parameters, N), plan, grid, rtol, atol_vector, dt,
+    states, parameters = _rows(states, N), _rows(parameters, N)
+    constraints = model.constraints()
+    if constraints is not None:  # closed loops: the initial states on them (or refused)
+        if not isinstance(assemble, bool):
+            raise InputError(f"assemble must be True or False, got {assemble!r}")
+        states = np.array([constraints.consistent(t0, x, p, assemble=assemble) for x, p in zip(states, parameters)])
+    job = _Job(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
     if model.sampling() is not None:  # sampled blocks: integrated between their instants
         from robodyn.integrate.sampled import run_sampled

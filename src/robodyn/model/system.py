@@ -342,6 +342,11 @@ class Model:
         robodyn.model.chart.ChartModel, with ``lift``, ``project``, ``tolerances``, ``neutral``), or None."""
         return None
 
+    def constraints(self) -> Any:
+        """The bilateral constraints of a model with closed loops or held points (robodyn.model.constraints.
+        ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
+        return None
+
     def raw_function(self, which: str) -> Callable[..., Any]:
         """The model's own ``f`` or ``h`` (``which``), unchecked: for probes that pass other shapes (points as
         columns, complex values) and check the results themselves."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from robodyn.model.chain.constrained import DEFAULT_BAUMGARTE, ConstrainedChain, Constraint, Loop
 from robodyn.model.chain.floating import BASES, FloatingChain
 from robodyn.model.chain.parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, INERTIA_KEYS, Joint, Link
 from robodyn.model.chain.system import ChainSystem
@@ -12,7 +13,8 @@ from robodyn.model.mechanical import velocity_name
 __all__ = ["chain_from_reader"]
 
 
-def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]) -> ChainSystem | FloatingChain:
+def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]
+                      ) -> ChainSystem | FloatingChain | ConstrainedChain:
     """Build a ``kind: chain`` model from a model-file reader (robodyn.model.files.reader._Reader); ``base: floating``
     or ``planar`` joins its root link to the world by a moving joint (robodyn.model.chain.floating)."""
     joints_data = r.get("joints", list) or []
@@ -103,7 +105,64 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     chain = ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
                         friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia,
                         free_root=base != "fixed")
+    closed = [key for key in ("loops", "constraints", "baumgarte", "independent") if key in r.data]
+    if closed and base != "fixed":
+        raise r.fail((closed[0],), f"loops and constraints need a fixed base (this chain's is {base!r})")
+    if closed:
+        return _constrained(r, chain)
     return chain if base == "fixed" else FloatingChain(chain, base)
+
+
+def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
+    """``loops``, ``constraints``, ``baumgarte`` and ``independent`` (robodyn.model.chain.constrained)."""
+    loops, constraints = [], []
+    for i, entry in enumerate(r.get("loops", list) or []):
+        if not isinstance(entry, dict) or set(entry) - {"name", "frames", "type", "axes"} or "frames" not in entry:
+            raise r.fail(("loops", i), "a loop is {name: <name>, frames: [<frame>, <frame>], type: point | pose, "
+                                       "axes: [x, z]}")
+        if not isinstance(entry["frames"], list) or not all(isinstance(f, str) for f in entry["frames"]):
+            raise r.fail(("loops", i, "frames"), "must be a list of two frame names")
+        loops.append(Loop(str(entry.get("name", f"loop{i}")), tuple(entry["frames"]), str(entry.get("type", "point")),
+                          _axis_list(r, ("loops", i, "axes"), entry.get("axes"))))
+    for i, entry in enumerate(r.get("constraints", list) or []):
+        if (isinstance(entry, dict) and set(entry) <= {"name", "joint", "position"}
+                and isinstance(entry.get("joint"), str) and "position" in entry):  # a driven coordinate
+            name = entry.get("name")
+            constraints.append(Constraint(None, r.expression(("constraints", i, "position"), entry["position"],
+                                                             list(chain.parameters), allow_time=True),
+                                          name=None if name is None else str(name), joint=entry["joint"]))
+            continue
+        if (not isinstance(entry, dict) or set(entry) - {"name", "frame", "type", "axes", "position"}
+                or not isinstance(entry.get("frame"), str)):
+            raise r.fail(("constraints", i), "a constraint is {frame: <frame>, type: point, axes: [z], position: "
+                                             "[x, y, z]} (expressions of t), or {joint: <joint>, position: <expression "
+                                             "of t>}")
+        position = entry.get("position")
+        if not isinstance(position, list) or len(position) != 3:
+            raise r.fail(("constraints", i, "position"), "must be [x, y, z]: three expressions of t and the "
+                                                         "parameters, world frame")
+        values = [r.expression(("constraints", i, "position", k), v, list(chain.parameters), allow_time=True)
+                  for k, v in enumerate(position)]
+        name = entry.get("name")
+        constraints.append(Constraint(entry["frame"], tuple(values), _axis_list(r, ("constraints", i, "axes"),
+                                                                                 entry.get("axes")),
+                                      None if name is None else str(name), str(entry.get("type", "point"))))
+    alpha = r.data.get("baumgarte", DEFAULT_BAUMGARTE)
+    if isinstance(alpha, bool) or not isinstance(alpha, int | float):
+        raise r.fail(("baumgarte",), f"must be a rate in 1/s (a positive number), got {alpha!r}")
+    independent = r.data.get("independent")
+    if independent is not None and (not isinstance(independent, list)
+                                    or not all(isinstance(c, str) for c in independent)):
+        raise r.fail(("independent",), "must be a list of coordinates (joint names)")
+    return ConstrainedChain(chain, loops, constraints, baumgarte=float(alpha), independent=independent)
+
+
+def _axis_list(r: Any, path: tuple[Any, ...], value: Any) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(a, str) for a in value):
+        raise r.fail(path, "must be a list of axes: x, y, z (and rx, ry, rz for a pose loop)")
+    return tuple(value)
 
 
 def _mimic(r: Any, path: tuple[Any, ...], value: Any, number: Any) -> dict[str, Any]:

@@ -131,9 +131,11 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
     """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
     from robodyn import __version__
 
-    if not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None:
+    if (not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None
+            or full.constraints() is not None):
         return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time,
-        # or a manifold (a floating base: integrated in its chart, which the full model holds)
+        # a manifold (a floating base: integrated in its chart, which the full model holds), or constraints (whose
+        # residuals, assembly and tangent map the full model computes)
     rhs = full.kernel_rhs_source()
     if rhs is None:
         return None
@@ -383,6 +385,10 @@ class CachedModel(Model):
         return None
 
     def kernel_chart_source(self) -> None:
+        return None
+
+    def constraints(self) -> None:
+        """None: a model with constraints is never recorded (:func:`_record`)."""
         return None
 
     def kernel_event_source(self, events: Sequence[Any]) -> str:

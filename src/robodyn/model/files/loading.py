@@ -40,7 +40,8 @@ KINDS: dict[str, set[str]] = {
     "discrete": _COMMON | {"states", "update", "dynamics", "sample", "dt"},
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
-    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia", "base"},
+    "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia", "base",
+              "loops", "constraints", "baumgarte", "independent"},
     "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs", "defaults"},
 }
 _REQUIRED = {
