@@ -36,6 +36,8 @@ ASSEMBLY_TOLERANCE: Final = 1e-12
 #: The largest residual a given initial state may have (``simulate`` refuses more, or assembles when asked).
 CONSISTENCY_TOLERANCE: Final = 1e-8
 _ITERATIONS: Final = 60
+_RESTARTS: Final = 8  # Nearby starts tried when the descent stalls short of the constraints.
+_STALLED: Final = 1e3 * ASSEMBLY_TOLERANCE  # A descent that stops here has closed the loops (round-off).
 
 #: ``evaluate(t, x, p) -> (phi, phi', J, K)`` at a validated state ``x`` (2n,).
 Evaluate = Callable[[float, np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
@@ -70,10 +72,6 @@ class ConstraintSet:
             if unknown:
                 raise UnknownNameError(f"model {owner!r}: independent coordinates {unknown} are not coordinates "
                                        f"(these are {', '.join(self.coordinates)})")
-            if len(set(self.independent)) != self.n - self.k:
-                raise InputError(f"model {owner!r}: {self.k} constraint rows leave {self.n - self.k} independent "
-                                 f"coordinates of {self.n}; 'independent' names {len(set(self.independent))}",
-                                 key="independent")
 
     @property
     def dimension(self) -> int:
@@ -145,15 +143,43 @@ class ConstraintSet:
         return x
 
     def _close(self, t: float, x: np.ndarray, p: np.ndarray, free: list[int]) -> np.ndarray:
-        """Gauss-Newton with minimum-norm steps on phi over the coordinates ``free``, halving a step that does not
-        reduce |phi|."""
+        """phi = 0 over the coordinates ``free`` from ``x`` (:meth:`_descend`); from a start where the descent stalls
+        short of it (a stationary point of |phi|, like a linkage laid out straight), again from :data:`_RESTARTS`
+        seeded nearby starts, keeping the closest: InputError naming the residual when none closes."""
+        best = self._descend(t, x, p, free)
+        rng = np.random.default_rng(0)
+        for _ in range(_RESTARTS):
+            if best[1] <= _STALLED:
+                break
+            start = x.copy()
+            start[free] += rng.normal(scale=0.3, size=len(free))
+            trial = self._descend(t, start, p, free)
+            best = min(best, trial, key=lambda found: found[1])
+        state, worst, phi = best
+        if worst <= _STALLED:
+            return state
+        row, value, unit = self._worst(phi, np.zeros(self.k))
+        fixed = [c for i, c in enumerate(self.coordinates) if i not in free]
+        raise InputError(f"model {self.owner!r}: the constraints cannot be closed"
+                         + (f" with {', '.join(fixed)} fixed" if fixed else "")
+                         + f": the closest assembly leaves {row} = {value:.3g} {unit} "
+                         f"(|phi| = {float(np.linalg.norm(phi)):.3g}); check the link lengths and the loops' frames, "
+                         "or change the values fixed and the guess", key="loops")
+
+    def _descend(self, t: float, x: np.ndarray, p: np.ndarray, free: list[int]
+                 ) -> tuple[np.ndarray, float, np.ndarray]:
+        """Gauss-Newton with minimum-norm steps on phi over ``free``, halving a step that does not reduce |phi|:
+        the state reached, its largest |phi_i| and phi."""
         phi, _, jacobian, _ = self.evaluate(t, x, p)
         size = float(np.linalg.norm(phi))
+        polish = 1  # steps taken past the tolerance: Newton's last step leaves round-off
         for _ in range(_ITERATIONS):
-            if not math.isfinite(size):
+            if not math.isfinite(size) or size == 0.0:
                 break
             if np.max(np.abs(phi), initial=0.0) <= ASSEMBLY_TOLERANCE:
-                return x
+                if not polish:
+                    break
+                polish -= 1
             step, *_ = np.linalg.lstsq(jacobian[:, free], -phi, rcond=None)
             scale = 1.0
             while scale > 1e-4:
@@ -165,17 +191,10 @@ class ConstraintSet:
                     break
                 scale /= 2
             else:
-                break  # no step reduces |phi|: the closest the loops come
+                break  # no step reduces |phi|: a minimum (or a stationary point) of |phi|
             x, phi, jacobian, size = trial, trial_phi, trial_jacobian, trial_size
-        if np.max(np.abs(phi), initial=0.0) <= 1e3 * ASSEMBLY_TOLERANCE:  # stalled at round-off
-            return x
-        row, value, unit = self._worst(phi, np.zeros(self.k))
-        fixed = [c for i, c in enumerate(self.coordinates) if i not in free]
-        raise InputError(f"model {self.owner!r}: the constraints cannot be closed"
-                         + (f" with {', '.join(fixed)} fixed" if fixed else "")
-                         + f": the closest assembly leaves {row} = {value:.3g} {unit} "
-                         f"(|phi| = {size:.3g}); check the link lengths and the loops' frames, or change the values "
-                         "fixed and the guess", key="loops")
+        worst = float(np.max(np.abs(phi), initial=0.0)) if math.isfinite(size) else math.inf
+        return x, worst, phi
 
     # --- independent coordinates --------------------------------------------------------------------------
     def split(self, t: float, x: np.ndarray, p: np.ndarray) -> Split:
@@ -213,7 +232,8 @@ class ConstraintSet:
         return Split(tuple(independent), tuple(dependent), tangent)
 
     def rank_check(self, t: float, x: np.ndarray, p: np.ndarray) -> None:
-        """InputError naming the redundant rows when J at x (a generic assembled state) has rank below k."""
+        """InputError naming the redundant rows when J at x (a generic assembled state) has rank below k, or when the
+        declared independent coordinates are not n - k or do not determine the others there."""
         _, _, jacobian, _ = self.evaluate(t, x, p)
         kept: list[int] = []
         redundant = []
@@ -229,3 +249,9 @@ class ConstraintSet:
                              f"constraint Jacobian has rank {len(kept)} of {self.k}): drop them from the axes of "
                              "their loop or constraint (a planar loop constrains two directions and one rotation)",
                              key="loops")
+        if self.independent is not None:
+            if len(set(self.independent)) != self.n - self.k:
+                raise InputError(f"model {self.owner!r}: {self.k} constraint rows leave {self.n - self.k} independent "
+                                 f"coordinates of {self.n}; 'independent' names {len(set(self.independent))}",
+                                 key="independent")
+            self.split(t, x, p)  # the others follow from them (else InputError naming them)

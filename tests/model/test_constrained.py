@@ -1,0 +1,149 @@
+"""Closed chains from chain files (robodyn.model.chain.constrained): the four-bar against Freudenstein's equation,
+energy and the constraint over a long run, the slider-crank against its closed form, and bad input."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robodyn
+from robodyn.errors import InputError, ModelFileError
+from robodyn.model.constraints import CONSISTENCY_TOLERANCE
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FOUR_BAR = str(EXAMPLES / "four_bar.yaml")
+SLIDER_CRANK = str(EXAMPLES / "slider_crank.yaml")
+
+
+def _four_bar_closed_form(a: float, b: float, c: float, d: float, crank: float, rocker: float) -> float:
+    """Freudenstein's equation K1 cos(rocker) - K2 cos(crank) + K3 - cos(crank - rocker) (zero on the linkage)."""
+    k1, k2, k3 = d / a, d / c, (a * a - b * b + c * c + d * d) / (2 * a * c)
+    return k1 * math.cos(rocker) - k2 * math.cos(crank) + k3 - math.cos(crank - rocker)
+
+
+def test_the_four_bar_follows_freudensteins_equation_over_a_crank_revolution() -> None:
+    model = robodyn.load(FOUR_BAR)
+    a, b, c, d = (model.parameters[k] for k in "abcd")
+    state = robodyn.assemble(model, fix={"crank": 0.0})
+    for crank in np.linspace(0.0, 2 * math.pi, 73):
+        state = robodyn.assemble(model, state, fix={"crank": float(crank)})  # continuing: the same branch
+        assert _four_bar_closed_form(a, b, c, d, crank, state["rocker"]) == pytest.approx(0.0, abs=1e-12)
+        # the coupler closes the loop: B + b (cos, sin)(crank + coupler) = D + c (cos, sin)(rocker)
+        angle = crank + state["coupler"]
+        tip = np.array([a * math.cos(crank) + b * math.cos(angle), a * math.sin(crank) + b * math.sin(angle)])
+        np.testing.assert_allclose(tip, [d + c * math.cos(state["rocker"]), c * math.sin(state["rocker"])],
+                                   atol=1e-12)
+    assert state["crank"] == pytest.approx(2 * math.pi)
+
+
+def test_the_unforced_four_bar_keeps_its_energy_and_its_loop_for_ten_seconds() -> None:
+    """rtol 1e-10 (atol 1e-12): the residual phi stays below 1e-10 m (Baumgarte's alpha = 10 1/s damps the
+    integration error that leaves it) and the energy within 1e-9 of its ~5 J (the integration error)."""
+    model = robodyn.load(FOUR_BAR).with_parameters(k_s=0.0)
+    x0 = robodyn.assemble(model, fix={"crank": 1.0, "crank_dot": 8.0})
+    run = robodyn.simulate(model, 10.0, x0, rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 10, 501))
+    constraints, p = model.constraints(), model.parameter_vector()
+    residuals = np.array([[constraints.residuals(t, x, p)[r] for r in constraints.rows] for t, x in zip(run.t, run.x)])
+    assert np.max(np.abs(residuals)) <= 1e-10
+    energy = np.array([sum(model.energy(x)) for x in run.x])
+    assert np.max(np.abs(energy - energy[0])) <= 1e-9 * abs(energy[0])
+    assert np.ptp(run.x[:, 0]) > 2 * math.pi  # the crank turns round: the test covers every configuration
+
+
+def test_the_slider_crank_follows_its_closed_form_at_a_constant_crank_speed() -> None:
+    """Piston s = r cos(theta) + sqrt(l^2 - r^2 sin^2 theta), theta = omega t; the force of the rod on the crank pin
+    from Newton-Euler on the rod and the piston with the closed form's accelerations (numpy, independently)."""
+    model = robodyn.load(SLIDER_CRANK)
+    par = model.parameters
+    r, l, m2, m3, omega, g = (par[k] for k in ("r", "l", "m2", "m3", "omega", "g"))
+    x0 = robodyn.assemble(model, {"piston": r + l, "rod": math.pi})
+    times = np.linspace(0.0, 1.3, 27)
+    run = robodyn.simulate(model, 1.3, x0, rtol=1e-11, atol=1e-12, t_eval=times)
+    theta = omega * times
+    root = np.sqrt(l * l - (r * np.sin(theta)) ** 2)
+    np.testing.assert_allclose(run.x[:, 1], r * np.cos(theta) + root, atol=1e-9)
+    np.testing.assert_allclose(run.x[:, 0], theta, atol=1e-9)
+    # the rod from A (crank pin) to B (piston): angle beta with B - A = l (cos beta, sin beta)
+    h = 1e-4
+    force = []
+    for t in times:
+        def positions(s: float) -> tuple[np.ndarray, np.ndarray, float]:
+            angle = omega * s
+            a = r * np.array([math.cos(angle), math.sin(angle)])
+            b = np.array([r * math.cos(angle) + math.sqrt(l * l - (r * math.sin(angle)) ** 2), 0.0])
+            return a, b, math.atan2(*(b - a)[::-1])
+
+        def second(k: int) -> np.ndarray:  # central second differences of the closed form (error ~h^2 |x''''|)
+            before, now, after = (np.concatenate([*positions(t + e)[:2], [positions(t + e)[2]]])
+                                  for e in (-h, 0.0, h))
+            return ((after - 2 * now + before) / h**2)[k]
+
+        a, b, beta = positions(t)
+        accel_a, accel_b, accel_beta = second(slice(0, 2)), second(slice(2, 4)), second(4)
+        accel_g = (accel_a + accel_b) / 2  # the rod's centre of mass is its midpoint
+        inertia = m2 * l * l / 12
+        # unknowns: F_a (on the rod at A), F_b (on the rod at B), N (on the piston); the piston gets -F_b
+        arm_a, arm_b = a - (a + b) / 2, b - (a + b) / 2
+        rows = np.array([[1, 0, 1, 0, 0], [0, 1, 0, 1, 0],
+                         [-arm_a[1], arm_a[0], -arm_b[1], arm_b[0], 0],
+                         [0, 0, -1, 0, 0], [0, 0, 0, -1, 1]], dtype=float)
+        rhs = np.array([m2 * accel_g[0], m2 * accel_g[1] + m2 * g, inertia * accel_beta, m3 * accel_b[0], m3 * g])
+        solution = np.linalg.solve(rows, rhs)
+        force.append(-solution[:2])  # the rod's force on the crank pin
+    ours = run.y[:, [model.outputs.index("pin_force_x"), model.outputs.index("pin_force_y")]]
+    np.testing.assert_allclose(ours, np.array(force), atol=1e-4 * np.max(np.abs(force)))
+
+
+def test_the_initial_state_must_lie_on_the_constraints_or_be_assembled() -> None:
+    model = robodyn.load(FOUR_BAR)
+    with pytest.raises(InputError, match=r"close\.[xy] = .* m .*robodyn\.assemble"):
+        robodyn.simulate(model, 0.1, {"crank": 1.0})
+    run = robodyn.simulate(model, 0.1, {"crank": 1.0, "coupler": -0.5, "rocker": 1.3, "crank_dot": 0.5},
+                           assemble=True)
+    assert run.x[0, 0] == 1.0 and run.x[0, 3] == 0.5  # the independent coordinate and velocity kept
+    residuals = model.constraints().residuals(0.0, run.x[0], model.parameter_vector())
+    assert max(map(abs, residuals.values())) <= 1e-12
+    velocity_off = robodyn.assemble(model, fix={"crank": 1.0})
+    velocity_off["coupler_dot"] = 1.0
+    with pytest.raises(InputError, match=r"close\.[xy]' = .* m/s"):
+        robodyn.simulate(model, 0.1, velocity_off)
+    assert CONSISTENCY_TOLERANCE <= 1e-8
+
+
+def test_assemble_keeps_what_is_fixed_and_names_what_is_wrong() -> None:
+    model = robodyn.load(FOUR_BAR)
+    state = robodyn.assemble(model, fix={"crank": 0.5, "crank_dot": 1.0})
+    assert list(state) == list(model.states) and state["crank"] == 0.5 and state["crank_dot"] == 1.0
+    with pytest.raises(InputError, match="not a coordinate or a velocity"):
+        robodyn.assemble(model, fix={"crankk": 1.0})
+    with pytest.raises(InputError, match="no loops or constraints"):
+        robodyn.assemble(robodyn.load("pendulum"))
+    with pytest.raises(InputError, match="cannot be closed with crank, rocker fixed"):
+        robodyn.assemble(model, fix={"crank": 0.5, "rocker": 0.0})
+
+
+BAD = {
+    "lengths": ("parameters: {a: 0.2, b: 0.5, c: 0.4, d: 0.45",
+                "parameters: {a: 0.2, b: 0.05, c: 0.1, d: 0.9",
+                r"cannot be closed: the closest assembly leaves close\.[xy] = "),
+    "redundant": ("axes: [x, y]}", "axes: [x, y, z]}", r"rows close\.z are redundant \(the constraint Jacobian has "
+                                                      r"rank 2 of 3\)"),
+    "unknown frame": ("frames: [coupler_tip, rocker_tip]", "frames: [coupler_tip, rocker_top]",
+                      "no frame 'rocker_top'"),
+    "bad axis": ("axes: [x, y]}", "axes: [x, w]}", "axes must be distinct entries of x, y, z"),
+    "bad type": ("type: point, axes", "type: hinge, axes", "type must be point or pose"),
+    "alpha": ("independent: [crank]", "baumgarte: -1", "baumgarte must be a rate in 1/s"),
+    "independent": ("independent: [crank]", "independent: [crank, rocker]", "'independent' names 2"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_bad_loops_are_refused_with_the_cause(case: str) -> None:
+    old, new, message = BAD[case]
+    text = Path(FOUR_BAR).read_text()
+    assert old in text
+    with pytest.raises(ModelFileError, match=message):
+        robodyn.read_model_text(text.replace(old, new), "four_bar.yaml")
