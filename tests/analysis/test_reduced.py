@@ -53,18 +53,18 @@ def _kane(model: robodyn.ConstrainedChain, state: dict[str, float]) -> tuple[np.
     C1.set_ang_vel(N, u1 * N.z)
     C2.set_ang_vel(C1, u2 * C1.z)
     C3.set_ang_vel(N, u3 * N.z)
-    O = me.Point("O")
-    O.set_vel(N, 0)
-    B = O.locatenew("B", a * C1.x)
+    origin = me.Point("O")
+    origin.set_vel(N, 0)
+    B = origin.locatenew("B", a * C1.x)
     tip = B.locatenew("tip", b * C2.x)
-    D = O.locatenew("D", d * N.x)
+    D = origin.locatenew("D", d * N.x)
     D.set_vel(N, 0)
     rocker_tip = D.locatenew("rocker_tip", c * C3.x)
-    G1, G2, G3 = O.locatenew("G1", a / 2 * C1.x), B.locatenew("G2", b / 2 * C2.x), D.locatenew("G3", c / 2 * C3.x)
-    for point, frame, base in ((G1, C1, O), (B, C1, O), (G2, C2, B), (tip, C2, B), (G3, C3, D)):
+    G1, G2, G3 = origin.locatenew("G1", a / 2 * C1.x), B.locatenew("G2", b / 2 * C2.x), D.locatenew("G3", c / 2 * C3.x)
+    for point, frame, base in ((G1, C1, origin), (B, C1, origin), (G2, C2, B), (tip, C2, B), (G3, C3, D)):
         point.v2pt_theory(base, N, frame)
     rocker_tip.v2pt_theory(D, N, C3)
-    gap = tip.pos_from(O) - rocker_tip.pos_from(O)
+    gap = tip.pos_from(origin) - rocker_tip.pos_from(origin)
     configuration = [gap.dot(N.x), gap.dot(N.y)]
     velocity = [(tip.vel(N) - rocker_tip.vel(N)).dot(e) for e in (N.x, N.y)]
     bodies = [me.RigidBody(name, G, F, m, (me.inertia(F, 0, m * L**2 / 12, m * L**2 / 12), G))

@@ -69,7 +69,7 @@ def test_the_jacobian_and_the_bias_are_the_residuals_derivatives(name: str) -> N
     n, t = model.chain.n_coordinates, 0.2
     for seed in range(3):
         x = _assembled(model, seed)
-        phi, rate, jacobian, velocity_jacobian = _parts(model, t, x)
+        _, rate, jacobian, velocity_jacobian = _parts(model, t, x)
         h = 1e-6
         for j in range(n):
             up, down = x.copy(), x.copy()
