@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from robodyn import __version__
+from robodyn.cli.constraints import add_commands as add_constraint_commands
 from robodyn.cli.kinematics import add_commands as add_kinematics_commands
 from robodyn.cli.models import add_commands as add_model_commands
 from robodyn.cli.report import add_commands as add_report_commands
@@ -50,6 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_commands(commands)
     add_model_commands(commands)
     add_kinematics_commands(commands)
+    add_constraint_commands(commands)
     add_sweep_commands(commands)
     return parser
 

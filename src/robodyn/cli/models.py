@@ -162,7 +162,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         trajectory = robodyn.simulate(
             model, (t0, t_final), x0, inputs, method=args.method,
             rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
-            dt=_number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits,
+            dt=_number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble,
         )
     assert isinstance(trajectory, Trajectory)
     if names is not None:
@@ -370,6 +370,8 @@ def add_commands(commands: Any) -> None:
     simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
     simulate.add_argument("--limits", choices=("warn", "events", "ignore"), default="warn",
                           help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
+    simulate.add_argument("--assemble", action="store_true",
+                          help="close a mechanism's loops from x0 first (its independent coordinates kept)")
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
     simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
     simulate.add_argument("--output", action="append", metavar="NAME,...",

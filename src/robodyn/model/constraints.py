@@ -103,7 +103,7 @@ class ConstraintSet:
             raise InputError(f"model {self.owner!r}: the initial state is off its constraints: {row} = {value:.3g} "
                              f"{unit} (at most {CONSISTENCY_TOLERANCE:g}); solve the loops first with "
                              f"robodyn.assemble(model, x0, fix={{...}}) (CLI: robodyn assemble), or simulate with "
-                             "assemble=True", key="x0")
+                             "assemble=True (CLI: --assemble)", key="x0")
         split = self.split(t, x, p)
         fix = {self.coordinates[i]: float(x[i]) for i in split.independent}
         fix.update({self.velocities[i]: float(x[self.n + i]) for i in split.independent})
