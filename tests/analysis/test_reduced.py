@@ -127,7 +127,11 @@ def test_the_natural_frequency_is_the_closed_forms(four_bar) -> None:
 
 def test_a_point_off_the_constraints_or_a_finite_difference_method_is_refused(four_bar) -> None:
     model, state, _ = four_bar
-    with pytest.raises(InputError, match=r"off its constraints"):
+    off = np.array(list(state.values()))
+    off[2] += 0.01
+    with pytest.raises(InputError, match=r"off its constraints: close\.[xy] = "):
+        robodyn.linearize(model, off)
+    with pytest.raises(InputError, match=r"cannot be closed with crank, coupler, rocker"):  # a mapping: all held
         robodyn.linearize(model, {**state, "rocker": state["rocker"] + 0.01})
     with pytest.raises(InputError, match="independent coordinates"):
         robodyn.linearize(model, state, method="central")

@@ -141,3 +141,25 @@ def test_bad_loops_are_refused_with_the_cause(case: str) -> None:
     assert old in text
     with pytest.raises(ModelFileError, match=message):
         robodyn.read_model_text(text.replace(old, new), "four_bar.yaml")
+
+
+def test_the_five_bar_robots_tool_is_where_the_circles_meet() -> None:
+    """The tool of the planar five-bar: the intersection of the circles of radius l2 about the two elbows (the
+    branch above the elbows' line), for motor angles over the workspace."""
+    model = robodyn.load(str(EXAMPLES / "five_bar.yaml"))
+    s, l1, l2 = (model.parameters[k] for k in ("s", "l1", "l2"))
+    frames = robodyn.Kinematics(model)
+    guess = {"q1": 2.0, "q2": -1.0, "q3": 1.0, "q4": 1.0}
+    for q1, q3 in [(2.0, 1.0), (2.3, 0.9), (1.8, 0.4), (2.6, 1.3)]:
+        state = robodyn.assemble(model, guess, fix={"q1": q1, "q3": q3})
+        left = np.array([-s / 2 + l1 * math.cos(q1), l1 * math.sin(q1)])
+        right = np.array([s / 2 + l1 * math.cos(q3), l1 * math.sin(q3)])
+        half = (right - left) / 2
+        normal = np.array([-half[1], half[0]]) / np.linalg.norm(half)
+        tool = left + half + math.sqrt(l2**2 - half @ half) * normal
+        q = {k: state[k] for k in model.coordinates}
+        np.testing.assert_allclose(frames.pose(q, "tool").position[:2], tool, atol=1e-12)
+        np.testing.assert_allclose(frames.pose(q, "right_tip").position, frames.pose(q, "tool").position, atol=1e-12)
+        guess = {k: state[k] for k in guess}
+    linear = robodyn.linearize(model, state, "hold")
+    assert linear.states == ("q1", "q3", "q1_dot", "q3_dot")

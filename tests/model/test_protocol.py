@@ -24,6 +24,7 @@ from robodyn.model.files import cached
 from robodyn.model.files.cached import CachedModel, cached_model
 from robodyn.model.files.catalog import CATALOG
 from robodyn.model.files.loading import model_text
+from robodyn.model.constraints import ConstraintSet
 from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract
 from robodyn.model.symbolic_form import SymbolicForm
 from robodyn.model.system import Model
@@ -119,6 +120,7 @@ KINDS: dict[str, Callable[[], Model]] = {
     "linear discrete": lambda: _linear(0.01),
     "diagram": lambda: _diagram(),
     "compiled diagram": lambda: robodyn.load(str(EXAMPLES / "motor_joint_pid.yaml")),
+    "closed chain file": lambda: robodyn.load(str(EXAMPLES / "four_bar.yaml")),
 }
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
@@ -149,6 +151,8 @@ CAPABILITIES: dict[str, set[str]] = {
     "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table"},
     "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
                          "kernel_output", "symbol_table"},
+    "closed chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
+                          "symbol_table", "energy", "kinematics", "constraints"},
 }
 
 
@@ -263,6 +267,13 @@ def _offered(model: ModelContract) -> set[str]:
     if model.sample_period is not None:
         assert model.sample_period > 0
         found.add("sample_period")
+    constraints = model.constraints()
+    if constraints is not None:  # closed loops: residuals named by row, a state assembled onto them
+        assert isinstance(constraints, ConstraintSet) and 0 < constraints.k <= constraints.n == n // 2
+        state = constraints.assemble(t, x, p, {})
+        assert set(constraints.residuals(t, state, p)) == {*constraints.rows, *(f"{r}'" for r in constraints.rows)}
+        assert max(map(abs, constraints.residuals(t, state, p).values())) <= 1e-9
+        found.add("constraints")
     return found
 
 

@@ -10,7 +10,7 @@ from robodyn.errors import InputError
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
 
-__all__ = ["assemble"]
+__all__ = ["assemble", "completed"]
 
 
 def assemble(model: ModelContract, guess: Values | None = None, fix: Mapping[str, float] | None = None, *,
@@ -63,3 +63,12 @@ def _number(value: object, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float | np.number):
         raise InputError(f"assemble: fix[{name!r}] must be a number, got {value!r}")
     return float(value)
+
+
+def completed(model: ModelContract, x: Mapping[str, float], *, params: Values | None = None, t: float = 0.0
+              ) -> np.ndarray:
+    """The state ``(n,)`` of a model with constraints from the values named in ``x``, held, the others assembled
+    (what ``--at crank=0.8`` means for a linkage: the loop closed around the crank's angle, at rest unless a
+    velocity is named)."""
+    values = {k: _number(v, k) for k, v in x.items()}
+    return np.array(list(assemble(model, values, values, params=params, t=t).values()))

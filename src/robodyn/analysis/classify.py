@@ -28,7 +28,7 @@ import numpy as np
 import sympy
 
 from robodyn import display
-from robodyn.errors import InputError
+from robodyn.errors import InputError, NumericalError
 from robodyn.model.expr import MAX_EXPANDED_TERMS, expanded_terms
 from robodyn.model.symbolic_form import SymbolicForm, expanded, linearity, names_of, time_dependence
 from robodyn.model.system import require_model
@@ -264,15 +264,20 @@ def _classify_sampled(model: ModelContract, samples: int, seed: int) -> Classifi
     counter: dict[str, Any] | None = None
     linear = time_invariant = inputs_free = source_free = True
     evaluated = 0
+    constraints = model.constraints()  # closed loops: around an assembled state (x = 0 may be a singular one)
+    origin = np.zeros(n) if constraints is None else constraints.assemble(0.0, np.zeros(n), p, {})
     for _ in range(samples):
         t, t2 = rng.uniform(0.0, 10.0, 2)
-        x1, x2 = rng.normal(size=n), rng.normal(size=n)
+        x1, x2 = origin + rng.normal(size=n), origin + rng.normal(size=n)
         u1, u2 = rng.normal(size=m), rng.normal(size=m)
         a, b = rng.uniform(-2.0, 2.0, 2)
-        with np.errstate(all="ignore"):
-            f0, f1, f2 = f(t, np.zeros(n), np.zeros(m)), f(t, x1, u1), f(t, x2, u2)
-            combo = f(t, a * x1 + b * x2, a * u1 + b * u2)
-            shifted, other_u = f(t2, x1, u1), f(t, x1, u2)
+        try:
+            with np.errstate(all="ignore"):
+                f0, f1, f2 = f(t, origin, np.zeros(m)), f(t, x1, u1), f(t, x2, u2)
+                combo = f(t, origin + a * (x1 - origin) + b * (x2 - origin), a * u1 + b * u2)
+                shifted, other_u = f(t2, x1, u1), f(t, x1, u2)
+        except NumericalError:  # a singular point (a linkage laid out straight): like a value that is not finite
+            continue
         values = (f0, f1, f2, combo, shifted, other_u)
         if not all(np.all(np.isfinite(v)) for v in values):
             continue

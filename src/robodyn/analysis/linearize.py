@@ -319,6 +319,9 @@ def operating_point(
     - States left out of the mapping ``x`` are 0 (a velocity left out: at rest).
     - A moving base (``model.chart()``): its rotation left out is none, and the inputs left out are 0 (the joints
       cannot hold a free base).
+    - Closed loops (``model.constraints()``): the states named are held and the others assembled
+      (robodyn.analysis.assembly.completed): the coordinates left out close the loops, the velocities left out
+      follow.
     - Inputs left out of ``u`` are the holding input at x when one exists: the inputs that make f(t, x, u) = 0
       with the given ones, found by :func:`~robodyn.analysis.equilibrium.find_equilibrium` with every state
       fixed (for a second-order model at rest, the torques that hold q against gravity and springs, exactly).
@@ -335,6 +338,10 @@ def operating_point(
     chart = model.chart()
     if chart is not None:  # a moving base: a rotation left out is none; nothing holds a free base, inputs left out 0
         return model.state_vector(chart.neutral(x) if isinstance(x, Mapping) else x, default=0.0), model.input_vector(u)
+    if isinstance(x, Mapping) and model.constraints() is not None:  # closed loops: the states left out assembled
+        from robodyn.analysis.assembly import completed
+
+        x = completed(model, x, params=params, t=t)
     states = model.state_vector(x, default=0.0)
     values = model.input_vector(u)
     given = set(model.inputs) if u is not None and not isinstance(u, Mapping) else set(u or ())

@@ -27,16 +27,19 @@ __all__ = ["reduced_linearization"]
 
 def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,
                           method: str, open: str | None) -> LinearSystem:
-    """The exact linear model of ``model`` (with ``constraints()``) at a consistent state ``x``, in the independent
-    coordinates (states ``<q_i>``, then ``<q_i>_dot``); its outputs are the model's, constraint forces included."""
+    """The exact linear model of ``model`` (with ``constraints()``) at a consistent state ``x`` (a mapping: the
+    states it names held, the others assembled), in the independent coordinates (states ``<q_i>``, then
+    ``<q_i>_dot``); its outputs are the model's, constraint forces included."""
     if method not in ("auto", "manipulator") or open is not None:
         raise InputError(f"linearize: model {model.name!r} has constraints: it is linearized exactly in its "
                          "independent coordinates (method 'auto', without open=)")
     constraints = model.constraints()
-    if isinstance(x, Mapping):
-        x = model.state_vector(x, default=0.0)
+    if isinstance(x, Mapping):  # the states named held, the others assembled
+        from robodyn.analysis.assembly import completed
+
+        x = completed(model, x, params=params, t=t)
     time, xv, uv, p = model.arguments(t, x, u, params)
-    constraints.consistent(time, xv, p)  # refuses a point off the constraints, naming the residual
+    constraints.consistent(time, xv, p, what="the operating point")  # refused off the constraints, residual named
     split = constraints.split(time, xv, p)
     A, B = model.jacobians_raw(time, xv, uv, p)
     outputs = model.output_jacobians_raw(time, xv, uv, p)

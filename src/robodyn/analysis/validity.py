@@ -28,6 +28,9 @@ Conventions
 - A model on a manifold (a moving base) is sampled in linearize's tangent space at x*, z = (q (-) q*, v)
   (robodyn.model.chart.TangentModel): x* is (0, v*), ``scale`` has 2 nv + m entries, and the simulation test
   runs the robot from x* (+) dz, compared in z (under ``feedback``, the tangent model itself, interpreted).
+- A model with closed loops is sampled in its independent coordinates z = (q_i, q_i') at x*
+  (robodyn.model.constraints.ReducedModel: each point assembled); the simulation test runs the mechanism from
+  the assembled starts and compares the independent coordinates.
 
 Reference: H. K. Khalil, *Nonlinear Systems*, 3rd ed., sec. 2.3 and 4.3 (linearization and its remainder).
 """
@@ -35,7 +38,7 @@ Reference: H. K. Khalil, *Nonlinear Systems*, 3rd ed., sec. 2.3 and 4.3 (lineari
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -53,6 +56,7 @@ from robodyn.trajectory import BatchTrajectory
 
 if TYPE_CHECKING:
     from robodyn.model.chart import TangentModel
+    from robodyn.model.constraints import ReducedModel
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_RADII", "DEFAULT_SIM_RADII", "Validity", "validity"]
@@ -470,7 +474,7 @@ class _Simulation:
     gain: Array | None
     horizon: float
     runs: Array  # (N, n): initial deviations at rho = 1
-    tangent: TangentModel | None = None  # the robot itself is simulated, from x* (+) dz, compared in z
+    tangent: TangentModel | ReducedModel | None = None  # the robot itself is simulated, from x* (+) dz, compared in z
 
     def error(self, rho: float) -> float:
         """max over runs of max_t |x_nl - x_lin|_inf / max_t |x_nl - x*|_inf (inf if a run fails)."""
@@ -509,11 +513,23 @@ class _Simulation:
 
 # --- helpers -------------------------------------------------------------------------------------------
 def _linearized(model: ModelContract, x_op: Values, u_op: Values | None, params: Values | None,
-                method: str) -> tuple[ModelContract, Array, Array, Array, LinearSystem, TangentModel | None]:
+                method: str) -> tuple[ModelContract, Array, Array, Array, LinearSystem,
+                                      TangentModel | ReducedModel | None]:
     """The model sampled, its point (x*, u*), the parameters, the linearization there and the tangent model: the
     model itself (no tangent model), or for a model on a manifold (a moving base) its tangent model at x*
-    (robodyn.model.chart.TangentModel), whose point is (0, v*) and whose Jacobian there is ``linearize``'s A."""
+    (robodyn.model.chart.TangentModel), whose point is (0, v*) and whose Jacobian there is ``linearize``'s A; for
+    a model with closed loops, the model in its independent coordinates at x* (robodyn.model.constraints.
+    ReducedModel), whose Jacobian there is ``linearize``'s A too."""
     chart = model.chart()
+    if chart is None and model.constraints() is not None:  # closed loops: in the independent coordinates at x*
+        from robodyn.analysis.assembly import completed
+        from robodyn.model.constraints import ReducedModel
+
+        _, _, u, p = model.arguments(0.0, np.zeros(model.n_states), u_op, params)
+        x = completed(model, x_op, params=params) if isinstance(x_op, Mapping) else model.state_vector(x_op)
+        reduced = ReducedModel(model, x, p)
+        linear = linearize(model, x, u, params=p, method=method)
+        return reduced, np.array(linear.x_op), u, p, linear, reduced
     if chart is None:
         _, x, u, p = model.arguments(0.0, x_op, u_op, params)
         return model, x, u, p, linearize(model, x, u, params=p, method=method), None

@@ -234,7 +234,8 @@ def _cmd_modes(args: argparse.Namespace) -> int:
     x, u = _point(model, args.at, "--at")
     linear = model.linear_model()
     if linear is None:  # nonlinear models are linearized at the point first (exact where the model allows)
-        linear = robodyn.linearize(model, model.state_vector(x, default=0.0), u)
+        point = x if model.constraints() is not None else model.state_vector(x, default=0.0)  # loops: assembled
+        linear = robodyn.linearize(model, point, u)
     result = modes(linear)
     print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
     return 0

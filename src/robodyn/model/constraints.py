@@ -16,6 +16,9 @@ From those:
   dq = N dq_i with N = [I; -J_d^-1 J_i], dq' = N dq'_i + [0; -J_d^-1 K N] dq_i. The flow keeps the manifold,
   so A T = T A_r, and A_r = P A T with P picking the independent rows (P T = I): the exact linearization in
   independent coordinates.
+
+:class:`ReducedModel` is the model in those coordinates around a point, for the analyses that sample around it
+(``validity``).
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ from typing import Final
 import numpy as np
 
 from robodyn.errors import InputError, UnknownNameError
+from robodyn.model.system import Model, Vector
 
-__all__ = ["ASSEMBLY_TOLERANCE", "CONSISTENCY_TOLERANCE", "ConstraintSet"]
+__all__ = ["ASSEMBLY_TOLERANCE", "CONSISTENCY_TOLERANCE", "ConstraintSet", "ReducedModel"]
 
 #: Residual (m or rad, m/s or rad/s) at which assembly stops: round-off of the kinematics at metre scale.
 ASSEMBLY_TOLERANCE: Final = 1e-12
@@ -91,7 +95,8 @@ class ConstraintSet:
             return self.rows[k], float(phi[k]), self.units[k]
         return f"{self.rows[k - self.k]}'", float(rate[k - self.k]), f"{self.units[k - self.k]}/s"
 
-    def consistent(self, t: float, x: np.ndarray, p: np.ndarray, *, assemble: bool = False) -> np.ndarray:
+    def consistent(self, t: float, x: np.ndarray, p: np.ndarray, *, assemble: bool = False,
+                   what: str = "the initial state") -> np.ndarray:
         """``x`` when it satisfies the constraints to :data:`CONSISTENCY_TOLERANCE`; else, with ``assemble``, the
         state assembled from it keeping its independent coordinates and velocities; else InputError naming the
         largest residual."""
@@ -100,7 +105,7 @@ class ConstraintSet:
             return x
         if not assemble:
             row, value, unit = self._worst(phi, rate)
-            raise InputError(f"model {self.owner!r}: the initial state is off its constraints: {row} = {value:.3g} "
+            raise InputError(f"model {self.owner!r}: {what} is off its constraints: {row} = {value:.3g} "
                              f"{unit} (at most {CONSISTENCY_TOLERANCE:g}); solve the loops first with "
                              f"robodyn.assemble(model, x0, fix={{...}}) (CLI: robodyn assemble), or simulate with "
                              "assemble=True (CLI: --assemble)", key="x0")
@@ -255,3 +260,56 @@ class ConstraintSet:
                                  f"coordinates of {self.n}; 'independent' names {len(set(self.independent))}",
                                  key="independent")
             self.split(t, x, p)  # the others follow from them (else InputError naming them)
+
+
+class ReducedModel(Model):
+    """A constrained model in independent coordinates around a consistent state x0: a Euclidean model for the
+    analyses that solve or sample around a point (``validity``), as the tangent model is for a moving base.
+
+    Its states z = (q_i, q_i') are the independent coordinates and velocities chosen at x0
+    (:meth:`ConstraintSet.split`); a point z is the full state :meth:`stored` (the dependent coordinates assembled
+    from x0's, the dependent velocities from J q' = c'), and ``f(t, z, u) = P f(t, stored(z), u)``, so that its
+    Jacobian at z0 is ``linearize``'s A.
+    """
+
+    kind = "reduced"
+
+    def __init__(self, robot: Model, centre: np.ndarray, p: np.ndarray, t: float = 0.0):
+        constraints: ConstraintSet = robot.constraints()
+        self.robot, self.constraint_set = robot, constraints
+        self.centre = np.array(constraints.consistent(t, np.asarray(centre, dtype=float), p), dtype=float)
+        split = constraints.split(t, self.centre, p)
+        n = constraints.n
+        self.rows = (*split.independent, *(n + i for i in split.independent))
+        self.name, self.inputs, self.parameters = robot.name, robot.inputs, robot.parameters
+        self.states = tuple(robot.states[i] for i in self.rows)
+        self.outputs = self.states
+        self._fixed = [robot.states[i] for i in self.rows]
+        self._time = t
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return True
+
+    def units(self) -> dict[str, str]:
+        return {k: v for k, v in self.robot.units().items() if k in self.states or k in self.inputs}
+
+    def _one(self, z: np.ndarray, p: np.ndarray) -> np.ndarray:
+        return self.constraint_set.assemble(self._time, self.centre, p, dict(zip(self._fixed, z.tolist())))
+
+    def stored(self, z: Vector, p: Vector | None = None) -> np.ndarray:
+        """The full states ``(..., 2n)`` of the points ``z`` ``(..., 2d)`` (assembled)."""
+        parameters = self.parameter_vector(None) if p is None else p
+        z = np.asarray(z, dtype=float)
+        rows = z.reshape(-1, z.shape[-1])
+        return np.array([self._one(row, parameters) for row in rows]).reshape(*z.shape[:-1], -1)
+
+    def coordinates(self, x: Vector) -> np.ndarray:
+        """The points ``(..., 2d)`` of full states ``x`` ``(..., 2n)``: their independent entries."""
+        return np.asarray(x, dtype=float)[..., list(self.rows)]
+
+    def _f(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
+        return self.robot.f_raw(t, self._one(np.asarray(z, dtype=float), p), u, p)[list(self.rows)]
+
+    def _h(self, t: float, z: Vector, u: Vector, p: Vector) -> Any:
+        return np.array(z, dtype=float)

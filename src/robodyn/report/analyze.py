@@ -183,6 +183,11 @@ def _points(model: ModelContract, given: dict[str, float], robot: bool, find: Ca
     n = model.n_states // 2 if model.order == 2 else model.n_states
     if robot:  # a robot has a continuum of rest points: the one at the given angles, held by its torques
         fixed = {name: given.get(name, 0.0) for name in model.states}
+        if model.constraints() is not None:  # closed loops: the angles given held, the others assembled
+            from robodyn.analysis.assembly import completed
+
+            state = completed(model, {k: v for k, v in given.items() if k in model.states})
+            fixed = dict(zip(model.states, state.tolist()))
         points = list(find(model, fix=fixed))
         how = "the given joint angles (others 0) at rest, with the inputs that hold them"
     else:

@@ -214,6 +214,11 @@ class ConstrainedChain(Model):
         first = sympy.diff(value, TIME)
         return chain._tape_value(value), chain._tape_value(first), chain._tape_value(sympy.diff(first, TIME))
 
+    @property
+    def order(self) -> int:
+        """Second order: the states are the coordinates, then their rates."""
+        return 2
+
     # --- the tape -------------------------------------------------------------------------------------------
     @functools.cached_property
     def program(self) -> ConstraintProgram:
