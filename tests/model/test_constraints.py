@@ -1,0 +1,43 @@
+"""The constraint manifold's numbers (robodyn.model.constraints): the reduced model's Jacobian is linearize's
+A (central differences through assembly), its points round-trip, and validity samples a linkage."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import robodyn
+from robodyn.model.constraints import ReducedModel
+
+FOUR_BAR = str(Path(__file__).resolve().parents[2] / "examples" / "four_bar.yaml")
+
+
+def test_the_reduced_models_jacobian_is_the_linearizations() -> None:
+    """Central differences of f in the independent coordinates (each point assembled to 1e-12, h = 1e-5: error
+    ~h^2 |f'''| + 1e-12 / h ~ 1e-7 of |A| ~ 100), against the exact reduced A and B."""
+    model = robodyn.load(FOUR_BAR)
+    state = robodyn.assemble(model, fix={"crank": 0.7, "crank_dot": 1.5})
+    x = np.array(list(state.values()))
+    p = model.parameter_vector()
+    u = np.array([0.3])
+    linear = robodyn.linearize(model, x, u)
+    reduced = ReducedModel(model, x, p)
+    z = reduced.coordinates(x)
+    np.testing.assert_array_equal(z, linear.x_op)
+    np.testing.assert_allclose(reduced.stored(z), x, atol=1e-12)
+    h, columns = 1e-5, []
+    for j in range(z.size):
+        step = np.zeros(z.size)
+        step[j] = h
+        columns.append((reduced.f_raw(0.0, z + step, u, p) - reduced.f_raw(0.0, z - step, u, p)) / (2 * h))
+    np.testing.assert_allclose(np.array(columns).T, linear.A, atol=1e-6 * np.max(np.abs(linear.A)))
+    du = (reduced.f_raw(0.0, z, u + h, p) - reduced.f_raw(0.0, z, u - h, p)) / (2 * h)
+    np.testing.assert_allclose(du, linear.B[:, 0], atol=1e-6 * np.max(np.abs(linear.B)))
+
+
+def test_validity_of_a_linkage_is_measured_in_its_independent_coordinates() -> None:
+    model = robodyn.load(FOUR_BAR)
+    result = robodyn.validity(model, {"crank": 0.8}, horizon=1.0)
+    assert 0 < result.radius < 1 and result.exponent > 1.5  # a smooth, nonlinear linkage: remainder ~ rho^2
+    assert result.sim_radius is not None and result.sim_radius > 0
