@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 
 import robodyn
+from robodyn.analysis.linearize import operating_point
 from robodyn.model.constraints import ReducedModel
 
 FOUR_BAR = str(Path(__file__).resolve().parents[2] / "examples" / "four_bar.yaml")
@@ -38,6 +39,7 @@ def test_the_reduced_models_jacobian_is_the_linearizations() -> None:
 
 def test_validity_of_a_linkage_is_measured_in_its_independent_coordinates() -> None:
     model = robodyn.load(FOUR_BAR)
-    result = robodyn.validity(model, {"crank": 0.8}, horizon=1.0)
+    x, u = operating_point(model, {"crank": 0.8})  # the loop assembled, held there by crank_tau
+    result = robodyn.validity(model, x, u, horizon=1.0)
     assert 0 < result.radius < 1 and result.exponent > 1.5  # a smooth, nonlinear linkage: remainder ~ rho^2
     assert result.sim_radius is not None and result.sim_radius > 0
