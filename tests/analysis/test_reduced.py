@@ -148,3 +148,22 @@ def test_independent_coordinates_chosen_by_the_jacobian_span_the_same_dynamics()
     ours = np.sort_complex(np.linalg.eigvals(linear.A))
     theirs = np.sort_complex(np.linalg.eigvals(robodyn.linearize(declared, state).A))
     np.testing.assert_allclose(ours, theirs, rtol=1e-9)
+
+
+def test_equilibria_of_the_linkage_lie_on_its_loop(four_bar) -> None:
+    """f = 0 holds only on the constraints (at rest, Baumgarte's gamma = -alpha^2 phi must vanish): every branch's
+    rest point found closes the loop, and the open branch's is the one found by assembly and bisection."""
+    model, state, _ = four_bar
+    points = robodyn.find_equilibrium(model, fix={"crank_tau": 0.0}, starts=8)
+    p = model.parameter_vector()
+    for point in points:
+        residuals = model.constraints().residuals(0.0, point.x, p)
+        assert max(map(abs, residuals.values())) <= 1e-9
+    assert any(abs(point.x[0] - state["crank"]) < 1e-9 and abs(point.x[2] - state["rocker"]) < 1e-9
+               for point in points)
+
+
+def test_the_linearizer_sends_a_linkage_to_linearize(four_bar) -> None:
+    model, _, _ = four_bar
+    with pytest.raises(InputError, match="closed loops.*robodyn.linearize"):
+        robodyn.Linearizer(model)

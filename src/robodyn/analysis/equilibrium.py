@@ -53,7 +53,7 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.linearize import _central
 from robodyn.analysis.operating_point import OperatingPoint
-from robodyn.errors import ConvergenceError, InputError, RobodynError, ShapeError, UnknownNameError
+from robodyn.errors import ConvergenceError, InputError, NumericalError, RobodynError, ShapeError, UnknownNameError
 from robodyn.model.linear import require_continuous
 from robodyn.model.names import did_you_mean
 from robodyn.model.system import Values, require_model
@@ -425,7 +425,10 @@ def find_equilibrium(
     low, high = _bounds(box, unknowns, names)
     outputs, values = _targets(targets, model.outputs)
     problem = _Problem(model, time, p, base, free, _exact_jacobian(model), outputs, values)
-    problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
+    try:
+        problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
+    except NumericalError:  # a singular first guess (a linkage laid out straight): that start fails, the others run
+        pass
     if free.size == 0:
         return (_checked_fixed(problem, tol),)
     if _holding_applies(model, fixed) and not outputs.size:

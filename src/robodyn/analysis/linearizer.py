@@ -61,6 +61,9 @@ class Linearizer:
         if chart is not None:  # a moving base: in the tangent space, states and outputs (q (-) q0, v)
             self._chart_setup(model, chart, params, t)
             return
+        if model.constraints() is not None:
+            raise InputError(f"Linearizer: model {model.name!r} has closed loops: its linear model is in independent "
+                             "coordinates assembled at each point; use robodyn.linearize(model, x, u)")
         if model.jacobian_method is None:
             raise InputError(f"Linearizer: model {model.name!r} has no exact Jacobian: use robodyn.linearize(model, "
                              "x, u, method='central') for a model given as Python callables")
