@@ -165,5 +165,5 @@ def test_equilibria_of_the_linkage_lie_on_its_loop(four_bar) -> None:
 
 def test_the_linearizer_sends_a_linkage_to_linearize(four_bar) -> None:
     model, _, _ = four_bar
-    with pytest.raises(InputError, match="closed loops.*robodyn.linearize"):
+    with pytest.raises(InputError, match=r"closed loops.*robodyn\.linearize"):
         robodyn.Linearizer(model)

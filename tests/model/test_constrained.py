@@ -8,8 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sympy import sin as sympy_sin
 
 import robodyn
+import robodyn.model.expr
 from robodyn.errors import InputError, ModelFileError
 from robodyn.model.constraints import CONSISTENCY_TOLERANCE
 
@@ -163,3 +165,21 @@ def test_the_five_bar_robots_tool_is_where_the_circles_meet() -> None:
         guess = {k: state[k] for k in guess}
     linear = robodyn.linearize(model, state, "hold")
     assert linear.states == ("q1", "q3", "q1_dot", "q3_dot")
+
+
+def test_a_urdf_robots_tool_held_on_a_path_from_python() -> None:
+    """Constraints added to a URDF robot from Python: the two-link arm's tool follows z = 0.3 + 0.1 sin(2 t) (a
+    moving constraint: c' and c'' enter the velocity and acceleration rows), its height equal to the path."""
+    arm = robodyn.load(str(EXAMPLES / "two_link_arm.urdf"))
+    t = robodyn.model.expr.TIME
+    path = (0, 0, 0.3 + 0.1 * sympy_sin(2 * t))
+    model = robodyn.ConstrainedChain(arm, constraints=[{"frame": "tool", "position": path, "axes": ("z",),
+                                                        "name": "hold"}])
+    assert model.outputs[-1] == "hold_force_z" and model.units()["hold_force_z"] == "N"
+    x0 = robodyn.assemble(model, {"shoulder": 0.3}, fix={"shoulder_dot": 0.5})
+    times = np.linspace(0.0, 2.0, 41)
+    run = robodyn.simulate(model, 2.0, x0, rtol=1e-10, atol=1e-12, t_eval=times, limits="ignore")
+    frames = robodyn.Kinematics(arm)
+    heights = [frames.pose(dict(zip(arm.coordinates, x[:2])), "tool").position[2] for x in run.x]
+    np.testing.assert_allclose(heights, 0.3 + 0.1 * np.sin(2 * times), atol=1e-9)
+    assert np.all(np.isfinite(run.y[:, -1])) and np.ptp(run.y[:, -1]) > 0

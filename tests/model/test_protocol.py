@@ -20,11 +20,11 @@ import numpy as np
 import pytest
 
 import robodyn
+from robodyn.model.constraints import ConstraintSet
 from robodyn.model.files import cached
 from robodyn.model.files.cached import CachedModel, cached_model
 from robodyn.model.files.catalog import CATALOG
 from robodyn.model.files.loading import model_text
-from robodyn.model.constraints import ConstraintSet
 from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract
 from robodyn.model.symbolic_form import SymbolicForm
 from robodyn.model.system import Model

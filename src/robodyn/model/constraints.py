@@ -26,12 +26,15 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import InputError, UnknownNameError
 from robodyn.model.system import Model, Vector
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["ASSEMBLY_TOLERANCE", "CONSISTENCY_TOLERANCE", "ConstraintSet", "ReducedModel"]
 
@@ -274,7 +277,7 @@ class ReducedModel(Model):
 
     kind = "reduced"
 
-    def __init__(self, robot: Model, centre: np.ndarray, p: np.ndarray, t: float = 0.0):
+    def __init__(self, robot: ModelContract, centre: np.ndarray, p: np.ndarray, t: float = 0.0):
         constraints: ConstraintSet = robot.constraints()
         self.robot, self.constraint_set = robot, constraints
         self.centre = np.array(constraints.consistent(t, np.asarray(centre, dtype=float), p), dtype=float)
