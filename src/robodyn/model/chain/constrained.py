@@ -375,10 +375,10 @@ class ConstrainedChain(Model):
         return self.chain.symbol_table()
 
     def show_text(self) -> str:
-        rows = ", ".join(self.row_names)
+        rows, free = ", ".join(self.row_names), self.chain.n_coordinates - len(self._rows)
         return (f"M(q) q'' = Q - c(q, q') + J(q)^T lambda with J(q) q'' = gamma (Baumgarte alpha = {self.baumgarte:g}"
                 f" 1/s): {len(self._rows)} constraint rows ({rows}) on {self.chain.n_coordinates} coordinates, "
-                f"{self.chain.n_coordinates - len(self._rows)} degrees of freedom\n{self.chain.show_text()}")
+                f"{free} degree{'' if free == 1 else 's'} of freedom; the tree:\n{self.chain.show_text()}")
 
     def __repr__(self) -> str:
         return (f"ConstrainedChain(name={self.name!r}, coordinates={list(self.coordinates)}, "
