@@ -53,3 +53,12 @@ def test_what_cannot_be_assembled_is_one_line(capsys: pytest.CaptureFixture[str]
 def test_a_model_without_loops_has_nothing_to_assemble(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "assemble", "pendulum")
     assert code == 2 and "no loops or constraints" in one_line(err)
+
+
+def test_a_loop_that_cannot_close_is_one_line_with_exit_code_2(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    broken = tmp_path / "four_bar.yaml"
+    broken.write_text(Path(FOUR_BAR).read_text().replace("b: 0.5, c: 0.4, d: 0.45", "b: 0.05, c: 0.1, d: 0.9"))
+    for argv in (("assemble", str(broken), "--fix", "crank=1"), ("simulate", str(broken), "--t-final", "1")):
+        code, _, err = run(capsys, *argv)
+        assert code == 2 and "cannot be closed" in one_line(err)

@@ -133,6 +133,16 @@ BAD = {
     "bad type": ("type: point, axes", "type: hinge, axes", "type must be point or pose"),
     "alpha": ("independent: [crank]", "baumgarte: -1", "baumgarte must be a rate in 1/s"),
     "independent": ("independent: [crank]", "independent: [crank, rocker]", "'independent' names 2"),
+    "extra key": ("type: point, axes", "type: point, stiff: 3, axes", r"a loop is \{name: <name>, frames"),
+    "frame numbers": ("frames: [coupler_tip, rocker_tip]", "frames: [1, 2]", "must be a list of two frame names"),
+    "alpha nan": ("independent: [crank]", "baumgarte: .nan", "0 < alpha < 1e6, got nan"),
+    "code in a path": ("independent: [crank]", "constraints:\n  - {frame: rocker_tip, axes: [x], position: "
+                       "['__import__(\"os\")', 0, 0]}", "unknown function"),
+    "a state in a path": ("independent: [crank]", "constraints:\n  - {joint: crank, position: crank_dot}",
+                          "unknown name"),
+    "too many rows": ("independent: [crank]", "constraints:\n  - {joint: crank, position: 1}\n  - {joint: coupler, "
+                      "position: 1}", "4 constraint rows on 3 coordinates"),
+    "floating base": ("kind: chain", "kind: chain\nbase: floating", "need a fixed base"),
 }
 
 
@@ -183,3 +193,15 @@ def test_a_urdf_robots_tool_held_on_a_path_from_python() -> None:
     heights = [frames.pose(dict(zip(arm.coordinates, x[:2])), "tool").position[2] for x in run.x]
     np.testing.assert_allclose(heights, 0.3 + 0.1 * np.sin(2 * times), atol=1e-9)
     assert np.all(np.isfinite(run.y[:, -1])) and np.ptp(run.y[:, -1]) > 0
+
+
+def test_bad_python_arguments_are_refused_with_the_cause() -> None:
+    chain = robodyn.load(FOUR_BAR).chain
+    with pytest.raises(InputError, match="loop must be a Loop or a mapping of name, frames, type, axes"):
+        robodyn.ConstrainedChain(chain, loops=[{"bogus": 1}])
+    with pytest.raises(InputError, match="constraint must be a Constraint or a mapping"):
+        robodyn.ConstrainedChain(chain, constraints=[3])
+    with pytest.raises(InputError, match="is not a chain"):
+        robodyn.ConstrainedChain(robodyn.load("pendulum"), loops=[{"name": "x", "frames": ("a", "b")}])
+    with pytest.raises(InputError, match="needs loops or constraints"):
+        robodyn.ConstrainedChain(chain)

@@ -78,6 +78,17 @@ class Constraint:
     joint: str | None = None
 
 
+def _entry(kind: Any, value: Any, where: str) -> Any:
+    """A Loop or Constraint from itself or a mapping of its fields (InputError naming the fields otherwise)."""
+    if isinstance(value, kind):
+        return value
+    fields = list(kind.__dataclass_fields__)
+    if not isinstance(value, Mapping) or set(value) - set(fields):
+        raise InputError(f"{where} must be a {kind.__name__} or a mapping of {', '.join(fields)}, got {value!r}",
+                         key="loops")
+    return kind(**value)
+
+
 def _axes(where: str, kind: str, axes: Sequence[str] | None) -> list[int]:
     allowed = AXES if kind == "pose" else AXES[:3]
     chosen = list(allowed if axes is None else axes)
@@ -109,10 +120,13 @@ class ConstrainedChain(Model):
                  constraints: Sequence[Constraint | Mapping[str, Any]] = (), *,
                  baumgarte: float = DEFAULT_BAUMGARTE, independent: Sequence[str] | None = None,
                  name: str | None = None):
+        if not isinstance(chain, ChainSystem):
+            raise InputError(f"ConstrainedChain: {getattr(chain, 'name', chain)!r} is not a chain: give a kind: chain "
+                             "model or a URDF robot (a tree of joints and links)", key="loops")
         self.chain, self.name = chain, name or chain.name
         where = f"model {self.name!r}"
-        self.loops = tuple(x if isinstance(x, Loop) else Loop(**x) for x in loops)
-        self.constraint_list = tuple(x if isinstance(x, Constraint) else Constraint(**x) for x in constraints)
+        self.loops = tuple(_entry(Loop, x, f"{where}: loop") for x in loops)
+        self.constraint_list = tuple(_entry(Constraint, x, f"{where}: constraint") for x in constraints)
         if not self.loops and not self.constraint_list:
             raise InputError(f"{where}: a constrained chain needs loops or constraints", key="loops")
         if isinstance(baumgarte, bool) or not isinstance(baumgarte, int | float) or not 0 < baumgarte < 1e6:
