@@ -11,6 +11,11 @@ Both start from the same assembled state (crank 1 rad at 8 rad/s, so the crank t
 no input; the final states are compared (they agree to the tolerance). Rounds alternate robodyn and scipy;
 each time is the median over the rounds. Goal: scipy / robodyn >= 20.
 
+Then the box on an incline (examples/box_on_incline.yaml, mu < tan theta): the slide distance in 1 s against the
+closed form, robodyn's compliant contact (radau over a tolerance ladder) against MuJoCo (Euler and RK4 over a
+step ladder, its own soft contact, the same mass, size, slope and friction), and the ratio of times at matched
+accuracy. Needs mujoco (the ``bench`` extra).
+
     python benchmarks/bench_constraints.py [--rounds N]
 """
 
@@ -95,5 +100,71 @@ def main() -> None:
     print(f"  scipy / robodyn = {scipy_time / mine:.1f} (goal >= 20)")
 
 
+BOX = Path(__file__).resolve().parent.parent / "examples" / "box_on_incline.yaml"
+
+
+def mujoco_box(parameters: dict[str, float], dt: float, integrator: str) -> tuple[float, float]:
+    """The box's slide distance down the incline in 1 s in MuJoCo (the same mass, size, slope and mu; elliptic
+    friction cone, MuJoCo's own soft contact) and the wall time of the steps."""
+    import mujoco
+
+    th, mu, w, h, m, g = (parameters[k] for k in ("theta", "mu", "w", "h", "m", "g"))
+    text = f"""<mujoco><compiler angle="radian"/>
+<option timestep="{dt}" integrator="{integrator}" cone="elliptic" gravity="0 0 {-g}"/>
+<worldbody><geom type="plane" size="5 5 0.1" euler="0 {-th} 0" friction="{mu} 0 0"/>
+<body name="box"><freejoint/><geom type="box" size="{w / 2} 0.05 {h / 2}" mass="{m}" friction="{mu} 0 0"/></body>
+</worldbody></mujoco>"""
+    model = mujoco.MjModel.from_xml_string(text)
+    data = mujoco.MjData(model)
+    data.qpos[:3] = (h / 2) * np.array([-np.sin(th), 0.0, np.cos(th)])
+    data.qpos[3:7] = [np.cos(-th / 2), 0.0, np.sin(-th / 2), 0.0]
+    mujoco.mj_forward(model, data)
+    start = time.perf_counter()
+    for _ in range(round(1.0 / dt)):
+        mujoco.mj_step(model, data)
+    elapsed = time.perf_counter() - start
+    return -float(data.qpos[0] * np.cos(th) + data.qpos[2] * np.sin(th)), elapsed
+
+
+def box_section(rounds: int) -> None:
+    """The box on the incline (mu = 0.2 < tan 0.3): slide distance in 1 s against the closed form
+    1/2 g (sin theta - mu cos theta), robodyn (radau, a tolerance ladder, warm) and MuJoCo (Euler and RK4 over a
+    step ladder), each time the median of ``rounds``; the ratio at matched accuracy."""
+    model = robodyn.load(str(BOX)).with_parameters(mu=0.2, eps=1e-6)  # the regularization out of the way
+    par = dict(model.parameters)
+    th, h = par["theta"], par["h"]
+    exact = 0.5 * par["g"] * (np.sin(th) - par["mu"] * np.cos(th))
+    depth = (par["m"] * par["g"] * np.cos(th) / 2 / par["k"]) ** (1 / 1.5)
+    centre = (h / 2 - depth) * np.array([-np.sin(th), np.cos(th)])
+    x0 = [centre[0], centre[1], -th, 0.0, 0.0, 0.0]
+    print(f"box on an incline (theta {th}, mu {par['mu']}), slide in 1 s, closed form {exact:.6f} m")
+    ours = []
+    for rtol in (1e-4, 1e-5, 1e-6, 1e-7, 1e-8):
+        robodyn.simulate(model, 1.0, x0, rtol=rtol, atol=rtol * 1e-2, method="radau")  # compiled: not timed
+        times = []
+        for _ in range(rounds):
+            start = time.perf_counter()
+            run = robodyn.simulate(model, 1.0, x0, rtol=rtol, atol=rtol * 1e-2, method="radau")
+            times.append(time.perf_counter() - start)
+        slide = -float(run.x[-1, 0] * np.cos(th) + run.x[-1, 1] * np.sin(th)) + float(x0[0] * np.cos(th)
+                                                                                     + x0[1] * np.sin(th))
+        ours.append((abs(slide - exact) / exact, statistics.median(times)))
+        print(f"  robodyn radau rtol {rtol:g}:  error {ours[-1][0]:.2e}  {ours[-1][1] * 1e3:8.2f} ms")
+    theirs = []
+    for integrator in ("Euler", "RK4"):
+        for dt in (1e-3, 2e-4):
+            results = [mujoco_box(par, dt, integrator) for _ in range(rounds)]
+            error = abs(results[0][0] - exact) / exact
+            theirs.append((error, statistics.median(r[1] for r in results)))
+            print(f"  MuJoCo {integrator:5s} dt {dt:g}:   error {error:.2e}  {theirs[-1][1] * 1e3:8.2f} ms")
+    for error, elapsed in theirs:
+        matched = [t for e, t in ours if e <= error]
+        if matched:
+            print(f"  at MuJoCo's error {error:.1e}: robodyn / MuJoCo = {min(matched) / elapsed:.2f}")
+        else:
+            print(f"  at MuJoCo's error {error:.1e}: robodyn's ladder does not reach it")
+
+
 if __name__ == "__main__":
     main()
+    box_section(5)

@@ -30,9 +30,9 @@ CHAINS = sorted((ROOT / "examples").glob("*.yaml")) + sorted((ROOT / "tests" / "
 
 
 def _chain_files() -> list[Path]:
-    """The chain files of open trees (closed chains, with loops: tests/model/test_constrained.py)."""
+    """The chain files of open trees (closed chains and contacts: tests/model/test_constrained.py, test_contacts.py)."""
     return [path for path in CHAINS if "kind: chain" in (text := path.read_text(encoding="utf-8"))
-            and "\nloops:" not in text and "\nconstraints:" not in text]
+            and not any(f"\n{key}:" in text for key in ("loops", "constraints", "contacts"))]
 
 
 def _close(actual: np.ndarray, expected: np.ndarray, rtol: float = 1e-12) -> None:

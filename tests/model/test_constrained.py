@@ -203,5 +203,5 @@ def test_bad_python_arguments_are_refused_with_the_cause() -> None:
         robodyn.ConstrainedChain(chain, constraints=[3])
     with pytest.raises(InputError, match="is not a chain"):
         robodyn.ConstrainedChain(robodyn.load("pendulum"), loops=[{"name": "x", "frames": ("a", "b")}])
-    with pytest.raises(InputError, match="needs loops or constraints"):
+    with pytest.raises(InputError, match="needs loops, constraints or contacts"):
         robodyn.ConstrainedChain(chain)

@@ -121,6 +121,7 @@ KINDS: dict[str, Callable[[], Model]] = {
     "diagram": lambda: _diagram(),
     "compiled diagram": lambda: robodyn.load(str(EXAMPLES / "motor_joint_pid.yaml")),
     "closed chain file": lambda: robodyn.load(str(EXAMPLES / "four_bar.yaml")),
+    "contact chain file": lambda: robodyn.load(str(EXAMPLES / "box_on_incline.yaml")),
 }
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
@@ -153,6 +154,8 @@ CAPABILITIES: dict[str, set[str]] = {
                          "kernel_output", "symbol_table"},
     "closed chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                           "symbol_table", "energy", "kinematics", "constraints"},
+    "contact chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
+                           "symbol_table", "energy", "kinematics"},
 }
 
 

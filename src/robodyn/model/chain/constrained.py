@@ -23,6 +23,9 @@ and ``<loop>_moment_x`` ... (N m) for orientation rows; a constraint's are named
 frame), a driven joint's ``<name>_force`` is the generalized force (N m or N) that drives it. The model
 contract's ``constraints()`` gives the residuals, assembly and independent coordinates
 (robodyn.model.constraints.ConstraintSet), which ``simulate``, ``assemble`` and ``linearize`` ask for.
+
+``contacts`` (robodyn.model.chain.contacts) add compliant forces of frames' points against planes to the tree's
+generalized forces, with or without loops; their normal and friction forces and slip speeds follow the outputs.
 """
 
 from __future__ import annotations
@@ -38,12 +41,15 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, SingularMatrixError, UnknownNameError
+from robodyn.model.chain.contacts import Contact, contact_specs
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.constraints import ConstraintSet
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.constraints import AXES, ConstraintProgram, ConstraintRow
+from robodyn.rigid.contact import ContactForces
+from robodyn.rigid.dynamics import ManipulatorProgram
 from robodyn.rigid.tape import Value
 
 __all__ = ["DEFAULT_BAUMGARTE", "ConstrainedChain", "Constraint", "Loop"]
@@ -112,6 +118,8 @@ class ConstrainedChain(Model):
     independent : sequence of str, optional
         The coordinates linearization keeps (default: chosen at each point by a pivoted QR of the constraint
         Jacobian).
+    contacts : sequence of :class:`~robodyn.model.chain.contacts.Contact` (or mappings: a file's entries)
+        Frames' points against planes, compliant (robodyn.rigid.contact): their forces join the joints' Q.
     """
 
     kind = "constrained chain"
@@ -119,7 +127,7 @@ class ConstrainedChain(Model):
     def __init__(self, chain: ChainSystem, loops: Sequence[Loop | Mapping[str, Any]] = (),
                  constraints: Sequence[Constraint | Mapping[str, Any]] = (), *,
                  baumgarte: float = DEFAULT_BAUMGARTE, independent: Sequence[str] | None = None,
-                 name: str | None = None):
+                 name: str | None = None, contacts: Sequence[Contact | Mapping[str, Any]] = ()):
         if not isinstance(chain, ChainSystem):
             raise InputError(f"ConstrainedChain: {getattr(chain, 'name', chain)!r} is not a chain: give a kind: chain "
                              "model or a URDF robot (a tree of joints and links)", key="loops")
@@ -127,8 +135,8 @@ class ConstrainedChain(Model):
         where = f"model {self.name!r}"
         self.loops = tuple(_entry(Loop, x, f"{where}: loop") for x in loops)
         self.constraint_list = tuple(_entry(Constraint, x, f"{where}: constraint") for x in constraints)
-        if not self.loops and not self.constraint_list:
-            raise InputError(f"{where}: a constrained chain needs loops or constraints", key="loops")
+        if not self.loops and not self.constraint_list and not contacts:
+            raise InputError(f"{where}: a constrained chain needs loops, constraints or contacts", key="loops")
         if isinstance(baumgarte, bool) or not isinstance(baumgarte, int | float) or not 0 < baumgarte < 1e6:
             raise InputError(f"{where}: baumgarte must be a rate in 1/s, 0 < alpha < 1e6, got {baumgarte!r}",
                              key="baumgarte")
@@ -182,12 +190,19 @@ class ConstrainedChain(Model):
             raise InputError(f"{where}: the constraint force outputs {clash} clash with the chain's names: rename the "
                              "loop or constraint", key="loops")
         self.force_outputs = tuple(forces)
-        self.outputs = (*chain.outputs, *forces)
+        self._contacts, contact_outputs, self._contact_units = contact_specs(chain, contacts, where)
+        self.contact_outputs = tuple(contact_outputs)
+        taken_names = {*chain.outputs, *chain.states, *forces}
+        if taken_names & set(contact_outputs):
+            raise InputError(f"{where}: the contact outputs {sorted(taken_names & set(contact_outputs))} clash with "
+                             "other names: rename the contact", key="contacts")
+        self.outputs = (*chain.outputs, *forces, *contact_outputs)
         if len(self._rows) > chain.n_coordinates:  # as many: the motion is prescribed (driven joints), fine
             raise InputError(f"{where}: {len(self._rows)} constraint rows on {chain.n_coordinates} coordinates: some "
                              "are redundant; drop axes (a planar loop constrains two directions)", key="loops")
         self._independent = None if independent is None else tuple(independent)
-        self._check_assembly()
+        if self._rows:
+            self._check_assembly()
 
     def _spec(self, frames: Any, frame: Any, where: str) -> Any:
         if not isinstance(frame, str):
@@ -235,28 +250,44 @@ class ConstrainedChain(Model):
 
     # --- the tape -------------------------------------------------------------------------------------------
     @functools.cached_property
+    def contact_forces(self) -> ContactForces:
+        """The contacts' forces on the chain's tape (robodyn.rigid.contact)."""
+        return ContactForces.of(self.chain.kinematics().program, self._contacts)
+
+    @functools.cached_property
+    def tree_program(self) -> ManipulatorProgram:
+        """The tree's program: the chain's own, or with the contacts' generalized forces added to Q."""
+        base = self.chain._program
+        if not self._contacts:
+            return base
+        forces = [f + c for f, c in zip(base.forces, self.contact_forces.generalized)]
+        return ManipulatorProgram(base.tape, base.bodies, base.couplings, base.x, base.u, base.a, base.gravity,
+                                  base.joints, forces)
+
+    @functools.cached_property
     def program(self) -> ConstraintProgram:
         """The constraints and the constrained dynamics on the chain's tape (robodyn.rigid.constraints)."""
-        chain = self.chain
-        manipulator = chain._program
-        tape = manipulator.tape
-        return ConstraintProgram(chain.kinematics().program, self._rows, manipulator.tree,
-                                 manipulator.acceleration, tape.const(self.baumgarte))
+        manipulator = self.tree_program
+        return ConstraintProgram(self.chain.kinematics().program, self._rows, manipulator.tree,
+                                 manipulator.acceleration, manipulator.tape.const(self.baumgarte))
 
     def tape_outputs(self, name: str) -> list[Value]:
         """``rhs`` [q', q''] (2n,), ``h`` the outputs, ``constraints`` [phi, phi', J, d phi'/dq] (2k + 2kn,),
         ``jacobians`` df/d[x, u] row-major (2n (2n + m),), ``output_jacobians`` dh/d[x, u]."""
         program, chain = self.program, self.chain
-        manipulator = chain._program
+        manipulator = self.tree_program
         tape = manipulator.tape
         if name == "rhs":
-            return [*manipulator.qd, *program.acceleration]
+            return [*manipulator.qd, *(program.acceleration if self._rows else manipulator.acceleration)]
         if name == "h":
             if chain.kinematic_outputs:
                 own = list(chain._outputs.values)
             else:
                 own = [chain._tape_value(e) for e in chain.h_expr]
-            return [*own, *program.forces]
+            contacts = self.contact_forces
+            touching = [e for k in range(len(self._contacts))
+                        for e in (contacts.normal[k], *contacts.friction[k], contacts.slip[k])]
+            return [*own, *(program.forces if self._rows else []), *touching]
         if name == "constraints":
             velocity_jacobian = tape.derive(program.velocity, manipulator.q)
             return [*program.residual, *program.velocity, *(e for row in program.jacobian for e in row),
@@ -273,7 +304,7 @@ class ConstrainedChain(Model):
         key = ("native function", name)
         if key not in memo:
             outputs = self.tape_outputs(name)
-            text, symbol = llvm_ir(*tape_data(self.chain._program.tape, outputs), optimize=True)
+            text, symbol = llvm_ir(*tape_data(self.tree_program.tape, outputs), optimize=True)
             memo[key] = (native_function(text, symbol), len(outputs))
         return memo[key]
 
@@ -292,8 +323,11 @@ class ConstrainedChain(Model):
         return (values[:k], values[k: 2 * k], values[2 * k: 2 * k + k * n].reshape(k, n),
                 values[2 * k + k * n:].reshape(k, n))
 
-    def constraints(self) -> ConstraintSet:
-        """The residuals, assembly and independent coordinates (robodyn.model.constraints.ConstraintSet)."""
+    def constraints(self) -> ConstraintSet | None:
+        """The residuals, assembly and independent coordinates (robodyn.model.constraints.ConstraintSet); None
+        with contacts alone (no bilateral rows)."""
+        if not self._rows:
+            return None
         memo = self.memo()
         if "constraint set" not in memo:
             memo["constraint set"] = ConstraintSet(self.name, self.row_names, self.row_units, self.coordinates,
@@ -305,6 +339,7 @@ class ConstrainedChain(Model):
         """At the default parameters the loops close (from q = 0 or a few seeded guesses: else InputError with the
         closest residual) and the rows are independent there (else InputError naming the redundant rows)."""
         constraints = self.constraints()
+        assert constraints is not None
         p = self.parameter_vector(None)
         n = self.chain.n_coordinates
         rng = np.random.default_rng(0)
@@ -358,7 +393,7 @@ class ConstrainedChain(Model):
     def units(self) -> dict[str, str]:
         by_row = {"m": "N", "rad": "N m"}
         forces = {name: by_row[unit] for name, unit in zip(self.force_outputs, self.row_units)}
-        return {**self.chain.units(), **forces}
+        return {**self.chain.units(), **forces, **self._contact_units}
 
     def kinematics(self) -> Any:
         return self.chain.kinematics()
@@ -372,7 +407,7 @@ class ConstrainedChain(Model):
         return True
 
     def _source(self, label: str, function: str, values: list[Value], arguments: str = "t, x, u, p, out") -> str:
-        tape = self.chain._program.tape
+        tape = self.tree_program.tape
         return "\n".join([tape_source(f"_{label}", tape, values, "hjit"), "", "@jit",
                           f"def {function}({arguments}):", f"    _{label}(t, x, u, p, x, out)", ""])
 

@@ -105,7 +105,7 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     chain = ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
                         friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia,
                         free_root=base != "fixed")
-    closed = [key for key in ("loops", "constraints", "baumgarte", "independent") if key in r.data]
+    closed = [key for key in ("loops", "constraints", "baumgarte", "independent", "contacts") if key in r.data]
     if closed and base != "fixed":
         raise r.fail((closed[0],), f"loops and constraints need a fixed base (this chain's is {base!r})")
     if closed:
@@ -114,7 +114,8 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
 
 
 def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
-    """``loops``, ``constraints``, ``baumgarte`` and ``independent`` (robodyn.model.chain.constrained)."""
+    """``loops``, ``constraints``, ``baumgarte``, ``independent`` and ``contacts`` (robodyn.model.chain.constrained,
+    robodyn.model.chain.contacts)."""
     loops, constraints = [], []
     for i, entry in enumerate(r.get("loops", list) or []):
         if not isinstance(entry, dict) or set(entry) - {"name", "frames", "type", "axes"} or "frames" not in entry:
@@ -154,7 +155,21 @@ def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
     if independent is not None and (not isinstance(independent, list)
                                     or not all(isinstance(c, str) for c in independent)):
         raise r.fail(("independent",), "must be a list of coordinates (joint names)")
-    return ConstrainedChain(chain, loops, constraints, baumgarte=float(alpha), independent=independent)
+    contacts: list[dict[str, Any]] = []
+    for i, entry in enumerate(r.get("contacts", list) or []):
+        if not isinstance(entry, dict):
+            raise r.fail(("contacts", i), "a contact is {frame: <frame>, plane: {point: [x, y, z], normal: [x, y, z]}, "
+                                          "model: compliant, stiffness: k, damping: d, friction: mu}")
+        fields = {k: v if k in ("frame", "model", "name", "exponent") or isinstance(v, dict) else
+                  r.expression(("contacts", i, k), v, list(chain.parameters), allow_time=False)
+                  for k, v in entry.items()}
+        if isinstance(entry.get("plane"), dict):
+            fields["plane"] = {k: [r.expression(("contacts", i, "plane", k, j), e, list(chain.parameters),
+                                                allow_time=False) for j, e in enumerate(v)]
+                               if isinstance(v, list) else v for k, v in entry["plane"].items()}
+        contacts.append(fields)
+    return ConstrainedChain(chain, loops, constraints, baumgarte=float(alpha), independent=independent,
+                            contacts=contacts)
 
 
 def _axis_list(r: Any, path: tuple[Any, ...], value: Any) -> tuple[str, ...] | None:

@@ -41,7 +41,7 @@ KINDS: dict[str, set[str]] = {
     "mechanical": _COMMON | {"coordinates", "mass", "damping", "stiffness", "input_matrix"},
     "lagrangian": _COMMON | {"coordinates", "kinetic", "potential", "forces", "points"},
     "chain": _COMMON | {"joints", "links", "gravity", "friction_smoothing", "frames", "check_inertia", "base",
-              "loops", "constraints", "baumgarte", "independent"},
+              "loops", "constraints", "baumgarte", "independent", "contacts"},
     "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs", "defaults"},
 }
 _REQUIRED = {
