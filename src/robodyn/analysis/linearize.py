@@ -118,11 +118,10 @@ def linearize(
     require_model(model, "linearize")
     if model.chart() is not None:  # a manifold (a floating base): in the tangent space
         return _tangent(model, t, x, u, params, method, open)
-    if model.constraints() is not None:  # closed loops: in the independent coordinates
+    if model.constraints() is not None:  # closed loops: in the independent coordinates (robodyn.analysis.reduced)
         from robodyn.analysis.reduced import reduced_linearization
 
-        x, u = _held(model, x, u, params, t)
-        return reduced_linearization(model, t, x, u, params, method, open)
+        return reduced_linearization(model, t, *_held(model, x, u, params, t), params, method, open)
     if open is not None:
         return _loop_transfer(model, open, x, u, params, t, method)
     if model.sampling() is not None:

@@ -18,11 +18,12 @@ from types import MappingProxyType
 import numpy as np
 
 from robodyn.errors import InputError, NumericalError
+from robodyn.model.constraints import ReducedModel
 from robodyn.model.linear import LinearSystem
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values
 
-__all__ = ["reduced_linearization"]
+__all__ = ["linearized_reduced", "reduced_linearization"]
 
 
 def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,
@@ -61,3 +62,16 @@ def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values |
     units = MappingProxyType({k: v for k, v in model.units().items() if k in named})
     return LinearSystem.from_fields(A_r, B_r, C_r, D, x_op, u_op, names, model.inputs, model.outputs, model.name,
                                     "manipulator", 0.0, None, units)
+
+
+def linearized_reduced(model: ModelContract, x_op: Values, u_op: Values | None, params: Values | None, method: str
+                       ) -> tuple[ReducedModel, np.ndarray, np.ndarray, np.ndarray, LinearSystem]:
+    """The model in its independent coordinates at x* (a mapping: assembled), the point z* there, the inputs, the
+    parameters and ``linearize``'s result (the reduced model's Jacobian at z*): what ``validity`` samples."""
+    from robodyn.analysis.assembly import completed
+    from robodyn.analysis.linearize import linearize
+
+    _, _, u, p = model.arguments(0.0, np.zeros(model.n_states), u_op, params)
+    x = completed(model, x_op, params=params) if isinstance(x_op, Mapping) else model.state_vector(x_op)
+    linear = linearize(model, x, u, params=p, method=method)
+    return ReducedModel(model, x, p), np.array(linear.x_op), u, p, linear

@@ -38,7 +38,7 @@ Reference: H. K. Khalil, *Nonlinear Systems*, 3rd ed., sec. 2.3 and 4.3 (lineari
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -522,14 +522,10 @@ def _linearized(model: ModelContract, x_op: Values, u_op: Values | None, params:
     ReducedModel), whose Jacobian there is ``linearize``'s A too."""
     chart = model.chart()
     if chart is None and model.constraints() is not None:  # closed loops: in the independent coordinates at x*
-        from robodyn.analysis.assembly import completed
-        from robodyn.model.constraints import ReducedModel
+        from robodyn.analysis.reduced import linearized_reduced
 
-        _, _, u, p = model.arguments(0.0, np.zeros(model.n_states), u_op, params)
-        x = completed(model, x_op, params=params) if isinstance(x_op, Mapping) else model.state_vector(x_op)
-        reduced = ReducedModel(model, x, p)
-        linear = linearize(model, x, u, params=p, method=method)
-        return reduced, np.array(linear.x_op), u, p, linear, reduced
+        reduced, z, u, p, linear = linearized_reduced(model, x_op, u_op, params, method)
+        return reduced, z, u, p, linear, reduced
     if chart is None:
         _, x, u, p = model.arguments(0.0, x_op, u_op, params)
         return model, x, u, p, linearize(model, x, u, params=p, method=method), None

@@ -38,6 +38,7 @@ from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
+from robodyn.model.constraints import consistent_states
 from robodyn.model.diagram_switching import is_switch
 from robodyn.model.system import require_model, values_to_vector
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
@@ -149,11 +150,7 @@ def simulate(
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
     check_memory(model, N, points)
     states, parameters = _rows(states, N), _rows(parameters, N)
-    constraints = model.constraints()
-    if constraints is not None:  # closed loops: the initial states on them (or refused)
-        if not isinstance(assemble, bool):
-            raise InputError(f"assemble must be True or False, got {assemble!r}")
-        states = np.array([constraints.consistent(t0, x, p, assemble=assemble) for x, p in zip(states, parameters)])
+    states = consistent_states(model, t0, states, parameters, assemble)  # closed loops: on them, or refused
     job = _Job(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
     if model.sampling() is not None:  # sampled blocks: integrated between their instants

@@ -36,7 +36,7 @@ from robodyn.model.system import Model, Vector
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["ASSEMBLY_TOLERANCE", "CONSISTENCY_TOLERANCE", "ConstraintSet", "ReducedModel"]
+__all__ = ["ASSEMBLY_TOLERANCE", "CONSISTENCY_TOLERANCE", "ConstraintSet", "ReducedModel", "consistent_states"]
 
 #: Residual (m or rad, m/s or rad/s) at which assembly stops: round-off of the kinematics at metre scale.
 ASSEMBLY_TOLERANCE: Final = 1e-12
@@ -263,6 +263,18 @@ class ConstraintSet:
                                  f"coordinates of {self.n}; 'independent' names {len(set(self.independent))}",
                                  key="independent")
             self.split(t, x, p)  # the others follow from them (else InputError naming them)
+
+
+def consistent_states(model: ModelContract, t: float, states: np.ndarray, parameters: np.ndarray, assemble: bool
+                      ) -> np.ndarray:
+    """``states`` ``(N, n)`` of ``model`` checked on its constraints (each with its row of ``parameters``), or
+    assembled onto them when ``assemble``; unchanged for a model without constraints (``simulate``'s x0)."""
+    constraints = model.constraints()
+    if constraints is None:
+        return states
+    if not isinstance(assemble, bool):
+        raise InputError(f"assemble must be True or False, got {assemble!r}")
+    return np.array([constraints.consistent(t, x, p, assemble=assemble) for x, p in zip(states, parameters)])
 
 
 class ReducedModel(Model):
