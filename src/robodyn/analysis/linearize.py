@@ -117,7 +117,9 @@ def linearize(
     """
     require_model(model, "linearize")
     if model.chart() is not None:  # a manifold (a floating base): in the tangent space
-        return _tangent(model, t, x, u, params, method, open)
+        from robodyn.analysis.tangent_points import tangent_linearization
+
+        return tangent_linearization(model, t, x, u, params, method, open)
     if model.constraints() is not None:  # closed loops: in the independent coordinates (robodyn.analysis.reduced)
         from robodyn.analysis.reduced import reduced_linearization
 
@@ -186,35 +188,6 @@ def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None,
     units = MappingProxyType({k: v for k, v in loop.declared_units.items() if k in loop.states})
     return LinearSystem.from_fields(A, B, C, D, x_op, u_op, loop.states, (injected,), (returned,),
                                     f"{model.name} loop at {port}", loop.method, loop.error_estimate, loop.dt, units)
-
-
-def _tangent(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None, method: str,
-             open: str | None) -> LinearSystem:
-    """The linear model of a model on a manifold in its tangent space (robodyn.model.chart: states q (-) q0 and v,
-    A 2 nv x 2 nv), exact."""
-    if method not in ("auto", "manipulator") or open is not None:
-        raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
-                         "space (method 'auto', without open=)")
-    x, u = _held(model, x, u, params, t)
-    chart = model.chart()
-    if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
-        x = model.state_vector(chart.neutral(x), default=0.0)
-    point = _Point.of(model, t, x, u, params)
-    state = model.state_vector(point.x)  # the rotation checked unit
-    A, B, C, D = chart.linearization(point.t, state, point.u, point.p)
-    nv = A.shape[0] // 2
-    x_op = np.concatenate([np.zeros(nv), state[-nv:]])  # the configuration's deviation from x's is 0 there
-    A, B, C, D, x_op, u_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, x_op, point.u))
-    for array in (A, B, C, D, x_op, u_op):
-        array.setflags(write=False)
-    memo = model.memo()
-    if "tangent names" not in memo:  # the names and units do not depend on the point or the parameters
-        names = chart.tangent_states
-        named = {*names, *model.inputs}
-        memo["tangent names"] = names, MappingProxyType({k: v for k, v in model.units().items() if k in named})
-    names, units = memo["tangent names"]
-    return LinearSystem.from_fields(A, B, C, D, x_op, u_op, names, model.inputs, names, model.name, "manipulator",
-                                    0.0, None, units)
 
 
 def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,

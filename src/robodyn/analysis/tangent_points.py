@@ -1,4 +1,5 @@
-"""Operating points of a model on a manifold (a robot on a moving base), found and sampled in its tangent space.
+"""Operating points of a model on a manifold (a robot on a moving base), found, linearized and sampled in its tangent
+space; :func:`sampled_model` also gives a linkage's independent coordinates (robodyn.analysis.reduced).
 
 :func:`robodyn.find_equilibrium` solves f = 0 in a vector space; a robot on a floating or planar base stores its
 base rotation as a unit quaternion (or cos, sin), which a solver may not move freely. So the problem is posed on
@@ -24,21 +25,23 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.analysis.linearize import linearize
+from robodyn.analysis.linearize import _held, _Point, linearize
 from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import ConvergenceError, InputError, UnknownNameError
+from robodyn.model.linear import LinearSystem
 from robodyn.model.names import did_you_mean
 
 if TYPE_CHECKING:
     from robodyn.model.chart import ChartModel, TangentModel
-    from robodyn.model.linear import LinearSystem
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["IDLE", "STEP", "equilibrium_on_manifold", "linearized_on_manifold"]
+__all__ = ["IDLE", "STEP", "equilibrium_on_manifold", "linearized_on_manifold", "sampled_model",
+           "tangent_linearization"]
 
 IDLE: Final = 1e-12  # |df/dz_i| below this (relative to 1 + |f|): f does not depend on the base coordinate z_i.
 STEP: Final = 1e-3  # The central-difference step of that test (rad or m).
@@ -130,3 +133,52 @@ def linearized_on_manifold(model: ModelContract, chart: ChartModel, x_op: Any, u
     _, x, u, p = model.arguments(0.0, stored, u_op, params)
     linear = linearize(model, x, u, params=p, method=method)
     return chart.tangent_model(x), np.array(linear.x_op), u, p, linear
+
+
+def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params: Any, method: str,
+                          open: str | None) -> LinearSystem:
+    """The linear model of a model on a manifold in its tangent space (robodyn.model.chart: states q (-) q0 and v,
+    A 2 nv x 2 nv), exact."""
+    if method not in ("auto", "manipulator") or open is not None:
+        raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
+                         "space (method 'auto', without open=)")
+    x, u = _held(model, x, u, params, t)
+    chart = model.chart()
+    if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
+        x = model.state_vector(chart.neutral(x), default=0.0)
+    point = _Point.of(model, t, x, u, params)
+    state = model.state_vector(point.x)  # the rotation checked unit
+    A, B, C, D = chart.linearization(point.t, state, point.u, point.p)
+    nv = A.shape[0] // 2
+    x_op = np.concatenate([np.zeros(nv), state[-nv:]])  # the configuration's deviation from x's is 0 there
+    A, B, C, D, x_op, u_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, x_op, point.u))
+    for array in (A, B, C, D, x_op, u_op):
+        array.setflags(write=False)
+    memo = model.memo()
+    if "tangent names" not in memo:  # the names and units do not depend on the point or the parameters
+        names = chart.tangent_states
+        named = {*names, *model.inputs}
+        memo["tangent names"] = names, MappingProxyType({k: v for k, v in model.units().items() if k in named})
+    names, units = memo["tangent names"]
+    return LinearSystem.from_fields(A, B, C, D, x_op, u_op, names, model.inputs, names, model.name, "manipulator",
+                                    0.0, None, units)
+
+
+def sampled_model(model: ModelContract, x_op: Any, u_op: Any, params: Any, method: str
+                  ) -> tuple[ModelContract, Any, Any, Any, LinearSystem, Any]:
+    """The model ``validity`` samples, its point (x*, u*), the parameters, the linearization there and the model that
+    maps points back to stored states (None: the model itself): for a model on a manifold (a moving base) its
+    tangent model at x* (robodyn.model.chart.TangentModel), whose point is (0, v*); for a model with closed loops,
+    the model in its independent coordinates at x* (robodyn.model.constraints.ReducedModel); in both, the Jacobian
+    there is ``linearize``'s A."""
+    chart = model.chart()
+    if chart is not None:
+        tangent, z, u, p, linear = linearized_on_manifold(model, chart, x_op, u_op, params, method)
+        return tangent, z, u, p, linear, tangent
+    if model.constraints() is not None:
+        from robodyn.analysis.reduced import linearized_reduced
+
+        reduced, z, u, p, linear = linearized_reduced(model, x_op, u_op, params, method)
+        return reduced, z, u, p, linear, reduced
+    _, x, u, p = model.arguments(0.0, x_op, u_op, params)
+    return model, x, u, p, linearize(model, x, u, params=p, method=method), None

@@ -45,8 +45,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn.analysis.linearize import linearize
-from robodyn.analysis.tangent_points import linearized_on_manifold
+from robodyn.analysis.tangent_points import sampled_model
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.integrate.simulate import simulate
 from robodyn.model.linear import LinearSystem, require_continuous
@@ -309,7 +308,7 @@ def validity(
     require_continuous(model, "validity", "a linear update map is its own linearization (the error is 0)")
     tol = _positive(tolerance, "tolerance")
     grid = _radii(radii, DEFAULT_RADII, "radii")
-    model, x, u, p, linear, tangent = _linearized(model, x_op, u_op, params, method)
+    model, x, u, p, linear, tangent = sampled_model(model, x_op, u_op, params, method)
     n, m = model.n_states, model.n_inputs
     sizes = _scale(scale, n + m)
     gain = _gain(feedback, m, n)
@@ -512,27 +511,6 @@ class _Simulation:
 
 
 # --- helpers -------------------------------------------------------------------------------------------
-def _linearized(model: ModelContract, x_op: Values, u_op: Values | None, params: Values | None,
-                method: str) -> tuple[ModelContract, Array, Array, Array, LinearSystem,
-                                      TangentModel | ReducedModel | None]:
-    """The model sampled, its point (x*, u*), the parameters, the linearization there and the tangent model: the
-    model itself (no tangent model), or for a model on a manifold (a moving base) its tangent model at x*
-    (robodyn.model.chart.TangentModel), whose point is (0, v*) and whose Jacobian there is ``linearize``'s A; for
-    a model with closed loops, the model in its independent coordinates at x* (robodyn.model.constraints.
-    ReducedModel), whose Jacobian there is ``linearize``'s A too."""
-    chart = model.chart()
-    if chart is None and model.constraints() is not None:  # closed loops: in the independent coordinates at x*
-        from robodyn.analysis.reduced import linearized_reduced
-
-        reduced, z, u, p, linear = linearized_reduced(model, x_op, u_op, params, method)
-        return reduced, z, u, p, linear, reduced
-    if chart is None:
-        _, x, u, p = model.arguments(0.0, x_op, u_op, params)
-        return model, x, u, p, linearize(model, x, u, params=p, method=method), None
-    tangent, z, u, p, linear = linearized_on_manifold(model, chart, x_op, u_op, params, method)
-    return tangent, z, u, p, linear, tangent
-
-
 def _joint_function(model: ModelContract, p: Array) -> Callable[[Array], Array]:
     """z = (x, u): (n + m,) -> f(0, x, u, p) (n,), or rows (D, n + m) -> (D, n) in one ``f_many`` call."""
     n = model.n_states

@@ -28,7 +28,15 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robodyn.errors import InputError, RobodynWarning, ShapeError, UnknownNameError
+from robodyn.errors import InputError, RobodynWarning
+from robodyn.integrate.arguments import (
+    as_rows,
+    batch_size,
+    float_array,
+    initial_states,
+    parameter_sets,
+    read_span,
+)
 from robodyn.integrate.assemble import assemble, batch_events, batch_result
 from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
@@ -40,7 +48,7 @@ from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.stiff import RunResult, stiff_run
 from robodyn.model.constraints import consistent_states
 from robodyn.model.diagram_switching import is_switch
-from robodyn.model.system import require_model, values_to_vector
+from robodyn.model.system import require_model
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
@@ -130,10 +138,10 @@ def simulate(
     if model.n_states == 0:
         raise InputError(f"model {model.name!r} has no states: there is nothing to integrate; a static block (y = "
                          "h(t, u)) is evaluated with model.h or used as a block of a robodyn.Diagram")
-    t0, t1 = _span(t_span)
-    states, x_batch = _initial_states(model, x0)
-    parameters, p_batch = _parameter_sets(model, params)
-    N = _batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
+    t0, t1 = read_span(t_span)
+    states, x_batch = initial_states(model, x0)
+    parameters, p_batch = parameter_sets(model, params)
+    N = batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
     if check_limits(limits) == "events" and model.position_limits():
         events = [*_listed(events), *limit_events(model)]
     chosen = _method(model, method)
@@ -149,7 +157,7 @@ def simulate(
     if chosen.family == "discrete":
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
     check_memory(model, N, points)
-    states, parameters = _rows(states, N), _rows(parameters, N)
+    states, parameters = as_rows(states, N), as_rows(parameters, N)
     states = consistent_states(model, t0, states, parameters, assemble)  # closed loops: on them, or refused
     job = _Job(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
@@ -373,147 +381,6 @@ def _key_item(value: Any) -> tuple[Any, ...] | None:
     return None
 
 
-def _finite(value: Any, label: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{label} must be a number, got {value!r}") from None
-    if not np.isfinite(number):
-        raise InputError(f"{label} must be finite, got {number}")
-    return number
-
-
-def _numbers(value: Any, label: str) -> np.ndarray:
-    """``value`` as a float64 array, or InputError naming ``label`` (not numpy's ValueError)."""
-    try:
-        array = np.asarray(value)
-        if array.dtype.kind == "c":
-            raise InputError(f"{label} must be real numbers, got the complex {value!r}: give the real part")
-        return array.astype(float, copy=array.dtype != np.float64)
-    except (TypeError, ValueError, OverflowError) as exc:
-        if isinstance(exc, InputError):
-            raise
-        raise InputError(f"{label} must be numbers, got {_short(value)}") from None
-
-
-def _short(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 80 else f"{text[:77]}..."
-
-
-def _span(t_span: float | tuple[float, float]) -> tuple[float, float]:
-    if type(t_span) is float and math.isfinite(t_span) and t_span > 0:  # the common case: t1 alone
-        return 0.0, t_span
-    if isinstance(t_span, bool):
-        raise InputError(f"t_span must be (t0, t1) or t1, got {t_span!r}")
-    if isinstance(t_span, int | float | np.number):
-        t0, t1 = 0.0, _finite(t_span, "t_final")
-    else:
-        try:
-            first, last = t_span
-        except (TypeError, ValueError):
-            raise InputError(f"t_span must be (t0, t1) or t1, got {t_span!r}") from None
-        t0, t1 = _finite(first, "t0"), _finite(last, "t_final")
-    if not t1 > t0:
-        raise InputError(f"t_final = {t1:g} must be greater than t0 = {t0:g}")
-    return t0, t1
-
-
-def _initial_states(model: ModelContract, x0: Any) -> tuple[np.ndarray, bool]:
-    n = model.n_states
-    if x0 is None:
-        return np.zeros((1, n)), False
-    if type(x0) is not list and isinstance(x0, Mapping):
-        unknown = [k for k in x0 if k not in model.states]
-        if unknown:
-            model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean
-        columns = {k: np.atleast_1d(_numbers(v, f"x0[{k!r}]")) for k, v in x0.items()}
-        _check_columns(columns, "x0")
-        size = max((c.size for c in columns.values()), default=1)
-        rows = np.zeros((size, n))
-        for k, column in columns.items():
-            rows[:, model.states.index(k)] = column
-        _check_finite(rows, "x0")
-        return rows, size > 1
-    array = _numbers(x0, "x0")
-    if array.ndim == 1 and array.shape[0] == n and _all_finite(array):  # the common case: one state vector
-        return (array if type(x0) is list or type(x0) is tuple else array.copy())[None, :], False
-    if array.ndim == 2:
-        if array.shape[1] != n or array.shape[0] == 0:
-            raise ShapeError(f"x0 has shape {array.shape}, expected (N, {n}) with N >= 1 for the states "
-                             f"{', '.join(model.states)}")
-        _check_finite(array, "x0")
-        return array.copy(), True
-    return model.state_vector(array)[None, :], False
-
-
-def _parameter_sets(model: ModelContract, params: Any) -> tuple[np.ndarray, bool]:
-    if params is None:  # the defaults (validated with the model)
-        return np.fromiter(model.parameters.values(), float, len(model.parameters))[None, :], False
-    names = tuple(model.parameters)
-    defaults = model.parameter_vector()
-    if isinstance(params, Mapping):
-        for key in params:
-            if key in model.derived_parameters:  # the model's own message: derived, and from what
-                model.parameter_vector({key: 0.0})
-            if key not in names:
-                raise UnknownNameError(f"unknown parameter {key!r} (the model's parameters: {', '.join(names)})")
-        columns = {k: np.atleast_1d(_numbers(v, f"params[{k!r}]")) for k, v in params.items()}
-        _check_columns(columns, "params")
-        size = max((c.size for c in columns.values()), default=1)
-        rows = np.tile(defaults, (size, 1))
-        for k, column in columns.items():
-            rows[:, names.index(k)] = column
-        _check_finite(rows, "params")
-        return rows, size > 1
-    array = _numbers(params, "params")
-    if array.ndim == 2:
-        if array.shape[1] != len(names):
-            raise ShapeError(f"params has shape {array.shape}, expected (N, {len(names)})")
-        _check_finite(array, "params")
-        return array.copy(), True
-    return values_to_vector(array, names, "parameter")[None, :], False
-
-
-def _check_columns(columns: Mapping[str, np.ndarray], label: str) -> None:
-    """Each column is one value or a 1-D list of N values, with the same N for all."""
-    size = max((c.size for c in columns.values()), default=1)
-    for k, column in columns.items():
-        if column.ndim != 1:
-            raise ShapeError(f"{label}[{k!r}] has shape {column.shape}: give a number or a list of N values")
-        if column.size not in (1, size):
-            raise ShapeError(f"{label}[{k!r}] has {column.size} values where others have {size}: give N values each")
-
-
-def _rows(array: np.ndarray, N: int) -> np.ndarray:
-    """``array`` (1, k) or (N, k) as an (N, k) array.
-
-    The arrays of :func:`_initial_states` and :func:`_parameter_sets` are already fresh and writable (the
-    kernels are typed for those), so N rows are returned as they are and one row is copied N times.
-    """
-    if array.shape[0] == N:
-        return array
-    return np.broadcast_to(array, (N, array.shape[1])).copy()
-
-
-def _check_finite(array: np.ndarray, label: str) -> None:
-    if not _all_finite(array):
-        raise InputError(f"{label} contains non-finite values: give finite numbers")
-
-
-def _all_finite(array: np.ndarray) -> bool:
-    """Whether every entry of a float array is finite (small arrays without numpy's per-call cost)."""
-    if array.size <= 16:
-        return all(map(math.isfinite, array.ravel().tolist()))
-    return bool(np.isfinite(array).all())
-
-
-def _batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
-    if x_batch and p_batch and n_x != n_p:
-        raise ShapeError(f"x0 has {n_x} rows but params has {n_p}: give the same number, or one of them once")
-    return max(n_x, n_p)
-
-
 def _method(model: ModelContract, method: str | None) -> Method:
     """The registry entry of ``method``; without one, ``discrete`` for discrete-time models, ``exact`` for linear
     models and else ``dopri5``. A discrete-time model takes only ``discrete``, and only it (check_family)."""
@@ -526,7 +393,7 @@ def _method(model: ModelContract, method: str | None) -> Method:
 def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray | None:
     if t_eval is None:
         return None
-    times = _numbers(t_eval, "t_eval").reshape(-1)
+    times = float_array(t_eval, "t_eval").reshape(-1)
     if times.size == 0 or not np.all(np.isfinite(times)):
         raise InputError("t_eval must be a non-empty list of finite times")
     if np.any(np.diff(times) < 0) or times[0] < t0 or times[-1] > t1:
@@ -539,7 +406,7 @@ def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
         vector = np.empty(n)
         vector.fill(atol)
         return vector
-    given = _numbers(atol, "atol")
+    given = float_array(atol, "atol")
     values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
     if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
         raise InputError(f"atol must be a non-negative number or {n} of them")
