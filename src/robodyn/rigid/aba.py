@@ -32,7 +32,7 @@ from robodyn.rigid.rnea import (
     cholesky_solve,
     placement,
 )
-from robodyn.rigid.tape import Tape, Value
+from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["articulated_accelerations"]
 
@@ -81,14 +81,9 @@ def _inertia_out(tape: Tape, rotation: Mat, position: Vec, inertia: Inertia) -> 
 
 
 def _apply(inertia: Inertia, m: Sequence[Value]) -> Six:
-    return [_dot(row, m) for row in inertia]
+    return [dot(row, m) for row in inertia]
 
 
-def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
-    total = a[0] * b[0]
-    for x, y in zip(a[1:], b[1:]):
-        total = total + x * y
-    return total
 
 
 def _cross_motion(a: Six, b: Six) -> Six:
@@ -150,8 +145,8 @@ def articulated_accelerations(
     for i in reversed(range(count)):
         body, (rotation, position) = bodies[i], frames[i]
         U[i] = _apply(inertia[i], axes[i])
-        D[i] = _dot(axes[i], U[i]) + armature[i]
-        u[i] = tau[i] - _dot(axes[i], bias_force[i])
+        D[i] = dot(axes[i], U[i]) + armature[i]
+        u[i] = tau[i] - dot(axes[i], bias_force[i])
         if body.parent < 0 and root is None:
             continue
         articulated = [[inertia[i][r][c] - U[i][r] * U[i][c] / D[i] for c in range(6)] for r in range(6)]
@@ -185,6 +180,6 @@ def articulated_accelerations(
         parent_a = root_acc if body.parent < 0 else accelerations[body.parent]
         moved = _motion_in(rotation, position, parent_a)
         a = [moved[k] + bias_acc[i][k] for k in range(6)]
-        qdd[i] = (u[i] - _dot(U[i], a)) / D[i]
+        qdd[i] = (u[i] - dot(U[i], a)) / D[i]
         accelerations.append([a[k] + qdd[i] * axes[i][k] for k in range(6)])
     return qdd, base_acc

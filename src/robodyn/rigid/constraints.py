@@ -38,7 +38,7 @@ from typing import Final
 
 from robodyn.rigid.kinematics import FrameSpec, KinematicsProgram
 from robodyn.rigid.rnea import TreeFactor, cholesky_factor, cholesky_solve
-from robodyn.rigid.tape import Value
+from robodyn.rigid.tape import Value, dot
 
 __all__ = ["AXES", "ConstraintProgram", "ConstraintRow"]
 
@@ -135,7 +135,7 @@ class ConstraintProgram:
         qd = self.kinematics.qd
         result = []
         for row, line in zip(self.rows, self.jacobian):
-            value = _dot(line, qd)
+            value = dot(line, qd)
             if row.path is not None:
                 value = value - row.path[1]
             result.append(value)
@@ -160,10 +160,10 @@ class ConstraintProgram:
         jacobian, alpha = self.jacobian, self.alpha
         two = self.tape.const(2.0)
         y = [self.tree.solve(line) for line in jacobian]  # the columns of M^-1 J^T
-        s = [[_dot(line, column) for column in y] for line in jacobian]
+        s = [[dot(line, column) for column in y] for line in jacobian]
         gamma = [-b - two * alpha * v - alpha * alpha * r
                  for b, v, r in zip(self.bias, self.velocity, self.residual)]
-        rhs = [g - _dot(line, self.free) for g, line in zip(gamma, jacobian)]
+        rhs = [g - dot(line, self.free) for g, line in zip(gamma, jacobian)]
         forces = cholesky_solve(cholesky_factor(s), rhs)
         acceleration = list(self.free)
         for column, force in zip(y, forces):
@@ -179,10 +179,3 @@ class ConstraintProgram:
     def forces(self) -> list[Value]:
         """lambda ``(k,)``: the constraint force on frame a along each row's axis (N, or N m for orientation rows)."""
         return self._solution[1]
-
-
-def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
-    total = a[0] * b[0]
-    for x, y in zip(a[1:], b[1:]):
-        total = total + x * y
-    return total

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.kinematics import FrameSpec, KinematicsProgram
-from robodyn.rigid.tape import Value
+from robodyn.rigid.tape import Value, dot
 
 __all__ = ["ContactForces", "ContactSpec"]
 
@@ -66,29 +66,22 @@ class ContactForces:
             pose = kinematics.outputs(contact.frame, "pose")
             jacobian = kinematics.outputs(contact.frame, "jacobian")
             rows = [jacobian[i * n: (i + 1) * n] for i in range(3)]
-            velocity = [_dot(row, kinematics.qd) for row in rows]
+            velocity = [dot(row, kinematics.qd) for row in rows]
             normal = contact.normal
-            gap = _dot([pose[9 + i] - contact.point[i] for i in range(3)], normal)
+            gap = dot([pose[9 + i] - contact.point[i] for i in range(3)], normal)
             depth = tape.binary("max", -gap, zero)
-            rate = -_dot(velocity, normal)
+            rate = -dot(velocity, normal)
             force = tape.binary("max", zero, tape.binary("pow", depth, contact.exponent)
                                 * (contact.stiffness + contact.damping * rate))
-            along = _dot(velocity, normal)
+            along = dot(velocity, normal)
             tangential = [velocity[i] - along * normal[i] for i in range(3)]
-            slip = _dot(tangential, tangential).sqrt()
-            scale = -contact.friction * force / (_dot(tangential, tangential) + contact.slip * contact.slip).sqrt()
+            slip = dot(tangential, tangential).sqrt()
+            scale = -contact.friction * force / (dot(tangential, tangential) + contact.slip * contact.slip).sqrt()
             friction = [scale * tangential[i] for i in range(3)]
             total = [force * normal[i] + friction[i] for i in range(3)]
             for j in range(n):
-                generalized[j] = generalized[j] + _dot([rows[i][j] for i in range(3)], total)
+                generalized[j] = generalized[j] + dot([rows[i][j] for i in range(3)], total)
             normals.append(force)
             frictions.append(friction)
             slips.append(slip)
         return ContactForces(normals, frictions, slips, generalized)
-
-
-def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
-    total = a[0] * b[0]
-    for x, y in zip(a[1:], b[1:]):
-        total = total + x * y
-    return total

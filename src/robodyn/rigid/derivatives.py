@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.rnea import Body, Mat, Vec, _add, _cross, _matmul, _matvec, _scale, placement
-from robodyn.rigid.tape import Tape, Value
+from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["Inertia", "InverseDerivatives", "MovingRoot", "WorldTree"]
 
@@ -85,11 +85,6 @@ def _cross_force(a: Sequence[Value], f: Sequence[Value]) -> Motion:
     return [*_cross(a[3:], f[:3]), *_add(_cross(a[3:], f[3:]), _cross(a[:3], f[:3]))]
 
 
-def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
-    total = a[0] * b[0]
-    for x, y in zip(a[1:], b[1:]):
-        total = total + x * y
-    return total
 
 
 def _plus(a: Sequence[Value], b: Sequence[Value]) -> Motion:
@@ -101,7 +96,7 @@ def _minus(a: Sequence[Value], b: Sequence[Value]) -> Motion:
 
 
 def _symmetric_times(c: Sequence[Sequence[Value]], y: Sequence[Value]) -> Motion:
-    return [_dot(row, y) for row in c]
+    return [dot(row, y) for row in c]
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,7 +227,7 @@ class WorldTree:
                 for e, alpha in enumerate(alphas):
                     for c, s in enumerate(self.columns[j]):
                         row, col = self.starts[k] + e, self.starts[j] + c
-                        mass[row][col] = mass[col][row] = _dot(alpha, s)
+                        mass[row][col] = mass[col][row] = dot(alpha, s)
         return mass
 
     # --- motion: velocities, accelerations, forces ------------------------------------------------------
@@ -302,7 +297,7 @@ class _Motion:
     def tau(self) -> list[Value]:
         """tau = S_k . F_k per column."""
         F = self.subtree_forces
-        return [_dot(s, F[node]) for node, columns in enumerate(self.columns) for s in columns]
+        return [dot(s, F[node]) for node, columns in enumerate(self.columns) for s in columns]
 
     @functools.cached_property
     def composites(self) -> tuple[list[Motion], list[Motion], list[list[list[Value]]]]:
@@ -353,9 +348,9 @@ class _Motion:
                     for col_index in range(len(self.columns[j])):
                         col = tree.starts[j] + col_index
                         s_j = self.columns[j][col_index]
-                        dq[row][col] = -(_dot(alpha, p[j][col_index]) + _dot(b, u[j][col_index]))
-                        dv[row][col] = _dot(b, s_j) + _dot(alpha, c[j][col_index])
+                        dq[row][col] = -(dot(alpha, p[j][col_index]) + dot(b, u[j][col_index]))
+                        dv[row][col] = dot(b, s_j) + dot(alpha, c[j][col_index])
                         if j != k:
-                            dq[col][row] = _dot(s_j, D[k][e])
-                            dv[col][row] = _dot(s_j, E[k][e])
+                            dq[col][row] = dot(s_j, D[k][e])
+                            dv[col][row] = dot(s_j, E[k][e])
         return InverseDerivatives(tau, dq, dv)

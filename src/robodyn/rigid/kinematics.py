@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.rnea import Body, Mat, Vec, _add, _cross, _matmul, _matvec, world_frames
-from robodyn.rigid.tape import Tape, Value
+from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["QUANTITIES", "FrameSpec", "KinematicsProgram"]
 
@@ -115,13 +115,6 @@ class KinematicsProgram:
     def _bias(self, frame: FrameSpec) -> list[Value]:
         """J'q' = sum_k d(J q')/dq_k q'_k (q' held: the derivative of J q' along the motion at q'' = 0)."""
         jacobian = self._jacobian(frame)
-        twist = [_dot(row, self.qd) for row in jacobian]
+        twist = [dot(row, self.qd) for row in jacobian]
         derivatives = self.tape.derive(twist, self.q)
-        return [_dot(row, self.qd) for row in derivatives]
-
-
-def _dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
-    total = a[0] * b[0]
-    for x, y in zip(a[1:], b[1:]):
-        total = total + x * y
-    return total
+        return [dot(row, self.qd) for row in derivatives]

@@ -24,7 +24,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-__all__ = ["BINARY", "UNARY", "Tape", "Value"]
+__all__ = ["BINARY", "UNARY", "Tape", "Value", "dot"]
 
 # Operation codes. Leaves: ("leaf", argument, index); constants: ("const", value, 0).
 UNARY: Final = ("neg", "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
@@ -354,6 +354,14 @@ class Tape:
             return y / square, -(x / square)
         first = self.unary("step", y - x) if op == "min" else self.unary("step", x - y)  # 1 where x is chosen
         return first, one - first
+
+
+def dot(a: Sequence[Value], b: Sequence[Value]) -> Value:
+    """sum_i a_i b_i, left to right (a, b non-empty and of one length)."""
+    total = a[0] * b[0]
+    for x, y in zip(a[1:], b[1:]):
+        total = total + x * y
+    return total
 
 
 def _fold(values: Sequence[Value], combine: Callable[[Value, Value], Value]) -> Value:
