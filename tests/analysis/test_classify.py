@@ -282,3 +282,14 @@ def test_random_linear_systems_are_linear_and_adding_a_square_breaks_it(A):
 def test_expression_that_is_affine_after_expansion_is_linear():
     model = SymbolicSystem(["x"], None, {"x": "(x + 1)**3 - x**3 - 3*x**2 - 3*x - 1 - 2*x"})
     assert classify(model).linear is True
+
+
+def test_a_linkage_is_sampled_around_an_assembled_state() -> None:
+    """The four-bar at q = 0 is laid out straight (its loop's Jacobian loses rank: f is singular there): sampling
+    starts from a state on the loop instead, and the verdicts are a pendulum-like linkage's."""
+    from pathlib import Path
+
+    model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "four_bar.yaml"))
+    result = robodyn.classify(model)
+    assert result.order == 2 and not result.linear and result.time_invariant and not result.homogeneous
+    assert "f(x0 + a d1 + b d2) - f(x0)" in result.reasons["linear"]

@@ -287,8 +287,10 @@ def _classify_sampled(model: ModelContract, samples: int, seed: int) -> Classifi
             linear = False
             counter = {"x1": _point(model, x1, u1), "x2": _point(model, x2, u2), "a": a, "b": b, "t": t,
                        "mismatch": float(np.max(np.abs(combo - f0 - expected)))}
+            at = "0" if constraints is None else "x0"  # x0: a state on the constraints, x_i = x0 + d_i
+            combined = "a x1 + b x2" if constraints is None else "x0 + a d1 + b d2"
             reasons["linear"] = (
-                f"f(a x1 + b x2) - f(0) differs from a (f(x1) - f(0)) + b (f(x2) - f(0)) by "
+                f"f({combined}) - f({at}) differs from a (f(x1) - f({at})) + b (f(x2) - f({at})) by "
                 f"{counter['mismatch']:.3g} at a = {a:.3g}, b = {b:.3g} (see counterexample)"
             )
         if time_invariant and not _close(shifted, f1, shifted, f1):
