@@ -43,3 +43,13 @@ def test_validity_of_a_linkage_is_measured_in_its_independent_coordinates() -> N
     result = robodyn.validity(model, x, u, horizon=1.0)
     assert 0 < result.radius < 1 and result.exponent > 1.5  # a smooth, nonlinear linkage: remainder ~ rho^2
     assert result.sim_radius is not None and result.sim_radius > 0
+
+
+def test_the_reduced_models_points_are_assembled_with_its_own_parameters() -> None:
+    """A longer coupler (b = 0.55): the points map to states on that linkage, not on the file's."""
+    model = robodyn.load(FOUR_BAR)
+    p = model.parameter_vector({"b": 0.55})
+    x = model.constraints().assemble(0.0, np.zeros(6), p, {"crank": 0.9})
+    reduced = ReducedModel(model, x, p)
+    state = reduced.stored(reduced.coordinates(x) + np.array([0.05, 0.1]))
+    assert max(map(abs, model.constraints().residuals(0.0, state, p).values())) <= 1e-9

@@ -300,7 +300,7 @@ class ReducedModel(Model):
         self.states = tuple(robot.states[i] for i in self.rows)
         self.outputs = self.states
         self._fixed = [robot.states[i] for i in self.rows]
-        self._time = t
+        self._time, self._p = t, np.array(p, dtype=float)
 
     @property
     def outputs_are_states(self) -> bool:
@@ -313,8 +313,9 @@ class ReducedModel(Model):
         return self.constraint_set.assemble(self._time, self.centre, p, dict(zip(self._fixed, z.tolist())))
 
     def stored(self, z: Vector, p: Vector | None = None) -> np.ndarray:
-        """The full states ``(..., 2n)`` of the points ``z`` ``(..., 2d)`` (assembled)."""
-        parameters = self.parameter_vector(None) if p is None else p
+        """The full states ``(..., 2n)`` of the points ``z`` ``(..., 2d)``, assembled with the parameters ``p``
+        (default: those the model was made at)."""
+        parameters = self._p if p is None else p
         z = np.asarray(z, dtype=float)
         rows = z.reshape(-1, z.shape[-1])
         return np.array([self._one(row, parameters) for row in rows]).reshape(*z.shape[:-1], -1)
