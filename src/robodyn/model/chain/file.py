@@ -107,7 +107,8 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
                         free_root=base != "fixed")
     closed = [key for key in ("loops", "constraints", "baumgarte", "independent", "contacts") if key in r.data]
     if closed and base != "fixed":
-        raise r.fail((closed[0],), f"loops and constraints need a fixed base (this chain's is {base!r})")
+        raise r.fail((closed[0],), f"loops, constraints and contacts need a fixed base (this chain's is {base!r}): "
+                     "not built for moving bases yet")
     if closed:
         return _constrained(r, chain)
     return chain if base == "fixed" else FloatingChain(chain, base)
