@@ -83,9 +83,11 @@ def test_a_contact_model_linearizes_exactly() -> None:
 BAD = {
     "unknown frame": ("- {frame: back,", "- {frame: bakc,", "no frame 'bakc'"),
     "negative friction": ("mu: 0.2,", "mu: -0.2,", "friction must be 0 or more, got -0.2"),
-    "impact": ("model: compliant,\n     stiffness: k, damping: d, friction: mu, slip_velocity: eps}\n  - {frame: front",
-               "model: impact,\n     stiffness: k, damping: d, friction: mu, slip_velocity: eps}\n  - {frame: front",
-               "model 'impact' is not available"),
+    "impact with a force law": (
+        "model: compliant,\n     stiffness: k, damping: d, friction: mu, slip_velocity: eps}\n  - {frame: front",
+        "model: impact,\n     stiffness: k, damping: d, friction: mu, slip_velocity: eps}\n  - {frame: front",
+        "an impact contact is rigid: it takes restitution and rest_time, not damping, friction, slip_velocity, "
+        "stiffness"),
     "zero normal": ("normal: [-sin(theta), 0, cos(theta)]}, model: compliant,\n     stiffness: k, damping: d, "
                     "friction: mu, slip_velocity: eps}\n  - {frame: front",
                     "normal: [0, 0, 0]}, model: compliant,\n     stiffness: k, damping: d, friction: mu, "

@@ -21,6 +21,7 @@ import pytest
 
 import robodyn
 from robodyn.model.constraints import ConstraintSet
+from robodyn.model.events import Event
 from robodyn.model.files import cached
 from robodyn.model.files.cached import CachedModel, cached_model
 from robodyn.model.files.catalog import CATALOG
@@ -122,6 +123,7 @@ KINDS: dict[str, Callable[[], Model]] = {
     "compiled diagram": lambda: robodyn.load(str(EXAMPLES / "motor_joint_pid.yaml")),
     "closed chain file": lambda: robodyn.load(str(EXAMPLES / "four_bar.yaml")),
     "contact chain file": lambda: robodyn.load(str(EXAMPLES / "box_on_incline.yaml")),
+    "impact chain file": lambda: robodyn.load(str(EXAMPLES / "bouncing_ball.yaml")),
 }
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
@@ -156,6 +158,8 @@ CAPABILITIES: dict[str, set[str]] = {
                           "symbol_table", "energy", "kinematics", "constraints"},
     "contact chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                            "symbol_table", "energy", "kinematics"},
+    "impact chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
+                          "symbol_table", "energy", "kinematics", "impacts"},
 }
 
 
@@ -277,6 +281,13 @@ def _offered(model: ModelContract) -> set[str]:
         assert set(constraints.residuals(t, state, p)) == {*constraints.rows, *(f"{r}'" for r in constraints.rows)}
         assert max(map(abs, constraints.residuals(t, state, p).values())) <= 1e-9
         found.add("constraints")
+    impacts = model.impacts()
+    if impacts is not None:  # rigid contacts: their terminal events parse in each mode's table, the map keeps q
+        assert len(impacts) > 0 and all(isinstance(e, Event) for e in impacts.events(frozenset()))
+        for event in impacts.events(frozenset()):
+            model.symbol_table().expression(event.expression, event.name)
+        assert np.array_equal(impacts.jump(t, x, p, 0, frozenset(), plastic=False)[: n // 2], x[: n // 2])
+        found.add("impacts")
     return found
 
 

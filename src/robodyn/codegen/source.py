@@ -31,7 +31,9 @@ _INDENT: Final = "    "
 
 def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
     table: dict[sympy.Symbol, sympy.Symbol] = {symbols.t_symbol: sympy.Symbol("t", real=True)}
-    for prefix, group in (("_x", symbols.x_symbols), ("_u", symbols.u_symbols), ("_p", symbols.p_symbols)):
+    derived = getattr(symbols, "d_symbols", ())
+    for prefix, group in (("_x", symbols.x_symbols), ("_u", symbols.u_symbols), ("_p", symbols.p_symbols),
+                          ("_d", derived)):
         table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(group)})
     return table
 
@@ -45,7 +47,7 @@ def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> 
     used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
     printer = python_printer()
     lines = []
-    for prefix, source in (("_x", "x"), ("_u", "u"), ("_p", "p")):
+    for prefix, source in (("_x", "x"), ("_u", "u"), ("_p", "p"), ("_d", "_d")):
         for symbol in sorted((s for s in used if s.name.startswith(prefix)), key=lambda s: int(s.name[2:])):
             lines.append(f"{symbol.name} = {source}[{symbol.name[2:]}]")
     lines += [f"{name} = {printer.doprint(value)}" for name, value in intermediates]
@@ -107,10 +109,19 @@ def explicit_rhs_source(symbols: Any, f: Sequence[Any]) -> str:
     return _function("rhs", _body(symbols, [f"out[{i}]" for i in range(len(f))], list(f)))
 
 
-def event_source(symbols: Any, events: Sequence[sympy.Expr]) -> str:
-    """Source of ``event_fn(t, x, u, p, out)`` writing the event values g_k into ``out``."""
+def event_source(symbols: Any, events: Sequence[sympy.Expr], derived: str | None = None) -> str:
+    """Source of ``event_fn(t, x, u, p, out)`` writing the event values g_k into ``out``.
+
+    A table with ``d_symbols`` (values derived from t, x, u, p: a chain's contact gaps) names them in the events;
+    ``derived`` is then the name of a function ``derived(t, x, u, p, x, _d)`` defined with the events that fills
+    the array ``_d`` with their values, called first when an event uses them.
+    """
+    body = _body(symbols, [f"out[{k}]" for k in range(len(events))], list(events))
+    count = len(getattr(symbols, "d_symbols", ()))
+    if derived is not None and count and any(line.startswith("_d") and " = _d[" in line for line in body):
+        body = [f"_d = np.empty({count})", f"{derived}(t, x, u, p, x, _d)", *body]
     # hjit: only the kernels call it (rhs keeps its Python wrapper: it is handy for checking generated code)
-    return _function("event_fn", _body(symbols, [f"out[{k}]" for k in range(len(events))], list(events)), "hjit")
+    return _function("event_fn", body, "hjit")
 
 
 

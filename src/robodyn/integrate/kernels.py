@@ -210,12 +210,13 @@ def run_fixed(setup: KernelSetup, method: str, grid: np.ndarray, x0: np.ndarray,
 
 def run_adaptive(
     setup: KernelSetup, method: str, t_span: tuple[float, float], x0: np.ndarray, p: np.ndarray,
-    stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int,
+    stops: np.ndarray, t_eval: np.ndarray, rtol: float, atol: np.ndarray, max_steps: int, h0: float = 0.0,
 ) -> RunResult:
-    """One adaptive run (dopri5/dop853, radau/rosenbrock) with stop points, optional t_eval and events."""
+    """One adaptive run (dopri5/dop853, radau/rosenbrock) with stop points, optional t_eval and events; ``h0`` the
+    first step (0: chosen by the kernel)."""
     model, events = setup.model, setup.events
     args = (setup.fns, *_method_arrays(method), float(t_span[0]), float(t_span[1]), x0, p, setup.inp, model.n_inputs,
-            stops, t_eval, *_tolerances(method, rtol, atol), 0.0, math.inf, int(max_steps), events.direction,
+            stops, t_eval, *_tolerances(method, rtol, atol), float(h0), math.inf, int(max_steps), events.direction,
             events.terminal)
     result, seconds, from_cache = _timed_first_call(setup, f"adaptive_run {_variant(method)}",
                                                     lambda: setup.module.adaptive_run(*args))

@@ -165,6 +165,10 @@ def simulate(
         from robodyn.integrate.sampled import run_sampled
 
         result: Result = run_sampled(job)
+    elif model.impacts() is not None:  # rigid contacts: integrated from impact to impact
+        from robodyn.integrate.impacts import run_with_impacts
+
+        result = run_with_impacts(job)
     else:
         result = _RUNNERS[chosen.family](job)
     left = limits_left(model, result.t, result.x) if limits == "warn" and model.position_limits() else None

@@ -347,6 +347,12 @@ class Model:
         ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
         return None
 
+    def impacts(self) -> Any:
+        """The rigid contacts of a model whose velocities jump at impacts (robodyn.model.chain.impacts.ImpactSet:
+        touchdown and lift-off events, the impact map, resting modes), which ``simulate`` integrates between, or
+        None (the default)."""
+        return None
+
     def raw_function(self, which: str) -> Callable[..., Any]:
         """The model's own ``f`` or ``h`` (``which``), unchecked: for probes that pass other shapes (points as
         columns, complex values) and check the results themselves."""

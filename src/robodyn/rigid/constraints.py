@@ -5,7 +5,8 @@ orientation (``rx``, ``ry``, ``rz``), of frame a relative to frame b (a loop: th
 given in the world frame (origins only); or it drives a coordinate, q_i = c(t) (J's row is e_i). Per row
 :class:`ConstraintProgram` records
 
-- the residual phi(t, q): p_a - p_b (or p_a - c(t)) along the axis; for an orientation axis the rotation vector
+- the residual phi(t, q): p_a - p_b (or p_a - c(t)) along the axis, or along a unit ``direction`` n (a point held
+  on a plane, n . p_a = c: a resting contact); for an orientation axis the rotation vector
   of R_a R_b^T to first order, 1/2 vee(R_a R_b^T - R_b R_a^T) (zero exactly when the frames agree; a pose loop
   is meant to close, where this is the small-angle rotation);
 - its Jacobian row J = Jv_a - Jv_b (Jw for an orientation axis; robodyn.rigid.kinematics, world axes), so that
@@ -50,13 +51,15 @@ AXES: Final = ("x", "y", "z", "rx", "ry", "rz")
 class ConstraintRow:
     """Frame ``a`` relative to frame ``b`` (a loop) or to a path (``b`` None: ``path`` = (c, c', c'') along the
     axis, tape values of t) along world axis ``axis`` (an index of :data:`AXES`); or, with ``a`` None, coordinate
-    ``coordinate`` driven along ``path`` (a driving constraint: q_i = c(t))."""
+    ``coordinate`` driven along ``path`` (a driving constraint: q_i = c(t)). With ``direction`` (a unit world vector
+    n of tape values; ``b`` None) the row holds n . p_a on the path instead of one axis (``axis`` is then 0)."""
 
     a: FrameSpec | None
     b: FrameSpec | None
     axis: int
     path: tuple[Value, Value, Value] | None = None
     coordinate: int | None = None
+    direction: tuple[Value, Value, Value] | None = None
 
 
 class ConstraintProgram:
@@ -85,6 +88,10 @@ class ConstraintProgram:
                 result.append(self.kinematics.q[row.coordinate] - row.path[0])
                 continue
             pose_a = self._frame(row.a, "pose")
+            if row.direction is not None:
+                assert row.path is not None
+                result.append(dot(pose_a[9:12], row.direction) - row.path[0])
+                continue
             if row.axis < 3:
                 value = pose_a[9 + row.axis]
                 if row.b is not None:
@@ -122,7 +129,11 @@ class ConstraintProgram:
             if row.a is None:
                 result.append([one if j == row.coordinate else zero for j in range(n)])
                 continue
-            line = self._frame(row.a, "jacobian")[row.axis * n: (row.axis + 1) * n]
+            full = self._frame(row.a, "jacobian")
+            if row.direction is not None:
+                result.append([dot([full[i * n + j] for i in range(3)], row.direction) for j in range(n)])
+                continue
+            line = full[row.axis * n: (row.axis + 1) * n]
             if row.b is not None:
                 other = self._frame(row.b, "jacobian")[row.axis * n: (row.axis + 1) * n]
                 line = [a - b for a, b in zip(line, other)]
@@ -146,7 +157,12 @@ class ConstraintProgram:
         """J'q' - c'' ``(k,)``: the acceleration residual at q'' = 0."""
         result = []
         for row in self.rows:
-            value = self.tape.const(0.0) if row.a is None else self._frame(row.a, "bias")[row.axis]
+            if row.a is None:
+                value = self.tape.const(0.0)
+            elif row.direction is not None:
+                value = dot(self._frame(row.a, "bias")[:3], row.direction)
+            else:
+                value = self._frame(row.a, "bias")[row.axis]
             if row.b is not None:
                 value = value - self._frame(row.b, "bias")[row.axis]
             elif row.path is not None:

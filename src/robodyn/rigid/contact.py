@@ -28,7 +28,21 @@ from dataclasses import dataclass
 from robodyn.rigid.kinematics import FrameSpec, KinematicsProgram
 from robodyn.rigid.tape import Value, dot
 
-__all__ = ["ContactForces", "ContactSpec"]
+__all__ = ["ContactForces", "ContactSpec", "plane_gap", "plane_normal_row"]
+
+
+def plane_gap(kinematics: KinematicsProgram, frame: FrameSpec, point: Sequence[Value], normal: Sequence[Value]
+              ) -> Value:
+    """g = n . (p - p0): the frame's origin's signed distance (m) from the plane through p0 with unit normal n."""
+    pose = kinematics.outputs(frame, "pose")
+    return dot([pose[9 + i] - point[i] for i in range(3)], normal)
+
+
+def plane_normal_row(kinematics: KinematicsProgram, frame: FrameSpec, normal: Sequence[Value]) -> list[Value]:
+    """dg/dq = n^T Jv ``(n,)``: the gap's rate is this row times q'."""
+    n = kinematics.n
+    jacobian = kinematics.outputs(frame, "jacobian")
+    return [dot([jacobian[i * n + j] for i in range(3)], normal) for j in range(n)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,12 +77,11 @@ class ContactForces:
         generalized = [zero] * n
         normals, frictions, slips = [], [], []
         for contact in contacts:
-            pose = kinematics.outputs(contact.frame, "pose")
             jacobian = kinematics.outputs(contact.frame, "jacobian")
             rows = [jacobian[i * n: (i + 1) * n] for i in range(3)]
             velocity = [dot(row, kinematics.qd) for row in rows]
             normal = contact.normal
-            gap = dot([pose[9 + i] - contact.point[i] for i in range(3)], normal)
+            gap = plane_gap(kinematics, contact.frame, contact.point, normal)
             depth = tape.binary("max", -gap, zero)
             rate = -dot(velocity, normal)
             force = tape.binary("max", zero, tape.binary("pow", depth, contact.exponent)

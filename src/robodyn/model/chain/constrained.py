@@ -26,6 +26,9 @@ contract's ``constraints()`` gives the residuals, assembly and independent coord
 
 ``contacts`` (robodyn.model.chain.contacts) add compliant forces of frames' points against planes to the tree's
 generalized forces, with or without loops; their normal and friction forces and slip speeds follow the outputs.
+Rigid ``impact`` contacts add no force: ``impacts()`` (robodyn.model.chain.impacts) gives the touchdown events, the
+impact map and the resting contacts that ``simulate`` switches between; their gaps follow the outputs. Every
+contact's gap ``<name>_gap`` is a name for event expressions (robodyn.model.chain.impacts.ContactSymbols).
 """
 
 from __future__ import annotations
@@ -41,16 +44,16 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, SingularMatrixError, UnknownNameError
-from robodyn.model.chain.contacts import Contact, contact_specs
+from robodyn.model.chain.contacts import Contact, ContactSet, contact_specs
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.constraints import ConstraintSet
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.constraints import AXES, ConstraintProgram, ConstraintRow
-from robodyn.rigid.contact import ContactForces
+from robodyn.rigid.contact import ContactForces, plane_gap, plane_normal_row
 from robodyn.rigid.dynamics import ManipulatorProgram
-from robodyn.rigid.tape import Value
+from robodyn.rigid.tape import Value, dot
 
 __all__ = ["DEFAULT_BAUMGARTE", "ConstrainedChain", "Constraint", "Loop"]
 
@@ -119,7 +122,10 @@ class ConstrainedChain(Model):
         The coordinates linearization keeps (default: chosen at each point by a pivoted QR of the constraint
         Jacobian).
     contacts : sequence of :class:`~robodyn.model.chain.contacts.Contact` (or mappings: a file's entries)
-        Frames' points against planes, compliant (robodyn.rigid.contact): their forces join the joints' Q.
+        Frames' points against planes: compliant (robodyn.rigid.contact), their forces joining the joints' Q, or
+        rigid impacts (robodyn.model.chain.impacts).
+    held : sequence of int
+        Impact contacts (indices among them) held on their planes: the resting mode ``impacts().mode`` builds.
     """
 
     kind = "constrained chain"
@@ -127,7 +133,8 @@ class ConstrainedChain(Model):
     def __init__(self, chain: ChainSystem, loops: Sequence[Loop | Mapping[str, Any]] = (),
                  constraints: Sequence[Constraint | Mapping[str, Any]] = (), *,
                  baumgarte: float = DEFAULT_BAUMGARTE, independent: Sequence[str] | None = None,
-                 name: str | None = None, contacts: Sequence[Contact | Mapping[str, Any]] = ()):
+                 name: str | None = None, contacts: Sequence[Contact | Mapping[str, Any]] = (),
+                 held: Sequence[int] = ()):
         if not isinstance(chain, ChainSystem):
             raise InputError(f"ConstrainedChain: {getattr(chain, 'name', chain)!r} is not a chain: give a kind: chain "
                              "model or a URDF robot (a tree of joints and links)", key="loops")
@@ -190,7 +197,10 @@ class ConstrainedChain(Model):
             raise InputError(f"{where}: the constraint force outputs {clash} clash with the chain's names: rename the "
                              "loop or constraint", key="loops")
         self.force_outputs = tuple(forces)
-        self._contacts, contact_outputs, self._contact_units = contact_specs(chain, contacts, where)
+        self.contact_set: ContactSet = contact_specs(chain, contacts, where)
+        self._contacts, self._contact_units = self.contact_set.specs, self.contact_set.units
+        self.contact_entries = tuple(contacts)
+        contact_outputs = self.contact_set.outputs
         self.contact_outputs = tuple(contact_outputs)
         taken_names = {*chain.outputs, *chain.states, *forces}
         if taken_names & set(contact_outputs):
@@ -201,7 +211,15 @@ class ConstrainedChain(Model):
             raise InputError(f"{where}: {len(self._rows)} constraint rows on {chain.n_coordinates} coordinates: some "
                              "are redundant; drop axes (a planar loop constrains two directions)", key="loops")
         self._independent = None if independent is None else tuple(independent)
-        if self._rows:
+        self.held = tuple(sorted(set(held)))
+        for k in self.held:  # resting impact contacts: the point held on its plane along the normal
+            impact = self.contact_set.impacts[k]
+            zero = chain._tape_value(0)
+            self._rows.append(ConstraintRow(impact.frame, None, 0, (dot(impact.point, impact.normal), zero, zero),
+                                            direction=impact.normal))
+            self.row_names.append(f"{impact.name}.normal")
+            self.row_units.append("m")
+        if self._rows and not self.held:
             self._check_assembly()
 
     def _spec(self, frames: Any, frame: Any, where: str) -> Any:
@@ -287,7 +305,20 @@ class ConstrainedChain(Model):
             contacts = self.contact_forces
             touching = [e for k in range(len(self._contacts))
                         for e in (contacts.normal[k], *contacts.friction[k], contacts.slip[k])]
-            return [*own, *(program.forces if self._rows else []), *touching]
+            forces = program.forces[: len(self.force_outputs)] if self._rows else []
+            return [*own, *forces, *self._contact_values(touching)]
+        if name == "events":  # every contact's gap, then the held contacts' normal forces
+            kinematics = chain.kinematics().program
+            gaps = [plane_gap(kinematics, frame, *plane)
+                    for frame, plane in zip(self.contact_set.frames, self.contact_set.planes)]
+            return [*gaps, *(program.forces[len(self.force_outputs):] if self.held else [])]
+        if name == "impacts":  # per impact contact: gap, restitution, n . (Jv' q'), then the rows dg/dq (k x n)
+            kinematics = chain.kinematics().program
+            impacts = self.contact_set.impacts
+            return [*(plane_gap(kinematics, i.frame, i.point, i.normal) for i in impacts),
+                    *(i.restitution for i in impacts),
+                    *(dot(kinematics.outputs(i.frame, "bias")[:3], i.normal) for i in impacts),
+                    *(e for i in impacts for e in plane_normal_row(kinematics, i.frame, i.normal))]
         if name == "constraints":
             velocity_jacobian = tape.derive(program.velocity, manipulator.q)
             return [*program.residual, *program.velocity, *(e for row in program.jacobian for e in row),
@@ -297,7 +328,21 @@ class ConstrainedChain(Model):
             rows = tape.derive(values, [*manipulator.x, *manipulator.u])
             n = self.n_states
             return [e for row in rows for e in row[:n]] + [e for row in rows for e in row[n:]]
-        raise KeyError(f"no function {name!r}: rhs, h, constraints, jacobians, output_jacobians")
+        raise KeyError(f"no function {name!r}: rhs, h, constraints, jacobians, output_jacobians, events, impacts")
+
+    def _contact_values(self, compliant: list[Value]) -> list[Value]:
+        """The contacts' outputs in file order: five per compliant contact (``compliant``'s), a gap per impact."""
+        kinematics = self.chain.kinematics().program
+        impacts = iter(self.contact_set.impacts)
+        values, k = [], 0
+        for model in self.contact_set.models:
+            if model == "impact":
+                impact = next(impacts)
+                values.append(plane_gap(kinematics, impact.frame, impact.point, impact.normal))
+            else:
+                values += compliant[5 * k: 5 * k + 5]
+                k += 1
+        return values
 
     def _function(self, name: str) -> tuple[Any, int]:
         memo = self.memo()
@@ -421,7 +466,48 @@ class ConstrainedChain(Model):
         return self._source("constrained_out", "out_fn", self.tape_outputs("h"))
 
     def symbol_table(self) -> Any:
-        return self.chain.symbol_table()
+        """The chain's symbols, and with contacts also their gaps ``<name>_gap`` (ContactSymbols)."""
+        if not self.contact_set.names:
+            return self.chain.symbol_table()
+        from robodyn.model.chain.impacts import ContactSymbols
+
+        memo = self.memo()
+        if "contact symbols" not in memo:
+            memo["contact symbols"] = ContactSymbols(self)
+        return memo["contact symbols"]
+
+    def kernel_event_source(self, events: Sequence[Any]) -> str:
+        """``event_fn``: the events in the chain's symbols and the contacts' values (computed by the tape's
+        ``events`` function when an event uses them)."""
+        from robodyn.codegen.source import event_source
+
+        table = self.symbol_table()
+        if not self.contact_set.names:
+            return event_source(table, events)
+        return "\n".join([tape_source("_contact_values", self.tree_program.tape, self.tape_outputs("events"), "hjit"),
+                          "", event_source(table, events, "_contact_values")])
+
+    def contact_events(self, *, terminal: bool = False) -> list[Any]:
+        """Touchdown and lift-off of every compliant contact as events (robodyn.Event) for ``simulate``:
+        ``<name>_touchdown`` where its gap falls through 0, ``<name>_liftoff`` where it rises through 0 (impact
+        contacts' are the simulation's own: robodyn.integrate.impacts)."""
+        from robodyn.model.events import Event
+
+        names = [n for n, kind in zip(self.contact_set.names, self.contact_set.models) if kind == "compliant"]
+        return [Event(f"{n}_gap", direction, terminal, f"{n}_{what}")
+                for n in names for direction, what in ((-1, "touchdown"), (1, "liftoff"))]
+
+    def impacts(self) -> Any:
+        """The rigid contacts' events and impact map (robodyn.model.chain.impacts.ImpactSet), or None without
+        ``model: impact`` contacts."""
+        if not self.contact_set.impacts:
+            return None
+        from robodyn.model.chain.impacts import ImpactSet
+
+        memo = self.memo()
+        if "impact set" not in memo:
+            memo["impact set"] = ImpactSet(self)
+        return memo["impact set"]
 
     def show_text(self) -> str:
         rows, free = ", ".join(self.row_names), self.chain.n_coordinates - len(self._rows)

@@ -161,7 +161,7 @@ def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
         if not isinstance(entry, dict):
             raise r.fail(("contacts", i), "a contact is {frame: <frame>, plane: {point: [x, y, z], normal: [x, y, z]}, "
                                           "model: compliant, stiffness: k, damping: d, friction: mu}")
-        fields = {k: v if k in ("frame", "model", "name", "exponent") or isinstance(v, dict) else
+        fields = {k: v if k in ("frame", "model", "name", "exponent", "rest_time") or isinstance(v, dict) else
                   r.expression(("contacts", i, k), v, list(chain.parameters), allow_time=False)
                   for k, v in entry.items()}
         if isinstance(entry.get("plane"), dict):

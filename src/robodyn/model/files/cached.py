@@ -132,10 +132,10 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
     from robodyn import __version__
 
     if (not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None
-            or full.constraints() is not None):
+            or full.constraints() is not None or full.impacts() is not None):
         return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time,
         # a manifold (a floating base: integrated in its chart, which the full model holds), or constraints (whose
-        # residuals, assembly and tangent map the full model computes)
+        # residuals, assembly and tangent map the full model computes), or impacts (likewise)
     rhs = full.kernel_rhs_source()
     if rhs is None:
         return None
@@ -391,8 +391,13 @@ class CachedModel(Model):
         """None: a model with constraints is never recorded (:func:`_record`)."""
         return None
 
+    def impacts(self) -> None:
+        """None: a model with impacts is never recorded (:func:`_record`)."""
+        return None
+
     def kernel_event_source(self, events: Sequence[Any]) -> str:
-        return super().kernel_event_source(events)  # in the deferred table's symbols
+        # the events were parsed in the full model's table (a _DeferredTable builds it): its source is the full model's
+        return self.full_model().kernel_event_source(events)
 
     def robot_block(self) -> None:
         return None
