@@ -511,9 +511,14 @@ class ConstrainedChain(Model):
 
     def show_text(self) -> str:
         rows, free = ", ".join(self.row_names), self.chain.n_coordinates - len(self._rows)
+        contacts = ", ".join(f"{name} ({kind})" for name, kind in zip(self.contact_set.names, self.contact_set.models))
+        touching = f"; contacts: {contacts}" if contacts else ""
+        if not self._rows:
+            forces = " + Q_contact(q, q')" if self._contacts else ""
+            return f"M(q) q'' = Q - c(q, q'){forces}{touching}; the tree:\n{self.chain.show_text()}"
         return (f"M(q) q'' = Q - c(q, q') + J(q)^T lambda with J(q) q'' = gamma (Baumgarte alpha = {self.baumgarte:g}"
                 f" 1/s): {len(self._rows)} constraint rows ({rows}) on {self.chain.n_coordinates} coordinates, "
-                f"{free} degree{'' if free == 1 else 's'} of freedom; the tree:\n{self.chain.show_text()}")
+                f"{free} degree{'' if free == 1 else 's'} of freedom{touching}; the tree:\n{self.chain.show_text()}")
 
     def __repr__(self) -> str:
         return (f"ConstrainedChain(name={self.name!r}, coordinates={list(self.coordinates)}, "
