@@ -39,6 +39,7 @@ _LAZY: dict[str, str] = {
     "Diagram": "robodyn.model.diagram",
     "Event": "robodyn.model.events",
     "Existence": "robodyn.analysis.existence",
+    "FloatingChain": "robodyn.model.chain.floating",
     "LTVSystem": "robodyn.analysis.ltv",
     "LagrangianSystem": "robodyn.model.lagrange",
     "LQR": "robodyn.analysis.design",
@@ -123,6 +124,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.kinematics.paths import FramePath
     from robodyn.model.chain.configuration import difference, integrate_configuration
     from robodyn.model.chain.constrained import ConstrainedChain
+    from robodyn.model.chain.floating import FloatingChain
     from robodyn.model.diagram import Diagram
     from robodyn.model.events import Event
     from robodyn.model.files.catalog import CATALOG
@@ -154,6 +156,7 @@ __all__ = [
     "Event",
     "Existence",
     "ExpressionError",
+    "FloatingChain",
     "FramePath",
     "IKResult",
     "InputError",

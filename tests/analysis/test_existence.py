@@ -305,6 +305,17 @@ def test_rigorous_bounds_dominate_sampled_values(fx, fy, x0, y0, radius):
         assert finite.max() <= report.M * (1 + 1e-6) + 1e-12
 
 
+@pytest.mark.parametrize("fy", [sympy.Min(2, sympy.asin(sympy.Min(2, X))), sympy.Min(X, sympy.asin(sympy.Min(2, X)))])
+def test_jacobians_whose_conditions_order_a_complex_constant_are_sampled(fy):
+    """Hypothesis's find: the Jacobian of min(2, asin(min(2, x))) has Heaviside steps whose conditions, printed as
+    Piecewise, compare x with asin(2), which sympy refuses to order; the samples are taken with numpy's heaviside
+    instead, NaN where asin is undefined (|x| > 1), and the Lipschitz bound on the box [-1, 1]^2 is the slope
+    1 / sqrt(1 - x^2) of asin sampled there (finite, dominated by the rigorous bound)."""
+    model = robodyn.SymbolicSystem(["x", "y"], None, {"x": X, "y": fy})
+    bound = existence(model, [0.0, 0.0], 0.9, samples=50).lipschitz
+    assert math.isfinite(bound.L_sampled) and 1.0 <= bound.L_sampled <= bound.L_upper * (1 + 1e-6)
+
+
 def test_enclosure_domains_and_poles():
     issues: list = []
     assert enclose(sympy.log(X), {"x": (-1.0, 2.0)}, issues) == Interval(-math.inf, math.inf)

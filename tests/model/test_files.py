@@ -477,6 +477,10 @@ def test_unknown_catalog_option_is_an_input_error(model, options):  # was a Type
 
 def _point(model, seed):
     rng = np.random.default_rng(seed)
+    chart = model.chart()
+    if chart is not None:  # a moving base: a state on the manifold (its rotation unit), from random tangent values
+        tangent = chart.tangent_model(model.state_vector({"base_qw": 1.0}, default=0.0))  # no rotation
+        return tangent.stored(rng.uniform(-1, 1, tangent.n_states)), rng.uniform(-1, 1, model.n_inputs)
     return rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
 
 

@@ -199,8 +199,12 @@ class _Form:
         """``fn(t (S,), x (S, n), u, p) -> (S, len(exprs))``, NaN where undefined."""
         exprs = [e.replace(sympy.DiracDelta, lambda *a: sympy.S.Zero)  # zero off the jump
                  .replace(sympy.Derivative, lambda *a: sympy.nan) for e in exprs]  # sympy could not differentiate
-        raw = sympy.lambdify((TIME, self.states, self.inputs, self.parameters), exprs, modules="numpy",
-                             printer=numpy_printer(), dummify=True)
+        arguments = (TIME, self.states, self.inputs, self.parameters)
+        try:
+            raw = sympy.lambdify(arguments, exprs, modules="numpy", printer=numpy_printer(), dummify=True)
+        except TypeError:  # robodyn's printer writes Heaviside as a Piecewise whose condition sympy simplifies, and
+            # sympy refuses a condition that orders a non-real constant (x > asin(2)): numpy's heaviside instead
+            raw = sympy.lambdify(arguments, exprs, modules=[{"Heaviside": _heaviside}, "numpy"], dummify=True)
 
         def evaluate(t: Array, x: Array, u: Array, p: Array) -> Array:
             with np.errstate(all="ignore"):
@@ -208,6 +212,11 @@ class _Form:
             return np.stack([np.broadcast_to(np.asarray(v, dtype=float), t.shape) for v in values], axis=1)
 
         return evaluate
+
+
+def _heaviside(x: Array, at_zero: float = 0.5) -> Array:
+    """sympy's Heaviside (1/2 at 0 unless told) on arrays."""
+    return np.heaviside(x, at_zero)
 
 
 def _form(model: ModelContract) -> _Form | None:

@@ -97,7 +97,10 @@ def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any,
     if isinstance(result, BatchTrajectory):
         events = tuple(tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in records)
                        for records in result.events)
-        return dataclasses.replace(result, x=x, y=x.copy(), x0=chart.project(result.x0), states=model.states,
+        y = x.copy() if model.outputs_are_states else model.h_batch(result.t, x, result.u, result.params)
+        return dataclasses.replace(result, x=x, y=y, x0=chart.project(result.x0), states=model.states,
                                    outputs=model.outputs, source=model, events=events)
-    return dataclasses.replace(result, x=x, y=x.copy(), states=model.states, outputs=model.outputs, source=model,
+    params = result.params if result.params is not None else model.parameter_vector(None)
+    y = x.copy() if model.outputs_are_states else model.h_many(result.t, x, result.u, params)
+    return dataclasses.replace(result, x=x, y=y, states=model.states, outputs=model.outputs, source=model,
                                events=tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in result.events))

@@ -24,21 +24,33 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from robodyn.rigid.kinematics import FrameSpec, KinematicsProgram
-from robodyn.rigid.tape import Value, dot
+from robodyn.rigid.kinematics import FrameSpec
+from robodyn.rigid.tape import Tape, Value, dot
 
-__all__ = ["ContactForces", "ContactSpec", "plane_gap", "plane_normal_row"]
+__all__ = ["ContactForces", "ContactSpec", "Frames", "plane_gap", "plane_normal_row"]
 
 
-def plane_gap(kinematics: KinematicsProgram, frame: FrameSpec, point: Sequence[Value], normal: Sequence[Value]
+class Frames(Protocol):
+    """Frames' poses and Jacobians on a tape: robodyn.rigid.kinematics.KinematicsProgram (a fixed base) or
+    robodyn.rigid.floating.MovingFrames (a moving one). ``n`` velocity entries, ``qd`` their leaves."""
+
+    tape: Tape
+    n: int
+    qd: list[Value]
+
+    def outputs(self, frame: FrameSpec, quantity: str) -> list[Value]: ...
+
+
+def plane_gap(kinematics: Frames, frame: FrameSpec, point: Sequence[Value], normal: Sequence[Value]
               ) -> Value:
     """g = n . (p - p0): the frame's origin's signed distance (m) from the plane through p0 with unit normal n."""
     pose = kinematics.outputs(frame, "pose")
     return dot([pose[9 + i] - point[i] for i in range(3)], normal)
 
 
-def plane_normal_row(kinematics: KinematicsProgram, frame: FrameSpec, normal: Sequence[Value]) -> list[Value]:
+def plane_normal_row(kinematics: Frames, frame: FrameSpec, normal: Sequence[Value]) -> list[Value]:
     """dg/dq = n^T Jv ``(n,)``: the gap's rate is this row times q'."""
     n = kinematics.n
     jacobian = kinematics.outputs(frame, "jacobian")
@@ -71,7 +83,7 @@ class ContactForces:
     generalized: list[Value]
 
     @staticmethod
-    def of(kinematics: KinematicsProgram, contacts: Sequence[ContactSpec]) -> ContactForces:
+    def of(kinematics: Frames, contacts: Sequence[ContactSpec]) -> ContactForces:
         tape, n = kinematics.tape, kinematics.n
         zero = tape.const(0.0)
         generalized = [zero] * n

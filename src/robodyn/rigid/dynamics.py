@@ -74,7 +74,8 @@ class TreeProgram:
 
     Subclasses set ``tape``, ``couplings``, ``q``, ``qd``, ``joints``, ``forces``, ``n``, ``zero``, ``world`` (the
     bodies for M and the derivatives of inverse dynamics) and ``nb`` (a moving base's velocity entries, 0 for a
-    fixed base), and list their functions in ``functions``; function ``name`` is the method ``_<name>``.
+    fixed base), and list their functions in ``functions``; function ``name`` is the method ``_<name>``. A moving
+    base may carry generalized forces of its own, ``base_forces`` (``nb``: contact forces on its links).
     """
 
     functions: tuple[str, ...] = ()
@@ -86,6 +87,7 @@ class TreeProgram:
     forces: list[Value]
     n: int
     nb: int = 0
+    base_forces: list[Value] | None = None
     zero: Value
     _recorded: dict[str, list[Value]]
 
@@ -134,8 +136,8 @@ class TreeProgram:
         return list(self.qd)
 
     def applied(self) -> list[Value]:
-        """Q over the velocities: none on a moving base's entries, then the coordinates' forces."""
-        return [self.zero] * self.nb + list(self.forces)
+        """Q over the velocities: a moving base's entries (``base_forces``, else none), then the coordinates'."""
+        return [*(self.base_forces or [self.zero] * self.nb), *self.forces]
 
     @functools.cached_property
     def held_acceleration(self) -> list[Value]:
@@ -166,11 +168,14 @@ class TreeProgram:
         dv = self._coordinate_matrix(derivatives.dv, nb)
         extra = [self.joints[i].force(configuration[i], velocity[nb + i], acceleration[nb + i]) - self.forces[i]
                  for i in range(self.n)]
+        first = 0 if self.base_forces else nb  # the rows with forward-mode terms: the base's too when it has forces
+        if self.base_forces:
+            extra = [-f for f in self.base_forces] + extra
         local = self.tape.derive(extra, variables, hold=acceleration)
         size, rest = nb + self.n, len(variables) - 2 * (nb + self.n)
         rows = [[*dq[i], *dv[i], *([self.zero] * rest)] for i in range(size)]
-        for i in range(self.n):
-            rows[nb + i] = [a + b for a, b in zip(rows[nb + i], local[i])]
+        for i in range(size - first):
+            rows[first + i] = [a + b for a, b in zip(rows[first + i], local[i])]
         return rows
 
     def _one_to_one(self) -> bool:

@@ -36,6 +36,7 @@ from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.base_joints import BaseJoint
 from robodyn.rigid.derivatives import MovingRoot, WorldTree
 from robodyn.rigid.dynamics import JointTerms, TreeProgram
+from robodyn.rigid.kinematics import FrameSpec
 from robodyn.rigid.rnea import (
     Body,
     Mat,
@@ -50,7 +51,7 @@ from robodyn.rigid.rnea import (
 )
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["FLOATING_FUNCTIONS", "FloatingProgram", "RootBody"]
+__all__ = ["FLOATING_FUNCTIONS", "FloatingProgram", "MovingFrames", "RootBody"]
 
 FLOATING_FUNCTIONS = ("acceleration", "mass", "inverse", "com", "com_jacobian", "centroidal", "momentum")
 
@@ -71,13 +72,14 @@ class FloatingProgram(TreeProgram):
     ``q``, ``qd`` the joint coordinates and rates (model order, ``n`` each); ``bodies`` parent-first with
     ``couplings[k] = (coordinate, multiplier, offset)`` as in robodyn.rigid.dynamics (a body whose parent is -1
     hangs from the root link); ``a`` the ``nv`` acceleration leaves of inverse dynamics; ``gravity`` in the world
-    frame; ``joints`` and ``forces`` the joints' terms and generalized forces (``n`` each).
+    frame; ``joints`` and ``forces`` the joints' terms and generalized forces (``n`` each); ``base_forces`` the
+    base's (``nb``: the wrench of contact forces on the robot, in the base's velocity coordinates), or None.
     """
 
     def __init__(self, tape: Tape, joint: BaseJoint, root: RootBody, bodies: Sequence[Body],
                  couplings: Sequence[tuple[int, Value, Value]], pose: tuple[Mat, Vec], base_v: Sequence[Value],
                  q: Sequence[Value], qd: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
-                 joints: Sequence[JointTerms], forces: Sequence[Value]):
+                 joints: Sequence[JointTerms], forces: Sequence[Value], base_forces: Sequence[Value] | None = None):
         self.tape, self.joint, self.root = tape, joint, root
         self.bodies, self.couplings = list(bodies), list(couplings)
         self.rotation, self.position = pose
@@ -85,6 +87,7 @@ class FloatingProgram(TreeProgram):
         self.gravity, self.joints, self.forces = list(gravity), list(joints), list(forces)
         self.n, self.nb = len(self.q), joint.nv
         self.nv = self.nb + self.n
+        self.base_forces = None if base_forces is None else list(base_forces)
         self.zero, self.one = tape.const(0.0), tape.const(1.0)
         self._recorded: dict[str, list[Value]] = {}
 
@@ -148,10 +151,9 @@ class FloatingProgram(TreeProgram):
     def acceleration(self) -> list[Value]:
         """v': by the articulated-body algorithm (robodyn.rigid.aba) when every body has a coordinate of its own,
         else (mimic joints) M^-1 (Q - c) by M's Cholesky factor."""
-        if self._one_to_one():
+        if self._one_to_one() and self.base_forces is None:
             return self._articulated()
-        applied = [self.zero] * self.nb + list(self.forces)
-        return self.tree.solve([f - c for f, c in zip(applied, self.bias)])
+        return self.tree.solve([f - c for f, c in zip(self.applied(), self.bias)])
 
     def _articulated(self) -> list[Value]:
         tape, joint = self.tape, self.joint
@@ -236,3 +238,50 @@ class FloatingProgram(TreeProgram):
 
     def _inverse(self) -> list[Value]:
         return self.inverse(self.a[: self.nb], self.a[self.nb:], self.base_v, self.qd, gravity=True)
+
+
+class MovingFrames:
+    """Frames of a tree on a moving base, with robodyn.rigid.kinematics.KinematicsProgram's ``outputs`` for
+    ``pose`` (R row-major, then the origin: 12, world frame) and ``jacobian`` (6 x nv: the origin's velocity, then
+    the angular velocity, world axes, per velocity entry: the base's, then the coordinates'), ``n`` the velocity
+    entries and ``qd`` their leaves: what robodyn.rigid.contact's forces read. A frame's ``body`` -1 is the root link.
+
+    A point p on node k moves with the world-frame motion columns S = (v_O, w) of k and its ancestors
+    (robodyn.rigid.derivatives.WorldTree.columns, at the world's origin) as v_O + w x p.
+    """
+
+    def __init__(self, program: FloatingProgram):
+        self.program, self.tape = program, program.tape
+        self.n, self.qd = program.nv, program.velocities()
+        self._recorded: dict[tuple[FrameSpec, str], list[Value]] = {}
+
+    def outputs(self, frame: FrameSpec, quantity: str) -> list[Value]:
+        key = (frame, quantity)
+        if key not in self._recorded:
+            world = self.program.world
+            node = frame.body + 1
+            r_n, p_n = world.poses[node]
+            rotation = _matmul(r_n, [list(row) for row in frame.rotation])
+            origin = _add(p_n, _matvec(r_n, list(frame.position)))
+            if quantity == "pose":
+                self._recorded[key] = [v for row in rotation for v in row] + origin
+            elif quantity == "jacobian":
+                self._recorded[key] = self._jacobian(node, origin)
+            else:
+                raise KeyError(f"no kinematic quantity {quantity!r} on a moving base: pose or jacobian")
+        return self._recorded[key]
+
+    def _jacobian(self, node: int, point: Vec) -> list[Value]:
+        """6 x nv row-major: the columns of ``node`` and its ancestors at ``point``, by coordinate."""
+        program, world = self.program, self.program.world
+        nb, zero = program.nb, program.zero
+        columns: list[list[Value]] = [[zero] * 6 for _ in range(program.nv)]
+        for ancestor in world.ancestors(node):
+            for k, column in enumerate(world.columns[ancestor]):
+                at = [*_add(column[:3], _cross(column[3:], point)), *column[3:]]
+                if ancestor == 0:  # the root: its velocity entries
+                    columns[k] = at
+                    continue
+                coordinate, multiplier, _ = program.couplings[ancestor - 1]
+                columns[nb + coordinate] = [c + multiplier * a for c, a in zip(columns[nb + coordinate], at)]
+        return [columns[j][i] for i in range(6) for j in range(program.nv)]

@@ -24,7 +24,7 @@ Every contact's gap (m, positive off the plane) is a name event expressions may 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -96,10 +96,12 @@ class ContactSet:
     models: list[str]
 
 
-def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, Any]], where: str) -> ContactSet:
-    """The contacts on the chain's tape, their output names and units; InputError for an unknown frame or model, a
-    negative friction or damping, a stiffness or eps that is not positive, a zero normal, a restitution outside
-    [0, 1]."""
+def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, Any]], where: str,
+                  value: Callable[[Any], Value] | None = None) -> ContactSet:
+    """The contacts on the chain's tape (or on the tape whose values ``value`` gives the chain's expressions: a
+    moving base's), their output names and units; InputError for an unknown frame or model, a negative friction or
+    damping, a stiffness or eps that is not positive, a zero normal, a restitution outside [0, 1]."""
+    value = value or chain._tape_value
     specs: list[ContactSpec] = []
     impacts: list[ImpactSpec] = []
     names: list[str] = []
@@ -120,15 +122,15 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
             raise InputError(f"{here}: needs a unique name (letters, digits, _)", key="contacts")
         labels.append(label)
         try:
-            frame = frames.spec(entry.frame)
+            frame = frames.spec_on(entry.frame, value)
         except UnknownNameError as exc:
             raise UnknownNameError(f"{here}: {exc}") from None
-        at, unit = _plane(chain, entry, label, here)
+        at, unit = _plane(chain, entry, label, here, value)
         frame_specs.append(frame)
         planes.append((at, unit))
         kinds.append(entry.model)
         if entry.model == "impact":
-            impacts.append(_impact(chain, entry, label, here, frame, at, unit))
+            impacts.append(_impact(chain, entry, label, here, frame, at, unit, value))
             names.append(f"{label}_gap")
             units[f"{label}_gap"] = "m"
             continue
@@ -144,10 +146,9 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 1 <= exponent <= 4:
             raise InputError(f"{here}: exponent must be a number from 1 to 4 (1.5: Hertz), got {exponent!r}",
                              key="contacts")
-        value = chain._tape_value
         specs.append(ContactSpec(frame, at, unit,
                                  value(values["stiffness"]), value(values["damping"]),
-                                 chain._tape_value(float(exponent)), value(values["friction"]),
+                                 value(float(exponent)), value(values["friction"]),
                                  value(values["slip_velocity"])))
         group = [f"{label}_normal_force", f"{label}_friction_x", f"{label}_friction_y", f"{label}_friction_z",
                  f"{label}_slip"]
@@ -158,21 +159,21 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
     return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds)
 
 
-def _plane(chain: ChainSystem, entry: Contact, label: str, here: str) -> tuple[Any, Any]:
+def _plane(chain: ChainSystem, entry: Contact, label: str, here: str, value: Callable[[Any], Value]
+           ) -> tuple[Any, Any]:
     """The plane's point and unit normal as tape values (InputError for a normal without direction)."""
     point = chain._vector(list(entry.point), f"contact {label!r}.plane.point", "contacts")
     normal = chain._vector(list(entry.normal), f"contact {label!r}.plane.normal", "contacts")
     size = math.sqrt(sum(chain._default(e) ** 2 for e in normal))
     if not size > 0 or not math.isfinite(size):
         raise InputError(f"{here}: the plane's normal {list(entry.normal)} has no direction", key="contacts")
-    value = chain._tape_value
     length = sum((value(e) * value(e) for e in normal[1:]), value(normal[0]) * value(normal[0])).sqrt()
     return ((value(point[0]), value(point[1]), value(point[2])),
             (value(normal[0]) / length, value(normal[1]) / length, value(normal[2]) / length))
 
 
-def _impact(chain: ChainSystem, entry: Contact, label: str, here: str, frame: FrameSpec, at: Any, unit: Any
-            ) -> ImpactSpec:
+def _impact(chain: ChainSystem, entry: Contact, label: str, here: str, frame: FrameSpec, at: Any, unit: Any,
+            value: Callable[[Any], Value]) -> ImpactSpec:
     """An ``impact`` contact checked: restitution from 0 to 1, a positive rest_time, no friction."""
     if entry.restitution is None:
         raise InputError(f"{here}: an impact contact needs restitution (0: plastic, 1: elastic)", key="contacts")
@@ -186,7 +187,7 @@ def _impact(chain: ChainSystem, entry: Contact, label: str, here: str, frame: Fr
     rest = entry.rest_time
     if isinstance(rest, bool) or not isinstance(rest, int | float) or not 0 < rest < math.inf:
         raise InputError(f"{here}: rest_time must be a positive time in s, got {rest!r}", key="contacts")
-    return ImpactSpec(label, frame, at, unit, chain._tape_value(restitution), float(rest))
+    return ImpactSpec(label, frame, at, unit, value(restitution), float(rest))
 
 
 def _contact(entry: Any, where: str) -> Contact:

@@ -105,13 +105,13 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
     chain = ChainSystem(joints, links, gravity=gravity, parameters=params, inputs=inputs, outputs=outs or None,
                         friction_smoothing=float(smoothing), name=name, frames=frames, check_inertia=check_inertia,
                         free_root=base != "fixed")
-    closed = [key for key in ("loops", "constraints", "baumgarte", "independent", "contacts") if key in r.data]
+    closed = [key for key in ("loops", "constraints", "baumgarte", "independent") if key in r.data]
     if closed and base != "fixed":
-        raise r.fail((closed[0],), f"loops, constraints and contacts need a fixed base (this chain's is {base!r}): "
-                     "not built for moving bases yet")
-    if closed:
+        raise r.fail((closed[0],), f"loops and constraints need a fixed base (this chain's is {base!r}): not built "
+                     "for moving bases yet (contacts are)")
+    if closed or ("contacts" in r.data and base == "fixed"):
         return _constrained(r, chain)
-    return chain if base == "fixed" else FloatingChain(chain, base)
+    return chain if base == "fixed" else FloatingChain(chain, base, contacts=_contacts(r, chain))
 
 
 def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
@@ -156,6 +156,12 @@ def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
     if independent is not None and (not isinstance(independent, list)
                                     or not all(isinstance(c, str) for c in independent)):
         raise r.fail(("independent",), "must be a list of coordinates (joint names)")
+    return ConstrainedChain(chain, loops, constraints, baumgarte=float(alpha), independent=independent,
+                            contacts=_contacts(r, chain))
+
+
+def _contacts(r: Any, chain: ChainSystem) -> list[dict[str, Any]]:
+    """The file's ``contacts:`` entries with their expressions parsed (robodyn.model.chain.contacts checks them)."""
     contacts: list[dict[str, Any]] = []
     for i, entry in enumerate(r.get("contacts", list) or []):
         if not isinstance(entry, dict):
@@ -169,8 +175,7 @@ def _constrained(r: Any, chain: ChainSystem) -> ConstrainedChain:
                                                 allow_time=False) for j, e in enumerate(v)]
                                if isinstance(v, list) else v for k, v in entry["plane"].items()}
         contacts.append(fields)
-    return ConstrainedChain(chain, loops, constraints, baumgarte=float(alpha), independent=independent,
-                            contacts=contacts)
+    return contacts
 
 
 def _axis_list(r: Any, path: tuple[Any, ...], value: Any) -> tuple[str, ...] | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import functools
 import math
 import warnings
+from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 import numpy as np
@@ -32,14 +33,16 @@ import numpy as np
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
+from robodyn.model.chain.contacts import Contact, contact_specs
 from robodyn.model.chain.linearization import FactoredSolve
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
+from robodyn.rigid.contact import ContactForces
 from robodyn.rigid.dynamics import SOLVE_LIMIT
-from robodyn.rigid.floating import FloatingProgram, RootBody
+from robodyn.rigid.floating import FloatingProgram, MovingFrames, RootBody
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["BASES", "QUATERNION_TOLERANCE", "FloatingChain"]
@@ -59,9 +62,13 @@ class FloatingChain(Model):
         ``"floating"`` or ``"planar"``.
     name : str, optional
         Default: the chain's name.
+    contacts : sequence of robodyn.model.chain.contacts.Contact (or mappings: a file's entries)
+        Frames' points against planes, compliant (robodyn.rigid.contact): their forces act on the base and the
+        joints; their normal and friction forces and slip speeds follow the states as outputs.
     """
 
-    def __init__(self, chain: ChainSystem, base: str = "floating", *, name: str | None = None):
+    def __init__(self, chain: ChainSystem, base: str = "floating", *, name: str | None = None,
+                 contacts: Sequence[Contact | Mapping[str, Any]] = ()):
         if base not in BASE_JOINTS:
             raise InputError(f"model {chain.name!r}: base {base!r} is not a moving base: use one of "
                              f"{', '.join(BASES)}", key="base")
@@ -96,6 +103,16 @@ class FloatingChain(Model):
         if not total > 0:
             raise InputError(f"model {chain.name!r}: a {base} base needs mass: the links weigh {total} kg in all; give "
                              f"the root link {self.root_link!r} (or another) a mass and an inertia", key="links")
+        self.contact_set = contact_specs(chain, contacts, f"model {self.name!r}", self._value)
+        if self.contact_set.impacts:
+            names = ", ".join(i.name for i in self.contact_set.impacts)
+            raise InputError(f"model {self.name!r}: impact contacts ({names}) are not built for a {base} base yet: "
+                             "use model: compliant", key="contacts")
+        clash = sorted(set(self.contact_set.outputs) & set(self.states))
+        if clash:
+            raise InputError(f"model {self.name!r}: the contact outputs {clash} clash with the states: rename the "
+                             "contact", key="contacts")
+        self.outputs = (*self.states, *self.contact_set.outputs)
 
     kind = "floating"
 
@@ -110,7 +127,7 @@ class FloatingChain(Model):
                 **{c: "1" for c in self.base_coordinates if c not in ("base_x", "base_y", "base_z")},
                 **{v: "m/s" for v in self.base_velocities if v.startswith("base_v")},
                 **{v: "rad/s" for v in self.base_velocities if v.startswith("base_w")}}
-        return {**base, **self.chain.units()}
+        return {**base, **self.chain.units(), **self.contact_set.units}
 
     def state_vector(self, x: Values, *, default: float | None = None) -> Vector:
         """The state ``(nq + nv,)``; the quaternion (or cos, sin) must be of unit norm to QUATERNION_TOLERANCE,
@@ -167,10 +184,17 @@ class FloatingChain(Model):
             root = RootBody(self._value(mass), tuple(map(self._value, com)),
                             tuple(tuple(self._value(e) for e in row) for row in inertia))
             pose = (joint.chart_pose(tape, x[:joint.nq], x[nq + nv:]) if chart else joint.pose(tape, x[:joint.nq]))
-            memo[key] = FloatingProgram(tape, joint, root, bodies, couplings, pose, x[nq: nq + nb], x[joint.nq: nq],
-                                        x[nq + nb: nq + nv], tape.leaves(4, nv), gravity, joints, forces)
-        program: FloatingProgram = memo[key]
-        return program
+            parts = (tape, joint, root, bodies, couplings, pose, x[nq: nq + nb], x[joint.nq: nq], x[nq + nb: nq + nv],
+                     tape.leaves(4, nv), gravity, joints)
+            program = FloatingProgram(*parts, forces)
+            if self.contact_set.specs:  # the contacts' generalized forces, from the frames of the same pose
+                touching = ContactForces.of(MovingFrames(program), self.contact_set.specs)
+                memo[("floating contacts", chart)] = touching
+                applied = touching.generalized
+                program = FloatingProgram(*parts, [f + c for f, c in zip(forces, applied[nb:])], applied[:nb])
+            memo[key] = program
+        result: FloatingProgram = memo[key]
+        return result
 
     def tape_outputs(self, name: str) -> list[Value]:
         """The outputs of function ``name`` on the tape: those of robodyn.rigid.floating at the stored state, or
@@ -184,6 +208,13 @@ class FloatingChain(Model):
         joint, nq, nv, nb = self.joint, self.nq, self.nv, self.nb
         x = tape.leaves(1, nq + nv + nb)
         zero = tape.const(0.0)
+        if name == "h":  # the stored state, then the contacts' forces and slip speeds
+            self._program(False)
+            contacts = self.memo().get(("floating contacts", False))
+            touching = [] if contacts is None else [
+                e for k in range(len(contacts.normal))
+                for e in (contacts.normal[k], *contacts.friction[k], contacts.slip[k])]
+            return [*x[: nq + nv], *touching]
         if name == "rhs":
             program = self._program(False)
             return [*joint.derivative(tape, x[:joint.nq], x[nq: nq + nb]), *x[nq + nb: nq + nv],
@@ -317,11 +348,13 @@ class FloatingChain(Model):
         return self.call("rhs", t, x, u, p)
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        if self.contact_set.specs:
+            return self.call("h", t, x, u, p)
         return np.array(x, dtype=float)
 
     @property
     def outputs_are_states(self) -> bool:
-        return True
+        return not self.contact_set.specs
 
     def _point(self, q: Values, v: Values | None, params: Values | None) -> tuple[np.ndarray, np.ndarray]:
         from robodyn.model.values import values_to_vector

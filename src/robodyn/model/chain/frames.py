@@ -14,7 +14,7 @@ one call. The user-facing API over it is :class:`robodyn.kinematics.Kinematics`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -26,6 +26,7 @@ from robodyn.codegen.tape_llvm import llvm_ir, tape_data
 from robodyn.errors import InputError, UnknownNameError
 from robodyn.model.chain.parts import rot_x, rot_y, rot_z
 from robodyn.rigid.kinematics import FrameSpec, KinematicsProgram
+from robodyn.rigid.tape import Value
 
 if TYPE_CHECKING:
     from robodyn.model.chain.system import ChainSystem
@@ -111,14 +112,18 @@ class ChainFrames:
     def spec(self, frame: str) -> FrameSpec:
         """The tape description of ``frame`` (UnknownNameError listing the frames)."""
         if frame not in self._specs:
-            if frame not in self._placements:
-                raise UnknownNameError(f"model {self.model.name!r} has no frame {frame!r}: its frames are "
-                                       f"{', '.join(self.frames)}")
-            body, rotation, position = self._placements[frame]
-            value = self.model.tape_view().value
-            rows = tuple(tuple(value(rotation[r, c]) for c in range(3)) for r in range(3))
-            self._specs[frame] = FrameSpec(body, rows, tuple(value(position[i]) for i in range(3)))
+            self._specs[frame] = self.spec_on(frame, self.model.tape_view().value)
         return self._specs[frame]
+
+    def spec_on(self, frame: str, value: Callable[[Any], Value]) -> FrameSpec:
+        """``frame``'s description with the values ``value`` gives its expressions: for a tape another model lays
+        out (a moving base's, robodyn.model.chain.floating). UnknownNameError listing the frames."""
+        if frame not in self._placements:
+            raise UnknownNameError(f"model {self.model.name!r} has no frame {frame!r}: its frames are "
+                                   f"{', '.join(self.frames)}")
+        body, rotation, position = self._placements[frame]
+        rows = tuple(tuple(value(rotation[r, c]) for c in range(3)) for r in range(3))
+        return FrameSpec(body, rows, tuple(value(position[i]) for i in range(3)))
 
     def up(self, p: np.ndarray) -> np.ndarray:
         """The world direction opposite to gravity at the parameters ``p`` ``(3,)`` (+z without gravity)."""
