@@ -137,6 +137,24 @@ def test_the_quadruped_lands_and_stands_on_its_feet() -> None:
     assert abs(np.linalg.norm(run.x[-1, 3:7]) - 1.0) < 1e-12
 
 
+def test_the_feet_touch_down_when_the_free_fall_says_so() -> None:
+    """In free fall the legs keep their crouch (every body falls alike; the springs stay at rest), so each foot's
+    gap, 1 cm at the start, closes at t = sqrt(2 * 0.01 / g): the event <foot>_gap falling, from
+    contact_events, at that time to 1e-9, in the chart's compiled event function and in the interpreted kernels;
+    the gaps also name events in text."""
+    model, x0 = _standing()
+    expected = math.sqrt(2 * 0.01 / model.parameters["g"])
+    events = model.contact_events(terminal=False)
+    assert len(events) == 8 and events[0].name == "lf_foot_touchdown"
+    for backend in ("compiled", "interpreted"):
+        run = robodyn.simulate(model, expected * 1.02, x0, events=events, rtol=1e-10, atol=1e-12, backend=backend)
+        found = {e.name: e.t for e in run.events}
+        for leg in ("lf", "rf", "lh", "rh"):
+            assert found[f"{leg}_foot_touchdown"] == pytest.approx(expected, rel=1e-9)
+    text = robodyn.simulate(model, expected, x0, events=["lf_foot_gap - 0.005"], rtol=1e-10, atol=1e-12)
+    assert text.events[0].t == pytest.approx(math.sqrt(2 * 0.005 / model.parameters["g"]), rel=1e-9)
+
+
 def test_contacts_on_a_moving_base_refuse_what_is_not_built(tmp_path: Path) -> None:
     text = STANDING.read_text()
     impact = text.replace("model: compliant, stiffness: k_c, damping: d_c,\n     friction: mu}",

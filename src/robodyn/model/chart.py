@@ -20,7 +20,7 @@ E. Hairer, C. Lubich, G. Wanner, *Geometric Numerical Integration*, 2nd ed., Spr
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -92,8 +92,12 @@ class ChartModel(Model):
         from robodyn.codegen.source import event_source
 
         robot, tape = self.robot, self.robot._tape[0]
-        stored = event_source(robot.symbol_table(), events).replace("def event_fn(", "def _stored_events(", 1)
-        return "\n".join([tape_source("_recentre_tape", tape, robot.tape_outputs("chart"), "hjit"), "", stored, "",
+        table = robot.symbol_table()
+        derived = ([tape_source("_contact_values", tape, robot.tape_outputs("events"), "hjit"), ""]
+                   if table.d_symbols else [])  # the contacts' gaps, at the stored state
+        stored = event_source(table, events, "_contact_values").replace("def event_fn(", "def _stored_events(", 1)
+        recentre = tape_source("_recentre_tape", tape, robot.tape_outputs("chart"), "hjit")
+        return "\n".join([*derived, recentre, "", stored, "",
                           "@hjit", "def event_fn(t, x, u, p, out):", f"    y = np.empty({2 * self.n_states})",
                           "    _recentre_tape(t, x, x, p, x, y)",
                           f"    _stored_events(t, y[:{robot.n_states}], u, p, out)", ""])
@@ -224,9 +228,15 @@ class ChartModel(Model):
 class StoredSymbols:
     """A robot's stored states, inputs and parameters as real sympy symbols of their names, and a parser of
     expressions in them (text by the safe parser): the symbol table of its events given as text (``base_z - 0.2``).
+
+    ``derived`` names values computed from (t, x, u, p) by ``values(t, x, u, p) -> (len(derived),)`` — a chain's
+    contact gaps — which expressions may use too (``d_symbols``; robodyn.codegen.source.event_source prints them
+    from the model's own compiled function). InputError when one clashes with a state, input or parameter.
     """
 
-    def __init__(self, robot: Any):
+    def __init__(self, robot: Any, derived: Sequence[str] = (),
+                 values: Callable[[float, Any, Any, Any], Any] | None = None):
+        from robodyn.errors import InputError
         from robodyn.model.expr import TIME, symbol
 
         self.name = robot.name
@@ -236,6 +246,13 @@ class StoredSymbols:
         self.p_symbols = tuple(symbol(s) for s in robot.parameters)
         self._stored = self.x_symbols
         self._table = {s.name: s for s in (*self.x_symbols, *self.u_symbols, *self.p_symbols)}
+        clash = sorted(set(derived) & set(self._table))
+        if clash:
+            raise InputError(f"model {robot.name!r}: the names {clash} clash with states, inputs or parameters: "
+                             "rename the contact", key="contacts")
+        self.d_symbols = tuple(symbol(n) for n in derived)
+        self._values = values
+        self._table.update({s.name: s for s in self.d_symbols})
 
     def expression(self, value: Any, where: str) -> Any:
         """A sympy expression in the symbols from text, a number or a sympy expression (matched by name)."""
@@ -259,9 +276,13 @@ class StoredSymbols:
         """``fn(t, x, u, p)`` of a sympy matrix at a stored state (numpy)."""
         from robodyn.codegen.printer import lambdify_entries
 
-        shape = exprs.shape
-        entries = lambdify_entries((self.t_symbol, self._stored, self.u_symbols, self.p_symbols), list(exprs))
-        return lambda t, x, u, p: entries(t, x, u, p).reshape(shape)
+        shape, values = exprs.shape, self._values
+        if values is None or not self.d_symbols:
+            entries = lambdify_entries((self.t_symbol, self._stored, self.u_symbols, self.p_symbols), list(exprs))
+            return lambda t, x, u, p: entries(t, x, u, p).reshape(shape)
+        derived = lambdify_entries((self.t_symbol, self._stored, self.u_symbols, self.p_symbols, self.d_symbols),
+                                   list(exprs))
+        return lambda t, x, u, p: derived(t, x, u, p, values(t, x, u, p)).reshape(shape)
 
 
 class ChartSymbols(StoredSymbols):
@@ -272,7 +293,8 @@ class ChartSymbols(StoredSymbols):
     def __init__(self, chart: ChartModel):
         from robodyn.model.expr import symbol
 
-        super().__init__(chart.robot)
+        stored = chart.robot.symbol_table()
+        super().__init__(chart.robot, [s.name for s in stored.d_symbols], stored._values)
         self.chart = chart
         self.x_symbols = (*self.x_symbols, *(symbol(s) for s in chart.tangent))
 

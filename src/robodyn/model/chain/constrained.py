@@ -44,7 +44,7 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, SingularMatrixError, UnknownNameError
-from robodyn.model.chain.contacts import Contact, ContactSet, contact_specs
+from robodyn.model.chain.contacts import Contact, ContactSet, contact_events, contact_specs, gap_names
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.constraints import ConstraintSet
@@ -466,14 +466,17 @@ class ConstrainedChain(Model):
         return self._source("constrained_out", "out_fn", self.tape_outputs("h"))
 
     def symbol_table(self) -> Any:
-        """The chain's symbols, and with contacts also their gaps ``<name>_gap`` (ContactSymbols)."""
+        """The chain's symbols, and with contacts also their gaps ``<name>_gap`` (m) and, in a resting mode, the
+        held contacts' normal forces ``<name>_hold`` (N): values of the tape's ``events`` function
+        (robodyn.model.chart.StoredSymbols)."""
         if not self.contact_set.names:
             return self.chain.symbol_table()
-        from robodyn.model.chain.impacts import ContactSymbols
+        from robodyn.model.chart import StoredSymbols
 
         memo = self.memo()
         if "contact symbols" not in memo:
-            memo["contact symbols"] = ContactSymbols(self)
+            names = [*gap_names(self.contact_set), *(f"{self.contact_set.impacts[k].name}_hold" for k in self.held)]
+            memo["contact symbols"] = StoredSymbols(self, names, functools.partial(self.call, "events"))
         return memo["contact symbols"]
 
     def kernel_event_source(self, events: Sequence[Any]) -> str:
@@ -491,11 +494,7 @@ class ConstrainedChain(Model):
         """Touchdown and lift-off of every compliant contact as events (robodyn.Event) for ``simulate``:
         ``<name>_touchdown`` where its gap falls through 0, ``<name>_liftoff`` where it rises through 0 (impact
         contacts' are the simulation's own: robodyn.integrate.impacts)."""
-        from robodyn.model.events import Event
-
-        names = [n for n, kind in zip(self.contact_set.names, self.contact_set.models) if kind == "compliant"]
-        return [Event(f"{n}_gap", direction, terminal, f"{n}_{what}")
-                for n in names for direction, what in ((-1, "touchdown"), (1, "liftoff"))]
+        return contact_events(self.contact_set, terminal)
 
     def impacts(self) -> Any:
         """The rigid contacts' events and impact map (robodyn.model.chain.impacts.ImpactSet), or None without

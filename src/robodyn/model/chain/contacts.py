@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from robodyn.model.chain.system import ChainSystem
 
 __all__ = ["DEFAULT_EXPONENT", "DEFAULT_REST_TIME", "DEFAULT_SLIP", "MODELS", "Contact", "ContactSet", "ImpactSpec",
-           "contact_specs"]
+           "contact_events", "contact_specs", "gap_names"]
 
 DEFAULT_EXPONENT: Final = 1.5  # Hertz's exponent of a sphere on a plane
 DEFAULT_SLIP: Final = 1e-3  # m/s: friction's regularization eps; a held point creeps at ~eps F / (mu f_n)
@@ -157,6 +157,21 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         names += group
         units.update({name: "N" for name in group[:4]} | {group[4]: "m/s"})
     return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds)
+
+
+def gap_names(contacts: ContactSet) -> list[str]:
+    """``<name>_gap`` of every contact, in file order: names for event expressions."""
+    return [f"{label}_gap" for label in contacts.names]
+
+
+def contact_events(contacts: ContactSet, terminal: bool = False) -> list[Any]:
+    """Touchdown (the gap falling through 0) and lift-off (rising through 0) of every compliant contact as
+    robodyn.Event: ``<name>_touchdown``, ``<name>_liftoff``."""
+    from robodyn.model.events import Event
+
+    names = [n for n, kind in zip(contacts.names, contacts.models) if kind == "compliant"]
+    return [Event(f"{n}_gap", direction, terminal, f"{n}_{what}")
+            for n in names for direction, what in ((-1, "touchdown"), (1, "liftoff"))]
 
 
 def _plane(chain: ChainSystem, entry: Contact, label: str, here: str, value: Callable[[Any], Value]

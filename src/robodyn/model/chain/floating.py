@@ -33,14 +33,14 @@ import numpy as np
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
-from robodyn.model.chain.contacts import Contact, contact_specs
+from robodyn.model.chain.contacts import Contact, contact_events, contact_specs, gap_names
 from robodyn.model.chain.linearization import FactoredSolve
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
-from robodyn.rigid.contact import ContactForces
+from robodyn.rigid.contact import ContactForces, plane_gap
 from robodyn.rigid.dynamics import SOLVE_LIMIT
 from robodyn.rigid.floating import FloatingProgram, MovingFrames, RootBody
 from robodyn.rigid.tape import Tape, Value
@@ -215,6 +215,10 @@ class FloatingChain(Model):
                 e for k in range(len(contacts.normal))
                 for e in (contacts.normal[k], *contacts.friction[k], contacts.slip[k])]
             return [*x[: nq + nv], *touching]
+        if name == "events":  # the contacts' gaps at the stored state
+            frames = MovingFrames(self._program(False))
+            return [plane_gap(frames, frame, *plane)
+                    for frame, plane in zip(self.contact_set.frames, self.contact_set.planes)]
         if name == "rhs":
             program = self._program(False)
             return [*joint.derivative(tape, x[:joint.nq], x[nq: nq + nb]), *x[nq + nb: nq + nv],
@@ -439,14 +443,19 @@ class FloatingChain(Model):
                           "@jit", "def rhs(t, x, u, p, out):", "    _floating_rhs(t, x, u, p, x, out)", ""])
 
     def symbol_table(self) -> Any:
-        """The stored states, inputs and parameters as symbols, for events given as text
-        (robodyn.model.chart.StoredSymbols)."""
+        """The stored states, inputs and parameters as symbols, for events given as text, and the contacts' gaps
+        ``<name>_gap`` (robodyn.model.chart.StoredSymbols)."""
         from robodyn.model.chart import StoredSymbols
 
         memo = self.memo()
         if "symbols" not in memo:
-            memo["symbols"] = StoredSymbols(self)
+            names = gap_names(self.contact_set)
+            memo["symbols"] = StoredSymbols(self, names, functools.partial(self.call, "events") if names else None)
         return memo["symbols"]
+
+    def contact_events(self, *, terminal: bool = False) -> list[Any]:
+        """Touchdown and lift-off of every contact as events (robodyn.model.chain.contacts.contact_events)."""
+        return contact_events(self.contact_set, terminal)
 
     def chart(self) -> Any:
         """The chart the integrators step in (robodyn.model.chart.ChartModel)."""

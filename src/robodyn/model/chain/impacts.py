@@ -27,7 +27,7 @@ section 11.7 (impulsive dynamics).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
@@ -37,49 +37,11 @@ from robodyn.model.events import Event
 if TYPE_CHECKING:
     from robodyn.model.chain.constrained import ConstrainedChain
 
-__all__ = ["TOUCH_TOLERANCE", "ContactSymbols", "ImpactSet"]
+__all__ = ["TOUCH_TOLERANCE", "ImpactSet"]
 
 #: m and m/s (scaled by max(1, |x|)): a point this close to its plane and not leaving it faster than this at the
 #: start rests on it; deeper than this is a penetration (refused).
 TOUCH_TOLERANCE: Final = 1e-9
-
-
-class ContactSymbols:
-    """The chain's symbol table with every contact's gap ``<name>_gap`` (m) and, in a resting mode, each held
-    contact's normal force ``<name>_hold`` (N) as names events may use: computed by the chain's tape (its
-    ``events`` function) from t, x, u and p, and printed into the events' compiled code
-    (robodyn.codegen.source.event_source's ``derived`` values)."""
-
-    def __init__(self, model: ConstrainedChain):
-        from robodyn.model.chart import StoredSymbols
-        from robodyn.model.expr import symbol
-
-        self.model = model
-        self._table = StoredSymbols(model)
-        self.name = model.name
-        self.t_symbol, self.x_symbols = self._table.t_symbol, self._table.x_symbols
-        self.u_symbols, self.p_symbols = self._table.u_symbols, self._table.p_symbols
-        names = [f"{label}_gap" for label in model.contact_set.names]
-        names += [f"{model.contact_set.impacts[k].name}_hold" for k in model.held]
-        clash = sorted(set(names) & {*model.states, *model.inputs, *model.parameters})
-        if clash:
-            raise InputError(f"model {model.name!r}: the contact names {clash} clash with states, inputs or "
-                             "parameters: rename the contact", key="contacts")
-        self.d_symbols = tuple(symbol(n) for n in names)
-        self._table._table.update({s.name: s for s in self.d_symbols})
-
-    def expression(self, value: Any, where: str) -> Any:
-        """A sympy expression in the states, inputs, parameters, t and the contacts' names."""
-        return self._table.expression(value, where)
-
-    def lambdify(self, exprs: Any) -> Any:
-        """``fn(t, x, u, p)`` of a sympy matrix: the contacts' values from the tape, then numpy."""
-        from robodyn.codegen.printer import lambdify_entries
-
-        shape, model = exprs.shape, self.model
-        entries = lambdify_entries((self.t_symbol, self.x_symbols, self.u_symbols, self.p_symbols, self.d_symbols),
-                                   list(exprs))
-        return lambda t, x, u, p: entries(t, x, u, p, model.call("events", t, x, u, p)).reshape(shape)
 
 
 class ImpactSet:
