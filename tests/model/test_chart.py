@@ -4,6 +4,8 @@ its Jacobian at the centre linearize's A (itself checked against computeABADeriv
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 from tests.pinocchio_reference import ROBOTS
@@ -69,3 +71,32 @@ def test_the_jacobian_at_the_centre_is_linearizes_A(base: str) -> None:
     # central differences: truncation h^2 |f'''| and rounding 1e-16 |f| / h, |f| ~ 1e3 here: ~1e-7 of |A| ~ 1e3
     assert np.max(np.abs(np.column_stack(columns) - linear.A)) < 1e-8 * np.abs(linear.A).max()
     assert np.abs(linear.A[:3, :6]).max() > 0.1  # the block that depends on the chart is not zero here
+
+
+@pytest.mark.parametrize("which", ["solo12 planar", "quadruped with contacts"])
+def test_the_kernel_jacobian_is_the_chart_rhs_derivative_at_the_centre(which: str) -> None:
+    """The implicit methods' Jacobian (ChartModel.kernel_jacobian_source, from the analytical tangent-space
+    linearization up to SOLVE_LIMIT velocities) equals central differences of the chart's rhs at a chart state with
+    d = 0, to 1e-7 of its largest entry (h = 1e-6: truncation h^2 |f'''|, rounding 1e-16 |f| / h)."""
+    from robodyn.model.compiled import jacobian_module
+
+    rng = np.random.default_rng(2)
+    if which == "solo12 planar":
+        model, _, q, v, tau = _setup("planar", rng)
+        x = np.concatenate([q, v])
+    else:
+        model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+        x = model.state_vector({"base_qw": 1.0, "base_z": 0.25}, default=0.0)
+        x[7:15], x[15:] = rng.uniform(-1, 1, 8), rng.uniform(-1, 1, 14)
+        tau = np.zeros(0)
+    chart = model.chart()
+    z, p, n, m = chart.lift(x), model.parameter_vector(None), chart.n_states, chart.n_inputs
+    out = np.empty(n * (n + m))
+    jacobian_module(chart).jac(0.0, z, tau, p, out)
+    A, h = out[: n * n].reshape(n, n), 1e-6
+    columns = [(chart.f(0.0, z + h * e, tau) - chart.f(0.0, z - h * e, tau)) / (2 * h) for e in np.eye(n)]
+    assert np.max(np.abs(np.column_stack(columns) - A)) < 1e-7 * np.abs(A).max()
+    if m:
+        B = out[n * n:].reshape(n, m)
+        inputs = [(chart.f(0.0, z, tau + h * e) - chart.f(0.0, z, tau - h * e)) / (2 * h) for e in np.eye(m)]
+        assert np.max(np.abs(np.column_stack(inputs) - B)) < 1e-7 * max(1.0, np.abs(B).max())

@@ -103,12 +103,49 @@ class ChartModel(Model):
                           f"    _stored_events(t, y[:{robot.n_states}], u, p, out)", ""])
 
     def kernel_jacobian_source(self) -> str:
-        """``jac(t, x, u, p, out)``: d(chart rhs)/dx then d/du, row-major, by forward mode on the tape."""
-        tape, _ = self.robot._tape
-        outputs = self.robot.tape_outputs("chart_rhs")
-        variables = [*tape.leaves(1, self.n_states), *tape.leaves(2, self.n_inputs)]
-        rows = tape.derive(outputs, variables)
-        return self._source("jac", "chart_jac", [e for row in rows for e in row])
+        """``jac(t, x, u, p, out)``: d(chart rhs)/dx then d/du, row-major, at a chart state with d = 0 (where every
+        step starts, so where the implicit methods take it).
+
+        Up to SOLVE_LIMIT velocities, from the robot's analytical tangent-space linearization
+        (``tangent_linearization``: its rows and columns placed at the chart's q_joints and v; at d = 0 the
+        chart's d is the tangent's base coordinate to first order, so d's columns are its too), the rows of d' =
+        rate(d, v) by forward mode of the chart's own rate, and the accelerations' columns of the centre c by
+        forward mode along c alone (c' = 0, but a step's starting values, from the last step's collocation
+        polynomial, still hold the old centre, which Newton's first iteration moves): about half the tape of
+        forward mode over the whole chart rhs, which LLVM compiles in half the time. Above, that forward mode."""
+        from robodyn.rigid.dynamics import SOLVE_LIMIT
+
+        robot = self.robot
+        tape, _ = robot._tape
+        if robot.nv > SOLVE_LIMIT:
+            outputs = robot.tape_outputs("chart_rhs")
+            variables = [*tape.leaves(1, self.n_states), *tape.leaves(2, self.n_inputs)]
+            rows = tape.derive(outputs, variables)
+            return self._source("jac", "chart_jac", [e for row in rows for e in row])
+        nv, nb, m, size = robot.nv, robot.nb, self.n_inputs, self.n_states
+        nq, base = robot.nq, robot.joint.nq
+        values = robot.tape_outputs("tangent_linearization")
+        place = [nq + nv + i for i in range(nb)] + [base + j for j in range(nv - nb)] + [nq + k for k in range(nv)]
+        zero = tape.const(0.0)
+        jac = [zero] * (size * (size + m))
+        for r in range(2 * nv):
+            for c in range(2 * nv):
+                jac[place[r] * size + place[c]] = values[r * 2 * nv + c]
+        offset = 4 * nv * nv
+        for r in range(2 * nv):
+            for c in range(m):
+                jac[size * size + place[r] * m + c] = values[offset + r * m + c]
+        # the chart's own rows d' = rate(d, v): its parametrization's, by forward mode (a few nodes)
+        rhs = robot.tape_outputs("chart_rhs")
+        variables = [*tape.leaves(1, size), *tape.leaves(2, m)]
+        for i, row in enumerate(tape.derive(rhs[size - nb:], variables)):
+            jac[(size - nb + i) * size: (size - nb + i + 1) * size] = row[:size]
+            jac[size * size + (size - nb + i) * m: size * size + (size - nb + i + 1) * m] = row[size:]
+        # the centre's columns of the accelerations, by forward mode along c alone: the methods need them, since
+        # a step's starting values (the last step's collocation polynomial) still hold the old centre
+        for i, row in enumerate(tape.derive(rhs[nq: nq + nv], tape.leaves(1, base))):
+            jac[(nq + i) * size: (nq + i) * size + base] = row
+        return self._source("jac", "chart_jac", jac)
 
     # --- between stored and chart states ---------------------------------------------------------------
     def lift(self, x: np.ndarray) -> np.ndarray:
