@@ -7,12 +7,10 @@ Run: ``python benchmarks/bench_chart_jacobian.py`` (about two minutes: the forwa
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]

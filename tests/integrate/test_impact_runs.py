@@ -100,6 +100,10 @@ def test_impact_runs_refuse_what_they_cannot_do() -> None:
         robodyn.simulate(model, 1.0, {"z": 0.0})
     with pytest.raises(InputError, match="use an adaptive or implicit method"):
         robodyn.simulate(model, 1.0, {"z": 1.0}, method="rk4", dt=1e-3)
+    with pytest.raises(InputError, match=r"contact 'floor': restitution must be from 0 to 1, got 1\.5"):
+        robodyn.simulate(model, 1.0, {"z": 1.0}, params={"restitution": 1.5})
+    with pytest.raises(InputError, match=r"restitution must be from 0 to 1, got -0\.1"):
+        model.with_parameters(restitution=-0.1)
     with pytest.raises(InputError, match="named like a contact's own"):
         robodyn.simulate(model, 1.0, {"z": 1.0}, events=[robodyn.Event("z - 0.5", name="floor_touchdown")])
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.errors import ModelFileError
+from robodyn.errors import InputError, ModelFileError
 
 BOX = Path(__file__).resolve().parents[2] / "examples" / "box_on_incline.yaml"
 
@@ -105,3 +105,12 @@ def test_bad_contacts_are_refused_with_the_cause(case: str) -> None:
     assert old in text, case
     with pytest.raises(ModelFileError, match=message):
         robodyn.read_model_text(text.replace(old, new), "box_on_incline.yaml")
+
+
+def test_overrides_that_make_a_contact_law_unphysical_are_refused() -> None:
+    box = robodyn.load(str(BOX))
+    with pytest.raises(InputError, match=r"contact 'back': friction must be 0 or more, got -0\.3"):
+        box.with_parameters(mu=-0.3)
+    with pytest.raises(InputError, match="contact 'back': stiffness must be positive, got 0"):
+        box.with_parameters(k=0.0)
+    assert box.with_parameters(mu=0.4).parameters["mu"] == 0.4

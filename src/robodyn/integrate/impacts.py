@@ -49,6 +49,8 @@ def run_with_impacts(job: _Job) -> Trajectory | BatchTrajectory:
     if taken:
         raise InputError(f"simulate: event {taken[0]!r} is named like a contact's own (<contact>_touchdown, "
                          "<contact>_liftoff): rename it")
+    for p in job.parameters:  # an override may make a law unphysical (a restitution above 1 gains energy)
+        impacts.check(p, "" if len(job.parameters) == 1 else " (a parameter set of the batch)")
     plans: dict[frozenset[int], Any] = {}
     grid = job.t_eval
     if job.batch and grid is None:  # a batch shares its output times

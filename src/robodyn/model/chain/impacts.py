@@ -59,6 +59,11 @@ class ImpactSet:
     def __len__(self) -> int:
         return len(self.names)
 
+    def check(self, p: np.ndarray, where: str = "") -> None:
+        """InputError when the contacts' laws at the parameters ``p`` are not physical (a restitution outside
+        [0, 1]: robodyn.model.chain.constrained.ConstrainedChain.check_contacts)."""
+        self.model.check_contacts(p, where)
+
     def mode(self, held: frozenset[int]) -> ConstrainedChain:
         """The chain with the impact contacts ``held`` (indices) held on their planes (built once per set)."""
         if held not in self._modes:

@@ -43,7 +43,7 @@ __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", 
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
 #: factor's pattern), since the key holds the version, not the code: a stale record would call today's helpers
 #: with yesterday's arguments.
-FORMAT: Final = 5
+FORMAT: Final = 6
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
