@@ -28,7 +28,7 @@ contract's ``constraints()`` gives the residuals, assembly and independent coord
 generalized forces, with or without loops; their normal and friction forces and slip speeds follow the outputs.
 Rigid ``impact`` contacts add no force: ``impacts()`` (robodyn.model.chain.impacts) gives the touchdown events, the
 impact map and the resting contacts that ``simulate`` switches between; their gaps follow the outputs. Every
-contact's gap ``<name>_gap`` is a name for event expressions (robodyn.model.chain.impacts.ContactSymbols).
+contact's gap ``<name>_gap`` is a name for event expressions (robodyn.model.chart.StoredSymbols).
 """
 
 from __future__ import annotations
@@ -331,7 +331,8 @@ class ConstrainedChain(Model):
             rows = tape.derive(values, [*manipulator.x, *manipulator.u])
             n = self.n_states
             return [e for row in rows for e in row[:n]] + [e for row in rows for e in row[n:]]
-        raise KeyError(f"no function {name!r}: rhs, h, constraints, jacobians, output_jacobians, events, impacts")
+        raise KeyError(f"no function {name!r}: rhs, h, constraints, jacobians, output_jacobians, events, laws, "
+                       "impacts")
 
     def _contact_values(self, compliant: list[Value]) -> list[Value]:
         """The contacts' outputs in file order: five per compliant contact (``compliant``'s), a gap per impact."""

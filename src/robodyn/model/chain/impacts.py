@@ -13,9 +13,10 @@ between impacts and asks :class:`ImpactSet` what happens at each:
 
   the impulse mu that changes nothing but those velocities, by the least kinetic energy change (for one contact
   alone: q'+ = q'- - (1 + e) M^-1 J_n^T (J_n M^-1 J_n^T)^-1 J_n q'-). The positions do not jump;
-- **rest** — a bounce (impact to impact of one contact) shorter than the contact's ``rest_time``: the impact is
-  made plastic (e = 0) and the contact is held on its plane, a bilateral row along n (robodyn.rigid.constraints,
-  ``direction``); the integration goes on in that mode (:meth:`ImpactSet.mode`);
+- **rest** — a bounce shorter than the contact's ``rest_time``, the one just ended (impact to impact) or the one
+  that would follow (:meth:`ImpactSet.flight`): the impact is made plastic (e = 0) and the contact is held on its
+  plane, a bilateral row along n (robodyn.rigid.constraints, ``direction``), while the plane pushes; the
+  integration goes on in that mode (:meth:`ImpactSet.mode`);
 - **lift-off** — a held contact's normal force lambda (the row's multiplier, N, positive while the plane pushes)
   falling through 0: the event ``<name>_liftoff``, after which the contact is free again.
 
