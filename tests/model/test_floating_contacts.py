@@ -156,6 +156,9 @@ def test_the_feet_touch_down_when_the_free_fall_says_so() -> None:
 
 
 def test_contacts_on_a_moving_base_refuse_what_is_not_built(tmp_path: Path) -> None:
+    model, _ = _standing()
+    with pytest.raises(InputError, match=r"contact 'lf_foot': friction must be 0 or more, got -1"):
+        model.with_parameters(mu=-1.0)
     text = STANDING.read_text()
     impact = text.replace("model: compliant, stiffness: k_c, damping: d_c,\n     friction: mu}",
                           "model: impact, restitution: 0.5}", 1)

@@ -44,7 +44,15 @@ import sympy
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, SingularMatrixError, UnknownNameError
-from robodyn.model.chain.contacts import Contact, ContactSet, contact_events, contact_specs, gap_names
+from robodyn.model.chain.contacts import (
+    Contact,
+    ContactSet,
+    check_laws,
+    contact_events,
+    contact_specs,
+    gap_names,
+    law_values,
+)
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.constraints import ConstraintSet
@@ -313,8 +321,7 @@ class ConstrainedChain(Model):
                     for frame, plane in zip(self.contact_set.frames, self.contact_set.planes)]
             return [*gaps, *(program.forces[len(self.force_outputs):] if self.held else [])]
         if name == "laws":  # per compliant contact: k, d, mu, eps; then per impact contact: e
-            return [*(v for c in self._contacts for v in (c.stiffness, c.damping, c.friction, c.slip)),
-                    *(i.restitution for i in self.contact_set.impacts)]
+            return law_values(self.contact_set)
         if name == "impacts":  # per impact contact: gap, restitution, n . (Jv' q'), then the rows dg/dq (k x n)
             kinematics = chain.kinematics().program
             impacts = self.contact_set.impacts
@@ -495,25 +502,11 @@ class ConstrainedChain(Model):
                           "", event_source(table, events, "_contact_values")])
 
     def check_contacts(self, p: Vector, where: str = "") -> None:
-        """InputError when the contacts' laws at the parameters ``p`` are not physical: a stiffness or slip speed
-        that is not positive, a negative damping or friction, a restitution outside [0, 1] (overrides of the
-        parameters they are written in)."""
-        if not self.contact_set.names:
-            return
-        values = self.call("laws", 0.0, np.zeros(self.n_states), np.zeros(self.n_inputs), p)
-        compliant = [n for n, kind in zip(self.contact_set.names, self.contact_set.models) if kind == "compliant"]
-        for k, name in enumerate(compliant):
-            for j, (key, strict) in enumerate((("stiffness", True), ("damping", False), ("friction", False),
-                                                ("slip_velocity", True))):
-                value = float(values[4 * k + j])
-                if not np.isfinite(value) or value < 0 or (strict and value == 0):
-                    bound = "positive" if strict else "0 or more"
-                    raise InputError(f"model {self.name!r}{where}: contact {name!r}: {key} must be {bound}, got "
-                                     f"{value:g}: check the parameters it is written in", key="params")
-        for impact, value in zip(self.contact_set.impacts, values[4 * len(compliant):]):
-            if not 0.0 <= value <= 1.0:
-                raise InputError(f"model {self.name!r}{where}: contact {impact.name!r}: restitution must be from 0 "
-                                 f"to 1, got {value:g}: check the parameters it is written in", key="params")
+        """InputError when the contacts' laws at the parameters ``p`` are not physical (overrides of the parameters
+        they are written in: robodyn.model.chain.contacts.check_laws)."""
+        if self.contact_set.names:
+            values = self.call("laws", 0.0, np.zeros(self.n_states), np.zeros(self.n_inputs), p)
+            check_laws(self.contact_set, values, f"model {self.name!r}{where}")
 
     def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> ConstrainedChain:
         """:meth:`Model.with_parameters`, the contacts' laws checked at the new values (:meth:`check_contacts`)."""

@@ -28,6 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
+import numpy as np
+
 from robodyn.errors import InputError, UnknownNameError
 from robodyn.rigid.contact import ContactSpec
 from robodyn.rigid.kinematics import FrameSpec
@@ -37,7 +39,7 @@ if TYPE_CHECKING:
     from robodyn.model.chain.system import ChainSystem
 
 __all__ = ["DEFAULT_EXPONENT", "DEFAULT_REST_TIME", "DEFAULT_SLIP", "MODELS", "Contact", "ContactSet", "ImpactSpec",
-           "contact_events", "contact_specs", "gap_names"]
+           "check_laws", "contact_events", "contact_specs", "gap_names", "law_values"]
 
 DEFAULT_EXPONENT: Final = 1.5  # Hertz's exponent of a sphere on a plane
 DEFAULT_SLIP: Final = 1e-3  # m/s: friction's regularization eps; a held point creeps at ~eps F / (mu f_n)
@@ -157,6 +159,30 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         names += group
         units.update({name: "N" for name in group[:4]} | {group[4]: "m/s"})
     return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds)
+
+
+def law_values(contacts: ContactSet) -> list[Value]:
+    """The laws' parameters on the tape: per compliant contact k, d, mu, eps; then per impact contact e."""
+    return [*(v for c in contacts.specs for v in (c.stiffness, c.damping, c.friction, c.slip)),
+            *(i.restitution for i in contacts.impacts)]
+
+
+def check_laws(contacts: ContactSet, values: Sequence[float] | np.ndarray, where: str) -> None:
+    """InputError when the laws' parameters ``values`` (:func:`law_values` at some parameters) are not physical: a
+    stiffness or slip speed that is not positive, a negative damping or friction, a restitution outside [0, 1]."""
+    compliant = [n for n, kind in zip(contacts.names, contacts.models) if kind == "compliant"]
+    for k, name in enumerate(compliant):
+        for j, (key, strict) in enumerate((("stiffness", True), ("damping", False), ("friction", False),
+                                            ("slip_velocity", True))):
+            value = float(values[4 * k + j])
+            if not math.isfinite(value) or value < 0 or (strict and value == 0):
+                bound = "positive" if strict else "0 or more"
+                raise InputError(f"{where}: contact {name!r}: {key} must be {bound}, got {value:g}: check the "
+                                 "parameters it is written in", key="params")
+    for impact, value in zip(contacts.impacts, values[4 * len(compliant):]):
+        if not 0.0 <= value <= 1.0:
+            raise InputError(f"{where}: contact {impact.name!r}: restitution must be from 0 to 1, got {value:g}: "
+                             "check the parameters it is written in", key="params")
 
 
 def gap_names(contacts: ContactSet) -> list[str]:

@@ -33,7 +33,7 @@ import numpy as np
 from robodyn.codegen.native import native_function
 from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
 from robodyn.errors import InputError, RobodynWarning
-from robodyn.model.chain.contacts import Contact, contact_events, contact_specs, gap_names
+from robodyn.model.chain.contacts import Contact, check_laws, contact_events, contact_specs, gap_names, law_values
 from robodyn.model.chain.linearization import FactoredSolve
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
@@ -215,6 +215,8 @@ class FloatingChain(Model):
                 e for k in range(len(contacts.normal))
                 for e in (contacts.normal[k], *contacts.friction[k], contacts.slip[k])]
             return [*x[: nq + nv], *touching]
+        if name == "laws":  # the contacts' laws' parameters (robodyn.model.chain.contacts.law_values)
+            return law_values(self.contact_set)
         if name == "events":  # the contacts' gaps at the stored state
             frames = MovingFrames(self._program(False))
             return [plane_gap(frames, frame, *plane)
@@ -456,6 +458,16 @@ class FloatingChain(Model):
     def contact_events(self, *, terminal: bool = False) -> list[Any]:
         """Touchdown and lift-off of every contact as events (robodyn.model.chain.contacts.contact_events)."""
         return contact_events(self.contact_set, terminal)
+
+    def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> FloatingChain:
+        """:meth:`Model.with_parameters`, the contacts' laws checked at the new values
+        (robodyn.model.chain.contacts.check_laws)."""
+        clone = super().with_parameters(params, **values)
+        if clone is not self and self.contact_set.names:
+            p = clone.parameter_vector(None)
+            laws = clone.call("laws", 0.0, np.zeros(self.nq + self.nv), np.zeros(self.n_inputs), p)
+            check_laws(self.contact_set, laws, f"model {self.name!r} with the parameters {dict(clone.parameters)}")
+        return clone
 
     def chart(self) -> Any:
         """The chart the integrators step in (robodyn.model.chart.ChartModel)."""
