@@ -98,9 +98,9 @@ def equilibrium_on_manifold(solve: Callable[..., tuple[OperatingPoint, ...]], mo
         points = solve(tangent, tangent_fix or None, tangent_guess or None, starts, params=params, t=t, tol=tol,
                        seed=seed, box=box)
     except ConvergenceError as error:
-        raise ConvergenceError(f"{error} (on a moving base: nothing but contact holds the base, so under gravity a "
-                               "robot off the ground has no state at rest; standing on contacts, guess a settled "
-                               "stance: simulate until it rests and start from there)") from None
+        raise ConvergenceError(f"{error} (on a moving base: nothing but contact holds the base, so off the ground "
+                               "under gravity no state is at rest; standing on contacts, guess a settled stance: "
+                               "simulate until it rests and start from there)") from None
     return tuple(OperatingPoint(tangent.stored(p.x), p.u, model.states, model.inputs, p.residual, p.converged,
                                 p.method) for p in points)
 
