@@ -28,6 +28,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("integrate", ("robodyn.integrate",)),
     ("analysis", ("robodyn.analysis",)),
     ("kinematics", ("robodyn.kinematics",)),
+    ("export", ("robodyn.export",)),
     ("frequency plots", ("robodyn.plots_frequency",)),
     ("report", ("robodyn.report", "robodyn.sweep")),
     ("api", ("robodyn", "robodyn.reference")),

@@ -73,6 +73,7 @@ _LAZY: dict[str, str] = {
     "Verification": "robodyn.analysis.verify",
     "animate": "robodyn.kinematics.animate",
     "assemble": "robodyn.analysis.assembly",
+    "export_c": "robodyn.export.c",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
     "difference": "robodyn.model.chain.configuration",
@@ -117,6 +118,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.validity import Validity, validity
     from robodyn.analysis.verify import Verification, verify
+    from robodyn.export.c import export_c
     from robodyn.integrate.simulate import simulate
     from robodyn.kinematics.animate import animate
     from robodyn.kinematics.frames import Kinematics, Pose
@@ -202,6 +204,7 @@ __all__ = [
     "classify",
     "difference",
     "existence",
+    "export_c",
     "find_equilibrium",
     "forced_response",
     "integrate_configuration",

@@ -138,11 +138,11 @@ CAPABILITIES: dict[str, set[str]] = {
     "catalog:pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:double_pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:cart_pole": _SECOND_ORDER | {"energy"},  # no named points: no frames
-    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics"},
-    "chain file": _SECOND_ORDER | {"energy", "kinematics"},
+    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "exported_functions"},
+    "chain file": _SECOND_ORDER | {"energy", "kinematics", "exported_functions"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                          "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form"},
-    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits"},
+    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "exported_functions"},
     "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
     "parsed-model record": _SECOND_ORDER | {"energy", "kinematics"},
     "python callable": {"output_jacobians"},
@@ -288,6 +288,12 @@ def _offered(model: ModelContract) -> set[str]:
             model.symbol_table().expression(event.expression, event.name)
         assert np.array_equal(impacts.jump(t, x, p, 0, frozenset(), plastic=False)[: n // 2], x[: n // 2])
         found.add("impacts")
+    exported = model.exported_functions()
+    if exported is not None:  # functions on one tape for C export: the contract's sizes (robodyn.model.exported)
+        sizes = {"f": model.n_states, "h": model.n_outputs,
+                 "linearize": (model.n_states + model.n_outputs) * (model.n_states + model.n_inputs)}
+        assert all(len(exported.functions[name]) == size for name, size in sizes.items())
+        found.add("exported_functions")
     return found
 
 

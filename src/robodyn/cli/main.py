@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from robodyn import __version__
 from robodyn.cli.constraints import add_commands as add_constraint_commands
+from robodyn.cli.export import add_commands as add_export_commands
 from robodyn.cli.kinematics import add_commands as add_kinematics_commands
 from robodyn.cli.models import add_commands as add_model_commands
 from robodyn.cli.report import add_commands as add_report_commands
@@ -52,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_model_commands(commands)
     add_kinematics_commands(commands)
     add_constraint_commands(commands)
+    add_export_commands(commands)
     add_sweep_commands(commands)
     return parser
 

@@ -347,6 +347,11 @@ class Model:
         ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
         return None
 
+    def exported_functions(self) -> Any:
+        """The model's functions as outputs of one straight-line tape, for standalone code (robodyn.model.exported.
+        ExportedFunctions, which robodyn.export_c writes as C), or None (the default: nothing to export yet)."""
+        return None
+
     def impacts(self) -> Any:
         """The rigid contacts of a model whose velocities jump at impacts (robodyn.model.chain.impacts.ImpactSet:
         touchdown and lift-off events, the impact map, resting modes), which ``simulate`` integrates between, or

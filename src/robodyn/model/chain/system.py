@@ -408,6 +408,13 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         """The chain's tape, program and link placements for its frames and outputs (robodyn.model.chain.tape_view)."""
         return ChainTape(self._program, MappingProxyType(self._link_offsets), self._tape_value, self._vector)
 
+    def exported_functions(self) -> Any:
+        """f, h, linearize, mass, rnea, aba, com and the frames on the chain's tape, for export as C
+        (robodyn.model.chain.exported)."""
+        from robodyn.model.chain.exported import chain_exported_functions
+
+        return chain_exported_functions(self)
+
     def kinematics(self) -> ChainFrames:
         """The chain's frames and their compiled kinematic functions (robodyn.model.chain.frames)."""
         memo = self.memo()

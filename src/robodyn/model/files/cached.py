@@ -391,6 +391,9 @@ class CachedModel(Model):
         """None: a model with constraints is never recorded (:func:`_record`)."""
         return None
 
+    def exported_functions(self) -> Any:
+        return self.full_model().exported_functions()  # the tape is the full model's
+
     def impacts(self) -> None:
         """None: a model with impacts is never recorded (:func:`_record`)."""
         return None

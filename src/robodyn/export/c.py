@@ -1,0 +1,330 @@
+"""A model's functions as standalone C99: ``P.h``, ``P.c``, a Makefile and a CMakeLists.txt (docs/export.md).
+
+:func:`export_c` asks the model for its functions on one straight-line tape (the contract's
+``exported_functions()``: robodyn.model.exported) and prints each as a static function of the tape's nodes
+(robodyn.codegen.c_source) behind the public signatures of docs/export.md: ``P_f``, ``P_h``, ``P_linearize``
+and, for rigid bodies, ``P_mass``, ``P_rnea``, ``P_aba``, ``P_com`` and ``P_fk_<frame>``. The code has no globals,
+allocates nothing (work arrays on the stack), is re-entrant and needs only ``<math.h>``. With ``build=True`` the
+library is compiled by the system's C compiler into the export's folder and bound by ctypes (:class:`CLibrary`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import re
+import shutil
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.atomic import check_output_folder, write_text_atomic
+from robodyn.codegen.c_source import c_function, c_literal
+from robodyn.codegen.cache import content_hash
+from robodyn.codegen.tape_llvm import tape_data
+from robodyn.errors import InputError, NumericalError
+
+__all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
+
+#: The functions an export can hold (``fk`` stands for every frame's ``P_fk_<frame>``).
+FUNCTIONS: Final = ("f", "h", "linearize", "mass", "rnea", "aba", "com", "fk")
+C_FLAGS: Final = ("-std=c99", "-O2", "-fPIC")
+_C_KEYWORDS: Final = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if inline int long "
+    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
+    "_Bool _Complex _Imaginary".split())
+
+
+@dataclass(frozen=True)
+class CExport:
+    """What :func:`export_c` wrote: the folder, the prefix, the files and the functions (C names), and the bound
+    library when built."""
+
+    directory: Path
+    prefix: str
+    files: tuple[Path, ...]
+    functions: tuple[str, ...]
+    library: CLibrary | None = None
+
+
+@dataclass
+class CLibrary:
+    """An export compiled into a shared library and bound by ctypes: each function takes and returns float64
+    arrays (``params`` a parameter vector in the model's order, default the export's defaults)."""
+
+    path: Path
+    prefix: str
+    sizes: dict[str, int]
+    defaults: np.ndarray
+    frames: tuple[str, ...]
+    _lib: Any = field(repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        self._lib = ctypes.CDLL(str(self.path))
+
+    def _call(self, name: str, *arrays: Any, sizes: Sequence[int]) -> list[np.ndarray]:
+        function = getattr(self._lib, f"{self.prefix}_{name}")
+        outputs = [np.zeros(s) for s in sizes]
+        arguments = [a if isinstance(a, float) else np.ascontiguousarray(a, dtype=float).ctypes.data_as(
+            ctypes.POINTER(ctypes.c_double)) for a in arrays]
+        function.restype = None
+        function(*[ctypes.c_double(a) if isinstance(a, float) else a for a in arguments],
+                 *[o.ctypes.data_as(ctypes.POINTER(ctypes.c_double)) for o in outputs])
+        return outputs
+
+    def _p(self, params: Any) -> np.ndarray:
+        return self.defaults if params is None else np.ascontiguousarray(params, dtype=float)
+
+    def f(self, t: float, x: Any, u: Any, params: Any = None) -> np.ndarray:
+        """x' ``(NX,)``."""
+        return self._call("f", float(t), x, _vector(u), self._p(params), sizes=[self.sizes["NX"]])[0]
+
+    def h(self, t: float, x: Any, u: Any, params: Any = None) -> np.ndarray:
+        """y ``(NY,)``."""
+        return self._call("h", float(t), x, _vector(u), self._p(params), sizes=[self.sizes["NY"]])[0]
+
+    def linearize(self, t: float, x: Any, u: Any, params: Any = None) -> tuple[np.ndarray, ...]:
+        """A, B, C, D."""
+        nx, nu, ny = self.sizes["NX"], self.sizes["NU"], self.sizes["NY"]
+        A, B, C, D = self._call("linearize", float(t), x, _vector(u), self._p(params),
+                                sizes=[nx * nx, nx * nu, ny * nx, ny * nu])
+        return A.reshape(nx, nx), B.reshape(nx, nu), C.reshape(ny, nx), D.reshape(ny, nu)
+
+    def mass(self, q: Any, params: Any = None) -> np.ndarray:
+        nq = self.sizes["NQ"]
+        return self._call("mass", q, self._p(params), sizes=[nq * nq])[0].reshape(nq, nq)
+
+    def rnea(self, q: Any, qd: Any, qdd: Any, params: Any = None) -> np.ndarray:
+        return self._call("rnea", q, qd, qdd, self._p(params), sizes=[self.sizes["NQ"]])[0]
+
+    def aba(self, q: Any, qd: Any, tau: Any, params: Any = None) -> np.ndarray:
+        return self._call("aba", q, qd, tau, self._p(params), sizes=[self.sizes["NQ"]])[0]
+
+    def com(self, q: Any, params: Any = None) -> np.ndarray:
+        return self._call("com", q, self._p(params), sizes=[3])[0]
+
+    def fk(self, frame: str, q: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Position (3,), rotation (3, 3), Jacobian (6, NQ) of ``frame`` (its C name is derived from it)."""
+        nq = self.sizes["NQ"]
+        position, rotation, jacobian = self._call(f"fk_{_identifier(frame)}", q, self._p(params),
+                                                  sizes=[3, 9, 6 * nq])
+        return position, rotation.reshape(3, 3), jacobian.reshape(6, nq)
+
+
+def _vector(u: Any) -> np.ndarray:
+    return np.zeros(1) if u is None or np.size(u) == 0 else np.ascontiguousarray(u, dtype=float)
+
+
+def _identifier(name: str) -> str:
+    """``name`` as a C identifier: other characters as ``_``, a leading digit or a keyword prefixed."""
+    text = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
+    return f"_{text}" if text[0].isdigit() or text in _C_KEYWORDS else text
+
+
+def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | None = None,
+             prefix: str | None = None, build: bool = False) -> CExport:
+    """Write ``model``'s functions as C99 into ``directory`` (see the module docstring and docs/export.md).
+
+    Parameters
+    ----------
+    model
+        A robodyn model with exportable functions (``model.exported_functions()``: chains and URDF robots).
+    directory
+        Created if missing; ``P.h``, ``P.c``, ``Makefile`` and ``CMakeLists.txt`` are written atomically.
+    functions
+        A subset of :data:`FUNCTIONS` (default: all the model has).
+    prefix
+        The C prefix P (default: the model's name as an identifier).
+    build
+        Compile the library with the system's C compiler (``cc``, ``gcc`` or ``clang``; InputError when there is
+        none) into ``directory`` and return it bound (``CExport.library``).
+    """
+    exported = model.exported_functions()
+    if exported is None:
+        raise InputError(f"export: model {model.name!r} ({model.kind}) has no straight-line functions to export: C "
+                         "export covers chain files and URDF robots (model files of other kinds and diagrams are "
+                         "not built yet; Python callables have no source to export)", key="model")
+    available = [name for name in FUNCTIONS if name in exported.functions or (name == "fk" and exported.frames)]
+    chosen = available if functions is None else list(functions)
+    unknown = [name for name in chosen if name not in available]
+    if unknown:
+        raise InputError(f"export: {', '.join(unknown)} not available for {model.name!r}: choose from "
+                         f"{', '.join(available)}", key="functions")
+    p = _identifier(prefix if prefix is not None else model.name)
+    if prefix is not None and p != prefix:
+        raise InputError(f"export: prefix {prefix!r} is not a C identifier: use letters, digits and _ (not first a "
+                         "digit)", key="prefix")
+    folder = check_output_folder(directory, "export: cannot write")
+    header, source = _texts(model, exported, chosen, p)
+    folder.mkdir(parents=True, exist_ok=True)
+    files = {f"{p}.h": header, f"{p}.c": source, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
+    for name, text in files.items():
+        write_text_atomic(folder / name, text)
+    names = tuple(_public_names(exported, chosen, p))
+    library = _build(folder, p, model, exported) if build else None
+    return CExport(folder, p, tuple(folder / name for name in files), names, library)
+
+
+def _public_names(exported: Any, chosen: Sequence[str], p: str) -> list[str]:
+    names = [f"{p}_params_default"]
+    for name in chosen:
+        if name == "fk":
+            names += [f"{p}_fk_{_identifier(frame)}" for frame in exported.frames]
+        else:
+            names.append(f"{p}_{name}")
+    return names
+
+
+def _fields(model: Any) -> list[str]:
+    fields = [_identifier(name) for name in model.parameters]
+    if len(set(fields)) != len(fields):
+        raise InputError(f"export: the parameters {list(model.parameters)} are not distinct as C identifiers: rename "
+                         "one", key="params")
+    return fields
+
+
+def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[str, str]:
+    """The header and the source."""
+    from robodyn import __version__
+
+    nx, nu, ny, nq = model.n_states, model.n_inputs, model.n_outputs, len(exported.coordinates)
+    fields = _fields(model)
+    defaults = [float(v) for v in model.parameters.values()]
+    bodies: list[str] = []
+    declarations: list[str] = []
+    counter = 0
+
+    def kernel(outputs: Sequence[Any]) -> str:
+        nonlocal counter
+        name = f"{p}_tape{counter}"
+        counter += 1
+        bodies.append(c_function(name, *tape_data(exported.tape, outputs)))
+        return name
+
+    params = ("    const double *pv = (const double *)0;\n    (void)p;" if not fields else
+              f"    const double values[{len(fields)}] = {{{', '.join(f'p->{name}' for name in fields)}}};\n"
+              "    const double *pv = values;")
+    void_p = ""
+    state = f"    double xv[{max(nx, 1)}] = {{0.0}};\n    int i;\n    for (i = 0; i < {nq}; ++i) xv[i] = q[i];\n"
+    work = []
+    for name in chosen:
+        if name == "f":
+            declarations.append(f"void {p}_f(double t, const double *x, const double *u, const {p}_params *p, "
+                                "double *xdot);")
+            work.append(f"void {p}_f(double t, const double *x, const double *u, const {p}_params *p, double *xdot)\n"
+                        f"{{\n{params}\n{void_p}    {kernel(exported.functions['f'])}(t, x, u, pv, x, xdot);\n}}\n")
+        elif name == "h":
+            declarations.append(f"void {p}_h(double t, const double *x, const double *u, const {p}_params *p, "
+                                "double *y);")
+            work.append(f"void {p}_h(double t, const double *x, const double *u, const {p}_params *p, double *y)\n"
+                        f"{{\n{params}\n{void_p}    {kernel(exported.functions['h'])}(t, x, u, pv, x, y);\n}}\n")
+        elif name == "linearize":
+            sizes = [nx * nx, nx * nu, ny * nx, ny * nu]
+            total = sum(sizes)
+            declarations.append(f"void {p}_linearize(double t, const double *x, const double *u, const {p}_params *p,"
+                                "\n    double *A, double *B, double *C, double *D);")
+            copies, start = [], 0
+            for target, size in zip("ABCD", sizes):
+                if size:
+                    copies.append(f"    for (i = 0; i < {size}; ++i) {target}[i] = work[{start} + i];")
+                else:
+                    copies.append(f"    (void){target};")
+                start += size
+            work.append(f"void {p}_linearize(double t, const double *x, const double *u, const {p}_params *p,\n"
+                        f"    double *A, double *B, double *C, double *D)\n{{\n{params}\n{void_p}"
+                        f"    double work[{max(total, 1)}];\n    int i;\n"
+                        f"    {kernel(exported.functions['linearize'])}(t, x, u, pv, x, work);\n"
+                        + "\n".join(copies) + "\n}\n")
+        elif name == "mass":
+            declarations.append(f"void {p}_mass(const double *q, const {p}_params *p, double *M);")
+            work.append(f"void {p}_mass(const double *q, const {p}_params *p, double *M)\n{{\n{params}\n{void_p}"
+                        f"{state}    {kernel(exported.functions['mass'])}(0.0, xv, xv, pv, xv, M);\n}}\n")
+        elif name == "com":
+            declarations.append(f"void {p}_com(const double *q, const {p}_params *p, double *com);")
+            work.append(f"void {p}_com(const double *q, const {p}_params *p, double *com)\n{{\n{params}\n{void_p}"
+                        f"{state}    {kernel(exported.functions['com'])}(0.0, xv, xv, pv, xv, com);\n}}\n")
+        elif name in ("rnea", "aba"):
+            third, result = ("qdd", "tau") if name == "rnea" else ("tau", "qdd")
+            declarations.append(f"void {p}_{name}(const double *q, const double *qd, const double *{third}, "
+                                f"const {p}_params *p, double *{result});")
+            work.append(f"void {p}_{name}(const double *q, const double *qd, const double *{third}, "
+                        f"const {p}_params *p, double *{result})\n{{\n{params}\n{void_p}"
+                        f"    double xv[{max(nx, 1)}];\n    const double uz[{max(nu, 1)}] = {{0.0}};\n    int i;\n"
+                        f"    for (i = 0; i < {nq}; ++i) {{ xv[i] = q[i]; xv[{nq} + i] = qd[i]; }}\n"
+                        f"    {kernel(exported.functions[name])}(0.0, xv, uz, pv, {third}, {result});\n}}\n")
+        else:  # fk
+            for frame, outputs in exported.frames.items():
+                c_name = f"{p}_fk_{_identifier(frame)}"
+                declarations.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
+                                    "double *J);  /* 3, 3x3, 6xNQ */")
+                work.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
+                            f"double *J)\n{{\n{params}\n{void_p}{state}"
+                            f"    double work[{3 + 9 + 6 * nq}];\n"
+                            f"    {kernel(outputs)}(0.0, xv, xv, pv, xv, work);\n"
+                            f"    for (i = 0; i < 3; ++i) pos[i] = work[i];\n"
+                            f"    for (i = 0; i < 9; ++i) rot[i] = work[3 + i];\n"
+                            f"    for (i = 0; i < {6 * nq}; ++i) J[i] = work[12 + i];\n}}\n")
+    digest = content_hash("robodyn C export", __version__, *bodies)
+    names = "\n".join(f"/* {label}: {', '.join(items) or '(none)'} */" for label, items in (
+        ("states", model.states), ("inputs", model.inputs), ("outputs", model.outputs),
+        ("parameters", [f"{n} = {v!r}" for n, v in zip(model.parameters, defaults)]),
+        ("coordinates", exported.coordinates), ("frames", list(exported.frames))))
+    struct = "\n".join(f"    double {name};" for name in fields) or "    double unused_;  /* no parameters */"
+    guard = f"{p.upper()}_H"
+    header = "\n".join([
+        f"/* {p}.h: model {model.name!r} ({model.kind}) as C99, generated by robodyn {__version__}. Do not edit. */",
+        f"/* functions' hash: sha256 {digest} */", f"#ifndef {guard}", f"#define {guard}", "",
+        "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
+        f"#define {p}_NX {nx}", f"#define {p}_NU {nu}", f"#define {p}_NY {ny}", f"#define {p}_NQ {nq}",
+        f"#define {p}_NP {len(fields)}", "", names, "",
+        f"typedef struct {{\n{struct}\n}} {p}_params;", "", f"{p}_params {p}_params_default(void);",
+        *declarations, "", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""])
+    initial = ", ".join(c_literal(v) for v in defaults) or "0.0"
+    source = "\n".join([f"/* {p}.c: generated by robodyn {__version__} (see {p}.h). Do not edit. */",
+                        "#include <math.h>", f'#include "{p}.h"', "", *bodies,
+                        f"{p}_params {p}_params_default(void)\n{{\n    {p}_params p = {{{initial}}};\n"
+                        "    return p;\n}\n",
+                        *work])
+    return header, source
+
+
+def _makefile(p: str) -> str:
+    return "\n".join([f"# Builds the static library lib{p}.a from {p}.c (generated by robodyn).",
+                      "CC ?= cc", "CFLAGS ?= -std=c99 -O2 -Wall -Wextra -pedantic", "",
+                      f"lib{p}.a: {p}.o", "\tar rcs $@ $^", "",
+                      f"{p}.o: {p}.c {p}.h", "\t$(CC) $(CFLAGS) -c $< -o $@", "", "clean:",
+                      f"\trm -f {p}.o lib{p}.a", "", ".PHONY: clean", ""])
+
+
+def _cmake(p: str) -> str:
+    return "\n".join(["cmake_minimum_required(VERSION 3.10)", f"project({p} C)", "set(CMAKE_C_STANDARD 99)",
+                      f"add_library({p} STATIC {p}.c)",
+                      f"target_include_directories({p} PUBLIC ${{CMAKE_CURRENT_SOURCE_DIR}})",
+                      "find_library(MATH_LIBRARY m)", "if(MATH_LIBRARY)",
+                      f"  target_link_libraries({p} PUBLIC ${{MATH_LIBRARY}})", "endif()", ""])
+
+
+def compiler() -> str:
+    """The system's C compiler (``cc``, ``gcc`` or ``clang`` on the PATH); InputError when there is none."""
+    for name in ("cc", "gcc", "clang"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise InputError("export: no C compiler found (cc, gcc or clang on the PATH): install one (Debian: apt install "
+                     "gcc) or build the exported files elsewhere", key="build")
+
+
+def _build(folder: Path, p: str, model: Any, exported: Any) -> CLibrary:
+    """Compile ``folder/P.c`` into ``folder/libP.so`` and bind it."""
+    target = folder / f"lib{p}.so"
+    command = [compiler(), *C_FLAGS, "-shared", str(folder / f"{p}.c"), "-o", str(target), "-lm"]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise NumericalError(f"export: the C compiler failed on {folder / (p + '.c')}: "
+                             f"{done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
+    sizes = {"NX": model.n_states, "NU": model.n_inputs, "NY": model.n_outputs, "NQ": len(exported.coordinates)}
+    return CLibrary(target, p, sizes, np.array([float(v) for v in model.parameters.values()]),
+                    tuple(exported.frames))
