@@ -167,7 +167,9 @@ def test_the_export_writes_its_files_and_refuses_what_it_cannot(tmp_path: Path) 
     assert "/* states: q1, q2" in header and "functions' hash: sha256" in header
     assert export.functions == ("puma_params_default", "puma_f", "puma_linearize")
     with pytest.raises(InputError, match="no straight-line functions to export"):
-        export_c(robodyn.load("pendulum"), tmp_path / "p")
+        export_c(robodyn.load(str(ROOT / "examples" / "arm_gravity_pd.yaml")), tmp_path / "p")  # discrete time
+    with pytest.raises(InputError, match="Python callables have no source to export"):
+        export_c(robodyn.System(lambda t, x, u, p: -x, ["x"], []), tmp_path / "s")
     with pytest.raises(InputError, match="jerk not available for 'puma560': choose from f, h, linearize"):
         export_c(model, tmp_path / "q", functions=["jerk"])
     with pytest.raises(InputError, match="prefix '1abc' is not a C identifier"):
@@ -186,7 +188,7 @@ def test_robodyn_export_on_the_command_line(tmp_path: Path, capsys: pytest.Captu
     assert done.returncode == 0 and (tmp_path / "c" / "libarm.a").is_file(), done.stderr
     code, _, err = run(capsys, "export", str(MODELS["puma560 chain"]), "--lang", "rust", "--out", str(tmp_path / "r"))
     assert code == 2 and "rust" in one_line(err)
-    code, _, err = run(capsys, "export", "pendulum", "--out", str(tmp_path / "p"))
+    code, _, err = run(capsys, "export", str(ROOT / "examples" / "arm_gravity_pd.yaml"), "--out", str(tmp_path / "p"))
     assert code == 2 and "no straight-line functions to export" in one_line(err)
 
 
@@ -212,3 +214,36 @@ def test_the_c_example_of_docs_export_md_compiles_and_holds_the_puma(tmp_path: P
         u = -50.0 * (x[:n] - 0.3) - 5.0 * x[n:]
         x = x + h * model.f(k * h, x, u)
     np.testing.assert_allclose(printed, robodyn.Kinematics(model).pose(x[:n], "link6").position, rtol=0, atol=2e-6)
+
+
+@pytest.mark.parametrize("name", [*sorted(set(robodyn.CATALOG) - {"two_link_arm"}), "decay"])
+def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path) -> None:
+    """The catalog's Lagrangian and mechanical models (and a first-order file): strict C99, f, h and the exact A, B,
+    C, D equal robodyn's to 1e-13 at the defaults and with parameters overridden; for second-order models M equals
+    the mass matrix, rnea(q'') - rnea(0) = M q'', rnea vanishes at the model's own acceleration (no force beyond
+    its own) and aba undoes rnea."""
+    model = robodyn.load(str(ROOT / "examples" / "decay.yaml")) if name == "decay" else robodyn.load(name)
+    export = export_c(model, tmp_path / "c", build=True)
+    done = subprocess.run(["gcc", *STRICT, "-O2", "-c", str(export.directory / f"{export.prefix}.c"), "-o",
+                           str(tmp_path / "x.o")], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lib = export.library
+    rng = np.random.default_rng(11)
+    defaults = model.parameter_vector(None)
+    for params in (None, defaults * rng.uniform(0.5, 1.5, defaults.size)):
+        x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
+        overrides = None if params is None else dict(zip(model.parameters, params))
+        _close(lib.f(0.2, x, u, params), model.f(0.2, x, u, overrides))
+        _close(lib.h(0.2, x, u, params), model.h(0.2, x, u, overrides))
+        linear = robodyn.linearize(model, x, u, t=0.2, params=overrides)
+        for mine, theirs in zip(lib.linearize(0.2, x, u, params), (linear.A, linear.B, linear.C, linear.D)):
+            _close(mine, theirs)
+        if model.order == 2:
+            n = model.n_coordinates
+            q, qd, qdd = x[:n], x[n:], rng.uniform(-1, 1, n)
+            mass = model.mass_matrix(q, overrides)
+            _close(lib.mass(q, params), mass)
+            _close(lib.rnea(q, qd, qdd, params) - lib.rnea(q, qd, np.zeros(n), params), mass @ qdd)
+            own = model.f(0.2, x, np.zeros(model.n_inputs), overrides)[n:]
+            _close(lib.rnea(q, qd, own, params), np.zeros(n))
+            _close(lib.aba(q, qd, lib.rnea(q, qd, qdd, params), params), qdd)

@@ -128,7 +128,7 @@ KINDS: dict[str, Callable[[], Model]] = {
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
 _SECOND_ORDER = {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output", "symbol_table",
-                 "manipulator", "symbolic_form", "explicit_form", "equation_terms", "latex"}
+                 "manipulator", "symbolic_form", "explicit_form", "equation_terms", "latex", "exported_functions"}
 CAPABILITIES: dict[str, set[str]] = {
     "catalog:joint": _SECOND_ORDER | {"linear_model", "affine_form", "mechanical_matrices", "scalar_damping",
                                       "linear_by_construction"},
@@ -138,11 +138,12 @@ CAPABILITIES: dict[str, set[str]] = {
     "catalog:pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:double_pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:cart_pole": _SECOND_ORDER | {"energy"},  # no named points: no frames
-    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "exported_functions"},
-    "chain file": _SECOND_ORDER | {"energy", "kinematics", "exported_functions"},
+    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics"},
+    "chain file": _SECOND_ORDER | {"energy", "kinematics"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
-                         "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form"},
-    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "exported_functions"},
+                         "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form",
+                         "exported_functions"},
+    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits"},
     "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
     "parsed-model record": _SECOND_ORDER | {"energy", "kinematics"},
     "python callable": {"output_jacobians"},

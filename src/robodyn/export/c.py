@@ -131,7 +131,8 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
     Parameters
     ----------
     model
-        A robodyn model with exportable functions (``model.exported_functions()``: chains and URDF robots).
+        A robodyn model with exportable functions (``model.exported_functions()``: chains, URDF robots, symbolic
+        models).
     directory
         Created if missing; ``P.h``, ``P.c``, ``Makefile`` and ``CMakeLists.txt`` are written atomically.
     functions
@@ -145,8 +146,10 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
     exported = model.exported_functions()
     if exported is None:
         raise InputError(f"export: model {model.name!r} ({model.kind}) has no straight-line functions to export: C "
-                         "export covers chain files and URDF robots (model files of other kinds and diagrams are "
-                         "not built yet; Python callables have no source to export)", key="model")
+                         "export covers chain files, URDF robots on a fixed base and symbolic models (first-order, "
+                         "mechanical and Lagrangian files, the catalog); diagrams, moving bases, closed chains and "
+                         "discrete-time models are not built yet, and Python callables have no source to export",
+                         key="model")
     available = [name for name in FUNCTIONS if name in exported.functions or (name == "fk" and exported.frames)]
     chosen = available if functions is None else list(functions)
     unknown = [name for name in chosen if name not in available]

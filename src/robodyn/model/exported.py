@@ -37,3 +37,53 @@ class ExportedFunctions:
     functions: Mapping[str, Sequence[Any]]
     frames: Mapping[str, Sequence[Any]] = field(default_factory=dict)
     coordinates: tuple[str, ...] = ()
+
+
+def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, forces: Any = None,
+                                bias: Any = None) -> ExportedFunctions:
+    """A symbolic model's functions on a new tape from its sympy expressions (in ``model``'s symbols).
+
+    First-order models give ``f`` (x' expressions); second-order ones M(q) q'' = F(x, u, t) - b(x, t) their
+    ``mass``, ``forces`` and ``bias``: then x' = [q', M^-1 (F - b)] by a Cholesky solve on the tape,
+    ``mass`` M, ``rnea`` tau = M q'' + b - F(u = 0) (the generalized forces beyond the model's own, as a chain's
+    inverse dynamics with its joint terms) and ``aba`` q'' = M^-1 (tau + F(u = 0) - b). ``h`` is the model's
+    outputs, ``linearize`` their exact Jacobians and f's by forward mode.
+    """
+    import sympy
+
+    from robodyn.model.expr import TIME
+    from robodyn.rigid.rnea import cholesky_factor, cholesky_solve
+    from robodyn.rigid.tape import Tape
+
+    tape = Tape()
+    n, m = len(model.x_symbols), len(model.u_symbols)
+    x, u = tape.leaves(1, n), tape.leaves(2, m)
+    table = {TIME: tape.leaf(0, 0), **dict(zip(model.x_symbols, x)), **dict(zip(model.u_symbols, u)),
+             **dict(zip(model.p_symbols, tape.leaves(3, len(model.p_symbols))))}
+
+    def value(expr: Any) -> Any:
+        return tape.from_sympy(sympy.sympify(expr) if not isinstance(expr, sympy.Basic) else expr, table)
+
+    functions: dict[str, list[Any]] = {}
+    coordinates: tuple[str, ...] = ()
+    if mass is not None:
+        k = mass.shape[0]
+        coordinates = tuple(model.coordinates)
+        M = [[value(mass[i, j]) for j in range(k)] for i in range(k)]
+        lower = cholesky_factor(M)
+        drive = [value(forces[i]) - value(bias[i]) for i in range(k)]
+        functions["f"] = [*x[k:], *cholesky_solve(lower, drive)]
+        idle = {s: 0 for s in model.u_symbols}
+        own = [value(forces[i].xreplace(idle)) - value(bias[i]) for i in range(k)]  # F(u = 0) - b
+        a = tape.leaves(4, k)
+        functions["mass"] = [e for row in M for e in row]
+        functions["rnea"] = [sum((M[i][j] * a[j] for j in range(1, k)), M[i][0] * a[0]) - own[i] for i in range(k)]
+        functions["aba"] = cholesky_solve(lower, [a[i] + own[i] for i in range(k)])
+    else:
+        functions["f"] = [value(e) for e in f]
+    functions["h"] = [value(e) for e in model.h_expr]
+    rows = tape.derive(functions["f"], [*x, *u])
+    outputs = tape.derive(functions["h"], [*x, *u])
+    functions["linearize"] = [*(e for row in rows for e in row[:n]), *(e for row in rows for e in row[n:]),
+                              *(e for row in outputs for e in row[:n]), *(e for row in outputs for e in row[n:])]
+    return ExportedFunctions(tape, functions, {}, coordinates)

@@ -302,6 +302,12 @@ class ManipulatorSystem(SymbolicModel):
     def manipulator(self) -> ManipulatorSystem:
         return self
 
+    def exported_functions(self) -> Any:
+        """f, h, linearize, mass, rnea and aba on a tape from M, F and b, for C export (robodyn.model.exported)."""
+        from robodyn.model.exported import symbolic_exported_functions
+
+        return symbolic_exported_functions(self, mass=self.mass_expr, forces=self.forces_expr, bias=self.bias_expr)
+
     def with_parameters(self, params: Mapping[str, float] | None = None, **values: float) -> Self:
         """:meth:`Model.with_parameters`; an override that makes M not positive definite (a negative mass, say) is
         bad input (InputError), checked as the defaults are when the model is built (robodyn.model.plausibility)."""

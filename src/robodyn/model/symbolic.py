@@ -412,6 +412,15 @@ class SymbolicSystem(SymbolicModel):
         A, B = self.jacobians_raw(0.0, zero_x, zero_u, p)
         return A, B, self.f_raw(0.0, zero_x, zero_u, p)
 
+    def exported_functions(self) -> Any:
+        """f, h and linearize on a tape from the model's expressions, for C export (robodyn.model.exported);
+        None for a discrete-time model (its f is an update map, not a derivative: not exported yet)."""
+        if self.sample_period is not None:
+            return None
+        from robodyn.model.exported import symbolic_exported_functions
+
+        return symbolic_exported_functions(self, list(self.f_expr))
+
     def explicit_form(self, max_coordinates: int) -> ExplicitForm:
         return ExplicitForm(self.f_expr, self.x_symbols, self.u_symbols, self.p_symbols, self.dfdx_expr)
 
