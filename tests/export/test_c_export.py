@@ -247,3 +247,28 @@ def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path
             own = model.f(0.2, x, np.zeros(model.n_inputs), overrides)[n:]
             _close(lib.rnea(q, qd, own, params), np.zeros(n))
             _close(lib.aba(q, qd, lib.rnea(q, qd, qdd, params), params), qdd)
+
+
+def test_the_steppers_take_robodyns_rk4_and_dopri5_steps(tmp_path: Path) -> None:
+    """P_step_rk4 is one step of robodyn's rk4 (simulate with dt = h over one step, 1e-13); P_step_dopri5 is the
+    Dormand-Prince step written out from robodyn's tableau in numpy on model.f, its error estimate h sum e_i k_i,
+    which shrinks like h^5 (its ratio at h and h / 2 near 2^5)."""
+    from robodyn.integrate.tableaus import DOPRI5
+
+    model = _load(MODELS["puma560 chain"])
+    export = export_c(model, tmp_path / "c", functions=["step_rk4", "step_dopri5"], build=True)
+    assert f"{export.prefix}_f" in export.functions  # the steppers call P_f
+    lib = export.library
+    rng = np.random.default_rng(5)
+    x, u, h = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs), 1e-2
+    reference = robodyn.simulate(model, (0.1, 0.1 + h), x, u, method="rk4", dt=h).x[-1]
+    _close(lib.step_rk4(0.1, x, u, h), reference)
+    stages = []
+    for i in range(len(DOPRI5.b)):
+        stages.append(model.f(0.1 + DOPRI5.c[i] * h, x + h * sum(DOPRI5.A[i, j] * stages[j] for j in range(i)), u)
+                      if i else model.f(0.1, x, u))
+    xnext, error = lib.step_dopri5(0.1, x, u, h)
+    _close(xnext, x + h * sum(b * k for b, k in zip(DOPRI5.b, stages)))
+    _close(error, h * sum(e * k for e, k in zip(DOPRI5.e, stages)))
+    ratio = np.abs(error).max() / np.abs(lib.step_dopri5(0.1, x, u, h / 2)[1]).max()
+    assert 20 < ratio < 45

@@ -34,6 +34,7 @@ def add_commands(commands: Any) -> None:
     export.add_argument("--lang", default="c", help="the language (c)")
     export.add_argument("--out", required=True, metavar="DIR", help="the folder to write (created when missing)")
     export.add_argument("--functions", metavar="f,linearize,...",
-                        help="a subset of f, h, linearize, mass, rnea, aba, com, fk (default: all the model has)")
+                        help="a subset of f, h, linearize, mass, rnea, aba, com, fk, step_rk4, step_dopri5 (default: "
+                             "all the model has)")
     export.add_argument("--prefix", metavar="P", help="the C names' prefix (default: the model's name)")
     export.set_defaults(run=_cmd_export)

@@ -29,8 +29,10 @@ from robodyn.errors import InputError, NumericalError
 
 __all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
 
-#: The functions an export can hold (``fk`` stands for every frame's ``P_fk_<frame>``).
-FUNCTIONS: Final = ("f", "h", "linearize", "mass", "rnea", "aba", "com", "fk")
+#: The functions an export can hold (``fk`` stands for every frame's ``P_fk_<frame>``; ``step_rk4`` and
+#: ``step_dopri5`` are one step of those methods on ``P_f``).
+FUNCTIONS: Final = ("f", "h", "linearize", "mass", "rnea", "aba", "com", "fk", "step_rk4", "step_dopri5")
+_STEPPERS: Final = ("step_rk4", "step_dopri5")
 C_FLAGS: Final = ("-std=c99", "-O2", "-fPIC")
 _C_KEYWORDS: Final = frozenset(
     "auto break case char const continue default do double else enum extern float for goto if inline int long "
@@ -93,6 +95,16 @@ class CLibrary:
                                 sizes=[nx * nx, nx * nu, ny * nx, ny * nu])
         return A.reshape(nx, nx), B.reshape(nx, nu), C.reshape(ny, nx), D.reshape(ny, nu)
 
+    def step_rk4(self, t: float, x: Any, u: Any, h: float, params: Any = None) -> np.ndarray:
+        """One RK4 step of length ``h``: x(t + h) ``(NX,)``."""
+        return self._call("step_rk4", float(t), x, _vector(u), self._p(params), float(h), sizes=[self.sizes["NX"]])[0]
+
+    def step_dopri5(self, t: float, x: Any, u: Any, h: float, params: Any = None) -> tuple[np.ndarray, np.ndarray]:
+        """One Dormand-Prince 5(4) step: x(t + h) and the embedded error estimate (both ``(NX,)``)."""
+        nx = self.sizes["NX"]
+        xnext, error = self._call("step_dopri5", float(t), x, _vector(u), self._p(params), float(h), sizes=[nx, nx])
+        return xnext, error
+
     def mass(self, q: Any, params: Any = None) -> np.ndarray:
         nq = self.sizes["NQ"]
         return self._call("mass", q, self._p(params), sizes=[nq * nq])[0].reshape(nq, nq)
@@ -150,12 +162,15 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
                          "mechanical and Lagrangian files, the catalog); diagrams, moving bases, closed chains and "
                          "discrete-time models are not built yet, and Python callables have no source to export",
                          key="model")
-    available = [name for name in FUNCTIONS if name in exported.functions or (name == "fk" and exported.frames)]
+    available = [name for name in FUNCTIONS if name in exported.functions or (name == "fk" and exported.frames)
+                 or (name in _STEPPERS and "f" in exported.functions)]
     chosen = available if functions is None else list(functions)
     unknown = [name for name in chosen if name not in available]
     if unknown:
         raise InputError(f"export: {', '.join(unknown)} not available for {model.name!r}: choose from "
                          f"{', '.join(available)}", key="functions")
+    if any(name in _STEPPERS for name in chosen) and "f" not in chosen:
+        chosen = ["f", *chosen]  # the steppers call P_f
     p = _identifier(prefix if prefix is not None else model.name)
     if prefix is not None and p != prefix:
         raise InputError(f"export: prefix {prefix!r} is not a C identifier: use letters, digits and _ (not first a "
@@ -258,6 +273,11 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
                         f"    double xv[{max(nx, 1)}];\n    const double uz[{max(nu, 1)}] = {{0.0}};\n    int i;\n"
                         f"    for (i = 0; i < {nq}; ++i) {{ xv[i] = q[i]; xv[{nq} + i] = qd[i]; }}\n"
                         f"    {kernel(exported.functions[name])}(0.0, xv, uz, pv, {third}, {result});\n}}\n")
+        elif name in _STEPPERS:
+            embedded = name == "step_dopri5"
+            declarations.append(f"void {p}_{name}(double t, const double *x, const double *u, const {p}_params *p, "
+                                f"double h,\n    double *xnext{', double *error' if embedded else ''});")
+            work.append(_stepper(p, name, nx))
         else:  # fk
             for frame, outputs in exported.frames.items():
                 c_name = f"{p}_fk_{_identifier(frame)}"
@@ -292,6 +312,35 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
                         "    return p;\n}\n",
                         *work])
     return header, source
+
+
+def _stepper(p: str, name: str, nx: int) -> str:
+    """One explicit Runge-Kutta step of ``P_f`` from robodyn's tableau (robodyn.integrate.tableaus): RK4, or
+    Dormand-Prince 5(4) with the embedded error estimate h sum_i e_i k_i (x5 - x4, for the caller's step control)."""
+    from robodyn.integrate.tableaus import DOPRI5, RK4
+
+    tableau = RK4 if name == "step_rk4" else DOPRI5
+    stages = len(tableau.b)
+    size = max(nx, 1)
+    lines = [f"void {p}_{name}(double t, const double *x, const double *u, const {p}_params *p, double h,",
+             f"    double *xnext{', double *error' if tableau.e is not None else ''})", "{",
+             f"    double k[{stages}][{size}], xs[{size}];", "    int i;"]
+
+    def weighted(weights: Sequence[float] | np.ndarray, upto: int) -> str:
+        terms = [f"{c_literal(float(w))} * k[{j}][i]" for j, w in enumerate(weights[:upto]) if w != 0.0]
+        return " + ".join(terms) or "0.0"
+
+    for i in range(stages):
+        if i == 0:
+            lines.append(f"    {p}_f(t, x, u, p, k[0]);")
+            continue
+        lines.append(f"    for (i = 0; i < {nx}; ++i) xs[i] = x[i] + h * ({weighted(tableau.A[i], i)});")
+        lines.append(f"    {p}_f(t + {c_literal(float(tableau.c[i]))} * h, xs, u, p, k[{i}]);")
+    lines.append(f"    for (i = 0; i < {nx}; ++i) xnext[i] = x[i] + h * ({weighted(tableau.b, stages)});")
+    if tableau.e is not None:
+        lines.append(f"    for (i = 0; i < {nx}; ++i) error[i] = h * ({weighted(tableau.e, stages)});")
+    lines += ["}", ""]
+    return "\n".join(lines)
 
 
 def _makefile(p: str) -> str:
