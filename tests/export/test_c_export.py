@@ -221,7 +221,7 @@ def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path
     """The catalog's Lagrangian and mechanical models (and a first-order file): strict C99, f, h and the exact A, B,
     C, D equal robodyn's to 1e-13 at the defaults and with parameters overridden; for second-order models M equals
     the mass matrix, rnea(q'') - rnea(0) = M q'', rnea vanishes at the model's own acceleration (no force beyond
-    its own) and aba undoes rnea."""
+    its own), aba undoes rnea, and the named points' positions and Jacobians are robodyn's kinematics'."""
     model = robodyn.load(str(ROOT / "examples" / "decay.yaml")) if name == "decay" else robodyn.load(name)
     export = export_c(model, tmp_path / "c", build=True)
     done = subprocess.run(["gcc", *STRICT, "-O2", "-c", str(export.directory / f"{export.prefix}.c"), "-o",
@@ -247,6 +247,13 @@ def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path
             own = model.f(0.2, x, np.zeros(model.n_inputs), overrides)[n:]
             _close(lib.rnea(q, qd, own, params), np.zeros(n))
             _close(lib.aba(q, qd, lib.rnea(q, qd, qdd, params), params), qdd)
+            if model.kinematics() is not None:  # a Lagrangian model's named points: R = I, angular rows 0
+                frames = robodyn.Kinematics(model)
+                for frame in frames.frames:
+                    position, rotation, jacobian = lib.fk(frame, q, params)
+                    _close(position, frames.pose(q, frame, params=overrides).position)
+                    _close(rotation, np.eye(3))
+                    _close(jacobian, frames.jacobian(q, frame, params=overrides))
 
 
 def test_the_steppers_take_robodyns_rk4_and_dopri5_steps(tmp_path: Path) -> None:
@@ -272,3 +279,30 @@ def test_the_steppers_take_robodyns_rk4_and_dopri5_steps(tmp_path: Path) -> None
     _close(error, h * sum(e * k for e, k in zip(DOPRI5.e, stages)))
     ratio = np.abs(error).max() / np.abs(lib.step_dopri5(0.1, x, u, h / 2)[1]).max()
     assert 20 < ratio < 45
+
+
+@pytest.mark.skipif(ROBOTS is None or shutil.which("g++") is None, reason="example-robot-data or g++ missing")
+def test_the_cpp_example_of_docs_export_md_integrates_the_panda(tmp_path: Path) -> None:
+    """docs/export.md's C++ program (the Panda falling for 1 s by P_step_rk4, 1 ms steps) compiles with g++ against
+    the C object and prints where robodyn's own rk4 at the same steps puts the hand (2e-9 m: the nine decimals
+    printed, and 1,000 steps' rounding)."""
+    import re
+
+    text = (ROOT / "docs" / "export.md").read_text()
+    program = next(iter(re.findall(r"```cpp\n(.*?)```", text, flags=re.S)))
+    (tmp_path / "main.cpp").write_text(program)
+    model = _load(MODELS["panda URDF"])
+    export_c(model, tmp_path / "panda_c")
+    source, objects = tmp_path / "panda_c" / "panda.c", tmp_path / "panda.o"
+    subprocess.run(["gcc", *STRICT, "-O2", "-c", str(source), "-o", str(objects)], check=True, capture_output=True)
+    binary = tmp_path / "main"
+    done = subprocess.run(["g++", "-std=c++11", "-Wall", "-Wextra", "-Werror", "-O2", str(tmp_path / "main.cpp"),
+                           str(objects), f"-I{tmp_path / 'panda_c'}", "-lm", "-o", str(binary)],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-2000:]
+    printed = np.array(subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.split()[2:],
+                       dtype=float)
+    run = robodyn.simulate(model, 1.0, np.zeros(model.n_states), method="rk4", dt=1e-3, limits="ignore")
+    n = model.n_coordinates
+    hand = robodyn.Kinematics(model).pose(run.x[-1, :n], "panda_hand").position
+    np.testing.assert_allclose(printed, hand, rtol=0, atol=2e-9)

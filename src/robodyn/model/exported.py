@@ -40,7 +40,8 @@ class ExportedFunctions:
 
 
 def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, forces: Any = None,
-                                bias: Any = None) -> ExportedFunctions:
+                                bias: Any = None, points: Mapping[str, Sequence[Any]] | None = None
+                                ) -> ExportedFunctions:
     """A symbolic model's functions on a new tape from its sympy expressions (in ``model``'s symbols).
 
     First-order models give ``f`` (x' expressions); second-order ones M(q) q'' = F(x, u, t) - b(x, t) their
@@ -86,4 +87,12 @@ def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, 
     outputs = tape.derive(functions["h"], [*x, *u])
     functions["linearize"] = [*(e for row in rows for e in row[:n]), *(e for row in rows for e in row[n:]),
                               *(e for row in outputs for e in row[:n]), *(e for row in outputs for e in row[n:])]
-    return ExportedFunctions(tape, functions, {}, coordinates)
+    frames: dict[str, list[Any]] = {}
+    k = len(coordinates)
+    zero, one = tape.const(0.0), tape.const(1.0)
+    for name, point in (points or {}).items():
+        position = [value(e) for e in point]
+        linear = tape.derive(position, x[:k])
+        rotation = [one if r == c else zero for r in range(3) for c in range(3)]
+        frames[name] = [*position, *rotation, *(e for row in linear for e in row), *([zero] * (3 * k))]
+    return ExportedFunctions(tape, functions, frames, coordinates)

@@ -132,6 +132,14 @@ class LagrangianSystem(ManipulatorSystem):
     _mass_fix = ("the kinetic energy must be positive for every motion: check the sign of 'kinetic' and the masses "
                  "and inertias among the parameters")
 
+    def exported_functions(self) -> Any:
+        """f, h, linearize, mass, rnea, aba and the named points' kinematics on a tape, for C export
+        (robodyn.model.exported)."""
+        from robodyn.model.exported import symbolic_exported_functions
+
+        return symbolic_exported_functions(self, mass=self.mass_expr, forces=self.forces_expr, bias=self.bias_expr,
+                                           points=self.points)
+
     def kinematics(self) -> PointFrames | None:
         """The named points as frames (robodyn.model.point_frames), or None without points."""
         if not self.points:
