@@ -50,8 +50,7 @@ def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, 
     inverse dynamics with its joint terms) and ``aba`` q'' = M^-1 (tau + F(u = 0) - b). ``h`` is the model's
     outputs, ``linearize`` their exact Jacobians and f's by forward mode.
     """
-    import sympy
-
+    from robodyn.model.chain.parts import as_expr
     from robodyn.model.expr import TIME
     from robodyn.rigid.rnea import cholesky_factor, cholesky_solve
     from robodyn.rigid.tape import Tape
@@ -63,7 +62,7 @@ def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, 
              **dict(zip(model.p_symbols, tape.leaves(3, len(model.p_symbols))))}
 
     def value(expr: Any) -> Any:
-        return tape.from_sympy(sympy.sympify(expr) if not isinstance(expr, sympy.Basic) else expr, table)
+        return tape.from_sympy(as_expr(expr), table)
 
     functions: dict[str, list[Any]] = {}
     coordinates: tuple[str, ...] = ()
