@@ -306,3 +306,8 @@ def test_the_cpp_example_of_docs_export_md_integrates_the_panda(tmp_path: Path) 
     n = model.n_coordinates
     hand = robodyn.Kinematics(model).pose(run.x[-1, :n], "panda_hand").position
     np.testing.assert_allclose(printed, hand, rtol=0, atol=2e-9)
+
+
+def test_export_c_refuses_what_is_not_a_model(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="export_c"):
+        export_c("pendulum", tmp_path / "c")

@@ -155,6 +155,9 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         Compile the library with the system's C compiler (``cc``, ``gcc`` or ``clang``; InputError when there is
         none) into ``directory`` and return it bound (``CExport.library``).
     """
+    from robodyn.model.system import require_model
+
+    require_model(model, "export_c")
     exported = model.exported_functions()
     if exported is None:
         raise InputError(f"export: model {model.name!r} ({model.kind}) has no straight-line functions to export: C "
@@ -176,13 +179,13 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         raise InputError(f"export: prefix {prefix!r} is not a C identifier: use letters, digits and _ (not first a "
                          "digit)", key="prefix")
     folder = check_output_folder(directory, "export: cannot write")
-    header, source = _texts(model, exported, chosen, p)
+    header, source, digest = _texts(model, exported, chosen, p)
     folder.mkdir(parents=True, exist_ok=True)
     files = {f"{p}.h": header, f"{p}.c": source, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
     for name, text in files.items():
         write_text_atomic(folder / name, text)
     names = tuple(_public_names(exported, chosen, p))
-    library = _build(folder, p, model, exported) if build else None
+    library = _build(folder, p, model, exported, digest) if build else None
     return CExport(folder, p, tuple(folder / name for name in files), names, library)
 
 
@@ -204,8 +207,8 @@ def _fields(model: Any) -> list[str]:
     return fields
 
 
-def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[str, str]:
-    """The header and the source."""
+def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[str, str, str]:
+    """The header, the source and the functions' hash."""
     from robodyn import __version__
 
     nx, nu, ny, nq = model.n_states, model.n_inputs, model.n_outputs, len(exported.coordinates)
@@ -311,7 +314,7 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
                         f"{p}_params {p}_params_default(void)\n{{\n    {p}_params p = {{{initial}}};\n"
                         "    return p;\n}\n",
                         *work])
-    return header, source
+    return header, source, digest
 
 
 def _stepper(p: str, name: str, nx: int) -> str:
@@ -369,9 +372,10 @@ def compiler() -> str:
                      "gcc) or build the exported files elsewhere", key="build")
 
 
-def _build(folder: Path, p: str, model: Any, exported: Any) -> CLibrary:
-    """Compile ``folder/P.c`` into ``folder/libP.so`` and bind it."""
-    target = folder / f"lib{p}.so"
+def _build(folder: Path, p: str, model: Any, exported: Any, digest: str) -> CLibrary:
+    """Compile ``folder/P.c`` into ``folder/libP-<hash>.so`` and bind it (named by the functions' hash: a process
+    that loaded one library keeps it, so a changed export must not reuse its name)."""
+    target = folder / f"lib{p}-{digest[:16]}.so"
     command = [compiler(), *C_FLAGS, "-shared", str(folder / f"{p}.c"), "-o", str(target), "-lm"]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
