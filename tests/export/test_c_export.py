@@ -311,3 +311,23 @@ def test_the_cpp_example_of_docs_export_md_integrates_the_panda(tmp_path: Path) 
 def test_export_c_refuses_what_is_not_a_model(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="export_c"):
         export_c("pendulum", tmp_path / "c")
+
+
+def test_the_steppers_reproduce_robodyns_trajectories_step_by_step(tmp_path: Path) -> None:
+    """Along 0.5 s of the Puma under constant torques: P_step_rk4 with robodyn's dt gives simulate's rk4 rows, and
+    P_step_dopri5 from each accepted dopri5 step to the next (the same steps, read from the trajectory's rows)
+    gives the next row, to 1e-12 of the state's size."""
+    model = _load(MODELS["puma560 chain"])
+    lib = export_c(model, tmp_path / "c", functions=["step_rk4", "step_dopri5"], build=True).library
+    rng = np.random.default_rng(9)
+    x0, u = rng.uniform(-0.5, 0.5, model.n_states), rng.uniform(-1, 1, model.n_inputs)
+    fixed = robodyn.simulate(model, 0.5, x0, u, method="rk4", dt=0.01)
+    x = x0
+    for k in range(fixed.t.size - 1):
+        x = lib.step_rk4(fixed.t[k], x, u, fixed.t[k + 1] - fixed.t[k])
+        assert np.abs(x - fixed.x[k + 1]).max() <= 1e-12 * max(1.0, np.abs(fixed.x[k + 1]).max())
+    adaptive = robodyn.simulate(model, 0.5, x0, u, method="dopri5", rtol=1e-8, atol=1e-10)
+    assert adaptive.t.size > 5
+    for k in range(adaptive.t.size - 1):
+        xnext, _ = lib.step_dopri5(adaptive.t[k], adaptive.x[k], u, adaptive.t[k + 1] - adaptive.t[k])
+        assert np.abs(xnext - adaptive.x[k + 1]).max() <= 1e-12 * max(1.0, np.abs(adaptive.x[k + 1]).max())
