@@ -228,7 +228,6 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
     params = ("    const double *pv = (const double *)0;\n    (void)p;" if not fields else
               f"    const double values[{len(fields)}] = {{{', '.join(f'p->{name}' for name in fields)}}};\n"
               "    const double *pv = values;")
-    void_p = ""
     state = f"    double xv[{max(nx, 1)}] = {{0.0}};\n    int i;\n    for (i = 0; i < {nq}; ++i) xv[i] = q[i];\n"
     work = []
     for name in chosen:
@@ -236,12 +235,12 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
             declarations.append(f"void {p}_f(double t, const double *x, const double *u, const {p}_params *p, "
                                 "double *xdot);")
             work.append(f"void {p}_f(double t, const double *x, const double *u, const {p}_params *p, double *xdot)\n"
-                        f"{{\n{params}\n{void_p}    {kernel(exported.functions['f'])}(t, x, u, pv, x, xdot);\n}}\n")
+                        f"{{\n{params}\n    {kernel(exported.functions['f'])}(t, x, u, pv, x, xdot);\n}}\n")
         elif name == "h":
             declarations.append(f"void {p}_h(double t, const double *x, const double *u, const {p}_params *p, "
                                 "double *y);")
             work.append(f"void {p}_h(double t, const double *x, const double *u, const {p}_params *p, double *y)\n"
-                        f"{{\n{params}\n{void_p}    {kernel(exported.functions['h'])}(t, x, u, pv, x, y);\n}}\n")
+                        f"{{\n{params}\n    {kernel(exported.functions['h'])}(t, x, u, pv, x, y);\n}}\n")
         elif name == "linearize":
             sizes = [nx * nx, nx * nu, ny * nx, ny * nu]
             total = sum(sizes)
@@ -255,24 +254,24 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
                     copies.append(f"    (void){target};")
                 start += size
             work.append(f"void {p}_linearize(double t, const double *x, const double *u, const {p}_params *p,\n"
-                        f"    double *A, double *B, double *C, double *D)\n{{\n{params}\n{void_p}"
+                        f"    double *A, double *B, double *C, double *D)\n{{\n{params}\n"
                         f"    double work[{max(total, 1)}];\n    int i;\n"
                         f"    {kernel(exported.functions['linearize'])}(t, x, u, pv, x, work);\n"
                         + "\n".join(copies) + "\n}\n")
         elif name == "mass":
             declarations.append(f"void {p}_mass(const double *q, const {p}_params *p, double *M);")
-            work.append(f"void {p}_mass(const double *q, const {p}_params *p, double *M)\n{{\n{params}\n{void_p}"
+            work.append(f"void {p}_mass(const double *q, const {p}_params *p, double *M)\n{{\n{params}\n"
                         f"{state}    {kernel(exported.functions['mass'])}(0.0, xv, xv, pv, xv, M);\n}}\n")
         elif name == "com":
             declarations.append(f"void {p}_com(const double *q, const {p}_params *p, double *com);")
-            work.append(f"void {p}_com(const double *q, const {p}_params *p, double *com)\n{{\n{params}\n{void_p}"
+            work.append(f"void {p}_com(const double *q, const {p}_params *p, double *com)\n{{\n{params}\n"
                         f"{state}    {kernel(exported.functions['com'])}(0.0, xv, xv, pv, xv, com);\n}}\n")
         elif name in ("rnea", "aba"):
             third, result = ("qdd", "tau") if name == "rnea" else ("tau", "qdd")
             declarations.append(f"void {p}_{name}(const double *q, const double *qd, const double *{third}, "
                                 f"const {p}_params *p, double *{result});")
             work.append(f"void {p}_{name}(const double *q, const double *qd, const double *{third}, "
-                        f"const {p}_params *p, double *{result})\n{{\n{params}\n{void_p}"
+                        f"const {p}_params *p, double *{result})\n{{\n{params}\n"
                         f"    double xv[{max(nx, 1)}];\n    const double uz[{max(nu, 1)}] = {{0.0}};\n    int i;\n"
                         f"    for (i = 0; i < {nq}; ++i) {{ xv[i] = q[i]; xv[{nq} + i] = qd[i]; }}\n"
                         f"    {kernel(exported.functions[name])}(0.0, xv, uz, pv, {third}, {result});\n}}\n")
@@ -287,7 +286,7 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str) -> tuple[st
                 declarations.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
                                     "double *J);  /* 3, 3x3, 6xNQ */")
                 work.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
-                            f"double *J)\n{{\n{params}\n{void_p}{state}"
+                            f"double *J)\n{{\n{params}\n{state}"
                             f"    double work[{3 + 9 + 6 * nq}];\n"
                             f"    {kernel(outputs)}(0.0, xv, xv, pv, xv, work);\n"
                             f"    for (i = 0; i < 3; ++i) pos[i] = work[i];\n"
