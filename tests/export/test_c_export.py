@@ -93,69 +93,76 @@ def _pinocchio_com(path: Path, model: object, q: np.ndarray) -> np.ndarray:
 
 def test_a_c_program_compiled_with_the_strictest_flags_prints_the_same(exported: tuple[object, object],
                                                                          tmp_path: Path) -> None:
-    """``gcc -std=c99 -Wall -Wextra -Werror -pedantic`` at -O2 and at -O3 -march=native (and clang where installed)
-    compiles the export and a program calling P_f, P_linearize, P_mass, P_rnea, P_aba and P_fk of its first frame;
-    what it prints (%.17g) is robodyn's to 1e-13."""
     model, export = exported
-    p, n = export.prefix, model.n_coordinates
+    check_c_program(model, export, tmp_path)
+
+
+def check_c_program(model: object, export: object, folder: Path, params: np.ndarray | None = None) -> None:
+    """``gcc -std=c99 -Wall -Wextra -Werror -pedantic`` at -O2 and at -O3 -march=native (and clang where installed)
+    compiles the export and a program calling, at a random point, P_f, P_linearize and — when the export has them —
+    P_mass, P_rnea, P_aba and P_fk of its last frame; what it prints (%.17g) is robodyn's to 1e-13: f and A, B, C, D
+    from the model, M its mass matrix, inverse dynamics M (q'' - a0) with a0 the model's own acceleration at u = 0
+    (the generalized force beyond the model's own, as for a chain), forward dynamics undoing it, the frame's pose
+    and Jacobian from robodyn.Kinematics. ``params`` (in the model's order) are set field by field in C."""
+    p = export.prefix
     rng = np.random.default_rng(3)
-    x, u, qdd = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs), rng.uniform(-1, 1, n)
-    frame = robodyn.Kinematics(model).frames[-1]
-    c_frame = [name for name in export.functions if name.startswith(f"{p}_fk_")][-1]  # the frames in order
+    x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
+    overrides = None if params is None else dict(zip(model.parameters, params))
+    nx, nu, ny = model.n_states, model.n_inputs, model.n_outputs
 
     def array(name: str, values: np.ndarray) -> str:
         return f"static const double {name}[] = {{{', '.join(repr(float(v)) for v in values) or '0.0'}}};"
 
-    nx, nu, ny = model.n_states, model.n_inputs, model.n_outputs
+    setting = [] if params is None else [f"    p.{name} = {float(v)!r};" for name, v in zip(export.fields, params)]
+    calls = [f"    {p}_f(0.3, x, u, &p, xdot); show(xdot, {nx});",
+             f"    {p}_linearize(0.3, x, u, &p, A, B, C, D); show(A, {nx * nx}); show(B, {nx * nu});",
+             f"    show(C, {ny * nx}); show(D, {ny * nu});"]
+    linear = robodyn.linearize(model, x, u, t=0.3, params=overrides)
+    expected = [model.f(0.3, x, u, overrides), *(m.ravel() for m in (linear.A, linear.B, linear.C, linear.D))]
+    declarations = [f"    double xdot[{nx}], A[{nx * nx}], B[{max(nx * nu, 1)}], C[{max(ny * nx, 1)}], "
+                    f"D[{max(ny * nu, 1)}];"]
+    extra = []
+    if f"{p}_mass" in export.functions:
+        n = model.n_coordinates
+        q, qdd = x[:n], rng.uniform(-1, 1, n)
+        extra.append(array("qdd", qdd))
+        mass = model.mass_matrix(q, overrides)
+        own = model.f(0.3, x, np.zeros(nu), overrides)[n:]
+        tau = mass @ (qdd - own)
+        declarations.append(f"    double M[{n * n}], tau[{n}], acc[{n}];")
+        calls += [f"    {p}_mass(x, &p, M); show(M, {n * n});",
+                  f"    {p}_rnea(x, x + {n}, qdd, &p, tau); show(tau, {n});",
+                  f"    {p}_aba(x, x + {n}, tau, &p, acc); show(acc, {n});"]
+        expected += [mass.ravel(), tau, qdd]
+        c_frames = [name for name in export.functions if name.startswith(f"{p}_fk_")]
+        if c_frames:
+            frames, frame = robodyn.Kinematics(model), export.frames[-1]
+            declarations.append(f"    double pos[3], rot[9], J[{6 * n}];")
+            calls.append(f"    {c_frames[-1]}(x, &p, pos, rot, J); show(pos, 3); show(rot, 9); show(J, {6 * n});")
+            pose = frames.pose(q, frame, params=overrides)
+            expected += [pose.position, pose.rotation.ravel(), frames.jacobian(q, frame, params=overrides).ravel()]
     program = "\n".join([
-        "#include <stdio.h>", f'#include "{p}.h"', array("x", x), array("u", u), array("qdd", qdd),
+        "#include <stdio.h>", f'#include "{p}.h"', array("x", x), array("u", u), *extra,
         "static void show(const double *v, int k) { int i; for (i = 0; i < k; ++i) printf(\"%.17g\\n\", v[i]); }",
-        "int main(void)", "{",
-        f"    {p}_params p = {p}_params_default();",
-        f"    double xdot[{nx}], A[{nx * nx}], B[{max(nx * nu, 1)}], C[{ny * nx}], D[{max(ny * nu, 1)}];",
-        f"    double M[{n * n}], tau[{n}], acc[{n}], pos[3], rot[9], J[{6 * n}];",
-        f"    {p}_f(0.3, x, u, &p, xdot); show(xdot, {nx});",
-        f"    {p}_linearize(0.3, x, u, &p, A, B, C, D); show(A, {nx * nx}); show(B, {nx * nu});",
-        f"    show(C, {ny * nx}); show(D, {ny * nu});",
-        f"    {p}_mass(x, &p, M); show(M, {n * n});",
-        f"    {p}_rnea(x, x + {n}, qdd, &p, tau); show(tau, {n});",
-        f"    {p}_aba(x, x + {n}, tau, &p, acc); show(acc, {n});",
-        f"    {c_frame}(x, &p, pos, rot, J); show(pos, 3); show(rot, 9); show(J, {6 * n});",
+        "int main(void)", "{", f"    {p}_params p = {p}_params_default();", *declarations, *setting, *calls,
         "    return 0;", "}", ""])
-    (tmp_path / "main.c").write_text(program)
-    linear = robodyn.linearize(model, x, u, t=0.3)
-    frames = robodyn.Kinematics(model)
-    q = x[:n]
-    tau = model.inverse_dynamics(q, x[n:], qdd)
-    pose = frames.pose(q, frame)
-    expected = np.concatenate([model.f(0.3, x, u), *(m.ravel() for m in (linear.A, linear.B, linear.C, linear.D)),
-                               model.mass_matrix(q).ravel(), tau, qdd, pose.position, pose.rotation.ravel(),
-                               frames.jacobian(q, frame).ravel()])
+    (folder / "main.c").write_text(program)
     compilers = [("gcc", "-O2"), ("gcc", "-O3 -march=native")]
     if shutil.which("clang"):
-        compilers.append(("clang", "-O2"))
+        compilers += [("clang", "-O2"), ("clang", "-O3 -march=native")]
     for compiler, optimization in compilers:
-        binary = tmp_path / f"main_{compiler}"
+        binary = folder / f"main_{compiler}"
         done = subprocess.run([compiler, *STRICT, *optimization.split(), f"-I{export.directory}",
-                               str(tmp_path / "main.c"), str(export.directory / f"{p}.c"), "-o", str(binary), "-lm"],
+                               str(folder / "main.c"), str(export.directory / f"{p}.c"), "-o", str(binary), "-lm"],
                               capture_output=True, text=True)
         assert done.returncode == 0, done.stderr[-3000:]
         printed = np.array(subprocess.run([str(binary)], capture_output=True, text=True, check=True).stdout.split(),
                            dtype=float)
-        assert printed.size == expected.size
-        for start, stop in _blocks(model, n):
-            _close(printed[start:stop], expected[start:stop])
-
-
-def _blocks(model: object, n: int) -> list[tuple[int, int]]:
-    """The printed blocks' bounds (each compared at its own scale)."""
-    nx, nu, ny = model.n_states, model.n_inputs, model.n_outputs
-    sizes = [nx, nx * nx, nx * nu, ny * nx, ny * nu, n * n, n, n, 3, 9, 6 * n]
-    bounds, start = [], 0
-    for size in sizes:
-        bounds.append((start, start + size))
-        start += size
-    return bounds
+        assert printed.size == sum(block.size for block in expected)
+        start = 0
+        for block in expected:  # each block at its own scale
+            _close(printed[start:start + block.size], block)
+            start += block.size
 
 
 def test_the_export_writes_its_files_and_refuses_what_it_cannot(tmp_path: Path) -> None:
@@ -218,8 +225,9 @@ def test_the_c_example_of_docs_export_md_compiles_and_holds_the_puma(tmp_path: P
 
 @pytest.mark.parametrize("name", [*sorted(set(robodyn.CATALOG) - {"two_link_arm"}), "decay"])
 def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path) -> None:
-    """The catalog's Lagrangian and mechanical models (and a first-order file): strict C99, f, h and the exact A, B,
-    C, D equal robodyn's to 1e-13 at the defaults and with parameters overridden; for second-order models M equals
+    """The catalog's Lagrangian and mechanical models (and a first-order file): strict C99 (a C program, as
+    check_c_program, at the defaults and with the parameters set in C), f, h and the exact A, B, C, D equal
+    robodyn's to 1e-13 at the defaults and with parameters overridden; for second-order models M equals
     the mass matrix, rnea(q'') - rnea(0) = M q'', rnea vanishes at the model's own acceleration (no force beyond
     its own), aba undoes rnea, and the named points' positions and Jacobians are robodyn's kinematics'."""
     model = robodyn.load(str(ROOT / "examples" / "decay.yaml")) if name == "decay" else robodyn.load(name)
@@ -230,7 +238,9 @@ def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path
     lib = export.library
     rng = np.random.default_rng(11)
     defaults = model.parameter_vector(None)
-    for params in (None, defaults * rng.uniform(0.5, 1.5, defaults.size)):
+    for k, params in enumerate((None, defaults * rng.uniform(0.5, 1.5, defaults.size))):
+        (tmp_path / f"program{k}").mkdir()
+        check_c_program(model, export, tmp_path / f"program{k}", params)
         x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
         overrides = None if params is None else dict(zip(model.parameters, params))
         _close(lib.f(0.2, x, u, params), model.f(0.2, x, u, overrides))
@@ -331,3 +341,87 @@ def test_the_steppers_reproduce_robodyns_trajectories_step_by_step(tmp_path: Pat
     for k in range(adaptive.t.size - 1):
         xnext, _ = lib.step_dopri5(adaptive.t[k], adaptive.x[k], u, adaptive.t[k + 1] - adaptive.t[k])
         assert np.abs(xnext - adaptive.x[k + 1]).max() <= 1e-12 * max(1.0, np.abs(adaptive.x[k + 1]).max())
+
+
+DIAGRAMS = ("arm_motors", "joint_pi", "motor_joint_pid", "pendulum_lqr_diagram")
+
+
+@pytest.mark.parametrize("name", DIAGRAMS)
+def test_diagrams_export_flattened(name: str, tmp_path: Path) -> None:
+    """A continuous-time diagram exports as one model (robodyn.model.diagram_export): its blocks' tapes replayed on
+    one, wired in the diagram's order. A C program and the library give the diagram's f, h and exact A, B, C, D to
+    1e-13, at the defaults and with every parameter changed; the steppers take its rk4 steps."""
+    model = _load(ROOT / "examples" / f"{name}.yaml")
+    export = export_c(model, tmp_path / "c", build=True)
+    assert export.functions[1:] == tuple(f"{export.prefix}_{f}" for f in ("f", "h", "linearize", "step_rk4",
+                                                                            "step_dopri5"))
+    header = (tmp_path / "c" / f"{export.prefix}.h").read_text()
+    assert f"/* states: {', '.join(model.states)} */" in header
+    lib = export.library
+    rng = np.random.default_rng(2)
+    defaults = model.parameter_vector(None)
+    for k, params in enumerate((None, defaults * rng.uniform(0.8, 1.2, defaults.size))):
+        (tmp_path / f"program{k}").mkdir()
+        check_c_program(model, export, tmp_path / f"program{k}", params)
+        overrides = None if params is None else dict(zip(model.parameters, params))
+        x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
+        _close(lib.f(0.1, x, u, params), model.f(0.1, x, u, overrides))
+        _close(lib.h(0.1, x, u, params), model.h(0.1, x, u, overrides))
+        linear = robodyn.linearize(model, x, u, t=0.1, params=overrides)
+        for mine, theirs in zip(lib.linearize(0.1, x, u, params), (linear.A, linear.B, linear.C, linear.D)):
+            _close(mine, theirs)
+    x0 = rng.uniform(-0.2, 0.2, model.n_states)
+    u = rng.uniform(-1, 1, model.n_inputs)
+    fixed = robodyn.simulate(model, 0.05, x0, u, method="rk4", dt=0.005)
+    x = x0
+    for k in range(fixed.t.size - 1):
+        x = lib.step_rk4(fixed.t[k], x, u, fixed.t[k + 1] - fixed.t[k])
+    _close(x, fixed.x[-1])
+
+
+def test_diagrams_that_cannot_export_are_refused(tmp_path: Path) -> None:
+    """A sampled diagram (a discrete controller) and one with a quantizer (floor has no straight-line code) are
+    refused with the reason; nothing is written."""
+    from robodyn import blocks
+
+    with pytest.raises(InputError, match=r"no straight-line functions to export.*sampled"):
+        export_c(_load(ROOT / "examples" / "arm_motors_pd.yaml"), tmp_path / "a")
+    plant = robodyn.load("joint")
+    loop = robodyn.Diagram({"plant": plant, "encoder": blocks.quantizer(0.01)}, ["plant.q -> encoder.u"],
+                           inputs={"tau": "plant.u"})
+    with pytest.raises(InputError, match=r"export: model 'quantizer'.*floor"):
+        export_c(loop, tmp_path / "b")
+    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--functions", "f,jerk"], "jerk not available for 'puma560'"),
+    (["--frames", "link9"], "frame 'link9' does not exist in 'puma560'; did you mean 'link6'?"),
+    (["--prefix", "1arm"], "prefix '1arm' is not a C identifier"),
+    (["--prefix", "while"], "prefix 'while' is not a C identifier"),
+    (["--out", "/proc/robodyn-export"], "cannot write in /proc"),
+    (["--out", "FILE"], "is a file, not a folder"),
+])
+def test_bad_export_requests_are_one_line_and_write_nothing(extra: list[str], message: str, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """An unknown function, a frame that does not exist, a prefix that is not a C identifier (a keyword
+    included), an output folder that cannot be written or is a file: one line naming it, exit code 2, nothing
+    written."""
+    (tmp_path / "FILE").write_text("kept")
+    arguments = ["--out", str(tmp_path / "out"), *(str(tmp_path / "FILE") if a == "FILE" else a for a in extra)]
+    code, out, err = run(capsys, "export", str(MODELS["puma560 chain"]), *arguments)
+    assert code == 2 and out == "" and message in one_line(err)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["FILE"] and (tmp_path / "FILE").read_text() == "kept"
+
+
+def test_frames_choose_the_kinematics_functions(tmp_path: Path) -> None:
+    """``frames=`` writes P_fk for those frames only, in the order given (fk implied), and they give robodyn's
+    poses; the library knows only them."""
+    model = _load(MODELS["puma560 chain"])
+    export = export_c(model, tmp_path / "c", functions=["f"], frames=["link3", "link1"], build=True)
+    assert export.functions == ("puma560_params_default", "puma560_f", "puma560_fk_link3", "puma560_fk_link1")
+    assert export.frames == ("link3", "link1") and export.library.frames == ("link3", "link1")
+    q = np.linspace(-1, 1, model.n_coordinates)
+    _close(export.library.fk("link3", q)[0], robodyn.Kinematics(model).pose(q, "link3").position)
+    with pytest.raises(InputError, match="frames must be a non-empty list"):
+        export_c(model, tmp_path / "d", frames="link3")

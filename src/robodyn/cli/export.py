@@ -19,8 +19,9 @@ def _cmd_export(args: argparse.Namespace) -> int:
     if args.lang not in LANGUAGES:
         raise InputError(f"--lang {args.lang!r}: the languages are {', '.join(LANGUAGES)}")
     functions = None if args.functions is None else [f.strip() for f in args.functions.split(",") if f.strip()]
+    frames = None if args.frames is None else [f.strip() for f in args.frames.split(",") if f.strip()]
     model = load_model(args)
-    export = export_c(model, args.out, functions=functions, prefix=args.prefix)
+    export = export_c(model, args.out, functions=functions, frames=frames, prefix=args.prefix)
     print(f"{model.name}: wrote {', '.join(str(f) for f in export.files)}")
     print(f"  functions: {', '.join(export.functions)}")
     return 0
@@ -36,5 +37,7 @@ def add_commands(commands: Any) -> None:
     export.add_argument("--functions", metavar="f,linearize,...",
                         help="a subset of f, h, linearize, mass, rnea, aba, com, fk, step_rk4, step_dopri5 (default: "
                              "all the model has)")
+    export.add_argument("--frames", metavar="F1,F2,...",
+                        help="the frames whose P_fk_<frame> to write (default: every frame; implies fk)")
     export.add_argument("--prefix", metavar="P", help="the C names' prefix (default: the model's name)")
     export.set_defaults(run=_cmd_export)

@@ -42,14 +42,17 @@ _C_KEYWORDS: Final = frozenset(
 
 @dataclass(frozen=True)
 class CExport:
-    """What :func:`export_c` wrote: the folder, the prefix, the files and the functions (C names), and the bound
-    library when built."""
+    """What :func:`export_c` wrote: the folder, the prefix, the files and the functions (C names), the bound
+    library when built, the ``P_params`` fields (in the model's parameter order) and the frames of the
+    ``P_fk_<frame>`` functions (in their order)."""
 
     directory: Path
     prefix: str
     files: tuple[Path, ...]
     functions: tuple[str, ...]
     library: CLibrary | None = None
+    fields: tuple[str, ...] = ()
+    frames: tuple[str, ...] = ()
 
 
 @dataclass
@@ -137,7 +140,7 @@ def _identifier(name: str) -> str:
 
 
 def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | None = None,
-             prefix: str | None = None, build: bool = False) -> CExport:
+             frames: Sequence[str] | None = None, prefix: str | None = None, build: bool = False) -> CExport:
     """Write ``model``'s functions as C99 into ``directory`` (see the module docstring and docs/export.md).
 
     Parameters
@@ -149,6 +152,9 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         Created if missing; ``P.h``, ``P.c``, ``Makefile`` and ``CMakeLists.txt`` are written atomically.
     functions
         A subset of :data:`FUNCTIONS` (default: all the model has).
+    frames
+        The frames whose ``P_fk_<frame>`` to write (default: every frame the model has); naming frames implies
+        ``fk``.
     prefix
         The C prefix P (default: the model's name as an identifier).
     build
@@ -161,17 +167,30 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
     exported = model.exported_functions()
     if exported is None:
         raise InputError(f"export: model {model.name!r} ({model.kind}) has no straight-line functions to export: C "
-                         "export covers chain files, URDF robots on a fixed base and symbolic models (first-order, "
-                         "mechanical and Lagrangian files, the catalog); diagrams, moving bases, closed chains and "
-                         "discrete-time models are not built yet, and Python callables have no source to export",
+                         "export covers chain files, URDF robots on a fixed base, symbolic models (first-order, "
+                         "mechanical and Lagrangian files, the catalog) and continuous-time diagrams of them; "
+                         "moving bases, closed chains, contacts and discrete-time or sampled models are not built "
+                         "yet, and Python callables have no source to export",
                          key="model")
     available = [name for name in FUNCTIONS if name in exported.functions or (name == "fk" and exported.frames)
                  or (name in _STEPPERS and "f" in exported.functions)]
-    chosen = available if functions is None else list(functions)
+    if isinstance(functions, str):
+        raise InputError(f"export: functions must be a list of names, got the string {functions!r}",
+                         key="functions")
+    chosen = available if functions is None else list(dict.fromkeys(functions))
     unknown = [name for name in chosen if name not in available]
     if unknown:
         raise InputError(f"export: {', '.join(unknown)} not available for {model.name!r}: choose from "
                          f"{', '.join(available)}", key="functions")
+    exported = _with_frames(model, exported, frames)
+    if frames is not None and "fk" not in chosen:
+        chosen = [*chosen, "fk"]
+    if "fk" in chosen:
+        c_names = [_identifier(frame) for frame in exported.frames]
+        if len(set(c_names)) != len(c_names):
+            twice = sorted(frame for frame in exported.frames if c_names.count(_identifier(frame)) > 1)
+            raise InputError(f"export: the frames {twice} have one C name: choose one of them with frames= "
+                             "(--frames)", key="frames")
     if any(name in _STEPPERS for name in chosen) and "f" not in chosen:
         chosen = ["f", *chosen]  # the steppers call P_f
     p = _identifier(prefix if prefix is not None else model.name)
@@ -186,7 +205,27 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         write_text_atomic(folder / name, text)
     names = tuple(_public_names(exported, chosen, p))
     library = _build(folder, p, model, exported, digest) if build else None
-    return CExport(folder, p, tuple(folder / name for name in files), names, library)
+    return CExport(folder, p, tuple(folder / name for name in files), names, library, tuple(_fields(model)),
+                   tuple(exported.frames) if "fk" in chosen else ())
+
+
+def _with_frames(model: Any, exported: Any, frames: Sequence[str] | None) -> Any:
+    """``exported`` with only the named frames (in the order given), each checked to exist."""
+    if frames is None:
+        return exported
+    from dataclasses import replace
+
+    from robodyn.model.names import did_you_mean
+
+    known = list(exported.frames)
+    if isinstance(frames, str) or not frames:
+        raise InputError(f"export: frames must be a non-empty list of frame names, got {frames!r}", key="frames")
+    for frame in frames:
+        if frame not in exported.frames:
+            listed = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
+            raise InputError(f"export: frame {frame!r} does not exist in {model.name!r}{did_you_mean(frame, known)} "
+                             f"(its frames: {listed or 'none'})", key="frames")
+    return replace(exported, frames={frame: exported.frames[frame] for frame in frames})
 
 
 def _public_names(exported: Any, chosen: Sequence[str], p: str) -> list[str]:

@@ -476,6 +476,13 @@ class Diagram(ComposedCode, Model):
         """False: a diagram's blocks come from other files (the parsed-model cache keeps no record of it)."""
         return False
 
+    def exported_functions(self) -> Any:
+        """The flattened diagram's f, h and linearize on one tape, for C export (robodyn.model.diagram_export);
+        None when a block is sampled or does not export."""
+        from robodyn.model.diagram_export import diagram_exported_functions
+
+        return diagram_exported_functions(self)
+
     # --- exact derivatives through the wires ---------------------------------------------------------------
     @property
     def jacobian_method(self) -> str | None:

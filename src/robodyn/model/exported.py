@@ -24,6 +24,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from robodyn.errors import InputError
+
 __all__ = ["ExportedFunctions"]
 
 
@@ -62,7 +64,12 @@ def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, 
              **dict(zip(model.p_symbols, tape.leaves(3, len(model.p_symbols))))}
 
     def value(expr: Any) -> Any:
-        return tape.from_sympy(as_expr(expr), table)
+        try:
+            return tape.from_sympy(as_expr(expr), table)
+        except TypeError as error:  # a function outside the expression grammar (the quantizer's floor)
+            raise InputError(f"export: model {model.name!r}: {error}: only the functions of model files' "
+                             "expressions (sin ... max) have straight-line code to export; leave this block out",
+                             key="model") from None
 
     functions: dict[str, list[Any]] = {}
     coordinates: tuple[str, ...] = ()

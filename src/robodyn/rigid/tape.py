@@ -260,6 +260,24 @@ class Tape:
                 values[index] = _FOLD[op](values[a])
         return [values[o.index] for o in outputs]
 
+    def replay(self, source: Tape, outputs: Sequence[Value], leaves: Callable[[int, int], Value]) -> list[Value]:
+        """``outputs`` of the tape ``source`` recorded again on this tape, each leaf ``(argument, index)`` of
+        ``source`` replaced by ``leaves(argument, index)`` (a value of this tape): how models made of models put
+        their blocks' functions on one tape. The operations are the same, in the same order; constants fold
+        anew where a replaced leaf is one."""
+        values: dict[int, Value] = {}
+        for index in sorted(source.cone(outputs)):
+            op, a, b = source.nodes[index]
+            if op == "leaf":
+                values[index] = leaves(a, b)
+            elif op == "const":
+                values[index] = self.const(a)
+            elif op in BINARY:
+                values[index] = self.binary(op, values[a], values[b])
+            else:
+                values[index] = self.unary(op, values[a])
+        return [values[o.index] for o in outputs]
+
     # --- analysis ----------------------------------------------------------------------------------
     def cone(self, outputs: Sequence[Value]) -> set[int]:
         """Indices of the nodes the outputs depend on (themselves included)."""
