@@ -55,3 +55,21 @@ def test_the_c_function_equals_the_llvm_function_bit_for_bit(tmp_path: Path) -> 
             native(0.25, point, point, point, point, theirs)
             assert np.array_equal(mine, theirs, equal_nan=True), (a, b, mine, theirs)
             assert np.array_equal(np.signbit(mine), np.signbit(theirs)) or np.isnan(mine).any(), (a, b)
+
+
+def test_replay_records_the_same_function_on_another_tape_with_its_leaves_moved() -> None:
+    """Tape.replay (how a diagram puts its blocks on one tape): the copy of y = [sin(x0) x1 + max(x1, 2 p0),
+    x0 / (1 + x1^2)] with x moved to another tape's u (reversed) and p to a constant gives the original's values at
+    the moved point; leaves replaced by constants fold (max(5, 2 * 5) is the constant 10)."""
+    from robodyn.rigid.tape import Tape
+
+    source = Tape()
+    x, p = source.leaves(1, 2), source.leaves(3, 1)
+    y = [x[0].sin() * x[1] + source.binary("max", x[1], 2.0 * p[0]), x[0] / (1.0 + x[1] * x[1])]
+    target = Tape()
+    u = target.leaves(2, 2)
+    moved = target.replay(source, y, lambda a, i: u[1 - i] if a == 1 else target.const(3.0))
+    for point in ([0.3, -1.2], [2.0, 7.5]):
+        assert target.evaluate(moved, [[0.0], [], point, []]) == source.evaluate(y, [[0.0], point[::-1], [], [3.0]])
+    constant = target.replay(source, [source.binary("max", x[1], 2.0 * p[0])], lambda a, i: target.const(5.0))
+    assert target.constant_of(constant[0]) == 10.0

@@ -154,7 +154,7 @@ CAPABILITIES: dict[str, set[str]] = {
                         "sample_period"},
     "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table"},
     "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
-                         "kernel_output", "symbol_table"},
+                         "kernel_output", "symbol_table", "exported_functions"},
     "closed chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                           "symbol_table", "energy", "kinematics", "constraints"},
     "contact chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
