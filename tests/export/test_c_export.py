@@ -172,6 +172,10 @@ def test_the_export_writes_its_files_and_refuses_what_it_cannot(tmp_path: Path) 
     header = (tmp_path / "out" / "puma.h").read_text()
     assert "#define puma_NX 12" in header and "void puma_f(" in header and "puma_mass" not in header
     assert "/* states: q1, q2" in header and "functions' hash: sha256" in header
+    assert "/* model file: none (built in Python) */" in header
+    with pytest.raises(InputError, match="neither a file nor a catalog model"):
+        export_c(model, tmp_path / "s", source=tmp_path / "missing.yaml")
+    assert not (tmp_path / "s").exists()
     assert export.functions == ("puma_params_default", "puma_f", "puma_linearize")
     with pytest.raises(InputError, match="no straight-line functions to export"):
         export_c(robodyn.load(str(ROOT / "examples" / "arm_gravity_pd.yaml")), tmp_path / "p")  # discrete time
@@ -190,7 +194,12 @@ def test_robodyn_export_on_the_command_line(tmp_path: Path, capsys: pytest.Captu
     code, out, _ = run(capsys, "export", str(MODELS["puma560 chain"]), "--lang", "c", "--out", str(tmp_path / "c"),
                        "--functions", "f,mass,fk", "--prefix", "arm")
     assert code == 0 and "arm.h" in out and (tmp_path / "c" / "arm.c").is_file()
-    assert "void arm_fk_" in (tmp_path / "c" / "arm.h").read_text()
+    header = (tmp_path / "c" / "arm.h").read_text()
+    assert "void arm_fk_" in header
+    import hashlib
+
+    digest = hashlib.sha256(MODELS["puma560 chain"].read_bytes()).hexdigest()
+    assert f"/* model file: puma560.yaml, sha256 {digest} */" in header  # the file the code came from
     done = subprocess.run(["make", "-C", str(tmp_path / "c")], capture_output=True, text=True)
     assert done.returncode == 0 and (tmp_path / "c" / "libarm.a").is_file(), done.stderr
     code, _, err = run(capsys, "export", str(MODELS["puma560 chain"]), "--lang", "rust", "--out", str(tmp_path / "r"))

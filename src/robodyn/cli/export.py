@@ -21,7 +21,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
     functions = None if args.functions is None else [f.strip() for f in args.functions.split(",") if f.strip()]
     frames = None if args.frames is None else [f.strip() for f in args.frames.split(",") if f.strip()]
     model = load_model(args)
-    export = export_c(model, args.out, functions=functions, frames=frames, prefix=args.prefix)
+    export = export_c(model, args.out, functions=functions, frames=frames, prefix=args.prefix, source=args.model)
     print(f"{model.name}: wrote {', '.join(str(f) for f in export.files)}")
     print(f"  functions: {', '.join(export.functions)}")
     return 0
