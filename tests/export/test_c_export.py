@@ -23,7 +23,8 @@ ROOT = Path(__file__).resolve().parents[2]
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
 MODELS = {"puma560 chain": ROOT / "tests" / "data" / "puma560.yaml",
           "two-link arm URDF": ROOT / "examples" / "two_link_arm.urdf",
-          "arm with a tip output (chain file)": ROOT / "examples" / "arm_with_tip.yaml"}
+          "arm with a tip output (chain file)": ROOT / "examples" / "arm_with_tip.yaml",
+          "two-link arm (the catalog's chain)": Path("two_link_arm")}  # a catalog name, not a path
 if ROBOTS is not None:
     MODELS["panda URDF"] = ROBOTS / "panda_description" / "urdf" / "panda.urdf"
     MODELS["ur5 URDF"] = ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"
