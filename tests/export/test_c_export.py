@@ -233,6 +233,18 @@ def test_the_c_example_of_docs_export_md_compiles_and_holds_the_puma(tmp_path: P
     np.testing.assert_allclose(printed, robodyn.Kinematics(model).pose(x[:n], "link6").position, rtol=0, atol=2e-6)
 
 
+def _check_state_functions(model: object, lib: object, t: float, x: np.ndarray, u: np.ndarray,
+                           params: np.ndarray | None) -> None:
+    """The library's f, h and A, B, C, D at (t, x, u) and ``params`` (the model's order; None: the defaults) are
+    the model's to 1e-13."""
+    overrides = None if params is None else dict(zip(model.parameters, params))
+    _close(lib.f(t, x, u, params), model.f(t, x, u, overrides))
+    _close(lib.h(t, x, u, params), model.h(t, x, u, overrides))
+    linear = robodyn.linearize(model, x, u, t=t, params=overrides)
+    for mine, theirs in zip(lib.linearize(t, x, u, params), (linear.A, linear.B, linear.C, linear.D)):
+        _close(mine, theirs)
+
+
 @pytest.mark.parametrize("name", [*sorted(set(robodyn.CATALOG) - {"two_link_arm"}), "decay"])
 def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path) -> None:
     """The catalog's Lagrangian and mechanical models (and a first-order file): strict C99 (a C program, as
@@ -253,11 +265,7 @@ def test_symbolic_models_export_their_tapes_from_sympy(name: str, tmp_path: Path
         check_c_program(model, export, tmp_path / f"program{k}", params)
         x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
         overrides = None if params is None else dict(zip(model.parameters, params))
-        _close(lib.f(0.2, x, u, params), model.f(0.2, x, u, overrides))
-        _close(lib.h(0.2, x, u, params), model.h(0.2, x, u, overrides))
-        linear = robodyn.linearize(model, x, u, t=0.2, params=overrides)
-        for mine, theirs in zip(lib.linearize(0.2, x, u, params), (linear.A, linear.B, linear.C, linear.D)):
-            _close(mine, theirs)
+        _check_state_functions(model, lib, 0.2, x, u, params)
         if model.order == 2:
             n = model.n_coordinates
             q, qd, qdd = x[:n], x[n:], rng.uniform(-1, 1, n)
@@ -373,13 +381,8 @@ def test_diagrams_export_flattened(name: str, tmp_path: Path) -> None:
     for k, params in enumerate((None, defaults * rng.uniform(0.8, 1.2, defaults.size))):
         (tmp_path / f"program{k}").mkdir()
         check_c_program(model, export, tmp_path / f"program{k}", params)
-        overrides = None if params is None else dict(zip(model.parameters, params))
         x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
-        _close(lib.f(0.1, x, u, params), model.f(0.1, x, u, overrides))
-        _close(lib.h(0.1, x, u, params), model.h(0.1, x, u, overrides))
-        linear = robodyn.linearize(model, x, u, t=0.1, params=overrides)
-        for mine, theirs in zip(lib.linearize(0.1, x, u, params), (linear.A, linear.B, linear.C, linear.D)):
-            _close(mine, theirs)
+        _check_state_functions(model, lib, 0.1, x, u, params)
     x0 = rng.uniform(-0.2, 0.2, model.n_states)
     u = rng.uniform(-1, 1, model.n_inputs)
     fixed = robodyn.simulate(model, 0.05, x0, u, method="rk4", dt=0.005)
