@@ -455,3 +455,30 @@ def test_demo_names_each_report_once(capsys, tmp_path):
     assert code == 0
     for name in ("pendulum", "joint"):
         assert out.count(str(tmp_path / "out" / name / "report.html")) == 1
+
+
+def test_the_command_table_names_what_each_module_adds():
+    """main builds only the named command's module's parsers: the table must say what each module adds."""
+    import argparse
+    import importlib
+
+    from robodyn.cli.main import COMMANDS, build_parser
+
+    def choices(parser: argparse.ArgumentParser) -> list[str]:
+        return list(next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction)).choices)
+
+    for module, names in COMMANDS:
+        parser = argparse.ArgumentParser()
+        importlib.import_module(f"robodyn.cli.{module}").add_commands(parser.add_subparsers())
+        assert choices(parser) == list(names), module
+        assert choices(build_parser(names[-1])) == list(names)
+    assert choices(build_parser()) == [name for _, names in COMMANDS for name in names]
+    assert choices(build_parser("no-such-command")) == choices(build_parser())  # argparse names the choices
+
+
+def test_an_unknown_command_lists_every_command(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["simulat", "pendulum"])
+    assert exit_info.value.code == 2
+    error = capsys.readouterr().err
+    assert "simulate" in error and "sweep" in error and "export" in error

@@ -50,3 +50,20 @@ def test_the_package_the_command_line_and_model_loading_import_no_sympy(code):
 def test_plain_numbers_are_read_without_the_expression_parser():
     modules = _imported_by("from robodyn.model.names import parse_number\nparse_number('-1e-6')\nparse_number('10')")
     assert "sympy" not in modules and "robodyn.model.expr" not in modules
+
+
+def test_a_warm_simulation_opens_shared_libraries_without_llvm_or_numba(tmp_path):
+    """The kernels and the model's function, compiled once (and linked into libraries the next time), are opened
+    by the dynamic linker: a warm process to its first simulated CSV imports neither llvmlite.binding nor numba."""
+    from robodyn.codegen.libraries import c_compiler
+
+    if c_compiler() is None:
+        pytest.skip("no C compiler: the cached objects go through MCJIT")
+    script = ("import sys, json\nfrom robodyn.cli import main\n"
+              "code = main(['simulate', 'pendulum', '--t-final', '2', '--x0', 'theta=1', '--out', sys.argv[1]])\n"
+              "assert code == 0\nprint(json.dumps(sorted(sys.modules)))")
+    for _ in range(3):  # compiled (or found), linked, opened
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.csv")], capture_output=True, text=True,
+                              timeout=600, check=True)
+    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    assert not {"llvmlite.binding", "numba", "sympy", "scipy"} & modules

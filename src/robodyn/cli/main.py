@@ -8,22 +8,17 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Final, NoReturn
 
 from robodyn import __version__
-from robodyn.cli.constraints import add_commands as add_constraint_commands
-from robodyn.cli.export import add_commands as add_export_commands
-from robodyn.cli.kinematics import add_commands as add_kinematics_commands
-from robodyn.cli.models import add_commands as add_model_commands
-from robodyn.cli.report import add_commands as add_report_commands
-from robodyn.cli.sweep import add_commands as add_sweep_commands
 from robodyn.errors import RobodynError
 
-__all__ = ["PROG", "build_parser", "main"]
+__all__ = ["COMMANDS", "PROG", "build_parser", "main"]
 
 PROG = "robodyn"
 
@@ -40,27 +35,38 @@ def _fail(message: str, code: int) -> NoReturn:
     raise SystemExit(code)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser with every subcommand."""
+#: The subcommands each module of ``robodyn.cli`` adds (its ``add_commands``), in the order ``--help`` lists them: a
+#: command line names its command, so only that module is imported and asked (tests check this table).
+COMMANDS: Final = (
+    ("report", ("demo", "analyze")),
+    ("models", ("show", "classify", "simulate", "modes", "existence", "equilibrium", "linearize", "validity",
+                "convert", "verify")),
+    ("kinematics", ("fk", "ik", "animate")),
+    ("constraints", ("assemble",)),
+    ("export", ("export",)),
+    ("sweep", ("sweep",)),
+)
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser with every subcommand, or with ``command``'s module's only when it is one of them."""
     parser = _Parser(prog=PROG, description="Robot and mechanical dynamics: equations, simulation, linearization.")
     parser.add_argument("--version", action="version", version=f"{PROG} {__version__}")
     parser.add_argument("--quiet", dest="no_progress", action="store_true",
                         help="no progress bars (they are shown on a terminal only)")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     commands.required = True
-
-    add_report_commands(commands)
-    add_model_commands(commands)
-    add_kinematics_commands(commands)
-    add_constraint_commands(commands)
-    add_export_commands(commands)
-    add_sweep_commands(commands)
+    known = any(command in names for _, names in COMMANDS)
+    for module, names in COMMANDS:
+        if not known or command in names:
+            importlib.import_module(f"robodyn.cli.{module}").add_commands(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 numerical failure, 2 bad input)."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(next((word for word in argv if not word.startswith("-")), None)).parse_args(argv)
     try:
         with warnings.catch_warnings(), contextlib.ExitStack() as stack:
             if args.no_progress or getattr(args, "quiet", False):  # for this command only (main may run again)

@@ -37,6 +37,8 @@ from robodyn.codegen.cache import (
     read_trusted,
     write_private,
 )
+from robodyn.codegen.libraries import host, library_address
+from robodyn.errors import InputError
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
            "native_function", "native_kernel", "shared_engine"]
@@ -55,7 +57,7 @@ LARGE_LEVEL: Final = 1
 _PREFIX = "robodyn_tape_"  # Names of the modules this cache keeps (llvm_ir's symbols).
 _lock = threading.RLock()  # the engine's: every module or object added to it, by this module or robodyn.codegen.objects
 _log = log  # robodyn.codegen.cache: logging imported when something is logged
-_state: dict[str, Any] = {}  # the engine, its modules and the functions compiled so far
+_state: dict[str, Any] = {}  # the engine, its modules and the functions had so far
 
 
 class NativeFunction:
@@ -154,7 +156,7 @@ def _engine() -> Any:
         llvm.initialize_native_asmprinter()
         engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), _machine(2))
         engine.set_object_cache(_store, _fetch)
-        _state.update(engine=engine, modules=[], functions={})
+        _state["engine"] = engine
     return engine
 
 
@@ -176,15 +178,12 @@ def _machine(opt: int) -> Any:
 
 
 def _host_tag() -> str:
-    """What the machine code is made for (the CPU's name and features, llvmlite's version), hashed: part of an
-    object's file name, so that a cache folder shared by different machines never runs code made for another."""
+    """What the machine code is made for (robodyn.codegen.libraries.host: the CPU, llvmlite's version), hashed:
+    part of an object's file name, so that a cache folder shared by different machines never runs code made for
+    another."""
     tag = _state.get("host tag")
     if tag is None:
-        import llvmlite
-        import llvmlite.binding as llvm
-
-        host = f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
-        tag = _state["host tag"] = hashlib.sha256(host.encode()).hexdigest()[:12]
+        tag = _state["host tag"] = hashlib.sha256(host().encode()).hexdigest()[:12]
     return str(tag)
 
 
@@ -303,14 +302,21 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
     """``wrap(address)`` of the function ``symbol`` of module ``text`` (named ``symbol``), compiled or loaded
     from the cache once per process (LLVM's O3 pipeline runs on the IR only when it is compiled)."""
     with _lock:
-        engine = _engine()
-        function = _state["functions"].get(symbol)
-        if function is None:
+        functions = _state.setdefault("functions", {})
+        function = functions.get(symbol)
+        if function is not None:
+            return function
+        large = text.count("\n") > LARGE_LINES  # a huge straight-line function: its machine code at -O1
+        name = f"{symbol}_l{LARGE_LEVEL}" if large else symbol  # the cached object says its level
+        address = _library(name, symbol)
+        if address is not None:  # its shared library: no LLVM in the process
+            _state["fetched"] = _state.get("fetched", 0) + 1
+        else:
             import llvmlite.binding as llvm
 
-            large = text.count("\n") > LARGE_LINES  # a huge straight-line function: its machine code at -O1
+            engine = _engine()
             module = llvm.parse_assembly(text)
-            module.name = f"{symbol}_l{LARGE_LEVEL}" if large else symbol  # the cached object says its level
+            module.name = name
             found = _trusted_object(module.name)
             if found is None:  # compiled now, not loaded: optimize the IR first
                 _optimize(module)
@@ -321,6 +327,21 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
                 _state["prefetched"] = (module.name, found)  # handed to MCJIT's fetch below: read and checked once
             engine.add_module(module)
             engine.finalize_object()
-            _state["modules"].append(module)  # the engine owns it; keep the Python object alive as well
-            function = _state["functions"][symbol] = wrap(engine.get_function_address(symbol))
+            _state.setdefault("modules", []).append(module)  # the engine owns it; keep the Python object alive
+            address = engine.get_function_address(symbol)
+        function = functions[symbol] = wrap(address)
         return function
+
+
+def _library(name: str, symbol: str) -> int | None:
+    """The address of ``symbol`` from the shared library of the cached object of module ``name`` (linked from it
+    the first time), or None: no object yet, not trusted, or no library to be had (MCJIT loads it then)."""
+    try:
+        path = _object_path(name)
+        digest = read_trusted(path.with_suffix(".o.sha256"), MAX_DIGEST_BYTES)
+    except (OSError, InputError) as exc:  # a cache that cannot be had: MCJIT's path says why
+        _log.debug("robodyn: no shared library of %s: %s", name, exc)
+        return None
+    if digest is None:
+        return None
+    return library_address(path, digest.decode("ascii", "replace").strip(), symbol)

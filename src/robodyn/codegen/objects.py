@@ -31,7 +31,6 @@ anything malformed, oversized or untrusted is moved aside.
 from __future__ import annotations
 
 import ctypes
-import functools
 import hashlib
 import json
 import os
@@ -50,6 +49,7 @@ from robodyn.codegen.cache import (
     read_trusted,
     write_private,
 )
+from robodyn.codegen.libraries import host, library_address
 from robodyn.errors import InputError
 from robodyn.textfile import parse_json_limited
 
@@ -79,6 +79,32 @@ define void @numba_gil_release(ptr %state) {
   ret void
 }
 '''
+#: The same helpers in C, linked into each shared library made of an exported object (robodyn.codegen.libraries):
+#: hidden, so that no library's copy stands in for another's.
+_RUNTIME_C: Final = r'''#include <stdlib.h>
+#include <unistd.h>
+#define HIDDEN __attribute__((visibility("hidden")))
+extern int PyGILState_Ensure(void);
+extern void PyGILState_Release(int);
+HIDDEN void numba_gil_ensure(int *state) { *state = PyGILState_Ensure(); }
+HIDDEN void numba_gil_release(int *state) { PyGILState_Release(*state); }
+static void __attribute__((noreturn)) dead(const char *name) {
+  const char *parts[] = {"robodyn: exported machine code reached numba's ", name, ", which it cannot run: aborting\n"};
+  for (int k = 0; k < 3; k++) {
+    size_t n = 0;
+    while (parts[k][n]) n++;
+    if (write(2, parts[k], n) < 0) break;
+  }
+  abort();
+}
+HIDDEN void *numba_unpickle(void *a, int b, void *c) { (void)a; (void)b; (void)c; dead("numba_unpickle"); }
+HIDDEN void *numba_runtime_build_excinfo_struct(void *a, void *b) {
+  (void)a; (void)b; dead("numba_runtime_build_excinfo_struct");
+}
+HIDDEN void numba_do_raise(void *a) { (void)a; dead("numba_do_raise"); }
+HIDDEN void NRT_Free(void *a) { (void)a; dead("NRT_Free"); }
+HIDDEN void NRT_MemInfo_call_dtor(void *a) { (void)a; dead("NRT_MemInfo_call_dtor"); }
+'''
 _state: dict[str, Any] = {}
 _log = log  # robodyn.codegen.cache: logging imported when something is logged
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
@@ -91,19 +117,10 @@ def enabled() -> bool:
     return os.environ.get("ROBODYN_NATIVE", "1") != "0"
 
 
-@functools.cache
-def _host() -> str:
-    """This CPU's name and features and llvmlite's version: what an object's machine code was made for."""
-    import llvmlite
-    import llvmlite.binding as llvm
-
-    _runtime()
-    return f"{llvm.get_host_cpu_name()} {llvm.get_host_cpu_features().flatten()} llvmlite {llvmlite.__version__}"
-
-
 def object_key(source: str, symbol: str) -> str:
-    """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite."""
-    return hashlib.sha256("\0".join((source, symbol, _host())).encode()).hexdigest()[:32]
+    """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite
+    (robodyn.codegen.libraries.host)."""
+    return hashlib.sha256("\0".join((source, symbol, host())).encode()).hexdigest()[:32]
 
 
 def export(cfunc: Any) -> tuple[bytes, str]:
@@ -251,7 +268,7 @@ def unusable(key: str) -> bool:
 def load(key: str) -> int | None:
     """The address of the function kept under ``key``, loaded into this process (once), or None when there is no
     usable object (never saved, unusable, damaged or untrusted: the caller compiles instead)."""
-    loaded = _state.get("loaded", {}).get(key)
+    loaded = _state.get("loaded", {}).get(key) or _state.get("libraries", {}).get(key)
     if loaded is not None:
         return int(loaded)
     paths = _paths(key)
@@ -261,6 +278,10 @@ def load(key: str) -> int | None:
     manifest = _manifest(info)
     if manifest is None or manifest["unresolved"]:
         return None
+    address = library_address(obj, manifest["sha256"], manifest["symbol"], _RUNTIME_C)
+    if address is not None:  # its shared library: no LLVM in the process
+        _state.setdefault("libraries", {})[key] = address
+        return address
     data = read_trusted(obj, MAX_OBJECT_BYTES)
     if data is None:
         return None

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ctypes
 import re
-import shutil
 import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ import numpy as np
 from robodyn.atomic import check_output_folder, write_text_atomic
 from robodyn.codegen.c_source import c_function, c_literal
 from robodyn.codegen.cache import content_hash
+from robodyn.codegen.libraries import c_compiler
 from robodyn.codegen.tape_llvm import tape_data
 from robodyn.errors import InputError, NumericalError
 
@@ -434,10 +434,9 @@ def _cmake(p: str) -> str:
 
 def compiler() -> str:
     """The system's C compiler (``cc``, ``gcc`` or ``clang`` on the PATH); InputError when there is none."""
-    for name in ("cc", "gcc", "clang"):
-        found = shutil.which(name)
-        if found:
-            return found
+    found = c_compiler()
+    if found is not None:
+        return found
     raise InputError("export: no C compiler found (cc, gcc or clang on the PATH): install one (Debian: apt install "
                      "gcc) or build the exported files elsewhere", key="build")
 
