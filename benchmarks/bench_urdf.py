@@ -16,7 +16,7 @@ rtol 1e-8, atol 1e-10:
   linearize <= the assembled call, the Linearizer <= the bare one);
 - 1,000 Panda trajectories in one batch (both cores) against 1,000 scipy runs (extrapolated from 20).
 
-    python benchmarks/bench_urdf.py [--quick]
+    python benchmarks/bench_urdf.py [--quick | --linearize]
 """
 
 from __future__ import annotations
@@ -116,13 +116,40 @@ def _interleaved_per_call(runs: dict[str, Callable[[], Any]], rounds: int, numbe
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="100 trajectories in the batch comparison")
+    parser.add_argument("--linearize", action="store_true", help="only linearize and the Linearizer beside Pinocchio")
     args = parser.parse_args()
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# bench_urdf {datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, "
           f"load {load:.2f}; 5 s at rtol 1e-8, atol 1e-10")
     for label, path in robots().items():
-        compare(label, path, 100 if args.quick else 1000)
+        if args.linearize:
+            compare_linearize(label, path)
+        else:
+            compare(label, path, 100 if args.quick else 1000)
     compare_puma()
+
+
+def compare_linearize(label: str, path: Path) -> None:
+    """``linearize`` and the ``Linearizer`` of one robot beside Pinocchio's derivatives, alone and assembled."""
+    import pinocchio as pin
+
+    import robodyn
+    model = robodyn.load(str(path))
+    reference = pin.buildModelFromUrdf(str(path))
+    data = reference.createData()
+    n = model.n_coordinates
+    x0 = np.concatenate([np.linspace(0.4, -0.4, n), np.full(n, 0.3)])
+    u = np.zeros(n)
+    robodyn.linearize(model, x0, u)
+    handle = robodyn.Linearizer(model)
+    bare, assembled = _pinocchio_derivatives(pin, reference, data, x0[:n], x0[n:], DAMPING)
+    best = _interleaved_per_call({"linearize": lambda: robodyn.linearize(model, x0, u), "Linearizer": lambda:
+                                  handle(x0, u), "bare": bare, "assembled": assembled}, 7, 2000)
+    per_linearize, per_handle, per_aba, per_assembled = best.values()
+    print(f"{label}: {n} joints")
+    print(f"  per call: linearize {per_linearize * 1e6:.1f} us, Linearizer {per_handle * 1e6:.1f} us | pinocchio "
+          f"computeABADerivatives {per_aba * 1e6:.1f} us, with A and B assembled {per_assembled * 1e6:.1f} us | "
+          f"linearize / assembled {per_linearize / per_assembled:.2f}, Linearizer / bare {per_handle / per_aba:.2f}")
 
 
 def _pinocchio_derivatives(pin: object, reference: object, data: object, q: np.ndarray, v: np.ndarray,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -436,3 +437,23 @@ def test_a_parameter_copy_is_not_served_the_originals_bound():
     assert linearize(short, x).A[1, 0] == pytest.approx(-G * math.cos(0.2) / 0.5, rel=1e-14)  # I = m l^2
     np.testing.assert_array_equal(linearize(model, x).A, original.A)
     np.testing.assert_array_equal(linearize(short, x).A, linearize(short, x.tolist()).A)
+
+
+def test_lean_results_keep_their_numbers_across_arenas():
+    """The lean path writes each result into the next row of a shared block, a new block when one is used up: every
+    result keeps its own numbers (no row written twice) however many follow it, and stays read-only."""
+    model = robodyn.load("double_pendulum")
+    linearize(model, np.zeros(4))
+    rows = model.memo()["linearize bound"].rows
+    assert rows > 1
+    points = np.random.default_rng(8).uniform(-1, 1, (3 * rows + 5, 4))  # three blocks and a part
+    results = [linearize(model, x) for x in points]
+    kept = results[::7]
+    del results  # the blocks of results dropped are freed; the kept ones keep theirs
+    for x, lean in zip(points[::7], kept):
+        general = linearize(model, x.tolist())
+        for label in ("A", "B", "C", "D", "x_op", "u_op"):
+            np.testing.assert_array_equal(getattr(lean, label), getattr(general, label))
+            assert not getattr(lean, label).flags.writeable
+        np.testing.assert_array_equal(lean.x_op, x)
+    assert not any(np.shares_memory(a.A, b.A) for a, b in itertools.pairwise(kept))

