@@ -279,6 +279,8 @@ def bench_startup(repeat: int) -> dict[str, float]:
         env = {**os.environ, "ROBODYN_CACHE_DIR": cache, "ROBODYN_QUIET": "1"}
         rows["cold cache (kernels compiled)"] = _wall(cli + job, env, work)
         rows["warm cache"] = min(_wall(cli + job, env, work) for _ in range(repeat))
+        mcjit = {**env, "ROBODYN_LIBRARIES": "0"}  # the cached objects loaded into llvmlite's MCJIT, as before
+        rows["warm cache, objects through MCJIT"] = min(_wall(cli + job, mcjit, work) for _ in range(repeat))
         news = []
         for k in range(repeat):
             path = os.path.join(work, f"probe{k}.yaml")
@@ -371,9 +373,13 @@ def bench_kernel_calls() -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="1,000 pendulums instead of 10,000")
+    parser.add_argument("--startup", action="store_true", help="only the start-up rows (best of 7)")
     args = parser.parse_args()
     print(f"robodyn {robodyn.__version__}, {platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, {time.strftime('%Y-%m-%d')}")
+    if args.startup:
+        bench_startup(7)
+        return
     bench_joint()
     bench_pendulums(1000 if args.quick else 10_000, 200)
     bench_double_pendulums(1000 if args.quick else 10_000)
