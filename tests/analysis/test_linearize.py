@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -14,6 +16,8 @@ from robodyn.analysis.linearize import linearize, operating_point
 from robodyn.errors import InputError
 from robodyn.model.files.catalog import catalog_text
 from robodyn.model.files.loading import read_model_text
+
+ROOT = Path(__file__).resolve().parents[2]
 
 G = 9.81  # the catalog pendulum: m = 1, l = 1, I = 1
 
@@ -381,12 +385,19 @@ def test_operating_point_keeps_given_inputs_and_falls_back_to_zero():
     np.testing.assert_array_equal(moving[1], [0.0])  # nothing holds a moving pendulum: 0
 
 
-# --- the lean path: float64 vectors at the default parameters (analysis/linearize.py, _exact_at) ----------------
-@pytest.mark.parametrize("name", ["pendulum", "double_pendulum", "cart_pole", "joint"])
+# --- the lean path: float64 vectors at the default parameters (analysis/linearize_lean.py) -----------------------
+def _bound(model):
+    """This thread's binding of the lean path (robodyn.analysis.linearize_lean), None before the first call."""
+    return model.memo().get(("linearize bound", threading.get_ident()))
+
+
+@pytest.mark.parametrize("name", ["pendulum", "double_pendulum", "cart_pole", "joint", "two_link_arm",
+                                  "examples/two_link_arm.urdf"])
 def test_the_lean_path_gives_the_general_paths_numbers(name):
-    """Float64 vectors take the bound linearization; a list (the general path) gives the same bits, fields and
-    units; the lean result owns its read-only arrays."""
-    model = robodyn.load(name)
+    """Float64 vectors take the bound linearization (machine code writing into the result's row for the robots on
+    the tape); a list (the general path) gives the same bits, fields and units; the lean result owns its read-only
+    arrays."""
+    model = robodyn.load(str(ROOT / name) if name.endswith(".urdf") else name)
     rng = np.random.default_rng(5)
     for _ in range(3):
         x, u = rng.uniform(-1, 1, model.n_states), rng.uniform(-1, 1, model.n_inputs)
@@ -398,7 +409,8 @@ def test_the_lean_path_gives_the_general_paths_numbers(name):
             (general.method, general.error_estimate, general.states, general.name, general.declared_units, general.dt)
         x[0] += 1.0
         assert lean.x_op[0] == general.x_op[0]  # the point was copied
-    assert "linearize bound" in model.memo()
+    bound = _bound(model)
+    assert bound is not None and (bound.call is not None) == ("two_link_arm" in name)  # the robots: machine code
 
 
 def test_the_lean_path_steps_aside_for_everything_else():
@@ -416,16 +428,21 @@ def test_the_lean_path_steps_aside_for_everything_else():
         linearize(robodyn.load("pendulum"), np.array([0.0, 0.0]), np.array([np.inf]))
 
 
-def test_the_lean_path_is_safe_in_threads():
+@pytest.mark.parametrize("name", ["double_pendulum", "two_link_arm"])
+def test_the_lean_path_is_safe_in_threads(name):
+    """Each thread has its own binding and arena (the compiled code runs without the GIL): concurrent calls give
+    every point its own numbers."""
     from concurrent.futures import ThreadPoolExecutor
 
-    model = robodyn.load("double_pendulum")
+    model = robodyn.load(name)
     points = np.random.default_rng(2).uniform(-1, 1, (400, 4))
-    expected = [linearize(model, x.tolist()).A for x in points]
+    expected = [linearize(model, x.tolist()) for x in points]
     with ThreadPoolExecutor(4) as pool:
-        found = list(pool.map(lambda x: linearize(model, x).A, points))
+        found = list(pool.map(lambda x: linearize(model, x), points))
     for a, b in zip(found, expected):
-        np.testing.assert_array_equal(a, b)
+        np.testing.assert_array_equal(a.A, b.A)
+        np.testing.assert_array_equal(a.B, b.B)
+        np.testing.assert_array_equal(a.x_op, b.x_op)
 
 
 def test_a_parameter_copy_is_not_served_the_originals_bound():
@@ -439,12 +456,13 @@ def test_a_parameter_copy_is_not_served_the_originals_bound():
     np.testing.assert_array_equal(linearize(short, x).A, linearize(short, x.tolist()).A)
 
 
-def test_lean_results_keep_their_numbers_across_arenas():
+@pytest.mark.parametrize("name", ["double_pendulum", "two_link_arm"])
+def test_lean_results_keep_their_numbers_across_arenas(name):
     """The lean path writes each result into the next row of a shared block, a new block when one is used up: every
     result keeps its own numbers (no row written twice) however many follow it, and stays read-only."""
-    model = robodyn.load("double_pendulum")
+    model = robodyn.load(name)
     linearize(model, np.zeros(4))
-    rows = model.memo()["linearize bound"].rows
+    rows = _bound(model).rows
     assert rows > 1
     points = np.random.default_rng(8).uniform(-1, 1, (3 * rows + 5, 4))  # three blocks and a part
     results = [linearize(model, x) for x in points]

@@ -138,12 +138,12 @@ CAPABILITIES: dict[str, set[str]] = {
     "catalog:pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:double_pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:cart_pole": _SECOND_ORDER | {"energy"},  # no named points: no frames
-    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics"},
-    "chain file": _SECOND_ORDER | {"energy", "kinematics"},
+    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "linearization_call"},
+    "chain file": _SECOND_ORDER | {"energy", "kinematics", "linearization_call"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                          "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form",
                          "exported_functions"},
-    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits"},
+    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "linearization_call"},
     "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
     "parsed-model record": _SECOND_ORDER | {"energy", "kinematics"},
     "python callable": {"output_jacobians"},
@@ -206,6 +206,15 @@ def _offered(model: ModelContract) -> set[str]:
         model.bound_linearization(t, p, bound)(x, u)
         np.testing.assert_array_equal(into, flat)
         np.testing.assert_array_equal(bound, flat)
+        raw = model.linearization_call(t, p)
+        if raw is not None:  # machine code reading x, u and writing A..D where it is told: a row [flat | x | u]
+            call, template = raw
+            row = np.full(flat.size + n + m, np.nan)
+            row[: flat.size], row[flat.size:] = template, np.concatenate([x, u])
+            at = row.__array_interface__["data"][0]
+            call.function(t, at + 8 * flat.size, at + 8 * (flat.size + n), call.at_p, call.at_a, at)
+            np.testing.assert_array_equal(row[: flat.size], flat)
+            found.add("linearization_call")
     for name, source in (("kernel_jacobian", model.kernel_jacobian_source()),
                          ("kernel_output", model.kernel_output_source())):
         if source is not None:

@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import numpy as np
 
 from robodyn.analysis import LINEARIZATION_METHODS
+from robodyn.analysis.linearize_lean import Layout, exact_at
 from robodyn.errors import ConvergenceError, InputError, NumericalError, ShapeError
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Values, require_model
@@ -56,18 +57,6 @@ _STEP: Final = float(np.finfo(float).eps ** (1 / 3))  # Optimal central-differen
 COMPLEX_STEP: Final = 1e-20  # Relative complex step: truncation error ~ h^2, no cancellation.
 _PROBE_TOLERANCE: Final = 1e-6  # Complex probe vs central difference (whose own error is ~1e-10 relative).
 _BATCH_TOLERANCE: Final = 1e-12  # Batch probe vs single calls: vectorized ufuncs may differ by a few ulp.
-#: Up to this size the finite check is one BLAS dot (~0.4 us against ~0.9 for sum); above it numpy's own sum: a
-#: large dot wakes numpy's BLAS threads, which then contend with scipy's (LAPACK's solves of the large robots):
-#: measured 5.5 ms for a 10,000-entry dot on 2 cores, and the next dpotrs 5 ms.
-BLAS_SIZE: Final = 2048
-
-
-def finite_total(buffer: np.ndarray, ones: np.ndarray) -> float:
-    """The sum of ``buffer`` (finite exactly when every entry is, barring overflow), as ``buffer . ones`` up to
-    :data:`BLAS_SIZE` entries and numpy's own sum above."""
-    return float(buffer.dot(ones) if buffer.size <= BLAS_SIZE else buffer.sum())
-
-
 def linearize(
     model: ModelContract,
     x: Values,
@@ -117,7 +106,7 @@ def linearize(
     """
     require_model(model, "linearize")
     if method == "auto" and open is None and params is None and type(t) is float:  # first: what loops call
-        fast = _exact_at(model, t, x, u)
+        fast = exact_at(model, t, x, u)
         if fast is not None:
             return fast
     if model.chart() is not None:  # a manifold (a floating base): in the tangent space
@@ -139,7 +128,7 @@ def linearize(
     chosen = _choose(model, method, point)
     if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
         buffer = model.linearization_raw(point.t, point.x, point.u, point.p)
-        matrices = _finish(model, _Layout.of(model), buffer, point.x)
+        matrices = _finish(model, Layout.of(model), buffer, point.x)
         error = 0.0
     else:
         A, B, error = _differentiate(model, "f", chosen, point)
@@ -211,105 +200,6 @@ def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params
                                     "sampled", 0.0, float(sampling.hyperperiod), units)
 
 
-#: Results of linearize's lean path share one block of at most this many bytes (a few results' worth): one
-#: allocation and no per-result views of a fresh buffer (see _Bound).
-ARENA_BYTES: Final = 64 * 1024
-
-
-class _Bound:
-    """A model's bound exact linearization at one time with its default parameters (``bound_linearization``), for
-    linearize's lean path: the compiled derivatives called on arguments written in place, into a held buffer
-    ``[A | B | C | D]``. Each call copies it, with the point, into the next row ``[A | B | C | D | x | u]`` of an
-    *arena* (``rows`` such rows in one array, a new one when they are used up), whose read-only views A..D, x and u
-    of every row were made with it: a result costs one copy and six index operations, where a fresh buffer cost an
-    allocation and six slices and reshapes (0.7 us of a 6 us call). A row is written once, so results never share
-    numbers; an arena lives while any of its results does (at most ``ARENA_BYTES``). One per model (in its memo);
-    the lock keeps threads from sharing the buffer (a thread that finds it taken takes the general path)."""
-
-    __slots__ = ("arena", "defaults", "fields", "layout", "lock", "next", "ones", "out", "p", "parts", "rows", "run",
-                 "size", "t", "zeros")
-
-    def __init__(self, model: ModelContract, t: float):
-        import threading
-
-        n, m = model.n_states, model.n_inputs
-        self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
-        self.defaults = model.parameters  # parameter copies share the memo: this mapping's, by identity
-        self.layout = layout = _Layout.of(model)
-        self.size = size = layout.bounds[-1]
-        self.out = np.zeros(size)
-        self.ones = np.ones(size + n + m)  # row . ones: a finite check in one BLAS call
-        self.zeros = np.zeros(m)  # u = None
-        self.run = model.bound_linearization(self.t, self.p, self.out)
-        self.rows = max(1, ARENA_BYTES // (8 * (size + n + m)))
-        self.next = self.rows  # no arena yet
-        probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
-                                          outputs=model.outputs, name=model.name, source=model)
-        # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
-        self.fields = (model.states, model.inputs, model.outputs, model.name, model.jacobian_method, 0.0, probe.dt,
-                       probe.declared_units)
-        self.lock = threading.Lock()
-
-    def new_arena(self) -> None:
-        """A new arena of ``rows`` rows and its read-only views (A, B, C, D, x, u: each indexed by the row)."""
-        rows, size, bounds, shapes = self.rows, self.size, self.layout.bounds, self.layout.shapes
-        self.arena = np.zeros((rows, self.ones.size))
-        frozen = self.arena.view()
-        frozen.setflags(write=False)
-        n = shapes[0][0]
-        self.parts = (*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
-                      frozen[:, size:size + n], frozen[:, size + n:])
-        self.next = 0
-
-
-def _exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> LinearSystem | None:
-    """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None at a finite point of a model with
-    exact derivatives and output Jacobians at its default parameters, or None for the general path (any other
-    argument, a non-finite result, the buffer in use by another thread). The same numbers, bit for bit: the
-    model's ``bound_linearization`` is its ``linearization_raw`` written in place."""
-    n, m = model.n_states, model.n_inputs
-    if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == (n,)):
-        return None
-    if not (u is None or (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == (m,))):
-        return None
-    memo = model.memo()
-    bound = memo.get("linearize bound")
-    if bound is None or bound.t != t or bound.defaults is not model.parameters:
-        if model.jacobian_method is None or not math.isfinite(t) or not _plain(model):
-            return None
-        if "linearize exact outputs" not in memo:
-            memo["linearize exact outputs"] = model.output_jacobians_raw(t, np.zeros(n), np.zeros(m),
-                                                                         model.default_parameters()[1]) is not None
-        if not memo["linearize exact outputs"]:
-            return None
-        bound = memo["linearize bound"] = _Bound(model, t)
-    if not bound.lock.acquire(blocking=False):
-        return None
-    try:
-        if u is None:
-            u = bound.zeros
-        bound.run(x, u)
-        row = bound.next
-        if row == bound.rows:
-            bound.new_arena()
-            row = 0
-        bound.next = row + 1
-        written = np.concatenate((bound.out, x, u), out=bound.arena[row])  # the matrices and the point: one copy
-        A, B, C, D, x_op, u_op = bound.parts
-    finally:
-        bound.lock.release()
-    if not math.isfinite(finite_total(written, bound.ones)):
-        return None  # a non-finite point or result: the general path finds the cause and says it
-    return LinearSystem.from_fields(A[row], B[row], C[row], D[row], x_op[row], u_op[row], *bound.fields)
-
-
-def _plain(model: ModelContract) -> bool:
-    """Whether linearize's general path would reach the model's own exact linearization (no manifold, no
-    constraints, not sampled): the lean path, which linearize tries first, is only for such models."""
-    return model.chart() is None and model.constraints() is None and model.sampling() is None
-
-
-_FLOAT: Final = np.dtype(np.float64)
 
 
 def operating_point(
@@ -436,37 +326,13 @@ def _choose(model: ModelContract, method: str, point: _Point) -> str:
     )
 
 
-# --- the result's layout --------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True)
-class _Layout:
-    """A, B, C, D of one linearization as consecutive row-major blocks of a flat buffer."""
-
-    bounds: tuple[int, ...]  # block k is buffer[bounds[k]:bounds[k + 1]]
-    shapes: tuple[tuple[int, int], ...]
-
-    @staticmethod
-    def of(model: ModelContract) -> _Layout:
-        return _layout(model.n_states, model.n_inputs, model.n_outputs)
-
-    def views(self, buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        b, s = self.bounds, self.shapes
-        return (buffer[b[0]:b[1]].reshape(s[0]), buffer[b[1]:b[2]].reshape(s[1]),
-                buffer[b[2]:b[3]].reshape(s[2]), buffer[b[3]:b[4]].reshape(s[3]))
-
-
-@functools.lru_cache(maxsize=64)
-def _layout(n: int, m: int, p: int) -> _Layout:
-    sizes = (n * n, n * m, p * n, p * m)
-    return _Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
-
-
 def _pack(model: ModelContract, x: np.ndarray, A: Any, B: Any, C: Any, D: Any) -> tuple[np.ndarray, ...]:
     """A, B, C, D in one buffer (see :func:`_finish`)."""
     buffer = np.concatenate((np.ravel(A), np.ravel(B), np.ravel(C), np.ravel(D))).astype(float, copy=False)
-    return _finish(model, _Layout.of(model), buffer, x)
+    return _finish(model, Layout.of(model), buffer, x)
 
 
-def _finish(model: ModelContract, layout: _Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
+def _finish(model: ModelContract, layout: Layout, buffer: np.ndarray, x: np.ndarray) -> tuple[np.ndarray, ...]:
     """Check every entry finite in one pass and return read-only views A, B, C, D of ``buffer``."""
     # one cheap pass: a Python sum for small buffers, numpy's above ~100 entries (where tolist() costs more);
     # a sum that overflows only sends a finite buffer to the full check

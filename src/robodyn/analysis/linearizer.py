@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.analysis.linearize import finite_total
+from robodyn.analysis.linearize_lean import finite_total
 from robodyn.errors import InputError
 from robodyn.model.system import Values, require_model
 

@@ -40,7 +40,7 @@ from robodyn.codegen.cache import (
 from robodyn.codegen.libraries import host, library_address
 from robodyn.errors import InputError
 
-__all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "native_address", "native_batch", "native_entry",
+__all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "RawCall", "native_address", "native_batch", "native_entry",
            "native_function", "native_kernel", "shared_engine"]
 
 _POINTER = ctypes.c_void_p
@@ -110,6 +110,26 @@ class NativeFunction:
         at_p = at_u + 8 * sizes[1]
         out_address = ctypes.addressof(ctypes.c_char.from_buffer(out))  # type: ignore[arg-type]
         return packed, self._function, (base, at_u, at_p, at_p + 8 * sizes[2], out_address)
+
+    def bind_parameters(self, p: np.ndarray, extra: int = 0) -> RawCall:
+        """The function with ``p`` (and ``extra`` zeros as its fourth argument ``a``) bound, for callers that write
+        the other arguments and the result where they keep them and pass their addresses (:class:`RawCall`)."""
+        kept = np.zeros(max(1, p.size + extra))  # an address even for no entries (never read then)
+        kept[: p.size] = p
+        at_p = ctypes.addressof(ctypes.c_char.from_buffer(kept))  # type: ignore[arg-type]
+        return RawCall(self._function, at_p, at_p + 8 * p.size, kept)
+
+
+class RawCall:
+    """A compiled ``fn(t, x, u, p, a, out)`` with ``p`` and ``a`` bound: ``function(t, at_x, at_u, at_p, at_a,
+    at_out)`` with the addresses of float64 blocks, ``at_p`` and ``at_a`` those of ``kept`` (which the caller keeps
+    alive with the call). The caller owns the other blocks: it writes x and u where it passes their addresses and
+    reads the result where it passed ``at_out`` (linearize's lean path writes both in a row of its results)."""
+
+    __slots__ = ("at_a", "at_p", "function", "kept")
+
+    def __init__(self, function: Callable[..., None], at_p: int, at_a: int, kept: np.ndarray):
+        self.function, self.at_p, self.at_a, self.kept = function, at_p, at_a, kept
 
 
 class NativeBatch:

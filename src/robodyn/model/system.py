@@ -302,6 +302,12 @@ class Model:
 
         return run
 
+    def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
+        """The exact linearization at ``t`` and ``p`` as raw machine code, for callers that own the memory: ``(call,
+        template)``, a :class:`robodyn.codegen.native.RawCall` writing the entries of [A | B | C | D] that vary and
+        the flat result ``template`` holding the others (constant blocks), or None (the default)."""
+        return None
+
     @property
     def compilable(self) -> bool:
         """Whether :meth:`kernel_rhs_source` gives numba source (False for models of Python callables)."""

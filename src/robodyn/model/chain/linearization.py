@@ -140,6 +140,19 @@ class ChainLinearization(_Base):
 
         return run
 
+    def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
+        """The tape's solved Jacobians as raw machine code writing A and B (robodyn.codegen.native.RawCall), with the
+        template holding C = I and D = 0, for outputs that are the states and up to SOLVE_LIMIT coordinates (None
+        above: the solve is not on the tape). The tape's fourth argument, the accelerations, is never read."""
+        n2, m = self.n_states, self.n_inputs
+        if not self.outputs_are_states or self.n_coordinates > SOLVE_LIMIT:
+            return None
+        size = n2 * (n2 + m)
+        C, D = self.output_jacobians_raw(t, np.zeros(n2), np.zeros(m), p)
+        template = np.zeros(size + C.size + D.size)
+        template[size: size + C.size], template[size + C.size:] = C.reshape(-1), D.reshape(-1)
+        return self._function("solved_jacobians")[0].bind_parameters(p), template
+
     def _bound_factored(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float]:
         """:meth:`bound_linearization` above SOLVE_LIMIT coordinates: the tape's factor and dr/dz into a held
         buffer (one compiled call), then the compiled sparse solve into A's and B's lower rows; the constant rows

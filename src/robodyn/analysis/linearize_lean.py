@@ -1,0 +1,192 @@
+"""linearize's lean path: what a loop of ``linearize(model, x, u)`` calls pays per call.
+
+A model with exact derivatives at its default parameters, called with float64 vectors, needs no validation
+beyond their types and shapes and a finite check of the result. :func:`exact_at` does that much and no more:
+the model's derivatives are bound once (per model, per thread and per time, in the model's memo) and each
+result is written into the next row of an *arena*, one array of a few results' rows laid out
+``[A | B | C | D | x | u]``, whose read-only views of every row were made with it, so that a result costs no
+allocation, slicing or reshaping of its own.
+
+Two bindings, asked of the model in this order:
+
+- ``linearization_call(t, p)``: raw machine code (robodyn.codegen.native.RawCall) that reads x and u and writes A
+  and B at addresses it is given. The point is copied into the row, the code reads it there and writes the
+  matrices into the same row: nothing is copied after the call. The row's constant entries (C = I and D = 0 for a
+  robot whose outputs are its states) come from the model's template, written into every row with the arena.
+- ``bound_linearization(t, p, out)``: ``run(x, u)`` into a held buffer ``out``, then one copy of the buffer and
+  the point into the row.
+
+The numbers are the model's ``linearization_raw`` bit for bit (the same compiled code). Anything else — another
+argument type, a non-finite point or result, a model with a manifold, constraints or sampled parts — returns None,
+and linearize's general path answers (and explains a failure).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import math
+import threading
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from robodyn.model.linear import LinearSystem
+from robodyn.model.system import Values
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
+
+__all__ = ["ARENA_BYTES", "BLAS_SIZE", "Layout", "exact_at", "finite_total"]
+
+#: Results of the lean path share one block of at most this many bytes (a few results' worth): one allocation and
+#: no per-result views of a fresh buffer.
+ARENA_BYTES: Final = 64 * 1024
+#: Up to this size the finite check is one BLAS dot (~0.4 us against ~0.9 for sum); above it numpy's own sum: a
+#: large dot wakes numpy's BLAS threads, which then contend with scipy's (LAPACK's solves of the large robots):
+#: measured 5.5 ms for a 10,000-entry dot on 2 cores, and the next dpotrs 5 ms.
+BLAS_SIZE: Final = 2048
+#: Threads that may hold their own binding of one model (each its buffers and arena); a further thread takes the
+#: general path, so that short-lived threads cannot grow a model's memo without bound.
+MAX_THREADS: Final = 16
+_FLOAT: Final = np.dtype(np.float64)
+
+
+def finite_total(buffer: np.ndarray, ones: np.ndarray) -> float:
+    """The sum of ``buffer`` (finite exactly when every entry is, barring overflow), as ``buffer . ones`` up to
+    :data:`BLAS_SIZE` entries and numpy's own sum above."""
+    return float(buffer.dot(ones) if buffer.size <= BLAS_SIZE else buffer.sum())
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A, B, C, D of one linearization as consecutive row-major blocks of a flat buffer."""
+
+    bounds: tuple[int, ...]  # block k is buffer[bounds[k]:bounds[k + 1]]
+    shapes: tuple[tuple[int, int], ...]
+
+    @staticmethod
+    def of(model: ModelContract) -> Layout:
+        return _layout(model.n_states, model.n_inputs, model.n_outputs)
+
+    def views(self, buffer: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        b, s = self.bounds, self.shapes
+        return (buffer[b[0]:b[1]].reshape(s[0]), buffer[b[1]:b[2]].reshape(s[1]),
+                buffer[b[2]:b[3]].reshape(s[2]), buffer[b[3]:b[4]].reshape(s[3]))
+
+
+@functools.lru_cache(maxsize=64)
+def _layout(n: int, m: int, p: int) -> Layout:
+    sizes = (n * n, n * m, p * n, p * m)
+    return Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
+
+
+class _Bound:
+    """A model's exact linearization bound at one time with its default parameters, for one thread, and the arena
+    its results are written into (see the module docstring). ``call`` (raw machine code) or ``run`` (into ``out``)
+    is set, the other None."""
+
+    __slots__ = ("address", "arena", "call", "defaults", "fields", "layout", "next", "ones", "out", "p", "parts",
+                 "points", "rows", "run", "size", "stride", "t", "template", "whole", "zeros")
+
+    def __init__(self, model: ModelContract, t: float):
+        n, m = model.n_states, model.n_inputs
+        self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
+        self.defaults = model.parameters  # parameter copies share the memo: this mapping's, by identity
+        self.layout = layout = Layout.of(model)
+        self.size = size = layout.bounds[-1]
+        self.ones = np.ones(size + n + m)  # row . ones: a finite check in one BLAS call
+        self.zeros = np.zeros(m)  # u = None
+        self.stride = 8 * self.ones.size  # bytes per row
+        native = model.linearization_call(self.t, self.p)
+        self.call: Any = None if native is None else native[0]
+        self.template: np.ndarray | None = None if native is None else native[1]
+        self.out = np.zeros(size)
+        self.run: Any = model.bound_linearization(self.t, self.p, self.out) if native is None else None
+        self.rows = max(1, ARENA_BYTES // self.stride)
+        probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
+                                          outputs=model.outputs, name=model.name, source=model)
+        # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
+        self.fields = (model.states, model.inputs, model.outputs, model.name, model.jacobian_method, 0.0, probe.dt,
+                       probe.declared_units)
+        self.new_arena()
+
+    def new_arena(self) -> None:
+        """A new arena of ``rows`` rows (the template's constants in each), its read-only views (A, B, C, D, x, u:
+        each indexed by the row) and the writable views of each row (``whole``) and of its point (``points``)."""
+        rows, size, bounds, shapes = self.rows, self.size, self.layout.bounds, self.layout.shapes
+        self.arena = arena = np.zeros((rows, self.ones.size))
+        if self.template is not None:
+            arena[:, :size] = self.template
+        self.address = ctypes.addressof(ctypes.c_char.from_buffer(arena))  # type: ignore[arg-type]
+        frozen = arena.view()
+        frozen.setflags(write=False)
+        n = shapes[0][0]
+        self.parts = (*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
+                      frozen[:, size:size + n], frozen[:, size + n:])
+        self.whole = list(arena)
+        self.points = [row[size:] for row in self.whole]
+        self.next = 0
+
+
+def _bound(model: ModelContract, t: float) -> _Bound | None:
+    """This thread's binding of ``model`` at ``t`` (made on first use), or None for a model the lean path does not
+    serve (no exact derivatives with exact output Jacobians, a manifold, constraints, sampled parts)."""
+    memo = model.memo()
+    key = ("linearize bound", threading.get_ident())
+    bound: _Bound | None = memo.get(key)
+    if bound is not None and bound.t == t and bound.defaults is model.parameters:
+        return bound
+    if model.jacobian_method is None or not math.isfinite(t) or not _plain(model):
+        return None
+    n, m = model.n_states, model.n_inputs
+    if "linearize exact outputs" not in memo:
+        memo["linearize exact outputs"] = model.output_jacobians_raw(t, np.zeros(n), np.zeros(m),
+                                                                     model.default_parameters()[1]) is not None
+    if not memo["linearize exact outputs"]:
+        return None
+    if bound is None and sum(type(k) is tuple and k[0] == "linearize bound" for k in list(memo)) >= MAX_THREADS:
+        return None
+    bound = memo[key] = _Bound(model, t)
+    return bound
+
+
+def exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> LinearSystem | None:
+    """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None, at a finite point of a model with
+    exact derivatives and output Jacobians at its default parameters; None for the general path (any other
+    argument, a non-finite point or result)."""
+    n = model.n_states
+    if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == (n,)):
+        return None
+    if not (u is None or (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == (model.n_inputs,))):
+        return None
+    bound = _bound(model, t)
+    if bound is None:
+        return None
+    if u is None:
+        u = bound.zeros
+    row = bound.next
+    if row == bound.rows:
+        bound.new_arena()
+        row = 0
+    bound.next = row + 1
+    call = bound.call
+    if call is not None:
+        np.concatenate((x, u), out=bound.points[row])
+        at = bound.address + bound.stride * row
+        at_x = at + 8 * bound.size
+        call.function(bound.t, at_x, at_x + 8 * n, call.at_p, call.at_a, at)
+    else:
+        bound.run(x, u)
+        np.concatenate((bound.out, x, u), out=bound.whole[row])  # the matrices and the point: one copy
+    if not math.isfinite(finite_total(bound.whole[row], bound.ones)):
+        return None  # a non-finite point or result: the general path finds the cause and says it
+    A, B, C, D, x_op, u_op = bound.parts
+    return LinearSystem.from_fields(A[row], B[row], C[row], D[row], x_op[row], u_op[row], *bound.fields)
+
+
+def _plain(model: ModelContract) -> bool:
+    """Whether linearize's general path would reach the model's own exact linearization (no manifold, no
+    constraints, not sampled): the lean path, which linearize tries first, is only for such models."""
+    return model.chart() is None and model.constraints() is None and model.sampling() is None
