@@ -67,3 +67,19 @@ def test_a_warm_simulation_opens_shared_libraries_without_llvm_or_numba(tmp_path
                               timeout=600, check=True)
     modules = set(json.loads(done.stdout.splitlines()[-1]))
     assert not {"llvmlite.binding", "numba", "sympy", "scipy"} & modules
+
+
+def test_a_warm_simulation_imports_only_what_its_run_needs(tmp_path):
+    """A plain ``robodyn simulate`` (no --input, --output, --plot; an adaptive method) imports neither the other
+    commands' parsers nor the machinery of other paths and options, nor OpenSSL's bindings."""
+    script = ("import sys, json\nfrom robodyn.cli import main\n"
+              "code = main(['simulate', 'pendulum', '--t-final', '2', '--x0', 'theta=1', '--out', sys.argv[1]])\n"
+              "assert code == 0\nprint(json.dumps(sorted(sys.modules)))")
+    for _ in range(2):  # the second process is warm
+        done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.csv")], capture_output=True, text=True,
+                              timeout=600, check=True)
+    modules = set(json.loads(done.stdout.splitlines()[-1]))
+    unneeded = {"robodyn.cli.models", "robodyn.cli.kinematics", "robodyn.signals.parse", "robodyn.integrate.stiff",
+                "robodyn.integrate.exact", "robodyn.integrate.fused", "robodyn.model.constraints", "robodyn.display",
+                "_hashlib", "shutil", "fractions", "difflib", "yaml"}
+    assert not unneeded & modules, sorted(unneeded & modules)

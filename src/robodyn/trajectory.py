@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn import display
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 
@@ -351,6 +350,8 @@ class Trajectory:
         """A summary table (model, method and path, span, points, steps, final state) and a small SVG plot
         of the states, for Jupyter."""
         stats = self.stats
+        from robodyn import display  # for notebooks only
+
         final = ", ".join(f"{n} = {display.number(v)}" for n, v in zip(self.states, self.final.tolist()))
         rows: list[tuple[str, object]] = [
             ("model", self.model), ("method", f"{stats.method} ({stats.path})"),
@@ -465,6 +466,8 @@ class BatchTrajectory:
 
     def _repr_html_(self) -> str:
         """A summary (model, runs, span, steps) and the first state of the first runs against t, for Jupyter."""
+        from robodyn import display  # for notebooks only
+
         stats = self.stats
         rows: list[tuple[str, object]] = [
             ("model", self.model), ("runs", self.x.shape[0]), ("method", f"{stats.method} ({stats.path})"),

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import robodyn
 from robodyn.errors import InputError
-from robodyn.model.names import parse_assignments
+from robodyn.model.names import parse_assignments, parse_number
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["add_json", "add_model", "add_point", "assignments", "load_model"]
+__all__ = ["add_json", "add_model", "add_point", "assignments", "check_outputs", "load_model", "number", "number_or",
+           "write_plot"]
 
 
 def assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
@@ -27,6 +28,43 @@ def assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
     return values
 
 
+def number(text: str | None, option: str) -> float | None:
+    """The number an option gives (``pi`` and arithmetic allowed), or None when it is not given."""
+    return None if text is None else parse_number(text, where=option)
+
+
+def number_or(text: str | None, option: str, default: float) -> float:
+    """The number an option gives, or ``default`` when it is not given."""
+    return default if text is None else parse_number(text, where=option)
+
+
+def check_outputs(args: argparse.Namespace) -> None:
+    """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
+    from robodyn.atomic import check_output_path
+
+    out = getattr(args, "out", None)
+    for option, value, kinds in (("--out", out, ".csv or .npz file (or - for CSV on stdout)"),
+                                 ("--plot", getattr(args, "plot", None), ".png, .svg or .pdf file")):
+        if value is not None and not value.strip():
+            raise InputError(f"{option} {value!r}: the path is empty: name a {kinds}")
+    if out and out != "-":
+        if Path(out).suffix.lower() not in (".csv", ".npz"):
+            raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
+        check_output_path(out, "--out")
+    if getattr(args, "plot", None):
+        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
+            raise InputError(f"--plot {args.plot}: the plot is written as PNG, SVG or PDF: name a .png, .svg or .pdf "
+                             "file")
+        check_output_path(args.plot, "--plot")
+
+
+def write_plot(path: str, figure: Any) -> None:
+    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.plots.save_figure), atomically."""
+    from robodyn.plots import save_figure
+
+    save_figure(figure, path)
+
+
 def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContract:
     """Load MODEL and apply ``--param`` overrides (checked against the model's parameters).
 
@@ -38,13 +76,17 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContr
         if not str(args.model).lower().endswith(".urdf"):
             raise InputError(f"--base applies to a URDF robot; {args.model!r} is not one: write 'base: {base}' in a "
                              "chain file")
-        model = robodyn.load(args.model, base=base)
+        from robodyn.model.files.loading import load
+
+        model = load(args.model, base=base)
     elif numeric:
         from robodyn.model.files.cached import load_cached
 
         model = load_cached(args.model)
     else:
-        model = robodyn.load(args.model)
+        from robodyn.model.files.loading import load
+
+        model = load(args.model)
     return model.with_parameters(assignments(args.param, "--param"))
 
 

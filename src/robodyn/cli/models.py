@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,14 +23,12 @@ from robodyn.cli.args import add_json as _add_json
 from robodyn.cli.args import add_model as _add_model
 from robodyn.cli.args import add_point as _add_point
 from robodyn.cli.args import assignments as _assignments
+from robodyn.cli.args import check_outputs as _check_outputs
 from robodyn.cli.args import load_model as _model
-from robodyn.cli.kinematics import select_outputs
-from robodyn.errors import InputError, RobodynWarning
-from robodyn.integrate.guards import check_memory
-from robodyn.integrate.methods import ALIASES, METHOD_NAMES
-from robodyn.model.names import parse_number
-from robodyn.signals import parse_input_assignments
-from robodyn.trajectory import SimulationStats, Trajectory
+from robodyn.cli.args import number as _number
+from robodyn.cli.args import number_or as _number_or
+from robodyn.cli.args import write_plot as _write_plot
+from robodyn.errors import InputError
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -97,108 +93,6 @@ def _cmd_classify(args: argparse.Namespace) -> int:
 
 
 # --- simulate ----------------------------------------------------------------------------------------
-def _number(text: str | None, option: str) -> float | None:
-    return None if text is None else parse_number(text, where=option)
-
-
-def _number_or(text: str | None, option: str, default: float) -> float:
-    return default if text is None else parse_number(text, where=option)
-
-
-def _check_outputs(args: argparse.Namespace) -> None:
-    """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
-    out = getattr(args, "out", None)
-    for option, value, kinds in (("--out", out, ".csv or .npz file (or - for CSV on stdout)"),
-                                 ("--plot", getattr(args, "plot", None), ".png, .svg or .pdf file")):
-        if value is not None and not value.strip():
-            raise InputError(f"{option} {value!r}: the path is empty: name a {kinds}")
-    if out and out != "-":
-        if Path(out).suffix.lower() not in (".csv", ".npz"):
-            raise InputError(f"--out {out}: write a .csv or .npz file (or - for CSV on stdout)")
-        check_output_path(out, "--out")
-    if getattr(args, "plot", None):
-        if Path(args.plot).suffix.lower() not in (".png", ".svg", ".pdf"):
-            raise InputError(f"--plot {args.plot}: the plot is written as PNG, SVG or PDF: name a .png, .svg or .pdf "
-                             "file")
-        check_output_path(args.plot, "--plot")
-
-
-def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> str:
-    """What the run did: the exact path's matrix exponentials, or the steps, evaluations and machine code."""
-    span = f"over [{t0:g}, {t1:g}]"
-    if stats.path == "exact":
-        return f"exact (matrix exponential) {span} at {points} output times"
-    work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
-           f"{stats.nfev} evaluations"
-    if stats.njev:
-        work += f", {stats.njev} Jacobians, {stats.nlu} LU factorizations"
-    if stats.path != "compiled":
-        return work
-    if stats.from_cache:
-        return f"{work}, kernel loaded from cache in {stats.compile_seconds:.2f} s"
-    if stats.compile_seconds == 0.0:
-        return f"{work}, kernel already compiled"
-    return f"{work}, compile {stats.compile_seconds:.2f} s"
-
-
-def _cmd_simulate(args: argparse.Namespace) -> int:
-    from robodyn.cli.kinematics import output_names
-
-    _check_outputs(args)
-    model = _model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.files.cached)
-    names = None if args.output is None else output_names(model, args.output)  # checked before the run
-    x0 = _assignments(args.x0, "--x0")
-    inputs = parse_input_assignments(args.input or [], model.inputs) if args.input else None
-    t0 = _number_or(args.t0, "--t0", 0.0)
-    t_final = _number_or(args.t_final, "--t-final", 0.0)
-    t_eval = None
-    if args.points is not None:
-        if args.points < 2:
-            raise InputError(f"--points must be at least 2, got {args.points}")
-        check_memory(model, 1, args.points)
-        t_eval = np.linspace(t0, t_final, args.points) if t_final > t0 else None
-    with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a run past its joint limits): printed
-        warnings.simplefilter("always", RobodynWarning)
-        trajectory = robodyn.simulate(
-            model, (t0, t_final), x0, inputs, method=args.method,
-            rtol=_number_or(args.rtol, "--rtol", 1e-6), atol=_number_or(args.atol, "--atol", 1e-9),
-            dt=_number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble,
-        )
-    assert isinstance(trajectory, Trajectory)
-    if names is not None:
-        trajectory = select_outputs(model, trajectory, names)
-    if args.out == "-":
-        sys.stdout.write(trajectory.to_csv_text())
-        return 0
-    figure = trajectory.plot() if args.plot else None  # drawn before anything is written
-    if args.out:
-        (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
-    if args.plot:
-        _write_plot(args.plot, figure)
-    stats = trajectory.stats
-    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
-    print(f"{model.name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
-    print(f"final state: {final}")
-    for event in trajectory.events:
-        print(f"event {event.name} at t = {event.t:.12g}")
-    if stats.hint:
-        print(f"hint: {stats.hint}")
-    for note in noted:
-        if issubclass(note.category, RobodynWarning):
-            print(f"warning: {note.message}")
-    for path in (args.out, args.plot):
-        if path:
-            print(f"wrote {path}")
-    return 0
-
-
-def _write_plot(path: str, figure: Any) -> None:
-    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.plots.save_figure), atomically."""
-    from robodyn.plots import save_figure
-
-    save_figure(figure, path)
-
-
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
     from robodyn.analysis.verify import verify
@@ -355,30 +249,6 @@ def add_commands(commands: Any) -> None:
     _add_model(classify)
     _add_json(classify)
     classify.set_defaults(run=_cmd_classify)
-
-    simulate = commands.add_parser("simulate", help="simulate a model; write CSV/NPZ and a plot")
-    _add_model(simulate)
-    simulate.add_argument("--t-final", required=True, metavar="T", help="final time (pi and arithmetic allowed)")
-    simulate.add_argument("--t0", metavar="T0", help="initial time (default 0)")
-    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
-    simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
-                          help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
-    simulate.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,
-                          help="default: exact for linear models, else dopri5; radau for stiff problems")
-    simulate.add_argument("--dt", help="step of euler, heun and rk4")
-    simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
-    simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
-    simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
-    simulate.add_argument("--limits", choices=("warn", "events", "ignore"), default="warn",
-                          help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
-    simulate.add_argument("--assemble", action="store_true",
-                          help="close a mechanism's loops from x0 first (its independent coordinates kept)")
-    simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
-    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
-    simulate.add_argument("--output", action="append", metavar="NAME,...",
-                          help="record these outputs: the model's, or FRAME.QUANTITY (position, orientation, "
-                               "velocity, angular_velocity) of a robot's frame, e.g. tool0.position")
-    simulate.set_defaults(run=_cmd_simulate)
 
     modes_command = commands.add_parser("modes", help="eigenvalues, natural frequencies, damping, stability")
     _add_model(modes_command)

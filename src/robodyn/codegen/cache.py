@@ -32,7 +32,6 @@ logging); further ones are logged at INFO.
 
 from __future__ import annotations
 
-import hashlib
 import io
 import os
 import pickle
@@ -45,6 +44,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from robodyn.atomic import rename_aside, write_bytes_atomic
+from robodyn.digest import sha256
 from robodyn.errors import InputError
 from robodyn.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
@@ -190,7 +190,7 @@ def cache_dir(*, numba_code: bool = True) -> Path:
 
 def content_hash(*parts: str) -> str:
     """SHA-256 hex digest of the parts (separated, so that ("ab", "c") != ("a", "bc"))."""
-    digest = hashlib.sha256()
+    digest = sha256()
     for part in parts:
         digest.update(len(part).to_bytes(8, "little"))
         digest.update(part.encode("utf-8"))
@@ -296,6 +296,8 @@ def _numba_folder(py_file: str) -> Path | None:
         return None
     folder = cache_dir()
     # robodyn's own numba code (codegen/linalg.py): a folder per source folder, as numba names them
+    import hashlib  # numba names the folder by SHA-1
+
     subpath = f"{source.parent.name}_{hashlib.sha1(str(source.parent).encode()).hexdigest()}"
     return own_folder(own_folder(folder / "package") / subpath)
 
@@ -304,7 +306,7 @@ _SEAL = b"robodyn numba cache 1\n"  # numba's files as robodyn writes them: this
 
 
 def _seal(payload: bytes) -> bytes:
-    return _SEAL + hashlib.sha256(payload).digest() + payload
+    return _SEAL + sha256(payload).digest() + payload
 
 
 def _unseal(data: bytes) -> bytes:
@@ -313,7 +315,7 @@ def _unseal(data: bytes) -> bytes:
     if not data.startswith(_SEAL):
         raise ValueError("not a file robodyn wrote")
     digest, payload = data[len(_SEAL):len(_SEAL) + 32], data[len(_SEAL) + 32:]
-    if hashlib.sha256(payload).digest() != digest:
+    if sha256(payload).digest() != digest:
         raise ValueError("its SHA-256 digest does not match")
     return payload
 

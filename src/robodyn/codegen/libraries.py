@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import os
 from pathlib import Path
 from typing import Any, Final
@@ -46,6 +45,7 @@ from robodyn.codegen.cache import (
     read_trusted,
     write_private,
 )
+from robodyn.digest import sha256
 from robodyn.errors import InputError
 
 __all__ = ["c_compiler", "enabled", "host", "library_address"]
@@ -128,7 +128,7 @@ def _cached_library(obj: Path, digest: str) -> bytes | bool:
     data = read_trusted(library, MAX_OBJECT_BYTES)
     if data is None:
         return True
-    if hashlib.sha256(data).hexdigest() != words[0]:
+    if sha256(data).hexdigest() != words[0]:
         quarantine(library, "its SHA-256 digest does not match")
         return True
     return data
@@ -142,7 +142,7 @@ def _link(obj: Path, digest: str, runtime: str) -> bytes | None:
 
     compiler = c_compiler()
     data = read_trusted(obj, MAX_OBJECT_BYTES)
-    if compiler is None or data is None or hashlib.sha256(data).hexdigest() != digest:
+    if compiler is None or data is None or sha256(data).hexdigest() != digest:
         return None
     try:
         folder = own_folder(cache_dir(numba_code=False) / "link")
@@ -174,7 +174,7 @@ def _link(obj: Path, digest: str, runtime: str) -> bytes | None:
             path.unlink(missing_ok=True)
     path, digest_path = _library_paths(obj)
     if write_private(path, library):  # a read-only cache only costs a link next time
-        write_private(digest_path, f"{hashlib.sha256(library).hexdigest()} {digest}\n".encode())
+        write_private(digest_path, f"{sha256(library).hexdigest()} {digest}\n".encode())
     return library
 
 

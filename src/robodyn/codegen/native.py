@@ -21,7 +21,6 @@ user, not writable by others, not through a symbolic link, no larger than ``MAX_
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import threading
 from collections.abc import Callable
 from typing import Any, Final
@@ -38,6 +37,7 @@ from robodyn.codegen.cache import (
     write_private,
 )
 from robodyn.codegen.libraries import host, library_address
+from robodyn.digest import sha256
 from robodyn.errors import InputError
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "RawCall", "native_address", "native_batch", "native_entry",
@@ -203,7 +203,7 @@ def _host_tag() -> str:
     another."""
     tag = _state.get("host tag")
     if tag is None:
-        tag = _state["host tag"] = hashlib.sha256(host().encode()).hexdigest()[:12]
+        tag = _state["host tag"] = sha256(host().encode()).hexdigest()[:12]
     return str(tag)
 
 
@@ -217,7 +217,7 @@ def _store(module: Any, data: bytes) -> None:
         return
     path = _object_path(module.name)  # a read-only cache only costs a compilation next time
     if write_private(path, data):
-        write_private(path.with_suffix(".o.sha256"), hashlib.sha256(data).hexdigest().encode())
+        write_private(path.with_suffix(".o.sha256"), sha256(data).hexdigest().encode())
 
 
 def _fetch(module: Any) -> bytes | None:
@@ -240,7 +240,7 @@ def _trusted_object(name: str) -> bytes | None:
         data, digest = read_trusted(path, MAX_OBJECT_BYTES), read_trusted(digest_path, MAX_DIGEST_BYTES)
         if data is None or digest is None:  # not compiled yet (or a write killed between the two files)
             return None
-        if hashlib.sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():
+        if sha256(data).hexdigest() != digest.decode("ascii", "replace").strip():
             quarantine(path, "its SHA-256 digest does not match")
             return None
         return data

@@ -31,7 +31,6 @@ anything malformed, oversized or untrusted is moved aside.
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import json
 import os
 import re
@@ -50,6 +49,7 @@ from robodyn.codegen.cache import (
     write_private,
 )
 from robodyn.codegen.libraries import host, library_address
+from robodyn.digest import sha256
 from robodyn.errors import InputError
 from robodyn.textfile import parse_json_limited
 
@@ -120,7 +120,7 @@ def enabled() -> bool:
 def object_key(source: str, symbol: str) -> str:
     """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite
     (robodyn.codegen.libraries.host)."""
-    return hashlib.sha256("\0".join((source, symbol, host())).encode()).hexdigest()[:32]
+    return sha256("\0".join((source, symbol, host())).encode()).hexdigest()[:32]
 
 
 def export(cfunc: Any) -> tuple[bytes, str]:
@@ -228,7 +228,7 @@ def save(key: str, data: bytes, symbol: str) -> bool:
     """Keep the object ``data`` defining ``symbol`` under ``key``; returns whether a later process can load it
     (the manifest records the answer either way). A read-only cache only costs a compilation next time."""
     missing = loadable(data)
-    manifest = {"symbol": symbol, "sha256": hashlib.sha256(data).hexdigest(), "unresolved": missing}
+    manifest = {"symbol": symbol, "sha256": sha256(data).hexdigest(), "unresolved": missing}
     paths = _paths(key)
     if paths is not None and (missing or write_private(paths[0], data)):
         write_private(paths[1], json.dumps(manifest).encode())
@@ -286,7 +286,7 @@ def load(key: str) -> int | None:
     if data is None:
         return None
     try:
-        problem = "its SHA-256 digest does not match" if hashlib.sha256(data).hexdigest() != manifest["sha256"] \
+        problem = "its SHA-256 digest does not match" if sha256(data).hexdigest() != manifest["sha256"] \
             else "it needs symbols this process lacks" if loadable(data) else None
     except (ValueError, struct.error) as exc:  # not a well-formed ELF object
         problem = f"it cannot be read ({exc})"

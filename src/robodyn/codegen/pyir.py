@@ -18,9 +18,10 @@ products, as in numba; other powers call ``pow``.
 from __future__ import annotations
 
 import ast
-import hashlib
 import struct
 from typing import Final
+
+from robodyn.digest import sha256
 
 __all__ = ["Unsupported", "function_ir"]
 
@@ -191,7 +192,7 @@ def function_ir(module_text: str, name: str) -> tuple[str, str]:
     except RecursionError as exc:  # an expression nested deeper than Python's stack: numba's problem, as before
         raise Unsupported("an expression is nested too deeply") from exc
     body = "\n".join(emitter.lines)
-    symbol = f"robodyn_tape_py_{hashlib.sha256(body.encode()).hexdigest()[:24]}"
+    symbol = f"robodyn_tape_py_{sha256(body.encode()).hexdigest()[:24]}"
     declarations = [f"declare double @{callee}({', '.join(['double'] * arity)})"
                     for callee, arity in sorted(emitter.declared.items())]
     header = (f"define void @{symbol}(double %t, ptr %x, ptr %u, ptr %p, ptr noalias %out) "

@@ -20,11 +20,11 @@ in ``out[j]``. The arrays must be C-contiguous float64 vectors.
 
 from __future__ import annotations
 
-import hashlib
 import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
+from robodyn.digest import sha256
 from robodyn.rigid.tape import BINARY, Tape, Value
 
 __all__ = ["straight_line", "tape_data", "tape_module_text", "tape_source"]
@@ -285,7 +285,7 @@ def _store(j: int, value: str) -> list[str]:
 
 
 def _symbol(body: str, optimize: bool) -> str:
-    return f"robodyn_tape_{hashlib.sha256(body.encode()).hexdigest()[:24]}_{'o' if optimize else 'n'}"
+    return f"robodyn_tape_{sha256(body.encode()).hexdigest()[:24]}_{'o' if optimize else 'n'}"
 
 
 def _attributes(optimize: bool) -> str:

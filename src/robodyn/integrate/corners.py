@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.kernels import run_adaptive
-from robodyn.integrate.stiff import RunResult
 from robodyn.model.diagram_switching import is_switch
 
 if TYPE_CHECKING:

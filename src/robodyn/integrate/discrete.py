@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.errors import InputError
+from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.methods import Method
-from robodyn.integrate.stiff import RunResult
 from robodyn.signals import Inputs
 
 if TYPE_CHECKING:

@@ -21,10 +21,10 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.errors import InputError
+from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import resolve_events
 from robodyn.integrate.guards import check_states
 from robodyn.integrate.kernels import run_adaptive
-from robodyn.integrate.stiff import RunResult
 from robodyn.model.events import Event
 from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 

@@ -16,7 +16,6 @@ helpers (:func:`driver_module`). :func:`entry_module_text` adds the C entry of o
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -24,6 +23,7 @@ from typing import Any, Final
 
 from robodyn.codegen.loader import load_generated, load_module
 from robodyn.codegen.module import JIT
+from robodyn.digest import sha256
 
 __all__ = ["IMPLICIT_TEMPLATE", "KERNEL_TEMPLATE", "SIGNALS_KERNEL", "WORK_TEMPLATE", "driver_module",
            "entry_module_text", "interpreted_module", "kernel_module", "kernel_module_text", "loaded_kernel_module"]
@@ -74,7 +74,7 @@ def kernel_module_text() -> str:
     from robodyn.integrate.status import CODES  # the templates import these numbers: spelled out, they
     from robodyn.signals.kinds import KIND_CODES  # are part of the text, so a cached module changes with them
 
-    indirect = hashlib.sha256(_INDIRECT.read_bytes()).hexdigest()
+    indirect = sha256(_INDIRECT.read_bytes()).hexdigest()
     header = _KERNEL_HEADER + (f"# status codes {dict(CODES)}; signal kind codes {dict(KIND_CODES)}\n"
                                f"# robodyn/codegen/indirect.py sha256 {indirect}\n")
     parts = [header, *(path.read_text(encoding="utf-8") for path in (SIGNALS_KERNEL, KERNEL_TEMPLATE,

@@ -23,13 +23,11 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, NumericalError
+from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
-from robodyn.integrate.fused import fused_batch
-from robodyn.integrate.fused_ir import N_COUNTS
 from robodyn.integrate.implicit import IMPLICIT_METHOD, tables
 from robodyn.integrate.methods import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
-from robodyn.integrate.stiff import RunResult
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -290,12 +288,16 @@ def run_batch(
     t_fail, stats = np.zeros(N), np.zeros((N, 5), np.int64)
     ev_t, ev_x, ev_idx = np.zeros((N, E)), np.zeros((N, E, n)), np.zeros((N, E), np.int64)
     start = time.perf_counter()
+    from robodyn.integrate.fused import fused_batch  # batches only: LLVM IR of a fused kernel
+
     fused = fused_batch(setup, method, t_span, stops, p.shape[1]) if T else None  # the fused kernel needs t_eval
     if fused is not None:  # the model's own kernel (robodyn.integrate.fused): the same runs, faster
         seconds, from_cache = (0.0, False) if fused.symbol in _warm_fused else (time.perf_counter() - start,
                                                                                 fused.cached)
         _warm_fused.add(fused.symbol)
         t0, t1 = float(t_span[0]), float(t_span[1])
+        from robodyn.integrate.fused_ir import N_COUNTS
+
         counts = np.empty((N, N_COUNTS), np.int64)
         _in_threads(fused.chunk, N, _workers(setup), (
             np.ascontiguousarray(x0, dtype=float), np.ascontiguousarray(p, dtype=float), t_eval,

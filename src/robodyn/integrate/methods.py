@@ -19,13 +19,15 @@ The older names are views of :data:`REGISTRY`: ``robodyn.integrate.simulate.METH
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final, Literal, get_args
+from typing import TYPE_CHECKING, Final, Literal, get_args
 
 from robodyn.errors import InputError
-from robodyn.integrate.tableaus import DOP853, DOPRI5, EULER, HEUN, RK4, ButcherTableau
+
+if TYPE_CHECKING:
+    from robodyn.integrate.tableaus import ButcherTableau
 
 __all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
 
@@ -70,42 +72,94 @@ class Method:
                              f"(adaptive: {self.tableau.adaptive}), which does not fit the family {self.family!r}")
 
 
-#: Every method by name, in the order of ``METHOD_NAMES`` and of ``--method``'s choices.
-REGISTRY: Final[Mapping[str, Method]] = MappingProxyType({method.name: method for method in (
-    Method("euler", "fixed", "explicit Euler, order 1", EULER),
-    Method("heun", "fixed", "Heun's method (explicit trapezoid), order 2", HEUN),
-    Method("rk4", "fixed", "the classical Runge–Kutta method, order 4", RK4),
-    Method("dopri5", "adaptive", "Dormand–Prince 5(4) with 4th-order dense output", DOPRI5),
-    Method("dop853", "adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", DOP853),
-    Method("radau", "implicit", "Radau IIA of order 5 (Hairer's RADAU5), compiled, for stiff problems"),
-    Method("rosenbrock", "implicit", "the Rosenbrock method RODAS4, order 4(3), compiled, for moderately stiff "
-           "problems"),
-    Method("scipy-radau", "stiff", "scipy's Radau IIA, implicit, order 5", scipy_name="Radau"),
-    Method("scipy-bdf", "stiff", "scipy's BDF, implicit, orders 1 to 5", scipy_name="BDF"),
-    Method("lsoda", "stiff", "scipy's LSODA, switching between Adams and BDF", scipy_name="LSODA"),
-    Method("exact", "exact", "matrix exponentials, exact for linear time-invariant models"),
-    Method("discrete", "discrete", "x[k+1] = A x[k] + B u[k] at the sample instants of a discrete-time model"),
-)})
+def _tableau(name: str) -> ButcherTableau:
+    """The tableau ``name`` of :mod:`robodyn.integrate.tableaus` (made there on first use)."""
+    from robodyn.integrate import tableaus
 
-METHOD_NAMES: Final = tuple(REGISTRY)
+    built: ButcherTableau = getattr(tableaus, name)
+    return built
+
+
+#: How to make each method: its fields, the tableau by its name in :mod:`robodyn.integrate.tableaus`. A method (and
+#: its tableau, whose coefficients are checked as it is made) is made on first use: a run of dopri5 makes only it.
+_ENTRIES: Final[dict[str, tuple[Family, str, str | None, str | None]]] = {
+    "euler": ("fixed", "explicit Euler, order 1", "EULER", None),
+    "heun": ("fixed", "Heun's method (explicit trapezoid), order 2", "HEUN", None),
+    "rk4": ("fixed", "the classical Runge–Kutta method, order 4", "RK4", None),
+    "dopri5": ("adaptive", "Dormand–Prince 5(4) with 4th-order dense output", "DOPRI5", None),
+    "dop853": ("adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", "DOP853", None),
+    "radau": ("implicit", "Radau IIA of order 5 (Hairer's RADAU5), compiled, for stiff problems", None, None),
+    "rosenbrock": ("implicit", "the Rosenbrock method RODAS4, order 4(3), compiled, for moderately stiff problems",
+                   None, None),
+    "scipy-radau": ("stiff", "scipy's Radau IIA, implicit, order 5", None, "Radau"),
+    "scipy-bdf": ("stiff", "scipy's BDF, implicit, orders 1 to 5", None, "BDF"),
+    "lsoda": ("stiff", "scipy's LSODA, switching between Adams and BDF", None, "LSODA"),
+    "exact": ("exact", "matrix exponentials, exact for linear time-invariant models", None, None),
+    "discrete": ("discrete", "x[k+1] = A x[k] + B u[k] at the sample instants of a discrete-time model", None, None),
+}
+
+
+class _Registry(Mapping[str, Method]):
+    """Every method by name, in the order of ``METHOD_NAMES``: a read-only mapping that makes each
+    :class:`Method` (with its tableau) the first time it is asked for, and keeps it."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Method] = {}
+
+    def __getitem__(self, name: str) -> Method:
+        method = self._made.get(name)
+        if method is None:
+            family, description, tableau, scipy_name = _ENTRIES[name]
+            made = Method(name, family, description, None if tableau is None else _tableau(tableau), scipy_name)
+            method = self._made.setdefault(name, made)  # a thread that made it too keeps the first
+        return method
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_ENTRIES)
+
+    def __len__(self) -> int:
+        return len(_ENTRIES)
+
+    def __repr__(self) -> str:
+        return f"REGISTRY({', '.join(_ENTRIES)})"
+
+
+class _Tableaus(Mapping[str, "ButcherTableau"]):
+    """The Runge–Kutta tableaus of the fixed and adaptive methods by name (the registry's, made on first use)."""
+
+    def __getitem__(self, name: str) -> ButcherTableau:
+        tableau = REGISTRY[name].tableau if name in _ENTRIES else None
+        if tableau is None:
+            raise KeyError(name)
+        return tableau
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, entry in _ENTRIES.items() if entry[2] is not None)
+
+    def __len__(self) -> int:
+        return sum(entry[2] is not None for entry in _ENTRIES.values())
+
+
+#: Every method by name, in the order of ``METHOD_NAMES`` and of ``--method``'s choices.
+REGISTRY: Final[Mapping[str, Method]] = _Registry()
+
+METHOD_NAMES: Final = tuple(_ENTRIES)
 #: Other names ``simulate(method=...)`` accepts, for the names of earlier versions.
 ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bdf": "scipy-bdf"})
 #: The Runge–Kutta tableaus of the fixed and adaptive methods by name.
-TABLEAUS: Final[Mapping[str, ButcherTableau]] = MappingProxyType(
-    {name: method.tableau for name, method in REGISTRY.items() if method.tableau is not None}
-)
+TABLEAUS: Final[Mapping[str, ButcherTableau]] = _Tableaus()
 
 
 def names(family: Family) -> tuple[str, ...]:
     """The names of the methods of ``family``, in registry order."""
-    return tuple(name for name, method in REGISTRY.items() if method.family == family)
+    return tuple(name for name, entry in _ENTRIES.items() if entry[0] == family)
 
 
 def lookup(method: object) -> Method:
     """The method called ``method`` (any case), or InputError listing the names."""
     if not isinstance(method, str):
         raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
-    found = REGISTRY.get(ALIASES.get(method.lower(), method.lower()))
-    if found is None:
+    name = ALIASES.get(method.lower(), method.lower())
+    if name not in _ENTRIES:
         raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
-    return found
+    return REGISTRY[name]

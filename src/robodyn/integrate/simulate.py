@@ -37,16 +37,13 @@ from robodyn.integrate.arguments import (
     parameter_sets,
     read_span,
 )
-from robodyn.integrate.assemble import assemble, batch_events, batch_result
+from robodyn.integrate.assemble import RunResult, assemble, batch_events, batch_result
 from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
-from robodyn.integrate.exact import exact_response
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
-from robodyn.integrate.stiff import RunResult, stiff_run
-from robodyn.model.constraints import consistent_states
 from robodyn.model.diagram_switching import is_switch
 from robodyn.model.system import require_model
 from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
@@ -158,7 +155,10 @@ def simulate(
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
     check_memory(model, N, points)
     states, parameters = as_rows(states, N), as_rows(parameters, N)
-    states = consistent_states(model, t0, states, parameters, assemble)  # closed loops: on them, or refused
+    if model.constraints() is not None:  # closed loops: on them, or refused
+        from robodyn.model.constraints import consistent_states
+
+        states = consistent_states(model, t0, states, parameters, assemble)
     job = _Job(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
     if model.sampling() is not None:  # sampled blocks: integrated between their instants
@@ -226,6 +226,8 @@ def _run_exact(job: _Job) -> Result:
 def _run_stiff(job: _Job) -> Result:
     """``radau``, ``bdf``, ``lsoda``: scipy's ``solve_ivp``, one call per trajectory and input piece."""
     grid = job.output_times()
+    from robodyn.integrate.stiff import stiff_run  # scipy's solve_ivp, for comparison
+
     return job.assemble("stiff", [stiff_run(job.model, job.method.name, job.t_span, x0, p, job.plan.inputs, grid,
                                             job.rtol, job.atol, job.plan.events, job.max_steps)
                                   for x0, p in zip(job.states, job.parameters)])
@@ -480,6 +482,8 @@ def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p:
     if np.any(c != 0):
         B_all, signals = np.hstack([B, c[:, None]]), [*channels, Constant(1.0)]
     times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)
+    from robodyn.integrate.exact import exact_response
+
     with np.errstate(all="ignore"):  # overflow is reported once, with its time and state (_check_states)
         states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])
     return RunResult(times, states, steps=times.size - 1)

@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
 from robodyn.errors import NumericalError
+from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
-from robodyn.integrate.methods import REGISTRY
+from robodyn.integrate.methods import REGISTRY, names
 from robodyn.signals import Inputs
 from robodyn.trajectory import EventRecord
 
@@ -31,25 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["STIFF_METHODS", "RunResult", "stiff_run"]
 
 STIFF_METHODS: Final[Mapping[str, str]] = MappingProxyType(
-    {name: method.scipy_name for name, method in REGISTRY.items() if method.scipy_name is not None}
+    {name: REGISTRY[name].scipy_name for name in names("stiff")}  # type: ignore[misc]
 )
-
-
-@dataclass
-class RunResult:
-    """What one integration produced (before outputs and names are attached)."""
-
-    t: np.ndarray  # (T,)
-    x: np.ndarray  # (T, n)
-    nfev: int = 0
-    steps: int = 0
-    rejected: int = 0
-    events: list[EventRecord] = field(default_factory=list)
-    u: np.ndarray | None = None  # (T, m) inputs as applied, when the path knows them (fixed steps)
-    compile_seconds: float = 0.0
-    from_cache: bool = False  # the compiled kernel was loaded from the on-disk cache (nothing compiled)
-    njev: int = 0  # Jacobian evaluations (implicit methods)
-    nlu: int = 0  # LU factorizations (implicit methods)
 
 
 class _Stop(Exception):

@@ -3,7 +3,8 @@
 A method is a :class:`ButcherTableau`; the kernels in ``kernel_template.py`` read only its arrays.
 The names ``simulate(method=...)`` and the CLI take are the registry :data:`robodyn.integrate.methods.REGISTRY`,
 which holds these tableaus. ``METHODS`` (name -> tableau), ``FIXED_STEP`` and ``ADAPTIVE`` (names) are kept
-for compatibility as views of it, made on first use (the registry imports this module).
+for compatibility as views of it. Every module-level name here (``DOPRI5``, ...) is made on first use and kept:
+making a tableau checks its coefficients (exact rationals where the method has them), and a run needs one.
 
 References
 ----------
@@ -18,12 +19,12 @@ References
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Mapping
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from fractions import Fraction as F
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -36,6 +37,7 @@ _TOL = 1e-14  # Consistency tolerance: coefficients are exact fractions or 30-di
 _DENSE_KINDS = ("polynomial", "dop853")
 
 Array = NDArray[np.float64]
+_lock = threading.Lock()
 
 
 def _frozen(value: ArrayLike | None, ndim: int, label: str, name: str) -> Array | None:
@@ -201,29 +203,54 @@ def _check_rows(a: Array, c: Array, label: str, name: str) -> None:
                          f"{c[row]!r}: each row of {label} must sum to its node")
 
 
-Row = list[F | int]
+class _Q(NamedTuple):
+    """An exact rational ``n / d`` of the coefficient tables. Its float is ``n / d``, which Python rounds correctly
+    (the same operation as ``float(fractions.Fraction(n, d))``); :mod:`fractions` itself would cost a new process
+    ~3 ms to import before its first run."""
+
+    n: int
+    d: int = 1
+
+    def __sub__(self, other: object) -> _Q:
+        o = other if isinstance(other, _Q) else _Q(int(other))  # type: ignore[call-overload]
+        return _Q(self.n * o.d - o.n * self.d, self.d * o.d)
+
+    def __rsub__(self, other: object) -> _Q:
+        return _Q(int(other)) - self  # type: ignore[call-overload]
+
+    def __float__(self) -> float:
+        return self.n / self.d
+
+
+Row = list[_Q | int]
 
 
 def _exact(rows: list[Row]) -> Array:
     return np.array([[float(v) for v in row] for row in rows])
 
 
-EULER = ButcherTableau("euler", 1, A=np.zeros((1, 1)), b=np.ones(1), c=np.zeros(1))
+def _euler() -> ButcherTableau:
+    return ButcherTableau("euler", 1, A=np.zeros((1, 1)), b=np.ones(1), c=np.zeros(1))
 
-HEUN = ButcherTableau(  # explicit trapezoid
-    "heun", 2, A=np.array([[0.0, 0.0], [1.0, 0.0]]), b=np.array([0.5, 0.5]), c=np.array([0.0, 1.0])
-)
 
-RK4 = ButcherTableau(
-    "rk4", 4,
-    A=_exact([[0, 0, 0, 0], [F(1, 2), 0, 0, 0], [0, F(1, 2), 0, 0], [0, 0, 1, 0]]),
-    b=_exact([[F(1, 6), F(1, 3), F(1, 3), F(1, 6)]])[0],
-    c=_exact([[0, F(1, 2), F(1, 2), 1]])[0],
-)
+def _heun() -> ButcherTableau:  # explicit trapezoid
+    return ButcherTableau("heun", 2, A=np.array([[0.0, 0.0], [1.0, 0.0]]), b=np.array([0.5, 0.5]),
+                          c=np.array([0.0, 1.0]))
+
+
+def _rk4() -> ButcherTableau:
+    F = _Q
+    return ButcherTableau(
+        "rk4", 4,
+        A=_exact([[0, 0, 0, 0], [F(1, 2), 0, 0, 0], [0, F(1, 2), 0, 0], [0, 0, 1, 0]]),
+        b=_exact([[F(1, 6), F(1, 3), F(1, 3), F(1, 6)]])[0],
+        c=_exact([[0, F(1, 2), F(1, 2), 1]])[0],
+    )
 
 
 def _dopri5() -> ButcherTableau:
     """Dormand–Prince 5(4) [DP], [HNW] Table II.5.2, with Shampine's dense output [Sh] as in scipy's RK45."""
+    F = _Q
     a: list[Row] = [
         [0, 0, 0, 0, 0, 0, 0],
         [F(1, 5), 0, 0, 0, 0, 0, 0],
@@ -245,7 +272,7 @@ def _dopri5() -> ButcherTableau:
         [0, F(-282668133, 205662961), F(2019193451, 616988883), F(-1453857185, 822651844)],
         [0, F(40617522, 29380423), F(-110615467, 29380423), F(69997945, 29380423)],
     ]
-    e: Row = [bj - bh for bj, bh in zip(b, b_hat, strict=True)]
+    e: Row = [_Q(bj) - bh if isinstance(bj, int) else bj - bh for bj, bh in zip(b, b_hat, strict=True)]
     return ButcherTableau("dopri5", 5, A=_exact(a), b=_exact([b])[0], c=_exact([c])[0], e=_exact([e])[0],
                           error_order=4, fsal=True, dense=_exact(p).T, dense_kind="polynomial")
 
@@ -282,12 +309,18 @@ def _dop853() -> ButcherTableau:
     )
 
 
-DOPRI5 = _dopri5()
-DOP853 = _dop853()
+#: The module's tableaus by name, each made by :func:`__getattr__` on first use.
+_MADE_BY: Final[Mapping[str, Callable[[], ButcherTableau]]] = {
+    "EULER": _euler, "HEUN": _heun, "RK4": _rk4, "DOPRI5": _dopri5, "DOP853": _dop853}
 
-if TYPE_CHECKING:  # Made by __getattr__ on first use, from the registry.
+if TYPE_CHECKING:  # Made by __getattr__ on first use (the views from the registry).
     from robodyn.integrate.methods import Family
 
+    EULER: ButcherTableau
+    HEUN: ButcherTableau
+    RK4: ButcherTableau
+    DOPRI5: ButcherTableau
+    DOP853: ButcherTableau
     METHODS: Mapping[str, ButcherTableau]
     FIXED_STEP: tuple[str, ...]
     ADAPTIVE: tuple[str, ...]
@@ -296,11 +329,16 @@ _FAMILY_VIEWS: Final[Mapping[str, Family]] = {"FIXED_STEP": "fixed", "ADAPTIVE":
 
 
 def __getattr__(name: str) -> Any:
-    """``METHODS``, ``FIXED_STEP`` and ``ADAPTIVE`` from :mod:`robodyn.integrate.methods`, kept once made."""
-    if name != "METHODS" and name not in _FAMILY_VIEWS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from robodyn.integrate import methods  # here: the registry imports this module
+    """The tableaus, and ``METHODS``, ``FIXED_STEP`` and ``ADAPTIVE`` from :mod:`robodyn.integrate.methods`, made
+    on first use and kept."""
+    if name in _MADE_BY:
+        with _lock:  # two threads asking at once get one tableau
+            value: Any = globals().get(name) or _MADE_BY[name]()
+    elif name == "METHODS" or name in _FAMILY_VIEWS:
+        from robodyn.integrate import methods  # here: the registry asks this module for its tableaus
 
-    value = methods.TABLEAUS if name == "METHODS" else methods.names(_FAMILY_VIEWS[name])
+        value = methods.TABLEAUS if name == "METHODS" else methods.names(_FAMILY_VIEWS[name])
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value
     return value

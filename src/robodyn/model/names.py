@@ -8,11 +8,8 @@ such as ``10`` or ``-1e-6`` from the command line need none of that, so they liv
 
 from __future__ import annotations
 
-import ast
-import difflib
 import math
 import re
-import warnings
 from collections.abc import Sequence
 from typing import Final
 
@@ -39,7 +36,7 @@ _KEYWORDS: Final = frozenset(
     "False None True and as assert async await break class continue def del elif else except finally "
     "for from global if import in is lambda nonlocal not or pass raise return try while with yield".split()
 )
-_PLAIN_NUMBER: Final = re.compile(r"\s*[-+]?\s*(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?\s*\Z")  # no names, no operators
+_PLAIN_NUMBER: Final = re.compile(r"\s*([-+]?)\s*(\d+(\.\d*)?|\.\d+)(([eE][-+]?\d+)?)\s*\Z")  # no names, no operators
 _EXACT_INTEGER: Final = 2**53  # Integers below it are exact doubles (as the parser's constant folding gives).
 
 
@@ -51,8 +48,9 @@ def is_valid_name(name: object) -> bool:
 def _plain_number(text: str | int | float) -> float | None:
     """The value of a plain decimal literal (``10``, ``-2.5``, ``1e-6``) or finite number, else None.
 
-    The value is the one the parser gives (the literal's double); anything else — names, operators, huge
-    integers, non-finite values — is left to the parser and its messages.
+    The value is the one the parser gives (the literal's double: Python's float() and its parser round a decimal
+    literal alike, correctly); anything else — names, operators, huge integers, non-finite values, an integer with
+    leading zeros (which Python's grammar refuses) — is left to the parser and its messages.
     """
     if isinstance(text, bool):
         return None
@@ -60,24 +58,22 @@ def _plain_number(text: str | int | float) -> float | None:
         return text + 0.0 if math.isfinite(text) else None  # + 0.0: -0.0 is 0.0, as the parser folds it
     if isinstance(text, int):
         return float(text) if abs(text) < _EXACT_INTEGER else None
-    if not isinstance(text, str) or len(text) > 100 or not _PLAIN_NUMBER.match(text):
+    if not isinstance(text, str) or len(text) > 100:
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            node = ast.parse(" ".join(text.split()), mode="eval").body
-    except (SyntaxError, ValueError):
+    match = _PLAIN_NUMBER.match(text)
+    if match is None:
         return None
-    sign = 1.0
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
-        sign = -1.0 if isinstance(node.op, ast.USub) else 1.0
-        node = node.operand
-    if not isinstance(node, ast.Constant) or isinstance(node.value, bool):
+    sign, literal, _, _, exponent = match.groups()
+    if "." not in literal and exponent is None:  # an integer literal
+        if literal[0] == "0" and literal.strip("0"):
+            return None  # "007": not a Python literal
+        value = int(literal)
+        if value >= _EXACT_INTEGER:
+            return None
+    number = float(literal + (exponent or ""))
+    if not math.isfinite(number):
         return None
-    value = node.value
-    if (isinstance(value, int) and abs(value) < _EXACT_INTEGER) or (isinstance(value, float) and math.isfinite(value)):
-        return sign * float(value) + 0.0  # + 0.0: "-0" is 0.0, as the parser folds it
-    return None
+    return (-number if sign == "-" else number) + 0.0  # + 0.0: "-0" is 0.0, as the parser folds it
 
 
 def parse_number(text: str | int | float, *, where: str = "value") -> float:
@@ -130,5 +126,7 @@ def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
 def did_you_mean(name: str, names: Sequence[str]) -> str:
     """``"; did you mean 'x'?"`` for the closest of ``names`` to an unknown ``name``, or ``""`` when none is close
     (the end of an error message naming what is known)."""
+    import difflib  # for messages only
+
     close = difflib.get_close_matches(name, list(names), n=1)
     return f"; did you mean {close[0]!r}?" if close else ""

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robodyn import display
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
 
@@ -456,6 +455,8 @@ class Model:
 
     def _repr_html_(self) -> str:
         """A summary: name, kind, signals, the parameters and the equations (robodyn.display.model_html)."""
+        from robodyn import display  # for notebooks only
+
         return display.model_html(self)
 
     def memo(self) -> dict[Any, Any]:

@@ -3,7 +3,6 @@ looks numeric to numpy (complex numbers, dates, text, booleans) refused with a m
 
 from __future__ import annotations
 
-import difflib
 import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeAlias
@@ -58,6 +57,8 @@ def check_names(
 
 
 def _unknown(name: str, names: Sequence[str], what: str) -> UnknownNameError:
+    import difflib  # for messages only
+
     close = difflib.get_close_matches(name, list(names), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     known = ", ".join(names) if names else "none"

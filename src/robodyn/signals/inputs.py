@@ -21,7 +21,6 @@ The evaluator ``eval_inputs(t, t_piece, x, inp, out)`` is the numba-compatible s
 
 from __future__ import annotations
 
-import difflib
 import functools
 import importlib.util
 from collections.abc import Callable, Mapping, Sequence
@@ -445,6 +444,8 @@ def _list(names: Sequence[str]) -> str:
 
 
 def _unknown_input(name: str, names: Sequence[str]) -> UnknownNameError:
+    import difflib  # for messages only
+
     close = difflib.get_close_matches(name, list(names), n=1)
     hint = f"; did you mean {close[0]!r}?" if close else ""
     return UnknownNameError(f"unknown input {name!r} (the model's inputs: {_list(names)}){hint}")

@@ -21,7 +21,6 @@ rebuilt from the file.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 import os
@@ -33,6 +32,7 @@ from typing import Any, Final
 
 import numpy as np
 
+from robodyn.digest import sha256
 from robodyn.errors import RobodynWarning
 from robodyn.model.names import is_valid_name
 from robodyn.model.system import Model, Vector
@@ -157,7 +157,7 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
 
 
 def _digest(record: Mapping[str, Any]) -> str:
-    return hashlib.sha256(json.dumps(record, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
+    return sha256(json.dumps(record, sort_keys=True, ensure_ascii=True).encode()).hexdigest()
 
 
 def _write(path: Path, record: dict[str, Any]) -> None:

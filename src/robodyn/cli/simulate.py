@@ -1,0 +1,144 @@
+"""The ``simulate`` command: argument parsing and printing only; the work is :func:`robodyn.simulate`'s.
+
+A warm ``robodyn simulate MODEL --out x.csv`` is the command users run most and the one whose start-up they feel:
+this module imports at its top only what parsing needs, and each option's machinery when the option is given
+(signals for ``--input``, frames for ``--output``, plots for ``--plot``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import warnings
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from robodyn.cli.args import add_model, assignments, check_outputs, load_model, number, number_or, write_plot
+from robodyn.errors import InputError, RobodynWarning
+from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+
+if TYPE_CHECKING:
+    from robodyn.trajectory import SimulationStats
+
+__all__ = ["add_commands"]
+
+
+def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> str:
+    """What the run did: the exact path's matrix exponentials, or the steps, evaluations and machine code."""
+    span = f"over [{t0:g}, {t1:g}]"
+    if stats.path == "exact":
+        return f"exact (matrix exponential) {span} at {points} output times"
+    work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
+           f"{stats.nfev} evaluations"
+    if stats.njev:
+        work += f", {stats.njev} Jacobians, {stats.nlu} LU factorizations"
+    if stats.path != "compiled":
+        return work
+    if stats.from_cache:
+        return f"{work}, kernel loaded from cache in {stats.compile_seconds:.2f} s"
+    if stats.compile_seconds == 0.0:
+        return f"{work}, kernel already compiled"
+    return f"{work}, compile {stats.compile_seconds:.2f} s"
+
+
+def _output_grid(model: Any, points: int | None, t0: float, t_final: float) -> Any:
+    """``--points`` evenly spaced output times (checked against the memory they take), or None."""
+    if points is None:
+        return None
+    if points < 2:
+        raise InputError(f"--points must be at least 2, got {points}")
+    import numpy as np
+
+    from robodyn.integrate.guards import check_memory
+
+    check_memory(model, 1, points)
+    return np.linspace(t0, t_final, points) if t_final > t0 else None
+
+
+def _cmd_simulate(args: argparse.Namespace) -> int:
+    from robodyn.integrate.simulate import simulate
+    from robodyn.trajectory import Trajectory
+
+    check_outputs(args)
+    model = load_model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.files.cached)
+    names = None
+    if args.output is not None:
+        from robodyn.cli.kinematics import output_names
+
+        names = output_names(model, args.output)  # checked before the run
+    x0 = assignments(args.x0, "--x0")
+    inputs = None
+    if args.input:
+        from robodyn.signals import parse_input_assignments
+
+        inputs = parse_input_assignments(args.input, model.inputs)
+    t0 = number_or(args.t0, "--t0", 0.0)
+    t_final = number_or(args.t_final, "--t-final", 0.0)
+    t_eval = _output_grid(model, args.points, t0, t_final)
+    with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a run past its joint limits): printed
+        warnings.simplefilter("always", RobodynWarning)
+        trajectory = simulate(
+            model, (t0, t_final), x0, inputs, method=args.method,
+            rtol=number_or(args.rtol, "--rtol", 1e-6), atol=number_or(args.atol, "--atol", 1e-9),
+            dt=number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble,
+        )
+    assert isinstance(trajectory, Trajectory)  # one x0: one trajectory
+    if names is not None:
+        from robodyn.cli.kinematics import select_outputs
+
+        trajectory = select_outputs(model, trajectory, names)
+    if args.out == "-":
+        sys.stdout.write(trajectory.to_csv_text())
+        return 0
+    figure = trajectory.plot() if args.plot else None  # drawn before anything is written
+    if args.out:
+        (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
+    if args.plot:
+        write_plot(args.plot, figure)
+    _report(model.name, trajectory, noted, (args.out, args.plot))
+    return 0
+
+
+def _report(name: str, trajectory: Any, noted: list[warnings.WarningMessage], written: tuple[str | None, ...]) -> None:
+    """The run's summary, final state, events, hint and robodyn's warnings, then the files written."""
+    stats = trajectory.stats
+    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
+    print(f"{name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
+    print(f"final state: {final}")
+    for event in trajectory.events:
+        print(f"event {event.name} at t = {event.t:.12g}")
+    if stats.hint:
+        print(f"hint: {stats.hint}")
+    for note in noted:
+        if issubclass(note.category, RobodynWarning):
+            print(f"warning: {note.message}")
+    for path in written:
+        if path:
+            print(f"wrote {path}")
+
+
+def add_commands(commands: Any) -> None:
+    """Register ``simulate`` with the subcommand parsers ``commands``."""
+    simulate = commands.add_parser("simulate", help="simulate a model; write CSV/NPZ and a plot")
+    add_model(simulate)
+    simulate.add_argument("--t-final", required=True, metavar="T", help="final time (pi and arithmetic allowed)")
+    simulate.add_argument("--t0", metavar="T0", help="initial time (default 0)")
+    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
+    simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
+                          help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
+    simulate.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,
+                          help="default: exact for linear models, else dopri5; radau for stiff problems")
+    simulate.add_argument("--dt", help="step of euler, heun and rk4")
+    simulate.add_argument("--rtol", help="relative tolerance (default 1e-6)")
+    simulate.add_argument("--atol", help="absolute tolerance (default 1e-9)")
+    simulate.add_argument("--points", type=int, help="number of evenly spaced output times")
+    simulate.add_argument("--limits", choices=("warn", "events", "ignore"), default="warn",
+                          help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
+    simulate.add_argument("--assemble", action="store_true",
+                          help="close a mechanism's loops from x0 first (its independent coordinates kept)")
+    simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
+    simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
+    simulate.add_argument("--output", action="append", metavar="NAME,...",
+                          help="record these outputs: the model's, or FRAME.QUANTITY (position, orientation, "
+                               "velocity, angular_velocity) of a robot's frame, e.g. tool0.position")
+    simulate.set_defaults(run=_cmd_simulate)
