@@ -46,6 +46,8 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("robodyn.model.linear", "robodyn.plots_frequency"): "LinearSystem.bode() / .nyquist() plots",
     # a trajectory follows a frame of its model: the kinematics of the run
     ("robodyn.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
+    # an identification writes its own fit report (the page's pieces are the report layer's)
+    ("robodyn.analysis.identify", "robodyn.report.identify"): "Identification.report(path)",
 }
 
 

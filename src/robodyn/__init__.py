@@ -57,6 +57,7 @@ _LAZY: dict[str, str] = {
     "Model": "robodyn.model.system",
     "Modes": "robodyn.analysis.modes",
     "Observability": "robodyn.analysis.controllability",
+    "Identification": "robodyn.analysis.identify",
     "OperatingPoint": "robodyn.analysis.equilibrium",
     "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
@@ -91,6 +92,7 @@ _LAZY: dict[str, str] = {
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.analysis.modes",
     "modes": "robodyn.analysis.modes",
+    "identify": "robodyn.analysis.identify",
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.analysis.design",
     "read_model_text": "robodyn.model.files.loading",
@@ -111,6 +113,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.linearizer import Linearizer
+    from robodyn.analysis.identify import Identification, identify
     from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
@@ -178,6 +181,7 @@ __all__ = [
     "Modes",
     "NumericalError",
     "Observability",
+    "Identification",
     "OperatingPoint",
     "PicardIterates",
     "Pose",
@@ -218,6 +222,7 @@ __all__ = [
     "lqr",
     "modal_decomposition",
     "modes",
+    "identify",
     "picard",
     "place",
     "read_model_text",

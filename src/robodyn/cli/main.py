@@ -83,6 +83,7 @@ COMMANDS: Final = (
     ("kinematics", ("fk", "ik", "animate")),
     ("constraints", ("assemble",)),
     ("export", ("export",)),
+    ("identify", ("identify",)),
     ("sweep", ("sweep",)),
 )
 

@@ -1,0 +1,82 @@
+"""The fit report of robodyn.identify: one HTML page, like ``robodyn analyze``'s.
+
+It shows the estimates with their standard errors, their correlations, each measured output against the model's at
+the estimates and the residuals over time (one figure per data set), and the fit's statistics. The figures are
+inline SVG with their text kept as text (robodyn.display.figure_svg): the page is one self-contained file.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+from typing import TYPE_CHECKING, Any
+
+from robodyn.atomic import check_output_path, write_text_atomic
+from robodyn.report.page import figure, matrix, page, table
+
+if TYPE_CHECKING:
+    from robodyn.analysis.identify import Identification
+
+__all__ = ["identification_page", "write_identification_report"]
+
+MAX_DRAWN: int = 20_000  # Samples drawn per curve: more are drawn every k-th (a figure of a million points is slow).
+
+
+def _measured_and_fitted(result: Identification, k: int) -> Any:
+    """Measured (dots) against fitted (line) of each output of data set ``k``, and the residuals below."""
+    import matplotlib.pyplot as plt
+
+    table_ = result.measured[k]
+    run = result.fitted[k]
+    outputs = [name for name in table_.columns if name in run.outputs]
+    step = max(1, table_.t.size // MAX_DRAWN)
+    picture, axes = plt.subplots(2, len(outputs), figsize=(5.2 * len(outputs), 5.0), squeeze=False, sharex=True)
+    for j, name in enumerate(outputs):
+        fitted = run.y[:, run.outputs.index(name)]
+        measured = table_.columns[name]
+        top, bottom = axes[0, j], axes[1, j]
+        top.plot(table_.t[::step], measured[::step], ".", markersize=2, color="#888888", label="measured")
+        top.plot(table_.t[::step], fitted[::step], "-", color="#1f77b4", label="fitted")
+        top.set_ylabel(name)
+        top.legend(loc="best", fontsize=8)
+        bottom.plot(table_.t[::step], (measured - fitted)[::step], ".", markersize=2, color="#c0392b")
+        bottom.axhline(0.0, color="#444444", linewidth=0.8)
+        bottom.set_ylabel(f"{name}: measured - fitted")
+        bottom.set_xlabel("t [s]")
+    picture.tight_layout()
+    return picture
+
+
+def identification_page(result: Identification, title: str) -> str:
+    """The report's HTML (see the module docstring)."""
+    import matplotlib.pyplot as plt
+
+    names = tuple(result.values)
+    rows = [[name, value, result.standard_errors[name],
+             f"{100 * result.standard_errors[name] / abs(value):.3g} %" if value else "-"]
+            for name, value in result.values.items()]
+    sections = [f"<h2>Estimates</h2>{table(['fitted', 'estimate', 'standard error', 'relative'], rows)}",
+                f"<h2>Correlations</h2>{matrix('correlation', result.correlation, names, names)}"]
+    fit_rows = [[name, result.rms[name], result.fit[name], result.noise[name]] for name in result.rms]
+    sections.append("<h2>Fit</h2>" + table(["output", "rms error", "fit %", "noise level"], fit_rows)
+                    + f"<p>{result.samples} residuals, {result.degrees_of_freedom} degrees of freedom, cost "
+                      f"{result.cost:.6g}, {result.evaluations} simulations; the optimizer: "
+                      f"{html.escape(result.message)}</p>")
+    for k in range(len(result.measured)):
+        picture = _measured_and_fitted(result, k)
+        try:
+            caption = f"data set {k + 1} ({result.measured[k].source}): measured and fitted, and the residuals"
+            sections.append(figure(picture, caption))
+        finally:
+            plt.close(picture)
+    intro = (f"<p>Output-error fit of {html.escape(', '.join(names))} to {len(result.measured)} data set(s), "
+             "by Levenberg–Marquardt on the exact sensitivities; standard errors and correlations from the "
+             "Jacobian at the optimum.</p>")
+    return page(title, intro, sections)
+
+
+def write_identification_report(result: Identification, path: str | os.PathLike[str]) -> None:
+    """Write the report to ``path`` (an ``.html`` file), atomically, after every check."""
+    check_output_path(path, "report")
+    text = identification_page(result, f"Identification of {result.model.name}")
+    write_text_atomic(path, text)
