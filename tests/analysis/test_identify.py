@@ -197,3 +197,14 @@ def test_bounds_hold_the_estimates(joint_guess):
     result = identify(joint_guess, data, ["J", "b", "k"], bounds={"k": (1.2, 2.0)})  # the truth (1) left out
     assert result.values["k"] == pytest.approx(1.2, rel=1e-6)  # the best fit within them: on the bound
     assert math.isfinite(result.cost)
+
+
+def test_input_columns_choose_what_is_applied(joint_guess):
+    """A column of an input left out of input_columns is not applied: that input is 0 (or a given signal)."""
+    data = _step_response(np.linspace(0.0, 2.0, 201))
+    at = float(data["t"][np.searchsorted(data["t"], 0.1)])
+    given = identify(joint_guess, data, ["J", "b", "k"], input_columns=[],
+                     inputs={"u": Step(at=at, before=0.0, after=1.0)})
+    assert given.values["k"] == pytest.approx(1.0, rel=1e-6)  # the same torque, as a signal
+    with pytest.raises(UnknownNameError, match="not an input"):
+        identify(joint_guess, data, ["k"], input_columns=["torque"])

@@ -131,8 +131,8 @@ def _relative(value: float, error: float) -> str:
 def identify(model: ModelContract, data: Data | Sequence[Data], parameters: Sequence[str], *,
              x0: str | Sequence[str] = "given",
              initial: Mapping[str, float] | Sequence[Mapping[str, float]] | None = None,
-             inputs: Mapping[str, Any] | None = None, intersample: str = "zoh",
-             bounds: Mapping[str, tuple[float, float]] | None = None, positive: bool = True,
+             inputs: Mapping[str, Any] | None = None, input_columns: Sequence[str] | None = None,
+             intersample: str = "zoh", bounds: Mapping[str, tuple[float, float]] | None = None, positive: bool = True,
              noise: Mapping[str, float] | None = None, method: str = "dopri5", rtol: float = 1e-8,
              atol: float = 1e-10, max_evaluations: int = 200) -> Identification:
     """Fit ``parameters`` of ``model`` (and initial states) to measured ``data`` (see the module docstring).
@@ -152,6 +152,9 @@ def identify(model: ModelContract, data: Data | Sequence[Data], parameters: Sequ
         Initial states by name (one mapping, or one per data set).
     inputs
         Signals for model inputs the data have no column for (robodyn.signals; others are 0).
+    input_columns
+        The inputs applied from the data's columns (default: every column named by an input); a column of another
+        input is then left out.
     intersample
         How measured inputs are applied between samples: ``"zoh"`` (held) or ``"linear"``.
     bounds
@@ -169,15 +172,16 @@ def identify(model: ModelContract, data: Data | Sequence[Data], parameters: Sequ
     from robodyn.analysis.identify_fit import fit
 
     require_model(model, "identify")
-    runs, unknowns = _prepare(model, data, parameters, x0, initial, inputs, intersample, noise, positive)
+    runs, unknowns = _prepare(model, data, parameters, x0, initial, (inputs, input_columns), intersample, noise,
+                              positive)
     problem = Problem(model, runs, unknowns, method=method, rtol=rtol, atol=atol)
     return fit(problem, _bounds(unknowns, bounds), noise is not None, max_evaluations)
 
 
 # --- reading and checking what is fitted to what -------------------------------------------------------------
 def _prepare(model: ModelContract, data: Data | Sequence[Data], parameters: Sequence[str], x0: str | Sequence[str],
-             initial: Any, inputs: Mapping[str, Any] | None, intersample: str, noise: Mapping[str, float] | None,
-             positive: bool) -> tuple[list[Run], list[Unknown]]:
+             initial: Any, applied: tuple[Mapping[str, Any] | None, Sequence[str] | None], intersample: str,
+             noise: Mapping[str, float] | None, positive: bool) -> tuple[list[Run], list[Unknown]]:
     sets: list[Data] = list(data) if isinstance(data, list | tuple) else [data]  # type: ignore[list-item]
     if not sets:
         raise InputError("identify: no data: give a CSV file, a Trajectory or a mapping of columns (or a list)")
@@ -187,7 +191,9 @@ def _prepare(model: ModelContract, data: Data | Sequence[Data], parameters: Sequ
     starts = _initial_states(model, initial, len(tables))
     if intersample not in ("zoh", "linear"):
         raise InputError(f"identify: intersample must be 'zoh' or 'linear', got {intersample!r}")
-    runs = [_run(model, table, starts[k], fitted_states, inputs or {}, intersample, noise)
+    inputs, columns = applied
+    chosen = _input_columns(model, columns)
+    runs = [_run(model, table, starts[k], fitted_states, inputs or {}, chosen, intersample, noise)
             for k, table in enumerate(tables)]
     values = dict(model.parameters)
     unknowns = [Unknown(name, float(values[name]), positive and values[name] > 0, parameter=name) for name in names]
@@ -240,13 +246,27 @@ def _initial_states(model: ModelContract, initial: Any, count: int) -> list[Arra
     return [model.state_vector(dict(g or {}), default=0.0) for g in given]
 
 
+def _input_columns(model: ModelContract, columns: Sequence[str] | None) -> tuple[str, ...]:
+    """The inputs applied from data columns: ``columns`` checked, or every input."""
+    if columns is None:
+        return model.inputs
+    names = [columns] if isinstance(columns, str) else list(columns)
+    for name in names:
+        if name not in model.inputs:
+            raise UnknownNameError(f"identify: input_columns names {name!r}, not an input of {model.name!r} (its "
+                                   f"inputs: {', '.join(model.inputs) or 'none'}){did_you_mean(name, model.inputs)}")
+    return tuple(names)
+
+
 def _run(model: ModelContract, table: Table, x0: Array, fitted_states: tuple[str, ...], inputs: Mapping[str, Any],
-         intersample: str, noise: Mapping[str, float] | None) -> Run:
+         input_columns: tuple[str, ...], intersample: str, noise: Mapping[str, float] | None) -> Run:
     from robodyn.signals import Table as TableSignal
 
     outputs = [name for name in table.columns if name in model.outputs]
-    applied = [name for name in table.columns if name in model.inputs]
-    unknown = [name for name in table.columns if name not in outputs and name not in applied]
+    applied = [name for name in table.columns if name in input_columns]
+    left_out = [name for name in table.columns if name in model.inputs and name not in input_columns]
+    unknown = [name for name in table.columns if name not in outputs and name not in applied
+               and name not in left_out]
     if unknown:
         known = [*model.outputs, *model.inputs]
         raise UnknownNameError(f"{table.source}: column {unknown[0]!r} is neither an output nor an input of "

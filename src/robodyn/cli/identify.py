@@ -68,8 +68,9 @@ def _cmd_identify(args: argparse.Namespace) -> int:
         if found is None:
             raise InputError(f"--write-model: {args.model!r} is not a model file whose parameters could be written")
         text = found
+    columns = None if args.inputs in (None, "columns") else _names([args.inputs])
     result = identify(model, list(args.data), parameters, x0=_x0(args.x0), initial=assignments(args.initial,
-                      "--initial") or None, inputs=inputs or None, intersample=args.intersample,
+                      "--initial") or None, inputs=inputs or None, input_columns=columns, intersample=args.intersample,
                       bounds=_bounds(args.bounds) or None, noise=assignments(args.noise, "--noise") or None,
                       method=args.method, rtol=number_or(args.rtol, "--rtol", 1e-8),
                       atol=number_or(args.atol, "--atol", 1e-10), max_evaluations=args.max_evaluations)
@@ -115,6 +116,8 @@ def add_commands(commands: Any) -> None:
                           help="initial states: given (--initial, else 0), fit (all), or the states to fit")
     identify.add_argument("--initial", action="append", metavar="NAME=VALUE,...",
                           help="initial states (the guess of those fitted)")
+    identify.add_argument("--inputs", metavar="columns|NAME,...",
+                          help="the inputs applied from data columns (default: every column named by an input)")
     identify.add_argument("--input", action="append", metavar="NAME=SIGNAL",
                           help="a signal for an input the data have no column for (others are 0)")
     identify.add_argument("--intersample", choices=("zoh", "linear"), default="zoh",
