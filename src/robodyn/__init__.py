@@ -111,9 +111,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.design import LQR, lqr, place
     from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
+    from robodyn.analysis.identify import Identification, identify
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.linearizer import Linearizer
-    from robodyn.analysis.identify import Identification, identify
     from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
@@ -164,6 +164,7 @@ __all__ = [
     "FloatingChain",
     "FramePath",
     "IKResult",
+    "Identification",
     "InputError",
     "Kinematics",
     "LTVSystem",
@@ -181,7 +182,6 @@ __all__ = [
     "Modes",
     "NumericalError",
     "Observability",
-    "Identification",
     "OperatingPoint",
     "PicardIterates",
     "Pose",
@@ -211,6 +211,7 @@ __all__ = [
     "export_c",
     "find_equilibrium",
     "forced_response",
+    "identify",
     "integrate_configuration",
     "inverse_kinematics",
     "linearize",
@@ -222,7 +223,6 @@ __all__ = [
     "lqr",
     "modal_decomposition",
     "modes",
-    "identify",
     "picard",
     "place",
     "read_model_text",

@@ -165,14 +165,14 @@ def test_parameters_the_data_cannot_tell_apart_are_named():
                                     "dynamics: {y: -a*b*y}\n")
     times = np.linspace(0.0, 1.0, 40)
     data = {"t": times, "y": np.exp(-3.0 * times)}
-    with pytest.raises(InputError, match="cannot tell a, b apart|cannot tell b, a apart"):
+    with pytest.raises(InputError, match=r"cannot tell (a, b|b, a) apart"):
         identify(model, data, ["a", "b"], initial={"y": 1.0})
     assert identify(model, data, ["a"], initial={"y": 1.0}).values["a"] == pytest.approx(1.5, rel=1e-6)
 
 
 def test_a_fit_that_does_not_converge_says_where_it_stopped(joint_guess):
     data = _step_response(np.linspace(0.0, 2.0, 201), 0.01, 2)
-    with pytest.raises(NumericalError, match="did not converge.*last cost .*gradient norm"):
+    with pytest.raises(NumericalError, match=r"did not converge.*last cost .*gradient norm"):
         identify(joint_guess, data, ["J", "b", "k"], max_evaluations=2)
 
 

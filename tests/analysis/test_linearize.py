@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import threading
 from pathlib import Path
 
 import numpy as np
@@ -388,7 +387,9 @@ def test_operating_point_keeps_given_inputs_and_falls_back_to_zero():
 # --- the lean path: float64 vectors at the default parameters (analysis/linearize_lean.py) -----------------------
 def _bound(model):
     """This thread's binding of the lean path (robodyn.analysis.linearize_lean), None before the first call."""
-    return model.memo().get(("linearize bound", threading.get_ident()))
+    from robodyn.analysis.linearize_lean import _LOCAL
+
+    return getattr(model.memo().get(_LOCAL), "bound", None)
 
 
 @pytest.mark.parametrize("name", ["pendulum", "double_pendulum", "cart_pole", "joint", "two_link_arm",

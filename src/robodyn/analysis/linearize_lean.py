@@ -47,9 +47,6 @@ ARENA_BYTES: Final = 64 * 1024
 #: large dot wakes numpy's BLAS threads, which then contend with scipy's (LAPACK's solves of the large robots):
 #: measured 5.5 ms for a 10,000-entry dot on 2 cores, and the next dpotrs 5 ms.
 BLAS_SIZE: Final = 2048
-#: Threads that may hold their own binding of one model (each its buffers and arena); a further thread takes the
-#: general path, so that short-lived threads cannot grow a model's memo without bound.
-MAX_THREADS: Final = 16
 _FLOAT: Final = np.dtype(np.float64)
 
 
@@ -84,27 +81,35 @@ def _layout(n: int, m: int, p: int) -> Layout:
 
 class _Bound:
     """A model's exact linearization bound at one time with its default parameters, for one thread, and the arena
-    its results are written into (see the module docstring). ``call`` (raw machine code) or ``run`` (into ``out``)
-    is set, the other None."""
+    its results are written into (see the module docstring): ``call`` (raw machine code) or ``run`` (into ``out``)
+    is set, the other None. :meth:`linearize` is the call: everything it reads was made here or with the arena."""
 
-    __slots__ = ("address", "arena", "call", "defaults", "fields", "layout", "next", "ones", "out", "p", "parts",
-                 "points", "rows", "run", "size", "stride", "t", "template", "whole", "zeros")
+    __slots__ = ("address", "arena", "at_a", "at_p", "call", "defaults", "fields", "function", "layout", "next",
+                 "ones", "out", "points", "results", "rows", "run", "size", "stride", "t", "template", "u_offset",
+                 "u_shape", "whole", "x_offset", "x_shape", "zeros")
 
     def __init__(self, model: ModelContract, t: float):
         n, m = model.n_states, model.n_inputs
-        self.t, _, _, self.p = model.arguments(t, np.zeros(n), None, None)
+        self.t, _, _, p = model.arguments(t, np.zeros(n), None, None)
         self.defaults = model.parameters  # parameter copies share the memo: this mapping's, by identity
+        self.x_shape, self.u_shape = (n,), (m,)
         self.layout = layout = Layout.of(model)
         self.size = size = layout.bounds[-1]
         self.ones = np.ones(size + n + m)  # row . ones: a finite check in one BLAS call
         self.zeros = np.zeros(m)  # u = None
         self.stride = 8 * self.ones.size  # bytes per row
-        native = model.linearization_call(self.t, self.p)
-        self.call: Any = None if native is None else native[0]
+        self.x_offset, self.u_offset = 8 * size, 8 * (size + n)
+        native = model.linearization_call(self.t, p)
+        self.call: Any = None if native is None else native[0]  # kept: it keeps the bound parameters alive
+        self.function: Any = None if native is None else native[0].function
+        self.at_p: int = 0 if native is None else native[0].at_p
+        self.at_a: int = 0 if native is None else native[0].at_a
         self.template: np.ndarray | None = None if native is None else native[1]
         self.out = np.zeros(size)
-        self.run: Any = model.bound_linearization(self.t, self.p, self.out) if native is None else None
+        self.run: Any = model.bound_linearization(self.t, p, self.out) if native is None else None
         self.rows = max(1, ARENA_BYTES // self.stride)
+        if self.ones.size > BLAS_SIZE:  # a large robot's row: numpy's own sum (see finite_total), not one dot
+            self.ones = np.ones(0)
         probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
                                           outputs=model.outputs, name=model.name, source=model)
         # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
@@ -113,8 +118,9 @@ class _Bound:
         self.new_arena()
 
     def new_arena(self) -> None:
-        """A new arena of ``rows`` rows (the template's constants in each), its read-only views (A, B, C, D, x, u:
-        each indexed by the row) and the writable views of each row (``whole``) and of its point (``points``)."""
+        """A new arena of ``rows`` rows (the template's constants in each) and, per row, its writable view
+        (``whole``), that of its point (``points``) and its result's read-only views A, B, C, D, x, u
+        (``results``)."""
         rows, size, bounds, shapes = self.rows, self.size, self.layout.bounds, self.layout.shapes
         self.arena = arena = np.zeros((rows, self.ones.size))
         if self.template is not None:
@@ -123,19 +129,47 @@ class _Bound:
         frozen = arena.view()
         frozen.setflags(write=False)
         n = shapes[0][0]
-        self.parts = (*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
-                      frozen[:, size:size + n], frozen[:, size + n:])
+        parts = (*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
+                 frozen[:, size:size + n], frozen[:, size + n:])
+        self.results = list(zip(*parts))
         self.whole = list(arena)
         self.points = [row[size:] for row in self.whole]
         self.next = 0
 
+    def linearize(self, x: np.ndarray, u: np.ndarray) -> LinearSystem | None:
+        """The result at the checked vectors ``x``, ``u`` in the next row, or None when it is not finite."""
+        row = self.next
+        if row == self.rows:
+            self.new_arena()
+            row = 0
+        self.next = row + 1
+        if self.function is not None:
+            np.concatenate((x, u), out=self.points[row])
+            at = self.address + self.stride * row
+            self.function(self.t, at + self.x_offset, at + self.u_offset, self.at_p, self.at_a, at)
+        else:
+            self.run(x, u)
+            np.concatenate((self.out, x, u), out=self.whole[row])  # the matrices and the point: one copy
+        whole = self.whole[row]
+        if not _isfinite(_dot(whole, self.ones) if self.ones.size else whole.sum()):  # finite_total, inlined
+            return None  # a non-finite point or result: the general path finds the cause and says it
+        return _from_fields(*self.results[row], *self.fields)
+
+
+_LOCAL: Final = "linearize bindings"  # the model's memo key of its threading.local() of bindings
+_dot: Any = np.ndarray.dot  # looked up once: the lean path's call counts its attribute look-ups
+_isfinite = math.isfinite
+_from_fields: Any = LinearSystem.from_fields
+
 
 def _bound(model: ModelContract, t: float) -> _Bound | None:
     """This thread's binding of ``model`` at ``t`` (made on first use), or None for a model the lean path does not
-    serve (no exact derivatives with exact output Jacobians, a manifold, constraints, sampled parts)."""
+    serve (no exact derivatives with exact output Jacobians, a manifold, constraints, sampled parts). Each thread
+    keeps its own (a threading.local in the model's memo): threads never share buffers, and a finished thread's
+    binding goes with it."""
     memo = model.memo()
-    key = ("linearize bound", threading.get_ident())
-    bound: _Bound | None = memo.get(key)
+    local = memo.get(_LOCAL)
+    bound: _Bound | None = getattr(local, "bound", None)
     if bound is not None and bound.t == t and bound.defaults is model.parameters:
         return bound
     if model.jacobian_method is None or not math.isfinite(t) or not _plain(model):
@@ -146,9 +180,9 @@ def _bound(model: ModelContract, t: float) -> _Bound | None:
                                                                      model.default_parameters()[1]) is not None
     if not memo["linearize exact outputs"]:
         return None
-    if bound is None and sum(type(k) is tuple and k[0] == "linearize bound" for k in list(memo)) >= MAX_THREADS:
-        return None
-    bound = memo[key] = _Bound(model, t)
+    if local is None:
+        local = memo.setdefault(_LOCAL, threading.local())
+    bound = local.bound = _Bound(model, t)
     return bound
 
 
@@ -156,34 +190,19 @@ def exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Lin
     """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None, at a finite point of a model with
     exact derivatives and output Jacobians at its default parameters; None for the general path (any other
     argument, a non-finite point or result)."""
-    n = model.n_states
-    if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == (n,)):
-        return None
-    if not (u is None or (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == (model.n_inputs,))):
-        return None
-    bound = _bound(model, t)
-    if bound is None:
+    local = model.memo().get(_LOCAL)
+    bound: _Bound | None = getattr(local, "bound", None)
+    if bound is None or bound.t != t or bound.defaults is not model.parameters:
+        bound = _bound(model, t)
+        if bound is None:
+            return None
+    if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == bound.x_shape):
         return None
     if u is None:
         u = bound.zeros
-    row = bound.next
-    if row == bound.rows:
-        bound.new_arena()
-        row = 0
-    bound.next = row + 1
-    call = bound.call
-    if call is not None:
-        np.concatenate((x, u), out=bound.points[row])
-        at = bound.address + bound.stride * row
-        at_x = at + 8 * bound.size
-        call.function(bound.t, at_x, at_x + 8 * n, call.at_p, call.at_a, at)
-    else:
-        bound.run(x, u)
-        np.concatenate((bound.out, x, u), out=bound.whole[row])  # the matrices and the point: one copy
-    if not math.isfinite(finite_total(bound.whole[row], bound.ones)):
-        return None  # a non-finite point or result: the general path finds the cause and says it
-    A, B, C, D, x_op, u_op = bound.parts
-    return LinearSystem.from_fields(A[row], B[row], C[row], D[row], x_op[row], u_op[row], *bound.fields)
+    elif not (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == bound.u_shape):
+        return None
+    return bound.linearize(x, u)
 
 
 def _plain(model: ModelContract) -> bool:
