@@ -208,3 +208,9 @@ def test_input_columns_choose_what_is_applied(joint_guess):
     assert given.values["k"] == pytest.approx(1.0, rel=1e-6)  # the same torque, as a signal
     with pytest.raises(UnknownNameError, match="not an input"):
         identify(joint_guess, data, ["k"], input_columns=["torque"])
+
+
+def test_the_result_displays_itself(joint_guess):
+    result = identify(joint_guess, _step_response(np.linspace(0.0, 2.0, 101)), ["k"])
+    page = result._repr_html_()
+    assert page.startswith('<div class="robodyn">') and "<table" in page and "+/-" in page

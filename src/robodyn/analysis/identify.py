@@ -117,6 +117,15 @@ class Identification:
                 "degrees_of_freedom": self.degrees_of_freedom, "evaluations": self.evaluations,
                 "gradient_norm": self.gradient_norm, "message": self.message}
 
+    def _repr_html_(self) -> str:
+        """The estimates with their standard errors and the fit of each output, for Jupyter."""
+        from robodyn.display import block, heading, html_table, preformatted
+
+        rows = [(name, f"{value:.8g} +/- {self.standard_errors[name]:.3g}") for name, value in self.values.items()]
+        rows += [(f"output {name}", f"rms {self.rms[name]:.4g}, fit {self.fit[name]:.2f} %") for name in self.rms]
+        return block([heading(f"Identification of {self.model.name!r}"), html_table(rows, row_header=True),
+                      preformatted(self.message)])
+
     def report(self, path: Any) -> None:
         """Write the fit report, one HTML page (robodyn.report.identify), to ``path``."""
         from robodyn.report.identify import write_identification_report
