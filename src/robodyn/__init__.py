@@ -60,6 +60,7 @@ _LAZY: dict[str, str] = {
     "OperatingPoint": "robodyn.analysis.equilibrium",
     "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
+    "Regressor": "robodyn.analysis.regressor",
     "Response": "robodyn.analysis.second_order",
     "ScalarDamping": "robodyn.model.mechanical",
     "SecondOrder": "robodyn.analysis.second_order",
@@ -94,6 +95,7 @@ _LAZY: dict[str, str] = {
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.analysis.design",
     "read_model_text": "robodyn.model.files.loading",
+    "regressor": "robodyn.analysis.regressor",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
     "sweep": "robodyn.sweep",
@@ -114,6 +116,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.analysis.regressor import Regressor, regressor
     from robodyn.analysis.response import forced_response
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.validity import Validity, validity
@@ -181,6 +184,7 @@ __all__ = [
     "OperatingPoint",
     "PicardIterates",
     "Pose",
+    "Regressor",
     "Response",
     "RobodynError",
     "RobodynWarning",
@@ -221,6 +225,7 @@ __all__ = [
     "picard",
     "place",
     "read_model_text",
+    "regressor",
     "second_order",
     "simulate",
     "sweep",
