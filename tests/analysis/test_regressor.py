@@ -7,43 +7,29 @@ values, and closed forms for the joint terms' columns.
 
 from __future__ import annotations
 
-import re
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
-from tests.pinocchio_reference import ROBOTS, chain_to_pinocchio, configuration
+from tests.analysis.rigid_cases import PANDA, PUMA, ROOT, UR5, load_quiet, pinocchio_cases, random_motion
+from tests.pinocchio_reference import configuration
 
 import robodyn
 from robodyn.errors import InputError, ShapeError
 
-ROOT = Path(__file__).resolve().parents[2]
-PUMA = ROOT / "tests" / "data" / "puma560.yaml"
-ARMS = {"puma560 chain": PUMA, "two-link arm (catalog)": None}
-if ROBOTS is not None:
-    ARMS["panda URDF (mimic fingers)"] = ROBOTS / "panda_description" / "urdf" / "panda.urdf"
-    ARMS["ur5 URDF"] = ROBOTS / "ur_description" / "urdf" / "ur5_robot.urdf"
-
-
-def _load(path: Path | None) -> robodyn.Model:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # the Puma file's own plausibility warning (a link's inertia)
-        return robodyn.load("two_link_arm" if path is None else str(path))
-
-
-def _points(n: int, count: int, seed: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    return rng.uniform(-1.5, 1.5, (count, n)), rng.uniform(-2.0, 2.0, (count, n)), rng.uniform(-3.0, 3.0, (count, n))
+ARMS: dict[str, Path | None] = {"puma560 chain": PUMA, "two-link arm (catalog)": None}
+if PANDA is not None and UR5 is not None:
+    ARMS["panda URDF (mimic fingers)"] = PANDA
+    ARMS["ur5 URDF"] = UR5
 
 
 @pytest.mark.parametrize("name", sorted(ARMS))
 def test_y_theta_is_the_inverse_dynamics(name: str) -> None:
     """Y @ values equals the model's inverse dynamics (gravity, friction, rotors included) to 1e-12 of its size,
     at one point and at samples; the samples' Y is the points' one by one."""
-    model = _load(ARMS[name])
+    model = load_quiet(ARMS[name])
     n = model.n_coordinates
-    q, qd, qdd = _points(n, 20, 3)
+    q, qd, qdd = random_motion(n, 20, 3)
     found = robodyn.regressor(model, q, qd, qdd)
     assert found.Y.shape == (20, n, len(found.names)) and found.values.shape == (len(found.names),)
     assert found.coordinates == tuple(model.coordinates) and len(set(found.names)) == len(found.names)
@@ -59,8 +45,8 @@ def test_y_theta_is_the_inverse_dynamics(name: str) -> None:
 def test_joint_terms_have_their_closed_form_columns() -> None:
     """The Puma file's rotor inertia and viscous friction: the armature column is q'', the viscous one q', the
     Coulomb one tanh(q'/eps), each in its own joint's row only; their values are the file's G^2 I_r and b."""
-    model = _load(PUMA)
-    q, qd, qdd = (row[0] for row in _points(model.n_coordinates, 1, 5))
+    model = load_quiet(PUMA)
+    q, qd, qdd = (row[0] for row in random_motion(model.n_coordinates, 1, 5))
     found = robodyn.regressor(model, q, qd, qdd)
     names = list(found.names)
     for i, joint in enumerate(model.coordinates):
@@ -76,33 +62,15 @@ def test_joint_terms_have_their_closed_form_columns() -> None:
         assert found.values[names.index(f"{joint}.viscous")] == pytest.approx(float(terms[i]["damping"]), rel=1e-15)
 
 
-def _pinocchio_cases(tmp_path: Path) -> list[tuple[str, robodyn.Model, object, np.ndarray]]:
-    """(label, model, Pinocchio model, Pinocchio joint -> model coordinate) for the Puma (built joint by joint),
-    the UR5 and the Panda with its fingers fixed (Pinocchio moves a mimic finger as a joint of its own)."""
-    import pinocchio as pin
-
-    puma = _load(PUMA)
-    reference, _, order = chain_to_pinocchio(puma)
-    cases = [("puma560", puma, reference, order)]
-    if ROBOTS is not None:
-        panda = (ROBOTS / "panda_description/urdf/panda.urdf").read_text(encoding="utf-8")
-        arm = tmp_path / "panda_arm.urdf"
-        arm.write_text(re.sub(r'(<joint name="panda_finger_joint[12]" type=)"prismatic"', r'\1"fixed"', panda),
-                       encoding="utf-8")
-        for label, path in (("ur5", ROBOTS / "ur_description/urdf/ur5_robot.urdf"), ("panda arm", arm)):
-            model = _load(path)
-            reference = pin.buildModelFromUrdf(str(path))
-            assert list(reference.names)[1:] == list(model.coordinates)
-            cases.append((label, model, reference, np.arange(model.n_coordinates)))
-    return cases
-
-
 def test_the_inertial_columns_and_values_are_pinocchios(tmp_path: Path) -> None:
+    """Y's inertial columns equal Pinocchio's computeJointTorqueRegressor and ``values`` its
+    Inertia.toDynamicParameters, to 1e-12 of the largest entry (the same parametrization: each joint frame, about
+    its origin, fixed links merged into their bodies), on the Puma chain, the UR5 and the Panda arm."""
     pin = pytest.importorskip("pinocchio")
-    for label, model, reference, order in _pinocchio_cases(tmp_path):
+    for label, model, reference, order in pinocchio_cases(tmp_path):
         data = reference.createData()
         n = model.n_coordinates
-        q, qd, qdd = _points(n, 5, 11)
+        q, qd, qdd = random_motion(n, 5, 11)
         found = robodyn.regressor(model, q, qd, qdd)
         inertial = 10 * (reference.njoints - 1)
         theirs_values = np.concatenate([reference.inertias[j].toDynamicParameters()
@@ -118,8 +86,8 @@ def test_the_inertial_columns_and_values_are_pinocchios(tmp_path: Path) -> None:
 
 def test_parameters_change_the_values_and_the_geometry() -> None:
     """A parameter override reaches Y (a link length) and values (a mass); Y @ values follows the model."""
-    model = _load(None)
-    q, qd, qdd = (row[0] for row in _points(model.n_coordinates, 1, 7))
+    model = load_quiet(None)
+    q, qd, qdd = (row[0] for row in random_motion(model.n_coordinates, 1, 7))
     base = robodyn.regressor(model, q, qd, qdd)
     heavier = {name: 2.0 * value for name, value in model.parameters.items() if name.startswith("m")}
     assert heavier, "the catalog arm names its masses m..."
@@ -130,16 +98,21 @@ def test_parameters_change_the_values_and_the_geometry() -> None:
 
 
 def test_bad_input_is_refused_with_the_cause() -> None:
-    with pytest.raises(InputError, match="no rigid-body regressor"):
-        robodyn.regressor(robodyn.load("pendulum"), [0.0], [0.0], [0.0])
+    for other in ("pendulum", "double_pendulum", str(ROOT / "examples" / "four_bar.yaml")):  # no tree on a tape
+        with pytest.raises(InputError, match=r"no rigid-body regressor.*load a chain file or a URDF robot"):
+            robodyn.regressor(robodyn.load(other), [0.0], [0.0], [0.0])
     with pytest.raises(InputError, match="expected a robodyn model"):
         robodyn.regressor("two_link_arm", [0.0, 0.0], [0.0, 0.0], [0.0, 0.0])  # type: ignore[arg-type]
-    arm = _load(None)
+    arm = load_quiet(None)
     with pytest.raises(ShapeError, match=r"q has shape \(3,\)"):
         robodyn.regressor(arm, [0.0, 0.0, 0.0], [0.0, 0.0], [0.0, 0.0])
     with pytest.raises(ShapeError, match="as many of each"):
         robodyn.regressor(arm, np.zeros((3, 2)), np.zeros((2, 2)), np.zeros((3, 2)))
     with pytest.raises(InputError, match="not finite"):
         robodyn.regressor(arm, [np.nan, 0.0], [0.0, 0.0], [0.0, 0.0])
+    rows = np.zeros((4, 2))
+    rows[2, 1] = np.inf
+    with pytest.raises(InputError, match=r"qdd in row 2 is not finite"):
+        robodyn.regressor(arm, np.zeros((4, 2)), np.zeros((4, 2)), rows)
     with pytest.raises(InputError, match="must be numbers"):
         robodyn.regressor(arm, ["a", "b"], [0.0, 0.0], [0.0, 0.0])
