@@ -78,9 +78,9 @@ def test_the_pumas_inconsistent_link_is_made_physical() -> None:
 
 
 def test_a_noisy_identification_with_consistent_true() -> None:
-    """identify_rigid(consistent=True) on noisy UR5 torques: every body physical, the joint terms non-negative, and
-    the consistent parameters' base values within 3 standard errors of the estimate (the truth, physical, lies
-    within 5 of it)."""
+    """identify_rigid(consistent=True) on noisy UR5 torques: every body physical, the joint terms non-negative, the
+    consistent parameters' base values within 3 standard errors of the estimate (the truth, physical, lies within 5
+    of it), and the masses the torques leave open within a factor 2 of the model's (the prior)."""
     if UR5 is None:
         pytest.skip("example-robot-data is not installed")
     model = load_quiet(UR5)
@@ -94,12 +94,14 @@ def test_a_noisy_identification_with_consistent_true() -> None:
     found = robodyn.identify_rigid(model, {"t": t, "q": q, "qd": qd, "qdd": qdd, "tau": noisy}, base=base,
                                    consistent=True)
     consistent = found.consistent
-    assert consistent is not None
+    assert consistent is not None and consistent.converged
     for k, link in enumerate(consistent.bodies):
         assert _physical(consistent.masses[k], consistent.inertias[k])[0], link
     joints = [k for k, name in enumerate(consistent.standard) if name.rsplit(".", 1)[1] in ("armature", "viscous")]
     assert np.all(consistent.values[joints] >= 0)
     assert np.all(np.abs(consistent.base_values - found.estimate) <= 3 * found.standard_errors)
+    ratio = consistent.masses / consistent.prior[0::10][:len(consistent.bodies)]
+    assert np.all((ratio > 0.5) & (ratio < 2.0))
 
 
 def test_bad_requests() -> None:

@@ -13,7 +13,7 @@ identification: a statistical perspective on the mass distribution", IEEE Roboti
 log-Cholesky chart of the positive-definite matrices, as C. Rucker, P. M. Wensing, "Smooth parameterization of
 rigid-body inertia", IEEE RA-L 7(2), 2022), so every point is consistent, keeps the joint terms' coefficients
 (armature, viscous and Coulomb friction, stiffness) non-negative by bounds, and minimizes by
-scipy.optimize.least_squares
+scipy.optimize.least_squares (its "dogbox" method, with the exact Jacobian)
 
     sum_i ((K theta - beta_i) / s_i)^2  +  mu [ sum_k d(J_k, J0_k)^2 + sum_j ((psi_j - psi0_j) / w_j)^2 ]
 
@@ -21,11 +21,11 @@ with s_i = max(standard error_i, FIT_RTOL |beta_i|, FIT_ATOL max|beta|), d the a
 positive-definite matrices, d(J, J0)^2 = |log(W J W^T)|_F^2 = sum log^2 lambda_r over the eigenvalues of J0^-1 J
 (W = chol(J0)^-1; unitless, the same for a wrist and an upper arm: S. Lee, F. C. Park, "Geometric robot dynamic
 identification", IEEE T-RO 36(2), 2020; the residuals are the ten entries of the matrix logarithm, smooth where the
-eigenvalues meet, as they do at the prior itself),
-J0 the prior's pseudo-inertia (eigenvalues raised to at least PRIOR_FLOOR of its largest: a massless or flat prior
-body is a limit, not a point of the chart), psi the joint terms with w_j = |psi0_j| (1 where psi0_j = 0) and
-mu = ``regularization``. With a small mu the estimate is matched within its errors wherever a consistent body can
-match it, and the prior (the model's parameters, a CAD guess) decides what the base parameters leave open.
+eigenvalues meet, as they do at the prior itself), J0 the prior's pseudo-inertia (eigenvalues raised to at least
+PRIOR_FLOOR of its largest: a massless or flat prior body is a limit, not a point of the chart), psi the joint terms
+with w_j = |psi0_j| (1 where psi0_j = 0) and mu = ``regularization`` (default 1: a factor e in an eigenvalue weighs
+like one standard error). The estimate is matched within its errors wherever consistent bodies can match it, and
+the prior (the model's parameters, a CAD guess) decides what the base parameters leave open.
 """
 
 from __future__ import annotations
@@ -51,8 +51,9 @@ FIT_RTOL: Final = 1e-4  # A base parameter without a standard error is weighed a
 FIT_ATOL: Final = 1e-6  # itself, or this fraction of the largest one, whichever is larger. Where consistent bodies can
 # match the estimate they do so far more closely (1e-10 of these on the Puma); 1e-6 and 1e-9 made the problem so
 # stiff that least_squares crept along the prior's directions for hundreds of steps.
-SOLVER_TOL: Final = 1e-10  # least_squares' ftol, xtol and gtol
-MAX_EVALUATIONS: Final = 200  # ... and its budget (the Puma's projection converges in 26)
+SOLVER_TOL: Final = 1e-10  # least_squares' ftol, xtol and gtol, by its "dogbox" method: joint terms that want to be
+MAX_EVALUATIONS: Final = 1000  # negative land on their bound 0 (with "trf" they crept towards it for hundreds of
+# evaluations on a noisy UR5: 53 evaluations against 300 unconverged; the Puma 11 against 26; a noisy Panda 375).
 PRIOR_FLOOR: Final = 1e-4  # A prior body's pseudo-inertia eigenvalues are raised to this fraction of its largest.
 NONNEGATIVE: Final = ("armature", "viscous", "coulomb", "stiffness")  # joint terms bounded below by 0
 CHART_LIMIT: Final = 200.0  # log-Cholesky coordinates beyond this (a factor e^200) are no body: the step is refused
@@ -238,7 +239,7 @@ def _log_divided_differences(values: Array) -> Array:
 
 def consistent_parameters(model: ModelContract, base: BaseParameters, estimate: ArrayLike, *,
                           standard_errors: ArrayLike | None = None, prior: ArrayLike | None = None,
-                          regularization: float = 1e-2, params: Values | None = None) -> ConsistentParameters:
+                          regularization: float = 1.0, params: Values | None = None) -> ConsistentParameters:
     """Physically consistent standard parameters of ``model`` whose base parameters match ``estimate``.
 
     Parameters
@@ -254,10 +255,12 @@ def consistent_parameters(model: ModelContract, base: BaseParameters, estimate: 
     prior : (P,)
         Standard parameters to stay close to (default: the model's own, at ``params``).
     regularization
-        mu, the weight of the distance to the prior against the fit: the default 1e-2 trades a squared log-distance
-        of 1 (a factor e in a pseudo-inertia eigenvalue) for 0.1 standard error of misfit. Smaller values favour the
-        fit further but leave least_squares creeping along the prior's flat directions (1e-4: 100 steps on the
-        Puma against 26, to the same bodies).
+        mu, the weight of the distance to the prior against the fit: the default 1 weighs a factor e in a
+        pseudo-inertia eigenvalue like one standard error of misfit (the prior as a belief of that width). On noisy
+        UR5 and Panda identifications it kept the bodies' masses within a factor 1.6 of the prior's (most within 10 %)
+        where the data leave them open (1e-2 let a Panda finger's grow ninefold to gain 0.2 standard error) and
+        the misfit below one standard error rms;
+        where consistent bodies can match the estimate, any mu matches it (the Puma to 1e-10).
     params
         Parameter overrides for the model's own standard parameters.
 
@@ -287,7 +290,7 @@ def consistent_parameters(model: ModelContract, base: BaseParameters, estimate: 
             lower[10 * B + j] = 0.0
     x0 = np.maximum(problem.start(), lower)
     solution = scipy.optimize.least_squares(problem.residuals, x0, jac=problem.jacobian, bounds=(lower, np.inf),
-                                            method="trf", x_scale="jac", xtol=SOLVER_TOL, ftol=SOLVER_TOL,
+                                            method="dogbox", x_scale="jac", xtol=SOLVER_TOL, ftol=SOLVER_TOL,
                                             gtol=SOLVER_TOL, max_nfev=MAX_EVALUATIONS)
     theta = problem.theta(solution.x)
     masses, centres, inertias = _bodies(theta, B)

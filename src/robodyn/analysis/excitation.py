@@ -11,8 +11,9 @@ Trans. Robotics and Automation 13(5), 1997):
 periodic, so that repeated periods can be averaged, and band-limited to H / period Hz, so that a filter can
 separate it from noise. :func:`design_excitation` chooses q_0, a and b to minimize the 2-norm condition number of
 the base regressor (robodyn.analysis.base_parameters) stacked at ``samples`` times over one period, by SLSQP
-(scipy.optimize.minimize; the gradient of log cond by differences) under bounds that hold at *every* time, not
-only at the samples: with r_il = sqrt(a_il^2 + b_il^2),
+(scipy.optimize.minimize; log cond's gradient through the eigenvectors of Y_b^T Y_b, the regressor's derivatives in
+q, q', q'' by central differences, and the series' own) under bounds that hold at *every* time, not only at the
+samples: with r_il = sqrt(a_il^2 + b_il^2),
 
     |q_i - q_i0| <= sum_l r_il / (w_f l),    |q_i'| <= sum_l r_il,    |q_i''| <= sum_l w_f l r_il,
 
@@ -45,6 +46,10 @@ Array = NDArray[np.float64]
 SMOOTH: Final = 1e-9  # r_il = sqrt(a^2 + b^2 + SMOOTH^2): differentiable at 0, conservative by at most 1e-9 rad/s.
 START_FILL: Final = 0.5  # The random start uses this fraction of every bound.
 FAILED_CONDITION: Final = 1e16  # cond reported for a rank-deficient sample (a zero singular value).
+GRAM_LIMIT: Final = 1e7  # The optimizer's cond from Y_b^T Y_b is trusted up to here (eps 1e14 ~ 0.02 relative).
+FD_STEP: Final = 1e-5  # Central-difference step in q, q', q'' (times their largest magnitude, at least 1): the
+# regressor is smooth, so truncation (~1e-10 relative) and rounding (~eps / 1e-5 ~ 2e-11) are both far below what
+# SLSQP can tell.
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -176,15 +181,56 @@ class _Problem:
         n, H = self.n, self.harmonics
         return x[:n], x[n:n + n * H].reshape(n, H), x[n + n * H:].reshape(n, H)
 
+    def rows(self, q: Array, qd: Array, qdd: Array) -> Array:
+        """The base regressor stacked at samples (K, n) each: (K n, b)."""
+        return self.base.base_regressor(evaluate(self.found, q, qd, qdd, self.p)).reshape(-1, self.base.count)
+
     def condition(self, x: Array) -> float:
+        """cond(Y_b) at the samples of one period, from its singular values (the triangular factor's)."""
         offsets, a, b = self.unpack(x)
-        q, qd, qdd = _series(offsets, a, b, self.w, self.times)
-        Wb = self.base.base_regressor(evaluate(self.found, q, qd, qdd, self.p)).reshape(-1, self.base.count)
-        singular = np.linalg.svd(triangular_factor(Wb), compute_uv=False)
+        singular = np.linalg.svd(triangular_factor(self.rows(*_series(offsets, a, b, self.w, self.times))),
+                                 compute_uv=False)
         return float(singular[0] / singular[-1]) if singular[-1] > 0 else FAILED_CONDITION
 
-    def objective(self, x: Array) -> float:
-        return math.log(self.condition(x))
+    def objective(self, x: Array) -> tuple[float, Array]:
+        """log cond(Y_b) and its gradient, from the eigenvalues lambda of G = Y_b^T Y_b: log cond = (log
+        lambda_max - log lambda_min) / 2, accurate to eps cond^2 (1e-8 at cond 1e4; a cond beyond GRAM_LIMIT counts
+        as GRAM_LIMIT), and d (log lambda) / 2 = (Y_b v)^T (dY_b v) / lambda for the eigenvector v. dY_b comes from
+        central differences of the regressor in each joint's q, q' and q'' at all samples at once (rows of a
+        sample depend on that sample alone), then the chain rule through the series: 6 n regressor evaluations per
+        gradient instead of n (2 H + 1) condition numbers."""
+        offsets, a, b = self.unpack(x)
+        motion = _series(offsets, a, b, self.w, self.times)
+        Wb = self.rows(*motion)
+        values, vectors = np.linalg.eigh(Wb.T @ Wb)
+        if not values[-1] > 0:
+            return math.log(FAILED_CONDITION), np.zeros_like(x)
+        floor = values[-1] / GRAM_LIMIT**2
+        terms = [(vectors[:, -1], 1.0 / values[-1])]
+        if values[0] > floor:
+            terms.append((vectors[:, 0], -1.0 / values[0]))
+        sensitivity = [np.empty((len(self.times), self.n)) for _ in range(3)]  # d log cond / d (q, q', q'')
+        for kind in range(3):
+            step = FD_STEP * max(1.0, float(np.abs(motion[kind]).max()))
+            for i in range(self.n):
+                shifted = [list(motion), list(motion)]
+                for sign, moved in zip((1.0, -1.0), shifted):
+                    moved[kind] = motion[kind].copy()
+                    moved[kind][:, i] += sign * step
+                change = (self.rows(*shifted[0]) - self.rows(*shifted[1])) / (2 * step)
+                total = sum(weight * (Wb @ v) * (change @ v) for v, weight in terms)
+                sensitivity[kind][:, i] = np.reshape(total, (len(self.times), self.n)).sum(axis=1)
+        return 0.5 * math.log(values[-1] / max(values[0], floor)), self._chain(*sensitivity)
+
+    def _chain(self, by_q: Array, by_qd: Array, by_qdd: Array) -> Array:
+        """The gradient over x from the sensitivities to each sample's q, q', q'' (K, n) (the series' derivatives
+        in the coefficients)."""
+        harmonic = self.w * np.arange(1, self.harmonics + 1, dtype=float)
+        phase = np.outer(self.times, harmonic)
+        sin, cos = np.sin(phase), np.cos(phase)
+        by_a = by_q.T @ (sin / harmonic) + by_qd.T @ cos - by_qdd.T @ (sin * harmonic)
+        by_b = -by_q.T @ (cos / harmonic) + by_qd.T @ sin + by_qdd.T @ (cos * harmonic)
+        return np.concatenate([by_q.sum(axis=0), by_a.ravel(), by_b.ravel()])
 
     def _radii(self, x: Array) -> tuple[Array, Array, Array, Array]:
         _, a, b = self.unpack(x)
@@ -309,7 +355,7 @@ def design_excitation(model: ModelContract, *, velocity_limits: float | Mapping[
                                                                   "acceleration_limits"))
     problem = _Problem(found, base, model.parameter_vector(params), float(period), harmonics, samples, limits)
     x0 = problem.start(np.random.default_rng(seed))
-    solution = scipy.optimize.minimize(problem.objective, x0, method="SLSQP", options={"maxiter": maxiter},
+    solution = scipy.optimize.minimize(problem.objective, x0, jac=True, method="SLSQP", options={"maxiter": maxiter},
                                        constraints=[{"type": "ineq", "fun": problem.constraints,
                                                      "jac": problem.constraint_jacobian}])
     x, initial = problem.inside(solution.x), problem.condition(x0)
