@@ -116,3 +116,23 @@ def test_bad_input_is_refused_with_the_cause() -> None:
         robodyn.regressor(arm, np.zeros((4, 2)), np.zeros((4, 2)), rows)
     with pytest.raises(InputError, match="must be numbers"):
         robodyn.regressor(arm, ["a", "b"], [0.0, 0.0], [0.0, 0.0])
+
+
+def test_a_parsed_model_record_answers_through_the_full_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numeric path's parsed-model record (robodyn.model.files.cached.CachedModel, what ``robodyn simulate``
+    loads) of the Puma file delegates torque_regressor() to the full model: the same columns and the same Y."""
+    import warnings
+
+    from robodyn.model.files import cached
+
+    monkeypatch.setenv("ROBODYN_CACHE_DIR", str(tmp_path))
+    copy = tmp_path / "puma560.yaml"
+    copy.write_text(PUMA.read_text(encoding="utf-8"), encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", robodyn.RobodynWarning)  # the file's link 3, as in load_quiet
+        record = cached.load_cached(copy)
+    assert type(record).__name__ == "CachedModel"
+    q, qd, qdd = random_motion(6, 3, 13)
+    mine, theirs = robodyn.regressor(record, q, qd, qdd), robodyn.regressor(load_quiet(PUMA), q, qd, qdd)
+    assert mine.names == theirs.names
+    np.testing.assert_array_equal(mine.Y, theirs.Y)

@@ -25,7 +25,10 @@ M. Gautier, W. Khalil, IEEE Trans. Robotics and Automation 6(3), 1990, without d
    choice Khalil's: a child's mass, its first moment along the joint axis and one of its diagonal inertias move
    into its parent's parameters. The kept count must equal the rank (else NumericalError: take more samples).
 
-References: W. Khalil, E. Dombre, *Modeling, Identification and Control of Robots*, Hermes 2002, chapter 14;
+Steps 2 and 3 run on the triangular factor R of W (:func:`triangular_factor`, P x P): R has W's column geometry
+(norms, angles, distances between spans), so pivoting and selecting on it decide as on W, on a small matrix.
+
+References: W. Khalil, E. Dombre, *Modeling, Identification and Control of Robots*, Hermes Penton 2002;
 Gautier (1991) above.
 """
 

@@ -36,7 +36,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.analysis.base_parameters import BaseParameters, base_parameters, triangular_factor
 from robodyn.analysis.regressor import evaluate, model_regressor
 from robodyn.errors import InputError, ShapeError
-from robodyn.model.protocol import ModelContract
+from robodyn.model.protocol import ModelContract, TorqueRegressor
 from robodyn.model.system import Values
 
 __all__ = ["Excitation", "design_excitation"]
@@ -170,8 +170,8 @@ def _positions(model: ModelContract, coordinates: tuple[str, ...], given: Mappin
 class _Problem:
     """The optimization: variables x = (q_0 (n), a (n H), b (n H)); log cond and the constraints of the module."""
 
-    def __init__(self, found: Any, base: BaseParameters, p: Array, period: float, harmonics: int, samples: int,
-                 limits: tuple[Array, Array, Array | None]):
+    def __init__(self, found: TorqueRegressor, base: BaseParameters, p: Array, period: float, harmonics: int,
+                 samples: int, limits: tuple[Array, Array, Array | None]):
         self.found, self.base, self.p = found, base, p
         self.n, self.harmonics, self.w = len(found.coordinates), harmonics, 2 * math.pi / period
         self.times: Array = np.arange(samples, dtype=float) * (period / samples)

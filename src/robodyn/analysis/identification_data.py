@@ -4,16 +4,16 @@
 columns, or a simulated :class:`~robodyn.trajectory.Trajectory` — and returns one :class:`Measurements` with every
 row checked: finite (a NaN is refused with its row, or its line in a CSV file) and strictly increasing times.
 
-:func:`filtered` computes q'' when it is not measured, as M. Gautier, "Dynamic identification of robots with
-power model", ICRA 1997, and W. Khalil, E. Dombre (*Modeling, Identification and Control of Robots*, 2002, sec.
-12.5) recommend: a Butterworth low-pass filter of order :data:`FILTER_ORDER` run forward and backward
+:func:`filtered` computes q'' when it is not measured, the way M. Gautier's identification practice does (W. Khalil,
+E. Dombre, *Modeling, Identification and Control of Robots*, Hermes Penton 2002, describe it): a Butterworth
+low-pass filter of order :data:`FILTER_ORDER` run forward and backward
 (scipy.signal.sosfiltfilt: zero phase, so the filtered signals keep their timing, and an effective order of twice
 that) on q and q' (q' by central differences of the filtered q when it is not measured), q'' by central differences
 of the filtered q'. The torques pass through the same filter (the regression's two sides then see the same
 bandwidth), the first and last EDGE_PERIODS / cutoff seconds are dropped (the filter's start-up), and every k-th row
 is kept, k = max(1, floor(fs / (DECIMATION_MARGIN * 2 cutoff))): above the cutoff nothing is left to sample, and
-rows that close would carry correlated errors (Gautier's parallel decimation). The cutoff should sit above the motion's
-bandwidth — five to ten times the highest frequency of an excitation — and well below the noise.
+rows that close would carry correlated errors (Gautier's parallel decimation). The cutoff should sit above the
+motion's bandwidth — five to ten times the highest frequency of an excitation — and well below the noise.
 """
 
 from __future__ import annotations

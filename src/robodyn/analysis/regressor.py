@@ -9,7 +9,7 @@ m c), ``.Ixx``, ``.Ixy``, ``.Iyy``, ``.Ixz``, ``.Iyz``, ``.Izz`` (the order of P
 ``computeJointTorqueRegressor``) — then each joint's ``<joint>.armature`` (reflected rotor inertia),
 ``.viscous``, ``.coulomb`` (times tanh(q'/eps), the model's smoothed Coulomb friction) and, where the joint has
 them, ``.coulomb_offset`` and ``.stiffness``. Reference: W. Khalil, E. Dombre, *Modeling, Identification and
-Control of Robots*, Hermes 2002, chapter 14.
+Control of Robots*, Hermes Penton 2002.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The inverse-dynamics regressor of a tree of rigid bodies on a straight-line tape: tau = Y(q, q', q'') theta.
 
 Inverse dynamics is linear in each body's ten standard inertial parameters, taken in the body's joint frame about
-its origin (W. Khalil, E. Dombre, *Modeling, Identification and Control of Robots*, Hermes 2002, section 14.3;
+its origin (W. Khalil, E. Dombre, *Modeling, Identification and Control of Robots*, Hermes Penton 2002;
 C. G. Atkeson, C. H. An, J. M. Hollerbach, "Estimation of inertial parameters of manipulator loads and links",
 IJRR 5(3), 1986):
 
