@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tests.analysis.rigid_cases import PUMA, UR5, load_quiet
+from tests.analysis.rigid_cases import PANDA, PUMA, UR5, load_quiet
 
 import robodyn
 from robodyn.errors import InputError, ShapeError
@@ -54,10 +54,14 @@ def test_noise_free_data_give_the_base_parameters(ur5: dict[str, Any]) -> None:
     assert found.condition < 1e4 and found.method.startswith("q'' as given")
 
 
-def test_the_puma_from_a_noise_free_excitation() -> None:
-    """The same on the Puma chain (no limits in its file: given here), its 52 base parameters to 1e-9."""
-    model = load_quiet(PUMA)
-    limits = {joint: (-2.5, 2.5) for joint in model.coordinates}
+@pytest.mark.parametrize("name", ["puma560", "panda"])
+def test_the_puma_and_the_panda_from_a_noise_free_excitation(name: str) -> None:
+    """The same on the Puma chain (no limits in its file: given here) and the Panda with its coupled fingers (its
+    URDF's limits): their 52 and 70 base parameters to 1e-9."""
+    if name == "panda" and PANDA is None:
+        pytest.skip("example-robot-data is not installed")
+    model = load_quiet(PUMA if name == "puma560" else PANDA)
+    limits = {joint: (-2.5, 2.5) for joint in model.coordinates} if name == "puma560" else None
     excitation = robodyn.design_excitation(model, velocity_limits=1.0, position_limits=limits, period=6.0,
                                            harmonics=3, maxiter=3)
     t = np.arange(0.0, excitation.period, 1 / RATE)
@@ -65,7 +69,7 @@ def test_the_puma_from_a_noise_free_excitation() -> None:
     tau = robodyn.regressor(model, q, qd, qdd).torques
     found = robodyn.identify_rigid(model, {"t": t, "q": q, "qd": qd, "qdd": qdd, "tau": tau})
     truth = found.base.values
-    assert found.base.count == 52
+    assert found.base.count == {"puma560": 52, "panda": 70}[name]
     assert np.all(np.abs(found.estimate - truth) <= 1e-9 * np.maximum(1.0, np.abs(truth)))
 
 
