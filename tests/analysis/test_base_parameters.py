@@ -140,3 +140,23 @@ def test_bad_requests_are_refused() -> None:
         robodyn.base_parameters(model, samples=3)
     with pytest.raises(InputError, match=r"tolerance 2.0 must lie in \(0, 1\)"):
         robodyn.base_parameters(model, tolerance=2.0)
+
+
+def test_the_results_display_themselves_in_a_notebook() -> None:
+    """The regressor, the base parameters, an identification, the consistent parameters and an excitation show an
+    HTML table; names are escaped, round-off values show as 0."""
+    model = load_quiet(None)
+    base = robodyn.base_parameters(model)
+    limits = {joint: (-2.0, 2.0) for joint in model.coordinates}
+    excitation = robodyn.design_excitation(model, velocity_limits=1.0, position_limits=limits, harmonics=2,
+                                           maxiter=2, base=base)
+    t = np.arange(0.0, excitation.period, 0.01)
+    q, qd, qdd = excitation.sample(t)
+    r = robodyn.regressor(model, q, qd, qdd)
+    found = robodyn.identify_rigid(model, {"t": t, "q": q, "qd": qd, "qdd": qdd, "tau": r.torques}, base=base,
+                                   consistent=True)
+    for result in (r, base, found, found.consistent, excitation):
+        page = result._repr_html_()  # type: ignore[union-attr]
+        assert page.startswith('<div class="robodyn">') and "<table" in page, type(result).__name__
+    assert "upper_arm.Iyy + forearm.m + shoulder.armature" in base._repr_html_()
+    assert "<td>0</td>" in base._repr_html_()  # upper_arm.mz: 1e-16 of round-off in its value

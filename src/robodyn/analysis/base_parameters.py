@@ -158,6 +158,20 @@ class BaseParameters:
             lines.append(f"  no effect on the torques: {', '.join(self.unidentifiable)}")
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, note
+
+        rounding = 16 * np.finfo(float).eps * (np.abs(self.K) @ np.abs(self.standard_values))
+        shown = np.where(np.abs(self.values) <= rounding, 0.0, self.values)
+        rows = list(zip(self.names, shown.tolist(), self.expressions))
+        parts = [heading(f"{self.count} base parameters of {len(self.standard)} standard ones"),
+                 html_table(rows, header=("base parameter", "value", "expression"), row_header=True),
+                 note(f"rank tolerance {self.tolerance:.3g} (threshold {self.threshold:.3g}) over {self.samples} "
+                      "random samples")]
+        if self.unidentifiable:
+            parts.append(note(f"no effect on the torques: {', '.join(self.unidentifiable)}"))
+        return block(parts)
+
 
 def triangular_factor(A: Array) -> Array:
     """R of A = Q R (Q not formed), min(rows, columns) x columns, by Householder QR of the rows in blocks of

@@ -158,6 +158,19 @@ class ConsistentParameters:
         """``{standard parameter: value}``."""
         return dict(zip(self.standard, self.values.tolist()))
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, note
+
+        rows = [(link, mass, ", ".join(f"{c:.4g}" for c in centre),
+                 ", ".join(f"{m:.4g}" for m in np.linalg.eigvalsh(inertia)))
+                for link, mass, centre, inertia in zip(self.bodies, self.masses.tolist(), self.centres,
+                                                       self.inertias)]
+        return block([heading("Physically consistent parameters"),
+                      html_table(rows, header=("link", "mass [kg]", "centre of mass [m]",
+                                               "principal moments [kg m^2]"), row_header=True),
+                      note(f"largest base misfit {np.abs(self.base_misfit).max(initial=0.0):.3g} standard errors; "
+                           f"converged: {'yes' if self.converged else 'no'}")])
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``standard, values, prior, bodies, masses, centres, inertias, base_misfit, cost,
         converged``."""

@@ -116,6 +116,12 @@ class Excitation:
             raise InputError("Excitation.sample: t must be a vector of finite times")
         return _series(self.offsets, self.a, self.b, 2 * math.pi / self.period, times)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import result_html
+
+        return result_html(self, f"Excitation: {self.harmonics} harmonics of {1 / self.period:.4g} Hz",
+                           units={"period": "s"})
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: ``coordinates, period, offsets, a, b, condition, initial_condition, samples``."""
         return {"coordinates": list(self.coordinates), "period": self.period, "offsets": self.offsets.tolist(),

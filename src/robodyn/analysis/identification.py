@@ -147,6 +147,18 @@ class RigidIdentification:
             f"{joint} {value:.3g}" for joint, value in zip(self.base.coordinates, self.rms)))
         return "\n".join(lines)
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, note
+
+        rows = list(zip(self.base.names, self.estimate.tolist(), self.standard_errors.tolist(),
+                        self.base.expressions))
+        joints = list(zip(self.base.coordinates, self.rms.tolist(), self.weights.tolist()))
+        return block([heading(f"{self.base.count} base parameters identified from {len(self.t)} samples"),
+                      html_table(rows, header=("base parameter", "estimate", "standard error", "expression"),
+                                 row_header=True),
+                      html_table(joints, header=("joint", "residual rms", "weight"), row_header=True),
+                      note(f"condition {self.condition:.3g}; {self.method}")])
+
 
 def _weights(weights: ArrayLike, n: int) -> Array:
     try:

@@ -61,6 +61,14 @@ class Regressor:
         """``Y @ values``: the inverse dynamics, (n,) or (N, n)."""
         return self.Y @ self.values
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table
+
+        samples = "one point" if self.Y.ndim == 2 else f"{self.Y.shape[0]} samples"
+        rows = [(name, value) for name, value in zip(self.names, self.values)]
+        return block([heading(f"Regressor at {samples}: {len(self.coordinates)} joints x {len(self.names)} "
+                              "parameters"), html_table(rows, header=("parameter", "value"), row_header=True)])
+
 
 def model_regressor(model: ModelContract, where: str) -> TorqueRegressor:
     """``model.torque_regressor()``, or InputError naming the models that have one."""
