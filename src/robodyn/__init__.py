@@ -31,13 +31,16 @@ from robodyn.errors import (
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
+    "BaseParameters": "robodyn.analysis.base_parameters",
     "BatchTrajectory": "robodyn.trajectory",
     "CATALOG": "robodyn.model.files.catalog",
     "Classification": "robodyn.analysis.classify",
     "Controllability": "robodyn.analysis.controllability",
+    "ConsistentParameters": "robodyn.analysis.consistency",
     "ConstrainedChain": "robodyn.model.chain.constrained",
     "Diagram": "robodyn.model.diagram",
     "Event": "robodyn.model.events",
+    "Excitation": "robodyn.analysis.excitation",
     "Existence": "robodyn.analysis.existence",
     "FloatingChain": "robodyn.model.chain.floating",
     "LTVSystem": "robodyn.analysis.ltv",
@@ -61,7 +64,9 @@ _LAZY: dict[str, str] = {
     "OperatingPoint": "robodyn.analysis.equilibrium",
     "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
+    "Regressor": "robodyn.analysis.regressor",
     "Response": "robodyn.analysis.second_order",
+    "RigidIdentification": "robodyn.analysis.identification",
     "ScalarDamping": "robodyn.model.mechanical",
     "SecondOrder": "robodyn.analysis.second_order",
     "SimulationStats": "robodyn.trajectory",
@@ -74,13 +79,17 @@ _LAZY: dict[str, str] = {
     "Verification": "robodyn.analysis.verify",
     "animate": "robodyn.kinematics.animate",
     "assemble": "robodyn.analysis.assembly",
+    "base_parameters": "robodyn.analysis.base_parameters",
     "export_c": "robodyn.export.c",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
+    "consistent_parameters": "robodyn.analysis.consistency",
+    "design_excitation": "robodyn.analysis.excitation",
     "difference": "robodyn.model.chain.configuration",
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
     "forced_response": "robodyn.analysis.response",
+    "identify_rigid": "robodyn.analysis.identification",
     "integrate_configuration": "robodyn.model.chain.configuration",
     "inverse_kinematics": "robodyn.kinematics.ik",
     "linearize": "robodyn.analysis.linearize",
@@ -96,6 +105,7 @@ _LAZY: dict[str, str] = {
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.analysis.design",
     "read_model_text": "robodyn.model.files.loading",
+    "regressor": "robodyn.analysis.regressor",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
     "sweep": "robodyn.sweep",
@@ -106,17 +116,22 @@ _LAZY: dict[str, str] = {
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
     import robodyn.blocks as blocks
     from robodyn.analysis.assembly import assemble
+    from robodyn.analysis.base_parameters import BaseParameters, base_parameters
     from robodyn.analysis.classify import Classification, classify
+    from robodyn.analysis.consistency import ConsistentParameters, consistent_parameters
     from robodyn.analysis.controllability import Controllability, Observability
     from robodyn.analysis.design import LQR, lqr, place
     from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
+    from robodyn.analysis.excitation import Excitation, design_excitation
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
+    from robodyn.analysis.identification import RigidIdentification, identify_rigid
     from robodyn.analysis.identify import Identification, identify
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.linearizer import Linearizer
     from robodyn.analysis.lti import Margins, StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.analysis.regressor import Regressor, regressor
     from robodyn.analysis.response import forced_response
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.validity import Validity, validity
@@ -152,13 +167,16 @@ __version__ = "0.1.0"
 __all__ = [
     "CATALOG",
     "LQR",
+    "BaseParameters",
     "BatchTrajectory",
     "Classification",
+    "ConsistentParameters",
     "ConstrainedChain",
     "Controllability",
     "ConvergenceError",
     "Diagram",
     "Event",
+    "Excitation",
     "Existence",
     "ExpressionError",
     "FloatingChain",
@@ -185,7 +203,9 @@ __all__ = [
     "OperatingPoint",
     "PicardIterates",
     "Pose",
+    "Regressor",
     "Response",
+    "RigidIdentification",
     "RobodynError",
     "RobodynWarning",
     "ScalarDamping",
@@ -204,14 +224,18 @@ __all__ = [
     "__version__",
     "animate",
     "assemble",
+    "base_parameters",
     "blocks",
     "classify",
+    "consistent_parameters",
+    "design_excitation",
     "difference",
     "existence",
     "export_c",
     "find_equilibrium",
     "forced_response",
     "identify",
+    "identify_rigid",
     "integrate_configuration",
     "inverse_kinematics",
     "linearize",
@@ -226,6 +250,7 @@ __all__ = [
     "picard",
     "place",
     "read_model_text",
+    "regressor",
     "second_order",
     "simulate",
     "sweep",

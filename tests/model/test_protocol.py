@@ -138,12 +138,13 @@ CAPABILITIES: dict[str, set[str]] = {
     "catalog:pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:double_pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:cart_pole": _SECOND_ORDER | {"energy"},  # no named points: no frames
-    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "linearization_call"},
-    "chain file": _SECOND_ORDER | {"energy", "kinematics", "linearization_call"},
+    "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "torque_regressor", "linearization_call"},
+    "chain file": _SECOND_ORDER | {"energy", "kinematics", "torque_regressor", "linearization_call"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                          "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form",
                          "exported_functions"},
-    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "linearization_call"},
+    "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "torque_regressor",
+                                  "linearization_call"},
     "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
     "parsed-model record": _SECOND_ORDER | {"energy", "kinematics"},
     "python callable": {"output_jacobians"},
@@ -298,6 +299,15 @@ def _offered(model: ModelContract) -> set[str]:
             model.symbol_table().expression(event.expression, event.name)
         assert np.array_equal(impacts.jump(t, x, p, 0, frozenset(), plastic=False)[: n // 2], x[: n // 2])
         found.add("impacts")
+    regressor = model.torque_regressor()
+    if regressor is not None:  # inverse dynamics = Y theta: its sizes and its product at the defaults
+        n = len(regressor.coordinates)
+        q, qd, qdd = x[:n], x[n:2 * n], np.linspace(-0.5, 0.5, n)
+        Y = np.empty((n, len(regressor.names)))
+        regressor.matrices(np.concatenate([q, qd])[None, :], qdd[None, :], p, Y.reshape(1, -1))
+        tau = model.inverse_dynamics(q, qd, qdd)
+        np.testing.assert_allclose(Y @ regressor.values(p), tau, rtol=1e-12, atol=1e-12 * np.abs(tau).max())
+        found.add("torque_regressor")
     exported = model.exported_functions()
     if exported is not None:  # functions on one tape for C export: the contract's sizes (robodyn.model.exported)
         sizes = {"f": model.n_states, "h": model.n_outputs,

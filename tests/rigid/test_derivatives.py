@@ -10,7 +10,7 @@ from tests.pinocchio_reference import ROBOTS
 
 import robodyn
 from robodyn.rigid.derivatives import WorldTree
-from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
+from robodyn.rigid.dynamics import Coulomb, JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body, rnea
 from robodyn.rigid.tape import Tape, Value
 
@@ -87,7 +87,7 @@ def test_coupled_bodies_and_joint_terms_equal_forward_mode() -> None:
     c = tape.const
     couplings = [(0, c(1.0), c(0.0)), (1, c(1.0), c(0.0)), (2, c(1.0), c(0.0)), (3, c(1.0), c(0.0)),
                  (1, c(-0.7), c(0.2)), (4, c(1.0), c(0.0)), (1, c(2.0), c(-0.1)), (3, c(1.5), c(0.0))]
-    joints = [JointTerms(c(0.1 * i), c(0.3), lambda w: c(0.2) * w.tanh(), c(0.5 if i % 2 else 0.0), c(0.1))
+    joints = [JointTerms(c(0.1 * i), c(0.3), Coulomb(c(0.2), c(0.0), 1.0), c(0.5 if i % 2 else 0.0), c(0.1))
               for i in range(n)]
     forces = [u[0], u[1] * x[2].cos(), c(0.0), u[0] * x[0], x[n]]  # Q depending on u, q and q'
     gravity = [c(0.0), c(0.0), c(-9.81)]

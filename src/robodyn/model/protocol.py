@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from robodyn.model.symbolic_form import SymbolicForm
     from robodyn.model.values import Values, Vector
 
-__all__ = ["ExplicitForm", "KinematicTree", "Manipulator", "ModelContract"]
+__all__ = ["ExplicitForm", "KinematicTree", "Manipulator", "ModelContract", "TorqueRegressor"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,6 +108,28 @@ class Manipulator(Protocol):
     def check_mass(self, mass: np.ndarray, x: np.ndarray) -> None:
         """Raise SingularMatrixError naming q when ``mass`` is not positive definite."""
         ...
+
+
+@runtime_checkable
+class TorqueRegressor(Protocol):
+    """Inverse dynamics linear in a model's physical parameters, tau = Y(q, q', q'') theta
+    (robodyn.model.chain.regressor.ChainRegressor).
+
+    ``names`` (P): what each column of Y multiplies; ``coordinates`` (n): Y's rows; ``bodies`` (B): the links whose
+    ten standard inertial parameters are the columns ``10 k .. 10 k + 9`` (robodyn.rigid.regressor.INERTIAL), the
+    joint terms following; ``matrices(x, qdd, p, out)`` writes Y of each row of the states ``x`` (N, 2n) and
+    accelerations ``qdd`` (N, n) into ``out`` (N, n P); ``values(p)`` (P,) is theta at the parameters ``p``.
+    """
+
+    @property
+    def names(self) -> tuple[str, ...]: ...
+    @property
+    def coordinates(self) -> tuple[str, ...]: ...
+    @property
+    def bodies(self) -> tuple[str, ...]: ...
+
+    def matrices(self, x: np.ndarray, qdd: np.ndarray, p: np.ndarray, out: np.ndarray) -> None: ...
+    def values(self, p: np.ndarray) -> np.ndarray: ...
 
 
 class ModelContract(Protocol):
@@ -202,6 +224,7 @@ class ModelContract(Protocol):
     def constraints(self) -> Any: ...
     def impacts(self) -> Any: ...
     def exported_functions(self) -> Any: ...
+    def torque_regressor(self) -> TorqueRegressor | None: ...
     def symbol_table(self) -> Any: ...
 
     # structure

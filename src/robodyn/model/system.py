@@ -22,7 +22,7 @@ from robodyn.model.values import Values, Vector, _scalar, check_names, real_arra
 if TYPE_CHECKING:
     from robodyn.model.linear import LinearSystem
     from robodyn.model.mechanical import ScalarDamping
-    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract
+    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract, TorqueRegressor
     from robodyn.model.symbolic_form import SymbolicForm
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
@@ -350,6 +350,12 @@ class Model:
     def constraints(self) -> Any:
         """The bilateral constraints of a model with closed loops or held points (robodyn.model.constraints.
         ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
+        return None
+
+    def torque_regressor(self) -> TorqueRegressor | None:
+        """Inverse dynamics linear in the model's physical parameters, tau = Y(q, q', q'') theta
+        (robodyn.model.protocol.TorqueRegressor: the column names, Y and theta compiled), or None (the default: no
+        rigid bodies to identify)."""
         return None
 
     def exported_functions(self) -> Any:

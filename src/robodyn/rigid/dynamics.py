@@ -15,6 +15,8 @@ function            outputs                                                     
 ``inverse``         ID(q, q', a) + joint terms, with the accelerations a as argument ``a``  (n,)
 ``mass_derivative`` dM_ij/dq_k at [i, j, k], row-major                                    (n^3,)
 ``com``             centres of mass of the bodies in the base frame, body order          (bodies*3,)
+``regressor``       Y with ``inverse`` = Y theta over ``regressor_columns``, row-major   (n*P,)
+``standard_parameters`` theta, the values of those columns (robodyn.rigid.regressor)    (P,)
 ==================  ===================================================================  ===========
 
 A and B follow the manipulator formula without a symbolic inverse: with r(q, q', q'', u) =
@@ -37,21 +39,41 @@ force of a coordinate then collects the multiplier times each coupled body's joi
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.derivatives import WorldTree
+from robodyn.rigid.regressor import INERTIAL, inertial_regressor, standard_parameters
 from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, rnea
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["FUNCTIONS", "JointTerms", "ManipulatorProgram", "TreeProgram"]
+__all__ = ["FUNCTIONS", "Coulomb", "JointTerms", "ManipulatorProgram", "TreeProgram"]
 
-FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com")
+FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com", "regressor",
+             "standard_parameters")
 SOLVE_LIMIT = 16  # Coordinates (velocities) up to which solved_jacobians solves on the tape; above, the tape gives
 # the factor and dr/dz and a compiled sparse solve (robodyn.codegen.linalg.tree_solve) does the rest. Measured per
 # linearize (bench_trees, one run): solo12 fixed (12) 3.4 us on the tape against 4.2 us factored, solo12 and anymal
 # floating (18) 10.6-10.8 us against 8.6-9.1 us.
+
+
+@dataclass(frozen=True, slots=True)
+class Coulomb:
+    """A joint's smoothed Coulomb friction F(v) = r s + b s^2 with s = tanh(v / eps): r = (Tc+ - Tc-)/2 and
+    b = (Tc+ + Tc-)/2 for the friction Tc+ moving forward and Tc- moving back (symmetric: b = 0, F = F_c s)."""
+
+    half_range: Value  # r
+    half_bias: Value  # b
+    smoothing: float  # eps, a velocity
+
+    def shape(self, velocity: Value) -> Value:
+        """s = tanh(v / eps)."""
+        return (velocity / self.smoothing).tanh()
+
+    def __call__(self, velocity: Value) -> Value:
+        s = self.shape(velocity)
+        return self.half_range * s + self.half_bias * s * s
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,7 +82,7 @@ class JointTerms:
 
     rotor: Value  # G^2 I_r, the reflected rotor inertia
     damping: Value
-    friction: Callable[[Value], Value]  # q' -> friction force
+    friction: Coulomb  # q' -> friction force
     stiffness: Value
     rest: Value
 
@@ -353,3 +375,54 @@ class ManipulatorProgram(TreeProgram):
     def _com(self) -> list[Value]:
         """The bodies' centres of mass, in body (parent-first) order."""
         return [e for c in centres_of_mass(self.tape, self.bodies, self._positions()) for e in c]
+
+    @functools.cached_property
+    def regressor_columns(self) -> list[tuple[str, int, str]]:
+        """What each column of ``regressor`` multiplies: ``("body", k, name)`` for body k's standard parameters
+        (robodyn.rigid.regressor.INERTIAL, bodies parent-first), then ``("joint", i, term)`` for coordinate i's
+        joint terms: ``armature`` (q''), ``viscous`` (q'), ``coulomb`` (s = tanh(q'/eps)), and where the joint has
+        them ``coulomb_offset`` (s^2: friction that differs forward and back) and ``stiffness`` (q - rest)."""
+        columns = [("body", k, name) for k in range(len(self.bodies)) for name in INERTIAL]
+        constant = self.tape.constant_of
+        for i, joint in enumerate(self.joints):
+            columns += [("joint", i, "armature"), ("joint", i, "viscous"), ("joint", i, "coulomb")]
+            if constant(joint.friction.half_bias) != 0.0:
+                columns.append(("joint", i, "coulomb_offset"))
+            if constant(joint.stiffness) != 0.0:
+                columns.append(("joint", i, "stiffness"))
+        return columns
+
+    def _regressor(self) -> list[Value]:
+        """Y (n, P) row-major: ``inverse`` = Y theta, the bodies' columns by robodyn.rigid.regressor (each body's
+        row carried to its coordinate through the couplings), the joint terms' from the coordinates."""
+        bodies = inertial_regressor(self.tape, self.bodies, self._positions(), self._motion(self.qd),
+                                    self._motion(self.a), self.gravity)
+        inertial = len(self.bodies) * len(INERTIAL)
+        by_coordinate = [self._generalized([row[k] for row in bodies]) for k in range(inertial)]
+        rows = [[column[i] for column in by_coordinate] for i in range(self.n)]
+        for _, i, term in self.regressor_columns[inertial:]:
+            value = self._joint_column(i, term)
+            for c in range(self.n):
+                rows[c].append(value if c == i else self.zero)
+        return [e for row in rows for e in row]
+
+    def _joint_column(self, i: int, term: str) -> Value:
+        """What coordinate i's joint term ``term`` multiplies (its column of ``regressor`` in row i)."""
+        joint, qd = self.joints[i], self.qd[i]
+        if term == "armature":
+            return self.a[i]
+        if term == "viscous":
+            return qd
+        if term == "stiffness":
+            return self.q[i] - joint.rest
+        s = joint.friction.shape(qd)
+        return s if term == "coulomb" else s * s  # coulomb_offset
+
+    def _standard_parameters(self) -> list[Value]:
+        """theta over ``regressor_columns``: the bodies' standard parameters, then the joint terms' coefficients."""
+        values = [e for body in self.bodies for e in standard_parameters(body)]
+        for _, i, term in self.regressor_columns[len(values):]:
+            joint = self.joints[i]
+            values.append({"armature": joint.rotor, "viscous": joint.damping, "coulomb": joint.friction.half_range,
+                           "coulomb_offset": joint.friction.half_bias, "stiffness": joint.stiffness}[term])
+        return values

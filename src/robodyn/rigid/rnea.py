@@ -14,13 +14,13 @@ closed form.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "TreeFactor", "centres_of_mass", "cholesky_factor", "cholesky_solve", "newton_euler", "rnea",
-           "world_frames"]
+__all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "cholesky_factor", "cholesky_solve",
+           "newton_euler", "rnea", "to_parent", "world_frames"]
 
 Vec = list[Value]  # three values
 Mat = list[list[Value]]  # 3x3 values, row-major
@@ -115,16 +115,57 @@ def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Seq
     zero = [tape.const(0.0)] * 3
     rotations: list[Mat] = []
     positions: list[Vec] = []
+    forces: list[Vec] = []
+    moments: list[Vec] = []
+    for body, (rot, pos, w, al, acc) in zip(bodies, _forward(tape, bodies, q, qd, qdd, base)):
+        rotations.append(rot)  # each body's wrench right after its motion: the tape's order (and its nodes' numbers)
+        positions.append(pos)
+        forces.append(_scale(body.mass, _add(acc, _cross(al, body.com), _cross(w, _cross(w, body.com)))))
+        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)),
+                            _cross(body.com, forces[-1])))
+    tau: list[Value] = [tape.const(0.0)] * len(bodies)
+    root_force, root_moment = list(zero), list(zero)
+    for i in reversed(range(len(bodies))):
+        body = bodies[i]
+        resultant = forces[i] if body.prismatic else moments[i]
+        tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
+        f_parent, n_parent = to_parent(rotations[i], positions[i], forces[i], moments[i])
+        if body.parent >= 0:
+            forces[body.parent] = _add(forces[body.parent], f_parent)
+            moments[body.parent] = _add(moments[body.parent], n_parent)
+        else:
+            root_force, root_moment = _add(root_force, f_parent), _add(root_moment, n_parent)
+    return tau, root_force, root_moment
+
+
+def to_parent(rotation: Mat, position: Vec, force: Sequence[Value], moment: Sequence[Value]) -> tuple[Vec, Vec]:
+    """A body's force and moment (about its origin, in its frame) in its parent's frame about the parent's origin,
+    for the body placed at (``rotation``, ``position``) in its parent."""
+    f_parent = _matvec(rotation, force)
+    return f_parent, _add(_matvec(rotation, moment), _cross(position, f_parent))
+
+
+def body_motions(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
+                 base: tuple[Sequence[Value], Sequence[Value], Sequence[Value]]
+                 ) -> tuple[list[Mat], list[Vec], list[Vec], list[Vec], list[Vec]]:
+    """Newton–Euler's forward pass: each body's placement in its parent (rotation parent <- body, origin) and its
+    angular velocity, angular acceleration and the acceleration of its origin, in its own frame (``base`` as in
+    :func:`newton_euler`), as five lists in body order."""
+    found = list(_forward(tape, bodies, q, qd, qdd, base))
+    return ([m[0] for m in found], [m[1] for m in found], [m[2] for m in found], [m[3] for m in found],
+            [m[4] for m in found])
+
+
+def _forward(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
+             base: tuple[Sequence[Value], Sequence[Value], Sequence[Value]]
+             ) -> Iterator[tuple[Mat, Vec, Vec, Vec, Vec]]:
+    """:func:`body_motions` one body at a time (rotation, origin, w, alpha, a), parents first."""
     omega: list[Vec] = []
     alpha: list[Vec] = []
     accel: list[Vec] = []
-    forces: list[Vec] = []
-    moments: list[Vec] = []
     base_w, base_alpha, base_acc = (list(v) for v in base)
     for i, body in enumerate(bodies):
         rot, pos = placement(tape, body, q[i])
-        rotations.append(rot)
-        positions.append(pos)
         w_p, al_p, a_p = (base_w, base_alpha, base_acc) if body.parent < 0 else (
             omega[body.parent], alpha[body.parent], accel[body.parent])
         a_origin = _add(a_p, _cross(al_p, pos), _cross(w_p, _cross(w_p, pos)))
@@ -140,23 +181,7 @@ def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Seq
         omega.append(w)
         alpha.append(al)
         accel.append(acc)
-        forces.append(_scale(body.mass, _add(acc, _cross(al, body.com), _cross(w, _cross(w, body.com)))))
-        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)),
-                            _cross(body.com, forces[i])))
-    tau: list[Value] = [tape.const(0.0)] * len(bodies)
-    root_force, root_moment = list(zero), list(zero)
-    for i in reversed(range(len(bodies))):
-        body = bodies[i]
-        resultant = forces[i] if body.prismatic else moments[i]
-        tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
-        f_parent = _matvec(rotations[i], forces[i])  # f_i and n_i in the parent's frame, about its origin
-        n_parent = _add(_matvec(rotations[i], moments[i]), _cross(positions[i], f_parent))
-        if body.parent >= 0:
-            forces[body.parent] = _add(forces[body.parent], f_parent)
-            moments[body.parent] = _add(moments[body.parent], n_parent)
-        else:
-            root_force, root_moment = _add(root_force, f_parent), _add(root_moment, n_parent)
-    return tau, root_force, root_moment
+        yield rot, pos, w, al, acc
 
 
 def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[tuple[Mat, Vec]]:

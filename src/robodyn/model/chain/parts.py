@@ -16,6 +16,7 @@ import sympy
 
 from robodyn.errors import InputError, RobodynWarning
 from robodyn.model.symbolic import ExprLike
+from robodyn.rigid.dynamics import Coulomb
 from robodyn.rigid.tape import Value
 
 __all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "MAX_MIMIC_MULTIPLIER",
@@ -204,16 +205,10 @@ def _listed(values: np.ndarray) -> str:
     return "[" + ", ".join(f"{v:.6g}" for v in values) + "]"
 
 
-def friction_force(minus: Value, plus: Value, smoothing: float) -> Any:
+def friction_force(minus: Value, plus: Value, smoothing: float) -> Coulomb:
     """v -> the smoothed Coulomb friction of a joint: Tc+ for v >> eps, Tc- for v << -eps, 0 at rest.
 
     F(v) = (Tc+ - Tc-)/2 s + (Tc+ + Tc-)/2 s^2 with s = tanh(v / eps); symmetric friction (Tc- = -F_c)
-    is F_c tanh(v / eps).
+    is F_c tanh(v / eps). The result also gives its coefficients and s (robodyn.rigid.dynamics.Coulomb).
     """
-    half_range, half_bias = (plus - minus) * 0.5, (plus + minus) * 0.5
-
-    def force(velocity: Value) -> Value:
-        s = (velocity / smoothing).tanh()
-        return half_range * s + half_bias * s * s
-
-    return force
+    return Coulomb((plus - minus) * 0.5, (plus + minus) * 0.5, smoothing)

@@ -35,7 +35,7 @@ import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import sympy
@@ -76,6 +76,9 @@ from robodyn.rigid.crba import NumericTree, empty_subtrees
 from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
+
+if TYPE_CHECKING:
+    from robodyn.model.chain.regressor import ChainRegressor
 
 __all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem", "Joint", "Link"]
 
@@ -407,6 +410,16 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def tape_view(self) -> ChainTape:
         """The chain's tape, program and link placements for its frames and outputs (robodyn.model.chain.tape_view)."""
         return ChainTape(self._program, MappingProxyType(self._link_offsets), self._tape_value, self._vector)
+
+    def torque_regressor(self) -> ChainRegressor:
+        """Inverse dynamics as Y(q, q', q'') theta over the bodies' standard inertial parameters and the joint terms
+        (robodyn.model.chain.regressor), compiled from the tape once per model."""
+        memo = self.memo()
+        if "torque regressor" not in memo:
+            from robodyn.model.chain.regressor import chain_torque_regressor
+
+            memo["torque regressor"] = chain_torque_regressor(self)
+        return memo["torque regressor"]
 
     def exported_functions(self) -> Any:
         """f, h, linearize, mass, rnea, aba, com and the frames on the chain's tape, for export as C

@@ -28,7 +28,7 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -36,6 +36,9 @@ from robodyn.digest import sha256
 from robodyn.errors import RobodynWarning
 from robodyn.model.names import is_valid_name
 from robodyn.model.system import Model, Vector
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import TorqueRegressor
 
 __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
 
@@ -393,6 +396,9 @@ class CachedModel(Model):
 
     def exported_functions(self) -> Any:
         return self.full_model().exported_functions()  # the tape is the full model's
+
+    def torque_regressor(self) -> TorqueRegressor | None:
+        return self.full_model().torque_regressor()  # the tape is the full model's
 
     def impacts(self) -> None:
         """None: a model with impacts is never recorded (:func:`_record`)."""
