@@ -66,7 +66,7 @@ _LAZY: dict[str, str] = {
     "PicardIterates": "robodyn.analysis.existence",
     "Regressor": "robodyn.analysis.regressor",
     "Response": "robodyn.analysis.second_order",
-    "RigidIdentification": "robodyn.analysis.identification",
+    "RigidIdentification": "robodyn.analysis.identify_rigid",
     "ScalarDamping": "robodyn.model.mechanical",
     "SecondOrder": "robodyn.analysis.second_order",
     "SimulationStats": "robodyn.trajectory",
@@ -89,7 +89,7 @@ _LAZY: dict[str, str] = {
     "existence": "robodyn.analysis.existence",
     "find_equilibrium": "robodyn.analysis.equilibrium",
     "forced_response": "robodyn.analysis.response",
-    "identify_rigid": "robodyn.analysis.identification",
+    "identify_rigid": "robodyn.analysis.identify_rigid",
     "integrate_configuration": "robodyn.model.chain.configuration",
     "inverse_kinematics": "robodyn.kinematics.ik",
     "linearize": "robodyn.analysis.linearize",
@@ -124,8 +124,8 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.analysis.excitation import Excitation, design_excitation
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
-    from robodyn.analysis.identification import RigidIdentification, identify_rigid
     from robodyn.analysis.identify import Identification, identify
+    from robodyn.analysis.identify_rigid import RigidIdentification, identify_rigid
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.linearizer import Linearizer
     from robodyn.analysis.lti import Margins, StepInfo

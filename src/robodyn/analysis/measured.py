@@ -15,6 +15,7 @@ increase strictly (a repeated or earlier time is refused with both times): sampl
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -68,18 +69,23 @@ def read_csv_columns(path: str | os.PathLike[str], what: str, *, limit: int = MA
     twice = next((name for k, name in enumerate(header) if name in header[:k]), None)
     if twice is not None:
         raise InputError(f"{path}:{lines[0][0]}: column {twice!r} appears twice: name each column once")
-    table = np.empty((len(lines) - 1, len(header)))
-    for row, (number, line) in enumerate(lines[1:]):
-        values = line.split(",")
-        if len(values) != len(header):
-            raise InputError(f"{path}:{number}: {len(values)} values for the {len(header)} columns "
-                             f"{','.join(header)}")
-        for column, value in enumerate(values):
-            try:
-                table[row, column] = float(value)
-            except ValueError:
-                raise InputError(f"{path}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
-                                 "number") from None
+    try:  # numpy's reader first (a large file); line by line only to say which line is wrong
+        table = np.loadtxt(io.StringIO("\n".join(line for _, line in lines[1:])), delimiter=",", ndmin=2)
+    except ValueError:
+        table = None
+    if table is None or table.shape[1] != len(header):
+        for number, line in lines[1:]:
+            values = line.split(",")
+            if len(values) != len(header):
+                raise InputError(f"{path}:{number}: {len(values)} values for the {len(header)} columns "
+                                 f"{','.join(header)}")
+            for column, value in enumerate(values):
+                try:
+                    float(value)
+                except ValueError:
+                    raise InputError(f"{path}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
+                                     "number") from None
+        raise InputError(f"{path}: the rows could not be read as {len(header)} numbers each")  # pragma: no cover
     return header, table, [number for number, _ in lines[1:]]
 
 

@@ -1,7 +1,7 @@
 """Rigid-body identification: a robot's base parameters from measured motion and joint torques.
 
 :func:`identify_rigid` fits beta in tau = Y_b(q, q', q'') beta over the samples of measured q, q' and tau (q''
-given, or from the zero-phase filter of robodyn.analysis.identification_data), Y_b the base regressor
+given, or from the zero-phase filter of robodyn.analysis.rigid_data), Y_b the base regressor
 (robodyn.analysis.base_parameters), by weighted least squares, as W. Khalil, E. Dombre, *Modeling, Identification
 and Control of Robots*, Hermes Penton 2002, and M. Gautier, W. Khalil, "On the identification of the inertial
 parameters of robots", CDC 1988:
@@ -30,8 +30,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.base_parameters import BaseParameters, base_parameters, triangular_factor
-from robodyn.analysis.identification_data import Data, filtered, measurements
 from robodyn.analysis.regressor import evaluate, model_regressor, regressor
+from robodyn.analysis.rigid_data import Data, filtered, measurements
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values

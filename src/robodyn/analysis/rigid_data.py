@@ -18,7 +18,6 @@ motion's bandwidth — five to ten times the highest frequency of an excitation 
 
 from __future__ import annotations
 
-import io
 import math
 import os
 from collections.abc import Mapping
@@ -29,9 +28,9 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn.analysis.measured import MAX_DATA_BYTES, read_csv_columns
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.mechanical import velocity_name
-from robodyn.textfile import read_text_limited
 from robodyn.trajectory import Trajectory
 
 __all__ = ["DECIMATION_MARGIN", "EDGE_PERIODS", "FILTER_ORDER", "MAX_DATA_BYTES", "UNIFORM_RTOL", "Measurements",
@@ -46,7 +45,6 @@ EDGE_PERIODS: Final = 5  # Samples within this many periods of the cutoff from e
 # of the forward-backward filter on the odd extension (the curvature flips there) decays from 1e-3 to 1e-8 of the
 # motion's amplitude over them (measured on a UR5 excitation at 200 Hz, cutoff 10 Hz).
 UNIFORM_RTOL: Final = 1e-6  # Sampling steps equal to this relative spread count as uniform (the filter needs it).
-MAX_DATA_BYTES: Final = 512_000_000  # A measurement CSV larger than this is refused before it is read.
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,34 +139,10 @@ def _trajectory(run: Trajectory, coordinates: tuple[str, ...], source: str) -> d
 
 
 def _csv(path: Path, coordinates: tuple[str, ...]) -> tuple[dict[str, Array | None], list[int]]:
-    """The named columns of a CSV file (header line, comma-separated numbers) and each row's line number."""
-    text = read_text_limited(path, "measurement CSV", limit=MAX_DATA_BYTES).removeprefix("\ufeff")
-    lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if len(lines) < 2:
-        raise InputError(f"{path}: expected a header (t, the joints, <joint>_dot, <joint>_tau) and one line per "
-                         "sample")
-    header = [name.strip() for name in lines[0][1].split(",")]
-    if len(set(header)) != len(header):
-        twice = next(name for k, name in enumerate(header) if name in header[:k])
-        raise InputError(f"{path}:{lines[0][0]}: column {twice!r} appears twice")
-    try:
-        table = np.loadtxt(io.StringIO("\n".join(line for _, line in lines[1:])), delimiter=",", ndmin=2)
-    except ValueError:
-        table = None
-    if table is None or table.shape[1] != len(header):
-        for number, line in lines[1:]:  # find the line that loadtxt could not read, for the message
-            values = line.split(",")
-            if len(values) != len(header):
-                raise InputError(f"{path}:{number}: {len(values)} values for the {len(header)} columns") from None
-            for name, value in zip(header, values):
-                try:
-                    float(value)
-                except ValueError:
-                    raise InputError(f"{path}:{number}: column {name!r}: {value.strip()!r} is not a number") \
-                        from None
-        raise InputError(f"{path}: the rows could not be read as {len(header)} numbers each")  # pragma: no cover
+    """The named columns of a CSV file (robodyn.analysis.measured.read_csv_columns) and each row's line number."""
+    header, table, lines = read_csv_columns(path, "measurement CSV")
     columns = {name: table[:, k] for k, name in enumerate(header)}
-    return _named(columns, coordinates, str(path)), [number for number, _ in lines[1:]]
+    return _named(columns, coordinates, str(path)), lines
 
 
 def _rows(found: dict[str, Array | None], lines: list[int] | None, source: str) -> None:
