@@ -140,6 +140,20 @@ def _sensitivity_arrays(owner: Any, lead: tuple[int, ...], take: Any) -> None:
                                                  "output_sensitivities"))
 
 
+def _output_sensitivities(owner: Any) -> Array:
+    """``owner``'s dy/dtheta (it has sensitivities): its output sensitivities, its sensitivities when y = x, else
+    InputError."""
+    if owner.output_sensitivities is not None:
+        found: Array = owner.output_sensitivities
+        return found
+    if owner.outputs != owner.states:
+        raise InputError("the outputs of this trajectory have no sensitivities (outputs chosen after the run, or a file "
+                         "without them): use sensitivity() for the states'")
+    assert owner.sensitivities is not None
+    result: Array = owner.sensitivities
+    return result
+
+
 def _sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
     """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` when the outputs are not the states."""
     if owner.sensitivities is None:
@@ -269,9 +283,7 @@ class Trajectory:
     def output_sensitivity(self, name: str) -> Array:
         """dy/d(name) = h_x dx/d(name) + dh/d(name) along the run, ``(T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
         index = _direction(self.sensitivity_names, name)
-        found = self.output_sensitivities if self.output_sensitivities is not None else self.sensitivities
-        assert found is not None
-        return found[:, index, :]
+        return _output_sensitivities(self)[:, index, :]
 
     @property
     def final(self) -> Array:
@@ -540,9 +552,7 @@ class BatchTrajectory:
     def output_sensitivity(self, name: str) -> Array:
         """dy/d(name) of every run, ``(N, T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
         index = _direction(self.sensitivity_names, name)
-        found = self.output_sensitivities if self.output_sensitivities is not None else self.sensitivities
-        assert found is not None
-        return found[:, :, index, :]
+        return _output_sensitivities(self)[:, :, index, :]
 
     def __getitem__(self, index: int) -> Trajectory:
         """Trajectory number ``index`` (its stats are the batch's totals; it keeps the source and its

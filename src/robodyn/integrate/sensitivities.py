@@ -9,10 +9,12 @@ tolerances and the result.
 
 Error control is CVODES's simultaneous corrector with the sensitivities in the error test (``errconS``, Hindmarsh
 et al., ACM TOMS 31(3), 2005, section 3.2; CasADi's ``fsens_err_con``): each step's error estimate covers x and
-every S_j, with the same rtol and, like CVODES with ``pbar`` the parameter values, the absolute tolerance of S_j
-divided by the size of theta_j (its value, or its largest over a batch; 1 where it is 0): dx = S_j dtheta_j is then
-held to the state's tolerance for relative changes of theta_j. An implicit method solves the whole system with the
-block-diagonal Newton matrix (robodyn.model.sensitivity_code).
+every S_j, with the same rtol and, like CVODES with ``pbar`` the nominal parameter values, the absolute tolerance
+of S_j divided by the size of theta_j: the model's value of a parameter (1 where it is 0), 1 for an initial state.
+dx = S_j dtheta_j is then held to the state's tolerance for relative changes of a parameter, and for changes of an
+initial state in its own unit. The sizes do not depend on the run's values, so a batch gives each run exactly what
+it gives alone. An implicit method solves the whole system with Newton (robodyn.model.sensitivity_code: the exact
+Jacobian of [x, S] for straight-line code, else the block-diagonal one; RODAS4 needs the former).
 """
 
 from __future__ import annotations
@@ -122,10 +124,11 @@ def _tolerance(atol: Any, n: int) -> np.ndarray:
     return np.broadcast_to(values, (n,)).astype(float)
 
 
-def _scales(directions: Sequence[Direction], states: np.ndarray, parameters: np.ndarray) -> np.ndarray:
-    """The size of each theta_j (its largest magnitude over the runs; 1 where that is 0): S_j's atol is atol over it."""
-    sizes = np.array([np.max(np.abs(parameters[:, d.index] if d.kind == "parameter" else states[:, d.index]))
-                      for d in directions])
+def _scales(model: ModelContract, directions: Sequence[Direction]) -> np.ndarray:
+    """The size of each theta_j, S_j's atol being atol over it: |the model's value| of a parameter (1 where it is 0),
+    1 for an initial state (module docstring)."""
+    defaults = model.default_parameters()[1]
+    sizes = np.array([abs(float(defaults[d.index])) if d.kind == "parameter" else 1.0 for d in directions])
     return np.where(sizes > 0, sizes, 1.0)
 
 
@@ -139,6 +142,10 @@ def simulate_sensitivities(simulate: Callable[..., Any], model: ModelContract, n
     parameters, p_batch = parameter_sets(model, options.get("params"))
     inputs, gain = _inputs(model, u, n * (k + 1))
     augmented = sensitivity_model(model, directions, gain is not None)
+    if str(options.get("method") or "").lower() == "rosenbrock" and augmented.jacobian_method == "block diagonal":
+        raise InputError(f"method 'rosenbrock' needs the exact Jacobian of the sensitivity system, and model "
+                         f"{model.name!r} gives only the block-diagonal one (its code is not straight-line): use "
+                         "method='radau'")
     start = np.zeros(n * k)
     for j, d in enumerate(directions):
         if d.kind == "state":
@@ -146,7 +153,7 @@ def simulate_sensitivities(simulate: Callable[..., Any], model: ModelContract, n
     x_aug = np.hstack([states, np.tile(start, (states.shape[0], 1))])
     p_aug = parameters if gain is None else np.hstack([parameters, np.tile(gain.reshape(-1), (len(parameters), 1))])
     atol = _tolerance(options.get("atol", 1e-9), n)
-    scales = _scales(directions, states, parameters)
+    scales = _scales(model, directions)
     given = {**options, "params": p_aug if p_batch else p_aug[0], "events": _events(options.get("events"), n, n_p),
              "atol": np.concatenate([atol, *(atol / scale for scale in scales)])}
     result = simulate(augmented, t_span, x_aug if x_batch else x_aug[0], inputs, **given)

@@ -218,6 +218,8 @@ class TapeOutputs:
         """Exact dh/dp; from the tape's forward mode when an output is kinematic."""
         if not self.kinematic_outputs:
             return super().output_parameter_jacobian_raw(t, x, u, p)  # type: ignore[misc, no-any-return]
+        if not p.size:
+            return np.zeros((self.n_outputs, 0))
         flat = self._outputs.evaluate("parameters", np.array([t]), x[None], u[None], p)[0]
         return flat.reshape(self.n_outputs, p.size)
 

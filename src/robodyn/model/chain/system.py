@@ -532,6 +532,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         """Exact df/dp ``(2n, n_params)``: da/dp = -M^-1 dr/dp at the held forward-dynamics acceleration, on the tape
         (robodyn.rigid.dynamics, ``parameter_jacobian``)."""
+        if not self.parameters:
+            return np.zeros((self.n_states, 0))
         values = self._call("parameter_jacobian", t, x, u, p)
         return self._finite_or_singular(values, t, x, u, p).reshape(self.n_states, len(self.parameters))
 
