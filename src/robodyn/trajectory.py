@@ -147,8 +147,8 @@ def _output_sensitivities(owner: Any) -> Array:
         found: Array = owner.output_sensitivities
         return found
     if owner.outputs != owner.states:
-        raise InputError("the outputs of this trajectory have no sensitivities (outputs chosen after the run, or a file "
-                         "without them): use sensitivity() for the states'")
+        raise InputError("the outputs of this trajectory have no sensitivities (outputs chosen after the run, or a "
+                         "file without them): use sensitivity() for the states'")
     assert owner.sensitivities is not None
     result: Array = owner.sensitivities
     return result

@@ -76,7 +76,7 @@ def _check(model: Any, names: list[str], t_final: float, x0: Any, u: Any = None,
     return run
 
 
-# --- (a) central differences of whole simulations, several kinds and paths -------------------------------------------
+# --- (a) central differences of whole simulations, several kinds and paths --------------------------------------------
 def test_a_first_order_file_and_its_outputs() -> None:
     model = robodyn.load(str(EXAMPLES / "joint_first_order.yaml"))
     run = _check(model, ["J", "b", "k", "x0"], 1.5, [0.1, 0.0], 1.0)
@@ -188,7 +188,7 @@ def test_a_mechanical_model_above_the_unrolled_solve() -> None:
     _check(model, ["m", "k"], 1.0, x0, method="dopri5")
 
 
-# --- outputs ---------------------------------------------------------------------------------------------------------
+# --- outputs ----------------------------------------------------------------------------------------------------------
 def test_output_sensitivities_of_a_kinematic_output_on_the_tape() -> None:
     """dy/dp = h_x S + h_p for the tool position (it depends on l1 directly and through the motion), against central
     differences of the simulated outputs."""
@@ -206,7 +206,7 @@ def test_output_sensitivities_of_a_kinematic_output_on_the_tape() -> None:
     assert run.output_sensitivity("m2").shape == (1, model.n_outputs)
 
 
-# --- (c) closed forms --------------------------------------------------------------------------------------------------
+# --- (c) closed forms -------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("method", ["exact", "dopri5", "radau"])
 def test_the_sensitivity_to_the_initial_state_of_a_linear_system_is_its_exponential(method: str) -> None:
     A = np.array([[0.0, 1.0], [-4.0, -0.4]])
@@ -233,7 +233,7 @@ def test_a_parameter_of_a_linear_decay(method: str) -> None:
     np.testing.assert_allclose(run.sensitivity("x")[:, 0], np.exp(-2.0 * times), rtol=1e-9, atol=1e-13)
 
 
-# --- (d) batches --------------------------------------------------------------------------------------------------------
+# --- (d) batches ------------------------------------------------------------------------------------------------------
 @pytest.mark.parametrize("method", ["dopri5", "radau", "rk4"])
 def test_a_batch_gives_each_run_what_it_gives_alone(method: str) -> None:
     """x0 (N, n) and parameters per run: the same kernels with the same tolerances (the sensitivities' sizes are the
@@ -274,12 +274,12 @@ def test_the_sensitivities_survive_csv_and_npz(tmp_path: Path) -> None:
     assert plain.to_csv_text().splitlines()[0] == "t,q,qd,angle"  # no sensitivities: the CSV contract unchanged
 
 
-# --- (e) bad input ------------------------------------------------------------------------------------------------------
+# --- (e) bad input ----------------------------------------------------------------------------------------------------
 def test_bad_requests_name_the_choices() -> None:
     model = robodyn.load("pendulum")
     with pytest.raises(InputError, match=r"derived \(I = .*m.*l"):
         robodyn.simulate(model, 1.0, [1.0, 0.0], sensitivities=["I"])
-    with pytest.raises(InputError, match="'x0'.*theta, theta_dot.*m, g, l"):
+    with pytest.raises(InputError, match=r"'x0'.*theta, theta_dot.*m, g, l"):
         robodyn.simulate(model, 1.0, [1.0, 0.0], sensitivities=["length"])
     with pytest.raises(InputError, match="no names"):
         robodyn.simulate(model, 1.0, [1.0, 0.0], sensitivities=[])

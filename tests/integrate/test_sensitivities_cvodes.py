@@ -45,8 +45,8 @@ def _agree(got: np.ndarray, expected: np.ndarray) -> float:
 
 def _pendulum(x: Any, q: Any) -> Any:
     """robodyn's catalog pendulum without input: I theta'' = -m g l sin(theta) with I = m l^2 (derived)."""
-    m, g, l = q[0], q[1], q[2]
-    return ca.vertcat(x[1], -m * g * l * ca.sin(x[0]) / (m * l**2))
+    mass, gravity, length = q[0], q[1], q[2]
+    return ca.vertcat(x[1], -mass * gravity * length * ca.sin(x[0]) / (mass * length**2))
 
 
 @pytest.mark.parametrize("method", ["dopri5", "dop853", "radau"])

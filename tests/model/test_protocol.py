@@ -379,8 +379,8 @@ def test_an_exact_jacobian_matches_differences_of_f(kind: tuple[str, Model]) -> 
 
 def test_an_exact_parameter_jacobian_matches_differences_of_f_and_h(kind: tuple[str, Model]) -> None:
     """df/dp and dh/dp (and the compiled ``jacp`` where there is one) against central differences of f and h in each
-    parameter, step 1e-6 times its value (1e-6 for a zero): error ~1e-10 relative for the smooth models here, so 1e-6 separates a right
-    derivative from a wrong one (a missing chain-rule term through a derived parameter is O(1))."""
+    parameter, step 1e-6 times its value (1e-6 for a zero): error ~1e-10 relative for the smooth models here, so 1e-6
+    separates a right derivative from a wrong one (a missing chain-rule term through a derived parameter is O(1))."""
     _, model = kind
     if model.parameter_jacobian_method is None:
         pytest.skip("no exact parameter Jacobian")

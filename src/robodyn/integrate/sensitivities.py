@@ -118,6 +118,8 @@ def _events(events: Any, n: int, n_p: int) -> Any:
 
 def _tolerance(atol: Any, n: int) -> np.ndarray:
     """``atol`` as ``(n,)`` (the same checks as simulate's)."""
+    if type(atol) is float and atol >= 0 and np.isfinite(atol):  # the common case, without numpy's checks
+        return np.full(n, atol)
     values = float_array(atol, "atol")
     if values.shape not in ((), (1,), (n,)) or not np.all(np.isfinite(values)) or np.any(values < 0):
         raise InputError(f"atol must be a non-negative number or {n} of them")

@@ -11,7 +11,7 @@ differentiation of its ``rhs`` (robodyn.model.diagram_code.parameter_source).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -20,25 +20,21 @@ from robodyn.model.values import Vector
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
+    from robodyn.model.system import Model as _Base
+else:
+    _Base = object
 
 __all__ = ["DiagramParameters"]
 
 
-class DiagramParameters:
+class DiagramParameters(_Base):
     """df/dp, dh/dp and ``jacp`` of a diagram from its blocks' (see the module docstring)."""
 
+    # the diagram's own (robodyn.model.diagram), annotated here only: a mixin defines none of them
     _blocks: dict[str, ModelContract]
     _slices: dict[str, tuple[slice, slice]]
-    _order: list[str]
+    _order: Sequence[str]
     _outputs: dict[str, tuple[str, int]]
-    parameters: Mapping[str, float]
-    n_states: int
-    n_outputs: int
-    jacobian_method: str | None
-
-    # the diagram's own (robodyn.model.diagram), annotated here only: a mixin defines none of them
-    memo: Callable[[], dict[Any, Any]]
-    sampling: Callable[[], Any]
     drivers: Callable[[str], list[tuple[int, str, Any, int]]]
     _signals: Callable[..., tuple[dict[str, Vector], ...]]
     _composed: Callable[[], tuple[str, str] | None]

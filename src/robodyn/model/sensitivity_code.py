@@ -56,8 +56,8 @@ def sensitivity_sources(model: ModelContract, directions: Sequence[Direction], f
     body = straight_line_body(rhs, "rhs")
     try:
         if body is not None:
-            found["rhs"] = directional_rhs(body, n, n_p, m, directions, feedback)
-            found["jac"] = exact_jacobian(found["rhs"], n * (k + 1), m)
+            generated = found["rhs"] = directional_rhs(body, n, n_p, m, directions, feedback)
+            found["jac"] = exact_jacobian(generated, n * (k + 1), m)
             if found["jac"] is None:
                 found["jac"] = block_jacobian(body, n, n_p, m, k, feedback)
             else:
@@ -215,7 +215,7 @@ def _total_jacobian(n: int, n_p: int, m: int, feedback: bool) -> list[str]:
     if feedback:
         lines += [f"{_INDENT * 2}for _r in range({m}):",
                   f"{_INDENT * 3}_v += _W[{n * n} + _i * {m} + _r] * p[{n_p} + _r * {n} + _q]"]
-    return lines + [f"{_INDENT * 2}_T[_i, _q] = _v"]
+    return [*lines, f"{_INDENT * 2}_T[_i, _q] = _v"]
 
 
 def _calls(n: int, n_p: int) -> tuple[str, str]:
@@ -254,5 +254,6 @@ def composed_jacobian(jac: str, n: int, n_p: int, m: int, k: int, feedback: bool
              f"{_INDENT * 2}out[_i * {size} + _q] = _W[_i * {n} + _q]",
              f"{_INDENT * 2}for _b in range(1, {k + 1}):",
              f"{_INDENT * 3}out[(_b * {n} + _i) * {size} + _b * {n} + _q] = _T[_i, _q]",
-             f"{_INDENT}for _r in range({m}):", f"{_INDENT * 2}out[{size * size} + _i * {m} + _r] = _W[{n * n} + _i * {m} + _r]"]
+             f"{_INDENT}for _r in range({m}):",
+             f"{_INDENT * 2}out[{size * size} + _i * {m} + _r] = _W[{n * n} + _i * {m} + _r]"]
     return "\n\n".join([part, _function("jac", lines)])

@@ -217,7 +217,7 @@ class TapeOutputs:
     def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray | None:
         """Exact dh/dp; from the tape's forward mode when an output is kinematic."""
         if not self.kinematic_outputs:
-            return super().output_parameter_jacobian_raw(t, x, u, p)  # type: ignore[misc, no-any-return]
+            return super().output_parameter_jacobian_raw(t, x, u, p)  # type: ignore[misc]
         if not p.size:
             return np.zeros((self.n_outputs, 0))
         flat = self._outputs.evaluate("parameters", np.array([t]), x[None], u[None], p)[0]

@@ -48,10 +48,11 @@ _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
-    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form", "kernel_parameter_jacobian_source",
-    "kinematics", "latex_lines", "latex_text", "linear_model", "linearization_call", "linearization_into",
-    "linearization_raw", "manipulator", "mechanical_matrices", "output_parameter_jacobian_raw",
-    "parameter_jacobian_raw", "raw_function", "scalar_damping", "show_text", "symbolic_form",
+    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form",
+    "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
+    "linearization_call", "linearization_into", "linearization_raw", "manipulator", "mechanical_matrices",
+    "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function", "scalar_damping", "show_text",
+    "symbolic_form",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
