@@ -30,6 +30,7 @@ from robodyn.errors import InputError, ShapeError, SingularMatrixError
 from robodyn.model.expr import TIME, expand_bounded, narrow_integers, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.linearization import symbolic_linearization
+from robodyn.model.manipulator_parameters import ManipulatorParameters
 from robodyn.model.plausibility import check_mass
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel
@@ -79,7 +80,7 @@ def _shape_of(value: Any) -> str:
     return f"a scalar {value!r}"
 
 
-class ManipulatorSystem(SymbolicModel):
+class ManipulatorSystem(ManipulatorParameters, SymbolicModel):
     """Second-order model M(q) q'' = Q(t, q, q', u) - c(t, q, q'); state ``[q..., q_dot...]``.
 
     Parameters
@@ -298,46 +299,6 @@ class ManipulatorSystem(SymbolicModel):
 
         return manipulator_jacobian_source(self, narrow(self.mass_expr), narrow(rhs), narrow(derivative),
                                            [narrow(self.mass_expr.diff(q)) for q in self.q_symbols])
-
-    @property
-    def parameter_jacobian_method(self) -> str:
-        return "manipulator"
-
-    @functools.cached_property
-    def _parameter_derivatives_numeric(self) -> NumericFunction:
-        """[dr/dp | dM/dp] stacked: (n, n_params + n*n_params), column block c of dM/dp is dM/dp_c."""
-        n, k = self.n_coordinates, len(self.p_symbols)
-        if not k:
-            return lambda t, x, u, p: np.zeros((n, 0))
-        return self.lambdify(sympy.Matrix.hstack(self.rhs_expr.jacobian(self.p_symbols),
-                                                 *(self.mass_expr.diff(s) for s in self.p_symbols)))
-
-    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        """Exact df/dp ``(2n, n_params)`` without inverting M symbolically: rows 0 for q' = q_dot, then with
-        M(q) a = r(t, q, q', u, p): da/dp_c = M^-1 (dr/dp_c - dM/dp_c a), M^-1 by a Cholesky solve at the point."""
-        import scipy.linalg
-
-        n, k = self.n_coordinates, len(self.parameters)
-        factor = self._factor(self._mass_numeric(t, x, u, p), x)
-        accel = scipy.linalg.cho_solve(factor, self._rhs_numeric(t, x, u, p).reshape(-1))
-        stacked = np.asarray(self._parameter_derivatives_numeric(t, x, u, p), dtype=float).reshape(n, k * (n + 1))
-        dmass = stacked[:, k:].reshape(n, n, k, order="F")  # [i, j, c] = dM_ij / dp_c
-        result = np.zeros((2 * n, k))
-        if k:
-            result[n:] = scipy.linalg.cho_solve(factor, stacked[:, :k] - np.einsum("ijc,j->ic", dmass, accel))
-        return result
-
-    def kernel_parameter_jacobian_source(self) -> str:
-        from robodyn.codegen.source import manipulator_parameter_source
-
-        n = self.n_coordinates
-        params = self.p_symbols
-        drdp = self.rhs_expr.jacobian(params) if params else sympy.zeros(n, 0)
-        dmass = [self.mass_expr.diff(s) for s in params]
-        return manipulator_parameter_source(
-            self, [narrow_integers(self.mass_expr[i, j]) for i in range(n) for j in range(i + 1)],
-            [narrow_integers(e) for e in self.rhs_expr], [narrow_integers(e) for e in drdp],
-            [[narrow_integers(d[i, j]) for i in range(n) for j in range(i + 1)] for d in dmass])
 
     def manipulator(self) -> ManipulatorSystem:
         return self

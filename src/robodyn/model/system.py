@@ -284,8 +284,7 @@ class Model:
         return None
 
     def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        """Exact df/dp ``(n, n_params)`` at a validated point (when :attr:`parameter_jacobian_method`), derived
-        parameters (``I: m*l**2``) differentiated through by the chain rule."""
+        """Exact df/dp ``(n, n_params)`` at a validated point (when :attr:`parameter_jacobian_method`)."""
         raise NotImplementedError(f"model {self.name!r} has no exact parameter Jacobian")
 
     def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray | None:
