@@ -120,6 +120,20 @@ def test_a_python_callable_by_central_differences_says_so(method: str) -> None:
     assert run.sensitivity_method == "central differences" and run.stats.path == "interpreted"
 
 
+def test_central_differences_scale_their_step_to_a_small_parameter() -> None:
+    """x' = -(a^3 / a0^2) x with a = a0 = 2e-4 over 1000 s: x = x0 e^{-a0 t}, dx/da = -3 t x0 e^{-a0 t}. The central
+    difference of a^3 is off by h^2 / (3 a^2) relative: a step of eps^(1/3) ~ 6e-6 taken absolutely (3% of a) would
+    miss by ~1e-3; scaled to a, by ~1e-11."""
+    decay = robodyn.System(lambda t, x, u, p: -(p[0] ** 3 / 4e-8) * x, ["x"], parameters={"a": 2e-4},
+                           name="slow_decay")
+    times = np.array([0.0, 500.0, 1000.0])
+    run = robodyn.simulate(decay, 1000.0, [2.0], rtol=1e-11, atol=1e-13, t_eval=times, sensitivities=["a", "x"])
+    assert run.sensitivity_method == "central differences"
+    np.testing.assert_allclose(run.sensitivity("a")[:, 0], -3 * times * 2.0 * np.exp(-2e-4 * times), rtol=1e-8,
+                               atol=1e-12)
+    np.testing.assert_allclose(run.sensitivity("x")[:, 0], np.exp(-2e-4 * times), rtol=1e-8)
+
+
 def test_fixed_step_sensitivities_are_the_derivative_of_the_discrete_map() -> None:
     """rk4 at a fixed dt: S follows the same steps, so it equals the derivative of the rk4 solution itself (central
     differences of rk4 runs at the same dt; the variational equation of an explicit Runge-Kutta step is the step of

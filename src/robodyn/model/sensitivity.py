@@ -12,8 +12,8 @@ the tolerances and the result): its compiled ``rhs`` is generated from the model
 called), its ``jac`` is the block-diagonal Newton matrix of CVODES's simultaneous corrector, its outputs are y and
 dy/dtheta_j = h_x S_j + dh/dp_j (y = x: none). A model without exact derivatives (Python callables) is evaluated
 interpreted with central differences along each direction: (f(x + h S_j, u + h G S_j, p + h e_j) - f(x - h S_j,
-...)) / 2h, a second-order difference whose step h = eps^(1/3) max(1, |x|, |p_c|) / max(1, |S_j|) keeps the
-perturbation of x at a relative eps^(1/3).
+...)) / 2h, a second-order difference whose step h = eps^(1/3) min(max(1, |x|) / |S_j|, |p_c|) (|p_c| taken as 1
+when it is 0) keeps the perturbations of x and of p_c within a relative eps^(1/3).
 """
 
 from __future__ import annotations
@@ -114,9 +114,11 @@ class SensitivityModel(Model):
         """Central differences of ``function(t, x, u, p)`` along each direction (module docstring), ``(rows, k)``."""
         columns = []
         for j, d in enumerate(self.directions):
-            scale = max(1.0, float(np.max(np.abs(x), initial=0.0)),
-                        abs(float(p[d.index])) if d.kind == "parameter" else 0.0)
-            h = DIFFERENCE_STEP * scale / max(1.0, float(np.max(np.abs(S[:, j]), initial=0.0)))
+            size = float(np.max(np.abs(S[:, j]), initial=0.0))
+            limits = [max(1.0, float(np.max(np.abs(x), initial=0.0))) / size] if size > 0 else []
+            if d.kind == "parameter":
+                limits.append(abs(float(p[d.index])) or 1.0)
+            h = DIFFERENCE_STEP * min(limits, default=1.0)
             dp = np.zeros_like(p)
             if d.kind == "parameter":
                 dp[d.index] = h
