@@ -107,6 +107,19 @@ def test_a_diagram_from_the_examples_with_an_implicit_method() -> None:
     assert run.sensitivity_method == "exact (diagram)"
 
 
+def test_a_diagram_across_the_corners_of_a_saturation() -> None:
+    """The joint under a PID whose output is clipped: the run stops and restarts at the saturation's corners (its
+    switching events); f is continuous there, so the sensitivities need no jump and match the reference."""
+    from robodyn.model.blocks import make_block
+
+    diagram = robodyn.Diagram({"plant": robodyn.load("joint"), "pid": make_block("pid", {"kp": 20, "ki": 5, "kd": 1}),
+                               "sat": make_block("saturation", {"lower": -2.0, "upper": 2.0})},
+                              ["pid.u -> sat.u", "sat.y -> plant.u", "plant.q -> pid.y"], inputs={"r": "pid.r"},
+                              outputs={"q": "plant.q"})
+    assert diagram.switching_events()
+    _check(diagram, ["pid.kp", "plant.k", "sat.upper"], 2.0, None, {"r": 1.0})
+
+
 def _callable_pendulum() -> robodyn.System:
     return robodyn.System(lambda t, x, u, p: np.array([x[1], -p[0] * np.sin(x[0]) - p[1] * x[1] + u[0]]),
                           ["q", "v"], ["tau"], parameters={"g": 9.81, "c": 0.3}, name="callable")
