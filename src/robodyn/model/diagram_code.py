@@ -275,11 +275,11 @@ def derivative_sources(rhs: str, out: str, n: int, m: int, n_outputs: int) -> tu
     return function("jac", jac), function("lin", lin)
 
 
-def straight_line_body(text: str, name: str) -> list[ast.stmt] | None:
+def straight_line_body(text: str, name: str, nodes: int | None = None) -> list[ast.stmt] | None:
     """The statements of ``name(t, x, u, p, out)`` when ``text`` is that one function in straight-line code, or
-    forwards to a tape small enough to be written out (as blocks are inlined); else None."""
+    forwards to a tape of at most ``nodes`` nodes (default: as blocks are inlined) written out; else None."""
     try:
-        tree = _expanded(ast.parse(text), name)
+        tree = _expanded(ast.parse(text), name, _TAPE_NODES_INLINED if nodes is None else nodes)
     except SyntaxError:
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != name:
@@ -385,7 +385,7 @@ class _Rewriter(ast.NodeTransformer):
 _TAPE_NODES_INLINED: Final = 1000  # larger tapes are called (numba would lower each node: ~2.5 ms apiece)
 
 
-def _expanded(tree: ast.Module, name: str) -> ast.Module:
+def _expanded(tree: ast.Module, name: str, limit: int | None = None) -> ast.Module:
     """``tree`` with ``name`` rewritten as straight-line code when it only forwards its arguments, through
     wrappers, to a tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.tape_llvm): one assignment
     per node, with the same IEEE operations the tape's LLVM code performs. Otherwise ``tree`` itself."""
@@ -403,7 +403,7 @@ def _expanded(tree: ast.Module, name: str) -> ast.Module:
     if name not in defs or not tapes:
         return tree
     found = _forwarded(defs, tapes, name, list(_ARGUMENTS), 0)
-    if found is None or len(found[0][0]) > _TAPE_NODES_INLINED:
+    if found is None or len(found[0][0]) > (_TAPE_NODES_INLINED if limit is None else limit):
         return tree
     (nodes, positions), arrays = found
     try:
