@@ -38,6 +38,7 @@ class ManipulatorParameters(_Base):
 
     @property
     def parameter_jacobian_method(self) -> str:
+        """``"manipulator"``: df/dp by the manipulator formula (module docstring)."""
         return "manipulator"
 
     @functools.cached_property
@@ -67,6 +68,8 @@ class ManipulatorParameters(_Base):
         return result
 
     def kernel_parameter_jacobian_source(self) -> str:
+        """numba source of ``jacp(t, x, u, p, out)``: df/dp ``(2n, n_params)`` row-major, the solves unrolled on
+        scalars up to six coordinates (robodyn.codegen.source.manipulator_parameter_source)."""
         from robodyn.codegen.source import manipulator_parameter_source
 
         own: Any = self
