@@ -214,6 +214,34 @@ def test_simulate_bad_input(capsys, argv, fragment, exit_code):
     assert err.count("\n") == 1 and fragment in err
 
 
+def test_simulate_writes_the_sensitivities_asked_for(capsys, tmp_path):
+    """--sensitivities x0,l: the columns d(state)/d(name) after the states, equal to the API's numbers, and the summary
+    lines; the file reads back with them."""
+    out = tmp_path / "run.csv"
+    code, stdout, err = run(capsys, "simulate", "pendulum", "--t-final", "2", "--x0", "theta=1", "--points", "5",
+                            "--sensitivities", "x0,l", "--out", str(out))
+    assert code == 0 and err == ""
+    assert out.read_text().splitlines()[0] == ("t,theta,theta_dot,d(theta)/d(theta(0)),d(theta_dot)/d(theta(0)),"
+                                               "d(theta)/d(theta_dot(0)),d(theta_dot)/d(theta_dot(0)),d(theta)/d(l),"
+                                               "d(theta_dot)/d(l)")
+    assert "d(final state)/d(l): theta = " in stdout and "exact (manipulator)" in stdout
+    expected = robodyn.simulate(robodyn.load("pendulum"), 2.0, [1.0, 0.0], t_eval=np.linspace(0.0, 2.0, 5),
+                                sensitivities=["x0", "l"])
+    back = robodyn.Trajectory.load(out, states=["theta", "theta_dot"])
+    np.testing.assert_array_equal(back.sensitivity("l"), expected.sensitivity("l"))
+    np.testing.assert_array_equal(back.sensitivity("theta"), expected.sensitivity("theta"))
+
+
+@pytest.mark.parametrize(("names", "fragment"), [("I", "derived"), ("length", "'x0' (every initial state)"),
+                                                 ("x0,,l", "an empty name")])
+def test_simulate_bad_sensitivities_are_one_line_and_exit_2(capsys, tmp_path, names, fragment):
+    out = tmp_path / "run.csv"
+    code, stdout, err = run(capsys, "simulate", "pendulum", "--t-final", "1", "--sensitivities", names, "--out",
+                            str(out))
+    assert code == 2 and stdout == "" and not out.exists()
+    assert err.count("\n") == 1 and fragment in err
+
+
 def test_simulate_blow_up_is_a_numerical_failure(capsys, tmp_path):
     model = tmp_path / "blowup.yaml"
     model.write_text("kind: first_order\nstates: [x]\ndynamics: {x: x**2}\n")

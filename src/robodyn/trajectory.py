@@ -112,6 +112,72 @@ def _column(names: Sequence[str], name: str, what: str) -> int:
         raise UnknownNameError(f"unknown {what} {name!r} (the trajectory has {', '.join(names)})") from None
 
 
+def _direction(names: Sequence[str], name: str) -> int:
+    """The index of the sensitivity ``name`` among ``names``: a parameter's name, or an initial state's as listed
+    (``theta(0)``) or by the state's own name (``theta``)."""
+    for k, label in enumerate(names):
+        if name == label or f"{name}(0)" == label:
+            return k
+    if not names:
+        raise InputError(f"no sensitivities were computed: simulate with sensitivities=[{name!r}] (or 'x0' for every "
+                         "initial state) to get them")
+    raise UnknownNameError(f"unknown sensitivity {name!r} (computed: {', '.join(names)})")
+
+
+def _sensitivity_arrays(owner: Any, lead: tuple[int, ...], take: Any) -> None:
+    """Check and freeze ``owner``'s sensitivities ``lead + (k, n)`` and output sensitivities ``lead + (k, p)``."""
+    set_ = object.__setattr__
+    set_(owner, "sensitivity_names", tuple(owner.sensitivity_names))
+    k = len(owner.sensitivity_names)
+    if owner.sensitivities is None:
+        if k or owner.output_sensitivities is not None:
+            raise ShapeError("trajectory: sensitivity names or output sensitivities without sensitivities")
+        return
+    set_(owner, "sensitivities", take(owner.sensitivities, (*lead, k, len(owner.states)), "sensitivities"))
+    if owner.output_sensitivities is not None:
+        set_(owner, "output_sensitivities", take(owner.output_sensitivities, (*lead, k, len(owner.outputs)),
+                                                 "output_sensitivities"))
+
+
+def _output_sensitivities(owner: Any) -> Array:
+    """``owner``'s dy/dtheta (it has sensitivities): its output sensitivities, its sensitivities when y = x, else
+    InputError."""
+    if owner.output_sensitivities is not None:
+        found: Array = owner.output_sensitivities
+        return found
+    if owner.outputs != owner.states:
+        raise InputError("the outputs of this trajectory have no sensitivities (outputs chosen after the run, or a "
+                         "file without them): use sensitivity() for the states'")
+    assert owner.sensitivities is not None
+    result: Array = owner.sensitivities
+    return result
+
+
+def _sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
+    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` when the outputs are not the states."""
+    if owner.sensitivities is None:
+        return [], []
+    T = owner.t.shape[0]
+    names = [f"d({s})/d({d})" for d in owner.sensitivity_names for s in owner.states]
+    blocks = [owner.sensitivities.reshape(T, -1)]
+    if owner.output_sensitivities is not None:
+        names += [f"d({y})/d({d})" for d in owner.sensitivity_names for y in owner.outputs]
+        blocks.append(owner.output_sensitivities.reshape(T, -1))
+    return names, blocks
+
+
+def _sensitivity_npz(owner: Any) -> dict[str, Any]:
+    """The sensitivity arrays of ``to_npz`` (none without sensitivities)."""
+    if owner.sensitivities is None:
+        return {}
+    found: dict[str, Any] = {"sensitivities": owner.sensitivities,
+                             "sensitivity_names": np.array(owner.sensitivity_names, dtype=str),
+                             "sensitivity_method": np.array(owner.sensitivity_method or "")}
+    if owner.output_sensitivities is not None:
+        found["output_sensitivities"] = owner.output_sensitivities
+    return found
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Trajectory:
     """One simulated trajectory.
@@ -130,6 +196,12 @@ class Trajectory:
     params : (n_p,) the parameter values of the run, or None (the source's defaults)
     left_inputs : (T, m) the inputs an instant before each time (``u`` but at an input's jump, where ``u`` holds
         the value after it), or None when no input jumps at a stored time: for drawing curves through a run
+    sensitivities : (T, k, n) dx/dtheta_j for the k :attr:`sensitivity_names`, or None (robodyn.simulate's
+        ``sensitivities``; read one with :meth:`sensitivity`)
+    output_sensitivities : (T, k, p) dy/dtheta_j, or None (also when y = x: then they are ``sensitivities``)
+    sensitivity_names : what the sensitivities are taken with respect to: parameter names, and initial states as
+        ``<state>(0)``
+    sensitivity_method : how df/dx and df/dp were evaluated (``exact (symbolic)``, ``central differences``, ...)
     """
 
     t: Array
@@ -145,6 +217,10 @@ class Trajectory:
     source: Any = field(default=None, repr=False, compare=False)
     params: Array | None = field(default=None, repr=False, compare=False)
     left_inputs: Array | None = field(default=None, repr=False, compare=False)
+    sensitivities: Array | None = field(default=None, repr=False, compare=False)
+    output_sensitivities: Array | None = field(default=None, repr=False, compare=False)
+    sensitivity_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    sensitivity_method: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._freeze(self.t, self.x, self.u, self.y, adopt=False)
@@ -153,7 +229,9 @@ class Trajectory:
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
                outputs: tuple[str, ...], model: str, stats: SimulationStats,
                events: tuple[EventRecord, ...], *, source: Any = None, params: Array | None = None,
-               left_inputs: Array | None = None) -> Trajectory:
+               left_inputs: Array | None = None, sensitivities: Array | None = None,
+               output_sensitivities: Array | None = None, sensitivity_names: tuple[str, ...] = (),
+               sensitivity_method: str | None = None) -> Trajectory:
         """The constructor for :func:`robodyn.simulate`: the same checks and result, but ``x``, ``u`` and ``y``
         are taken over (made read-only in place) when they own their memory, so the caller must not keep them.
 
@@ -162,7 +240,9 @@ class Trajectory:
         self = object.__new__(cls)
         for name, value in (("states", states), ("inputs", inputs), ("outputs", outputs), ("model", model),
                             ("stats", stats), ("events", events), ("source", source), ("params", params),
-                            ("left_inputs", left_inputs)):
+                            ("left_inputs", left_inputs), ("sensitivities", sensitivities),
+                            ("output_sensitivities", output_sensitivities), ("sensitivity_names", sensitivity_names),
+                            ("sensitivity_method", sensitivity_method)):
             object.__setattr__(self, name, value)
         self._freeze(t, x, u, y, adopt=True)
         return self
@@ -187,9 +267,22 @@ class Trajectory:
         set_(self, "y", self.x if adopt and y is x else take(y, (T, len(self.outputs)), "y"))  # y = x: one array
         if self.left_inputs is not None:
             set_(self, "left_inputs", take(self.left_inputs, (T, len(self.inputs)), "left_inputs"))
+        _sensitivity_arrays(self, (T,), take)
 
     def __len__(self) -> int:
         return self.t.shape[0]
+
+    def sensitivity(self, name: str) -> Array:
+        """dx/d(name) along the run, ``(T, n)``: ``name`` a parameter, or an initial state (``theta`` or ``theta(0)``)
+        among :attr:`sensitivity_names`."""
+        index = _direction(self.sensitivity_names, name)
+        assert self.sensitivities is not None  # names come with their arrays (_sensitivity_arrays)
+        return self.sensitivities[:, index, :]
+
+    def output_sensitivity(self, name: str) -> Array:
+        """dy/d(name) = h_x dx/d(name) + dh/d(name) along the run, ``(T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
+        index = _direction(self.sensitivity_names, name)
+        return _output_sensitivities(self)[:, index, :]
 
     @property
     def final(self) -> Array:
@@ -242,16 +335,18 @@ class Trajectory:
 
     # --- export -----------------------------------------------------------------------------------
     def _table(self) -> tuple[list[str], Array]:
-        """CSV columns: t, the states, then the outputs (left out when y = x)."""
+        """CSV columns: t, the states, then the outputs (left out when y = x), then the sensitivities if any."""
         columns = ["t", *self.states]
         blocks = [self.t[:, None], self.x]
         if self.outputs != self.states:
             columns += list(self.outputs)
             blocks.append(self.y)
-        return columns, np.hstack(blocks)
+        names, sensitivities = _sensitivity_columns(self)
+        return columns + names, np.hstack(blocks + sensitivities)
 
     def to_csv_text(self) -> str:
-        """The CSV :meth:`to_csv` writes: the header ``t,<states>[,<outputs>]``, then one line per time.
+        """The CSV :meth:`to_csv` writes: the header ``t,<states>[,<outputs>]``, then one line per time; a run with
+        sensitivities adds the columns ``d(<state>)/d(<name>)`` (and ``d(<output>)/d(<name>)`` when y is not x).
 
         Each value is the shortest text that reads back to the same float (Python's ``repr``: ``0.04``, not
         ``0.040000000000000001``), so ``float()`` of every field gives the stored value exactly. The inputs
@@ -275,6 +370,7 @@ class Trajectory:
                                                                                       len(self.states)),
                   "event_terminal": np.array([e.terminal for e in self.events], dtype=bool)}
         extra: dict[str, Any] = {} if self.params is None else {"params": self.params}
+        extra.update(_sensitivity_npz(self))
         np.savez_compressed(
             buffer, t=self.t, x=self.x, u=self.u, y=self.y, states=np.array(self.states, dtype=str),
             inputs=np.array(self.inputs, dtype=str), outputs=np.array(self.outputs, dtype=str),
@@ -386,6 +482,8 @@ class BatchTrajectory:
     stats : totals over the batch
     events : per trajectory, its located events (after a terminal event its later rows are NaN)
     source : the model object simulated (None when the batch was built by hand)
+    sensitivities : (N, T, k, n) or None; output_sensitivities : (N, T, k, p) or None; sensitivity_names,
+        sensitivity_method : as for :class:`Trajectory` (:meth:`sensitivity` reads one, ``(N, T, n)``)
     """
 
     t: Array
@@ -402,6 +500,10 @@ class BatchTrajectory:
     stats: SimulationStats
     events: tuple[tuple[EventRecord, ...], ...] = field(default=())
     source: Any = field(default=None, repr=False, compare=False)
+    sensitivities: Array | None = field(default=None, repr=False, compare=False)
+    output_sensitivities: Array | None = field(default=None, repr=False, compare=False)
+    sensitivity_names: tuple[str, ...] = field(default=(), repr=False, compare=False)
+    sensitivity_method: str | None = field(default=None, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         self._freeze(self.t, self.x, self.u, self.y, adopt=False)
@@ -410,13 +512,16 @@ class BatchTrajectory:
     def _adopt(cls, t: Array, x: Array, u: Array, y: Array, x0: Array, params: Array, states: tuple[str, ...],
                inputs: tuple[str, ...], outputs: tuple[str, ...], parameters: tuple[str, ...], model: str,
                stats: SimulationStats, events: tuple[tuple[EventRecord, ...], ...], *,
-               source: Any = None) -> BatchTrajectory:
+               source: Any = None, sensitivities: Array | None = None, output_sensitivities: Array | None = None,
+               sensitivity_names: tuple[str, ...] = (), sensitivity_method: str | None = None) -> BatchTrajectory:
         """The constructor for :func:`robodyn.simulate`, as :meth:`Trajectory._adopt`: ``x``, ``u`` and ``y``
         are taken over when they own their memory; ``t``, ``x0`` and ``params`` are copied."""
         self = object.__new__(cls)
         for name, value in (("x0", x0), ("params", params), ("states", states), ("inputs", inputs),
                             ("outputs", outputs), ("parameters", parameters), ("model", model), ("stats", stats),
-                            ("events", events), ("source", source)):
+                            ("events", events), ("source", source), ("sensitivities", sensitivities),
+                            ("output_sensitivities", output_sensitivities), ("sensitivity_names", sensitivity_names),
+                            ("sensitivity_method", sensitivity_method)):
             object.__setattr__(self, name, value)
         self._freeze(t, x, u, y, adopt=True)
         return self
@@ -434,9 +539,21 @@ class BatchTrajectory:
         set_(self, "y", self.x if adopt and y is x else take(y, (N, T, len(self.outputs)), "y"))
         set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
         set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
+        _sensitivity_arrays(self, (N, T), take)
 
     def __len__(self) -> int:
         return self.x.shape[0]
+
+    def sensitivity(self, name: str) -> Array:
+        """dx/d(name) of every run, ``(N, T, n)`` (see :meth:`Trajectory.sensitivity`)."""
+        index = _direction(self.sensitivity_names, name)
+        assert self.sensitivities is not None  # names come with their arrays (_sensitivity_arrays)
+        return self.sensitivities[:, :, index, :]
+
+    def output_sensitivity(self, name: str) -> Array:
+        """dy/d(name) of every run, ``(N, T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
+        index = _direction(self.sensitivity_names, name)
+        return _output_sensitivities(self)[:, :, index, :]
 
     def __getitem__(self, index: int) -> Trajectory:
         """Trajectory number ``index`` (its stats are the batch's totals; it keeps the source and its
@@ -445,7 +562,11 @@ class BatchTrajectory:
             raise IndexError(f"batch has {len(self)} trajectories, index {index} is out of range")
         return Trajectory(self.t, self.x[index], self.u[index], self.y[index], self.states, self.inputs,
                           self.outputs, self.model, self.stats, self.events[index] if self.events else (),
-                          source=self.source, params=self.params[index])
+                          source=self.source, params=self.params[index],
+                          sensitivities=None if self.sensitivities is None else self.sensitivities[index],
+                          output_sensitivities=None if self.output_sensitivities is None else
+                          self.output_sensitivities[index], sensitivity_names=self.sensitivity_names,
+                          sensitivity_method=self.sensitivity_method)
 
     def state(self, name: str) -> Array:
         """One state across the batch, ``(N, T)``."""
@@ -457,6 +578,7 @@ class BatchTrajectory:
         names: Mapping[str, Sequence[str]] = {"states": self.states, "inputs": self.inputs,
                                               "outputs": self.outputs, "parameters": self.parameters}
         arrays: dict[str, Any] = {k: np.array(v, dtype=str) for k, v in names.items()}
+        arrays.update(_sensitivity_npz(self))
         np.savez_compressed(buffer, t=self.t, x=self.x, u=self.u, y=self.y, x0=self.x0, params=self.params,
                             model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())), **arrays)
         write_bytes_atomic(path, buffer.getvalue())

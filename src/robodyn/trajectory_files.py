@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 import zlib
 from collections.abc import Mapping, Sequence
@@ -45,12 +46,42 @@ def load_csv(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
             except ValueError:
                 raise InputError(f"{file}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
                                  "number") from None
-    x_names, y_names = _state_columns(file, header[1:], states)
+    plain = [name for name in header[1:] if not _SENSITIVITY.match(name)]
+    x_names, y_names = _state_columns(file, plain, states)
     n = len(x_names)
     x = table[:, 1:1 + n]
-    y = x if y_names == x_names else table[:, 1 + n:]
+    y = x if y_names == x_names else table[:, 1 + n:1 + len(plain)]
+    found = _csv_sensitivities(file, header, table, len(plain), x_names, y_names)
     return _built(file, table[:, 0], x, np.zeros((len(table), 0)), y, x_names, (), y_names, file.stem,
-                  SimulationStats("loaded", "unknown"))
+                  SimulationStats("loaded", "unknown"), sensitivities=found)
+
+
+#: A sensitivity column of to_csv: d(<state or output>)/d(<parameter or state(0)>).
+_SENSITIVITY = re.compile(r"^d\(([^()]+)\)/d\((.+)\)$")
+
+
+def _csv_sensitivities(file: Path, header: list[str], table: Array, plain: int, x_names: tuple[str, ...],
+                       y_names: tuple[str, ...]) -> tuple[Array, Array | None, tuple[str, ...]] | None:
+    """The sensitivity columns after t, the states and outputs, as (T, k, n), (T, k, p) or None, and their names."""
+    columns = header[1 + plain:]
+    if not columns:
+        return None
+    matches = [_SENSITIVITY.match(name) for name in columns]
+    if not all(matches):
+        raise InputError(f"{file}: the columns d(<state>)/d(<name>) must come after the states and outputs")
+    labels = tuple(dict.fromkeys(m.group(2) for m in matches if m is not None))
+    index = {name: 1 + plain + k for k, name in enumerate(columns)}
+
+    def block(names: tuple[str, ...]) -> Array:
+        missing = [f"d({s})/d({d})" for d in labels for s in names if f"d({s})/d({d})" not in index]
+        if missing:
+            raise InputError(f"{file}: sensitivity columns {', '.join(missing[:3])} missing: a file with "
+                             "sensitivities has d(<name>)/d(<sensitivity>) for every state (and output)")
+        picks = [index[f"d({s})/d({d})"] for d in labels for s in names]
+        return table[:, picks].reshape(len(table), len(labels), len(names))
+
+    outputs = block(y_names) if y_names != x_names else None
+    return block(x_names), outputs, labels
 
 
 def _state_columns(file: Path, names: list[str], states: Sequence[str] | None
@@ -71,12 +102,16 @@ def _state_columns(file: Path, names: list[str], states: Sequence[str] | None
 
 def _built(file: Path, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
            outputs: tuple[str, ...], model: str, stats: SimulationStats, events: tuple[EventRecord, ...] = (),
-           params: Array | None = None) -> Trajectory:
+           params: Array | None = None, sensitivities: tuple[Array, Array | None, tuple[str, ...]] | None = None,
+           method: str | None = None) -> Trajectory:
     """The Trajectory, its shape errors naming the file; t must be finite and non-decreasing."""
     if not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0):
         raise InputError(f"{file}: the times t must be finite and non-decreasing: is it a trajectory file?")
+    found, outputs_found, names = sensitivities if sensitivities is not None else (None, None, ())
     try:
-        return Trajectory(t, x, u, y, states, inputs, outputs, model, stats, events, params=params)
+        return Trajectory(t, x, u, y, states, inputs, outputs, model, stats, events, params=params,
+                          sensitivities=found, output_sensitivities=outputs_found, sensitivity_names=names,
+                          sensitivity_method=method)
     except InputError as exc:
         raise type(exc)(f"{file}: {exc}") from None
 
@@ -112,8 +147,9 @@ def load_npz(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
                          "Trajectory.to_npz")
     if "x0" in arrays:
         raise InputError(f"{file}: holds a batch of trajectories (BatchTrajectory.to_npz): read it with np.load")
-    numeric: tuple[str, ...] = ("t", "x", "u", "y", "event_t", "event_x", "params")
-    named: tuple[str, ...] = ("states", "inputs", "outputs", "event_names")
+    numeric: tuple[str, ...] = ("t", "x", "u", "y", "event_t", "event_x", "params", "sensitivities",
+                                "output_sensitivities")
+    named: tuple[str, ...] = ("states", "inputs", "outputs", "event_names", "sensitivity_names")
     numbers = {key: _numeric(file, arrays, key) for key in numeric if key in arrays}
     names = {key: _names(file, arrays, key) for key in named if key in arrays}
     if states is not None and tuple(states) != names["states"]:
@@ -124,9 +160,13 @@ def load_npz(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
         stats = SimulationStats(**{k: v for k, v in record.items() if k in known})
     except (ValueError, TypeError, AttributeError) as exc:
         raise InputError(f"{file}: stats is not the JSON of SimulationStats ({exc})") from None
+    found = None
+    if "sensitivities" in numbers:
+        found = (numbers["sensitivities"], numbers.get("output_sensitivities"), names.get("sensitivity_names", ()))
+    method = str(arrays["sensitivity_method"]) if "sensitivity_method" in arrays else None
     return _built(file, numbers["t"], numbers["x"], numbers["u"], numbers["y"], names["states"], names["inputs"],
                   names["outputs"], str(arrays["model"]), stats, _events(file, arrays, numbers, names),
-                  numbers.get("params"))
+                  numbers.get("params"), found, method or None)
 
 
 def _numeric(file: Path, arrays: Mapping[str, np.ndarray], key: str) -> Array:

@@ -128,7 +128,8 @@ KINDS: dict[str, Callable[[], Model]] = {
 
 #: The capabilities each kind has (the optional answers that are not None / False / empty).
 _SECOND_ORDER = {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output", "symbol_table",
-                 "manipulator", "symbolic_form", "explicit_form", "equation_terms", "latex", "exported_functions"}
+                 "manipulator", "symbolic_form", "explicit_form", "equation_terms", "latex", "exported_functions",
+                 "parameter_jacobian", "kernel_parameter_jacobian"}
 CAPABILITIES: dict[str, set[str]] = {
     "catalog:joint": _SECOND_ORDER | {"linear_model", "affine_form", "mechanical_matrices", "scalar_damping",
                                       "linear_by_construction"},
@@ -142,7 +143,7 @@ CAPABILITIES: dict[str, set[str]] = {
     "chain file": _SECOND_ORDER | {"energy", "kinematics", "torque_regressor", "linearization_call"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                          "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form",
-                         "exported_functions"},
+                         "exported_functions", "parameter_jacobian", "kernel_parameter_jacobian"},
     "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "torque_regressor",
                                   "linearization_call"},
     "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
@@ -150,12 +151,13 @@ CAPABILITIES: dict[str, set[str]] = {
     "python callable": {"output_jacobians"},
     "python callable with outputs": set(),
     "linear": {"jacobian", "output_jacobians", "linear_model", "affine_form", "explicit_form",
-               "linear_by_construction"},
+               "linear_by_construction", "parameter_jacobian"},
     "linear discrete": {"jacobian", "output_jacobians", "linear_model", "explicit_form", "linear_by_construction",
-                        "sample_period"},
-    "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table"},
+                        "sample_period", "parameter_jacobian"},
+    "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table", "parameter_jacobian"},
     "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
-                         "kernel_output", "symbol_table", "exported_functions"},
+                         "kernel_output", "symbol_table", "exported_functions", "parameter_jacobian",
+                         "kernel_parameter_jacobian"},
     "closed chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
                           "symbol_table", "energy", "kinematics", "constraints"},
     "contact chain file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",
@@ -216,8 +218,17 @@ def _offered(model: ModelContract) -> set[str]:
             call.function(t, at + 8 * flat.size, at + 8 * (flat.size + n), call.at_p, call.at_a, at)
             np.testing.assert_array_equal(row[: flat.size], flat)
             found.add("linearization_call")
+    if model.parameter_jacobian_method is not None:  # df/dp and dh/dp with their shapes (values: the test below)
+        assert model.parameter_jacobian_raw(t, x, u, p).shape == (n, len(p))
+        hp = model.output_parameter_jacobian_raw(t, x, u, p)
+        assert hp is not None and hp.shape == (n_out, len(p))
+        found.add("parameter_jacobian")
+    else:
+        with pytest.raises(NotImplementedError):
+            model.parameter_jacobian_raw(t, x, u, p)
     for name, source in (("kernel_jacobian", model.kernel_jacobian_source()),
-                         ("kernel_output", model.kernel_output_source())):
+                         ("kernel_output", model.kernel_output_source()),
+                         ("kernel_parameter_jacobian", model.kernel_parameter_jacobian_source())):
         if source is not None:
             assert isinstance(source, str) and "def " in source
             found.add(name)
@@ -374,6 +385,33 @@ def test_an_exact_jacobian_matches_differences_of_f(kind: tuple[str, Model]) -> 
         du[j] = step
         column = (model.f_raw(t, x, u + du, p) - model.f_raw(t, x, u - du, p)) / (2 * step)
         np.testing.assert_allclose(B[:, j], column, rtol=1e-6, atol=1e-6)
+
+
+def test_an_exact_parameter_jacobian_matches_differences_of_f_and_h(kind: tuple[str, Model]) -> None:
+    """df/dp and dh/dp (and the compiled ``jacp`` where there is one) against central differences of f and h in each
+    parameter, step 1e-6 times its value (1e-6 for a zero): error ~1e-10 relative for the smooth models here, so 1e-6
+    separates a right derivative from a wrong one (a missing chain-rule term through a derived parameter is O(1))."""
+    _, model = kind
+    if model.parameter_jacobian_method is None:
+        pytest.skip("no exact parameter Jacobian")
+    t, x, u, p = _point(model, 2)
+    F, H = model.parameter_jacobian_raw(t, x, u, p), model.output_parameter_jacobian_raw(t, x, u, p)
+    assert H is not None
+    for j in range(len(p)):
+        dp = np.zeros(len(p))
+        dp[j] = 1e-6 * (abs(p[j]) or 1.0)
+        for function, exact in ((model.f_raw, F), (model.h_raw, H)):
+            column = (function(t, x, u, p + dp) - function(t, x, u, p - dp)) / (2 * dp[j])
+            np.testing.assert_allclose(exact[:, j], column, rtol=1e-6, atol=1e-6)
+    source = model.kernel_parameter_jacobian_source()
+    if source is not None and F.size:  # the generated jacp gives the same numbers (round-off apart)
+        from robodyn.model.compiled import python_function
+
+        jacp = python_function(model, "parameter jacobian")
+        assert jacp is not None
+        out = np.full(F.size, np.nan)
+        jacp(t, x, u, p, out)
+        np.testing.assert_allclose(out.reshape(F.shape), F, rtol=1e-12, atol=1e-12)
 
 
 def test_each_kind_offers_exactly_its_capabilities(kind: tuple[str, Model]) -> None:

@@ -142,7 +142,7 @@ class Problem:
                 u = self.unknowns[k]
                 if u.state is not None:
                     x0[self.model.states.index(u.state)] = theta[k]
-            names = [self.unknowns[k].parameter or self.unknowns[k].state for k in mine]
+            names = [str(self.unknowns[k].parameter or self.unknowns[k].state) for k in mine]
             t = run.table.t
             trajectory: Any = simulate(self.model, (float(t[0]), float(t[-1])), x0, run.inputs or None,
                                        method=self.method, rtol=self.rtol, atol=self.atol, t_eval=t,

@@ -163,9 +163,15 @@ def select_outputs(model: ModelContract, trajectory: Trajectory, names: list[str
         frame, quantity = split
         columns += [f"{frame}_{c}" for c in QUANTITIES[quantity]]
         blocks.append(_frame_quantity(model, trajectory, frame, quantity))
+    found = trajectory.output_sensitivities if trajectory.output_sensitivities is not None else (
+        trajectory.sensitivities if trajectory.outputs == trajectory.states else None)
+    kept = None if found is None or not all(c in trajectory.outputs for c in columns) else \
+        found[:, :, [trajectory.outputs.index(c) for c in columns]]  # the outputs' sensitivities, when all are
     return Trajectory(trajectory.t, trajectory.x, trajectory.u, np.hstack(blocks), trajectory.states,
                       trajectory.inputs, tuple(columns), trajectory.model, trajectory.stats, trajectory.events,
-                      source=trajectory.source, params=trajectory.params)
+                      source=trajectory.source, params=trajectory.params, sensitivities=trajectory.sensitivities,
+                      output_sensitivities=kept, sensitivity_names=trajectory.sensitivity_names,
+                      sensitivity_method=trajectory.sensitivity_method)
 
 
 def _frame_quantity(model: ModelContract, trajectory: Trajectory, frame: str, quantity: str) -> Any:

@@ -81,6 +81,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             model, (t0, t_final), x0, inputs, method=args.method,
             rtol=number_or(args.rtol, "--rtol", 1e-6), atol=number_or(args.atol, "--atol", 1e-9),
             dt=number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble,
+            sensitivities=_sensitivity_names(args.sensitivities),
         )
     assert isinstance(trajectory, Trajectory)  # one x0: one trajectory
     if names is not None:
@@ -99,12 +100,28 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _sensitivity_names(given: list[str] | None) -> list[str] | None:
+    """The names of ``--sensitivities`` (comma-separated, the option repeatable), or None without the option."""
+    if given is None:
+        return None
+    names = [part.strip() for text in given for part in text.split(",")]
+    if not all(names):
+        raise InputError(f"--sensitivities {','.join(given)!r}: an empty name: give x0, states or parameters "
+                         "separated by commas, e.g. --sensitivities x0,k")
+    return names
+
+
 def _report(name: str, trajectory: Any, noted: list[warnings.WarningMessage], written: tuple[str | None, ...]) -> None:
     """The run's summary, final state, events, hint and robodyn's warnings, then the files written."""
     stats = trajectory.stats
     final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
     print(f"{name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
     print(f"final state: {final}")
+    for sensitivity in trajectory.sensitivity_names:
+        final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.sensitivity(sensitivity)[-1]))
+        print(f"d(final state)/d({sensitivity}): {final}")
+    if trajectory.sensitivity_method:
+        print(f"sensitivities: {trajectory.sensitivity_method}, error-controlled with the state")
     for event in trajectory.events:
         print(f"event {event.name} at t = {event.t:.12g}")
     if stats.hint:
@@ -136,6 +153,9 @@ def add_commands(commands: Any) -> None:
                           help="joint position limits: warn when the run leaves them (default), stop there, or ignore")
     simulate.add_argument("--assemble", action="store_true",
                           help="close a mechanism's loops from x0 first (its independent coordinates kept)")
+    simulate.add_argument("--sensitivities", action="append", metavar="NAME,...",
+                          help="also integrate dx/dNAME for parameters and initial states (x0: every state); "
+                               "written as columns d(state)/d(NAME) to --out")
     simulate.add_argument("--out", metavar="FILE", help="write the trajectory: .csv, .npz, or - for CSV on stdout")
     simulate.add_argument("--plot", metavar="FILE.png", help="write a plot of the trajectory (.png, .svg or .pdf)")
     simulate.add_argument("--output", action="append", metavar="NAME,...",

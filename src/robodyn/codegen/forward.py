@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import ast
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
-__all__ = ["NotStraightLine", "jacobian_lines"]
+__all__ = ["NotStraightLine", "jacobian_lines", "seeded_derivatives"]
 
 _ARRAYS: Final = ("x", "u", "p")
 #: d f(a) / da in terms of the argument ``a`` and the result ``r`` (both names)
@@ -51,6 +51,33 @@ def jacobian_lines(body: Sequence[ast.stmt], n_rows: int, n_x: int, n_u: int, of
     function apart).
     """
     writer = _Differentiator(n_x + n_u, n_x, prefix)
+    _walk(writer, body, n_rows)
+    for i in range(n_rows):
+        row = writer.rows.get(i, {})
+        writer.lines += [f"{target}[{offset + i * n_x + j}] = {row.get(j, '0.0')}" for j in range(n_x)]
+        writer.lines += [f"{target}[{offset + n_rows * n_x + i * n_u + k}] = {row.get(n_x + k, '0.0')}"
+                         for k in range(n_u)]
+    return writer.lines
+
+
+def seeded_derivatives(body: Sequence[ast.stmt], n_rows: int, seeds: Mapping[tuple[str, int], Mapping[int, str]],
+                       prefix: str = "") -> tuple[list[str], dict[int, str], dict[int, dict[int, str]]]:
+    """The body's values and their tangents along directions the caller seeds, for the caller to lay out.
+
+    ``seeds[(array, index)]`` gives the tangent of ``array[index]`` (``"x"``, ``"u"`` or ``"p"``) in each direction
+    as an expression (a number, a name, or another array entry such as ``x[7]``): ``{("p", 2): {0: "1.0"}}`` makes
+    direction 0 the derivative with respect to p[2]; ``{("x", i): {j: f"x[{n + j * n + i}]"}}`` the directional
+    derivative along the columns of a matrix stored after the state (forward sensitivities, f_x S). Returns the
+    lines, the name (or constant) holding each ``out[i]`` the body assigns and each one's tangents ``{direction:
+    name}`` (a direction it does not depend on is missing: its tangent is 0).
+    """
+    writer = _Differentiator(0, 0, prefix, seeds)
+    _walk(writer, body, n_rows)
+    return writer.lines, writer.row_values, writer.rows
+
+
+def _walk(writer: _Differentiator, body: Sequence[ast.stmt], n_rows: int) -> None:
+    """Differentiate ``body`` statement by statement into ``writer`` (its ``rows`` and ``row_values``)."""
     for statement in body:
         if isinstance(statement, ast.Pass) or (isinstance(statement, ast.Return) and statement.value is None):
             continue
@@ -64,20 +91,18 @@ def jacobian_lines(body: Sequence[ast.stmt], n_rows: int, n_x: int, n_u: int, of
         elif (isinstance(destination, ast.Subscript) and isinstance(destination.value, ast.Name)
               and destination.value.id == "out" and isinstance(destination.slice, ast.Constant)
               and type(destination.slice.value) is int and 0 <= destination.slice.value < n_rows):
-            writer.rows[destination.slice.value] = writer.name_tangent(writer.temporary(value), tangent)
+            held = writer.temporary(value)
+            writer.row_values[destination.slice.value] = held
+            writer.rows[destination.slice.value] = writer.name_tangent(held, tangent)
         else:
             raise NotStraightLine(ast.unparse(statement))
-    for i in range(n_rows):
-        row = writer.rows.get(i, {})
-        writer.lines += [f"{target}[{offset + i * n_x + j}] = {row.get(j, '0.0')}" for j in range(n_x)]
-        writer.lines += [f"{target}[{offset + n_rows * n_x + i * n_u + k}] = {row.get(n_x + k, '0.0')}"
-                         for k in range(n_u)]
-    return writer.lines
 
 
 class _Differentiator:
-    def __init__(self, directions: int, n_x: int, prefix: str):
-        self.directions, self.n_x, self.prefix = directions, n_x, prefix
+    def __init__(self, directions: int, n_x: int, prefix: str,
+                 seeds: Mapping[tuple[str, int], Mapping[int, str]] | None = None):
+        self.directions, self.n_x, self.prefix, self.seeds = directions, n_x, prefix, seeds
+        self.row_values: dict[int, str] = {}  # out[i] -> the name or constant holding its value
         self.lines: list[str] = []
         self.tangents: dict[str, dict[int, str]] = {}  # a local's name -> {direction: name of its tangent}
         self.rows: dict[int, dict[int, str]] = {}
@@ -129,6 +154,8 @@ class _Differentiator:
                     and isinstance(node.slice, ast.Constant) and type(node.slice.value) is int):
                 raise NotStraightLine(ast.unparse(node))
             array, index = node.value.id, node.slice.value
+            if self.seeds is not None:
+                return f"{array}[{index}]", dict(self.seeds.get((array, index), {}))
             seed = {"x": index, "u": self.n_x + index}.get(array)
             return f"{array}[{index}]", ({seed: "1.0"} if seed is not None else {})
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "math":

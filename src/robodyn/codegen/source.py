@@ -22,8 +22,9 @@ import sympy
 
 from robodyn.codegen.printer import numeric_form, python_printer
 
-__all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_rhs_source",
-           "manipulator_jacobian_source", "manipulator_rhs_source", "output_source"]
+__all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_parameter_source",
+           "explicit_rhs_source", "manipulator_jacobian_source", "manipulator_parameter_source",
+           "manipulator_rhs_source", "output_source"]
 
 UNROLL_LIMIT: Final = 6  # Coordinates up to which the Cholesky solve is unrolled into scalar code.
 _INDENT: Final = "    "
@@ -153,3 +154,63 @@ def manipulator_jacobian_source(symbols: Any, mass: Any, rhs: Any, derivative: A
              f"_D = np.empty(({n}, {n}, {n}))", *_body(symbols, targets, exprs),
              "manipulator_solve(_M, _r, _G, _D, out)"]
     return _function("jac", lines)
+
+
+def explicit_parameter_source(symbols: Any, dfdp: Sequence[Any]) -> str:
+    """Source of ``jacp(t, x, u, p, out)`` writing df/dp ``(n, n_params)``, row-major, into ``out``."""
+    return _function("jacp", _body(symbols, [f"out[{k}]" for k in range(len(dfdp))], list(dfdp)))
+
+
+def manipulator_parameter_source(symbols: Any, mass_lower: Sequence[Any], rhs: Sequence[Any], drdp: Any,
+                                 dmass_lower: Sequence[Sequence[Any]]) -> str:
+    """Source of ``jacp(t, x, u, p, out)`` writing df/dp ``(2n, n_params)`` row-major for M(q) q'' = r, the state
+    ``[q, q']``: zeros for q' = q_dot, then da/dp_c = M^-1 (dr/dp_c - dM/dp_c q'') (M never inverted symbolically).
+
+    ``mass_lower`` holds M's lower triangle row by row, ``rhs`` r (n,), ``drdp`` dr/dp (n, n_params) row-major and
+    ``dmass_lower`` the lower triangle of dM/dp_c for each parameter c. Up to :data:`UNROLL_LIMIT` coordinates the
+    solves are unrolled on scalars (straight-line code), above it they run on work arrays.
+    """
+    n, k = len(rhs), len(dmass_lower)
+    lower = [(i, j) for i in range(n) for j in range(i + 1)]
+    zeros = [f"out[{i * k + c}] = 0.0" for i in range(n) for c in range(k)]
+    if n <= UNROLL_LIMIT:
+        targets = ([f"_M{i}_{j}" for i, j in lower] + [f"_r{i}" for i in range(n)]
+                   + [f"_G{i}_{c}" for i in range(n) for c in range(k)]
+                   + [f"_D{c}_{i}_{j}" for c in range(k) for i, j in lower])
+        lines = _body(symbols, targets, [*mass_lower, *rhs, *drdp, *(e for d in dmass_lower for e in d)])
+        lines += _unrolled_cholesky(n)
+        for c in range(k):  # g = dr/dp_c - dM/dp_c a, then L L^T (da/dp_c) = g with M's factor
+            for i in range(n):
+                terms = " - ".join([f"_G{i}_{c}", *(f"_D{c}_{max(i, j)}_{min(i, j)} * _a{j}" for j in range(n))])
+                lines.append(f"_g{i} = {terms}")
+            lines += _factor_solve(n, c, k)
+        return _function("jacp", lines + zeros)
+    targets = ([f"_M[{i}, {j}]" for i, j in lower] + [f"_r[{i}]" for i in range(n)]
+               + [f"_G[{i}, {c}]" for i in range(n) for c in range(k)]
+               + [f"_D[{c}, {i}, {j}]" for c in range(k) for i, j in lower])
+    return _function("jacp", [
+        f"_M = np.empty(({n}, {n}))", f"_r = np.empty({n})", f"_G = np.empty(({n}, {max(k, 1)}))",
+        f"_D = np.empty(({max(k, 1)}, {n}, {n}))",
+        *_body(symbols, targets, [*mass_lower, *rhs, *drdp, *(e for d in dmass_lower for e in d)]),
+        *zeros, "_F = _M.copy()", "cholesky_solve_lower(_F, _r)",
+        f"for _c in range({k}):", f"{_INDENT}_g = np.empty({n})", f"{_INDENT}for _i in range({n}):",
+        f"{_INDENT * 2}_v = _G[_i, _c]", f"{_INDENT * 2}for _j in range({n}):",
+        f"{_INDENT * 3}_v -= _D[_c, max(_i, _j), min(_i, _j)] * _r[_j]", f"{_INDENT * 2}_g[_i] = _v",
+        f"{_INDENT}_F = _M.copy()", f"{_INDENT}cholesky_solve_lower(_F, _g)", f"{_INDENT}for _i in range({n}):",
+        f"{_INDENT * 2}out[({n} + _i) * {k} + _c] = _g[_i]",
+    ])
+
+
+def _factor_solve(n: int, c: int, k: int) -> list[str]:
+    """Solve L L^T z = _g{i} with the unrolled factor of :func:`_unrolled_cholesky` (``_L{i}_{j}``; one coordinate:
+    a division by ``_M0_0``) and write z into column ``c`` of the acceleration rows of df/dp (``k`` columns)."""
+    if n == 1:
+        return [f"out[{k + c}] = _g0 / _M0_0 if _M0_0 > 0.0 else math.nan"]
+    lines = []
+    for i in range(n):
+        rest = " - ".join([f"_g{i}", *(f"_L{i}_{j} * _w{j}" for j in range(i))])
+        lines.append(f"_w{i} = ({rest}) / _L{i}_{i}")
+    for i in reversed(range(n)):
+        rest = " - ".join([f"_w{i}", *(f"_L{j}_{i} * _z{j}" for j in range(i + 1, n))])
+        lines.append(f"_z{i} = ({rest}) / _L{i}_{i}")
+    return lines + [f"out[{(n + i) * k + c}] = _z{i}" for i in range(n)]

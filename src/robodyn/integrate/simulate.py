@@ -76,6 +76,7 @@ def simulate(
     backend: str = "auto",
     limits: str = "warn",
     assemble: bool = False,
+    sensitivities: Sequence[str] | str | None = None,
 ) -> Trajectory | BatchTrajectory:
     """Simulate ``model`` over ``t_span``.
 
@@ -120,12 +121,23 @@ def simulate(
         For a model with closed loops or held points (``model.constraints()``): False (default) refuses an
         initial state off the constraints, naming the worst residual; True assembles it first, keeping its
         independent coordinates and velocities (robodyn.model.constraints).
+    sensitivities
+        Integrate the forward sensitivities dx/dtheta alongside the state, error-controlled with it, for each
+        ``theta`` named: a parameter, a state (its initial value) or ``"x0"`` (every initial state); read them with
+        ``Trajectory.sensitivity(name)`` ``(T, n)`` and ``output_sensitivity(name)`` ``(T, n_outputs)``
+        (robodyn.integrate.sensitivities, docs/sensitivities.md).
 
     Returns
     -------
     Trajectory, or BatchTrajectory for a batch.
     """
     require_model(model, "simulate")
+    if sensitivities is not None:  # the sensitivity equations alongside the state (robodyn.integrate.sensitivities)
+        from robodyn.integrate.sensitivities import simulate_sensitivities
+
+        return simulate_sensitivities(simulate, model, sensitivities, t_span, x0, u, {
+            "method": method, "rtol": rtol, "atol": atol, "dt": dt, "t_eval": t_eval, "events": events,
+            "params": params, "max_steps": max_steps, "backend": backend, "limits": limits, "assemble": assemble})
     if model.chart() is not None:  # a manifold (a floating base): the run in its chart (robodyn.integrate.chart)
         from robodyn.integrate.chart import simulate_in_chart
 

@@ -30,8 +30,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["chart_text", "compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text",
-           "output_module",
-           "output_text", "python_function", "rhs_ir"]
+           "output_module", "output_text", "parameter_jacobian_text", "python_function", "rhs_ir"]
 
 
 def _header(model: ModelContract, n_events: int = 0) -> str:
@@ -56,6 +55,12 @@ def jacobian_text(model: ModelContract) -> str | None:
     if source is None:
         return None
     return "\n\n".join([_header(model), source, c_entry("jac", "N_STATES * (N_STATES + N_INPUTS)")])
+
+
+def parameter_jacobian_text(model: ModelContract) -> str | None:
+    """The source of a model's module of df/dp ``jacp(t, x, u, p, out)`` (called from Python), or None without one."""
+    source = model.kernel_parameter_jacobian_source()
+    return None if source is None else f"{_header(model)}\n\n{source}"
 
 
 def chart_text(model: ModelContract) -> str | None:
@@ -111,21 +116,24 @@ def _memo_module(model: ModelContract, key: str, text_of: Callable[[ModelContrac
 
 
 def python_function(model: ModelContract, which: str) -> Callable[..., None] | None:
-    """``model``'s compiled ``rhs``, ``jac`` or ``out_fn`` (``which``: ``"rhs"``, ``"jacobian"``, ``"output"``) to
-    call from Python as ``fn(t, x, u, p, out)``, or None without that source: the same generated modules the
-    kernels use, compiled by LLVM when they are straight-line code (no numba in the process), else by numba.
-    Kept in the model's memo (the code does not depend on parameter values)."""
+    """``model``'s compiled ``rhs``, ``jac``, ``out_fn`` or ``jacp`` (``which``: ``"rhs"``, ``"jacobian"``,
+    ``"output"``, ``"parameter jacobian"``) to call from Python as ``fn(t, x, u, p, out)``, or None without that
+    source: the same generated modules the kernels use, compiled by LLVM when they are straight-line code (no numba
+    in the process), else by numba. Kept in the model's memo (the code does not depend on parameter values)."""
     from robodyn.codegen.module import straight_line_function
 
     memo = model.memo()
     key = ("python function", which)
     if key not in memo:
-        text = {"rhs": module_text, "jacobian": jacobian_text, "output": output_text}[which](model)
-        name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn"}[which]
+        text = {"rhs": module_text, "jacobian": jacobian_text, "output": output_text,
+                "parameter jacobian": parameter_jacobian_text}[which](model)
+        name = {"rhs": "rhs", "jacobian": "jac", "output": "out_fn", "parameter jacobian": "jacp"}[which]
         function = None if text is None else straight_line_function(text, name)
         if function is None and text is not None:
             module = (compiled_module(model) if which == "rhs" else
-                      jacobian_module(model) if which == "jacobian" else output_module(model))
+                      jacobian_module(model) if which == "jacobian" else output_module(model)
+                      if which == "output" else _memo_module(model, "parameter jacobian module",
+                                                             parameter_jacobian_text, "robodyn_jacp"))
             function = None if module is None else getattr(module, name)
         memo[key] = function
     found: Callable[..., None] | None = memo[key]

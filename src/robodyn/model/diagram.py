@@ -16,7 +16,8 @@ the rest take it as they take any model.
   the loop's input is refused too: split such a block.
 - **Exact Jacobians** when every block has them (``jacobian_method = "diagram"``): the chain rule through the
   wires, in the same order — du_b/dz from the wires' sources, dy_b/dz = C_b dx_b/dz + D_b du_b/dz, then
-  df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f.
+  df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f. The same with
+  z = p gives df/dp and dh/dp (robodyn.model.diagram_parameters).
 - **Compiled**: when every block has numba sources, the diagram is one generated rhs and out_fn (and, when they
   are straight-line code, their exact Jacobian by forward-mode differentiation): robodyn.model.diagram_code.
 - **Sampled blocks** (a ``sample_period``): robodyn.model.sampled; ``f`` is then the continuous derivatives and
@@ -35,6 +36,7 @@ import numpy as np
 from robodyn.errors import InputError
 from robodyn.model import diagram_build as build
 from robodyn.model.diagram_code import ComposedCode
+from robodyn.model.diagram_parameters import DiagramParameters
 from robodyn.model.system import Model, Vector, require_model
 
 if TYPE_CHECKING:
@@ -43,7 +45,7 @@ if TYPE_CHECKING:
 __all__ = ["Diagram"]
 
 
-class Diagram(ComposedCode, Model):
+class Diagram(ComposedCode, DiagramParameters, Model):
     """Blocks (any robodyn models) connected output to input, as one model.
 
     Parameters

@@ -32,7 +32,8 @@ import numpy as np
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["BlockPlan", "ComposedCode", "compose", "compose_jump", "derivative_sources"]
+__all__ = ["BlockPlan", "ComposedCode", "compose", "compose_jump", "derivative_sources", "parameter_source",
+           "straight_line_body"]
 
 _ARGUMENTS: Final = ("t", "x", "u", "p", "out")
 _INDENT: Final = "    "
@@ -274,6 +275,37 @@ def derivative_sources(rhs: str, out: str, n: int, m: int, n_outputs: int) -> tu
     return function("jac", jac), function("lin", lin)
 
 
+def straight_line_body(text: str, name: str, nodes: int | None = None) -> list[ast.stmt] | None:
+    """The statements of ``name(t, x, u, p, out)`` when ``text`` is that one function in straight-line code, or
+    forwards to a tape of at most ``nodes`` nodes (default: as blocks are inlined) written out; else None."""
+    try:
+        tree = _expanded(ast.parse(text), name, _TAPE_NODES_INLINED if nodes is None else nodes)
+    except SyntaxError:
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != name:
+        return None
+    function = tree.body[0]
+    return function.body if [a.arg for a in function.args.args] == list(_ARGUMENTS) else None
+
+
+def parameter_source(rhs: str, n: int, n_p: int) -> str | None:
+    """The source of ``jacp(t, x, u, p, out)`` (df/dp ``(n, n_p)`` row-major) from a composed straight-line ``rhs``,
+    by forward-mode differentiation with respect to p (robodyn.codegen.forward); None when it is not straight-line
+    code."""
+    from robodyn.codegen.forward import NotStraightLine, seeded_derivatives
+
+    try:
+        tree = ast.parse(rhs)
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef) or tree.body[0].name != "rhs":
+            return None
+        lines, _, rows = seeded_derivatives(tree.body[0].body, n, {("p", c): {c: "1.0"} for c in range(n_p)})
+    except (NotStraightLine, SyntaxError):
+        return None
+    lines += [f"out[{i * n_p + c}] = {rows.get(i, {}).get(c, '0.0')}" for i in range(n) for c in range(n_p)]
+    return "\n".join(["@jit", "def jacp(t, x, u, p, out):", *(f"{_INDENT}{line}" for line in lines),
+                      f"{_INDENT}return", ""])
+
+
 # --- inlining ---------------------------------------------------------------------------------------------
 def _inline(tree: ast.Module, name: str, k: int, writer: _Writer, targets: list[str]) -> list[str] | None:
     """The body of ``name`` rewritten for block ``k``, or None when the text is more than that one straight-line
@@ -353,7 +385,7 @@ class _Rewriter(ast.NodeTransformer):
 _TAPE_NODES_INLINED: Final = 1000  # larger tapes are called (numba would lower each node: ~2.5 ms apiece)
 
 
-def _expanded(tree: ast.Module, name: str) -> ast.Module:
+def _expanded(tree: ast.Module, name: str, limit: int | None = None) -> ast.Module:
     """``tree`` with ``name`` rewritten as straight-line code when it only forwards its arguments, through
     wrappers, to a tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.tape_llvm): one assignment
     per node, with the same IEEE operations the tape's LLVM code performs. Otherwise ``tree`` itself."""
@@ -371,7 +403,7 @@ def _expanded(tree: ast.Module, name: str) -> ast.Module:
     if name not in defs or not tapes:
         return tree
     found = _forwarded(defs, tapes, name, list(_ARGUMENTS), 0)
-    if found is None or len(found[0][0]) > _TAPE_NODES_INLINED:
+    if found is None or len(found[0][0]) > (_TAPE_NODES_INLINED if limit is None else limit):
         return tree
     (nodes, positions), arrays = found
     try:

@@ -478,6 +478,18 @@ class LinearSystem(Model):
         return self.C, self.D
 
     @property
+    def parameter_jacobian_method(self) -> str:
+        return "linear"
+
+    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """df/dp: ``(n, 0)``, a linear model has no parameters."""
+        return np.zeros((self.A.shape[0], 0))
+
+    def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """dh/dp: ``(n_outputs, 0)``."""
+        return np.zeros((self.C.shape[0], 0))
+
+    @property
     def sample_period(self) -> float | None:
         """``dt``: the sample period in s of a discrete-time system, None for continuous time."""
         return self.dt

@@ -30,6 +30,7 @@ from robodyn.errors import InputError, ShapeError, SingularMatrixError
 from robodyn.model.expr import TIME, expand_bounded, narrow_integers, symbol
 from robodyn.model.linear import LinearSystem
 from robodyn.model.linearization import symbolic_linearization
+from robodyn.model.manipulator_parameters import ManipulatorParameters
 from robodyn.model.plausibility import check_mass
 from robodyn.model.protocol import ExplicitForm
 from robodyn.model.symbolic import ExprLike, NumericFunction, SymbolicModel
@@ -79,7 +80,7 @@ def _shape_of(value: Any) -> str:
     return f"a scalar {value!r}"
 
 
-class ManipulatorSystem(SymbolicModel):
+class ManipulatorSystem(ManipulatorParameters, SymbolicModel):
     """Second-order model M(q) q'' = Q(t, q, q', u) - c(t, q, q'); state ``[q..., q_dot...]``.
 
     Parameters

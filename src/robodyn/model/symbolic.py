@@ -163,6 +163,11 @@ class SymbolicModel(Model):
         """Exact dh/du, shape (n_outputs, n_inputs)."""
         return _jacobian(self.h_expr, self.u_symbols)
 
+    @functools.cached_property
+    def dhdp_expr(self) -> sympy.Matrix:
+        """Exact dh/dp, shape (n_outputs, n_params) (derived parameters are substituted: the chain rule holds)."""
+        return _jacobian(self.h_expr, self.p_symbols)
+
     def dhdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """dh/dx evaluated at a point, ``(n_outputs, n_states)``."""
         return self._numeric_jacobian("dhdx", t, x, u, params)
@@ -187,6 +192,11 @@ class SymbolicModel(Model):
         C.setflags(write=False)
         D.setflags(write=False)
         return C, D
+
+    def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray | None:
+        if self.outputs_are_states:
+            return np.zeros((self.n_states, len(self.parameters)))
+        return self._raw_jacobian("dhdp", t, x, u, p).reshape(self.n_outputs, len(self.parameters))
 
     def _raw_jacobian(self, which: str, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         cache = self.__dict__.setdefault("_jacobian_functions", {})
@@ -366,6 +376,11 @@ class SymbolicSystem(SymbolicModel):
         """Exact df/du, shape (n_states, n_inputs)."""
         return _jacobian(self.f_expr, self.u_symbols)
 
+    @functools.cached_property
+    def dfdp_expr(self) -> sympy.Matrix:
+        """Exact df/dp, shape (n_states, n_params) (derived parameters are substituted: the chain rule holds)."""
+        return _jacobian(self.f_expr, self.p_symbols)
+
     def dfdx(self, t: float, x: Any, u: Any = None, params: Any = None) -> np.ndarray:
         """df/dx evaluated at a point, ``(n_states, n_states)``."""
         return self._numeric_jacobian("dfdx", t, x, u, params)
@@ -389,6 +404,18 @@ class SymbolicSystem(SymbolicModel):
 
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         return symbolic_linearization(self, t, x, u, p)
+
+    @property
+    def parameter_jacobian_method(self) -> str:
+        return "symbolic"
+
+    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        return self._raw_jacobian("dfdp", t, x, u, p).reshape(self.n_states, len(self.parameters))
+
+    def kernel_parameter_jacobian_source(self) -> str:
+        from robodyn.codegen.source import explicit_parameter_source
+
+        return explicit_parameter_source(self, [narrow_integers(e) for e in self.dfdp_expr])
 
     def kernel_rhs_source(self) -> str:
         from robodyn.codegen.source import explicit_rhs_source

@@ -276,6 +276,24 @@ class Model:
             return np.eye(self.n_states), np.zeros((self.n_states, self.n_inputs))
         return None
 
+    @property
+    def parameter_jacobian_method(self) -> str | None:
+        """The exact df/dp the model has (``symbolic``, ``manipulator``, ``tape``, ``diagram``, ``linear``), or None:
+        forward sensitivities then difference f (robodyn.integrate.sensitivities says so in its result)."""
+        return None
+
+    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """Exact df/dp ``(n, n_params)`` at a validated point (when :attr:`parameter_jacobian_method`)."""
+        raise NotImplementedError(f"model {self.name!r} has no exact parameter Jacobian")
+
+    def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray | None:
+        """Exact dh/dp ``(n_outputs, n_params)`` at a validated point, or None (zeros when y = x)."""
+        return np.zeros((self.n_states, len(self.parameters))) if self.outputs_are_states else None
+
+    def kernel_parameter_jacobian_source(self) -> str | None:
+        """numba source of ``jacp(t, x, u, p, out)`` writing the exact df/dp row-major ``(n, n_params)``, or None."""
+        return None
+
     def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
         """A, B, C, D at a validated point, exactly, flat ``[A | B | C | D]`` row-major (when
         :attr:`jacobian_method` is set and the outputs have exact Jacobians)."""

@@ -17,7 +17,11 @@ function            outputs                                                     
 ``com``             centres of mass of the bodies in the base frame, body order          (bodies*3,)
 ``regressor``       Y with ``inverse`` = Y theta over ``regressor_columns``, row-major   (n*P,)
 ``standard_parameters`` theta, the values of those columns (robodyn.rigid.regressor)    (P,)
+``parameter_jacobian`` df/dp: zeros for q' = q_dot, then da/dp = -M^-1 dr/dp (below)     (2n*n_p,)
 ==================  ===================================================================  ===========
+
+df/dp follows the same idea with the parameter leaves ``p`` (argument 3) as the variables: dr/dp by forward mode on
+the tape at the held acceleration, then da/dp = -M^-1 dr/dp by the tree's factor on the tape.
 
 A and B follow the manipulator formula without a symbolic inverse: with r(q, q', q'', u) =
 ID(q, q', q'') + joint terms - Q and q'' the forward-dynamics acceleration, A21 = -M^-1 dr/dq,
@@ -51,7 +55,7 @@ from robodyn.rigid.tape import Tape, Value
 __all__ = ["FUNCTIONS", "Coulomb", "JointTerms", "ManipulatorProgram", "TreeProgram"]
 
 FUNCTIONS = ("rhs", "jacobians", "solved_jacobians", "mass", "terms", "inverse", "mass_derivative", "com", "regressor",
-             "standard_parameters")
+             "standard_parameters", "parameter_jacobian")
 SOLVE_LIMIT = 16  # Coordinates (velocities) up to which solved_jacobians solves on the tape; above, the tape gives
 # the factor and dr/dz and a compiled sparse solve (robodyn.codegen.linalg.tree_solve) does the rest. Measured per
 # linearize (bench_trees, one run): solo12 fixed (12) 3.4 us on the tape against 4.2 us factored, solo12 and anymal
@@ -278,8 +282,9 @@ class ManipulatorProgram(TreeProgram):
 
     def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
                  x: Sequence[Value], u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
-                 joints: Sequence[JointTerms], forces: Sequence[Value]):
+                 joints: Sequence[JointTerms], forces: Sequence[Value], parameters: Sequence[Value] = ()):
         self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
+        self.p = list(parameters)  # the parameter leaves, the variables of ``parameter_jacobian``
         self.x, self.u, self.a, self.gravity = list(x), list(u), list(a), list(gravity)
         self.joints, self.forces = list(joints), list(forces)
         self.n = len(joints)
@@ -371,6 +376,16 @@ class ManipulatorProgram(TreeProgram):
 
     def _mass_derivative(self) -> list[Value]:
         return [e for row in self.tape.derive(self._mass(), self.q) for e in row]
+
+    def _parameter_jacobian(self) -> list[Value]:
+        """df/dp ``(2n, n_p)`` row-major: zeros for q' = q_dot, then da/dp = -M^-1 dr/dp with r = ID + joint terms - Q
+        differentiated by forward mode with the forward-dynamics acceleration held fixed (the manipulator formula of
+        ``solved_jacobians``, with the parameter leaves as the variables)."""
+        held, k = self.held_acceleration, len(self.p)
+        residual = [c - f for c, f in zip(self.inverse(held, self.qd, self.gravity), self.forces)]
+        rows = self.tape.derive(residual, self.p, hold=held) if k else [[] for _ in range(self.n)]
+        solved = [self.tree.solve([-rows[i][c] for i in range(self.n)]) for c in range(k)]
+        return [self.zero] * (self.n * k) + [solved[c][i] for i in range(self.n) for c in range(k)]
 
     def _com(self) -> list[Value]:
         """The bodies' centres of mass, in body (parent-first) order."""

@@ -126,15 +126,22 @@ class ChainOutputs:
         self.derivatives = [d for row in rows for d in row]
         self._compiled: dict[str, tuple[Any, int]] = {}
 
+    def _parameter_derivatives(self) -> list[Value]:
+        """dh/dp ``(n_outputs, n_params)`` row-major, by forward mode over the tape's parameter leaves."""
+        rows = self.tape.derive(self.values, self.tape.leaves(3, len(self.model.parameters)))
+        return [d for row in rows for d in row]
+
     def _function(self, which: str) -> tuple[Any, int]:
         if which not in self._compiled:
-            outputs = self.values if which == "h" else self.derivatives
+            outputs = {"h": lambda: self.values, "jacobians": lambda: self.derivatives,
+                       "parameters": self._parameter_derivatives}[which]()
             text, symbol = llvm_ir(*tape_data(self.tape, outputs), optimize=True)
             self._compiled[which] = (native_batch(text, symbol), len(outputs))
         return self._compiled[which]
 
     def evaluate(self, which: str, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Any) -> np.ndarray:
-        """``h`` ``(T, n_outputs)`` or the Jacobians ``(T, n_outputs * (n_states + n_inputs))`` at the rows of
+        """``h`` ``(T, n_outputs)``, the Jacobians ``(T, n_outputs * (n_states + n_inputs))`` or dh/dp (``parameters``:
+        ``(T, n_outputs * n_params)``) at the rows of
         t ``(T,)``, x ``(T, n)``, u ``(T, m)`` and p (one vector, or per-row columns as
         robodyn.model.system.h_batch gives them)."""
         function, size = self._function(which)
@@ -206,6 +213,15 @@ class TapeOutputs:
         flat = self._outputs.evaluate("jacobians", np.array([t]), x[None], u[None], p)[0]
         both = flat.reshape(self.n_outputs, self.n_states + self.n_inputs)
         return both[:, : self.n_states], both[:, self.n_states:]
+
+    def output_parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray | None:
+        """Exact dh/dp; from the tape's forward mode when an output is kinematic."""
+        if not self.kinematic_outputs:
+            return super().output_parameter_jacobian_raw(t, x, u, p)  # type: ignore[misc]
+        if not p.size:
+            return np.zeros((self.n_outputs, 0))
+        flat = self._outputs.evaluate("parameters", np.array([t]), x[None], u[None], p)[0]
+        return flat.reshape(self.n_outputs, p.size)
 
     def kernel_output_source(self) -> str:
         if not self.kinematic_outputs:

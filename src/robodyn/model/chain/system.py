@@ -442,7 +442,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         n, m = self.n_coordinates, self.n_inputs
         x, u, a = tape.leaves(1, 2 * n), tape.leaves(2, m), tape.leaves(4, n)
         bodies, joints, forces, couplings, gravity = self.tape_parts(self._tape_value)
-        return ManipulatorProgram(tape, bodies, couplings, x, u, a, gravity, joints, forces)
+        return ManipulatorProgram(tape, bodies, couplings, x, u, a, gravity, joints, forces,
+                                  tape.leaves(3, len(self.parameters)))
 
     def tape_parts(self, value: Callable[[Any], Value]) -> tuple[list[Body], list[JointTerms], list[Value],
                                                                  list[tuple[int, Value, Value]], list[Value]]:
@@ -536,6 +537,24 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         return "\n".join([tape_source("_chain_jac", program.tape, program.outputs("jacobians"), "hjit",
                                        finish=finish), "",
                           "@jit", "def jac(t, x, u, p, out):", "    _chain_jac(t, x, u, p, x, out)", ""])
+
+    @property
+    def parameter_jacobian_method(self) -> str:
+        return "tape"
+
+    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """Exact df/dp ``(2n, n_params)``: da/dp = -M^-1 dr/dp at the held forward-dynamics acceleration, on the tape
+        (robodyn.rigid.dynamics, ``parameter_jacobian``)."""
+        if not self.parameters:
+            return np.zeros((self.n_states, 0))
+        values = self._call("parameter_jacobian", t, x, u, p)
+        return self._finite_or_singular(values, t, x, u, p).reshape(self.n_states, len(self.parameters))
+
+    def kernel_parameter_jacobian_source(self) -> str:
+        """``jacp(t, x, u, p, out)``: the tape's df/dp."""
+        program = self._program
+        return "\n".join([tape_source("_chain_jacp", program.tape, program.outputs("parameter_jacobian"), "hjit"), "",
+                          "@jit", "def jacp(t, x, u, p, out):", "    _chain_jacp(t, x, u, p, x, out)", ""])
 
     def kernel_rhs_source(self) -> str:
         """``rhs(t, x, u, p, out)`` for the simulation kernels: the tape's forward dynamics."""

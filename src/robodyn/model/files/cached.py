@@ -44,16 +44,18 @@ __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", 
 
 #: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
-#: factor's pattern), since the key holds the version, not the code: a stale record would call today's helpers
-#: with yesterday's arguments.
-FORMAT: Final = 6
+#: factor's pattern; 7: the exact parameter Jacobian's method), since the key holds the version, not the code: a
+#: stale record would call today's helpers with yesterday's arguments.
+FORMAT: Final = 7
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
-    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form", "kinematics", "latex_lines",
-    "latex_text", "linear_model", "linearization_call", "linearization_into", "linearization_raw", "manipulator",
-    "mechanical_matrices", "raw_function", "scalar_damping", "show_text", "symbolic_form",
+    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form",
+    "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
+    "linearization_call", "linearization_into", "linearization_raw", "manipulator", "mechanical_matrices",
+    "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function", "scalar_damping", "show_text",
+    "symbolic_form",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -150,7 +152,8 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
         "parameters": [[k, float(v)] for k, v in full.parameters.items()],
         "derived_parameters": dict(full.derived_parameters), "declared_units": dict(full.declared_units),
         "units": full.units(), "position_limits": {k: list(v) for k, v in limits.items()},
-        "jacobian_method": full.jacobian_method, "outputs_are_states": bool(full.outputs_are_states),
+        "jacobian_method": full.jacobian_method, "parameter_jacobian_method": full.parameter_jacobian_method,
+        "outputs_are_states": bool(full.outputs_are_states),
         "linear_by_construction": full.linear_by_construction(),
         "sources": {"rhs": rhs, "jacobian": full.kernel_jacobian_source(), "output": full.kernel_output_source()},
         "warnings": [str(w.message) for w in caught if issubclass(w.category, RobodynWarning)],
@@ -227,7 +230,7 @@ def _checked(data: bytes, key: str) -> dict[str, Any]:
     if type(record.get("order")) is not int or type(record.get("outputs_are_states")) is not bool \
             or type(record.get("checks_overrides")) is not bool:
         raise _Invalid("bad structure facts")
-    for field in ("jacobian_method", "linear_by_construction"):
+    for field in ("jacobian_method", "parameter_jacobian_method", "linear_by_construction"):
         if record.get(field) is not None and not isinstance(record.get(field), str):
             raise _Invalid(f"bad {field}")
     if not isinstance(record.get("warnings"), list) or not all(isinstance(w, str) for w in record["warnings"]):
@@ -360,6 +363,12 @@ class CachedModel(Model):
     @property
     def jacobian_method(self) -> str | None:
         return self._record["jacobian_method"]
+
+    @property
+    def parameter_jacobian_method(self) -> str | None:
+        """The full model's (its df/dp, dh/dp and ``jacp`` are the full model's: robodyn.integrate.sensitivities
+        differentiates the recorded straight-line ``rhs`` itself)."""
+        return self._record["parameter_jacobian_method"]
 
     @property
     def outputs_are_states(self) -> bool:
