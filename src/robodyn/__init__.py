@@ -73,7 +73,7 @@ _LAZY: dict[str, str] = {
     "StateFeedback": "robodyn.signals",
     "StepInfo": "robodyn.analysis.lti",
     "SymbolicSystem": "robodyn.model.symbolic",
-    "System": "robodyn.model.system",
+    "System": "robodyn.model.callables",
     "Trajectory": "robodyn.trajectory",
     "Validity": "robodyn.analysis.validity",
     "Verification": "robodyn.analysis.verify",
@@ -142,6 +142,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.kinematics.frames import Kinematics, Pose
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
+    from robodyn.model.callables import System
     from robodyn.model.chain.configuration import difference, integrate_configuration
     from robodyn.model.chain.constrained import ConstrainedChain
     from robodyn.model.chain.floating import FloatingChain
@@ -153,7 +154,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.model.linear import LinearSystem
     from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
     from robodyn.model.symbolic import SymbolicSystem
-    from robodyn.model.system import Model, System
+    from robodyn.model.system import Model
     from robodyn.signals import StateFeedback
     from robodyn.sweep import load_sweep, sweep
     from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory

@@ -136,7 +136,7 @@ def test_the_composed_jacobian_equals_the_chain_rule_through_the_blocks() -> Non
 def _chain_rule(diagram: robodyn.Diagram, x: np.ndarray, u: np.ndarray):
     """A, B, C, D of the same diagram made of copies of the blocks that are not compilable (the interpreted path
     chains the blocks' exact Jacobians)."""
-    from robodyn.model.system import System
+    from robodyn.model.callables import System
 
     def opaque(block):
         copy = block.with_parameters()

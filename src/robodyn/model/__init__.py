@@ -34,13 +34,14 @@ _LAZY: dict[str, str] = {
     "ScalarDamping": "robodyn.model.mechanical",
     "SymbolicModel": "robodyn.model.symbolic",
     "SymbolicSystem": "robodyn.model.symbolic",
-    "System": "robodyn.model.system",
+    "System": "robodyn.model.callables",
     "UrdfRobot": "robodyn.model.chain.urdf",
     "load": "robodyn.model.files.loading",
     "load_file": "robodyn.model.files.loading",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
+    from robodyn.model.callables import System
     from robodyn.model.chain.system import ChainSystem
     from robodyn.model.chain.urdf import UrdfRobot
     from robodyn.model.files.loading import load, load_file
@@ -49,7 +50,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
     from robodyn.model.protocol import ModelContract
     from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
-    from robodyn.model.system import Model, System
+    from robodyn.model.system import Model
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
