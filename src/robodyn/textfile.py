@@ -20,8 +20,8 @@ from typing import Any, Final
 
 from robodyn.errors import InputError
 
-__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_TEXT_BYTES", "JsonLimitError", "UnusableFile", "file_kind",
-           "parse_json_limited", "read_regular", "read_text_limited"]
+__all__ = ["MAX_JSON_BYTES", "MAX_JSON_DEPTH", "MAX_TEXT_BYTES", "JsonLimitError", "UnusableFile", "csv_numbers",
+           "file_kind", "parse_json_limited", "read_regular", "read_text_limited"]
 
 MAX_TEXT_BYTES: Final = 1_000_000  # Model files, URDF files and input tables are text of at most this size.
 MAX_JSON_BYTES: Final = 16_000_000  # Records and manifests robodyn writes are far smaller (a sweep's grid included).
@@ -149,3 +149,30 @@ def parse_json_limited(data: bytes | str, *, limit: int = MAX_JSON_BYTES, depth:
 
 def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON number")
+
+
+def csv_numbers(path: str | os.PathLike[str], header: list[str], rows: list[tuple[int, str]]) -> Any:
+    """The numbers of a CSV file's data ``rows`` (line number, text) under ``header``, as a float64 array
+    ``(rows, columns)``: numpy's reader first (a large file), then line by line only to name the line and column
+    that is wrong (a row of another length, a value that is not a number)."""
+    import io
+
+    import numpy as np
+
+    try:
+        table = np.loadtxt(io.StringIO("\n".join(line for _, line in rows)), delimiter=",", ndmin=2)
+    except ValueError:
+        table = None
+    if table is not None and table.shape == (len(rows), len(header)):
+        return table
+    for number, line in rows:
+        values = line.split(",")
+        if len(values) != len(header):
+            raise InputError(f"{path}:{number}: {len(values)} values for the {len(header)} columns {','.join(header)}")
+        for column, value in enumerate(values):
+            try:
+                float(value)
+            except ValueError:
+                raise InputError(f"{path}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
+                                 "number") from None
+    raise InputError(f"{path}: the rows could not be read as {len(header)} numbers each")  # pragma: no cover

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from robodyn.errors import InputError
-from robodyn.textfile import parse_json_limited, read_text_limited
+from robodyn.textfile import csv_numbers, parse_json_limited, read_text_limited
 from robodyn.trajectory import NPZ_KEYS, Array, EventRecord, SimulationStats, Trajectory
 
 __all__ = ["load_csv", "load_npz"]
@@ -34,18 +34,7 @@ def load_csv(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
         raise InputError(f"{file}:{lines[0][0]}: the header {lines[0][1]!r} needs t and one name per column")
     if len(lines) == 1:
         raise InputError(f"{file}: a header but no data: expected one line per time")
-    table = np.empty((len(lines) - 1, len(header)))
-    for row, (number, line) in enumerate(lines[1:]):
-        values = line.split(",")
-        if len(values) != len(header):
-            raise InputError(f"{file}:{number}: {len(values)} values for the {len(header)} columns "
-                             f"{','.join(header)}")
-        for column, value in enumerate(values):
-            try:
-                table[row, column] = float(value)
-            except ValueError:
-                raise InputError(f"{file}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
-                                 "number") from None
+    table = csv_numbers(file, header, lines[1:])
     plain = [name for name in header[1:] if not _SENSITIVITY.match(name)]
     x_names, y_names = _state_columns(file, plain, states)
     n = len(x_names)

@@ -15,9 +15,8 @@ increase strictly (a repeated or earlier time is refused with both times): sampl
 
 from __future__ import annotations
 
-import io
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
@@ -26,10 +25,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.errors import InputError, ShapeError
-from robodyn.textfile import read_text_limited
+from robodyn.textfile import csv_numbers, read_text_limited
 from robodyn.trajectory import Trajectory
 
-__all__ = ["MAX_DATA_BYTES", "Data", "Table", "read_csv_columns", "read_table"]
+__all__ = ["MAX_DATA_BYTES", "Data", "Table", "check_increasing", "read_csv_columns", "read_table"]
 
 Array = NDArray[np.float64]
 Data = Trajectory | str | os.PathLike[str] | Mapping[str, Any]
@@ -69,23 +68,7 @@ def read_csv_columns(path: str | os.PathLike[str], what: str, *, limit: int = MA
     twice = next((name for k, name in enumerate(header) if name in header[:k]), None)
     if twice is not None:
         raise InputError(f"{path}:{lines[0][0]}: column {twice!r} appears twice: name each column once")
-    try:  # numpy's reader first (a large file); line by line only to say which line is wrong
-        table = np.loadtxt(io.StringIO("\n".join(line for _, line in lines[1:])), delimiter=",", ndmin=2)
-    except ValueError:
-        table = None
-    if table is None or table.shape[1] != len(header):
-        for number, line in lines[1:]:
-            values = line.split(",")
-            if len(values) != len(header):
-                raise InputError(f"{path}:{number}: {len(values)} values for the {len(header)} columns "
-                                 f"{','.join(header)}")
-            for column, value in enumerate(values):
-                try:
-                    float(value)
-                except ValueError:
-                    raise InputError(f"{path}:{number}: column {header[column]!r}: {value.strip()!r} is not a "
-                                     "number") from None
-        raise InputError(f"{path}: the rows could not be read as {len(header)} numbers each")  # pragma: no cover
+    table = csv_numbers(path, header, lines[1:])
     return header, table, [number for number, _ in lines[1:]]
 
 
@@ -159,9 +142,15 @@ def _check_rows(table: Table) -> None:
         which = [name for name, value in zip(names, values[row]) if not np.isfinite(value)]
         raise InputError(f"{table.where(row)}: {', '.join(which)} not finite ({', '.join(str(v) for v in values[row])})"
                          ": remove or repair that sample")
+    check_increasing(t, table.where)
+
+
+def check_increasing(t: Array, where: Callable[[int], str]) -> None:
+    """InputError at the first time that does not increase strictly (repeated or earlier), both times named;
+    ``where(row)`` says where that row is (``"run.csv:12"``)."""
     steps = np.diff(t)
     if steps.size and not np.all(steps > 0):
         row = int(np.flatnonzero(steps <= 0)[0]) + 1
         kind = "repeats" if steps[row - 1] == 0 else "goes back from"
-        raise InputError(f"{table.where(row)}: the time t = {t[row]:.9g} {kind} t = {t[row - 1]:.9g} of the sample "
+        raise InputError(f"{where(row)}: the time t = {t[row]:.9g} {kind} t = {t[row - 1]:.9g} of the sample "
                          "before: times must increase strictly (sort the samples, drop duplicates)")

@@ -28,7 +28,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
-from robodyn.analysis.measured import MAX_DATA_BYTES, read_csv_columns
+from robodyn.analysis.measured import MAX_DATA_BYTES, check_increasing, read_csv_columns
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.mechanical import velocity_name
 from robodyn.trajectory import Trajectory
@@ -161,12 +161,7 @@ def _rows(found: dict[str, Array | None], lines: list[int] | None, source: str) 
             row = int(np.flatnonzero(bad)[0])
             raise InputError(f"{source}: {where(row)} (t = {t[row]:.6g}): {key} is not finite "
                              f"({np.atleast_1d(value[row]).tolist()}): remove or repair that sample")
-    steps = np.diff(t)
-    if steps.size and not np.all(steps > 0):
-        row = int(np.flatnonzero(steps <= 0)[0]) + 1
-        kind = "repeats" if steps[row - 1] == 0 else "goes back from"
-        raise InputError(f"{source}: {where(row)}: the time t = {t[row]:.9g} {kind} t = {t[row - 1]:.9g} of the "
-                         "sample before: times must increase strictly (sort the samples, drop duplicates)")
+    check_increasing(t, lambda row: f"{source}: {where(row)}")
 
 
 def measurements(data: Data, coordinates: tuple[str, ...], qdd: Any = None) -> Measurements:

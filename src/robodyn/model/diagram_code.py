@@ -29,6 +29,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.codegen.fragments import prefixed, top_level_names
+
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
@@ -220,11 +222,10 @@ class _Writer:
         plan = self.plans[k]
         model = plan.model
         if (k, name) not in self.called:
-            defined = _top_level_names(tree)
-            if name not in defined:
+            defined = top_level_names(tree, imports=False)  # imports at module level: not a generated fragment
+            if defined is None or name not in defined:
                 raise _NotComposable
-            renamed = _TopLevelRenamer(defined, f"_b{k}_").visit(tree)
-            self.helpers.append(ast.unparse(ast.fix_missing_locations(renamed)))
+            self.helpers.append(prefixed(tree, defined, f"_b{k}_"))
             self.called[(k, name)] = f"_b{k}_{name}"
         m, n, n_p = model.n_inputs, model.n_states, len(model.parameters)
         lines = [f"_bu{k} = np.empty({m})"]
@@ -468,35 +469,6 @@ def _tape_lines(nodes: Sequence[tuple[Any, ...]], positions: Sequence[int], arra
 
 
 # --- calling ----------------------------------------------------------------------------------------------
-def _top_level_names(tree: ast.Module) -> set[str]:
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, ast.FunctionDef):
-            names.add(statement.name)
-        elif isinstance(statement, ast.Assign):
-            names |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
-        else:
-            raise _NotComposable  # imports, classes, loops at module level: not a generated fragment
-    return names
-
-
-class _TopLevelRenamer(ast.NodeTransformer):
-    """Prefixes the fragment's own top-level names (functions, module-level values) wherever they appear."""
-
-    def __init__(self, names: set[str], prefix: str):
-        self.names, self.prefix = names, prefix
-
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        if node.name in self.names:
-            node.name = self.prefix + node.name
-        return self.generic_visit(node)
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.names:
-            return ast.Name(self.prefix + node.id, node.ctx)
-        return node
-
-
 def block_plans(blocks: Mapping[str, ModelContract], slices: Mapping[str, tuple[slice, slice]],
                 sources: Mapping[str, list[tuple[str, Any, int]]], held: Mapping[str, int] | None = None
                 ) -> list[BlockPlan]:

@@ -182,35 +182,15 @@ def block_jacobian(body: Sequence[ast.stmt], n: int, n_p: int, m: int, k: int, f
 def prefixed(text: str, prefix: str) -> str | None:
     """``text`` (a generated fragment: functions, module-level values, ``from ... import ... as ...``) with its
     top-level names prefixed wherever they appear, or None when it holds anything else."""
+    from robodyn.codegen.fragments import prefixed as renamed
+    from robodyn.codegen.fragments import top_level_names
+
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return None
-    names: set[str] = set()
-    for statement in tree.body:
-        if isinstance(statement, ast.FunctionDef):
-            names.add(statement.name)
-        elif isinstance(statement, ast.Assign):
-            names |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
-        elif isinstance(statement, ast.ImportFrom) and statement.level == 0:
-            names |= {alias.asname or alias.name for alias in statement.names}
-        else:
-            return None
-
-    class Renamer(ast.NodeTransformer):
-        def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-            if node.name in names:
-                node.name = prefix + node.name
-            return self.generic_visit(node)
-
-        def visit_Name(self, node: ast.Name) -> ast.AST:
-            return ast.Name(prefix + node.id, node.ctx) if node.id in names else node
-
-        def visit_alias(self, node: ast.alias) -> ast.AST:
-            local = node.asname or node.name
-            return ast.alias(node.name, prefix + local) if local in names else node
-
-    return ast.unparse(ast.fix_missing_locations(Renamer().visit(tree)))
+    names = top_level_names(tree)
+    return None if names is None else renamed(tree, names, prefix)
 
 
 def _total_jacobian(n: int, n_p: int, m: int, feedback: bool) -> list[str]:
