@@ -15,6 +15,13 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.trajectory_sensitivities import (
+    direction_index,
+    freeze_sensitivities,
+    output_sensitivities_of,
+    sensitivity_columns,
+    sensitivity_npz,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -112,72 +119,6 @@ def _column(names: Sequence[str], name: str, what: str) -> int:
         raise UnknownNameError(f"unknown {what} {name!r} (the trajectory has {', '.join(names)})") from None
 
 
-def _direction(names: Sequence[str], name: str) -> int:
-    """The index of the sensitivity ``name`` among ``names``: a parameter's name, or an initial state's as listed
-    (``theta(0)``) or by the state's own name (``theta``)."""
-    for k, label in enumerate(names):
-        if name == label or f"{name}(0)" == label:
-            return k
-    if not names:
-        raise InputError(f"no sensitivities were computed: simulate with sensitivities=[{name!r}] (or 'x0' for every "
-                         "initial state) to get them")
-    raise UnknownNameError(f"unknown sensitivity {name!r} (computed: {', '.join(names)})")
-
-
-def _sensitivity_arrays(owner: Any, lead: tuple[int, ...], take: Any) -> None:
-    """Check and freeze ``owner``'s sensitivities ``lead + (k, n)`` and output sensitivities ``lead + (k, p)``."""
-    set_ = object.__setattr__
-    set_(owner, "sensitivity_names", tuple(owner.sensitivity_names))
-    k = len(owner.sensitivity_names)
-    if owner.sensitivities is None:
-        if k or owner.output_sensitivities is not None:
-            raise ShapeError("trajectory: sensitivity names or output sensitivities without sensitivities")
-        return
-    set_(owner, "sensitivities", take(owner.sensitivities, (*lead, k, len(owner.states)), "sensitivities"))
-    if owner.output_sensitivities is not None:
-        set_(owner, "output_sensitivities", take(owner.output_sensitivities, (*lead, k, len(owner.outputs)),
-                                                 "output_sensitivities"))
-
-
-def _output_sensitivities(owner: Any) -> Array:
-    """``owner``'s dy/dtheta (it has sensitivities): its output sensitivities, its sensitivities when y = x, else
-    InputError."""
-    if owner.output_sensitivities is not None:
-        found: Array = owner.output_sensitivities
-        return found
-    if owner.outputs != owner.states:
-        raise InputError("the outputs of this trajectory have no sensitivities (outputs chosen after the run, or a "
-                         "file without them): use sensitivity() for the states'")
-    assert owner.sensitivities is not None
-    result: Array = owner.sensitivities
-    return result
-
-
-def _sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
-    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` when the outputs are not the states."""
-    if owner.sensitivities is None:
-        return [], []
-    T = owner.t.shape[0]
-    names = [f"d({s})/d({d})" for d in owner.sensitivity_names for s in owner.states]
-    blocks = [owner.sensitivities.reshape(T, -1)]
-    if owner.output_sensitivities is not None:
-        names += [f"d({y})/d({d})" for d in owner.sensitivity_names for y in owner.outputs]
-        blocks.append(owner.output_sensitivities.reshape(T, -1))
-    return names, blocks
-
-
-def _sensitivity_npz(owner: Any) -> dict[str, Any]:
-    """The sensitivity arrays of ``to_npz`` (none without sensitivities)."""
-    if owner.sensitivities is None:
-        return {}
-    found: dict[str, Any] = {"sensitivities": owner.sensitivities,
-                             "sensitivity_names": np.array(owner.sensitivity_names, dtype=str),
-                             "sensitivity_method": np.array(owner.sensitivity_method or "")}
-    if owner.output_sensitivities is not None:
-        found["output_sensitivities"] = owner.output_sensitivities
-    return found
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Trajectory:
     """One simulated trajectory.
@@ -267,7 +208,7 @@ class Trajectory:
         set_(self, "y", self.x if adopt and y is x else take(y, (T, len(self.outputs)), "y"))  # y = x: one array
         if self.left_inputs is not None:
             set_(self, "left_inputs", take(self.left_inputs, (T, len(self.inputs)), "left_inputs"))
-        _sensitivity_arrays(self, (T,), take)
+        freeze_sensitivities(self, (T,), take)
 
     def __len__(self) -> int:
         return self.t.shape[0]
@@ -275,14 +216,14 @@ class Trajectory:
     def sensitivity(self, name: str) -> Array:
         """dx/d(name) along the run, ``(T, n)``: ``name`` a parameter, or an initial state (``theta`` or ``theta(0)``)
         among :attr:`sensitivity_names`."""
-        index = _direction(self.sensitivity_names, name)
-        assert self.sensitivities is not None  # names come with their arrays (_sensitivity_arrays)
+        index = direction_index(self.sensitivity_names, name)
+        assert self.sensitivities is not None  # names come with their arrays (freeze_sensitivities)
         return self.sensitivities[:, index, :]
 
     def output_sensitivity(self, name: str) -> Array:
         """dy/d(name) = h_x dx/d(name) + dh/d(name) along the run, ``(T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
-        index = _direction(self.sensitivity_names, name)
-        return _output_sensitivities(self)[:, index, :]
+        index = direction_index(self.sensitivity_names, name)
+        return output_sensitivities_of(self)[:, index, :]
 
     @property
     def final(self) -> Array:
@@ -341,7 +282,7 @@ class Trajectory:
         if self.outputs != self.states:
             columns += list(self.outputs)
             blocks.append(self.y)
-        names, sensitivities = _sensitivity_columns(self)
+        names, sensitivities = sensitivity_columns(self)
         return columns + names, np.hstack(blocks + sensitivities)
 
     def to_csv_text(self) -> str:
@@ -370,7 +311,7 @@ class Trajectory:
                                                                                       len(self.states)),
                   "event_terminal": np.array([e.terminal for e in self.events], dtype=bool)}
         extra: dict[str, Any] = {} if self.params is None else {"params": self.params}
-        extra.update(_sensitivity_npz(self))
+        extra.update(sensitivity_npz(self))
         np.savez_compressed(
             buffer, t=self.t, x=self.x, u=self.u, y=self.y, states=np.array(self.states, dtype=str),
             inputs=np.array(self.inputs, dtype=str), outputs=np.array(self.outputs, dtype=str),
@@ -539,21 +480,21 @@ class BatchTrajectory:
         set_(self, "y", self.x if adopt and y is x else take(y, (N, T, len(self.outputs)), "y"))
         set_(self, "x0", _frozen(self.x0, (N, len(self.states)), "x0"))
         set_(self, "params", _frozen(self.params, (N, len(self.parameters)), "params"))
-        _sensitivity_arrays(self, (N, T), take)
+        freeze_sensitivities(self, (N, T), take)
 
     def __len__(self) -> int:
         return self.x.shape[0]
 
     def sensitivity(self, name: str) -> Array:
         """dx/d(name) of every run, ``(N, T, n)`` (see :meth:`Trajectory.sensitivity`)."""
-        index = _direction(self.sensitivity_names, name)
-        assert self.sensitivities is not None  # names come with their arrays (_sensitivity_arrays)
+        index = direction_index(self.sensitivity_names, name)
+        assert self.sensitivities is not None  # names come with their arrays (freeze_sensitivities)
         return self.sensitivities[:, :, index, :]
 
     def output_sensitivity(self, name: str) -> Array:
         """dy/d(name) of every run, ``(N, T, n_outputs)`` (y = x: :meth:`sensitivity`)."""
-        index = _direction(self.sensitivity_names, name)
-        return _output_sensitivities(self)[:, :, index, :]
+        index = direction_index(self.sensitivity_names, name)
+        return output_sensitivities_of(self)[:, :, index, :]
 
     def __getitem__(self, index: int) -> Trajectory:
         """Trajectory number ``index`` (its stats are the batch's totals; it keeps the source and its
@@ -578,7 +519,7 @@ class BatchTrajectory:
         names: Mapping[str, Sequence[str]] = {"states": self.states, "inputs": self.inputs,
                                               "outputs": self.outputs, "parameters": self.parameters}
         arrays: dict[str, Any] = {k: np.array(v, dtype=str) for k, v in names.items()}
-        arrays.update(_sensitivity_npz(self))
+        arrays.update(sensitivity_npz(self))
         np.savez_compressed(buffer, t=self.t, x=self.x, u=self.u, y=self.y, x0=self.x0, params=self.params,
                             model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())), **arrays)
         write_bytes_atomic(path, buffer.getvalue())

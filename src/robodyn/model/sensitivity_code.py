@@ -110,34 +110,33 @@ def _seeds(n: int, n_p: int, m: int, directions: Sequence[Direction], feedback: 
     return lines, seeds
 
 
+def _directional(name: str, body: Sequence[ast.stmt], n: int, size: int, n_p: int, m: int,
+                 directions: Sequence[Direction], feedback: bool) -> str:
+    """``name`` of [x, S]: the ``size`` values of the model's straight-line function ``body``, then the directional
+    derivative of each along every S_j (+ the inputs' G S_j) and parameter, by forward mode."""
+    from robodyn.codegen.forward import seeded_derivatives
+
+    lines, seeds = _seeds(n, n_p, m, directions, feedback)
+    found, values, rows = seeded_derivatives(body, size, seeds, prefix="s" if name == "rhs" else "o")
+    lines += found
+    lines += [f"out[{i}] = {values.get(i, '0.0')}" for i in range(size)]
+    lines += [f"out[{size + j * size + i}] = {rows.get(i, {}).get(j, '0.0')}" for j in range(len(directions))
+              for i in range(size)]
+    return _function(name, lines)
+
+
 def directional_rhs(body: Sequence[ast.stmt], n: int, n_p: int, m: int, directions: Sequence[Direction],
                     feedback: bool) -> str:
     """``rhs`` of [x, S]: f, then S_j' = f_x S_j (+ f_u G S_j) + df/dp_j, by forward mode on the model's straight-line
     ``rhs`` (``body``). Raises robodyn.codegen.forward.NotStraightLine when the body is not."""
-    from robodyn.codegen.forward import seeded_derivatives
-
-    lines, seeds = _seeds(n, n_p, m, directions, feedback)
-    found, values, rows = seeded_derivatives(body, n, seeds, prefix="s")
-    lines += found
-    lines += [f"out[{i}] = {values.get(i, '0.0')}" for i in range(n)]
-    lines += [f"out[{n + j * n + i}] = {rows.get(i, {}).get(j, '0.0')}" for j in range(len(directions))
-              for i in range(n)]
-    return _function("rhs", lines)
+    return _directional("rhs", body, n, n, n_p, m, directions, feedback)
 
 
 def directional_outputs(body: Sequence[ast.stmt], n: int, n_out: int, n_p: int, m: int,
                         directions: Sequence[Direction], feedback: bool) -> str:
     """``out_fn`` of the sensitivity model: y, then dy/dtheta_j = h_x S_j (+ h_u G S_j) + dh/dp_j, by forward mode on
     the model's straight-line ``out_fn`` (``body``)."""
-    from robodyn.codegen.forward import seeded_derivatives
-
-    lines, seeds = _seeds(n, n_p, m, directions, feedback)
-    found, values, rows = seeded_derivatives(body, n_out, seeds, prefix="o")
-    lines += found
-    lines += [f"out[{i}] = {values.get(i, '0.0')}" for i in range(n_out)]
-    lines += [f"out[{n_out + j * n_out + i}] = {rows.get(i, {}).get(j, '0.0')}" for j in range(len(directions))
-              for i in range(n_out)]
-    return _function("out_fn", lines)
+    return _directional("out_fn", body, n, n_out, n_p, m, directions, feedback)
 
 
 def exact_jacobian(rhs: str, size: int, m: int) -> str | None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 else:
     _Base = object
 
-__all__ = ["ChainLinearization", "FactoredSolve"]
+__all__ = ["ChainLinearization", "FactoredSolve", "kernel_source"]
 
 
 class FactoredSolve:
@@ -65,6 +65,16 @@ class FactoredSolve:
         return total
 
 
+def kernel_source(name: str, program: Any, output: str, finish: tuple[str, str, tuple[Any, ...]] | None = None) -> str:
+    """The kernels' ``name(t, x, u, p, out)``: the program's tape function ``output`` (robodyn.rigid.dynamics),
+    optionally finished by a compiled helper (codegen.tape_llvm.tape_source's ``finish``)."""
+    from robodyn.codegen.tape_llvm import tape_source
+
+    inner = f"_chain_{name}"
+    return "\n".join([tape_source(inner, program.tape, program.outputs(output), "hjit", finish=finish), "", "@jit",
+                      f"def {name}(t, x, u, p, out):", f"    {inner}(t, x, u, p, x, out)", ""])
+
+
 class ChainLinearization(_Base):
     """Exact Jacobians and linearizations of a chain (mixin: the chain provides ``_call`` and its tape)."""
 
@@ -72,6 +82,30 @@ class ChainLinearization(_Base):
     _function: Callable[[str], tuple[Any, int]]
     _finite_or_singular: Callable[..., np.ndarray]
     _program: Any
+
+    def kernel_jacobian_source(self) -> str:
+        """``jac(t, x, u, p, out)``: the tape's factor of M and dr/dz, solved by manipulator_jacobians."""
+        program = self._program
+        starts, columns = program.factor_pattern()
+        finish = ("robodyn.codegen.linalg", "manipulator_jacobians",
+                  (self.n_coordinates, self.n_inputs, tuple(starts), tuple(columns), tuple(program.factor_order)))
+        return kernel_source("jac", program, "jacobians", finish)
+
+    @property
+    def parameter_jacobian_method(self) -> str:
+        return "tape"
+
+    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """Exact df/dp ``(2n, n_params)``: da/dp = -M^-1 dr/dp at the held forward-dynamics acceleration, on the tape
+        (robodyn.rigid.dynamics, ``parameter_jacobian``)."""
+        if not self.parameters:
+            return np.zeros((self.n_states, 0))
+        values = self._call("parameter_jacobian", t, x, u, p)
+        return self._finite_or_singular(values, t, x, u, p).reshape(self.n_states, len(self.parameters))
+
+    def kernel_parameter_jacobian_source(self) -> str:
+        """``jacp(t, x, u, p, out)``: the tape's df/dp."""
+        return kernel_source("jacp", self._program, "parameter_jacobian")
 
     def _factored_solve(self) -> FactoredSolve:
         """The solve of the tape's ``jacobians`` (above SOLVE_LIMIT coordinates)."""

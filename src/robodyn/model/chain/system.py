@@ -41,11 +41,11 @@ import numpy as np
 import sympy
 
 from robodyn.codegen.native import native_function
-from robodyn.codegen.tape_llvm import llvm_ir, tape_data, tape_source
+from robodyn.codegen.tape_llvm import llvm_ir, tape_data
 from robodyn.errors import InputError
 from robodyn.model.chain.closed import ChainClosedForms
 from robodyn.model.chain.frames import ChainFrames, frame_decls
-from robodyn.model.chain.linearization import ChainLinearization
+from robodyn.model.chain.linearization import ChainLinearization, kernel_source
 from robodyn.model.chain.outputs import TapeOutputs, placeholder, split_outputs
 from robodyn.model.chain.parts import (
     DEFAULT_FRICTION_SMOOTHING,
@@ -527,40 +527,9 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         terms = self._call("terms", t, x, u, p)
         return terms[:n], terms[2 * n:].reshape(n, m)
 
-    def kernel_jacobian_source(self) -> str:
-        """``jac(t, x, u, p, out)``: the tape's factor of M and dr/dz, solved by manipulator_jacobians."""
-        program = self._program
-        n, m = self.n_coordinates, self.n_inputs
-        starts, columns = program.factor_pattern()
-        finish = ("robodyn.codegen.linalg", "manipulator_jacobians",
-                  (n, m, tuple(starts), tuple(columns), tuple(program.factor_order)))
-        return "\n".join([tape_source("_chain_jac", program.tape, program.outputs("jacobians"), "hjit",
-                                       finish=finish), "",
-                          "@jit", "def jac(t, x, u, p, out):", "    _chain_jac(t, x, u, p, x, out)", ""])
-
-    @property
-    def parameter_jacobian_method(self) -> str:
-        return "tape"
-
-    def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
-        """Exact df/dp ``(2n, n_params)``: da/dp = -M^-1 dr/dp at the held forward-dynamics acceleration, on the tape
-        (robodyn.rigid.dynamics, ``parameter_jacobian``)."""
-        if not self.parameters:
-            return np.zeros((self.n_states, 0))
-        values = self._call("parameter_jacobian", t, x, u, p)
-        return self._finite_or_singular(values, t, x, u, p).reshape(self.n_states, len(self.parameters))
-
-    def kernel_parameter_jacobian_source(self) -> str:
-        """``jacp(t, x, u, p, out)``: the tape's df/dp."""
-        program = self._program
-        return "\n".join([tape_source("_chain_jacp", program.tape, program.outputs("parameter_jacobian"), "hjit"), "",
-                          "@jit", "def jacp(t, x, u, p, out):", "    _chain_jacp(t, x, u, p, x, out)", ""])
-
     def kernel_rhs_source(self) -> str:
         """``rhs(t, x, u, p, out)`` for the simulation kernels: the tape's forward dynamics."""
-        program = self._program
-        return "\n".join([tape_source("_chain_rhs", program.tape, program.outputs("rhs"), "hjit"), "",
-                          "@jit", "def rhs(t, x, u, p, out):", "    _chain_rhs(t, x, u, p, x, out)", ""])
+        return kernel_source("rhs", self._program, "rhs")
 
     # --- numeric API ---------------------------------------------------------------------------------
     def _point(self, q: Values, qd: Values | None, params: Values | None) -> tuple[np.ndarray, np.ndarray]:
