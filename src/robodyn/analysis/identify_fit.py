@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robodyn.analysis.estimates import errors_and_correlation
 from robodyn.analysis.identify import RANK_TOLERANCE, TOLERANCE, Identification, no_convergence
 from robodyn.analysis.identify_problem import Problem, check_identifiable
 from robodyn.errors import RobodynError
@@ -75,9 +76,7 @@ def _result(problem: Problem, z: NDArray[np.float64], noise_known: bool, gradien
     s2 = 1.0 if noise_known else 2.0 * cost / dof
     _, s, vt = np.linalg.svd(J, full_matrices=False)
     covariance = s2 * (vt.T / s**2) @ vt  # (J^T J)^-1 from the SVD: no normal equations formed
-    errors = np.sqrt(np.diag(covariance))
-    correlation = covariance / np.outer(errors, errors)
-    np.fill_diagonal(correlation, 1.0)
+    errors, correlation = errors_and_correlation(covariance)
     runs = problem.trajectories(z)
     params = {u.parameter: value for u, value in zip(problem.unknowns, theta.tolist()) if u.parameter is not None}
     rms, fit_percent, noise = _output_statistics(problem, runs, math.sqrt(s2))

@@ -160,20 +160,21 @@ class Problem:
 def unidentifiable(J: Array, names: Sequence[str], tolerance: float) -> str | None:
     """None when the columns of ``J`` (m, k) are independent, else the sentence naming the combination of ``names``
     the data cannot tell apart: the right singular vector of the smallest singular value of J with its columns
-    scaled to unit length, when that value is below ``tolerance`` times the largest."""
-    norms = np.linalg.norm(J, axis=0)
-    dead = [names[k] for k in range(J.shape[1]) if norms[k] == 0.0 or not math.isfinite(norms[k])]
-    if dead:
+    scaled to unit length, when that value is below ``tolerance`` times the largest (robodyn.analysis.estimates)."""
+    from robodyn.analysis.estimates import undetermined
+
+    found = undetermined(J, tolerance)
+    if found.dead:
+        dead = [names[k] for k in found.dead]
         return (f"{', '.join(dead)} {'changes' if len(dead) == 1 else 'change'} no fitted output: the data do not "
                 "depend on it; leave it out of the fit or measure what it moves")
-    _, s, vt = np.linalg.svd(J / norms, full_matrices=False)
-    if s[-1] > tolerance * s[0]:
+    if not found.directions:
         return None
-    v = vt[-1]
-    involved = [k for k in np.argsort(-np.abs(v)) if abs(v[k]) > 0.1 * np.abs(v).max()]
-    moves = ", ".join(f"{names[k]} by {v[k]:+.2f}" for k in involved)
-    return (f"the data cannot tell {', '.join(names[k] for k in involved)} apart: moving them together ({moves}, in "
-            f"units of each one's effect) leaves every fitted output unchanged (singular value {s[-1] / s[0]:.1e} of "
+    columns, coefficients, ratio = found.directions[-1]  # the smallest singular value's
+    involved = sorted(zip(columns, coefficients), key=lambda item: -abs(item[1]))
+    moves = ", ".join(f"{names[k]} by {v:+.2f}" for k, v in involved)
+    return (f"the data cannot tell {', '.join(names[k] for k, _ in involved)} apart: moving them together ({moves}, "
+            f"in units of each one's effect) leaves every fitted output unchanged (singular value {ratio:.1e} of "
             "the largest): fit fewer of them, or use data that excite them differently")
 
 

@@ -30,6 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.base_parameters import BaseParameters, base_parameters, triangular_factor
+from robodyn.analysis.estimates import errors_and_correlation, undetermined
 from robodyn.analysis.regressor import evaluate, model_regressor, regressor
 from robodyn.analysis.rigid_data import Data, filtered, measurements
 from robodyn.errors import InputError, ShapeError
@@ -171,19 +172,15 @@ def _weights(weights: ArrayLike, n: int) -> Array:
     return values
 
 
-def _unobserved(base: BaseParameters, R: Array, norms: Array, rows: int) -> str | None:
+def _unobserved(base: BaseParameters, R: Array, rows: int) -> str | None:
     """None when the data determine every base parameter; else the sentence naming what they cannot tell apart.
-    ``R`` (b, b) is the triangular factor of the stacked rows (``rows`` of them), ``norms`` its column norms."""
-    b = R.shape[1]
-    tolerance = max(rows, b) * EPS
-    zero = norms <= tolerance * norms.max() if norms.max() > 0 else np.ones(b, dtype=bool)
-    groups = [f"{base.names[j]} (no effect in these data)" for j in np.flatnonzero(zero)]
-    kept = np.flatnonzero(~zero)
-    if kept.size:
-        _, S, Vt = np.linalg.svd(R[:, kept] / norms[kept])
-        for row in Vt[S <= tolerance * S[0]]:
-            names = [base.names[kept[j]] for j in np.flatnonzero(np.abs(row) >= NAMING_SHARE * np.abs(row).max())]
-            groups.append(" and ".join(names) + (" (move together)" if len(names) > 1 else " (no effect)"))
+    ``R`` (b, b) is the triangular factor of the stacked rows (``rows`` of them; robodyn.analysis.estimates)."""
+    tolerance = max(rows, R.shape[1]) * EPS
+    found = undetermined(R, tolerance, zero=tolerance, share=NAMING_SHARE)
+    groups = [f"{base.names[j]} (no effect in these data)" for j in found.dead]
+    for columns, _, _ in found.directions:
+        names = [base.names[j] for j in columns]
+        groups.append(" and ".join(names) + (" (move together)" if len(names) > 1 else " (no effect)"))
     if not groups:
         return None
     return ("identify_rigid: these data cannot tell some base parameters apart: " + "; ".join(groups)
@@ -199,7 +196,7 @@ def _fit(A: Array, y: Array, base: BaseParameters) -> tuple[Array, Array, Array]
     factor = triangular_factor(np.column_stack([A, y]))
     R, projected = factor[:b, :b], factor[:b, b]
     norms = np.linalg.norm(R, axis=0)  # the columns of A have the norms of R's
-    problem = _unobserved(base, R, norms, rows)
+    problem = _unobserved(base, R, rows)
     if problem is not None:
         raise InputError(problem)
     U, S, Vt = np.linalg.svd(R / norms)
@@ -296,9 +293,8 @@ def identify_rigid(model: ModelContract, data: Data, *, qdd: ArrayLike | None = 
     A = (Yb * joint_weights[None, :, None]).reshape(-1, b)
     beta, weighted, inverse = _fit(A, (tau * joint_weights).reshape(-1), base)
     variance = float(weighted @ weighted) / max(N * n - b, 1)
-    errors = np.sqrt(np.maximum(np.diag(inverse), 0.0) * variance)
-    scale = np.sqrt(np.maximum(np.diag(inverse), 1e-300))
-    correlation = np.clip(inverse / np.outer(scale, scale), -1.0, 1.0)
+    unit_errors, correlation = errors_and_correlation(inverse)  # correlations of the unscaled inverse: noise-free too
+    errors = unit_errors * np.sqrt(variance)
     residuals = tau - Yb @ beta
     consistent_result = None
     if consistent:

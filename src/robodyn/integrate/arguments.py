@@ -15,7 +15,8 @@ from robodyn.model.system import values_to_vector
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["as_rows", "batch_size", "float_array", "initial_states", "parameter_sets", "read_span"]
+__all__ = ["as_rows", "batch_size", "float_array", "initial_states", "parameter_sets", "read_span",
+           "tolerance_vector"]
 
 
 def _finite(value: Any, label: str) -> float:
@@ -163,3 +164,17 @@ def batch_size(x_batch: bool, p_batch: bool, n_x: int, n_p: int) -> int:
     if x_batch and p_batch and n_x != n_p:
         raise ShapeError(f"x0 has {n_x} rows but params has {n_p}: give the same number, or one of them once")
     return max(n_x, n_p)
+
+
+def tolerance_vector(atol: Any, n: int) -> np.ndarray:
+    """The absolute tolerance ``atol`` (a number, or one per state) as a new ``(n,)`` array; InputError for a
+    negative, non-finite or wrongly sized one."""
+    if type(atol) is float and math.isfinite(atol) and atol >= 0:  # the common case, without numpy checks
+        vector = np.empty(n)
+        vector.fill(atol)
+        return vector
+    given = float_array(atol, "atol")
+    values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
+    if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
+        raise InputError(f"atol must be a non-negative number or {n} of them")
+    return np.array(values)

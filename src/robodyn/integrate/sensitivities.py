@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError
-from robodyn.integrate.arguments import float_array, initial_states, parameter_sets
+from robodyn.integrate.arguments import initial_states, parameter_sets, tolerance_vector
 from robodyn.model.events import Event, is_expression
 from robodyn.model.sensitivity import Direction, SensitivityModel, sensitivity_model
 from robodyn.signals import Signal, StateFeedback
@@ -116,16 +116,6 @@ def _events(events: Any, n: int, n_p: int) -> Any:
     return wrapped
 
 
-def _tolerance(atol: Any, n: int) -> np.ndarray:
-    """``atol`` as ``(n,)`` (the same checks as simulate's)."""
-    if type(atol) is float and atol >= 0 and np.isfinite(atol):  # the common case, without numpy's checks
-        return np.full(n, atol)
-    values = float_array(atol, "atol")
-    if values.shape not in ((), (1,), (n,)) or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise InputError(f"atol must be a non-negative number or {n} of them")
-    return np.broadcast_to(values, (n,)).astype(float)
-
-
 def _scales(model: ModelContract, directions: Sequence[Direction]) -> np.ndarray:
     """The size of each theta_j, S_j's atol being atol over it: |the model's value| of a parameter (1 where it is 0),
     1 for an initial state (module docstring)."""
@@ -154,7 +144,7 @@ def simulate_sensitivities(simulate: Callable[..., Any], model: ModelContract, n
             start[j * n + d.index] = 1.0
     x_aug = np.hstack([states, np.tile(start, (states.shape[0], 1))])
     p_aug = parameters if gain is None else np.hstack([parameters, np.tile(gain.reshape(-1), (len(parameters), 1))])
-    atol = _tolerance(options.get("atol", 1e-9), n)
+    atol = tolerance_vector(options.get("atol", 1e-9), n)
     scales = _scales(model, directions)
     given = {**options, "params": p_aug if p_batch else p_aug[0], "events": _events(options.get("events"), n, n_p),
              "atol": np.concatenate([atol, *(atol / scale for scale in scales)])}

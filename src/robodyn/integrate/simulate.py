@@ -36,6 +36,7 @@ from robodyn.integrate.arguments import (
     initial_states,
     parameter_sets,
     read_span,
+    tolerance_vector,
 )
 from robodyn.integrate.assemble import RunResult, assemble, batch_events, batch_result
 from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
@@ -158,7 +159,7 @@ def simulate(
         events = [*_listed(events), *model.switching_events()]  # a diagram's corners (robodyn.integrate.corners)
     plan = _plan(model, u, events)
     grid = _output_times(t_eval, t0, t1)
-    atol_vector = _atol(atol, model.n_states)
+    atol_vector = tolerance_vector(atol, model.n_states)
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
     points = grid.size if grid is not None else (DEFAULT_POINTS if N > 1 or chosen.family == "exact" else 0)
     if chosen.family == "fixed" and _is_positive(dt) and grid is None:
@@ -417,18 +418,6 @@ def _output_times(t_eval: ArrayLike | None, t0: float, t1: float) -> np.ndarray 
     if np.any(np.diff(times) < 0) or times[0] < t0 or times[-1] > t1:
         raise InputError(f"t_eval must be sorted and inside [{t0:g}, {t1:g}]")
     return times
-
-
-def _atol(atol: float | ArrayLike, n: int) -> np.ndarray:
-    if type(atol) is float and math.isfinite(atol) and atol >= 0:  # the common case, without numpy checks
-        vector = np.empty(n)
-        vector.fill(atol)
-        return vector
-    given = float_array(atol, "atol")
-    values = np.broadcast_to(given, (n,)) if given.shape in ((), (1,), (n,)) else None
-    if values is None or not np.all(np.isfinite(values)) or np.any(values < 0):
-        raise InputError(f"atol must be a non-negative number or {n} of them")
-    return np.array(values)
 
 
 def _check_options(method: Method, rtol: float, dt: float | None, max_steps: int, backend: str,
