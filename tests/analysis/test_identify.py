@@ -214,3 +214,8 @@ def test_the_result_displays_itself(joint_guess):
     result = identify(joint_guess, _step_response(np.linspace(0.0, 2.0, 101)), ["k"])
     page = result._repr_html_()
     assert page.startswith('<div class="robodyn">') and "<table" in page and "+/-" in page
+
+
+def test_a_noise_level_for_an_output_not_measured_is_refused(joint_guess):
+    with pytest.raises(UnknownNameError, match="'angle', which is not a measured output"):
+        identify(joint_guess, _step_response(np.linspace(0.0, 1.0, 30)), ["k"], noise={"q": 0.01, "angle": 0.01})

@@ -204,6 +204,11 @@ def _prepare(model: ModelContract, data: Data | Sequence[Data], parameters: Sequ
     chosen = _input_columns(model, columns)
     runs = [_run(model, table, starts[k], fitted_states, inputs or {}, chosen, intersample, noise)
             for k, table in enumerate(tables)]
+    measured = {name for run in runs for name in run.outputs}
+    for name in noise or {}:
+        if name not in measured:
+            raise UnknownNameError(f"identify: noise gives a level for {name!r}, which is not a measured output "
+                                   f"(measured: {', '.join(sorted(measured))}){did_you_mean(name, sorted(measured))}")
     values = dict(model.parameters)
     unknowns = [Unknown(name, float(values[name]), positive and values[name] > 0, parameter=name) for name in names]
     for k, run in enumerate(runs):
