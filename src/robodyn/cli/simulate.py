@@ -18,7 +18,7 @@ from robodyn.errors import InputError, RobodynWarning
 from robodyn.integrate.methods import ALIASES, METHOD_NAMES
 
 if TYPE_CHECKING:
-    from robodyn.trajectory import SimulationStats
+    from robodyn.trajectory import SimulationStats, Trajectory
 
 __all__ = ["add_commands"]
 
@@ -97,7 +97,29 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     if args.plot:
         write_plot(args.plot, figure)
     _report(model.name, trajectory, noted, (args.out, args.plot))
+    _remember(args, model, trajectory, noted)
     return 0
+
+
+def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, noted: list[Any]) -> None:
+    """After a plain run of a cached model (only the options robodyn.cli.quick takes, nothing warned, no events, no
+    position limits, y = x), keep its run image: the next such command runs without numpy (robodyn.cli.quick)."""
+    key = getattr(model, "record_key", None)
+    plain = not (args.input or args.output or args.plot or args.dt or args.param or args.base or args.assemble
+                 or args.sensitivities or args.limits != "warn" or noted or trajectory.events)
+    if not (plain and key and trajectory.stats.path == "compiled" and model.outputs_are_states
+            and not model.position_limits()):
+        return
+    from robodyn.integrate import hint
+    from robodyn.integrate.kernels import MIN_RTOL
+    from robodyn.integrate.native_kernels import native_kernels
+    from robodyn.integrate.run_image import remember
+
+    n, m = model.n_states, model.n_inputs
+    remember(native_kernels(), key, args.method or "", {
+        "name": model.name, "method_name": trajectory.stats.method, "states": list(model.states),
+        "parameters": list(model.parameters.values()), "row_bytes": 8 * (2 * n + m + len(model.outputs)),
+        "hint": (hint.MIN_STEPS, hint.MIN_REJECTED)}, MIN_RTOL)
 
 
 def _sensitivity_names(given: list[str] | None) -> list[str] | None:

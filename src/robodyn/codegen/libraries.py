@@ -48,7 +48,8 @@ from robodyn.codegen.cache import (
 from robodyn.digest import sha256
 from robodyn.errors import InputError
 
-__all__ = ["c_compiler", "enabled", "host", "library_address"]
+__all__ = ["ORIGINS", "c_compiler", "enabled", "host", "library_address", "module_library_address",
+           "module_object_path"]
 
 #: The lines of the first processor's block of ``/proc/cpuinfo`` that say what code runs on it (x86 and ARM).
 _CPU_FIELDS: Final = ("vendor_id", "cpu family", "model", "model name", "flags", "CPU implementer",
@@ -58,6 +59,10 @@ LINK_SECONDS: Final = 300
 _REFUSED: Final = "unlinkable"  # in the digest file of an object that does not link, for its object's digest
 _opened: dict[str, Any] = {}  # the libraries this process opened, by path: kept open for the process's life
 _descriptors: list[int] = []  # their memory files
+#: Where each function address a library gave came from, so that a later process can find it again without the code
+#: it was made from (a warm run's image, robodyn.integrate.run_image): ``("object", key)`` for an exported object
+#: (robodyn.codegen.objects.load), ``("module", name, symbol)`` for LLVM's (robodyn.codegen.native).
+ORIGINS: dict[int, tuple[str, ...]] = {}
 
 
 def enabled() -> bool:
@@ -226,3 +231,32 @@ def library_address(obj: Path, digest: str, symbol: str, runtime: str = "") -> i
         return int(ctypes.cast(handle[symbol], ctypes.c_void_p).value or 0) or None
     except AttributeError:  # a library without the symbol: MCJIT instead
         return None
+
+
+@functools.cache
+def _host_tag() -> str:
+    """What the machine code is made for (:func:`host`: the CPU, llvmlite's version), hashed: part of an object's
+    file name, so that a cache folder shared by different machines never runs code made for another."""
+    return sha256(host().encode()).hexdigest()[:12]
+
+
+def module_object_path(name: str) -> Path:
+    """Where the machine code of the LLVM module ``name`` (robodyn.codegen.native) is kept: ``<name>.<host>.o``."""
+    return cache_dir(numba_code=False) / f"{name}.{_host_tag()}.o"
+
+
+def module_library_address(name: str, symbol: str) -> int | None:
+    """The address of ``symbol`` from the shared library of the cached object of the LLVM module ``name`` (linked
+    from it the first time), or None: no object yet, not trusted, or no library to be had (MCJIT loads it then)."""
+    try:
+        path = module_object_path(name)
+        digest = read_trusted(path.with_suffix(".o.sha256"), MAX_DIGEST_BYTES)
+    except (OSError, InputError) as exc:  # a cache that cannot be had: MCJIT's path says why
+        log.debug("robodyn: no shared library of %s: %s", name, exc)
+        return None
+    if digest is None:
+        return None
+    address = library_address(path, digest.decode("ascii", "replace").strip(), symbol)
+    if address is not None:
+        ORIGINS[address] = ("module", name, symbol)
+    return address

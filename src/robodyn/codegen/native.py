@@ -30,15 +30,13 @@ import numpy as np
 from robodyn.codegen.cache import (
     MAX_DIGEST_BYTES,
     MAX_OBJECT_BYTES,
-    cache_dir,
     log,
     quarantine,
     read_trusted,
     write_private,
 )
-from robodyn.codegen.libraries import host, library_address
+from robodyn.codegen.libraries import module_library_address, module_object_path
 from robodyn.digest import sha256
-from robodyn.errors import InputError
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "RawCall", "native_address", "native_batch", "native_entry",
            "native_function", "native_kernel", "shared_engine"]
@@ -197,18 +195,8 @@ def _machine(opt: int) -> Any:
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=opt)
 
 
-def _host_tag() -> str:
-    """What the machine code is made for (robodyn.codegen.libraries.host: the CPU, llvmlite's version), hashed:
-    part of an object's file name, so that a cache folder shared by different machines never runs code made for
-    another."""
-    tag = _state.get("host tag")
-    if tag is None:
-        tag = _state["host tag"] = sha256(host().encode()).hexdigest()[:12]
-    return str(tag)
-
-
 def _object_path(name: str) -> Any:
-    return cache_dir(numba_code=False) / f"{name}.{_host_tag()}.o"
+    return module_object_path(name)
 
 
 def _store(module: Any, data: bytes) -> None:
@@ -328,7 +316,7 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
             return function
         large = text.count("\n") > LARGE_LINES  # a huge straight-line function: its machine code at -O1
         name = f"{symbol}_l{LARGE_LEVEL}" if large else symbol  # the cached object says its level
-        address = _library(name, symbol)
+        address = module_library_address(name, symbol)
         if address is not None:  # its shared library: no LLVM in the process
             _state["fetched"] = _state.get("fetched", 0) + 1
         else:
@@ -351,17 +339,3 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
             address = engine.get_function_address(symbol)
         function = functions[symbol] = wrap(address)
         return function
-
-
-def _library(name: str, symbol: str) -> int | None:
-    """The address of ``symbol`` from the shared library of the cached object of module ``name`` (linked from it
-    the first time), or None: no object yet, not trusted, or no library to be had (MCJIT loads it then)."""
-    try:
-        path = _object_path(name)
-        digest = read_trusted(path.with_suffix(".o.sha256"), MAX_DIGEST_BYTES)
-    except (OSError, InputError) as exc:  # a cache that cannot be had: MCJIT's path says why
-        _log.debug("robodyn: no shared library of %s: %s", name, exc)
-        return None
-    if digest is None:
-        return None
-    return library_address(path, digest.decode("ascii", "replace").strip(), symbol)

@@ -48,7 +48,7 @@ from robodyn.codegen.cache import (
     read_trusted,
     write_private,
 )
-from robodyn.codegen.libraries import host, library_address
+from robodyn.codegen.libraries import ORIGINS, host, library_address
 from robodyn.digest import sha256
 from robodyn.errors import InputError
 from robodyn.textfile import parse_json_limited
@@ -281,6 +281,7 @@ def load(key: str) -> int | None:
     address = library_address(obj, manifest["sha256"], manifest["symbol"], _RUNTIME_C)
     if address is not None:  # its shared library: no LLVM in the process
         _state.setdefault("libraries", {})[key] = address
+        ORIGINS[address] = ("object", key)
         return address
     data = read_trusted(obj, MAX_OBJECT_BYTES)
     if data is None:

@@ -17,52 +17,13 @@ from __future__ import annotations
 import functools
 import math
 import weakref
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 
+from robodyn.integrate.entry_arguments import CORE_ARGUMENTS, OPTIONAL, VARIANTS, WRITTEN, entry_name, leaves
+
 __all__ = ["CORE_ARGUMENTS", "VARIANTS", "AddressBook", "Blocks", "Place", "entry_name", "entry_source", "pack"]
-
-# (name, kind): kind "i" int scalar, "f" float scalar, "f<k>" / "i<k>" / "c<k>" a float64 / int64 / complex128 array
-# of k dimensions,
-# "(...)" a tuple of those; a tuple or array named in OPTIONAL is None in variants without it.
-CORE_ARGUMENTS: Final[tuple[tuple[str, Any], ...]] = (
-    ("first", "i"), ("stop", "i"), ("work", (("w", "f1"), ("W", "f2"), ("Wc", "c2"), ("Wi", "i2"))), ("fns", "i1"),
-    ("method", (("A", "f2"), ("b", "f1"), ("c", "f1"), ("e", "f1"), ("dense", "f2"), ("error_order", "i"))),
-    ("dop853", "f1"),
-    ("implicit", (("cfg", "f1"), ("T", "f2"), ("TI", "f2"), ("dense", "f2"), ("E", "f1"), ("a", "f2"), ("c", "f2"),
-                  ("rv", "f2"))),
-    ("t0", "f"), ("t1", "f"), ("x0s", "f2"), ("ps", "f2"),
-    ("inp", (("codes", "i2"), ("coef", "f2"), ("tdata", "f1"), ("K", "f2"), ("xref", "f1"), ("flags", "i1"))),
-    ("stops", "f1"), ("t_eval", "f1"), ("rtol", "f"), ("atol", "f1"), ("h0", "f"), ("h_max", "f"),
-    ("max_steps", "i"), ("ev_direction", "i1"), ("ev_terminal", "i1"), ("out_ts", "f2"), ("out_xs", "f3"),
-    ("out_us", "f3"), ("ev_ts", "f2"), ("ev_xs", "f3"), ("ev_idxs", "i2"), ("counts", "i2"), ("statuses", "i1"),
-    ("t_fails", "f1"), ("i_fails", "i1"),
-)
-OPTIONAL: Final = ("dop853", "implicit")
-#: variant -> the optional arguments it has (the others are None)
-VARIANTS: Final = {"rk": (), "dop853": ("dop853",), "implicit": ("implicit",)}
-WRITTEN: Final = ("work", "out_ts", "out_xs", "out_us", "ev_ts", "ev_xs", "ev_idxs", "counts", "statuses",
-                  "t_fails", "i_fails")  # arrays the kernel writes: given as they are, never copied
-
-
-def entry_name(variant: str) -> str:
-    """The Python name (and cfunc) of the entry of ``variant``."""
-    return f"adaptive_{variant}_c"
-
-
-def _leaves(variant: str) -> list[tuple[str, str]]:
-    """(path, kind) of every scalar and array of ``variant``'s arguments, in packing order."""
-    leaves: list[tuple[str, str]] = []
-    for name, kind in CORE_ARGUMENTS:
-        if name in OPTIONAL and name not in VARIANTS[variant]:
-            continue
-        if isinstance(kind, tuple):
-            leaves += [(f"{name}.{part}", part_kind) for part, part_kind in kind]
-        else:
-            leaves.append((name, kind))
-    return leaves
-
 
 def entry_source(variant: str) -> str:
     """Source of ``adaptive_<variant>_c(ints, floats, base)``: numba code for a module that defines ``entry_cfunc``
@@ -71,7 +32,7 @@ def entry_source(variant: str) -> str:
     ``base`` (a :class:`Place`): remembered layouts then hold no address of a call's own block."""
     lines, values = [], {}
     i = f = 0
-    for path, kind in _leaves(variant):
+    for path, kind in leaves(variant):
         local = path.replace(".", "_")
         if kind == "i":
             values[path] = f"ints[{i}]"
@@ -232,8 +193,11 @@ def pack(variant: str, arguments: tuple[Any, ...], book: AddressBook, slots: lis
             _array(value, name, dtype, ndim, written, book, ints, keep, slots)
         else:
             assert parts is not None
-            if written:  # the work arrays: places or arrays of this call, never remembered
-                for part, _, part_dtype, part_ndim, part_written in parts:
+            if written or any(type(item) is Place for item in value):  # the work arrays, or a run image's
+                for part, part_kind, part_dtype, part_ndim, part_written in parts:  # tables placed in its block:
+                    if part_kind == "i":  # this call's own, never remembered
+                        ints.append(int(value[part]))
+                        continue
                     _array(value[part], f"{name}[{part}]", part_dtype, part_ndim, part_written, book, ints, keep,
                            slots)
                 continue

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.integrate.entry import AddressBook, Blocks, entry_name, pack
+from robodyn.integrate.entry import AddressBook, Blocks, Place, entry_name, pack
 
 __all__ = ["NativeKernels", "native_kernels"]
 
@@ -47,6 +47,8 @@ class NativeKernels:
         self._entries: dict[str, Any] = {}
         self._compiled: list[Any] = []
         self.loaded = self.compiled = 0  # entries loaded from their objects, and compiled, in this process
+        self.entry_keys: dict[str, str] = {}  # variant -> the key of its entry's object (robodyn.codegen.objects)
+        self.last_run: tuple[str, tuple[Any, ...], tuple[int, ...]] | None = None  # variant, tables, sizes
         self.work_arrays = self._driver.work_arrays
         self.N_COUNTS = self._driver.N_COUNTS
 
@@ -82,6 +84,7 @@ class NativeKernels:
         address = objects.load(key)
         if address is not None:
             self.loaded += 1
+            self.entry_keys[variant] = key
             return _ENTRY_TYPE(address)
         if objects.unusable(key):
             return None
@@ -95,6 +98,7 @@ class NativeKernels:
         data, symbol = objects.export(function)
         if not objects.save(key, data, symbol):
             return None
+        self.entry_keys[variant] = key  # a later process loads it from there
         self._compiled.append(function)  # numba's code runs in this process: keep it alive
         return _ENTRY_TYPE(function.address)
 
@@ -135,6 +139,7 @@ class NativeKernels:
             if k <= rows and q <= events:
                 break
             rows, events = max(rows, k), max(events, q)
+        self.last_run = (variant, layout.shared, (n, m, p.size, max_steps))  # what a run image is made of
         if t_eval.size == 0:
             self._sizes[0] = max(self._sizes[0], k)
         if ev_direction.size > 0:
@@ -151,6 +156,11 @@ class NativeKernels:
         at = layout.counts
         return (ints[at + 7], data[layout.t_fail], ints[at + 8], ints[at + 2:at + 7].copy(), out_t, out_x, out_u,
                 ev_t, ev_x, ev_idx)
+
+    def relocatable_layout(self, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...]) -> _Layout:
+        """The layout of a run whose tables (``shared``) are copied into its data block too: its int block holds
+        no address, only places in the block (robodyn.integrate.run_image). ``sizes`` as :class:`_Layout`'s."""
+        return _Layout(self._driver, variant, shared, sizes, AddressBook(), relocatable=True)
 
     def _layout(self, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...]) -> _Layout:
         """The remembered layout of a run with these tables and signals (the same objects) and sizes."""
@@ -182,16 +192,23 @@ class NativeKernels:
 class _Layout:
     """Where the arrays of one adaptive run go in its data block (the float64 places, then the int64 ones), and the
     entry's int block, whose places are relative to the data block the entry gets with each call. Holds the
-    shared tables and signals it was made for (they are read, never written, by the kernels)."""
+    shared tables and signals it was made for (they are read, never written, by the kernels).
+
+    ``relocatable``: the shared tables get places in the block too (after the work arrays, before everything whose
+    size depends on the output rows), listed in :attr:`constants` as (place, the array); ``fns`` is one of them."""
 
     def __init__(self, driver: ModuleType, variant: str, shared: tuple[Any, ...], sizes: tuple[int, ...],
-                 book: AddressBook):
+                 book: AddressBook, relocatable: bool = False):
         fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal = shared
         n, m, n_p, n_eval, rows, events, max_steps = sizes
         work = driver.work_shapes(n, m, method, dop853, implicit, ev_direction.size)
         floats, ints = Blocks("f"), Blocks("i")
         wc = floats.take(work[2][0], complex_=True)  # complex first: 16-byte aligned
         placed = (floats.take(work[0][0]), floats.take(work[1][0]), wc, ints.take(work[3][0]))
+        self.constants: list[tuple[Place, np.ndarray]] = []
+        if relocatable:
+            fns, method, dop853, implicit, inp, stops, ev_direction, ev_terminal = _placed(
+                shared, {"f": floats, "i": ints}, self.constants)
         x0s, ps, t_eval, atol = floats.take((1, n)), floats.take((1, n_p)), floats.take((n_eval,)), floats.take((n,))
         self.outputs = (floats.take((1, rows)), floats.take((1, rows, n)), floats.take((1, rows, m)),
                         floats.take((1, events)), floats.take((1, events, n)), ints.take((1, events)))
@@ -209,6 +226,21 @@ class _Layout:
         self.floats, self.size, self.inputs = floats.used, floats.used + ints.used, x0s.offset
         self.counts, self.t_fail, self.shared = counts.offset, t_fail.offset, shared
         self.no_events = (np.empty(0), np.empty((0, n)), np.empty(0, np.int64))
+
+
+def _placed(value: Any, blocks: dict[str, Blocks], constants: list[tuple[Place, np.ndarray]]) -> Any:
+    """``value`` (an array, a tuple of them, a scalar, None) with each float64 or int64 array replaced by a place
+    taken from ``blocks`` (appended with the array to ``constants``); ValueError for another array type."""
+    if type(value) is tuple:
+        return tuple(_placed(item, blocks, constants) for item in value)
+    if not isinstance(value, np.ndarray):
+        return value
+    kind = {np.dtype(np.float64): "f", np.dtype(np.int64): "i"}.get(value.dtype)
+    if kind is None:
+        raise ValueError(f"a table of {value.dtype} has no place in a run image")
+    place = blocks[kind].take(value.shape)
+    constants.append((place, value))
+    return place
 
 
 def _variant(dop853: Any, implicit: Any) -> str:

@@ -45,7 +45,7 @@ def is_valid_name(name: object) -> bool:
     return isinstance(name, str) and bool(_NAME_PATTERN.match(name)) and name not in _KEYWORDS
 
 
-def _plain_number(text: str | int | float) -> float | None:
+def plain_number(text: str | int | float) -> float | None:
     """The value of a plain decimal literal (``10``, ``-2.5``, ``1e-6``) or finite number, else None.
 
     The value is the one the parser gives (the literal's double: Python's float() and its parser round a decimal
@@ -82,7 +82,7 @@ def parse_number(text: str | int | float, *, where: str = "value") -> float:
     Plain numbers are read here; expressions go through the safe parser (:mod:`robodyn.model.expr`,
     which imports sympy).
     """
-    value = _plain_number(text)
+    value = plain_number(text)
     if value is not None:
         return value
     from robodyn.model.expr import parse_constant

@@ -34,6 +34,8 @@ import numpy as np
 
 from robodyn.digest import sha256
 from robodyn.errors import RobodynWarning
+from robodyn.model.files.records import FORMAT, record_path
+from robodyn.model.files.records import record_key as _key
 from robodyn.model.names import is_valid_name
 from robodyn.model.system import Model, Vector
 
@@ -41,13 +43,6 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import TorqueRegressor
 
 __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
-
-#: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
-#: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
-#: factor's pattern; 7: the exact parameter Jacobian's method), since the key holds the version, not the code: a
-#: stale record would call today's helpers with yesterday's arguments.
-FORMAT: Final = 7
-_FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 #: Contract methods the record does not answer: asked of the full model (built from the file on first need).
 DELEGATED: Final = (
@@ -103,20 +98,6 @@ def cached_model(text: str, source: str) -> Model:
             warnings.warn(message, RobodynWarning, stacklevel=3)
     model = _models[key] = CachedModel(record, _Source(text, source, full))
     return model
-
-
-def record_path(key: str) -> Path:
-    """Where the record of ``key`` is kept (robodyn's private cache folder)."""
-    from robodyn.codegen.cache import cache_dir, own_folder
-
-    return own_folder(cache_dir(numba_code=False) / _FOLDER) / f"{key}.json"
-
-
-def _key(text: str, stem: str) -> str:
-    from robodyn import __version__
-    from robodyn.codegen.cache import content_hash
-
-    return content_hash("robodyn parsed model", str(FORMAT), __version__, stem, text)
 
 
 def _parse(text: str, source: str) -> tuple[Model, list[warnings.WarningMessage]]:
@@ -356,6 +337,11 @@ class CachedModel(Model):
         return clone
 
     # --- what the record holds ---------------------------------------------------------------------------------
+    @property
+    def record_key(self) -> str:
+        """The key of the record this model was built from (robodyn.model.files.records)."""
+        return str(self._record["key"])
+
     @property
     def order(self) -> int:
         return int(self._record["order"])

@@ -1,0 +1,182 @@
+"""The quick path of ``robodyn simulate``: a warm run repeated from its image, in a process without numpy.
+
+``robodyn simulate MODEL --t-final T [--t0 T0] [--x0 NAME=VALUE,...] [--method M] [--rtol R] [--atol A]
+[--points N] [--out FILE.csv | -]`` of a model file or catalog model whose run image exists
+(:mod:`robodyn.integrate.run_image`: written by the full path after such a run) is done here: the image read and
+checked, the kernel's entry and the model's functions opened from their shared libraries, the entry called through
+``ctypes``, the CSV and the summary written exactly as the full path writes them (tests compare the bytes). The
+process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of robodyn's modules: a third
+of the instructions of the full path, which imports numpy alone for two thirds of its own.
+
+Everything else goes the full way: any other option or form of one (``--t-final=1``, ``pi``, ``--plot``, ...), a
+value the full path would refuse or warn about, no image yet (the first run of a model, a new robodyn), a run that
+fails, overflows, meets an event or may earn the stiffness hint. This module answers None and
+:func:`robodyn.cli.main.main` runs as ever, so every message and exit code stays the full path's. ``ROBODYN_QUICK=0``
+turns it off (as do ``ROBODYN_NATIVE=0`` and ``ROBODYN_LIBRARIES=0``, which ask for other machinery).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import sys
+from collections.abc import Sequence
+from typing import Any, Final
+
+__all__ = ["quick_simulate"]
+
+_OPTIONS: Final = frozenset({"--t-final", "--t0", "--x0", "--method", "--rtol", "--atol", "--points", "--out"})
+_COUNT: Final = re.compile(r"[0-9]+\Z")
+_NEGATIVE: Final = re.compile(r"-[0-9]+\Z|-[0-9]*\.[0-9]+\Z")  # what argparse takes for a value, not an option
+_MAX_ROW_BYTES: Final = 2**28  # the full path's results below this size need no memory check (guards.check_memory)
+
+
+def quick_simulate(argv: Sequence[str]) -> int | None:
+    """``robodyn simulate`` with the arguments ``argv`` (after ``simulate``) by its run image: the exit code (0), or
+    None when the full path must run (see the module's docstring). Never raises (``ROBODYN_DEBUG`` re-raises)."""
+    if any(os.environ.get(name) == "0" for name in ("ROBODYN_QUICK", "ROBODYN_NATIVE", "ROBODYN_LIBRARIES")):
+        return None
+    try:
+        return _simulate(list(argv))
+    except Exception:  # the full path says what is wrong
+        if os.environ.get("ROBODYN_DEBUG"):
+            raise
+        return None
+
+
+def _simulate(argv: list[str]) -> int | None:
+    given = _options(argv)
+    if given is None or "model" not in given or "--t-final" not in given:
+        return None
+    from robodyn.integrate.run_image import execute, read_image
+    from robodyn.model.files.loading import model_text, source_stem
+    from robodyn.model.files.records import record_key
+    from robodyn.model.names import plain_number
+
+    numbers: dict[str, float] = {"--t0": 0.0, "--rtol": 1e-6, "--atol": 1e-9}
+    for option in ("--t-final", "--t0", "--rtol", "--atol"):
+        if option in given:
+            number = plain_number(given[option])
+            if number is None:
+                return None
+            numbers[option] = number
+    t0, t1, rtol, atol = (numbers[option] for option in ("--t0", "--t-final", "--rtol", "--atol"))
+    if not (t1 > t0 and rtol > 0.0 and atol >= 0.0):  # plain numbers are finite
+        return None
+    out = given.get("--out")
+    if out is not None and not _writable(out):
+        return None
+    found = model_text(given["model"])
+    if found is None:
+        return None
+    image = read_image(record_key(found[0], source_stem(found[1])), given.get("--method", "").lower())
+    if image is None:
+        return None
+    states = image["states"]
+    x0 = _initial(given.get("--x0", []), states)
+    grid = _grid(given.get("--points"), t0, t1, image["row_bytes"])
+    if x0 is None or grid is None:
+        return None
+    run = execute(image, x0, (t0, t1), rtol, atol, grid)
+    if run is None or run.status < 0 or not all(math.isfinite(v) for row in run.x for v in row):
+        return None  # failed or overflowed: the full path's error
+    least_steps, least_rejected = image["hint"]
+    if run.steps >= least_steps and run.rejected >= least_rejected * run.steps:
+        return None  # the stiffness hint may apply: the full path looks
+    lines = [",".join(["t", *states]), *(",".join(map(repr, [t, *row])) for t, row in zip(run.t, run.x))]
+    text = "\n".join(lines) + "\n"
+    if out == "-":
+        sys.stdout.write(text)
+        return 0
+    if out is not None:
+        from robodyn.atomic import write_text_atomic
+
+        write_text_atomic(out, text)
+    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(states, run.x[-1]))
+    print(f"{image['name']}: {image['method_name']} (compiled) over [{run.t[0]:g}, {run.t[-1]:g}]: {run.steps} "
+          f"steps, {run.rejected} rejected, {run.nfev} evaluations, kernel loaded from cache in {run.seconds:.2f} s")
+    print(f"final state: {final}")
+    if out is not None:
+        print(f"wrote {out}")
+    return 0
+
+
+def _options(argv: list[str]) -> dict[str, Any] | None:
+    """The options of ``argv`` the quick path takes (``model`` the positional), or None for anything else: another
+    option, an option's ``=`` form or abbreviation, a single option repeated, a missing value."""
+    given: dict[str, Any] = {}
+    k = 0
+    while k < len(argv):
+        word = argv[k]
+        if word in _OPTIONS:
+            if k + 1 == len(argv):
+                return None
+            value = argv[k + 1]
+            if value.startswith("-") and value != "-" and not _NEGATIVE.match(value):
+                return None  # argparse takes it for an option
+            if word == "--x0":
+                given.setdefault(word, []).append(value)
+            elif word in given:
+                return None
+            else:
+                given[word] = value
+            k += 2
+        elif word.startswith("-") or "model" in given:
+            return None
+        else:
+            given["model"] = word
+            k += 1
+    return given
+
+
+def _writable(out: str) -> bool:
+    """Whether ``--out`` names what the full path writes without complaint: ``-`` or a creatable ``.csv`` file."""
+    if out == "-":
+        return True
+    if not out.strip() or os.path.splitext(out)[1].lower() != ".csv":
+        return False
+    from robodyn.atomic import check_output_path
+    from robodyn.errors import InputError
+
+    try:
+        check_output_path(out, "--out")
+    except InputError:
+        return False
+    return True
+
+
+def _initial(texts: list[str], states: list[str]) -> list[float] | None:
+    """The initial state of ``--x0 NAME=VALUE,...`` options (others 0), or None for anything but plain numbers
+    given once each to known states."""
+    from robodyn.model.names import plain_number
+
+    values: dict[str, float] = {}
+    for text in texts:
+        if "(" in text or ")" in text:
+            return None
+        for part in (p.strip() for p in text.split(",")):
+            name, sep, value = part.partition("=")
+            number = plain_number(value) if sep else None
+            if not part or number is None or name.strip() not in states or name.strip() in values:
+                return None
+            values[name.strip()] = number
+    return [values.get(name, 0.0) for name in states]
+
+
+def _grid(points: str | None, t0: float, t1: float, row_bytes: int) -> list[float] | None:
+    """``--points`` evenly spaced times from t0 to t1 as numpy's ``linspace`` makes them (``i * step + t0``, the
+    last ``t1``): [] without the option; None for a count the full path refuses or checks memory for."""
+    if points is None:
+        return []
+    if not _COUNT.match(points):
+        return None
+    count = int(points)
+    if count < 2 or count * row_bytes >= _MAX_ROW_BYTES:
+        return None
+    step = (t1 - t0) / (count - 1)
+    if step == 0.0:
+        return None
+    grid = [float(i) * step + t0 for i in range(count)]
+    grid[-1] = t1
+    return grid
