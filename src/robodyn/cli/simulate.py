@@ -90,6 +90,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         trajectory = select_outputs(model, trajectory, names)
     if args.out == "-":
         sys.stdout.write(trajectory.to_csv_text())
+        _remember(args, model, trajectory, noted)
         return 0
     figure = trajectory.plot() if args.plot else None  # drawn before anything is written
     if args.out:
