@@ -193,17 +193,17 @@ def pack(variant: str, arguments: tuple[Any, ...], book: AddressBook, slots: lis
             _array(value, name, dtype, ndim, written, book, ints, keep, slots)
         else:
             assert parts is not None
-            if written or any(type(item) is Place for item in value):  # the work arrays, or a run image's
-                for part, part_kind, part_dtype, part_ndim, part_written in parts:  # tables placed in its block:
-                    if part_kind == "i":  # this call's own, never remembered
+            known = None if written else _segments.get(id(value))
+            if known is not None and known[0] is value:  # a table's part remembered (it has no places)
+                ints += known[1]
+                continue
+            if written or any(type(item) is Place for item in value):  # the work arrays, or a run image's tables
+                for part, part_kind, part_dtype, part_ndim, part_written in parts:  # placed in its block: this
+                    if part_kind == "i":  # call's own, never remembered
                         ints.append(int(value[part]))
                         continue
                     _array(value[part], f"{name}[{part}]", part_dtype, part_ndim, part_written, book, ints, keep,
                            slots)
-                continue
-            known = _segments.get(id(value))
-            if known is not None and known[0] is value:
-                ints += known[1]
                 continue
             segment: list[int] = []
             converted: list[Any] = []
