@@ -21,7 +21,7 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
         code = main(list(argv))
-    except SystemExit as exc:  # errors exit through _fail
+    except SystemExit as exc:  # errors exit through fail
         code = int(exc.code or 0)
     out, err = capsys.readouterr()
     return code, out, err

@@ -18,12 +18,13 @@ from robodyn.errors import RobodynError
 if TYPE_CHECKING:
     import argparse
 
-__all__ = ["COMMANDS", "PROG", "build_parser", "main"]
+__all__ = ["COMMANDS", "PROG", "build_parser", "fail", "main"]
 
 PROG = "robodyn"
 
 
-def _fail(message: str, code: int) -> NoReturn:
+def fail(message: str, code: int) -> NoReturn:
+    """End the command with ``message`` as one line on stderr and exit code ``code`` (2 bad input, 1 numerical)."""
     print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
     raise SystemExit(code)
 
@@ -60,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             quick = quick_simulate(argv[1:])
         except KeyboardInterrupt:
-            _fail("interrupted", 130)
+            fail("interrupted", 130)
         if quick is not None:
             return quick
     args = build_parser(next((word for word in argv if not word.startswith("-")), None)).parse_args(argv)
@@ -77,12 +78,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RobodynError as exc:
         if os.environ.get("ROBODYN_DEBUG"):
             raise
-        _fail(str(exc), exc.exit_code)
+        fail(str(exc), exc.exit_code)
     except KeyboardInterrupt:
-        _fail("interrupted", 130)
+        fail("interrupted", 130)
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug in robodyn: still one line, with what to do
         if os.environ.get("ROBODYN_DEBUG"):
             raise
-        _fail(f"internal error {type(exc).__name__}: {exc} (rerun with ROBODYN_DEBUG=1 and report it)", 1)
+        fail(f"internal error {type(exc).__name__}: {exc} (rerun with ROBODYN_DEBUG=1 and report it)", 1)

@@ -11,7 +11,7 @@ import os
 from typing import Any, NoReturn
 
 from robodyn import __version__
-from robodyn.cli.main import COMMANDS, PROG, _fail
+from robodyn.cli.main import COMMANDS, PROG, fail
 
 __all__ = ["build_parser"]
 
@@ -39,7 +39,7 @@ class _Parser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
-        _fail(f"{message} (see '{self.prog} --help')", 2)
+        fail(f"{message} (see '{self.prog} --help')", 2)
 
 
 class _Unused:
