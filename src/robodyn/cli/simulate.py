@@ -105,7 +105,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
 def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, noted: list[Any]) -> None:
     """After a plain run of a cached model (only the options robodyn.cli.quick takes, nothing warned, no events, no
     position limits, y = x), keep its run image: the next such command runs without numpy (robodyn.cli.quick)."""
-    key = getattr(model, "record_key", None)
+    key = model.record_key
     plain = not (args.input or args.output or args.plot or args.dt or args.param or args.base or args.assemble
                  or args.sensitivities or args.limits != "warn" or noted or trajectory.events)
     if not (plain and key and trajectory.stats.path == "compiled" and model.outputs_are_states

@@ -224,6 +224,13 @@ class Model:
         return False
 
     @property
+    def record_key(self) -> str | None:
+        """The content key of the parsed-model record this model was built from (a model file read through the
+        cache, robodyn.model.files.records), which names what was remembered of its runs; None (the default) for
+        a model built any other way."""
+        return None
+
+    @property
     def sample_period(self) -> float | None:
         """The sample period dt in s of a discrete-time model, whose ``f`` is the update map x[k+1] = f(t_k, x[k],
         u[k]) rather than a derivative; None (the default) for a continuous-time model."""
