@@ -306,7 +306,7 @@ def bench_startup(repeat: int) -> dict[str, float]:
         rows["a new model, numba kernels"] = min(olds)
         rows["scipy script (RK45)"] = min(_wall([sys.executable, "-c", _SCIPY_JOB], env, work) for _ in range(repeat))
         try:
-            import casadi  # noqa: F401
+            import casadi
         except ImportError:
             print("  (casadi not installed: pip install -e .[bench] for the CasADi row)")
         else:

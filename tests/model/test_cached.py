@@ -188,7 +188,8 @@ def test_a_changed_model_file_gets_a_new_record(tmp_path):
     file.write_text(f"{unique}kind: first_order\nstates: [x]\nparameters: {{k: 3.0}}\ndynamics: {{x: -k*x}}\n")
     cached._models.clear()
     second = load_cached(str(file))
-    assert second._source._full is not None and second.f(0.0, [1.0])[0] == -3.0
+    assert second.record_key != first.record_key and second.f(0.0, [1.0])[0] == -3.0  # a record of its own
+    assert record_path(second.record_key).exists()
     cached._models.clear()
     again = load_cached(str(file))
     assert again._source._full is None and again.f(0.0, [1.0])[0] == -3.0

@@ -87,15 +87,17 @@ def cached_model(text: str, source: str) -> Model:
     path = record_path(key)
     record = _read(path, key)
     full = None
-    if record is None:
-        full, caught = _parse(text, source)
-        record = _record(full, key, caught)
-        if record is None:  # not a model of generated code: nothing to keep
-            return full
-        _write(path, record)
-    else:
+    if record is not None:
         for message in record["warnings"]:
             warnings.warn(message, RobodynWarning, stacklevel=3)
+    else:
+        record = _light(text, source, key)  # a plain first-order file, without sympy
+        if record is None:
+            full, caught = _parse(text, source)
+            record = _record(full, key, caught)
+            if record is None:  # not a model of generated code: nothing to keep
+                return full
+        _write(path, record)
     model = _models[key] = CachedModel(record, _Source(text, source, full))
     return model
 
@@ -113,10 +115,23 @@ def _parse(text: str, source: str) -> tuple[Model, list[warnings.WarningMessage]
 
 
 # --- the record ---------------------------------------------------------------------------------------------
-def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dict[str, Any] | None:
-    """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
+def _header(key: str) -> dict[str, Any]:
+    """The fields that tie a record to its format, robodyn's version and its file."""
     from robodyn import __version__
 
+    return {"format": FORMAT, "robodyn": __version__, "key": key}
+
+
+def _light(text: str, source: str, key: str) -> dict[str, Any] | None:
+    """The record of a plain first-order file made without sympy (robodyn.model.files.light_record), or None."""
+    from robodyn.model.files.light_record import light_record
+
+    fields = light_record(text, source)
+    return None if fields is None else {**_header(key), **fields}
+
+
+def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dict[str, Any] | None:
+    """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
     if (not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None
             or full.constraints() is not None or full.impacts() is not None):
         return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time,
@@ -127,7 +142,7 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
         return None
     limits = full.position_limits()
     return {
-        "format": FORMAT, "robodyn": __version__, "key": key,
+        **_header(key),
         "name": full.name, "kind": full.kind, "order": full.order,
         "states": list(full.states), "inputs": list(full.inputs), "outputs": list(full.outputs),
         "parameters": [[k, float(v)] for k, v in full.parameters.items()],

@@ -1,0 +1,286 @@
+"""The record of a plain first-order model file, made without sympy: a new file's first run without the import.
+
+A ``kind: first_order`` file whose parameters are numbers — states, inputs, parameters, ``dynamics`` and
+``outputs`` as expressions of the whitelisted grammar (docs/models.md), ``units`` — needs no algebra to run: its
+generated functions are its expressions, written as straight-line code, and the exact Jacobian is their forward-mode
+derivative (:func:`robodyn.codegen.forward.jacobian_lines`). :func:`light_record` builds the parsed-model record of
+such a file (:mod:`robodyn.model.files.cached`) from Python's ``ast`` and a whitelist, as the safe parser does, so a
+new file's first simulation skips importing sympy (about 0.3 s of a 0.6 s run).
+
+What the code computes. The sympy reader prints sympy's canonical form of each expression (terms reordered, like
+terms collected, constants folded exactly); this reader writes the expressions as the file does, in the order written,
+constants folded in floating point. The two agree to rounding (tests/model/files/test_light_record.py checks every
+field of the records and the functions' values against the sympy reader's); the record, once made, is what every
+later process on the machine runs, so the results of one file stay the same from run to run.
+
+It never decides anything the sympy reader would decide otherwise: whatever it does not recognize — a derived or
+constant-expression parameter, another kind or key, a name or expression the reader would refuse or warn about, a
+division by something that is zero at a probe point (``x/(x - x)``, which sympy folds to a refused infinity), a
+constant out of double range, more than :data:`robodyn.model.names.MAX_DEPTH` levels — makes :func:`light_record`
+return None, and the sympy reader reads the file (and words its error). Every expression is evaluated at one probe
+point (states, inputs and time at distinct values in (0.3, 0.8), parameters at their defaults) for that check.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Final
+
+from robodyn.model.names import CONSTANT_NAMES, FUNCTION_NAMES, MAX_DEPTH, MAX_LENGTH, TIME_NAME, plain_number
+
+__all__ = ["light_record"]
+
+_KEYS: Final = frozenset({"name", "kind", "description", "parameters", "inputs", "outputs", "units", "states",
+                          "dynamics"})
+_MATH_UNARY: Final = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
+                                "sqrt"})
+_ARITY: Final = {"atan2": (2, 2), "min": (2, 64), "max": (2, 64)}  # the others take one argument
+_OPERATORS: Final[Mapping[type, Callable[[float, float], float]]] = {
+    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+    ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
+}
+_TINY: Final = 1e-12  # A divisor this small at the probe point may be zero in exact arithmetic: sympy decides.
+_MAX_EXPONENT: Final = 10_000  # The largest constant exponent of a non-constant base (the parser's limit).
+_MAX_DIGITS: Final = 307  # A constant power stays within 1e-307 .. 1e307 (the parser's limit).
+_INDENT: Final = "    "
+
+
+class _Unsure(Exception):
+    """Something the sympy reader must judge (it reads the file, and words any error)."""
+
+
+def light_record(text: str, source: str) -> dict[str, Any] | None:
+    """The model fields of the parsed-model record of the model file ``text`` (``source`` names it) when it is a
+    plain first-order model (see the module docstring), else None. Never raises: the sympy reader judges the rest.
+
+    The fields are those :func:`robodyn.model.files.cached` records (``name`` ... ``checks_overrides``, ``sources``
+    with ``rhs``, ``jacobian`` and ``output``); the caller adds the format, version and key.
+    """
+    try:
+        return _record(text, source)
+    except Exception:  # _Unsure, or what the sympy reader words as bad input
+        return None
+
+
+def _record(text: str, source: str) -> dict[str, Any]:
+    from robodyn.model.files.loading import source_stem
+    from robodyn.model.files.yamlio import read_yaml
+    from robodyn.model.values import check_names
+
+    data = read_yaml(text, source).data
+    if not isinstance(data, dict) or data.get("kind") != "first_order" or not set(data) <= _KEYS:
+        raise _Unsure
+    if not isinstance(data.get("name", ""), str) or not isinstance(data.get("description") or "", str):
+        raise _Unsure
+    name = data.get("name") or source_stem(source)
+    parameters = _parameters(data.get("parameters"))
+    states, inputs = _names(data.get("states")), _names(data.get("inputs", []))
+    outputs = data.get("outputs")
+    if not states or not isinstance(outputs, dict | None):
+        raise _Unsure
+    outputs = outputs or {}
+    check_names({"states": states, "inputs": inputs, "parameters": list(parameters), "outputs": list(outputs)})
+    dynamics = data.get("dynamics")
+    if not isinstance(dynamics, dict) or set(dynamics) != set(states):
+        raise _Unsure
+    probe = _Probe(states, inputs, parameters)
+    f = [probe.expression(dynamics[s]) for s in states]
+    h = [probe.expression(e) for e in outputs.values()] if outputs else [ast.Name(f"_x{i}") for i in range(len(states))]
+    units = _units(data.get("units"), {*states, *inputs, *outputs, *parameters})
+    rhs = _function("rhs", probe.assignments(f))
+    return {
+        "name": name, "kind": "first_order", "order": 1,
+        "states": states, "inputs": inputs, "outputs": list(outputs) or list(states),
+        "parameters": [[k, v] for k, v in parameters.items()],
+        "derived_parameters": {}, "declared_units": units, "units": dict(units), "position_limits": {},
+        "jacobian_method": "symbolic", "parameter_jacobian_method": "symbolic",
+        "outputs_are_states": not outputs, "linear_by_construction": None,
+        "sources": {"rhs": rhs, "jacobian": _jacobian(rhs, len(states), len(inputs)),
+                    "output": _function("out_fn", probe.assignments(h))},
+        "warnings": [], "checks_overrides": False,
+    }
+
+
+def _names(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Unsure
+    return value
+
+
+def _parameters(table: Any) -> dict[str, float]:
+    """Parameters given as plain numbers (an expression, ``2*pi`` or ``m*l**2``, is the sympy reader's)."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or not all(isinstance(k, str) for k in table):
+        raise _Unsure
+    return {k: _parameter_value(v) for k, v in table.items()}
+
+
+def _parameter_value(value: Any) -> float:
+    """A number as the sympy reader keeps it (a float as given, an exact integer, a plain decimal literal)."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    number = plain_number(value) if isinstance(value, int | str) and not isinstance(value, bool) else None
+    if number is None:
+        raise _Unsure
+    return number
+
+
+def _units(table: Any, known: set[str]) -> dict[str, str]:
+    """``units: {name: unit}`` as the sympy reader takes it (short printable text for a known name)."""
+    if table is None:
+        return {}
+    if not isinstance(table, dict) or not all(
+            k in known and isinstance(v, str) and v.strip() and len(v) <= 40 and v.isprintable()
+            for k, v in table.items()):
+        raise _Unsure
+    return {str(k): v.strip() for k, v in table.items()}
+
+
+class _Probe:
+    """Translates the expressions of one model into code, evaluating each at the probe point as it goes."""
+
+    def __init__(self, states: Sequence[str], inputs: Sequence[str], parameters: Mapping[str, float]):
+        self.locals: dict[str, tuple[str, float]] = {}  # a model name -> (its local in the code, its probe value)
+        for prefix, names in (("x", states), ("u", inputs)):
+            for i, n in enumerate(names):
+                self.locals[n] = (f"_{prefix}{i}", 0.3 + 0.5 * ((len(self.locals) + 1) * 0.6180339887498949 % 1.0))
+        for i, (n, value) in enumerate(parameters.items()):
+            self.locals[n] = (f"_p{i}", value)
+        self.time = 0.3 + 0.5 * ((len(self.locals) + 1) * 0.6180339887498949 % 1.0)
+
+    def assignments(self, exprs: Sequence[ast.expr]) -> list[str]:
+        """``_x0 = x[0]`` ... for the model names the expressions use (states, inputs, parameters), then
+        ``out[i] = ...`` for each expression."""
+        used = {node.id for e in exprs for node in ast.walk(e) if isinstance(node, ast.Name)}
+        order = [local for local, _ in self.locals.values() if local in used]
+        return [*(f"{local} = {local[1]}[{local[2:]}]" for local in order),
+                *(f"out[{i}] = {ast.unparse(e)}" for i, e in enumerate(exprs))]
+
+    def expression(self, value: Any) -> ast.expr:
+        """The code of an expression of the file (text or a number), checked at the probe point."""
+        if isinstance(value, bool) or not isinstance(value, str | int | float):
+            raise _Unsure
+        if not isinstance(value, str):
+            return self.term(ast.Constant(value), 0)[0]
+        if len(value) > MAX_LENGTH or not value.split():
+            raise _Unsure
+        with warnings.catch_warnings():  # "invalid decimal literal" for '1if x': the sympy reader words the error
+            warnings.simplefilter("ignore")
+            tree = ast.parse(" ".join(value.split()), mode="eval")
+        return self.term(tree.body, 0)[0]
+
+    def term(self, node: ast.expr, depth: int) -> tuple[ast.expr, float, bool]:
+        """(code, value at the probe point, whether it is a constant) of ``node``."""
+        if depth > MAX_DEPTH:
+            raise _Unsure
+        if isinstance(node, ast.Constant):
+            number = node.value
+            if isinstance(number, bool) or not isinstance(number, int | float) or (
+                    isinstance(number, int) and number.bit_length() > 1000):
+                raise _Unsure
+            return _number(_finite(float(number))), float(number), True
+        if isinstance(node, ast.Name):
+            if node.id in self.locals:
+                local, value = self.locals[node.id]
+                return ast.Name(local), value, False
+            if node.id in CONSTANT_NAMES:
+                value = math.pi if node.id == "pi" else math.e
+                return ast.Attribute(ast.Name("math"), node.id), value, True
+            if node.id == TIME_NAME:
+                return ast.Name("t"), self.time, False
+            raise _Unsure
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+            code, value, constant = self.term(node.operand, depth + 1)
+            if isinstance(node.op, ast.UAdd):
+                return code, value, constant
+            return self.folded(ast.UnaryOp(ast.USub(), code), -value, constant)
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return self.binary(node, depth)
+        if isinstance(node, ast.Call):
+            return self.call(node, depth)
+        raise _Unsure
+
+    def binary(self, node: ast.BinOp, depth: int) -> tuple[ast.expr, float, bool]:
+        left, a, left_constant = self.term(node.left, depth + 1)
+        right, b, right_constant = self.term(node.right, depth + 1)
+        if isinstance(node.op, ast.Div) and abs(b) <= _TINY:
+            raise _Unsure
+        if isinstance(node.op, ast.Pow):
+            right = _exponent(node.right, right)
+            if right_constant and (abs(b) > _MAX_EXPONENT or (left_constant and a != 0.0
+                                   and abs(b * math.log10(abs(a))) > _MAX_DIGITS)):
+                raise _Unsure
+        value = _OPERATORS[type(node.op)](a, b)  # ZeroDivisionError, OverflowError: unsure
+        return self.folded(ast.BinOp(left, node.op, right), value, left_constant and right_constant)
+
+    def call(self, node: ast.Call, depth: int) -> tuple[ast.expr, float, bool]:
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES or node.keywords:
+            raise _Unsure
+        name = node.func.id
+        least, most = _ARITY.get(name, (1, 1))
+        if not least <= len(node.args) <= most:
+            raise _Unsure
+        terms = [self.term(a, depth + 1) for a in node.args]
+        codes, values = [c for c, _, _ in terms], [v for _, v, _ in terms]
+        constant = all(c for _, _, c in terms)
+        if name in _MATH_UNARY or name == "atan2":
+            if name == "atan2" and values[0] == 0.0 and values[1] == 0.0:
+                raise _Unsure  # atan2(0, 0): sympy's nan
+            function = getattr(math, name)
+            return self.folded(ast.Call(ast.Attribute(ast.Name("math"), name), codes, []), function(*values), constant)
+        if name == "sign":  # as sympy prints it: 0 at 0, else copysign(1, a)
+            a = codes[0]
+            code = ast.IfExp(ast.Compare(a, [ast.Eq()], [ast.Constant(0.0)]), ast.Constant(0.0),
+                             ast.Call(ast.Attribute(ast.Name("math"), "copysign"), [ast.Constant(1.0), a], []))
+            return self.folded(code, 0.0 if values[0] == 0.0 else math.copysign(1.0, values[0]), constant)
+        value = abs(values[0]) if name == "abs" else min(values) if name == "min" else max(values)
+        return self.folded(ast.Call(ast.Name(name), codes, []), float(value), constant)
+
+    @staticmethod
+    def folded(code: ast.expr, value: Any, constant: bool) -> tuple[ast.expr, float, bool]:
+        """A finite real value (a complex power, inf or nan is unsure); a constant becomes its number."""
+        if not isinstance(value, float):
+            raise _Unsure
+        value = _finite(value)
+        return (_number(value) if constant else code), value, constant
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise _Unsure
+    return value + 0.0  # -0.0 is 0.0, as sympy folds it
+
+
+def _number(value: float) -> ast.expr:
+    """A float literal (a negative one as a negation, which ``ast.unparse`` parenthesizes where needed)."""
+    return ast.UnaryOp(ast.USub(), ast.Constant(-value)) if value < 0.0 else ast.Constant(value)
+
+
+def _exponent(written: ast.expr, code: ast.expr) -> ast.expr:
+    """An integer literal exponent stays an integer (``x**2`` is a multiplication in compiled code, as sympy's)."""
+    negated = isinstance(written, ast.UnaryOp) and isinstance(written.op, ast.USub)
+    literal = written.operand if negated and isinstance(written, ast.UnaryOp) else written
+    if isinstance(literal, ast.Constant) and type(literal.value) is int and abs(literal.value) <= _MAX_EXPONENT:
+        return ast.Constant(-literal.value if negated else literal.value)
+    return code
+
+
+def _function(name: str, lines: Sequence[str]) -> str:
+    """The source of ``name(t, x, u, p, out)`` with the body ``lines``, as robodyn.codegen.source writes them."""
+    return "\n".join([f"@jit\ndef {name}(t, x, u, p, out):", *(_INDENT + line for line in lines),
+                      f"{_INDENT}return", ""])
+
+
+def _jacobian(rhs: str, n: int, m: int) -> str:
+    """``jac(t, x, u, p, out)``: df/dx (n, n) then df/du (n, m), row-major, the forward-mode derivative of ``rhs``."""
+    from robodyn.codegen.forward import jacobian_lines
+
+    body = ast.parse(rhs).body[0]
+    assert isinstance(body, ast.FunctionDef)
+    return _function("jac", jacobian_lines(body.body, n, n, m))
