@@ -211,9 +211,11 @@ def test_a_deep_or_wrongly_shaped_manifest_is_moved_aside_and_rebuilt(
 
 
 def _record_file(tmp_path: Path) -> tuple[Path, Path]:
-    """A tiny model file (text of this test's own) loaded once: its record exists."""
+    """A tiny model file (text of this test's own) loaded once: its record exists. Its parameter is a constant
+    expression, which the light reader (robodyn.model.files.light_record) leaves to sympy: a rebuilt record shows
+    as a parsed full model."""
     file = tmp_path / "decay.yaml"
-    file.write_text(f"# {tmp_path}\nkind: first_order\nstates: [x]\nparameters: {{k: 2.0}}\ndynamics: {{x: -k*x}}\n")
+    file.write_text(f"# {tmp_path}\nkind: first_order\nstates: [x]\nparameters: {{k: 4/2}}\ndynamics: {{x: -k*x}}\n")
     cached._models.clear()
     assert isinstance(cached.load_cached(str(file)), cached.CachedModel)
     [record] = (cache.cache_dir(numba_code=False) / "models").glob("*.json")

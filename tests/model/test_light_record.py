@@ -228,3 +228,20 @@ def test_a_new_plain_file_is_simulated_without_importing_sympy(tmp_path):
 
     reference = robodyn.simulate(robodyn.load(str(model)), (0.0, 2.0), {"theta": 1.0}, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose([float(theta), float(omega)], reference.final, rtol=1e-8)  # two runs at rtol 1e-10
+
+
+def test_a_damaged_light_record_is_made_again_from_the_file(tmp_path):
+    path = tmp_path / "decay.yaml"
+    path.write_text(f"# {tmp_path}\nkind: first_order\nstates: [x]\nparameters: {{k: 2.0}}\ndynamics: {{x: -k*x}}\n")
+    cached._models.clear()
+    first = cached.load_cached(str(path))
+    assert isinstance(first, CachedModel)
+    record = cached.record_path(first.record_key)
+    edited = record.read_text().replace("-_p0 * _x0", "-_p0 * _x0 * 1000")
+    assert "* 1000" in edited
+    record.write_text(edited)  # its digest no longer matches
+    cached._models.clear()
+    again = cached.load_cached(str(path))
+    assert again.f(0.0, [1.0])[0] == -2.0 and again._source._full is None  # made again, not trusted, no sympy
+    assert cached._read(record, first.record_key) is not None  # and kept valid
+    cached._models.clear()
