@@ -267,6 +267,24 @@ def _wall(command: list[str], env: dict[str, str], cwd: str) -> float:
     return seconds
 
 
+def _new_models(cli: list[str], env: dict[str, str], work: str, repeat: int, stem: str, *,
+                new_equations: bool) -> float:
+    """Best wall time of ``repeat`` runs, each of a model file never seen before (:data:`_NEW_MODEL` under a new
+    name; with ``new_equations``, a term that differs per file as well, so its functions are compiled)."""
+    seconds = []
+    for k in range(repeat):
+        path = os.path.join(work, f"{stem}{k}.yaml")
+        tag = int(time.time_ns() % 10**6) + k
+        text = _NEW_MODEL.format(tag=tag)
+        if new_equations:
+            text = text.replace("- c*omega", f"- c*omega - {tag}e-12*omega**3")
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        seconds.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"], env,
+                             work))
+    return min(seconds)
+
+
 def bench_startup(repeat: int) -> dict[str, float]:
     """Start-up: ``robodyn simulate pendulum --t-final 10 --out x.csv`` in a new process on a fresh cache, on the
     warm cache, and a model file never seen before on the warm machine (the same equations under a new name, and new
@@ -286,34 +304,14 @@ def bench_startup(repeat: int) -> dict[str, float]:
         rows["warm cache, full path"] = min(_wall(cli + job, full, work) for _ in range(repeat))
         mcjit = {**env, "ROBODYN_LIBRARIES": "0"}  # the cached objects loaded into llvmlite's MCJIT, as before
         rows["warm cache, objects through MCJIT"] = min(_wall(cli + job, mcjit, work) for _ in range(repeat))
-        news = []
-        for k in range(repeat):
-            path = os.path.join(work, f"probe{k}.yaml")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(_NEW_MODEL.format(tag=int(time.time_ns() % 10**6) + k))
-            news.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"], env,
-                              work))
-        rows["a new model, warm machine"] = min(news)
-        fresh = []  # new equations too: the model's own functions are compiled (a term that differs per probe)
-        for k in range(repeat):
-            path = os.path.join(work, f"fresh{k}.yaml")
-            tag = int(time.time_ns() % 10**6) + 200 + k
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(_NEW_MODEL.format(tag=tag).replace("- c*omega", f"- c*omega - {tag}e-12*omega**3"))
-            fresh.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"], env,
-                               work))
-        rows["a new model, new equations"] = min(fresh)
+        rows["a new model, warm machine"] = _new_models(cli, env, work, repeat, "probe", new_equations=False)
+        # new equations too: the model's own functions are compiled (a term that differs per probe)
+        rows["a new model, new equations"] = _new_models(cli, env, work, repeat, "fresh", new_equations=True)
         numba_env = {**env, "ROBODYN_NATIVE": "0"}  # the kernels and models through numba, as before issue 16
         _wall(cli + job, numba_env, work)  # numba's own cache of the kernel module, once
         rows["warm cache, numba kernels"] = min(_wall(cli + job, numba_env, work) for _ in range(repeat))
-        olds = []
-        for k in range(repeat):
-            path = os.path.join(work, f"probe_numba{k}.yaml")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(_NEW_MODEL.format(tag=int(time.time_ns() % 10**6) + 100 + k))
-            olds.append(_wall([*cli, "simulate", path, "--t-final", "10", "--x0", "theta=1", "--out", "y.csv"],
-                              numba_env, work))
-        rows["a new model, numba kernels"] = min(olds)
+        rows["a new model, numba kernels"] = _new_models(cli, numba_env, work, repeat, "probe_numba",
+                                                         new_equations=False)
         rows["scipy script (RK45)"] = min(_wall([sys.executable, "-c", _SCIPY_JOB], env, work) for _ in range(repeat))
         try:
             import casadi

@@ -32,8 +32,11 @@ import sympy
 from robodyn.errors import ExpressionError
 from robodyn.model.names import (
     CONSTANT_NAMES,
+    FUNCTION_ARGUMENTS,
     FUNCTION_NAMES,
+    MAX_CONSTANT_EXPONENT,
     MAX_DEPTH,
+    MAX_EXPONENT_DIGITS,
     MAX_LENGTH,
     RESERVED_NAMES,
     TIME_NAME,
@@ -58,7 +61,6 @@ __all__ = [
     "symbol",
 ]
 
-MAX_EXPONENT_DIGITS: Final = 307  # A constant power must stay within 1e-307 .. 1e307 (double range).
 _EXACT_DIGITS: Final = 1000  # An exact rational power with more digits is evaluated in floating point.
 _LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond it would become inf.
 _INT64: Final = 2**63 - 1  # Integers beyond it are stored as floats (compiled code has no wider integers).
@@ -131,30 +133,19 @@ def _max(*args: sympy.Expr) -> sympy.Expr:
     return sympy.Max(*args)
 
 
-# name -> (sympy function, smallest and largest number of arguments)
-FUNCTIONS: Final[Mapping[str, tuple[Callable[..., sympy.Expr], int, int]]] = {
-    "sin": (sympy.sin, 1, 1),
-    "cos": (sympy.cos, 1, 1),
-    "tan": (sympy.tan, 1, 1),
-    "asin": (sympy.asin, 1, 1),
-    "acos": (sympy.acos, 1, 1),
-    "atan": (sympy.atan, 1, 1),
-    "atan2": (sympy.atan2, 2, 2),
-    "sinh": (sympy.sinh, 1, 1),
-    "cosh": (sympy.cosh, 1, 1),
-    "tanh": (sympy.tanh, 1, 1),
-    "exp": (sympy.exp, 1, 1),
-    "log": (sympy.log, 1, 1),
-    "sqrt": (sympy.sqrt, 1, 1),
-    "abs": (sympy.Abs, 1, 1),
-    "sign": (sympy.sign, 1, 1),
-    "min": (_min, 2, 64),
-    "max": (_max, 2, 64),
+_SYMPY_FUNCTIONS: Final[Mapping[str, Callable[..., sympy.Expr]]] = {
+    "sin": sympy.sin, "cos": sympy.cos, "tan": sympy.tan, "asin": sympy.asin, "acos": sympy.acos,
+    "atan": sympy.atan, "atan2": sympy.atan2, "sinh": sympy.sinh, "cosh": sympy.cosh, "tanh": sympy.tanh,
+    "exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "abs": sympy.Abs, "sign": sympy.sign,
+    "min": _min, "max": _max,
 }
+# name -> (sympy function, smallest and largest number of arguments: robodyn.model.names.FUNCTION_ARGUMENTS)
+FUNCTIONS: Final[Mapping[str, tuple[Callable[..., sympy.Expr], int, int]]] = {
+    name: (_SYMPY_FUNCTIONS[name], *counts) for name, counts in FUNCTION_ARGUMENTS.items()}
 
 CONSTANTS: Final[Mapping[str, sympy.Expr]] = {"pi": sympy.pi, "e": sympy.E}
 # the names are spelled out in robodyn.model.names (no sympy there): both tables must agree
-assert set(FUNCTIONS) == FUNCTION_NAMES and set(CONSTANTS) == CONSTANT_NAMES, "update robodyn.model.names"
+assert set(_SYMPY_FUNCTIONS) == FUNCTION_NAMES and set(CONSTANTS) == CONSTANT_NAMES, "update robodyn.model.names"
 
 
 def symbol(name: str) -> sympy.Symbol:
@@ -327,8 +318,8 @@ class _Translator:
                 digits = -digits
             if abs(digits) > MAX_EXPONENT_DIGITS:
                 raise self.fail(node, f"number out of double-precision range (about 10**{digits:.4g})")
-        elif exp_size > 10_000:
-            raise self.fail(node, "exponent too large (at most 10000)")
+        elif exp_size > MAX_CONSTANT_EXPONENT:
+            raise self.fail(node, f"exponent too large (at most {MAX_CONSTANT_EXPONENT})")
 
     def folded(self, node: ast.AST, value: sympy.Expr) -> sympy.Expr:
         """Check what sympy folded: constants must be finite real doubles (``acos(2)``, ``exp(1000)`` fail)."""

@@ -10,20 +10,28 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from robodyn.errors import ExpressionError
 
-__all__ = ["CONSTANT_NAMES", "FUNCTION_NAMES", "MAX_DEPTH", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME",
+__all__ = ["CONSTANT_NAMES", "FUNCTION_ARGUMENTS", "FUNCTION_NAMES", "MAX_CONSTANT_EXPONENT", "MAX_DEPTH",
+           "MAX_EXPONENT_DIGITS", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME",
            "did_you_mean", "is_valid_name", "parse_assignments", "parse_number"]
 
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
 
-#: The functions expressions may call (:data:`robodyn.model.expr.FUNCTIONS` has their sympy forms).
-FUNCTION_NAMES: Final = frozenset(
-    "sin cos tan asin acos atan atan2 sinh cosh tanh exp log sqrt abs sign min max".split())
+#: The functions expressions may call and the least and most arguments each takes
+#: (:data:`robodyn.model.expr.FUNCTIONS` has their sympy forms).
+FUNCTION_ARGUMENTS: Final[Mapping[str, tuple[int, int]]] = {
+    "sin": (1, 1), "cos": (1, 1), "tan": (1, 1), "asin": (1, 1), "acos": (1, 1), "atan": (1, 1), "atan2": (2, 2),
+    "sinh": (1, 1), "cosh": (1, 1), "tanh": (1, 1), "exp": (1, 1), "log": (1, 1), "sqrt": (1, 1), "abs": (1, 1),
+    "sign": (1, 1), "min": (2, 64), "max": (2, 64),
+}
+FUNCTION_NAMES: Final = frozenset(FUNCTION_ARGUMENTS)
+MAX_EXPONENT_DIGITS: Final = 307  # A constant power must stay within 1e-307 .. 1e307 (double range).
+MAX_CONSTANT_EXPONENT: Final = 10_000  # The largest constant exponent of a base that is not a number.
 #: The named constants (``pi``, ``e``).
 CONSTANT_NAMES: Final = frozenset({"pi", "e"})
 #: The name of time in expressions.

@@ -9,7 +9,7 @@ new file's first simulation skips importing sympy (about 0.3 s of a 0.6 s run).
 
 What the code computes. The sympy reader prints sympy's canonical form of each expression (terms reordered, like
 terms collected, constants folded exactly); this reader writes the expressions as the file does, in the order written,
-constants folded in floating point. The two agree to rounding (tests/model/files/test_light_record.py checks every
+constants folded in floating point. The two agree to rounding (tests/model/test_light_record.py checks every
 field of the records and the functions' values against the sympy reader's); the record, once made, is what every
 later process on the machine runs, so the results of one file stay the same from run to run.
 
@@ -29,7 +29,16 @@ import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from robodyn.model.names import CONSTANT_NAMES, FUNCTION_NAMES, MAX_DEPTH, MAX_LENGTH, TIME_NAME, plain_number
+from robodyn.model.names import (
+    CONSTANT_NAMES,
+    FUNCTION_ARGUMENTS,
+    MAX_CONSTANT_EXPONENT,
+    MAX_DEPTH,
+    MAX_EXPONENT_DIGITS,
+    MAX_LENGTH,
+    TIME_NAME,
+    plain_number,
+)
 
 __all__ = ["light_record"]
 
@@ -37,14 +46,11 @@ _KEYS: Final = frozenset({"name", "kind", "description", "parameters", "inputs",
                           "dynamics"})
 _MATH_UNARY: Final = frozenset({"sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh", "tanh", "exp", "log",
                                 "sqrt"})
-_ARITY: Final = {"atan2": (2, 2), "min": (2, 64), "max": (2, 64)}  # the others take one argument
 _OPERATORS: Final[Mapping[type, Callable[[float, float], float]]] = {
     ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
     ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
 }
 _TINY: Final = 1e-12  # A divisor this small at the probe point may be zero in exact arithmetic: sympy decides.
-_MAX_EXPONENT: Final = 10_000  # The largest constant exponent of a non-constant base (the parser's limit).
-_MAX_DIGITS: Final = 307  # A constant power stays within 1e-307 .. 1e307 (the parser's limit).
 _INDENT: Final = "    "
 
 
@@ -149,10 +155,10 @@ class _Probe:
         self.locals: dict[str, tuple[str, float]] = {}  # a model name -> (its local in the code, its probe value)
         for prefix, names in (("x", states), ("u", inputs)):
             for i, n in enumerate(names):
-                self.locals[n] = (f"_{prefix}{i}", 0.3 + 0.5 * ((len(self.locals) + 1) * 0.6180339887498949 % 1.0))
+                self.locals[n] = (f"_{prefix}{i}", _probe_value(len(self.locals) + 1))
         for i, (n, value) in enumerate(parameters.items()):
             self.locals[n] = (f"_p{i}", value)
-        self.time = 0.3 + 0.5 * ((len(self.locals) + 1) * 0.6180339887498949 % 1.0)
+        self.time = _probe_value(len(self.locals) + 1)
 
     def assignments(self, exprs: Sequence[ast.expr]) -> list[str]:
         """``_x0 = x[0]`` ... for the model names the expressions use (states, inputs, parameters), then
@@ -213,17 +219,17 @@ class _Probe:
             raise _Unsure
         if isinstance(node.op, ast.Pow):
             right = _exponent(node.right, right)
-            if right_constant and (abs(b) > _MAX_EXPONENT or (left_constant and a != 0.0
-                                   and abs(b * math.log10(abs(a))) > _MAX_DIGITS)):
+            if right_constant and (abs(b) > MAX_CONSTANT_EXPONENT or (left_constant and a != 0.0
+                                   and abs(b * math.log10(abs(a))) > MAX_EXPONENT_DIGITS)):
                 raise _Unsure
         value = _OPERATORS[type(node.op)](a, b)  # ZeroDivisionError, OverflowError: unsure
         return self.folded(ast.BinOp(left, node.op, right), value, left_constant and right_constant)
 
     def call(self, node: ast.Call, depth: int) -> tuple[ast.expr, float, bool]:
-        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_NAMES or node.keywords:
+        if not isinstance(node.func, ast.Name) or node.func.id not in FUNCTION_ARGUMENTS or node.keywords:
             raise _Unsure
         name = node.func.id
-        least, most = _ARITY.get(name, (1, 1))
+        least, most = FUNCTION_ARGUMENTS[name]
         if not least <= len(node.args) <= most:
             raise _Unsure
         terms = [self.term(a, depth + 1) for a in node.args]
@@ -251,6 +257,11 @@ class _Probe:
         return (_number(value) if constant else code), value, constant
 
 
+def _probe_value(k: int) -> float:
+    """The k-th of distinct probe values in [0.3, 0.8) (the golden-ratio sequence: no two alike, none special)."""
+    return 0.3 + 0.5 * (k * 0.6180339887498949 % 1.0)
+
+
 def _finite(value: float) -> float:
     if not math.isfinite(value):
         raise _Unsure
@@ -266,7 +277,7 @@ def _exponent(written: ast.expr, code: ast.expr) -> ast.expr:
     """An integer literal exponent stays an integer (``x**2`` is a multiplication in compiled code, as sympy's)."""
     negated = isinstance(written, ast.UnaryOp) and isinstance(written.op, ast.USub)
     literal = written.operand if negated and isinstance(written, ast.UnaryOp) else written
-    if isinstance(literal, ast.Constant) and type(literal.value) is int and abs(literal.value) <= _MAX_EXPONENT:
+    if isinstance(literal, ast.Constant) and type(literal.value) is int and abs(literal.value) <= MAX_CONSTANT_EXPONENT:
         return ast.Constant(-literal.value if negated else literal.value)
     return code
 
