@@ -9,8 +9,8 @@ C (depth cameras, a hatch), PR2 (sensor mounts) and the three TIAGos (antennas).
 ``base="floating"``: the Hector quadrotor and the Iris drone load with a floating base (a fixed one still has nothing
 to move). :data:`REFUSED` lists what is still refused, and why: the files are wrong where it matters.
 
-Every verdict runs unmarked (loading is numpy only); the comparisons with Pinocchio, which compile each robot's tape, are
-marked slow beyond a fast subset (:data:`FAST`: the ANYmals, the one-body drones, an arm, a refusal).
+Every verdict runs unmarked (loading is numpy only); the comparisons with Pinocchio, which compile each robot's tape,
+are marked slow beyond a fast subset (:data:`FAST`: the ANYmals, the one-body drones, an arm, a refusal).
 """
 
 from __future__ import annotations
