@@ -17,6 +17,9 @@ turned into the joints and links of a chain:
   offset (Pinocchio's ``mimic=True``); their own damping and friction are not used;
 - a ``floating`` or ``planar`` joint that joins the root link (the world) to the robot makes the robot's root move
   (robodyn.model.chain.floating; ``load(..., base=...)`` asks for one too); elsewhere it is refused, naming it;
+- the link-inertia rule of chains applies to the bodies that move, each link with the links welded to it
+  (robodyn.model.chain.parts.judge_body): a welded part that no rigid body is warns in a body that is, the root
+  of a fixed base only warns; a single body with no joint moves on a floating or planar base;
 - the mass matrix must be positive definite at a generic configuration inside the limits (robodyn.model.
   plausibility, evaluated by numpy: nothing is compiled to load a robot); a link whose joint moves no mass is
   named, with its joint as the file writes it.
