@@ -61,7 +61,6 @@ from robodyn.model.chain.urdf_file import (
     robot_joints,
     robot_links,
 )
-from robodyn.model.system import Values
 
 __all__ = ["UrdfParts", "UrdfRobot", "chain_from_urdf", "chain_yaml", "load_robot", "urdf_chain_parts"]
 
@@ -367,25 +366,6 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
                          outputs=outputs, free_root=free_root)
 
     _massless_fix = MASSLESS_FIX
-
-    def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
-        """g(q) = dV/dq, the joint torques that hold the robot still against gravity, ``(n,)``."""
-        return self.inverse_dynamics(q, {}, {}, params)
-
-    def bias(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
-        """C(q, q') q' + g(q) plus the joints' damping and friction at q', ``(n,)`` (RNEA at q'' = 0)."""
-        return self.inverse_dynamics(q, qd, {}, params)
-
-    def potential_energy(self, q: Values, params: Values | None = None) -> float:
-        """V(q) from gravity (zero at height z = 0 of the root frame)."""
-        x, p = self._point(q, None, params)
-        return self.energy(x, p)[1]
-
-    def kinetic_energy(self, q: Values, qd: Values, params: Values | None = None) -> float:
-        """T = 1/2 q'^T M(q) q'."""
-        x, p = self._point(q, qd, params)
-        n = self.n_coordinates
-        return float(0.5 * x[n:] @ self.mass_matrix(x[:n], p) @ x[n:])
 
     def show_text(self) -> str:
         return "\n".join([f"URDF {self.path}", *self.joint_table(), "", super().show_text()])
