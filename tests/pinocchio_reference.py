@@ -57,8 +57,9 @@ def coupling(path: Path, reference: Any, coordinates: tuple[str, ...]) -> tuple[
 
 
 def chain_to_pinocchio(model: Any) -> tuple[Any, np.ndarray, np.ndarray]:
-    """The chain as a pinocchio.Model (bodies in parent-first order), its joint damping (n,) and the
-    coordinate permutation (pinocchio index -> model coordinate)."""
+    """The chain as a pinocchio.Model (bodies depth first, each subtree after its root: Pinocchio's algorithms need
+    every subtree's joints in one run), its joint damping (n,) and the coordinate permutation (pinocchio index ->
+    model coordinate)."""
     import pinocchio as pin
     import sympy
 
@@ -69,19 +70,29 @@ def chain_to_pinocchio(model: Any) -> tuple[Any, np.ndarray, np.ndarray]:
 
     pinocchio_model = pin.Model()
     pinocchio_model.gravity.linear = np.array([number(g) for g in model.gravity_expr])
-    ids = []
-    for body in model.bodies:
+    below: dict[int, list[int]] = {}
+    for index, body in enumerate(model.bodies):
+        below.setdefault(body.parent, []).append(index)
+    depth_first: list[int] = []
+    stack = list(reversed(below.get(-1, [])))
+    while stack:
+        index = stack.pop()
+        depth_first.append(index)
+        stack += reversed(below.get(index, []))
+    ids: dict[int, int] = {}
+    for position in depth_first:
+        body = model.bodies[position]
         rotation = np.array([[number(e) for e in row] for row in body.rotation])
         placement = pin.SE3(rotation, np.array([number(e) for e in body.position]))
         axis = np.array([number(e) for e in body.axis])
         joint = pin.JointModelPrismaticUnaligned(axis) if body.prismatic else pin.JointModelRevoluteUnaligned(axis)
         parent = 0 if body.parent < 0 else ids[body.parent]
-        index = pinocchio_model.addJoint(parent, joint, placement, f"j{len(ids)}")
+        index = pinocchio_model.addJoint(parent, joint, placement, f"j{position}")
         inertia = np.array([[number(e) for e in row] for row in body.inertia])
         pinocchio_model.appendBodyToJoint(index, pin.Inertia(number(body.mass), np.array(
             [number(e) for e in body.com]), inertia), pin.SE3.Identity())
-        ids.append(index)
-    order = np.array(model.order_)
+        ids[position] = index
+    order = np.array([model.order_[position] for position in depth_first])
     terms = model._joint_terms
     pinocchio_model.armature = np.array([number(terms[i]["gear_ratio"] ** 2 * terms[i]["rotor_inertia"])
                                          for i in order])

@@ -55,6 +55,7 @@ from robodyn.model.chain.contacts import (
 )
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
+from robodyn.model.chain.tree import TreeMembers
 from robodyn.model.constraints import ConstraintSet
 from robodyn.model.expr import TIME
 from robodyn.model.system import Model, Values, Vector
@@ -116,8 +117,12 @@ def _axes(where: str, kind: str, axes: Sequence[str] | None) -> list[int]:
     return [AXES.index(a) for a in chosen]
 
 
-class ConstrainedChain(Model):
+class ConstrainedChain(TreeMembers, Model):
     """A chain (robodyn.model.chain.system.ChainSystem) with ``loops`` and ``constraints`` (see the module docstring).
+
+    It answers the rigid-body members of its tree — ``mass_matrix``, ``inverse_dynamics``, ``bias``, ``gravity``,
+    ``coriolis_matrix``, ``mass_derivative``, ``com_positions``, ``kinetic_energy``, ``potential_energy``
+    (robodyn.model.chain.tree) — for every coordinate of the tree, without the constraints, at its parameters.
 
     Parameters
     ----------

@@ -20,8 +20,9 @@ from robodyn.rigid.dynamics import Coulomb
 from robodyn.rigid.tape import Value
 
 __all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "MAX_MIMIC_MULTIPLIER",
-           "MAX_MIMIC_OFFSET", "TRIANGLE_MARGIN", "BodySpec", "Joint", "Link", "as_expr", "friction_force",
-           "inertia_matrix", "inertia_problem", "judge_inertia", "mimic_problem", "rot_x", "rot_y", "rot_z", "turned"]
+           "MAX_MIMIC_OFFSET", "TRIANGLE_MARGIN", "BodySpec", "Joint", "Link", "WeldedPart", "as_expr",
+           "friction_force", "inertia_matrix", "inertia_problem", "judge_body", "judge_inertia", "mimic_problem",
+           "rot_x", "rot_y", "rot_z", "turned"]
 
 DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
 DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
@@ -187,6 +188,77 @@ def judge_inertia(inertia: np.ndarray, where: str, *, check: bool, opt_out: str,
                       "the trace)", RobodynWarning, stacklevel=stacklevel + 1)
         return
     raise error(message if kind == "asymmetric" else f"{message}; {opt_out}", key=key)
+
+
+@dataclass(frozen=True, slots=True)
+class WeldedPart:
+    """One link of a rigid body as a file writes it: its name, the fixed joint that welds it to the body (None for
+    the body's own link, the one a moving joint or the base moves), its mass and its inertia ``(3, 3)`` about its
+    centre of mass, as given."""
+
+    link: str
+    joint: str | None
+    mass: float
+    inertia: np.ndarray
+
+
+def judge_body(link: str, parts: Sequence[WeldedPart], combined: np.ndarray, where: str, *, check: bool,
+               moving: bool, opt_out: str, error: type[InputError] = InputError, stacklevel: int = 2) -> None:
+    """The inertia rule of :func:`judge_inertia` on the bodies that move, not on the links a file welds together.
+
+    ``link`` moves with the links welded to it by fixed joints (``parts``: those with an ``<inertial>``, its own
+    among them when it has one) as one rigid body whose inertia about its centre of mass is ``combined`` ``(3, 3)``
+    (the parts moved to one point by the parallel-axis theorem). Only that body enters the dynamics, so:
+
+    - a body of one part is judged as that link (:func:`judge_inertia`: refused, or kept with a warning);
+    - a ``moving`` body of several parts is judged by ``combined``: refused (``error``, naming the body, its
+      parts and those not physical on their own) or kept with a warning as one link; a part that is not
+      physical on its own, in a physical body, is kept with a RobodynWarning naming it and its body;
+    - a body that does not move (the root of a fixed base) takes no part in the dynamics: its parts' problems
+      are warnings.
+
+    A sum of physical inertias, each moved by the parallel-axis theorem, is physical (each is the inertia of a
+    mass distribution, and so is their union): a body that is not has a part that is not. ``check`` False
+    keeps every part as given; an asymmetric part is refused regardless.
+    """
+    parts = [part for part in parts if part.mass != 0 or np.any(part.inertia)]  # an empty part changes nothing
+    if not check or (moving and len(parts) == 1):  # without the check, an asymmetric inertia is still refused
+        for part in parts:
+            judge_inertia(part.inertia, f"{where}: link {part.link!r}", check=check, opt_out=opt_out, error=error,
+                          stacklevel=stacklevel + 1)
+        return
+    judged = [(part, inertia_problem(part.inertia)) for part in parts]
+    for part, problem in judged:  # not a matter of physics: no inertia tensor is asymmetric
+        if problem is not None and problem[0] == "asymmetric":
+            raise error(f"{where}: link {part.link!r}: inertia {_rows(part.inertia)} {problem[1]}")
+    names = ", ".join(repr(part.link) for part in parts if part.link != link)
+    body = f"link {link!r} and the links welded to it by fixed joints ({names})"
+    own = [(part, problem[1]) for part, problem in judged if problem is not None]
+    whole = inertia_problem(combined) if moving else None
+    if whole is not None:
+        message = (f"{where}: {body} move as one body, whose inertia {_rows(combined)} about its centre of mass "
+                   f"{whole[1]}; the links whose own inertia is not physical: "
+                   f"{', '.join(repr(part.link) for part, _ in own) or 'none'}")
+        if whole[0] != "slight triangle":
+            raise error(f"{message}; {opt_out}")
+        warnings.warn(f"{message}; kept as given (identified parameters often are, by up to {TRIANGLE_MARGIN:g} "
+                      "of the trace)", RobodynWarning, stacklevel=stacklevel + 1)
+        return
+    if moving:
+        moments = _listed(np.linalg.eigvalsh(np.asarray(combined, dtype=float)))
+        kept = (f"kept: it moves only as part of the body of {body}, whose inertia is physical (principal moments "
+                f"{moments})")
+    else:
+        kept = (f"kept: link {link!r} is the fixed base, which does not move, so its inertia and those of the links "
+                "welded to it take no part in the dynamics")
+    for part, reason in own:
+        welded = "" if part.joint is None else f" (welded by fixed joint {part.joint!r} into the body of link {link!r})"
+        warnings.warn(f"{where}: link {part.link!r}{welded}: inertia {_rows(part.inertia)} {reason}; {kept}",
+                      RobodynWarning, stacklevel=stacklevel + 1)
+
+
+def _rows(matrix: np.ndarray) -> str:
+    return "[" + ", ".join(_listed(row) for row in np.asarray(matrix, dtype=float)) + "]"
 
 
 def mimic_problem(multiplier: float, offset: float) -> str | None:

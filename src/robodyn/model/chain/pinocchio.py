@@ -44,7 +44,7 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.errors import InputError, ModelFileError, SingularMatrixError
-from robodyn.model.chain.parts import judge_inertia
+from robodyn.model.chain.parts import WeldedPart, judge_body
 from robodyn.model.chain.urdf_file import (
     MASSLESS_FIX,
     MAX_URDF_BYTES,
@@ -112,6 +112,7 @@ def _pinocchio() -> Any:
 class _Parsed:
     robot: str
     joints: tuple[UrdfJoint, ...]
+    inertias: Mapping[str, tuple[float, np.ndarray]]  # link -> mass, inertia about its centre of mass as written
 
 
 # --- checking the XML ---------------------------------------------------------------------------------
@@ -125,10 +126,12 @@ def _floats(text: str | None, count: int, where: str) -> tuple[float, ...]:
     return values
 
 
-def _check_inertial(link: ET.Element, where: str, check_inertia: bool) -> None:
+def _read_inertia(link: ET.Element, where: str) -> tuple[float, np.ndarray] | None:
+    """The link's mass and inertia ``(3, 3)`` about its centre of mass as written (None without ``<inertial>``); a
+    missing or negative mass, or a missing entry, is refused."""
     inertial = link.find("inertial")
     if inertial is None:
-        return
+        return None
     mass = inertial.find("mass")
     if mass is None or mass.get("value") is None:
         raise ModelFileError(f"{where}: <inertial> has no <mass value=...>: give the link's mass in kg")
@@ -141,8 +144,7 @@ def _check_inertial(link: ET.Element, where: str, check_inertia: bool) -> None:
         raise ModelFileError(f"{where}: <inertial> needs <inertia {' '.join(k + '=...' for k in keys)}/> "
                              "(about the centre of mass)")
     ixx, ixy, ixz, iyy, iyz, izz = (_floats(inertia.get(k), 1, f"{where} inertia {k}")[0] for k in keys)
-    matrix = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
-    judge_inertia(matrix, where, check=check_inertia, opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=3)
+    return value, np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])
 
 
 def _check_dynamics(element: ET.Element, label: str, dynamics: bool) -> None:
@@ -184,12 +186,11 @@ def _joint(element: ET.Element, where: str) -> UrdfJoint:
                      (axis[0], axis[1], axis[2]), limits)
 
 
-def _parse(text: str, where: str, dynamics: bool = True, check_inertia: bool = True) -> _Parsed:
-    """Check the URDF structure and read its joints (ModelFileError naming the line, link or joint)."""
+def _parse(text: str, where: str, dynamics: bool = True) -> _Parsed:
+    """Check the URDF structure and read its joints and inertias (ModelFileError naming the line, link or joint)."""
     root = parse_robot(text, where)
     links = robot_links(root, where, text)
-    for name, link in links.items():
-        _check_inertial(link, f"{where}: link {name!r}", check_inertia)
+    inertias = {name: _read_inertia(link, f"{where}: link {name!r}") for name, link in links.items()}
     elements = robot_joints(root, where, text)
     for element in elements:
         if element.get("type") in MOVABLE:
@@ -226,7 +227,8 @@ def _parse(text: str, where: str, dynamics: bool = True, check_inertia: bool = T
                              "connect every link to one tree")
     if not any(j.type in MOVABLE for j in joints):
         raise ModelFileError(f"{where}: no revolute or prismatic joint: the robot has nothing to move")
-    return _Parsed(root.get("name") or "robot", joints)
+    return _Parsed(root.get("name") or "robot", joints,
+                   MappingProxyType({k: v for k, v in inertias.items() if v is not None}))
 
 
 # --- the model ------------------------------------------------------------------------------------------
@@ -418,6 +420,24 @@ class UrdfSystem(UrdfRobotInfo, Model):
 
 
 # --- loading ---------------------------------------------------------------------------------------------------
+def _judge_bodies(model: Any, parsed: _Parsed, where: str, check_inertia: bool) -> None:
+    """The link-inertia rule on the bodies that move (robodyn.model.chain.parts.judge_body): each joint's child link
+    with the links welded to it by fixed joints, whose inertia Pinocchio combined (``model.inertias``); the root's
+    body does not move on this backend's fixed base."""
+    above = {j.child: j for j in parsed.joints}
+    bodies: dict[str, list[WeldedPart]] = {}
+    for link, (mass, inertia) in parsed.inertias.items():
+        body = link
+        while body in above and above[body].type == "fixed":
+            body = above[body].parent
+        bodies.setdefault(body, []).append(WeldedPart(link, above[link].name if link != body else None, mass,
+                                                           inertia))
+    for body, parts in bodies.items():
+        index = model.getJointId(above[body].name) if body in above else 0
+        judge_body(body, parts, np.asarray(model.inertias[index].inertia), where, check=check_inertia,
+                   moving=index > 0, opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=4)
+
+
 def _check_mass(system: UrdfSystem, parsed: _Parsed, where: str) -> None:
     """M (Pinocchio's CRBA) positive definite at a generic q inside the limits (robodyn.model.plausibility, the
     check of every kind); else ModelFileError naming the links whose joints move no mass."""
@@ -465,7 +485,7 @@ def load_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics
     file = Path(path)
     text = read_text_limited(file, "URDF file", limit=MAX_URDF_BYTES, error=ModelFileError)
     where = str(file)
-    parsed = _parse(text, where, dynamics, check_inertia)
+    parsed = _parse(text, where, dynamics)
     try:
         with _quiet_stderr() as messages:  # urdfdom prints its complaints on stderr: they join the error, if any
             model = pin.buildModelFromXML(text)
@@ -475,6 +495,7 @@ def load_urdf(path: str | os.PathLike[str], *, name: str | None = None, dynamics
     if model.nq != model.nv:
         raise ModelFileError(f"{where}: nq = {model.nq} != nv = {model.nv}: only fixed-base robots with "
                              "revolute and prismatic joints are supported")
+    _judge_bodies(model, parsed, where, check_inertia)
     system = UrdfSystem(model, parsed, path=file, name=name)
     _check_mass(system, parsed, where)
     return system

@@ -1,4 +1,5 @@
-"""Derived quantities of a chain from its compiled tape: dM/dq, the Coriolis matrix, centres of mass, energy.
+"""Derived quantities of a chain from its compiled tape: gravity and bias forces, dM/dq, the Coriolis matrix, centres of
+mass, energies.
 
 :class:`ChainQuantities` is a mixin of :class:`robodyn.model.chain.system.ChainSystem` (which provides ``_point``,
 ``_call`` and the bodies); each method evaluates one compiled function of robodyn.rigid.dynamics.
@@ -18,7 +19,7 @@ __all__ = ["ChainQuantities"]
 
 
 class ChainQuantities:
-    """dM/dq, C(q, q'), the centres of mass and the energy of a chain (mixin)."""
+    """g(q), the bias forces, dM/dq, C(q, q'), the centres of mass and the energies of a chain (mixin)."""
 
     _point: Any
     _call: Any
@@ -33,6 +34,28 @@ class ChainQuantities:
     state_vector: Any
     parameter_vector: Any
     mass_matrix: Any
+    inverse_dynamics: Any
+
+    def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
+        """g(q) = dV/dq, the joint torques that hold the robot still against gravity and its joint springs,
+        ``(n,)`` (inverse dynamics at q' = q'' = 0)."""
+        return np.asarray(self.inverse_dynamics(q, {}, {}, params))
+
+    def bias(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
+        """C(q, q') q' + g(q) plus the joints' damping and friction at q', ``(n,)`` (inverse dynamics at q'' = 0):
+        the nonlinear effects, M(q) q'' + bias = tau."""
+        return np.asarray(self.inverse_dynamics(q, qd, {}, params))
+
+    def potential_energy(self, q: Values, params: Values | None = None) -> float:
+        """V(q) from gravity (zero at height 0 of the base frame) and the joint springs."""
+        x, p = self._point(q, None, params)
+        return float(self.energy(x, p)[1])
+
+    def kinetic_energy(self, q: Values, qd: Values, params: Values | None = None) -> float:
+        """T = 1/2 q'^T M(q) q'."""
+        x, p = self._point(q, qd, params)
+        n = len(self.coordinates)
+        return float(0.5 * x[n:] @ self.mass_matrix(x[:n], p) @ x[n:])
 
     def mass_derivative(self, q: Values, params: Values | None = None) -> np.ndarray:
         """dM/dq ``(n, n, n)``: entry [i, j, k] = dM_ij/dq_k (straight-line forward mode)."""

@@ -17,6 +17,9 @@ turned into the joints and links of a chain:
   offset (Pinocchio's ``mimic=True``); their own damping and friction are not used;
 - a ``floating`` or ``planar`` joint that joins the root link (the world) to the robot makes the robot's root move
   (robodyn.model.chain.floating; ``load(..., base=...)`` asks for one too); elsewhere it is refused, naming it;
+- the link-inertia rule of chains applies to the bodies that move, each link with the links welded to it
+  (robodyn.model.chain.parts.judge_body): a welded part that no rigid body is warns in a body that is, the root
+  of a fixed base only warns; a single body with no joint moves on a floating or planar base;
 - the mass matrix must be positive definite at a generic configuration inside the limits (robodyn.model.
   plausibility, evaluated by numpy: nothing is compiled to load a robot); a link whose joint moves no mass is
   named, with its joint as the file writes it.
@@ -44,7 +47,7 @@ from typing import Any, Final, NamedTuple
 import numpy as np
 
 from robodyn.errors import InputError, ModelFileError
-from robodyn.model.chain.parts import judge_inertia, mimic_problem
+from robodyn.model.chain.parts import WeldedPart, judge_body, mimic_problem
 from robodyn.model.chain.system import ChainSystem, Joint, Link
 from robodyn.model.chain.urdf_file import (
     MASSLESS_FIX,
@@ -58,7 +61,6 @@ from robodyn.model.chain.urdf_file import (
     robot_joints,
     robot_links,
 )
-from robodyn.model.system import Values
 
 __all__ = ["UrdfParts", "UrdfRobot", "chain_from_urdf", "chain_yaml", "load_robot", "urdf_chain_parts"]
 
@@ -67,11 +69,13 @@ MOVABLE: Final = ("revolute", "continuous", "prismatic")
 
 @dataclass(slots=True)
 class _Body:
-    """A rigid body being assembled: mass, centre of mass (3,) and inertia about it (3, 3), link frame."""
+    """A rigid body being assembled: mass, centre of mass (3,) and inertia about it (3, 3) in its link's frame, and
+    the links it is made of as the file gives them (robodyn.model.chain.parts.judge_body judges the whole)."""
 
     mass: float = 0.0
     com: np.ndarray = field(default_factory=lambda: np.zeros(3))
     inertia: np.ndarray = field(default_factory=lambda: np.zeros((3, 3)))
+    parts: list[WeldedPart] = field(default_factory=list)
 
     def add(self, mass: float, com: np.ndarray, inertia: np.ndarray) -> None:
         """Merge a body of ``mass`` at ``com`` with ``inertia`` about it (all in this body's frame)."""
@@ -88,6 +92,11 @@ class _Body:
         merged = moved(self.mass, self.com, self.inertia) + moved(mass, com, inertia)
         self.inertia = 0.5 * (merged + merged.T)  # exactly symmetric after the rotations
         self.mass, self.com = total, centre
+
+    def weld(self, part: _Body, rotation: np.ndarray, position: np.ndarray) -> None:
+        """Merge the body ``part`` whose frame is at (R, p) in this one's, keeping its links as parts."""
+        self.add(part.mass, position + rotation @ part.com, rotation @ part.inertia @ rotation.T)
+        self.parts += part.parts
 
 
 def _rpy_matrix(roll: float, pitch: float, yaw: float) -> np.ndarray:
@@ -127,7 +136,8 @@ def _origin(element: ET.Element | None, where: str) -> tuple[np.ndarray, np.ndar
     return _rpy_matrix(*rpy), xyz
 
 
-def _inertial(link: ET.Element, where: str, check: bool = True) -> _Body:
+def _inertial(link: ET.Element, name: str, joint: str | None, where: str) -> _Body:
+    """The body of one link (its ``<inertial>``, or nothing), welded by ``joint`` (None: a body's own link)."""
     body = _Body()
     inertial = link.find("inertial")
     if inertial is None:
@@ -142,9 +152,9 @@ def _inertial(link: ET.Element, where: str, check: bool = True) -> _Body:
               for k in keys}
     inertia = np.array([[values["ixx"], values["ixy"], values["ixz"]], [values["ixy"], values["iyy"], values["iyz"]],
                         [values["ixz"], values["iyz"], values["izz"]]])
-    judge_inertia(inertia, where, check=check, opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=3)
     rotation, com = _origin(inertial.find("origin"), f"{where} inertial")
     body.add(mass, com, rotation @ inertia @ rotation.T)
+    body.parts.append(WeldedPart(name, joint, float(mass), inertia))
     return body
 
 
@@ -206,19 +216,51 @@ def _record(joint: ET.Element, where: str) -> UrdfJoint:
                      joint_limits(joint, label))
 
 
-def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, check_inertia: bool = True
-                     ) -> UrdfParts:
+def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, check_inertia: bool = True,
+                     base: str | None = None) -> UrdfParts:
     """The robot as chain parts (fixed joints merged), from a URDF file (see the module docstring).
 
-    ``check_inertia`` applies the link-inertia rule of chains (robodyn.model.chain.parts.judge_inertia: a negative
-    principal moment or a triangle inequality broken by more than TRIANGLE_MARGIN of the trace is refused, a
-    slighter break kept with a warning); False keeps them as given. Two joints or links of one name are refused
-    naming them and their lines; mimic multipliers and offsets must be in bounds (chain_parts.mimic_problem).
+    ``check_inertia`` applies the link-inertia rule of chains to the bodies that move, each link with the links
+    welded to it by fixed joints (robodyn.model.chain.parts.judge_body: a negative principal moment or a triangle
+    inequality broken by more than TRIANGLE_MARGIN of the trace is refused, a slighter break kept with a warning,
+    as is a welded part that is not physical on its own in a body that is); False keeps them as given. ``base``:
+    the base asked for (None: the file's); a moving one moves the root link's body, which then needs no joint.
+    Two joints or links of one name are refused naming them and their lines; mimic multipliers and offsets must be
+    in bounds (chain_parts.mimic_problem).
     """
     file = Path(path)
     where = str(file)
     text, root = read_robot(file)
     links = robot_links(root, where, text)
+    children, top = _tree(root, links, where, text)
+    names = coordinate_names([j.get("name", "") for j in root.findall("joint") if j.get("type") in MOVABLE])
+    file_base, below = "fixed", children.get(top, [])
+    if len(below) == 1 and below[0].get("type") in UNSUPPORTED_JOINTS:  # world -> base: the robot's root moves
+        file_base = below[0].get("type", "")
+        top = below[0].find("child").get("link", "")  # type: ignore[union-attr]
+    joints, bodies, frames, reached = _lower(top, links, children, names, where, dynamics)
+    reached |= set(() if file_base == "fixed" else parent_of_root(below[0]))
+    if len(reached) != len(links):
+        loose = sorted(set(links) - reached)
+        raise ModelFileError(f"{where}: links {loose} are not connected to the root link {top!r} (a loop): "
+                             "connect every link to one tree")
+    moving = file_base if file_base != "fixed" or base is None else base  # the file's moving root, or the one asked
+    if not joints and moving == "fixed":
+        raise ModelFileError(f"{where}: no revolute, continuous or prismatic joint: the robot has nothing to move "
+                             "(a single free body moves with base='floating')")
+    for name, body in bodies.items():  # the bodies that move are judged, not the links welded into them
+        judge_body(name, body.parts, body.inertia, where, check=check_inertia, moving=name != top or moving != "fixed",
+                   opt_out=URDF_OPT_OUT, error=ModelFileError, stacklevel=4)
+    chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
+                        inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
+    records = tuple(_record(joint, where) for joint in root.findall("joint"))
+    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names, frames, file_base)
+
+
+def _tree(root: ET.Element, links: dict[str, ET.Element], where: str, text: str
+          ) -> tuple[dict[str, list[ET.Element]], str]:
+    """The joints below each link (by name: Pinocchio's order) and the root link; a file that is not one tree is
+    refused naming the joint or link at fault."""
     children: dict[str, list[ET.Element]] = {}
     parent_of: dict[str, str] = {}
     for joint in robot_joints(root, where, text):
@@ -243,19 +285,22 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
     if len(roots) != 1:
         raise ModelFileError(f"{where}: expected one root link, found {roots or 'none (a loop)'}: connect every "
                              "link to one tree")
-    names = coordinate_names([j.get("name", "") for j in root.findall("joint") if j.get("type") in MOVABLE])
+    return children, roots[0]
+
+
+def _lower(top: str, links: dict[str, ET.Element], children: dict[str, list[ET.Element]], names: dict[str, str],
+           where: str, dynamics: bool
+           ) -> tuple[list[Joint], dict[str, _Body], dict[str, dict[str, Any]], set[str]]:
+    """The chain joints, the bodies (each moving link with the links welded to it), the welded links' frames and
+    the links reached, from root link ``top`` down."""
     joints: list[Joint] = []
     frames: dict[str, dict[str, Any]] = {}
-    base, below = "fixed", children.get(roots[0], [])
-    if len(below) == 1 and below[0].get("type") in UNSUPPORTED_JOINTS:  # world -> base: the robot's root moves
-        base = below[0].get("type", "")
-        roots = [below[0].find("child").get("link", "")]  # type: ignore[union-attr]
-    bodies: dict[str, _Body] = {roots[0]: _inertial(links[roots[0]], f"{where}: link {roots[0]!r}", check_inertia)}
+    bodies = {top: _inertial(links[top], top, None, f"{where}: link {top!r}")}
     # pre-order depth-first over the joints, each link's child joints by name (Pinocchio's order);
     # each entry: the joint, the body its parent link belongs to, and (R, p) of that link in the body
     stack: list[tuple[ET.Element, str, np.ndarray, np.ndarray]] = [
-        (joint, roots[0], np.eye(3), np.zeros(3)) for joint in reversed(children.get(roots[0], []))]
-    reached = {roots[0], *(() if base == "fixed" else parent_of_root(below[0]))}
+        (joint, top, np.eye(3), np.zeros(3)) for joint in reversed(children.get(top, []))]
+    reached = {top}
     while stack:
         joint, body, rotation, position = stack.pop()
         name, kind = joint.get("name", ""), joint.get("type", "")
@@ -270,23 +315,13 @@ def urdf_chain_parts(path: str | os.PathLike[str], *, dynamics: bool = True, che
         rotation_c, position_c = rotation @ joint_rotation, position + rotation @ joint_position
         if kind == "fixed":
             frames[child] = {"parent": body, "xyz": tuple(position_c.tolist()), "rpy": tuple(_matrix_rpy(rotation_c))}
-            part = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
-            bodies[body].add(part.mass, position_c + rotation_c @ part.com, rotation_c @ part.inertia @ rotation_c.T)
+            bodies[body].weld(_inertial(links[child], child, name, f"{where}: link {child!r}"), rotation_c, position_c)
             stack += [(j, body, rotation_c, position_c) for j in reversed(children.get(child, []))]
             continue
         joints.append(_movable(joint, kind, names, label, body, child, rotation_c, position_c, dynamics))
-        bodies[child] = _inertial(links[child], f"{where}: link {child!r}", check_inertia)
+        bodies[child] = _inertial(links[child], child, None, f"{where}: link {child!r}")
         stack += [(j, child, np.eye(3), np.zeros(3)) for j in reversed(children.get(child, []))]
-    if len(reached) != len(links):
-        loose = sorted(set(links) - reached)
-        raise ModelFileError(f"{where}: links {loose} are not connected to the root link {roots[0]!r} (a loop): "
-                             "connect every link to one tree")
-    if not joints and base == "fixed":
-        raise ModelFileError(f"{where}: no revolute, continuous or prismatic joint: the robot has nothing to move")
-    chain_links = [Link(name=name, mass=float(b.mass), com=tuple(b.com.tolist()),
-                        inertia=[[float(v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
-    records = tuple(_record(joint, where) for joint in root.findall("joint"))
-    return UrdfParts(root.get("name") or file.stem, joints, chain_links, records, names, frames, base)
+    return joints, bodies, frames, reached
 
 
 def parent_of_root(joint: ET.Element) -> tuple[str]:
@@ -332,25 +367,6 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
     _massless_fix = MASSLESS_FIX
 
-    def gravity(self, q: Values, params: Values | None = None) -> np.ndarray:
-        """g(q) = dV/dq, the joint torques that hold the robot still against gravity, ``(n,)``."""
-        return self.inverse_dynamics(q, {}, {}, params)
-
-    def bias(self, q: Values, qd: Values, params: Values | None = None) -> np.ndarray:
-        """C(q, q') q' + g(q) plus the joints' damping and friction at q', ``(n,)`` (RNEA at q'' = 0)."""
-        return self.inverse_dynamics(q, qd, {}, params)
-
-    def potential_energy(self, q: Values, params: Values | None = None) -> float:
-        """V(q) from gravity (zero at height z = 0 of the root frame)."""
-        x, p = self._point(q, None, params)
-        return self.energy(x, p)[1]
-
-    def kinetic_energy(self, q: Values, qd: Values, params: Values | None = None) -> float:
-        """T = 1/2 q'^T M(q) q'."""
-        x, p = self._point(q, qd, params)
-        n = self.n_coordinates
-        return float(0.5 * x[n:] @ self.mass_matrix(x[:n], p) @ x[n:])
-
     def show_text(self) -> str:
         return "\n".join([f"URDF {self.path}", *self.joint_table(), "", super().show_text()])
 
@@ -368,7 +384,7 @@ def chain_from_urdf(path: str | os.PathLike[str], *, name: str | None = None, dy
     or ``{frame, quantity}``: robodyn.model.chain.outputs).
     """
     file = Path(path)
-    parts = urdf_chain_parts(file, dynamics=dynamics, check_inertia=check_inertia)
+    parts = urdf_chain_parts(file, dynamics=dynamics, check_inertia=check_inertia, base=base)
     chosen = parts.base if base is None else base
     if parts.base != "fixed" and chosen != parts.base:
         raise InputError(f"{path}: the root link's joint is {parts.base}: the robot cannot have a {chosen} base too; "
@@ -422,11 +438,18 @@ def _number(value: Any) -> str:
     return "0" if text in ("0.0", "-0.0") else text
 
 
-def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
+def chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True, base: str | None = None) -> str:
     """A ``kind: chain`` model file equivalent to the URDF at ``path`` (fixed joints merged, link names
     kept), for a user who wants to edit the robot and name its parameters. Numbers are written so that
-    they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf`."""
-    robot, joints, links, _, _, frames, base = urdf_chain_parts(path, dynamics=dynamics)
+    they read back exactly: loading the text gives the same dynamics as :func:`chain_from_urdf` (with the same
+    ``base``: the file's when None)."""
+    if base not in (None, "fixed", "floating", "planar"):
+        raise InputError(f"{path}: base {base!r}: use fixed, floating or planar", key="base")
+    robot, joints, links, _, _, frames, written = urdf_chain_parts(path, dynamics=dynamics, base=base)
+    if written != "fixed" and base not in (None, written):
+        raise InputError(f"{path}: the root link's joint is {written}: the robot cannot have a {base} base too",
+                         key="base")
+    base = written if base is None else base
 
     def vector(values: Any) -> str:
         return "[" + ", ".join(_number(v) for v in values) + "]"
