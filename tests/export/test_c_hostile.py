@@ -118,7 +118,8 @@ def _chain_file(folder: Path, marker: Path) -> Path:
                     "axis": [0, 1, 0] if i % 2 else [0, 0, 1], "xyz": [0.3 * (i > 0), 0, 0.1]} for i in range(3)],
         "links": [{"name": "base"}, *({"name": n, "mass": "m1", "com": [0.15, 0, 0],
                                        "inertia": {"ixx": 0.01, "iyy": 0.02, "izz": 0.02}} for n in links[1:])],
-        "frames": {texts[0]: {"parent": links[3], "xyz": [0.2, 0, 0]}, texts[4]: {"parent": links[2], "xyz": [0, 0.1, 0]},
+        "frames": {texts[0]: {"parent": links[3], "xyz": [0.2, 0, 0]},
+                   texts[4]: {"parent": links[2], "xyz": [0, 0.1, 0]},
                    texts[5]: {"parent": links[1], "xyz": [0, 0, 0.1]}},
     }
     path = folder / "chain.yaml"
@@ -181,9 +182,9 @@ def _python_models(marker: Path) -> list[Any]:
     pendulum = robodyn.LagrangianSystem(["th"], ["tau"], "m*l**2*th_dot**2/2", "-m*9.81*l*cos(th)",
                                         {"th": "tau"}, parameters={"m": 1.0, "l": 0.7}, name=texts[1],
                                         points={texts[0]: ["l*sin(th)", "0", "-l*cos(th)"]})
-    loop = robodyn.Diagram({"plant": robodyn.load("joint"), "gain": robodyn.SymbolicSystem(
-        [], ["err"], {}, outputs={"v": "-kp*err"}, parameters={"kp": 4.0})}, ["gain.v -> plant.u", "plant.q -> gain.err"],
-        name=texts[3])
+    gain = robodyn.SymbolicSystem([], ["err"], {}, outputs={"v": "-kp*err"}, parameters={"kp": 4.0})
+    loop = robodyn.Diagram({"plant": robodyn.load("joint"), "gain": gain}, ["gain.v -> plant.u", "plant.q -> gain.err"],
+                           name=texts[3])
     return [symbolic, chain, pendulum, loop]
 
 
