@@ -263,6 +263,9 @@ def test_robodyn_export_of_a_hostile_file_and_a_hostile_prefix(tmp_path: Path,
     assert code == 0
     header = next((tmp_path / "c").glob("*.h")).read_text()
     assert "robodyn_pwned" in header and "*/ __attribute__" not in header and "/* model file: first.yaml," in header
+    code, out, _ = run(capsys, "export", str(_chain_file(tmp_path, tmp_path / "pwned")), "--out", str(tmp_path / "k"),
+                       "--functions", "f", "--frames", "camera/depth,l-arm,base", "--prefix", "arm")
+    assert code == 0 and "C names: frame 'camera/depth' -> arm_fk_camera_depth, frame 'l-arm' -> arm_fk_l_arm\n" in out
     for prefix in ("a */ int x; /*", "new", "NAN", "__x", "arm_", "x\n#define"):
         code, out, err = run(capsys, "export", str(path), "--out", str(tmp_path / "d"), "--prefix", prefix)
         assert code == 2 and out == "" and "not a C identifier safe in C and C++" in one_line(err)
