@@ -1,10 +1,10 @@
 """Text from models never becomes code in the C export (docs/dev/security.md, "Text from models in generated code").
 
 Every name-bearing field a model file or a Python call can fill with free text — the model's name, a chain's links
-and extra frames, a URDF robot's, links' and joints' names, a diagram's name, a Lagrangian model's points — is filled
-with comment terminators, newlines, carriage returns, trigraphs, quotes, ``#``, backslashes, NUL and non-ASCII text
-around a payload that, were it code, would define a symbol and a constructor that creates a marker folder when the
-library is loaded. The export must compile under gcc's strictest flags, its preprocessed text (comments gone) must
+and extra frames, a URDF robot's, links' and joints' names, a diagram's name, inputs and outputs, a Lagrangian
+model's points — is filled with comment terminators, newlines, carriage returns, trigraphs, quotes, ``#``,
+backslashes, NUL and non-ASCII text around a payload that, were it code, would define a symbol and a constructor that
+creates a marker folder when the library is loaded. The export must compile under gcc's strictest flags, its preprocessed text (comments gone) must
 hold no token of the payload, the built library (loaded by ``export_c(..., build=True)``, which runs constructors)
 must define exactly the export's functions and create nothing, and its numbers must be the model's. Names that must
 be identifiers (states, inputs, outputs, parameters, diagram blocks) are refused with one clean InputError.
@@ -163,7 +163,7 @@ def _first_order_file(folder: Path, marker: Path) -> Path:
 
 def _diagram_file(folder: Path, marker: Path) -> Path:
     document = {"name": payloads(marker)[0], "kind": "diagram", "blocks": {"plant": "joint", "ctrl": "first.yaml"},
-                "connect": ["ctrl.z -> plant.u", "plant.q -> ctrl.u"], "outputs": {"q": "plant.q"}}
+                "connect": ["ctrl.z -> plant.u", "plant.q -> ctrl.u"], "outputs": {payloads(marker)[1]: "plant.q"}}
     path = folder / "diagram.yaml"
     path.write_text(yaml.safe_dump(document))
     return path
@@ -171,7 +171,7 @@ def _diagram_file(folder: Path, marker: Path) -> Path:
 
 def _python_models(marker: Path) -> list[Any]:
     """The same payloads through the Python API: a symbolic model's name, a chain's name, links and frames, a
-    Lagrangian model's points, a diagram's name (NUL included: Python strings hold it)."""
+    Lagrangian model's points, a diagram's name, inputs and outputs (NUL included: Python strings hold it)."""
     texts = payloads(marker)
     symbolic = robodyn.SymbolicSystem(["x"], ["u"], {"x": "-k*x + u"}, parameters={"k": 3.0}, name=texts[3])
     chain = ChainSystem(
@@ -183,8 +183,8 @@ def _python_models(marker: Path) -> list[Any]:
                                         {"th": "tau"}, parameters={"m": 1.0, "l": 0.7}, name=texts[1],
                                         points={texts[0]: ["l*sin(th)", "0", "-l*cos(th)"]})
     gain = robodyn.SymbolicSystem([], ["err"], {}, outputs={"v": "-kp*err"}, parameters={"kp": 4.0})
-    loop = robodyn.Diagram({"plant": robodyn.load("joint"), "gain": gain}, ["gain.v -> plant.u", "plant.q -> gain.err"],
-                           name=texts[3])
+    loop = robodyn.Diagram({"plant": robodyn.load("joint"), "gain": gain}, ["plant.q -> gain.err"],
+                           inputs={texts[0]: "plant.u"}, outputs={texts[2]: "gain.v"}, name=texts[3])
     return [symbolic, chain, pendulum, loop]
 
 
