@@ -4,10 +4,11 @@ Every name-bearing field a model file or a Python call can fill with free text â
 and extra frames, a URDF robot's, links' and joints' names, a diagram's name, inputs and outputs, a Lagrangian
 model's points â€” is filled with comment terminators, newlines, carriage returns, trigraphs, quotes, ``#``,
 backslashes, NUL and non-ASCII text around a payload that, were it code, would define a symbol and a constructor that
-creates a marker folder when the library is loaded. The export must compile under gcc's strictest flags, its preprocessed text (comments gone) must
-hold no token of the payload, the built library (loaded by ``export_c(..., build=True)``, which runs constructors)
-must define exactly the export's functions and create nothing, and its numbers must be the model's. Names that must
-be identifiers (states, inputs, outputs, parameters, diagram blocks) are refused with one clean InputError.
+creates a marker folder when the library is loaded. The export must compile under gcc's strictest flags, its
+preprocessed text (comments gone) must hold no token of the payload, the built library (loaded by
+``export_c(..., build=True)``, which runs constructors) must define exactly the export's functions and create
+nothing, and its numbers must be the model's. Names that must be identifiers (states, inputs, outputs, parameters,
+diagram blocks) are refused with one clean InputError.
 """
 
 from __future__ import annotations
@@ -263,6 +264,12 @@ def test_robodyn_export_of_a_hostile_file_and_a_hostile_prefix(tmp_path: Path,
     assert code == 0
     header = next((tmp_path / "c").glob("*.h")).read_text()
     assert "robodyn_pwned" in header and "*/ __attribute__" not in header and "/* model file: first.yaml," in header
+    named = tmp_path / "x *\n#error robodyn_pwned ??=\\.yaml"  # the file's name is text too (it cannot hold /)
+    shutil.copy(path, named)
+    code, _, _ = run(capsys, "export", str(named), "--out", str(tmp_path / "n"), "--prefix", "named")
+    header = tmp_path / "n" / "named.h"
+    assert code == 0 and not PAYLOAD_TOKENS & set(_tokens(_preprocessed(header, tmp_path / "n")))
+    assert "/* model file: x *\\n#error robodyn_pwned ?\\?=\\\\.yaml, sha256 " in header.read_text()
     code, out, _ = run(capsys, "export", str(_chain_file(tmp_path, tmp_path / "pwned")), "--out", str(tmp_path / "k"),
                        "--functions", "f", "--frames", "camera/depth,l-arm,base", "--prefix", "arm")
     assert code == 0 and "C names: frame 'camera/depth' -> arm_fk_camera_depth, frame 'l-arm' -> arm_fk_l_arm\n" in out
