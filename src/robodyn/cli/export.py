@@ -24,6 +24,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
     export = export_c(model, args.out, functions=functions, frames=frames, prefix=args.prefix, source=args.model)
     print(f"{model.name}: wrote {', '.join(str(f) for f in export.files)}")
     print(f"  functions: {', '.join(export.functions)}")
+    renamed = [f"{name!r} -> {field}" for name, field in export.parameter_fields.items() if field != name]
+    renamed += [f"frame {frame!r} -> {function}" for frame, function in export.frame_functions.items()
+                if function != f"{export.prefix}_fk_{frame}"]
+    if renamed:  # the rule of docs/export.md, "Names in C"
+        print(f"  C names: {', '.join(renamed)}")
     return 0
 
 

@@ -19,6 +19,8 @@ import math
 from collections.abc import Sequence
 from typing import Any, Final
 
+from robodyn.codegen.text import c_identifier
+
 __all__ = ["c_function", "c_literal"]
 
 _ARGUMENTS: Final = ("t", "x", "u", "p", "a")
@@ -67,6 +69,7 @@ def c_function(name: str, nodes: Sequence[tuple[Any, ...]], positions: Sequence[
     (see the module docstring). Arguments it does not read are cast to void (no unused-parameter warnings)."""
     names = [f"v{k}" for k in range(len(nodes))]
     read = {_ARGUMENTS[a] for op, a, _ in nodes if op == "leaf"}
+    name = c_identifier(name)
     lines = [f"static void {name}(double t, const double *x, const double *u, const double *p, const double *a,",
              "                    double *out)", "{"]
     lines += [f"    (void){argument};" for argument in _ARGUMENTS if argument not in read]

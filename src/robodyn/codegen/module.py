@@ -21,6 +21,8 @@ from collections.abc import Callable
 from typing import Final
 
 from robodyn.codegen.loader import load_generated
+from robodyn.codegen.printer import safe_label
+from robodyn.codegen.text import python_identifier
 
 __all__ = ["JIT", "c_entry", "function_address", "function_header", "straight_line_function"]
 
@@ -63,14 +65,16 @@ def {name}_c(t, x, u, p, out):
 
 def function_header(label: str, n_states: int, n_inputs: int, n_params: int, n_events: int = 0) -> str:
     """The header of a generated module of functions ``name(t, x, u, p, out)``: imports, decorators and the sizes
-    ``N_STATES``, ``N_INPUTS``, ``N_PARAMS``, ``N_EVENTS`` (``label``: a safe name for its docstring)."""
-    return _FUNCTIONS_HEADER.format(name=label, n=n_states, m=n_inputs, n_p=n_params, n_events=n_events)
+    ``N_STATES``, ``N_INPUTS``, ``N_PARAMS``, ``N_EVENTS`` (``label``, a model's name, reduced to harmless characters
+    here for its docstring: robodyn.codegen.printer.safe_label)."""
+    return _FUNCTIONS_HEADER.format(name=safe_label(label), n=int(n_states), m=int(n_inputs), n_p=int(n_params),
+                                    n_events=int(n_events))
 
 
 def c_entry(name: str, size: str) -> str:
     """The source of ``name_c(t, x, u, p, out)``, the C entry of the jitted ``name`` writing ``size`` values (an
     expression in the header's sizes, such as ``"N_STATES"``)."""
-    return _ENTRY.format(name=name, size=size, pad=" " * 4)
+    return _ENTRY.format(name=python_identifier(name), size=size, pad=" " * 4)
 
 
 def straight_line_function(text: str, name: str) -> Callable[..., None] | None:

@@ -21,6 +21,7 @@ from typing import Any, Final
 import sympy
 
 from robodyn.codegen.printer import numeric_form, python_printer
+from robodyn.codegen.text import python_identifier
 
 __all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_parameter_source",
            "explicit_rhs_source", "manipulator_jacobian_source", "manipulator_parameter_source",
@@ -57,7 +58,8 @@ def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> 
 
 def _function(name: str, lines: Sequence[str], decorator: str = "jit") -> str:
     body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
-    return "\n".join([f"@{decorator}", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
+    return "\n".join([f"@{python_identifier(decorator)}", f"def {python_identifier(name)}(t, x, u, p, out):", *body,
+                      f"{_INDENT}return", ""])
 
 
 def _unrolled_cholesky(n: int) -> list[str]:

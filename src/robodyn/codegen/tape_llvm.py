@@ -24,6 +24,7 @@ import struct
 from collections.abc import Sequence
 from typing import Any, Final
 
+from robodyn.codegen.text import python_identifier
 from robodyn.digest import sha256
 from robodyn.rigid.tape import BINARY, Tape, Value
 
@@ -64,13 +65,15 @@ def tape_source(name: str, tape: Tape, outputs: Sequence[Value], decorator: str 
     writes ``out`` from them — numeric work that would swell the tape (robodyn.codegen.linalg); an argument is an
     integer or a tuple of integers (an int64 array constant of the module).
     """
+    name, decorator = python_identifier(name), python_identifier(decorator)
     nodes, positions = tape_data(tape, outputs)
     lines = [f"_{name}_code = straight_line({nodes!r}, {positions!r}, optimize={optimize!r})", ""]
     if finish is None:
         body = [f"    _{name}_code(t, x, u, p, a, out)"]
     else:
         module, function, arguments = finish
-        lines.insert(0, f"from {module} import {function} as _{name}_finish")
+        module = ".".join(python_identifier(part) for part in module.split("."))
+        lines.insert(0, f"from {module} import {python_identifier(function)} as _{name}_finish")
         names = []
         for k, argument in enumerate(arguments):
             if isinstance(argument, tuple):

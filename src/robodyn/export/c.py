@@ -11,9 +11,8 @@ library is compiled by the system's C compiler into the export's folder and boun
 from __future__ import annotations
 
 import ctypes
-import re
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -25,7 +24,9 @@ from robodyn.codegen.c_source import c_function, c_literal
 from robodyn.codegen.cache import content_hash
 from robodyn.codegen.libraries import c_compiler
 from robodyn.codegen.tape_llvm import tape_data
+from robodyn.codegen.text import c_comment
 from robodyn.errors import InputError, NumericalError
+from robodyn.export.c_names import default_prefix, field_names, frame_functions, prefix_problem
 
 __all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
 
@@ -34,17 +35,14 @@ __all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
 FUNCTIONS: Final = ("f", "h", "linearize", "mass", "rnea", "aba", "com", "fk", "step_rk4", "step_dopri5")
 _STEPPERS: Final = ("step_rk4", "step_dopri5")
 C_FLAGS: Final = ("-std=c99", "-O2", "-fPIC")
-_C_KEYWORDS: Final = frozenset(
-    "auto break case char const continue default do double else enum extern float for goto if inline int long "
-    "register restrict return short signed sizeof static struct switch typedef union unsigned void volatile while "
-    "_Bool _Complex _Imaginary".split())
 
 
 @dataclass(frozen=True)
 class CExport:
     """What :func:`export_c` wrote: the folder, the prefix, the files and the functions (C names), the bound
     library when built, the ``P_params`` fields (in the model's parameter order) and the frames of the
-    ``P_fk_<frame>`` functions (in their order)."""
+    ``P_fk_<frame>`` functions (in their order). How the model's names became C names (robodyn.export.c_names):
+    ``parameter_fields`` maps each parameter to its field, ``frame_functions`` each frame to its function."""
 
     directory: Path
     prefix: str
@@ -53,18 +51,23 @@ class CExport:
     library: CLibrary | None = None
     fields: tuple[str, ...] = ()
     frames: tuple[str, ...] = ()
+    parameter_fields: Mapping[str, str] = field(default_factory=dict)
+    frame_functions: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass
 class CLibrary:
     """An export compiled into a shared library and bound by ctypes: each function takes and returns float64
-    arrays (``params`` a parameter vector in the model's order, default the export's defaults)."""
+    arrays (``params`` a parameter vector in the model's order, default the export's defaults);
+    ``parameter_fields`` and ``frame_functions`` as in :class:`CExport`."""
 
     path: Path
     prefix: str
     sizes: dict[str, int]
     defaults: np.ndarray
     frames: tuple[str, ...]
+    parameter_fields: Mapping[str, str] = field(default_factory=dict)
+    frame_functions: Mapping[str, str] = field(default_factory=dict)
     _lib: Any = field(repr=False, default=None)
 
     def __post_init__(self) -> None:
@@ -122,21 +125,18 @@ class CLibrary:
         return self._call("com", q, self._p(params), sizes=[3])[0]
 
     def fk(self, frame: str, q: Any, params: Any = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Position (3,), rotation (3, 3), Jacobian (6, NQ) of ``frame`` (its C name is derived from it)."""
+        """Position (3,), rotation (3, 3), Jacobian (6, NQ) of ``frame`` (its function: ``frame_functions[frame]``)."""
+        if frame not in self.frame_functions:
+            raise InputError(f"fk: the library has no function for the frame {frame!r}: its frames are "
+                             f"{', '.join(map(repr, self.frames)) or 'none'}", key="frames")
         nq = self.sizes["NQ"]
-        position, rotation, jacobian = self._call(f"fk_{_identifier(frame)}", q, self._p(params),
-                                                  sizes=[3, 9, 6 * nq])
+        suffix = self.frame_functions[frame].removeprefix(f"{self.prefix}_")
+        position, rotation, jacobian = self._call(suffix, q, self._p(params), sizes=[3, 9, 6 * nq])
         return position, rotation.reshape(3, 3), jacobian.reshape(6, nq)
 
 
 def _vector(u: Any) -> np.ndarray:
     return np.zeros(1) if u is None or np.size(u) == 0 else np.ascontiguousarray(u, dtype=float)
-
-
-def _identifier(name: str) -> str:
-    """``name`` as a C identifier: other characters as ``_``, a leading digit or a keyword prefixed."""
-    text = re.sub(r"\W", "_", name, flags=re.ASCII) or "_"
-    return f"_{text}" if text[0].isdigit() or text in _C_KEYWORDS else text
 
 
 def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | None = None,
@@ -157,7 +157,9 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         The frames whose ``P_fk_<frame>`` to write (default: every frame the model has); naming frames implies
         ``fk``.
     prefix
-        The C prefix P (default: the model's name as an identifier).
+        The C prefix P (default: the model's name made a safe C name: robodyn.export.c_names); the parameters'
+        fields and the frames' functions are named by the same rule (``CExport.parameter_fields``,
+        ``CExport.frame_functions``), the model's own names kept, escaped, in the header's comments.
     source
         The model file (or catalog name) the model was loaded from: its name and the sha256 of its text go in
         the header, so a controller's code names the file it came from (without it the header says the model
@@ -190,28 +192,41 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
     exported = _with_frames(model, exported, frames)
     if frames is not None and "fk" not in chosen:
         chosen = [*chosen, "fk"]
-    if "fk" in chosen:
-        c_names = [_identifier(frame) for frame in exported.frames]
-        if len(set(c_names)) != len(c_names):
-            twice = sorted(frame for frame in exported.frames if c_names.count(_identifier(frame)) > 1)
-            raise InputError(f"export: the frames {twice} have one C name: choose one of them with frames= "
-                             "(--frames)", key="frames")
     if any(name in _STEPPERS for name in chosen) and "f" not in chosen:
         chosen = ["f", *chosen]  # the steppers call P_f
-    p = _identifier(prefix if prefix is not None else model.name)
-    if prefix is not None and p != prefix:
-        raise InputError(f"export: prefix {prefix!r} is not a C identifier: use letters, digits and _ (not first a "
-                         "digit)", key="prefix")
+    p = _prefix(model, prefix)
+    names = _Names(field_names(model.parameters, p), frame_functions(exported.frames, p) if "fk" in chosen else {})
     folder = check_output_folder(directory, "export: cannot write")
-    header, code, digest = _texts(model, exported, chosen, p, _origin(source))
+    header, code, digest = _texts(model, exported, chosen, p, names, _origin(source))
     folder.mkdir(parents=True, exist_ok=True)
     files = {f"{p}.h": header, f"{p}.c": code, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
     for name, text in files.items():
         write_text_atomic(folder / name, text)
-    names = tuple(_public_names(exported, chosen, p))
-    library = _build(folder, p, model, exported, digest) if build else None
-    return CExport(folder, p, tuple(folder / name for name in files), names, library, tuple(_fields(model)),
-                   tuple(exported.frames) if "fk" in chosen else ())
+    public = tuple(_public_names(chosen, p, names))
+    library = _build(folder, p, model, exported, names, digest) if build else None
+    return CExport(folder, p, tuple(folder / name for name in files), public, library, tuple(names.fields.values()),
+                   tuple(names.frames), dict(names.fields), dict(names.frames))
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The C names of an export: each parameter's ``P_params`` field, each written frame's ``P_fk_<frame>``."""
+
+    fields: dict[str, str]
+    frames: dict[str, str]
+
+
+def _prefix(model: Any, prefix: str | None) -> str:
+    """The export's prefix P: ``prefix`` when it is safe (else an InputError naming why), or the model's name made
+    one (robodyn.export.c_names)."""
+    if prefix is None:
+        return default_prefix(model.name)
+    problem = prefix_problem(prefix) if isinstance(prefix, str) else "is not text"
+    if problem is not None:
+        raise InputError(f"export: prefix {prefix!r} is not a C identifier safe in C and C++: it {problem}; use "
+                         "letters, digits and single _ (a letter first, not last), not a keyword or a standard macro",
+                         key="prefix")
+    return prefix
 
 
 def _origin(source: str | Path | None) -> str:
@@ -260,30 +275,24 @@ def _with_frames(model: Any, exported: Any, frames: Sequence[str] | None) -> Any
     return replace(exported, frames={frame: exported.frames[frame] for frame in frames})
 
 
-def _public_names(exported: Any, chosen: Sequence[str], p: str) -> list[str]:
-    names = [f"{p}_params_default"]
+def _public_names(chosen: Sequence[str], p: str, names: _Names) -> list[str]:
+    public = [f"{p}_params_default"]
     for name in chosen:
         if name == "fk":
-            names += [f"{p}_fk_{_identifier(frame)}" for frame in exported.frames]
+            public += list(names.frames.values())
         else:
-            names.append(f"{p}_{name}")
-    return names
+            public.append(f"{p}_{name}")
+    return public
 
 
-def _fields(model: Any) -> list[str]:
-    fields = [_identifier(name) for name in model.parameters]
-    if len(set(fields)) != len(fields):
-        raise InputError(f"export: the parameters {list(model.parameters)} are not distinct as C identifiers: rename "
-                         "one", key="params")
-    return fields
-
-
-def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, origin: str) -> tuple[str, str, str]:
-    """The header, the source and the functions' hash."""
+def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, names: _Names,
+           origin: str) -> tuple[str, str, str]:
+    """The header, the source and the functions' hash. Text from the model (its name, kind and names, the file's
+    name) is only in comments, escaped (robodyn.codegen.text.c_comment); its names are C names by ``names``."""
     from robodyn import __version__
 
     nx, nu, ny, nq = model.n_states, model.n_inputs, model.n_outputs, len(exported.coordinates)
-    fields = _fields(model)
+    fields = list(names.fields.values())
     defaults = [float(v) for v in model.parameters.values()]
     bodies: list[str] = []
     declarations: list[str] = []
@@ -353,9 +362,9 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, origin: str
             work.append(_stepper(p, name, nx))
         else:  # fk
             for frame, outputs in exported.frames.items():
-                c_name = f"{p}_fk_{_identifier(frame)}"
+                c_name = names.frames[frame]
                 declarations.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
-                                    "double *J);  /* 3, 3x3, 6xNQ */")
+                                    f"double *J);  {c_comment(f'frame {frame}: 3, 3x3, 6xNQ')}")
                 work.append(f"void {c_name}(const double *q, const {p}_params *p, double *pos, double *rot, "
                             f"double *J)\n{{\n{params}\n{state}"
                             f"    double work[{3 + 9 + 6 * nq}];\n"
@@ -364,18 +373,20 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, origin: str
                             f"    for (i = 0; i < 9; ++i) rot[i] = work[3 + i];\n"
                             f"    for (i = 0; i < {6 * nq}; ++i) J[i] = work[12 + i];\n}}\n")
     digest = content_hash("robodyn C export", __version__, *bodies)
-    names = "\n".join(f"/* {label}: {', '.join(items) or '(none)'} */" for label, items in (
+    listing = "\n".join(c_comment(f"{label}: {', '.join(items) or '(none)'}") for label, items in (
         ("states", model.states), ("inputs", model.inputs), ("outputs", model.outputs),
         ("parameters", [f"{n} = {v!r}" for n, v in zip(model.parameters, defaults)]),
         ("coordinates", exported.coordinates), ("frames", list(exported.frames))))
-    struct = "\n".join(f"    double {name};" for name in fields) or "    double unused_;  /* no parameters */"
+    struct = "\n".join(f"    double {member};" + ("" if member == name else f"  {c_comment(f'parameter {name}')}")
+                       for name, member in names.fields.items()) or "    double unused_;  /* no parameters */"
     guard = f"{p.upper()}_H"
     header = "\n".join([
-        f"/* {p}.h: model {model.name!r} ({model.kind}) as C99, generated by robodyn {__version__}. Do not edit. */",
-        f"/* {origin} */", f"/* functions' hash: sha256 {digest} */", f"#ifndef {guard}", f"#define {guard}", "",
+        c_comment(f"{p}.h: model '{model.name}' ({model.kind}) as C99, generated by robodyn {__version__}. Do not "
+                  "edit."),
+        c_comment(origin), f"/* functions' hash: sha256 {digest} */", f"#ifndef {guard}", f"#define {guard}", "",
         "#ifdef __cplusplus", 'extern "C" {', "#endif", "",
         f"#define {p}_NX {nx}", f"#define {p}_NU {nu}", f"#define {p}_NY {ny}", f"#define {p}_NQ {nq}",
-        f"#define {p}_NP {len(fields)}", "", names, "",
+        f"#define {p}_NP {len(fields)}", "", listing, "",
         f"typedef struct {{\n{struct}\n}} {p}_params;", "", f"{p}_params {p}_params_default(void);",
         *declarations, "", "#ifdef __cplusplus", "}", "#endif", "", f"#endif /* {guard} */", ""])
     initial = ", ".join(c_literal(v) for v in defaults) or "0.0"
@@ -441,7 +452,7 @@ def compiler() -> str:
                      "gcc) or build the exported files elsewhere", key="build")
 
 
-def _build(folder: Path, p: str, model: Any, exported: Any, digest: str) -> CLibrary:
+def _build(folder: Path, p: str, model: Any, exported: Any, names: _Names, digest: str) -> CLibrary:
     """Compile ``folder/P.c`` into ``folder/libP-<hash>.so`` and bind it (named by the functions' hash: a process
     that loaded one library keeps it, so a changed export must not reuse its name)."""
     target = folder / f"lib{p}-{digest[:16]}.so"
@@ -451,5 +462,5 @@ def _build(folder: Path, p: str, model: Any, exported: Any, digest: str) -> CLib
         raise NumericalError(f"export: the C compiler failed on {folder / (p + '.c')}: "
                              f"{done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
     sizes = {"NX": model.n_states, "NU": model.n_inputs, "NY": model.n_outputs, "NQ": len(exported.coordinates)}
-    return CLibrary(target, p, sizes, np.array([float(v) for v in model.parameters.values()]),
-                    tuple(exported.frames))
+    return CLibrary(target, p, sizes, np.array([float(v) for v in model.parameters.values()]), tuple(names.frames),
+                    dict(names.fields), dict(names.frames))

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.codegen.fragments import prefixed, top_level_names
+from robodyn.codegen.text import python_identifier
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -244,7 +245,8 @@ class _Writer:
 
         def function(name: str, lines: list[str]) -> str:
             body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
-            return "\n".join(["@jit", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
+            return "\n".join(["@jit", f"def {python_identifier(name)}(t, x, u, p, out):", *body, f"{_INDENT}return",
+                              ""])
 
         rhs = function("rhs", rhs_lines)
         out = function("out_fn", out_lines)
@@ -270,8 +272,8 @@ def derivative_sources(rhs: str, out: str, n: int, m: int, n_outputs: int) -> tu
         return None
 
     def function(name: str, lines: list[str]) -> str:
-        return "\n".join(["@jit", f"def {name}(t, x, u, p, out):", *(f"{_INDENT}{line}" for line in lines),
-                          f"{_INDENT}return", ""])
+        return "\n".join(["@jit", f"def {python_identifier(name)}(t, x, u, p, out):",
+                          *(f"{_INDENT}{line}" for line in lines), f"{_INDENT}return", ""])
 
     return function("jac", jac), function("lin", lin)
 
@@ -411,7 +413,8 @@ def _expanded(tree: ast.Module, name: str, limit: int | None = None) -> ast.Modu
         body = _tape_lines(nodes, positions, arrays)
     except (KeyError, TypeError, ValueError):
         return tree
-    function = ast.parse(f"def {name}(t, x, u, p, out):\n" + "".join(f"    {line}\n" for line in body))
+    function = ast.parse(f"def {python_identifier(name)}(t, x, u, p, out):\n"
+                         + "".join(f"    {line}\n" for line in body))
     return function
 
 

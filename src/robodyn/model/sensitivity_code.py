@@ -28,6 +28,8 @@ import ast
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final
 
+from robodyn.codegen.text import python_identifier
+
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
@@ -88,7 +90,8 @@ def sensitivity_sources(model: ModelContract, directions: Sequence[Direction], f
 
 def _function(name: str, lines: Sequence[str], decorator: str = "jit") -> str:
     body = [f"{_INDENT}{line}" for line in lines] or [f"{_INDENT}pass"]
-    return "\n".join([f"@{decorator}", f"def {name}(t, x, u, p, out):", *body, f"{_INDENT}return", ""])
+    return "\n".join([f"@{python_identifier(decorator)}", f"def {python_identifier(name)}(t, x, u, p, out):", *body,
+                      f"{_INDENT}return", ""])
 
 
 def _seeds(n: int, n_p: int, m: int, directions: Sequence[Direction], feedback: bool
