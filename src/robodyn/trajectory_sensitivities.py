@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 
-__all__ = ["direction_index", "freeze_sensitivities", "output_sensitivities_of", "sensitivity_columns",
-           "sensitivity_npz"]
+__all__ = ["direction_index", "freeze_sensitivities", "output_columns", "output_sensitivities_of",
+           "sensitivity_columns", "sensitivity_npz"]
 
 Array = NDArray[np.float64]
 
@@ -63,16 +63,31 @@ def output_sensitivities_of(owner: Any) -> Array:
     return result
 
 
+def output_columns(states: Sequence[str], outputs: Sequence[str]) -> list[int]:
+    """The outputs a table writes after the states, by index: those whose name is not a state's nor an earlier
+    output's. Column names are unique: an output named like a state is that state (a chain's outputs begin with its
+    coordinates and velocities; names are unique across states and outputs otherwise), written once as the state."""
+    seen = set(states)
+    kept = []
+    for k, name in enumerate(outputs):
+        if name not in seen:
+            seen.add(name)
+            kept.append(k)
+    return kept
+
+
 def sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
-    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` when the outputs are not the states."""
+    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` for the outputs written
+    (:func:`output_columns`) when the outputs are not the states."""
     if owner.sensitivities is None:
         return [], []
     T = owner.t.shape[0]
     names = [f"d({s})/d({d})" for d in owner.sensitivity_names for s in owner.states]
     blocks = [owner.sensitivities.reshape(T, -1)]
-    if owner.output_sensitivities is not None:
-        names += [f"d({y})/d({d})" for d in owner.sensitivity_names for y in owner.outputs]
-        blocks.append(owner.output_sensitivities.reshape(T, -1))
+    kept = output_columns(owner.states, owner.outputs)
+    if owner.output_sensitivities is not None and kept:
+        names += [f"d({owner.outputs[k]})/d({d})" for d in owner.sensitivity_names for k in kept]
+        blocks.append(owner.output_sensitivities[:, :, kept].reshape(T, -1))
     return names, blocks
 
 
