@@ -143,16 +143,16 @@ class Quantity(NamedTuple):
 def _pairs(text: str, where: str) -> list[tuple[str, str]]:
     """The ``(name, value text)`` pairs of ``"theta=pi, tau=0.5*9.81"``: names are identifiers, or identifiers joined
     by dots (a diagram's ``plant.q``), each given once."""
-    pairs: list[tuple[str, str]] = []
+    pairs: dict[str, str] = {}
     for part in _split_top_level(text):
         name, sep, value = part.partition("=")
         name = name.strip()
         if not sep or not all(is_valid_name(piece) for piece in name.split(".")):
             raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
-        if any(name == known for known, _ in pairs):
+        if name in pairs:
             raise ExpressionError(f"{where}: {name!r} is given twice")
-        pairs.append((name, value))
-    return pairs
+        pairs[name] = value
+    return list(pairs.items())
 
 
 def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
