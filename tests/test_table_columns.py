@@ -1,10 +1,9 @@
 """Each column of a written table is named once (issue 45, item 16): a trajectory's CSV (t, the states, then the
 outputs not named like a state, then the sensitivities), its NPZ's name lists, and a sweep's Parquet table.
 
-The rule holds because an output named like a state *is* that state, which every model kind keeps: a chain's outputs
-begin with its coordinates and velocities, model files and Python systems refuse a name used twice, a LinearSystem
-whose outputs are named as its states has C = I and D = 0, and a diagram's output may take a state's name only when
-it is that block's output of the same name.
+An output named like a state is written once, as the state, when it holds the state's values: a chain's outputs
+begin with its coordinates and velocities, a diagram's default outputs with its blocks' states (model files and Python
+systems refuse a name used twice). One that holds other values (a LinearSystem's) is written as ``y.<name>``.
 """
 
 from __future__ import annotations
@@ -66,19 +65,29 @@ def test_a_diagrams_outputs_that_are_its_states_are_written_once_with_their_sens
     assert list(run.to_dataframe().columns[:3]) == ["plant.q", "plant.q_dot", "ctrl.y"]
 
 
-def test_an_output_named_like_a_state_must_be_that_state() -> None:
-    """Else a table would write the state for it: a LinearSystem with y = 2 x named x lost its y."""
-    with pytest.raises(InputError, match=r"the outputs are named as the states, so they must be the states"):
-        robodyn.LinearSystem([[-1.0]], [[1.0]], [[2.0]], [[0.0]], states=["x"], inputs=["u"], outputs=["x"])
-    with pytest.raises(InputError, match="so they must be the states"):
-        robodyn.LinearSystem([[-1.0]], [[1.0]], [[1.0]], [[0.5]], states=["x"], inputs=["u"], outputs=["x"])
-    same = robodyn.LinearSystem([[-1.0]], [[1.0]], [[1.0]], [[0.0]], states=["x"], inputs=["u"], outputs=["x"])
-    assert same.outputs == same.states
-    joint = robodyn.load("joint")
+def test_an_output_named_like_a_state_with_other_values_keeps_its_column() -> None:
+    """A LinearSystem's outputs may be named as its states and be other combinations (y = 2 x; the physical states
+    after a foh or tustin discretization, whose own states are internal): written as y.<name>, not dropped (the old
+    writer left y out whenever the names matched). A diagram's output may not take a state's name for another port."""
+    doubled = robodyn.LinearSystem([[-1.0]], [[1.0]], [[2.0]], [[0.0]], states=["x"], inputs=["u"], outputs=["x"])
+    run_ = robodyn.simulate(doubled, 1.0, {"x": 1.0}, t_eval=np.linspace(0.0, 1.0, 5))
+    lines = run_.to_csv_text().splitlines()
+    assert lines[0] == "t,x,y.x"
+    numbers = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    np.testing.assert_allclose(numbers[:, 1], np.exp(-numbers[:, 0]), rtol=1e-12)  # x' = -x: the closed form
+    np.testing.assert_array_equal(numbers[:, 2], 2.0 * numbers[:, 1])
+    joint = robodyn.linearize(robodyn.load("joint"), [0.0, 0.0], [0.0])
+    sampled = joint.discretize(0.01, "tustin")  # y = C_d x_d + D_d u: the joint's q and q', x_d internal
+    assert sampled.outputs == sampled.states and sampled.D.any()
+    step = robodyn.simulate(sampled, 0.1, [0.0, 0.0], {"u": 1.0})
+    assert step.to_csv_text().splitlines()[0] == "t,q,q_dot,y.q,y.q_dot"
+    same = robodyn.simulate(joint, 0.1, [1.0, 0.0])  # C = I, D = 0: the outputs are the states, written once
+    assert same.to_csv_text().splitlines()[0] == "t,q,q_dot"
+    plant = robodyn.load("joint")
     with pytest.raises(InputError, match=r"the output 'plant\.q' is ctrl\.y, but a state has its name"):
-        robodyn.Diagram({"plant": joint, "ctrl": blocks.gain(-2.0)}, ["ctrl.y -> plant.u", "plant.q -> ctrl.u"],
+        robodyn.Diagram({"plant": plant, "ctrl": blocks.gain(-2.0)}, ["ctrl.y -> plant.u", "plant.q -> ctrl.u"],
                         outputs={"plant.q": "ctrl.y"})
-    named = robodyn.Diagram({"plant": joint, "ctrl": blocks.gain(-2.0)}, ["ctrl.y -> plant.u", "plant.q -> ctrl.u"],
+    named = robodyn.Diagram({"plant": plant, "ctrl": blocks.gain(-2.0)}, ["ctrl.y -> plant.u", "plant.q -> ctrl.u"],
                             outputs={"plant.q": "plant.q", "u": "ctrl.y"})
     assert named.outputs == ("plant.q", "u")
 

@@ -286,20 +286,19 @@ class Trajectory:
 
     # --- export -----------------------------------------------------------------------------------
     def _table(self) -> tuple[list[str], Array]:
-        """CSV columns, each name once: t, the states, then the outputs not named like a state (an output that repeats
-        a state's name is that state: :func:`robodyn.trajectory_sensitivities.output_columns`), then the sensitivities
-        if any."""
-        kept = output_columns(self.states, self.outputs)
-        columns = ["t", *self.states, *(self.outputs[k] for k in kept)]
-        blocks = [self.t[:, None], self.x, self.y[:, kept]]
+        """CSV columns, each name once: t, the states, then the outputs but those that repeat a state
+        (:func:`robodyn.trajectory_sensitivities.output_columns`), then the sensitivities if any."""
+        kept = output_columns(self)
+        columns = ["t", *self.states, *(label for _, label in kept)]
+        blocks = [self.t[:, None], self.x, self.y[:, [k for k, _ in kept]]]
         names, sensitivities = sensitivity_columns(self)
         return columns + names, np.hstack(blocks + sensitivities)
 
     def to_csv_text(self) -> str:
         """The CSV :meth:`to_csv` writes: the header ``t,<states>[,<outputs>]``, then one line per time; a run with
         sensitivities adds the columns ``d(<state>)/d(<name>)`` (and ``d(<output>)/d(<name>)`` when y is not x).
-        Each name is one column: an output that repeats a state's name (a chain's outputs begin with its states) is
-        that state, written once.
+        Each name is one column: an output named like a state and holding its values (a chain's outputs begin with its
+        states) is written once, as the state; one holding other values is written as ``y.<name>``.
 
         Each value is the shortest text that reads back to the same float (Python's ``repr``: ``0.04``, not
         ``0.040000000000000001``), so ``float()`` of every field gives the stored value exactly. The inputs

@@ -63,16 +63,25 @@ def output_sensitivities_of(owner: Any) -> Array:
     return result
 
 
-def output_columns(states: Sequence[str], outputs: Sequence[str]) -> list[int]:
-    """The outputs a table writes after the states, by index: those whose name is not a state's nor an earlier
-    output's. Column names are unique: an output named like a state is that state (a chain's outputs begin with its
-    coordinates and velocities; names are unique across states and outputs otherwise), written once as the state."""
+def output_columns(owner: Any) -> list[tuple[int, str]]:
+    """The outputs a table writes after the states: (index, column name), each name once.
+
+    An output named like a state is written once, as the state, when it holds the state's values (a chain's outputs
+    begin with its coordinates and velocities; a diagram's with its blocks' states); one that holds other values (a
+    LinearSystem's outputs named as its states after a foh or tustin discretization) is written as ``y.<name>``.
+    An output named twice is written once.
+    """
+    states = {name: j for j, name in enumerate(owner.states)}
     seen = set(states)
     kept = []
-    for k, name in enumerate(outputs):
-        if name not in seen:
-            seen.add(name)
-            kept.append(k)
+    for k, name in enumerate(owner.outputs):
+        j = states.get(name)
+        if j is not None and np.array_equal(owner.y[..., k], owner.x[..., j], equal_nan=True):
+            continue
+        label = name if j is None else f"y.{name}"
+        if label not in seen:
+            seen.add(label)
+            kept.append((k, label))
     return kept
 
 
@@ -84,10 +93,10 @@ def sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
     T = owner.t.shape[0]
     names = [f"d({s})/d({d})" for d in owner.sensitivity_names for s in owner.states]
     blocks = [owner.sensitivities.reshape(T, -1)]
-    kept = output_columns(owner.states, owner.outputs)
+    kept = output_columns(owner)
     if owner.output_sensitivities is not None and kept:
-        names += [f"d({owner.outputs[k]})/d({d})" for d in owner.sensitivity_names for k in kept]
-        blocks.append(owner.output_sensitivities[:, :, kept].reshape(T, -1))
+        names += [f"d({label})/d({d})" for d in owner.sensitivity_names for _, label in kept]
+        blocks.append(owner.output_sensitivities[:, :, [k for k, _ in kept]].reshape(T, -1))
     return names, blocks
 
 

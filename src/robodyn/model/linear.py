@@ -230,9 +230,6 @@ class LinearSystem(Model):
         groups = {"states": self.states, "inputs": self.inputs}
         if self.outputs != self.states:
             groups["outputs"] = self.outputs
-        elif not (np.array_equal(self.C, np.eye(n)) and not self.D.any()):  # an output named like a state is it
-            raise InputError(f"linear system {name!r}: the outputs are named as the states, so they must be the states "
-                             "(C = I, D = 0): name the outputs (outputs=[...]) when they are other combinations")
         check_names(groups, where=f"linear system {name!r}")
         for label, value, size in (("x_op", self.x_op, n), ("u_op", self.u_op, m)):
             if value is not None:
