@@ -88,6 +88,8 @@ def test_the_quick_path_writes_and_prints_what_the_full_path_does(argv, tmp_path
     (["simulate", "pendulum", "--t-final", "-3"], 2),  # t_final before t0
     (["simulate", "pendulum", "--t-final", "3", "--points", "1"], 2),
     (["simulate", "pendulum", "--t-final", "3", "--out", "file/c.csv"], 2),  # a path under a file
+    (["simulate", "pendulum", "--t-final", "3", "--x0", "theta=180"], 0),  # an angle beyond a turn: warned about
+    (["simulate", "pendulum", "--t-final", "3", "--x0", "theta=30deg"], 0),  # degrees
 ])
 def test_what_the_quick_path_does_not_take_goes_the_full_way(argv, code, tmp_path):
     (tmp_path / "file").write_text("", encoding="utf-8")
@@ -145,6 +147,7 @@ def test_output_times_are_numpys_linspace_to_the_bit(span, count):
     (["theta=1"], [1.0, 0.0]), (["theta=1, theta_dot = -2e-3"], [1.0, -2e-3]), (["theta_dot=-0"], [0.0, 0.0]),
     (["theta=1", "theta_dot=2"], [1.0, 2.0]), (["theta=pi"], None), (["theta=1,theta=2"], None), (["theta=1,"], None),
     (["omega=1"], None), (["theta=atan2(1, 2)"], None), (["theta"], None), (["theta=nan"], None),
+    (["theta=7"], None), (["theta=90deg"], None),  # beyond a turn (the full path may warn), a unit
 ])
 def test_initial_states_are_plain_numbers_given_once_to_known_states(texts, expected):
     assert quick._initial(texts, ["theta", "theta_dot"]) == expected

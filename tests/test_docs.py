@@ -28,12 +28,21 @@ def _blocks(page: Path, language: str) -> list[str]:
 
 @pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p, "python")], ids=lambda p: p.name)
 def test_python_blocks_run(page: Path, tmp_path: Path) -> None:
-    (tmp_path / "examples").symlink_to(ROOT / "examples")  # the pages load examples/... from the project root
-    (tmp_path / "tests").symlink_to(ROOT / "tests")
-    script = tmp_path / f"{page.stem}_blocks.py"
+    """A page's blocks run as one script outside the project, any warning an error (a reader running the page sees
+    what the page says, nothing more). The working folder has the project's ``examples`` and ``tests`` folders, as
+    pages name files (``examples/pendulum.yaml``) from the project root; the script lives elsewhere, so that a
+    page cannot import them as packages (``from examples...`` runs only inside the project)."""
+    work, scripts = tmp_path / "work", tmp_path / "scripts"
+    work.mkdir()
+    scripts.mkdir()
+    (work / "examples").symlink_to(ROOT / "examples")
+    (work / "tests").symlink_to(ROOT / "tests")
+    script = scripts / f"{page.stem}_blocks.py"
     script.write_text("\n".join(_blocks(page, "python")), encoding="utf-8")
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=900)
+    done = subprocess.run([sys.executable, "-W", "error", str(script)], capture_output=True, text=True, cwd=work,
+                          timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]
+    assert "Exception ignored" not in done.stderr, done.stderr[-3000:]  # a warning raised where it cannot propagate
 
 
 @pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p, "pycon")], ids=lambda p: p.name)

@@ -18,6 +18,7 @@ from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.trajectory_sensitivities import (
     direction_index,
     freeze_sensitivities,
+    output_columns,
     output_sensitivities_of,
     sensitivity_columns,
     sensitivity_npz,
@@ -119,6 +120,14 @@ def _column(names: Sequence[str], name: str, what: str) -> int:
         raise UnknownNameError(f"unknown {what} {name!r} (the trajectory has {', '.join(names)})") from None
 
 
+def _distinct(groups: dict[str, Sequence[str]]) -> None:
+    """Each state, input and output of a trajectory named once (a table's column, ``state(name)``)."""
+    for group, names in groups.items():
+        if len(set(names)) != len(names):
+            twice = next(name for k, name in enumerate(names) if name in names[:k])
+            raise InputError(f"trajectory: the {group} {twice!r} is named twice: name each {group} once")
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Trajectory:
     """One simulated trajectory.
@@ -199,6 +208,7 @@ class Trajectory:
         set_(self, "states", tuple(self.states))
         set_(self, "inputs", tuple(self.inputs))
         set_(self, "outputs", tuple(self.outputs))
+        _distinct({"state": self.states, "input": self.inputs, "output": self.outputs})
         set_(self, "events", tuple(self.events))
         if self.params is not None:
             set_(self, "params", _frozen(self.params, (np.size(self.params),), "params"))
@@ -276,18 +286,19 @@ class Trajectory:
 
     # --- export -----------------------------------------------------------------------------------
     def _table(self) -> tuple[list[str], Array]:
-        """CSV columns: t, the states, then the outputs (left out when y = x), then the sensitivities if any."""
-        columns = ["t", *self.states]
-        blocks = [self.t[:, None], self.x]
-        if self.outputs != self.states:
-            columns += list(self.outputs)
-            blocks.append(self.y)
+        """CSV columns, each name once: t, the states, then the outputs but those that repeat a state
+        (:func:`robodyn.trajectory_sensitivities.output_columns`), then the sensitivities if any."""
+        kept = output_columns(self)
+        columns = ["t", *self.states, *(label for _, label in kept)]
+        blocks = [self.t[:, None], self.x, self.y[:, [k for k, _ in kept]]]
         names, sensitivities = sensitivity_columns(self)
         return columns + names, np.hstack(blocks + sensitivities)
 
     def to_csv_text(self) -> str:
         """The CSV :meth:`to_csv` writes: the header ``t,<states>[,<outputs>]``, then one line per time; a run with
         sensitivities adds the columns ``d(<state>)/d(<name>)`` (and ``d(<output>)/d(<name>)`` when y is not x).
+        Each name is one column: an output named like a state and holding its values (a chain's outputs begin with its
+        states) is written once, as the state; one holding other values is written as ``y.<name>``.
 
         Each value is the shortest text that reads back to the same float (Python's ``repr``: ``0.04``, not
         ``0.040000000000000001``), so ``float()`` of every field gives the stored value exactly. The inputs
@@ -472,6 +483,7 @@ class BatchTrajectory:
         N, T = np.shape(x)[:2]
         if self.events and len(self.events) != N:
             raise ShapeError(f"batch: {len(self.events)} event lists for {N} trajectories")
+        _distinct({"state": tuple(self.states), "input": tuple(self.inputs), "output": tuple(self.outputs)})
         take = _adopted if adopt else _frozen
         set_ = object.__setattr__
         set_(self, "t", _frozen(t, (T,), "t"))

@@ -16,8 +16,8 @@ from numpy.typing import NDArray
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 
-__all__ = ["direction_index", "freeze_sensitivities", "output_sensitivities_of", "sensitivity_columns",
-           "sensitivity_npz"]
+__all__ = ["direction_index", "freeze_sensitivities", "output_columns", "output_sensitivities_of",
+           "sensitivity_columns", "sensitivity_npz"]
 
 Array = NDArray[np.float64]
 
@@ -63,16 +63,40 @@ def output_sensitivities_of(owner: Any) -> Array:
     return result
 
 
+def output_columns(owner: Any) -> list[tuple[int, str]]:
+    """The outputs a table writes after the states: (index, column name), each name once.
+
+    An output named like a state is written once, as the state, when it holds the state's values (a chain's outputs
+    begin with its coordinates and velocities; a diagram's with its blocks' states); one that holds other values (a
+    LinearSystem's outputs named as its states after a foh or tustin discretization) is written as ``y.<name>``.
+    An output named twice is written once.
+    """
+    states = {name: j for j, name in enumerate(owner.states)}
+    seen = set(states)
+    kept = []
+    for k, name in enumerate(owner.outputs):
+        j = states.get(name)
+        if j is not None and np.array_equal(owner.y[..., k], owner.x[..., j], equal_nan=True):
+            continue
+        label = name if j is None else f"y.{name}"
+        if label not in seen:
+            seen.add(label)
+            kept.append((k, label))
+    return kept
+
+
 def sensitivity_columns(owner: Any) -> tuple[list[str], list[Array]]:
-    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` when the outputs are not the states."""
+    """CSV columns ``d(<state>)/d(<name>)``, then ``d(<output>)/d(<name>)`` for the outputs written
+    (:func:`output_columns`) when the outputs are not the states."""
     if owner.sensitivities is None:
         return [], []
     T = owner.t.shape[0]
     names = [f"d({s})/d({d})" for d in owner.sensitivity_names for s in owner.states]
     blocks = [owner.sensitivities.reshape(T, -1)]
-    if owner.output_sensitivities is not None:
-        names += [f"d({y})/d({d})" for d in owner.sensitivity_names for y in owner.outputs]
-        blocks.append(owner.output_sensitivities.reshape(T, -1))
+    kept = output_columns(owner)
+    if owner.output_sensitivities is not None and kept:
+        names += [f"d({label})/d({d})" for d in owner.sensitivity_names for _, label in kept]
+        blocks.append(owner.output_sensitivities[:, :, [k for k, _ in kept]].reshape(T, -1))
     return names, blocks
 
 

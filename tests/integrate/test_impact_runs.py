@@ -26,10 +26,10 @@ def test_every_apex_is_restitution_squared_times_the_one_before(method: str) -> 
     (the event z' = 0 falling) is e^2 times the one before to 1e-9 relative, and the horizontal motion is
     untouched by the frictionless impacts."""
     model = robodyn.load(str(BALL))
-    e, r = model.parameters["restitution"], model.parameters["r"]
-    run = robodyn.simulate(model, 3.0, {"z": 1.0 + r, "x_dot": 0.3}, method=method, rtol=1e-10, atol=1e-12,
+    e = model.parameters["restitution"]
+    run = robodyn.simulate(model, 3.0, {"z": 1.0, "x_dot": 0.3}, method=method, rtol=1e-10, atol=1e-12,
                            events=[robodyn.Event("z_dot", -1, name="apex")])
-    apexes = np.array([event.x[1] - r for event in run.events if event.name == "apex"])
+    apexes = np.array([event.x[1] for event in run.events if event.name == "apex"])  # z: the lowest point's height
     assert apexes.size >= 6
     np.testing.assert_allclose(apexes[1:] / apexes[:-1], e ** 2, rtol=1e-9)
     assert apexes[0] == pytest.approx(e ** 2, rel=1e-9)
@@ -48,8 +48,8 @@ def test_the_ball_comes_to_rest_before_the_zeno_time_and_stays() -> None:
     and from then on stays on the floor (Baumgarte-held: its gap decays to the integration tolerance) with no
     further impact."""
     model = robodyn.load(str(BALL))
-    e, r, g = (model.parameters[k] for k in ("restitution", "r", "g"))
-    run = robodyn.simulate(model, 6.0, {"z": 1.0 + r}, rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 6, 601))
+    e, g = (model.parameters[k] for k in ("restitution", "g"))
+    run = robodyn.simulate(model, 6.0, {"z": 1.0}, rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 6, 601))
     rests = [event for event in run.events if event.name == "floor_rest"]
     assert len(rests) == 1
     zeno = math.sqrt(2.0 / g) * (1 + e) / (1 - e)
@@ -65,11 +65,11 @@ def test_the_ball_comes_to_rest_before_the_zeno_time_and_stays() -> None:
 
 def test_a_plastic_impact_rests_at_once_and_a_ball_on_the_floor_rests_from_the_start() -> None:
     model = robodyn.load(str(BALL)).with_parameters(restitution=0.0)
-    run = robodyn.simulate(model, 1.0, {"z": 0.5 + model.parameters["r"]}, rtol=1e-10, atol=1e-12)
+    run = robodyn.simulate(model, 1.0, {"z": 0.5}, rtol=1e-10, atol=1e-12)
     assert [event.name for event in run.events] == ["floor_impact", "floor_rest"]
-    assert run.x[-1][1] == pytest.approx(model.parameters["r"], abs=1e-9)
-    still = robodyn.simulate(model, 1.0, {"z": model.parameters["r"]}, rtol=1e-10, atol=1e-12)
-    assert still.events == () and np.max(np.abs(still.x[:, 1] - model.parameters["r"])) < 1e-12
+    assert run.x[-1][1] == pytest.approx(0.0, abs=1e-9)
+    still = robodyn.simulate(model, 1.0, {"z": 0.0}, rtol=1e-10, atol=1e-12)  # the file's default start
+    assert still.events == () and np.max(np.abs(still.x[:, 1])) < 1e-12
 
 
 def _lifted_point() -> robodyn.ConstrainedChain:
@@ -97,7 +97,7 @@ def test_a_resting_point_lifts_off_when_the_plane_would_have_to_pull() -> None:
 def test_impact_runs_refuse_what_they_cannot_do() -> None:
     model = robodyn.load(str(BALL))
     with pytest.raises(InputError, match=r"starts 0\.05 m below its plane"):
-        robodyn.simulate(model, 1.0, {"z": 0.0})
+        robodyn.simulate(model, 1.0, {"z": -0.05})
     with pytest.raises(InputError, match="use an adaptive or implicit method"):
         robodyn.simulate(model, 1.0, {"z": 1.0}, method="rk4", dt=1e-3)
     with pytest.raises(InputError, match=r"contact 'floor': restitution must be from 0 to 1, got 1\.5"):
@@ -110,10 +110,10 @@ def test_impact_runs_refuse_what_they_cannot_do() -> None:
 
 def test_a_batch_bounces_each_ball_from_its_own_height() -> None:
     model = robodyn.load(str(BALL))
-    r, g = model.parameters["r"], model.parameters["g"]
+    g = model.parameters["g"]
     heights = np.array([0.5, 1.0, 2.0])
     x0 = np.zeros((3, 4))
-    x0[:, 1] = heights + r
+    x0[:, 1] = heights
     batch = robodyn.simulate(model, 1.0, x0, rtol=1e-10, atol=1e-12, t_eval=np.linspace(0, 1, 11))
     for height, events in zip(heights, batch.events):
         first = next(event for event in events if event.name == "floor_impact")
@@ -125,11 +125,11 @@ def test_a_batch_without_output_times_shares_a_grid_and_pads_after_a_terminal_ev
     (the ball from 2 m reaching z = 1.5 m on its way down... before the others end) leaves NaN rows after it,
     as in the kernels' batches; the interpreted kernels find the same first impact."""
     model = robodyn.load(str(BALL))
-    r, g = model.parameters["r"], model.parameters["g"]
+    g = model.parameters["g"]
     x0 = np.zeros((2, 4))
-    x0[:, 1] = np.array([0.5, 2.0]) + r
+    x0[:, 1] = np.array([0.5, 2.0])
     batch = robodyn.simulate(model, 1.0, x0, rtol=1e-10, atol=1e-12,
-                             events=[robodyn.Event(f"z - {1.5 + r}", -1, terminal=True, name="low")])
+                             events=[robodyn.Event("z - 1.5", -1, terminal=True, name="low")])
     assert batch.x.shape[:2] == (2, robodyn.integrate.simulate.DEFAULT_POINTS)
     stop = math.sqrt(2 * 0.5 / g)
     assert np.all(np.isnan(batch.x[1][batch.t > stop + 1e-3])) and np.all(np.isfinite(batch.x[0]))

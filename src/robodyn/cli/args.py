@@ -3,28 +3,45 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robodyn.cli.main import PROG
 from robodyn.errors import InputError
-from robodyn.model.names import parse_assignments, parse_number
+from robodyn.model.names import Quantity, in_units, parse_number, parse_quantities
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["add_json", "add_model", "add_point", "assignments", "check_outputs", "load_model", "number", "number_or",
-           "write_plot"]
+           "quantities", "write_plot"]
 
 
-def assignments(texts: Sequence[str] | None, option: str) -> dict[str, float]:
-    """``NAME=VALUE,...`` texts of a repeatable option as one mapping (a name given twice is bad input)."""
+def assignments(texts: Sequence[str] | None, option: str, units: Mapping[str, str]) -> dict[str, float]:
+    """``NAME=VALUE,...`` texts of a repeatable option as one mapping (a name given twice is bad input).
+
+    A value may end with ``deg`` when ``units`` (the model's, :meth:`units`) says its name is an angle: it is
+    converted to that unit; ``deg`` elsewhere is bad input naming it. An angle in rad beyond a whole turn
+    (``theta=180``) is taken as given, with a warning on stderr naming the value and ``deg``
+    (:func:`robodyn.model.names.in_units`).
+    """
     values: dict[str, float] = {}
     for text in texts or ():
-        for name, value in parse_assignments(text, where=option).items():
+        for name, value in quantities(parse_quantities(text, where=option), units, option).items():
             if name in values:
                 raise InputError(f"{option}: {name!r} is given twice")
             values[name] = value
+    return values
+
+
+def quantities(given: Mapping[str, Quantity], units: Mapping[str, str], option: str) -> dict[str, float]:
+    """Values as written (a number, maybe in degrees) in their names' units, an angle that looks like degrees
+    warned about on stderr (:func:`robodyn.model.names.in_units`)."""
+    values, notes = in_units(given, units, where=option)
+    for note in notes:
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
     return values
 
 
@@ -87,7 +104,7 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContr
         from robodyn.model.files.loading import load
 
         model = load(args.model)
-    return model.with_parameters(assignments(args.param, "--param"))
+    return model.with_parameters(assignments(args.param, "--param", model.units()))
 
 
 def add_json(parser: argparse.ArgumentParser) -> None:

@@ -25,8 +25,8 @@ def _cmd_assemble(args: argparse.Namespace) -> int:
     import robodyn
 
     model = load_model(args)
-    fix = assignments(args.fix, "--fix")
-    guess = assignments(args.guess, "--guess")
+    fix = assignments(args.fix, "--fix", model.units())
+    guess = assignments(args.guess, "--guess", model.units())
     unknown = [name for name in guess if name not in model.states]
     if unknown:
         raise InputError(f"--guess: {unknown[0]!r} is not a state of {model.name!r} ({', '.join(model.states)})")

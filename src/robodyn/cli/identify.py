@@ -69,9 +69,11 @@ def _cmd_identify(args: argparse.Namespace) -> int:
             raise InputError(f"--write-model: {args.model!r} is not a model file whose parameters could be written")
         text = found
     columns = None if args.inputs in (None, "columns") else _names([args.inputs])
+    units = model.units()  # an angle's value may be given in degrees
     result = identify(model, list(args.data), parameters, x0=_x0(args.x0), initial=assignments(args.initial,
-                      "--initial") or None, inputs=inputs or None, input_columns=columns, intersample=args.intersample,
-                      bounds=_bounds(args.bounds) or None, noise=assignments(args.noise, "--noise") or None,
+                      "--initial", units) or None, inputs=inputs or None, input_columns=columns,
+                      intersample=args.intersample, bounds=_bounds(args.bounds) or None,
+                      noise=assignments(args.noise, "--noise", units) or None,
                       method=args.method, rtol=number_or(args.rtol, "--rtol", 1e-8),
                       atol=number_or(args.atol, "--atol", 1e-10), max_evaluations=args.max_evaluations)
     written = _write(result, args, text)

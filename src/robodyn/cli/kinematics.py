@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.cli.args import add_json, add_model, assignments, load_model
+from robodyn.cli.args import add_json, add_model, assignments, load_model, quantities
 from robodyn.errors import ConvergenceError, InputError, UnknownNameError
-from robodyn.model.names import parse_number
+from robodyn.model.names import Quantity, parse_number, split_degrees
 from robodyn.trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ __all__ = ["add_commands", "output_names", "select_outputs"]
 def _configuration(model: ModelContract, texts: list[str] | None) -> dict[str, float]:
     from robodyn.kinematics import kinematics
 
-    values = assignments(texts, "--at")
+    values = assignments(texts, "--at", model.units())
     coordinates = kinematics(model).coordinates
     unknown = [name for name in values if name not in coordinates]
     if unknown:
@@ -63,10 +63,20 @@ def _cmd_fk(args: argparse.Namespace) -> int:
     return 0
 
 
+#: The numbers of ``ik --target``: a position, then roll, pitch, yaw.
+_TARGET_UNITS: Final = {"x": "m", "y": "m", "z": "m", "roll": "rad", "pitch": "rad", "yaw": "rad"}
+
+
 def _target(text: str) -> tuple[np.ndarray, np.ndarray | None]:
-    values = [parse_number(part, where="--target") for part in text.split(",")]
-    if len(values) not in (3, 6):
-        raise InputError(f"--target {text}: give x,y,z (m) or x,y,z,roll,pitch,yaw (m and rad)")
+    """``x,y,z`` (m) or ``x,y,z,roll,pitch,yaw`` (m and rad; an angle may be given in degrees, ``90deg``)."""
+    parts = text.split(",")
+    if len(parts) not in (3, 6):
+        raise InputError(f"--target {text}: give x,y,z (m) or x,y,z,roll,pitch,yaw (m and rad, or deg: 90deg)")
+    given = {}
+    for name, part in zip(_TARGET_UNITS, parts):
+        number, degrees = split_degrees(part)
+        given[name] = Quantity(parse_number(number, where=f"--target {name}"), degrees)
+    values = list(quantities(given, _TARGET_UNITS, "--target").values())
     return np.array(values[:3]), (np.array(values[3:]) if len(values) == 6 else None)
 
 
@@ -105,7 +115,7 @@ def _cmd_animate(args: argparse.Namespace) -> int:
     model = load_model(args)
     kinematics(model).frame_name(args.frame)  # no frames, an unknown frame: a clear error before simulating
     t_final = parse_number(args.t_final, where="--t-final")
-    trajectory = robodyn.simulate(model, t_final, assignments(args.x0, "--x0"), method=args.method)
+    trajectory = robodyn.simulate(model, t_final, assignments(args.x0, "--x0", model.units()), method=args.method)
     assert isinstance(trajectory, Trajectory)
     animate(trajectory, args.out, frame=args.frame, fps=args.fps, max_frames=args.frames)
     print(f"{model.name}: {len(trajectory)} points over [0, {t_final:g}] s; wrote {args.out}")
@@ -120,7 +130,9 @@ def output_names(model: ModelContract, texts: list[str]) -> list[str]:
     if not names:
         raise InputError(f"--output {' '.join(texts)!r:.60}: no output named: give NAME,... (outputs of "
                          f"{model.name!r}: {', '.join(model.outputs)}; or FRAME.QUANTITY such as tool0.position)")
-    for name in names:
+    for k, name in enumerate(names):
+        if name in names[:k]:
+            raise InputError(f"--output: {name!r} is named twice: name each output once")
         _frame_and_quantity(model, model.outputs, name)
     return names
 

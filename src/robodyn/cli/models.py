@@ -113,7 +113,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 # --- modes and existence ------------------------------------------------------------------------------
 def _point(model: ModelContract, text: Sequence[str] | None, option: str) -> tuple[dict[str, float], dict[str, float]]:
     """``--at`` values split into states and inputs (names left out are 0)."""
-    values = _assignments(text, option)
+    values = _assignments(text, option, model.units())
     unknown = [n for n in values if n not in model.states and n not in model.inputs]
     if unknown:
         model.state_vector({unknown[0]: 0.0}, default=0.0)  # raises with a did-you-mean over the states
@@ -139,8 +139,8 @@ def _cmd_existence(args: argparse.Namespace) -> int:
     from robodyn.analysis.existence import existence
 
     model = _model(args)
-    x0 = model.state_vector(_assignments(args.x0, "--x0"), default=0.0)
-    inputs = _assignments(args.input, "--input")
+    x0 = model.state_vector(_assignments(args.x0, "--x0", model.units()), default=0.0)
+    inputs = _assignments(args.input, "--input", model.units())
     result = existence(model, x0, _number_or(args.radius, "--radius", 0.0),
                        _number_or(args.horizon, "--horizon", 1.0), u=inputs or None)
     if args.json:
@@ -158,8 +158,8 @@ def _cmd_equilibrium(args: argparse.Namespace) -> int:
     from robodyn.analysis.equilibrium import find_equilibrium
 
     model = _model(args)
-    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix"), starts=args.starts,
-                              targets=_assignments(args.target, "--target") or None)
+    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix", model.units()), starts=args.starts,
+                              targets=_assignments(args.target, "--target", model.units()) or None)
     if args.json:
         print(json.dumps({"equilibria": [point.to_dict() for point in points]}, indent=2))
     else:

@@ -148,8 +148,9 @@ def _writable(out: str) -> bool:
 
 def _initial(texts: list[str], states: list[str]) -> list[float] | None:
     """The initial state of ``--x0 NAME=VALUE,...`` options (others 0), or None for anything but plain numbers
-    given once each to known states."""
-    from robodyn.model.names import plain_number
+    given once each to known states, and for a value beyond a turn (the full path warns when the state is an angle
+    in rad, robodyn.model.names.in_units; a value in degrees is not a plain number)."""
+    from robodyn.model.names import TURN, plain_number
 
     values: dict[str, float] = {}
     for text in texts:
@@ -158,7 +159,8 @@ def _initial(texts: list[str], states: list[str]) -> list[float] | None:
         for part in (p.strip() for p in text.split(",")):
             name, sep, value = part.partition("=")
             number = plain_number(value) if sep else None
-            if not part or number is None or name.strip() not in states or name.strip() in values:
+            if not part or number is None or name.strip() not in states or name.strip() in values \
+                    or abs(number) > TURN:
                 return None
             values[name.strip()] = number
     return [values.get(name, 0.0) for name in states]

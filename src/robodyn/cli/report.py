@@ -22,7 +22,7 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     model = load_model(args)
     # the model's name is free text: the default folder is one safe component of it, never '..' or a path
     out = check_output_folder(args.out or Path("robodyn-out") / path_component(model.name), "--out")
-    report = analyze(model, at=assignments(args.at, "--at"), horizon=horizon, quiet=args.quiet,
+    report = analyze(model, at=assignments(args.at, "--at", model.units()), horizon=horizon, quiet=args.quiet,
                      workers=os.cpu_count() or 1)  # this process runs no threads: its points may be forked
     page = report.write(out)
     points = len(report.data.get("points", []))

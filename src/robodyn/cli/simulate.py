@@ -66,7 +66,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         from robodyn.cli.kinematics import output_names
 
         names = output_names(model, args.output)  # checked before the run
-    x0 = assignments(args.x0, "--x0")
+    x0 = assignments(args.x0, "--x0", model.units())
     inputs = None
     if args.input:
         from robodyn.signals import parse_input_assignments
@@ -75,21 +75,25 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     t0 = number_or(args.t0, "--t0", 0.0)
     t_final = number_or(args.t_final, "--t-final", 0.0)
     t_eval = _output_grid(model, args.points, t0, t_final)
+    assembled = args.x0 is None and not args.assemble and _off_constraints(model, t0)  # the default start: closed
     with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a run past its joint limits): printed
         warnings.simplefilter("always", RobodynWarning)
         trajectory = simulate(
             model, (t0, t_final), x0, inputs, method=args.method,
             rtol=number_or(args.rtol, "--rtol", 1e-6), atol=number_or(args.atol, "--atol", 1e-9),
-            dt=number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble,
+            dt=number(args.dt, "--dt"), t_eval=t_eval, limits=args.limits, assemble=args.assemble or assembled,
             sensitivities=_sensitivity_names(args.sensitivities),
         )
     assert isinstance(trajectory, Trajectory)  # one x0: one trajectory
+    start = _assembled_start(trajectory) if assembled else None
     if names is not None:
         from robodyn.cli.kinematics import select_outputs
 
         trajectory = select_outputs(model, trajectory, names)
     if args.out == "-":
         sys.stdout.write(trajectory.to_csv_text())
+        if start:
+            print(f"robodyn: {start}", file=sys.stderr)
         _remember(args, model, trajectory, noted)
         return 0
     figure = trajectory.plot() if args.plot else None  # drawn before anything is written
@@ -97,9 +101,29 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
     if args.plot:
         write_plot(args.plot, figure)
+    if start:
+        print(start)
     _report(model.name, trajectory, noted, (args.out, args.plot))
     _remember(args, model, trajectory, noted)
     return 0
+
+
+def _off_constraints(model: Any, t0: float) -> bool:
+    """Whether ``model`` has constraints (closed loops) that its default start, the zero state, does not satisfy."""
+    constraints = model.constraints()
+    if constraints is None:
+        return False
+    from robodyn.model.constraints import CONSISTENCY_TOLERANCE
+
+    residuals = constraints.residuals(t0, model.state_vector({}, default=0.0), model.parameter_vector())
+    return not all(abs(value) <= CONSISTENCY_TOLERANCE for value in residuals.values())
+
+
+def _assembled_start(trajectory: Trajectory) -> str:
+    """The line that says the default start was assembled, and what it became."""
+    start = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.x[0]))
+    return (f"start: no --x0 given and the zero state is off the constraints: assembled from it, keeping the "
+            f"independent coordinates and velocities (as --assemble): {start}")
 
 
 def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, noted: list[Any]) -> None:
@@ -139,7 +163,10 @@ def _report(name: str, trajectory: Any, noted: list[warnings.WarningMessage], wr
     stats = trajectory.stats
     final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
     print(f"{name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
-    print(f"final state: {final}")
+    if trajectory.states:
+        print(f"final state: {final}")
+    else:  # a sampled block without states: its outputs
+        print("final outputs: " + ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.outputs, trajectory.y[-1])))
     for sensitivity in trajectory.sensitivity_names:
         final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.sensitivity(sensitivity)[-1]))
         print(f"d(final state)/d({sensitivity}): {final}")

@@ -3,23 +3,34 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import math
 import os
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
 
+from robodyn.cli.args import number_or, quantities
+from robodyn.cli.main import PROG
 from robodyn.errors import InputError
+from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.model.names import Quantity, parse_number, split_degrees
+from robodyn.sweep import sweep as _sweep_api
 
 __all__ = ["MAX_SUMMARY_ROWS", "add_commands", "summary_figure", "summary_rows"]
 
 MAX_SUMMARY_ROWS: Final = 250_000  # rows the summary plot shows at most (a larger sweep: a coarser grid, or every n-th)
+#: How runs are integrated when the options are left out: robodyn.sweep's own defaults.
+_DEFAULTS: Final = {name: parameter.default for name, parameter in inspect.signature(_sweep_api).parameters.items()
+                    if name in ("method", "rtol", "atol", "points")}
 
 
-def _ranges(texts: list[str] | None, option: str, samples: bool) -> dict[str, Any]:
-    """``NAME=start:stop:count`` (a grid) or, with ``--samples``, ``NAME=low:high`` (a range)."""
-    from robodyn.model.expr import parse_number
+def _ranges(texts: list[str] | None, option: str, samples: bool, units: Mapping[str, str]) -> dict[str, Any]:
+    """``NAME=start:stop:count`` (a grid) or, with ``--samples``, ``NAME=low:high`` (a range); the ends are values as
+    ``simulate --x0`` reads them (an angle may be given in degrees, ``90deg``: robodyn.cli.args.quantities)."""
     from robodyn.sweep import parse_range
 
     result: dict[str, Any] = {}
@@ -31,13 +42,18 @@ def _ranges(texts: list[str] | None, option: str, samples: bool) -> dict[str, An
                 raise InputError(f"{option} {item!r}: write NAME=start:stop:count (or NAME=low:high with --samples)")
             if name in result:
                 raise InputError(f"{option}: {name!r} is given twice")
+            parts = value.split(":")
+            if samples and len(parts) != 2:
+                raise InputError(f"{option} {item!r}: with --samples give a range NAME=low:high")
+            converted = []
+            for end in parts if samples else parts[:2]:
+                number, degrees = split_degrees(end)
+                given = Quantity(parse_number(number, where=f"{option} {name}"), degrees)
+                converted.append(quantities({name: given}, units, option)[name])
             if samples:
-                parts = value.split(":")
-                if len(parts) != 2:
-                    raise InputError(f"{option} {item!r}: with --samples give a range NAME=low:high")
-                result[name] = tuple(parse_number(p, where=option) for p in parts)
-            else:
-                result[name] = parse_range(value, f"{option} {name}")
+                result[name] = tuple(converted)
+            else:  # the count as written, the ends as the numbers they are (repr reads back exactly)
+                result[name] = parse_range(":".join([*map(repr, converted), *parts[2:]]), f"{option} {name}")
     return result
 
 
@@ -103,21 +119,27 @@ def summary_rows(folder: Path, swept: list[str], outcome: str, sizes: list[int] 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
     from robodyn.atomic import check_output_path
-    from robodyn.model.expr import parse_number
+    from robodyn.model.files.cached import load_cached
     from robodyn.plots import save_figure
-    from robodyn.sweep import sweep
     from robodyn.sweep.store import read_manifest
 
     samples = args.samples
-    over = {**_ranges(args.param, "--param", samples is not None), **_ranges(args.x0, "--x0", samples is not None)}
+    units = load_cached(args.model).units()  # the swept names' units (an angle may be given in degrees)
+    over = {**_ranges(args.param, "--param", samples is not None, units),
+            **_ranges(args.x0, "--x0", samples is not None, units)}
     reducers = [r.strip() for text in args.reduce for r in text.split(",") if r.strip()] or ["final"]
+    if args.points is not None and args.points < 2:
+        raise InputError(f"--points must be at least 2, got {args.points}")
     out = Path(args.out)
     if os.path.lexists(out) and not out.is_dir():
         raise InputError(f"--out {out}: not a folder: name a folder for the sweep's table")
     check_output_path(out / "summary.png", "--out")
-    folder = sweep(args.model, over, parse_number(args.t_final, where="--t-final"), reduce=reducers,
-                   samples=samples, seed=args.seed, out=out, scheduler=args.scheduler, workers=args.workers,
-                   chunk_size=args.chunk_size, table=False)
+    folder = _sweep_api(args.model, over, parse_number(args.t_final, where="--t-final"), reduce=reducers,
+                        samples=samples, seed=args.seed, out=out, scheduler=args.scheduler, workers=args.workers,
+                        chunk_size=args.chunk_size, points=_DEFAULTS["points"] if args.points is None else args.points,
+                        method=args.method or _DEFAULTS["method"],
+                        rtol=number_or(args.rtol, "--rtol", _DEFAULTS["rtol"]),
+                        atol=number_or(args.atol, "--atol", _DEFAULTS["atol"]), table=False)
     manifest = read_manifest(folder) or {}
     count = int(manifest.get("samples", 0))
     swept = list(over)
@@ -131,7 +153,14 @@ def _cmd_sweep(args: argparse.Namespace) -> int:
         shown = f" ({len(table)} of them)" if len(table) < count else ""
     print(f"{args.model}: {count} trajectories over {', '.join(swept)}; reduced to {', '.join(reduced)}; table in "
           f"{out} (robodyn.load_sweep), summary plot {out / 'summary.png'}{shown}")
+    print(f"{PROG}: {_integration(manifest.get('sweep') or {})}", file=sys.stderr)
     return 0
+
+
+def _integration(definition: Mapping[str, Any]) -> str:
+    """How the runs were integrated, as the manifest records it (its ``sweep``: method, rtol, atol, points)."""
+    return (f"each run by {definition.get('method')} at rtol {definition.get('rtol'):g}, atol "
+            f"{definition.get('atol'):g}, {definition.get('points')} output times (manifest.json: sweep)")
 
 
 def add_commands(commands: Any) -> None:
@@ -142,6 +171,12 @@ def add_commands(commands: Any) -> None:
                        help="a parameter's values (a grid), or NAME=LOW:HIGH with --samples")
     sweep.add_argument("--x0", action="append", metavar="NAME=START:STOP:COUNT", help="an initial state's values")
     sweep.add_argument("--t-final", required=True, metavar="T", help="final time")
+    sweep.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,
+                       help=f"integrator (default {_DEFAULTS['method']}); fixed-step methods are refused (no --dt)")
+    sweep.add_argument("--rtol", help=f"relative tolerance (default {_DEFAULTS['rtol']:g})")
+    sweep.add_argument("--atol", help=f"absolute tolerance (default {_DEFAULTS['atol']:g})")
+    sweep.add_argument("--points", type=int,
+                       help=f"evenly spaced output times per run, for the reducers (default {_DEFAULTS['points']})")
     sweep.add_argument("--reduce", action="append", default=[], metavar="NAME,...",
                        help="final, max_abs, settling_time, converged (default final)")
     sweep.add_argument("--samples", type=int, help="random samples instead of a grid")

@@ -145,7 +145,7 @@ def simulate(
         return simulate_in_chart(model, simulate, t_span, x0, u, method=method, atol=atol, events=events, rtol=rtol,
                                  dt=dt, t_eval=t_eval, params=params, max_steps=max_steps, backend=backend,
                                  limits=limits)
-    if model.n_states == 0:
+    if model.n_states == 0 and model.sample_period is None:  # a sampled one is run: its outputs at its instants
         raise InputError(f"model {model.name!r} has no states: there is nothing to integrate; a static block (y = "
                          "h(t, u)) is evaluated with model.h or used as a block of a robodyn.Diagram")
     t0, t1 = read_span(t_span)

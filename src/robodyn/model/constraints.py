@@ -112,9 +112,9 @@ class ConstraintSet:
                              f"{unit} (at most {CONSISTENCY_TOLERANCE:g}); solve the loops first with "
                              f"robodyn.assemble(model, x0, fix={{...}}) (CLI: robodyn assemble), or simulate with "
                              "assemble=True (CLI: --assemble)", key="x0")
-        split = self.split(t, x, p)
-        fix = {self.coordinates[i]: float(x[i]) for i in split.independent}
-        fix.update({self.velocities[i]: float(x[self.n + i]) for i in split.independent})
+        independent = self._independent(t, x, p)  # x may be singular (a linkage laid out straight): no tangent here
+        fix = {self.coordinates[i]: float(x[i]) for i in independent}
+        fix.update({self.velocities[i]: float(x[self.n + i]) for i in independent})
         return self.assemble(t, x, p, fix)
 
     # --- assembly -----------------------------------------------------------------------------------------
@@ -165,7 +165,7 @@ class ConstraintSet:
             best = min(best, trial, key=lambda found: found[1])
         state, worst, phi = best
         if worst <= _STALLED:
-            return state
+            return self._fewest_turns(t, state, x, p, free)
         row, value, unit = self._worst(phi, np.zeros(self.k))
         fixed = [c for i, c in enumerate(self.coordinates) if i not in free]
         raise InputError(f"model {self.owner!r}: the constraints cannot be closed"
@@ -173,6 +173,22 @@ class ConstraintSet:
                          + f": the closest assembly leaves {row} = {value:.3g} {unit} "
                          f"(|phi| = {float(np.linalg.norm(phi)):.3g}); check the link lengths and the loops' frames, "
                          "or change the values fixed and the guess", key="loops")
+
+    def _fewest_turns(self, t: float, state: np.ndarray, guess: np.ndarray, p: np.ndarray, free: list[int]
+                      ) -> np.ndarray:
+        """``state`` with each free coordinate moved by the whole turns 2 pi k that bring it nearest ``guess`` where
+        the constraints hold there as well (a revolute joint's angle: a descent from a singular start can wander
+        many turns away, to the same assembly)."""
+        for i in free:
+            turns = round(float(state[i] - guess[i]) / (2.0 * math.pi))
+            if turns == 0:
+                continue
+            trial = state.copy()
+            trial[i] -= 2.0 * math.pi * turns
+            phi = self.evaluate(t, trial, p)[0]
+            if np.max(np.abs(phi), initial=0.0) <= _STALLED:
+                state = trial
+        return state
 
     def _descend(self, t: float, x: np.ndarray, p: np.ndarray, free: list[int]
                  ) -> tuple[np.ndarray, float, np.ndarray]:
@@ -208,16 +224,9 @@ class ConstraintSet:
     def split(self, t: float, x: np.ndarray, p: np.ndarray) -> Split:
         """The independent coordinates (declared, else the columns left by a pivoted QR of J at x) and the tangent
         map (see the module docstring); InputError when the dependent block of J is singular at x."""
-        import scipy.linalg
-
         n = self.n
         _, _, jacobian, velocity_jacobian = self.evaluate(t, x, p)
-        if self.independent is not None:
-            independent = [self.coordinates.index(c) for c in self.independent]
-        else:
-            _, _, pivots = scipy.linalg.qr(jacobian, pivoting=True, mode="economic")
-            dependent = sorted(int(i) for i in pivots[: self.k])
-            independent = [i for i in range(n) if i not in dependent]
+        independent = self._independent(t, x, p, jacobian)
         dependent = [i for i in range(n) if i not in independent]
         block = jacobian[:, dependent]
         condition = np.linalg.cond(block) if self.k else 1.0
@@ -238,6 +247,18 @@ class ConstraintSet:
         if self.k:
             tangent[n + np.array(dependent), :d] = -np.linalg.solve(block, velocity_jacobian @ null)
         return Split(tuple(independent), tuple(dependent), tangent)
+
+    def _independent(self, t: float, x: np.ndarray, p: np.ndarray, jacobian: np.ndarray | None = None) -> list[int]:
+        """The independent coordinates' indices: the declared ones, else the columns a pivoted QR of J at x leaves."""
+        if self.independent is not None:
+            return [self.coordinates.index(c) for c in self.independent]
+        import scipy.linalg
+
+        if jacobian is None:
+            jacobian = self.evaluate(t, x, p)[2]
+        _, _, pivots = scipy.linalg.qr(jacobian, pivoting=True, mode="economic")
+        dependent = {int(i) for i in pivots[: self.k]}
+        return [i for i in range(self.n) if i not in dependent]
 
     def rank_check(self, t: float, x: np.ndarray, p: np.ndarray) -> None:
         """InputError naming the redundant rows when J at x (a generic assembled state) has rank below k, or when the

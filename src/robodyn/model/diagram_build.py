@@ -83,7 +83,14 @@ def diagram_outputs(blocks: Mapping[str, ModelContract], outputs: Mapping[str, s
         return {f"{b}.{y}": (b, j) for b, model in blocks.items() for j, y in enumerate(model.outputs)}
     if not isinstance(outputs, Mapping):
         raise InputError(f"diagram {name!r}: outputs must map names to block outputs, got {outputs!r}")
-    return {str(k): port(blocks, v, "output", name) for k, v in outputs.items()}
+    found = {str(k): port(blocks, v, "output", name) for k, v in outputs.items()}
+    states = {f"{b}.{s}" for b, model in blocks.items() for s in model.states}
+    for label, (block, j) in found.items():  # an output named like a state is that state (tables write it once)
+        source = f"{block}.{blocks[block].outputs[j]}"
+        if label in states and label != source:
+            raise InputError(f"diagram {name!r}: the output {label!r} is {source}, but a state has its name: name "
+                             "the output otherwise")
+    return found
 
 
 def slices(blocks: Mapping[str, ModelContract]) -> dict[str, tuple[slice, slice]]:

@@ -11,13 +11,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from typing import Final
+from typing import Final, NamedTuple
 
-from robodyn.errors import ExpressionError
+from robodyn.errors import ExpressionError, InputError
 
-__all__ = ["CONSTANT_NAMES", "FUNCTION_ARGUMENTS", "FUNCTION_NAMES", "MAX_CONSTANT_EXPONENT", "MAX_DEPTH",
-           "MAX_EXPONENT_DIGITS", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME",
-           "did_you_mean", "is_valid_name", "parse_assignments", "parse_number"]
+__all__ = ["ANGLE_UNITS", "CONSTANT_NAMES", "DEGREES", "FUNCTION_ARGUMENTS", "FUNCTION_NAMES", "MAX_CONSTANT_EXPONENT",
+           "MAX_DEPTH", "MAX_EXPONENT_DIGITS", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME", "TURN", "Quantity",
+           "did_you_mean", "in_units", "is_valid_name", "parse_assignments", "parse_number", "parse_quantities",
+           "split_degrees"]
 
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
@@ -46,6 +47,14 @@ _KEYWORDS: Final = frozenset(
 )
 _PLAIN_NUMBER: Final = re.compile(r"\s*([-+]?)\s*(\d+(\.\d*)?|\.\d+)(([eE][-+]?\d+)?)\s*\Z")  # no names, no operators
 _EXACT_INTEGER: Final = 2**53  # Integers below it are exact doubles (as the parser's constant folding gives).
+#: The unit a command-line value may end with: degrees (``90deg``, ``-45 deg``), for an angle only.
+DEGREES: Final = "deg"
+_DEGREES: Final = re.compile(r"(?<![A-Za-z_])deg\s*\Z")  # "deg" at the end, not the end of a longer name
+#: The units of angles, and one degree in each: a value in degrees is converted to its name's unit.
+ANGLE_UNITS: Final[Mapping[str, float]] = {"rad": math.pi / 180.0, "deg": 1.0}
+#: A whole turn in rad. An angle given in rad beyond it (``theta=180``) was probably meant in degrees: the command
+#: line warns, naming the value and ``deg``.
+TURN: Final = 2.0 * math.pi
 
 
 def is_valid_name(name: object) -> bool:
@@ -93,6 +102,10 @@ def parse_number(text: str | int | float, *, where: str = "value") -> float:
     value = plain_number(text)
     if value is not None:
         return value
+    if isinstance(text, str) and split_degrees(text)[1]:
+        raise ExpressionError(f"{where}: {text!r}: a value in degrees ({DEGREES}) is read only for an angle (a state, "
+                              "input, output or parameter whose unit is rad) in a NAME=VALUE option: give this value "
+                              "as a number in its own unit")
     from robodyn.model.expr import parse_constant
 
     return parse_constant(text, where=where)
@@ -113,22 +126,80 @@ def _split_top_level(text: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
-    """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
+def split_degrees(text: str) -> tuple[str, bool]:
+    """``text`` without a trailing unit ``deg``, and whether it had one: ``"90deg"`` -> ``("90", True)``; ``-45 deg``,
+    ``(pi/4)deg`` likewise (the unit applies to the whole value); ``"pideg"`` is a name, not ``pi`` in degrees."""
+    match = _DEGREES.search(text)
+    return (text[:match.start()], True) if match else (text, False)
 
-    Names are identifiers, or identifiers joined by dots (a diagram's ``plant.q``); values are constants parsed
-    by :func:`parse_number`; a name given twice is an error.
-    """
-    result: dict[str, float] = {}
+
+class Quantity(NamedTuple):
+    """A value of a ``NAME=VALUE`` option as written: the number and whether it was given in degrees."""
+
+    value: float
+    degrees: bool
+
+
+def _pairs(text: str, where: str) -> list[tuple[str, str]]:
+    """The ``(name, value text)`` pairs of ``"theta=pi, tau=0.5*9.81"``: names are identifiers, or identifiers joined
+    by dots (a diagram's ``plant.q``), each given once."""
+    pairs: dict[str, str] = {}
     for part in _split_top_level(text):
         name, sep, value = part.partition("=")
         name = name.strip()
         if not sep or not all(is_valid_name(piece) for piece in name.split(".")):
             raise ExpressionError(f"{where}: expected name=value, got {part!r} (e.g. theta=pi/2)")
-        if name in result:
+        if name in pairs:
             raise ExpressionError(f"{where}: {name!r} is given twice")
-        result[name] = parse_number(value, where=f"{where} {name}")
+        pairs[name] = value
+    return list(pairs.items())
+
+
+def parse_assignments(text: str, *, where: str = "value") -> dict[str, float]:
+    """Parse ``"theta=pi, tau=0.5*9.81"`` into ``{"theta": 3.14159..., "tau": 4.905}``.
+
+    Names are identifiers, or identifiers joined by dots (a diagram's ``plant.q``); values are constants parsed
+    by :func:`parse_number` (no unit); a name given twice is an error.
+    """
+    return {name: parse_number(value, where=f"{where} {name}") for name, value in _pairs(text, where)}
+
+
+def parse_quantities(text: str, *, where: str = "value") -> dict[str, Quantity]:
+    """:func:`parse_assignments` where a value may end with the unit ``deg`` (``"theta=90deg, tau=2"``): each value
+    as written, with whether it is in degrees (:func:`in_units` converts them with the names' units)."""
+    result: dict[str, Quantity] = {}
+    for name, value in _pairs(text, where):
+        number, degrees = split_degrees(value)
+        if degrees and not number.strip():
+            raise ExpressionError(f"{where} {name}: {value.strip()!r} has a unit but no number: write e.g. "
+                                  f"{name}=90{DEGREES}")
+        result[name] = Quantity(parse_number(number, where=f"{where} {name}"), degrees)
     return result
+
+
+def in_units(given: Mapping[str, Quantity], units: Mapping[str, str], *, where: str
+             ) -> tuple[dict[str, float], list[str]]:
+    """The values of ``given`` in their names' own units, and a warning for each angle that looks like degrees.
+
+    A value in degrees is converted to its name's angle unit (:data:`ANGLE_UNITS`: rad, or deg); one for a name
+    whose unit is not an angle, or is not known, is refused (InputError naming it). A value of an angle in rad
+    given without a unit and beyond a whole turn (:data:`TURN`) gets a warning naming the value and ``deg``.
+    """
+    values: dict[str, float] = {}
+    notes: list[str] = []
+    for name, (value, degrees) in given.items():
+        unit = units.get(name, "").strip()
+        if degrees:
+            if unit not in ANGLE_UNITS:
+                what = f"its unit is {unit!r}" if unit else "no unit is declared for it"
+                raise InputError(f"{where} {name}={value:g}{DEGREES}: {name} is not an angle ({what}): only an angle "
+                                 f"(unit rad) takes a value in degrees; give {name} in its own unit")
+            value *= ANGLE_UNITS[unit]
+        elif unit == "rad" and abs(value) > TURN:
+            notes.append(f"{where} {name}={value:g}: angles are in rad, and {value:g} rad is {abs(value) / TURN:.3g} "
+                         f"turns; for degrees write {name}={value:g}{DEGREES}")
+        values[name] = value
+    return values, notes
 
 
 def did_you_mean(name: str, names: Sequence[str]) -> str:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["DEFAULT_CHUNK", "MAX_CHUNKS", "MAX_CHUNK_BYTES", "MAX_SAMPLES", "MAX_VALUES", "REDUCERS", "Span",
-           "SweepPlan", "make_plan", "parse_range"]
+           "SweepPlan", "make_plan", "parse_range", "reduced_columns"]
 
 REDUCERS: Final = ("final", "max_abs", "settling_time", "converged", "first_event", "energy_drift")
 DEFAULT_CHUNK: Final = 10_000  # trajectories per compiled batch: ~10 MB of states at 101 points, 2 states
@@ -293,7 +293,27 @@ def make_plan(model: ModelContract, text: str, name: str, over: Any, t_span: Any
                      tuple(start.tolist()), _real(band, "sweep: band"), tuple(np.asarray(goal).tolist()),
                      _real(tolerance, "sweep: tolerance"), chunk_size, callables=callables)
     _check_size(plan, model)
+    _check_columns(plan, model)
     return plan
+
+
+def reduced_columns(reducers: Sequence[str], states: Sequence[str]) -> list[str]:
+    """The table columns of the named reducers (``final_<state>``, ``max_abs_<state>``, or the reducer's name)."""
+    columns: list[str] = []
+    for name in reducers:
+        columns += [f"{name}_{s}" for s in states] if name in ("final", "max_abs") else [name]
+    return columns
+
+
+def _check_columns(plan: SweepPlan, model: ModelContract) -> None:
+    """Each column of the table named once: a swept name is neither ``sample`` nor a reducer's column."""
+    written = ["sample", *reduced_columns(plan.reducers, model.states)]
+    clash = next((name for name in plan.columns if name in written), None)
+    if clash is not None:
+        raise InputError(f"sweep: the swept name {clash!r} is also a column the table gets from "
+                         f"{'the sample numbers' if clash == 'sample' else 'a reducer'} (columns: sample, the swept "
+                         f"names, {', '.join(written[1:])}): each column is named once; rename {clash!r} in the model "
+                         "or reduce otherwise")
 
 
 def _check_size(plan: SweepPlan, model: ModelContract) -> None:

@@ -118,6 +118,9 @@ def run_chunk(plan: SweepPlan, k: int, model: ModelContract | None = None) -> An
         name = getattr(reducer, "__name__", "reducer")
         items = result.items() if isinstance(result, Mapping) else [(name, result)]
         for column, data in items:
+            if column in table:
+                raise InputError(f"sweep: the reducer {name!r} gives the column {column!r}, which the table already "
+                                 f"has ({', '.join(table)}): name its columns otherwise (return {{name: values}})")
             array = np.asarray(data, dtype=float).reshape(-1)
             if array.size != rows:
                 raise InputError(f"sweep: the reducer {name!r} gave {array.size} values for column {column!r}; "
