@@ -131,7 +131,15 @@ def _cmd_modes(args: argparse.Namespace) -> int:
         point = x if model.constraints() is not None else model.state_vector(x, default=0.0)  # loops: assembled
         linear = robodyn.linearize(model, point, u)
     result = modes(linear)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    reach, see = linear.controllability(), linear.observability()  # one verdict each: robodyn.analysis.controllability
+    if args.json:
+        data = result.to_dict()
+        for key, word, test in (("controllability", "controllable", reach), ("observability", "observable", see)):
+            full = test.to_dict()
+            data[key] = {name: full[name] for name in ("full", word, "failing", "nearly", "rank", "explanation")}
+        print(json.dumps(data, indent=2))
+    else:
+        print("\n".join([result.table(), "", reach.explanation, see.explanation]))
     return 0
 
 
