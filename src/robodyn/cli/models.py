@@ -222,10 +222,7 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
         return 0
     print(_linear_text(model.name, linear))
     if margins is not None:
-        print(f"loop transfer L at {args.open} (returned = -L injected): gain margin {margins.gain_margin:.6g} "
-              f"({margins.gain_margin_db:.4g} dB) at {margins.phase_crossover:.6g} rad/s, phase margin "
-              f"{margins.phase_margin:.4g} deg at {margins.gain_crossover:.6g} rad/s, stability margin "
-              f"{margins.stability_margin:.4g} at {margins.stability_margin_frequency:.6g} rad/s")
+        print(f"loop transfer L at {args.open} (returned = -L injected): {margins.text()}")
         for note in margins.notes:
             print(f"note: {note}")
     return 0
