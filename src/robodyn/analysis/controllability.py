@@ -122,6 +122,11 @@ class _RankTest:
         """The modes that pass with a margin below :data:`NEAR_MARGIN`."""
         return tuple(mode for mode in self.modes if mode.nearly)
 
+    def _shown(self, value: complex) -> str:
+        """An eigenvalue as text, round-off against the largest |λ| (at least 1) shown as 0."""
+        scale = max([1.0, *(abs(mode.eigenvalue) for mode in self.modes)])
+        return display.number(complex(display.cleaned([value], scale=scale)[0]))
+
     @property
     def explanation(self) -> str:
         """The verdict and why: the modes that fail, or the smallest margin; the modes that nearly fail; the
@@ -129,14 +134,14 @@ class _RankTest:
         n, word = len(self.states), self._word
         pair = "[A, B]" if word == "controllable" else "[A; C]"
         if self.failing:
-            names = ", ".join(display.number(mode.eigenvalue) for mode in self.failing)
+            names = ", ".join(self._shown(mode.eigenvalue) for mode in self.failing)
             text = f"not {word}: the PBH test on the balanced system finds the mode(s) {names} not {word}"
         else:
             weakest = min(self.modes, key=lambda mode: mode.margin)
             text = (f"{word}: every mode passes the PBH test on the balanced system (the weakest, "
-                    f"{display.number(weakest.eigenvalue)}, by a margin of {weakest.margin:.2g} of ||{pair}||)")
+                    f"{self._shown(weakest.eigenvalue)}, by a margin of {weakest.margin:.2g} of ||{pair}||)")
         if self.nearly:
-            close = ", ".join(f"{display.number(mode.eigenvalue)} (margin {mode.margin:.1g})" for mode in self.nearly)
+            close = ", ".join(f"{self._shown(mode.eigenvalue)} (margin {mode.margin:.1g})" for mode in self.nearly)
             text += (f"; nearly not {word}: the mode(s) {close} pass by so little that a relative change of {pair} "
                      f"that small makes them un{word}")
         matrix = "[B, AB, ..., A^(n-1) B]" if word == "controllable" else "[C; CA; ...; CA^(n-1)]"

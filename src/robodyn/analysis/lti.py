@@ -8,14 +8,15 @@ undefined or infinite values are null, with the reason beside them) and ``_repr_
   settling min/max after the rise, overshoot and undershoot in %, peak and its time, steady-state value) for
   every (output, input) pair, by python-control's definitions, on the *exact* unit-step response: matrix
   exponentials (:func:`robodyn.integrate.exact.exact_response`) or the discrete recursion. The default time
-  grid is :func:`step_grid`'s rule. Only an asymptotically stable system has a steady state: for any other
+  grid is :func:`step_grid`'s rule; in continuous time the grid only brackets, and every time and extremum is
+  found on the exact response between the samples (:mod:`robodyn.analysis.step_metrics`). Only an asymptotically stable system has a steady state: for any other
   every field is null with the verdict of :func:`robodyn.modes` as the reason (a mode hidden from a pair,
   uncontrollable from its input or unobservable at its output, still counts: remove it first).
 - :func:`frequency_response`: G(s) = C (s I - A)^-1 B + D at s = j w (z = exp(j w dt) in discrete time).
 - the margins of one loop L are in :mod:`robodyn.analysis.margins` (from the exact crossings of
   :mod:`robodyn.analysis.crossings`).
 
-Controllability and observability (rank, PBH test, Gramians) are in :mod:`robodyn.analysis.controllability`,
+Controllability and observability (the PBH verdict, the Kalman rank, Gramians) are in :mod:`robodyn.analysis.controllability`,
 controller design (LQR, pole placement) in :mod:`robodyn.analysis.design`.
 
 References: python-control 0.10 (``step_info``, ``stability_margins``), whose definitions these follow;
@@ -299,6 +300,17 @@ def _characteristics(t: Array, y: Array, final: float, zero: bool, threshold: fl
     return values, reasons
 
 
+def _exact(response: StepResponse, final: float, zero: bool, values: dict[str, float],
+           reasons: list[tuple[tuple[str, ...], str]], limits: tuple[float, float, float]
+           ) -> tuple[dict[str, float], list[tuple[tuple[str, ...], str]]]:
+    """A continuous-time pair's quantities from its exact response (robodyn.analysis.step_metrics); a pair whose
+    steady state is 0 keeps its reasons and gets its exact peak."""
+    if zero:
+        values["peak"], values["peak_time"] = peak(response)
+        return values, reasons
+    return exact_characteristics(response, final, *limits)
+
+
 def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: float = 0.02,
               rise_limits: tuple[float, float] = (0.1, 0.9)) -> StepInfo:
     """Step-response characteristics of every (output, input) pair, python-control's ``step_info``.
@@ -318,7 +330,10 @@ def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: fl
     Returns
     -------
     StepInfo
-        Equal to ``control.step_info(sys, T=T)`` where both are defined. The steady-state value is G(0)
+        python-control's ``step_info`` quantities of the exact response: in continuous time the times are
+        roots and the extrema stationary points of the response between the samples of T (``control.step_info``
+        reads them off the samples, within a step of them); in discrete time they equal
+        ``control.step_info(sys, T=T)`` where both are defined. The steady-state value is G(0)
         (G(1) in discrete time). Undefined values are NaN with a reason: every value of a system that is not
         asymptotically stable; rise, settling, overshoot and undershoot of a pair whose steady state is 0;
         a rise or settling the grid ends before.
@@ -349,10 +364,7 @@ def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: fl
             values, why = _characteristics(times, responses[i, j], float(final[i, j]), zero, threshold, low, high)
             if runs:  # continuous time: every time and extremum from the exact response between the samples
                 response = StepResponse(linear.A, linear.B[:, j], linear.C[i], float(linear.D[i, j]), times, runs[j])
-                if zero:
-                    values["peak"], values["peak_time"] = peak(response)
-                else:
-                    values, why = exact_characteristics(response, float(final[i, j]), threshold, low, high)
+                values, why = _exact(response, float(final[i, j]), zero, values, why, (threshold, low, high))
             for name, value in values.items():
                 fields[name][i, j] = value
             reasons += [(output, input, names, text) for names, text in why]

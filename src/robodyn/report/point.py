@@ -16,6 +16,7 @@ from robodyn.display import cleaned
 from robodyn.errors import RobodynError
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number, table
+from robodyn.report.points import limits_text
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -40,6 +41,10 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     parts: list[str] = []
     record: dict[str, Any] = {"x": point.x.tolist(), "u": point.u.tolist()}
     title = f"<h2>Point {k}: {html.escape(heading(model, point))}</h2>"
+    outside = limits_text(model, point.x)
+    if outside:
+        title += (f"<p class=\"note\">Outside the joints' position limits: {html.escape(outside)} (the limits are "
+                  "not forces: the equations hold here, but the robot cannot reach it).</p>")
     step(description=f"point {k}: linearize")
     try:
         linear = linearize(model, point.x, point.u)
@@ -126,10 +131,10 @@ def _no_margins(loops: tuple[str, ...]) -> str:
                 "loops to take margins of.")
     return ("No gain or phase margins: the model has no loop. Its inputs drive its outputs (a plant), and no "
             "feedback is part of it: any loop around it is a choice the model does not make. Margins belong to a "
-            "loop: put the plant and a controller in a diagram (docs/diagrams.md) and break it at a connection (robodyn "
-            "linearize DIAGRAM --open BLOCK.PORT, or robodyn.linearize(diagram, x, u, open=\"block.port\")), or "
-            "take LinearSystem.margins() of a loop transfer built by hand (L = K (sI - A)^-1 B for a state "
-            "feedback u = -K x).")
+            "loop: put the plant and a controller in a diagram (docs/diagrams.md) and break it at a connection "
+            "(robodyn linearize DIAGRAM --open BLOCK.PORT, or robodyn.linearize(diagram, x, u, "
+            "open=\"block.port\")), or take LinearSystem.margins() of a loop transfer built by hand "
+            "(L = K (sI - A)^-1 B for a state feedback u = -K x).")
 
 
 def _validity(model: ModelContract, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
