@@ -218,30 +218,34 @@ def _power_of_two(value: float) -> float:
     return float(2.0 ** round(math.log2(value))) if value > 0.0 and math.isfinite(value) else 1.0
 
 
-def balancing(A: Array, B: Array) -> tuple[Array, Array]:
+def balancing(A: Array, B: Array, C: Array | None = None) -> tuple[Array, Array]:
     """Powers of two ``d`` (n,) scaling the states (x = diag(d) x_b) and ``s`` (m,) scaling the inputs so that
-    A_b = D^-1 A D, B_b = D^-1 B S are balanced (module docstring).
+    A_b = D^-1 A D, B_b = D^-1 B S (and C_b = C D) are balanced (module docstring).
 
     Parameters
     ----------
     A : (n, n)
     B : (n, m)
+    C : (p, n), optional
+        Outputs whose columns count with A's (SLICOT TB01ID on [[A, B], [C, 0]]: a loop's realization); None for
+        the pair (A, B) alone.
     """
     n = A.shape[0]
     off = np.abs(A)
     np.fill_diagonal(off, 0.0)
     rows_b = np.linalg.norm(B, axis=1) if B.size else np.zeros(n)
+    columns_c = np.linalg.norm(C, axis=0) if C is not None and C.size else np.zeros(n)
     d = np.ones(n)
-    typical = float(np.linalg.norm(A, 2)) or 1.0  # the row size a state nothing depends on is given
+    typical = float(np.linalg.norm(A, 2)) or 1.0  # the row (column) size a state nothing depends on (feeds) gets
     for _ in range(MAX_SWEEPS):
         moved = False
         for i in range(n):
-            column = float(np.linalg.norm(off[:, i] * (d[i] / d)))
+            column = math.hypot(float(np.linalg.norm(off[:, i] * (d[i] / d))), float(columns_c[i] * d[i]))
             row = math.hypot(float(np.linalg.norm(off[i, :] * (d / d[i]))), float(rows_b[i] / d[i]))
-            if row == 0.0:
+            if row == 0.0 and column == 0.0:
                 continue
-            if column == 0.0:  # its scale is free (it changes only its own row): the row is made typical
-                f, step = _power_of_two(row / typical), True
+            if column == 0.0 or row == 0.0:  # its scale is free (it changes one side only): that side made typical
+                f, step = _power_of_two(row / typical if column == 0.0 else typical / column), True
             else:  # d_i * f: the column grows by f, the row shrinks by f
                 f = _power_of_two(math.sqrt(row / column))
                 step = column * f + row / f < _SLACK * (column + row)

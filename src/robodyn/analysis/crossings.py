@@ -10,9 +10,11 @@ computed from the realization, not from a sampled plot.
   level's crossings bound the bands where |L| is smaller, each band is searched, until a level has no crossing
   (the same iteration, for a minimum; N. A. Bruinsma and M. Steinbuch, Systems & Control Letters 14, 1990).
 
-The zeros are the finite generalized eigenvalues of the Rosenbrock pencil (QZ, backward stable). Each one near the
-imaginary axis is a candidate, refined by Brent's method on the exact response, and kept only where the response
-changes sign across it with values above their rounding error: a "crossing" where L itself is at rounding level
+The zeros are the finite generalized eigenvalues of the Rosenbrock pencil (QZ, backward stable; the realization
+balanced first, as SLICOT's TB01ID, so that no state's scale spoils them). Each one near the imaginary axis is a
+candidate, refined by Brent's method on the exact response, and kept only where the response changes sign across it
+with values above their rounding error (a change of sign between neighbours of a log grid two decades beyond the
+poles is a candidate too, a safety net for an ill-conditioned pencil): a "crossing" where L itself is at rounding level
 (the phase of 100 / (s^2 + 10 s + 100) only approaches -180 deg; python-control's polynomials report a crossing at
 5e8 rad/s) is none. Discrete-time loops are mapped to continuous time by the Cayley transform
 z = (1 + s) / (1 - s), exact on the unit circle: w dt = 2 atan(v).
@@ -43,6 +45,7 @@ NOISE: Final = 10.0  # A value counts as signed only when it exceeds this many t
 BRACKETS: Final = (1e-10, 1e-8, 1e-6, 1e-4, 1e-3, 1e-2)  # Relative half-widths tried around a candidate.
 LEVEL_STEP: Final = 1e-9  # Each level of smallest_value lies this fraction below the smallest value found.
 MAX_LEVELS: Final = 60  # Levels tried at most (the iteration converges quadratically: a handful suffice).
+SCAN_POINTS: Final = 400  # Points of the log grid whose changes of sign back up the pencil's candidates.
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,8 +76,12 @@ class Loop:
             X = np.asarray(np.linalg.solve(shifted, np.column_stack([A - np.eye(n), B])), dtype=np.float64)
             C_new = np.asarray(2.0 * np.linalg.solve(shifted.T, C), dtype=np.float64)
             A, B, C, D = X[:, :n], X[:, n], C_new, D - float(C @ X[:, n])
-        _, (scale, _) = scipy.linalg.matrix_balance(A, permute=False, separate=True)
-        return cls(A * (scale[None, :] / scale[:, None]), B / scale, C * scale, float(D), dt)
+        from robodyn.analysis.controllability import balancing
+
+        scale = balancing(A, B[:, None], C[None, :])[0]
+        B, C = B / scale, C * scale
+        gain = _power_of_two_root(float(np.linalg.norm(C)) / max(float(np.linalg.norm(B)), 1e-300))
+        return cls(A * (scale[None, :] / scale[:, None]), B * gain, C / gain, float(D), dt)
 
     @property
     def n(self) -> int:
@@ -102,6 +109,11 @@ class Loop:
             return complex(self.C @ np.linalg.solve(1j * w * np.eye(self.n) - self.A, self.B.astype(complex))) + self.D
         except np.linalg.LinAlgError:
             return complex(math.inf, 0.0)
+
+
+def _power_of_two_root(ratio: float) -> float:
+    """The power of two nearest sqrt(ratio) (1 for 0 or inf): B times it and C divided by it have equal norms."""
+    return float(2.0 ** round(0.5 * math.log2(ratio))) if 0.0 < ratio < math.inf else 1.0
 
 
 def _zeros(A: Array, B: Array, C: Array, D: float) -> NDArray[np.complex128]:
@@ -135,6 +147,32 @@ def _refined(f: Callable[[float], tuple[float, float]], w: float) -> float | Non
             continue  # a wider bracket may still hold a root the candidate missed by more than this
         return float(scipy.optimize.brentq(lambda x: f(x)[0], low, high, xtol=1e-300, rtol=4 * EPS))
     return None
+
+
+def _scanned(loop: Loop, part: Callable[[NDArray[np.complex128]], Array]) -> list[float]:
+    """Roots of ``part(L(jw))`` between neighbours of a log grid (SCAN_POINTS, two decades beyond the poles) where it
+    changes sign with both values above their rounding: a safety net under the pencil's candidates, which an
+    ill-conditioned pencil may lose; every root is Brent's on the exact response, as theirs."""
+    poles = np.abs(np.linalg.eigvals(loop.A)) if loop.n else np.zeros(0)
+    poles = poles[poles > 1e-12 * max(1.0, float(np.max(poles, initial=0.0)))]
+    low, high = (float(poles.min()) / 100, float(poles.max()) * 100) if poles.size else (1e-3, 1e3)
+    w = np.geomspace(low, high, SCAN_POINTS)
+    shifted = 1j * w[:, None, None] * np.eye(loop.n) - loop.A
+    with np.errstate(all="ignore"):
+        try:
+            X = np.linalg.solve(shifted, np.broadcast_to(loop.B.astype(complex), (w.size, loop.n))[..., None])[..., 0]
+        except np.linalg.LinAlgError:
+            return []
+        values = X @ loop.C + loop.D
+        error = EPS * loop.n * (np.linalg.cond(shifted) * (np.abs(X) @ np.abs(loop.C)) + abs(loop.D))
+        f = part(values)
+    clean = np.isfinite(f) & (np.abs(f) > NOISE * error)
+    brackets = np.flatnonzero(clean[:-1] & clean[1:] & (np.sign(f[:-1]) != np.sign(f[1:])))
+
+    def exact(x: float) -> float:
+        return float(part(np.array([loop.value(x)]))[0])
+
+    return [float(scipy.optimize.brentq(exact, w[k], w[k + 1], xtol=1e-300, rtol=4 * EPS)) for k in brackets]
 
 
 def _distinct(values: list[float]) -> list[float]:
@@ -173,6 +211,7 @@ def phase_crossings(loop: Loop) -> list[float]:
         return value.imag, error
 
     found = [root for w in _candidates(zeros, scale) if (root := _refined(imaginary, w)) is not None]
+    found += _scanned(loop, lambda values: values.imag)
     origin = loop.value(0.0)
     return ([0.0] if math.isfinite(origin.real) else []) + _distinct(found)
 
@@ -191,7 +230,8 @@ def level_crossings(loop: Loop, level: float) -> list[float]:
         value, error = loop.response(w)
         return abs(value) - level, error
 
-    return _distinct([root for w in _candidates(zeros, scale) if (root := _refined(gap, w)) is not None])
+    found = [root for w in _candidates(zeros, scale) if (root := _refined(gap, w)) is not None]
+    return _distinct(found + _scanned(loop, lambda values: np.abs(values) - level))
 
 
 def smallest_value(loop: Loop, hints: list[float]) -> tuple[float, float, list[float]]:

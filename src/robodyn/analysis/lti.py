@@ -9,15 +9,16 @@ undefined or infinite values are null, with the reason beside them) and ``_repr_
   every (output, input) pair, by python-control's definitions, on the *exact* unit-step response: matrix
   exponentials (:func:`robodyn.integrate.exact.exact_response`) or the discrete recursion. The default time
   grid is :func:`step_grid`'s rule; in continuous time the grid only brackets, and every time and extremum is
-  found on the exact response between the samples (:mod:`robodyn.analysis.step_metrics`). Only an asymptotically stable system has a steady state: for any other
-  every field is null with the verdict of :func:`robodyn.modes` as the reason (a mode hidden from a pair,
-  uncontrollable from its input or unobservable at its output, still counts: remove it first).
+  found on the exact response between the samples (:mod:`robodyn.analysis.step_metrics`). Only an
+  asymptotically stable system has a steady state: for any other every field is null with the verdict of
+  :func:`robodyn.modes` as the reason (a mode hidden from a pair, uncontrollable from its input or unobservable
+  at its output, still counts: remove it first).
 - :func:`frequency_response`: G(s) = C (s I - A)^-1 B + D at s = j w (z = exp(j w dt) in discrete time).
 - the margins of one loop L are in :mod:`robodyn.analysis.margins` (from the exact crossings of
   :mod:`robodyn.analysis.crossings`).
 
-Controllability and observability (the PBH verdict, the Kalman rank, Gramians) are in :mod:`robodyn.analysis.controllability`,
-controller design (LQR, pole placement) in :mod:`robodyn.analysis.design`.
+Controllability and observability (the PBH verdict, the Kalman rank, Gramians) are in
+:mod:`robodyn.analysis.controllability`, controller design (LQR, pole placement) in :mod:`robodyn.analysis.design`.
 
 References: python-control 0.10 (``step_info``, ``stability_margins``), whose definitions these follow;
 docs/linear-systems.md.
