@@ -83,3 +83,16 @@ def test_matrix_text_cleans_against_the_matrix_scale_only() -> None:
     assert matrix_text("E", np.zeros((0, 2)), [], ["x", "y"]) == "E is empty (0 x 2)"
     third = float(matrix_text("F", [[1 / 3]], ["r"], ["c"]).split()[-1])
     assert math.isclose(third, 1 / 3, rel_tol=5e-10)  # 10 significant digits
+
+
+def test_an_infinite_gain_margin_is_printed_as_such(capsys: pytest.CaptureFixture[str]) -> None:
+    # the pendulum's LQR loop broken at the error: its phase only approaches -180 deg (python-control's polynomials
+    # give 7.2e15, 317 dB, at 3.8e8 rad/s)
+    example = str(EXAMPLES / "pendulum_lqr_diagram.yaml")
+    code, out, _ = run(capsys, "linearize", example, "--open", "error.y")
+    line = next(line for line in out.splitlines() if line.startswith("loop transfer L"))
+    assert code == 0 and "gain margin infinite (the phase crosses -180 deg nowhere)" in line
+    assert "dB" not in line and "e+15" not in line and "nan" not in line and "phase margin 89.98" in line
+    code, raw, _ = run(capsys, "linearize", example, "--open", "error.y", "--json")
+    margins = json.loads(raw)["margins"]
+    assert margins["gain_margin"] is None and "gain_margin" in margins["null_reasons"] and margins["text"] in line

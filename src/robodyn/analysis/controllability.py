@@ -133,7 +133,9 @@ class _RankTest:
         Kalman matrix's rank as a detail (and why it differs when it does)."""
         n, word = len(self.states), self._word
         pair = "[A, B]" if word == "controllable" else "[A; C]"
-        if self.failing:
+        if self.failing and 0 in self.matrix.shape:
+            text = f"not {word}: the model has no {'inputs' if word == 'controllable' else 'outputs'}"
+        elif self.failing:
             names = ", ".join(self._shown(mode.eigenvalue) for mode in self.failing)
             text = f"not {word}: the PBH test on the balanced system finds the mode(s) {names} not {word}"
         else:

@@ -192,9 +192,10 @@ def _linear_text(name: str, linear: robodyn.LinearSystem) -> str:
         lines += ["", f"{label} = {meaning}", matrix_text(label, getattr(linear, label), rows, columns)]
     values = linear.eigenvalues
     shown = cleaned(values, scale=float(np.max(np.abs(values), initial=0.0)))
-    period = [f"(discrete time, dt = {linear.dt:g} s)"] if linear.dt is not None else []
-    lines += ["", *packed("poles z: " if linear.dt is not None else "eigenvalues: ",
-                          [*map(complex_text, shown), *period])]
+    values_text = [complex_text(value) for value in shown]
+    if linear.dt is not None:
+        values_text[-1] += f" (discrete time, dt = {linear.dt:g} s)"
+    lines += ["", *packed("poles z: " if linear.dt is not None else "eigenvalues: ", values_text)]
     return "\n".join(lines)
 
 
