@@ -238,7 +238,7 @@ def balancing(A: Array, B: Array, C: Array | None = None) -> tuple[Array, Array]
     rows_b = np.linalg.norm(B, axis=1) if B.size else np.zeros(n)
     columns_c = np.linalg.norm(C, axis=0) if C is not None and C.size else np.zeros(n)
     d = np.ones(n)
-    typical = float(np.linalg.norm(A, 2)) or 1.0  # the row (column) size a state nothing depends on (feeds) gets
+    typical = float(np.linalg.norm(A)) or 1.0  # the row (column) size a state nothing depends on (feeds) gets
     for _ in range(MAX_SWEEPS):
         moved = False
         for i in range(n):
@@ -257,7 +257,7 @@ def balancing(A: Array, B: Array, C: Array | None = None) -> tuple[Array, Array]
         if not moved:
             break
     A_b = A * (d[None, :] / d[:, None])
-    size = float(np.linalg.norm(A_b, 2)) if n else 0.0
+    size = float(np.linalg.norm(A_b)) if n else 0.0  # Frobenius: a power of two near it is all that is wanted
     columns = np.linalg.norm(B / d[:, None], axis=0) if B.size else np.zeros(B.shape[1])
     s = np.array([_power_of_two(size / c) if size > 0.0 and c > 0.0 else 1.0 for c in columns.tolist()])
     return d, s
@@ -271,7 +271,7 @@ def _projector_norms(decomposition: ModalDecomposition) -> list[float]:
     for members in decomposition.clusters:
         index = list(members)
         with np.errstate(all="ignore"):
-            value = float(np.linalg.norm(V[:, index] @ W[index, :], 2))
+            value = float(np.linalg.norm(V[:, index] @ W[index, :]))  # Frobenius: within sqrt(size) of the 2-norm
         norms.append(max(1.0, value) if math.isfinite(value) else math.inf)
     return norms
 
@@ -287,6 +287,12 @@ def pbh_modes(A: Array, B: Array, *, error: float = 0.0) -> tuple[tuple[PBHMode,
     error
         The largest absolute error of the entries of A and B (a linearization's ``error_estimate``; 0: exact).
     """
+    found, tol, _ = _pbh(A, B, error)
+    return found, tol
+
+
+def _pbh(A: Array, B: Array, error: float) -> tuple[tuple[PBHMode, ...], float, Array]:
+    """:func:`pbh_modes` and the state scaling of the balancing."""
     n, m = B.shape
     d, s = balancing(A, B)
     A_b, B_b = A * (d[None, :] / d[:, None]), (B / d[:, None]) * s[None, :]
@@ -306,7 +312,7 @@ def pbh_modes(A: Array, B: Array, *, error: float = 0.0) -> tuple[tuple[PBHMode,
         smallest = float(values[n - 1])
         found.append(PBHMode(value, rank, smallest, rank == n, tol, smallest / size if size > 0.0 else 0.0))
     found.sort(key=lambda mode: (-mode.eigenvalue.real, mode.eigenvalue.imag))
-    return tuple(found), max((mode.tolerance for mode in found), default=0.0)
+    return tuple(found), max((mode.tolerance for mode in found), default=0.0), d
 
 
 def _rank_test(A: Array, B: Array, dt: float | None, tolerance: float | None, error: float) -> dict[str, Any]:
@@ -321,9 +327,8 @@ def _rank_test(A: Array, B: Array, dt: float | None, tolerance: float | None, er
             np.zeros(0)
     top = float(singular[0]) if singular.size else 0.0
     tol = max(matrix.shape) * EPS * top if tolerance is None else tolerance
-    found, pbh_tol = pbh_modes(A, B, error=error)
-    gramian, reason = _gramian(A, B, dt, np.linalg.eigvals(A))
-    scaling = balancing(A, B)[0]
+    found, pbh_tol, scaling = _pbh(A, B, error)
+    gramian, reason = _gramian(A, B, dt, np.array([mode.eigenvalue for mode in found]))
     scaling.setflags(write=False)
     return {"rank": int(np.sum(singular > tol)), "matrix": matrix, "singular_values": singular, "tolerance": tol,
             "modes": found, "pbh_tolerance": pbh_tol, "gramian": gramian, "gramian_reason": reason,

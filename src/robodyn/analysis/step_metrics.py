@@ -25,8 +25,6 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-import scipy.linalg
-import scipy.optimize
 from numpy.typing import NDArray
 
 __all__ = ["HERMITE_MARGIN", "StepResponse", "exact_characteristics", "peak"]
@@ -67,6 +65,8 @@ class StepResponse:
         h = t - float(self.times[k])
         if h == 0.0:
             return self.states[k]
+        import scipy.linalg  # here: robodyn.analysis.lti (this module's importer) stays light
+
         n = self.A.shape[0]
         generator = np.zeros((n + 1, n + 1))
         generator[:n, :n], generator[:n, n] = self.A, self.b
@@ -81,6 +81,8 @@ class StepResponse:
 
 
 def _root(f: Callable[[float], float], low: float, high: float) -> float:
+    import scipy.optimize
+
     return float(scipy.optimize.brentq(f, low, high, xtol=1e-300, rtol=4 * EPS))
 
 

@@ -87,6 +87,7 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         uses one per core; keep the default 1 in a process that runs threads of its own (a notebook kernel).
     """
     require_model(model, "analyze")
+    from robodyn.analysis import equilibrium  # noqa: F401 - imported (scipy.optimize with it) before workers fork
     from robodyn.analysis.classify import classify
 
     given = _checked_options(model, at, horizon, max_points, workers)
