@@ -29,10 +29,9 @@ from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
-import scipy.linalg
-import scipy.optimize
 from numpy.typing import NDArray
 
+from robodyn.analysis.balancing import balancing
 from robodyn.errors import NumericalError
 
 __all__ = ["Loop", "level_crossings", "phase_crossings", "real_everywhere", "smallest_value"]
@@ -76,8 +75,6 @@ class Loop:
             X = np.asarray(np.linalg.solve(shifted, np.column_stack([A - np.eye(n), B])), dtype=np.float64)
             C_new = np.asarray(2.0 * np.linalg.solve(shifted.T, C), dtype=np.float64)
             A, B, C, D = X[:, :n], X[:, n], C_new, D - float(C @ X[:, n])
-        from robodyn.analysis.controllability import balancing
-
         scale = balancing(A, B[:, None], C[None, :])[0]
         B, C = B / scale, C * scale
         gain = _power_of_two_root(float(np.linalg.norm(C)) / max(float(np.linalg.norm(B)), 1e-300))
@@ -111,6 +108,20 @@ class Loop:
             return complex(math.inf, 0.0)
 
 
+def _brent(f: Callable[[float], float], low: float, high: float) -> float:
+    """The root of f in [low, high] (a change of sign) to about 4 eps, by Brent's method."""
+    import scipy.optimize
+
+    return float(scipy.optimize.brentq(f, low, high, xtol=1e-300, rtol=4 * EPS))
+
+
+def _minimize(f: Callable[[float], float], **options: object) -> object:
+    """scipy's bounded scalar minimization (Brent's method)."""
+    import scipy.optimize
+
+    return scipy.optimize.minimize_scalar(f, **options)
+
+
 def _power_of_two_root(ratio: float) -> float:
     """The power of two nearest sqrt(ratio) (1 for 0 or inf): B times it and C divided by it have equal norms."""
     return float(2.0 ** round(0.5 * math.log2(ratio))) if 0.0 < ratio < math.inf else 1.0
@@ -122,6 +133,8 @@ def _zeros(A: Array, B: Array, C: Array, D: float) -> NDArray[np.complex128]:
     M = np.block([[A, B[:, None]], [C[None, :], np.array([[D]])]])
     N = np.zeros_like(M)
     N[:n, :n] = np.eye(n)
+    import scipy.linalg  # here: importing robodyn.analysis.lti (which names margins) stays light
+
     alpha, beta = scipy.linalg.eig(M, N, right=False, homogeneous_eigvals=True)
     with np.errstate(all="ignore"):
         values = alpha / beta
@@ -145,7 +158,7 @@ def _refined(f: Callable[[float], tuple[float, float]], w: float) -> float | Non
             continue
         if (f_low > 0.0) == (f_high > 0.0):
             continue  # a wider bracket may still hold a root the candidate missed by more than this
-        return float(scipy.optimize.brentq(lambda x: f(x)[0], low, high, xtol=1e-300, rtol=4 * EPS))
+        return _brent(lambda x: f(x)[0], low, high)
     return None
 
 
@@ -172,7 +185,7 @@ def _scanned(loop: Loop, part: Callable[[NDArray[np.complex128]], Array]) -> lis
     def exact(x: float) -> float:
         return float(part(np.array([loop.value(x)]))[0])
 
-    return [float(scipy.optimize.brentq(exact, w[k], w[k + 1], xtol=1e-300, rtol=4 * EPS)) for k in brackets]
+    return [_brent(exact, float(w[k]), float(w[k + 1])) for k in brackets]
 
 
 def _distinct(values: list[float]) -> list[float]:
@@ -255,12 +268,12 @@ def smallest_value(loop: Loop, hints: list[float]) -> tuple[float, float, list[f
         if not bands:
             break
         for low, high in bands:
-            found = scipy.optimize.minimize_scalar(lambda w: abs(loop.value(w)), bounds=(low, high), method="bounded",
-                                                   options={"xatol": 1e-12 * max(high, 1e-300)})
-            value = abs(loop.value(float(found.x)))
-            minima.append(float(found.x))
+            found = float(_minimize(lambda w: abs(loop.value(w)), bounds=(low, high), method="bounded",
+                                    options={"xatol": 1e-12 * max(high, 1e-300)}).x)  # type: ignore[attr-defined]
+            value = abs(loop.value(found))
+            minima.append(found)
             if value < best:
-                best, where = value, float(found.x)
+                best, where = value, found
     if math.isfinite(where) and where not in minima:  # no band below it: the smallest value (within LEVEL_STEP)
         minima.append(where)
     return best, where, _distinct(minima)

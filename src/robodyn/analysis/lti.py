@@ -36,14 +36,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
+from robodyn.analysis.margins import Margins, margins
 from robodyn.analysis.modes import modes
 from robodyn.analysis.step_metrics import StepResponse, exact_characteristics, peak
+from robodyn.analysis.systems import as_linear
 from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.linear import LinearSystem
-from robodyn.model.system import Model
 
-__all__ = ["CONTROL_NAMES", "STEP_FIELDS", "StepInfo", "as_linear", "check_frequencies", "default_frequencies",
-           "frequency_response", "step_grid", "step_info"]
+__all__ = ["CONTROL_NAMES", "STEP_FIELDS", "Margins", "StepInfo", "as_linear", "check_frequencies",
+           "default_frequencies", "frequency_response", "margins", "step_grid", "step_info"]  # Margins, margins and
+# as_linear are robodyn.analysis.margins' and robodyn.analysis.systems', named here too
 
 Array = NDArray[np.float64]
 
@@ -61,18 +63,6 @@ MAX_POINTS: Final = 100_001  # Default T: at most this many points (the fastest 
 MAX_VALUES: Final = 10_000_000  # Responses (max(n, p) m len(T)) or frequency responses (p m len(w)) at most.
 ZERO_GAIN_RTOL: Final = 1e-10  # |G(0)| <= this times (|C| |A^-1 B| + |D|): a steady-state value of 0.
 _CHUNK: Final = 1 << 22  # Complex entries of the (k, n, n + m) systems solved at once by frequency_response.
-
-
-# --- the system -----------------------------------------------------------------------------------------
-def as_linear(system: Any, where: str) -> LinearSystem:
-    """``system`` as a LinearSystem: its ``linear_model()`` (itself for a LinearSystem; the exact linear model of
-    a model linear by construction), or InputError saying how to make one."""
-    linear = system.linear_model() if isinstance(system, Model) else None
-    if linear is None:
-        hint = "robodyn.linearize(model, x, u)" if isinstance(system, Model) else "robodyn.LinearSystem(A, B, C, D)"
-        raise InputError(f"{where} needs a linear system, got {type(system).__name__}"
-                         f"{' ' + repr(system.name) if isinstance(system, Model) else ''}: make one with {hint}")
-    return linear
 
 
 def _null(value: float) -> float | None:

@@ -30,8 +30,8 @@ from numpy.typing import NDArray
 
 from robodyn import display
 from robodyn.analysis.crossings import Loop, level_crossings, phase_crossings, real_everywhere, smallest_value
-from robodyn.analysis.lti import as_linear
 from robodyn.analysis.modes import modes
+from robodyn.analysis.systems import as_linear
 from robodyn.errors import InputError, UnknownNameError
 from robodyn.model.linear import LinearSystem
 
