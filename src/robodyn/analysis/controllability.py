@@ -8,12 +8,12 @@
 
 How the verdict is decided (module constants):
 
-- **Balancing** (:mod:`robodyn.analysis.balancing`). The states are scaled by powers of two (exact: nothing is rounded) so that, for each state, its
-  row of [A, B] and its column of A outside the diagonal have equal 2-norms (the iteration of LAPACK's ``gebal``,
-  and of SLICOT's ``TB01ID`` on [A, B]), and each input column of B is scaled to about ||A||_2 (observability:
-  the pair (A^T, C^T)). Neither changes which modes are controllable; both keep units from deciding it (a state in
-  micrometres beside one in kilometres). A state nothing else depends on (a zero column of A outside the
-  diagonal) changes only its own row when scaled: its row is scaled to ||A||_2.
+- **Balancing** (:mod:`robodyn.analysis.balancing`). The states are scaled by powers of two (exact: nothing is
+  rounded) so that, for each state, its row of [A, B] and its column of A outside the diagonal have equal 2-norms
+  (the iteration of LAPACK's ``gebal``, and of SLICOT's ``TB01ID`` on [A, B]), and each input column of B is scaled
+  to about the size of A (observability: the pair (A^T, C^T)). Neither changes which modes are controllable; both
+  keep units from deciding it (a state in micrometres beside one in kilometres). A state nothing else depends on (a
+  zero column of A outside the diagonal) changes only its own row when scaled: its row is scaled to the size of A.
 - **Tolerance, per mode.** On the balanced system P(λ) = [λI - A, B] is evaluated at the computed eigenvalue, which
   carries an error up to about eps ||A|| κ (κ: the norm of the eigenvalue's spectral projector, 1 for a normal
   matrix), and its singular values carry eps ||P||. A singular value of P counts as 0 at or below
