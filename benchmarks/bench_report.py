@@ -47,10 +47,10 @@ def where_the_time_goes(model_name: str) -> list[tuple[str, float]]:
     """Seconds of each stage of one report made here, in one process (workers=1, so the stages add up)."""
     import robodyn
     from robodyn.analysis.classify import classify
-    from robodyn.analysis.equilibrium import find_equilibrium
     from robodyn.report import analyze as report_analyze  # noqa: F401 - the report's modules imported
-    from robodyn.report.analyze import ROBOT_COORDINATES, _equations, _points  # type: ignore[attr-defined]
+    from robodyn.report.analyze import ROBOT_COORDINATES, _equations  # type: ignore[attr-defined]
     from robodyn.report.point import existence_section, point_section
+    from robodyn.report.points import operating_points
 
     stages: list[tuple[str, float]] = []
 
@@ -64,7 +64,7 @@ def where_the_time_goes(model_name: str) -> list[tuple[str, float]]:
     timed("equations (simplified, typeset)", lambda: _equations(model))
     timed("classification", lambda: classify(model))
     robot = model.kinematics() is not None and model.n_states // 2 > ROBOT_COORDINATES
-    points = timed("operating points", lambda: _points(model, {}, robot, find_equilibrium)[1])
+    points = timed("operating points", lambda: operating_points(model, {}, robot)[1].points)
     timed("existence at point 0", lambda: existence_section(model, points[0], 0))
     for k, point in enumerate(points[:4]):
         timed(f"point {k} (linear model, modes, validity, responses, figures)",

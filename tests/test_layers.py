@@ -43,6 +43,7 @@ ROOT_NAMES_ANYWHERE = frozenset({"__version__"})
 ALLOWED: dict[tuple[str, str], str] = {
     # a linear system answers control questions about itself (sys.poles(), sys.bode()): the methods delegate
     ("robodyn.model.linear", "robodyn.analysis.lti"): "LinearSystem's methods: poles, zeros, step, ...",
+    ("robodyn.model.linear", "robodyn.analysis.margins"): "LinearSystem.margins()",
     ("robodyn.model.linear", "robodyn.analysis.controllability"): "LinearSystem.controllability() and friends",
     ("robodyn.model.linear", "robodyn.plots_frequency"): "LinearSystem.bode() / .nyquist() plots",
     # a trajectory follows a frame of its model: the kinematics of the run

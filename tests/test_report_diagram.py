@@ -32,6 +32,14 @@ def test_the_report_draws_the_diagram_and_opens_its_loop(tmp_path: Path) -> None
     expected = robodyn.linearize(model, np.zeros(5), [0.0], open="pid.u").margins()
     assert margins["phase_margin"] == expected.phase_margin
     assert "Bode diagram of the loop opened at pid.u" in text
+    assert f"phase margin {expected.phase_margin:.6g} deg" in text and "gain margin 639.464" in text
+    # the closed loop r -> q is no loop to take margins of: only pid.u's are reported
+    point = data["points"][0]
+    assert point["margins"] is None and "pid.u" in point["margins_reason"] and "closed by unity" not in text
+    # one verdict each, from the PBH test (the Kalman matrix's rank, 2 of 5, is a detail lost to rounding)
+    assert point["controllability"]["full"] and point["observability"]["full"]
+    assert point["controllability"]["rank"] < 5 and "lost to rounding" in text
+    assert "not controllable" not in text and "not observable" not in text and "trust the PBH" not in text
 
 
 def test_a_sampled_block_is_drawn_dashed_with_its_period() -> None:

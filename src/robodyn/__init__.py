@@ -53,7 +53,7 @@ _LAZY: dict[str, str] = {
     "IKResult": "robodyn.kinematics.ik",
     "Kinematics": "robodyn.kinematics.frames",
     "ManipulatorSystem": "robodyn.model.mechanical",
-    "Margins": "robodyn.analysis.lti",
+    "Margins": "robodyn.analysis.margins",
     "MechanicalSystem": "robodyn.model.mechanical",
     "ModalDecomposition": "robodyn.analysis.modes",
     "Mode": "robodyn.analysis.modes",
@@ -128,8 +128,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.identify_rigid import RigidIdentification, identify_rigid
     from robodyn.analysis.linearize import linearize
     from robodyn.analysis.linearizer import Linearizer
-    from robodyn.analysis.lti import Margins, StepInfo
+    from robodyn.analysis.lti import StepInfo
     from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
+    from robodyn.analysis.margins import Margins
     from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
     from robodyn.analysis.regressor import Regressor, regressor
     from robodyn.analysis.response import forced_response

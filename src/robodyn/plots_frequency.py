@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robodyn.errors import InputError
+from robodyn.errors import InputError, RobodynError
 from robodyn.plots import literal, plain_log
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -33,11 +33,11 @@ def _label(name: str, units: dict[str, str]) -> str:
 def _mark_margins(system: Any, magnitude_axis: Axes, phase_axis: Axes, omega: np.ndarray, phase: np.ndarray) -> str:
     """Draw the crossovers of a SISO loop on the curves (phase (K,) as drawn, unwrapped); the title's margin text
     (or why there is none)."""
-    from robodyn.analysis.lti import GAIN_MARGIN_LIMIT, margins
+    from robodyn.analysis.margins import margins
 
     try:
         result = margins(system)
-    except InputError as exc:  # python-control missing: the figure without its margins
+    except RobodynError as exc:  # a discrete-time pole at z = -1: the figure without its margins
         return f"margins not marked: {exc}"
     texts = []
     shown = (float(omega[0]), float(omega[-1]))
@@ -47,8 +47,8 @@ def _mark_margins(system: Any, magnitude_axis: Axes, phase_axis: Axes, omega: np
         phase_axis.plot([result.gain_crossover], [np.interp(result.gain_crossover, omega, phase)], "o",
                         color="tab:green")
         texts.append(f"PM = {result.phase_margin:.3g} deg at {result.gain_crossover:.3g} rad/s")
-    if result.gain_margin > GAIN_MARGIN_LIMIT:
-        texts.append("GM effectively infinite")
+    if not math.isfinite(result.gain_margin):
+        texts.append("GM infinite")
     elif math.isfinite(result.phase_crossover) and shown[0] <= result.phase_crossover <= shown[1]:
         for axis in (magnitude_axis, phase_axis):
             axis.axvline(result.phase_crossover, color="tab:red", linestyle=":", linewidth=1)
@@ -69,7 +69,7 @@ def bode(system: Any, w: ArrayLike | None = None, *, margins: bool = True) -> Fi
         :func:`~robodyn.analysis.lti.default_frequencies`.
     margins
         Mark the gain and phase crossovers and the margins when the system has one input and one output
-        (needs python-control; without it the title says so).
+        (robodyn.analysis.margins: this system taken as the loop transfer L; the title says when they cannot be).
 
     Returns
     -------

@@ -198,7 +198,12 @@ def test_an_inaccurate_placement_is_a_numerical_error(monkeypatch: pytest.Monkey
         place(pendulum(math.pi), [-2.0, -3.0])
 
 
-def test_a_nearly_uncontrollable_input_is_named() -> None:
-    weak = LinearSystem([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1e-9]], name="weak")  # below the PBH tolerance 1e-8
-    with pytest.raises(InputError, match=r"the mode 0 of 'weak' is uncontrollable"):
-        place(weak, [-1.0, -2.0])
+def test_a_weak_input_is_units_not_uncontrollability() -> None:
+    # q'' = 1e-9 u: controllable whatever the input's unit (the PBH test runs on the balanced system); the gain
+    # placing s^2 + 3 s + 2 is K = [2, 3] / 1e-9 in closed form
+    weak = LinearSystem([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1e-9]], name="weak")
+    assert weak.controllability().full
+    np.testing.assert_allclose(place(weak, [-1.0, -2.0]), [[2e9, 3e9]], rtol=1e-12)  # a few roundings of eps
+    twins = LinearSystem(np.diag([-1.0, -1.0]), [[1.0], [1e-9]], name="twins")  # one input, a double mode
+    with pytest.raises(InputError, match=r"the mode -1 of 'twins' is uncontrollable"):
+        place(twins, [-1.0, -2.0])

@@ -8,15 +8,17 @@ undefined or infinite values are null, with the reason beside them) and ``_repr_
   settling min/max after the rise, overshoot and undershoot in %, peak and its time, steady-state value) for
   every (output, input) pair, by python-control's definitions, on the *exact* unit-step response: matrix
   exponentials (:func:`robodyn.integrate.exact.exact_response`) or the discrete recursion. The default time
-  grid is :func:`step_grid`'s rule. Only an asymptotically stable system has a steady state: for any other
-  every field is null with the verdict of :func:`robodyn.modes` as the reason (a mode hidden from a pair,
-  uncontrollable from its input or unobservable at its output, still counts: remove it first).
+  grid is :func:`step_grid`'s rule; in continuous time the grid only brackets, and every time and extremum is
+  found on the exact response between the samples (:mod:`robodyn.analysis.step_metrics`). Only an
+  asymptotically stable system has a steady state: for any other every field is null with the verdict of
+  :func:`robodyn.modes` as the reason (a mode hidden from a pair, uncontrollable from its input or unobservable
+  at its output, still counts: remove it first).
 - :func:`frequency_response`: G(s) = C (s I - A)^-1 B + D at s = j w (z = exp(j w dt) in discrete time).
-- :func:`margins`: gain, phase and stability margins of one loop L (SISO), by ``control.stability_margins``
-  (python-control's polynomial method; install ``robodyn[control]``).
+- the margins of one loop L are in :mod:`robodyn.analysis.margins` (from the exact crossings of
+  :mod:`robodyn.analysis.crossings`).
 
-Controllability and observability (rank, PBH test, Gramians) are in :mod:`robodyn.analysis.controllability`,
-controller design (LQR, pole placement) in :mod:`robodyn.analysis.design`.
+Controllability and observability (the PBH verdict, the Kalman rank, Gramians) are in
+:mod:`robodyn.analysis.controllability`, controller design (LQR, pole placement) in :mod:`robodyn.analysis.design`.
 
 References: python-control 0.10 (``step_info``, ``stability_margins``), whose definitions these follow;
 docs/linear-systems.md.
@@ -25,7 +27,6 @@ docs/linear-systems.md.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -35,13 +36,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
+from robodyn.analysis.margins import Margins, margins
 from robodyn.analysis.modes import modes
+from robodyn.analysis.step_metrics import StepResponse, exact_characteristics, peak
+from robodyn.analysis.systems import as_linear
 from robodyn.errors import InputError, NumericalError, UnknownNameError
-from robodyn.model.linear import LinearSystem, control_module
-from robodyn.model.system import Model
+from robodyn.model.linear import LinearSystem
 
 __all__ = ["CONTROL_NAMES", "STEP_FIELDS", "Margins", "StepInfo", "as_linear", "check_frequencies",
-           "default_frequencies", "frequency_response", "margins", "step_grid", "step_info"]
+           "default_frequencies", "frequency_response", "margins", "step_grid", "step_info"]  # Margins, margins and
+# as_linear are robodyn.analysis.margins' and robodyn.analysis.systems', named here too
 
 Array = NDArray[np.float64]
 
@@ -58,20 +62,7 @@ MIN_STEPS: Final = 20  # ... or steps (discrete).
 MAX_POINTS: Final = 100_001  # Default T: at most this many points (the fastest mode is then sampled coarser).
 MAX_VALUES: Final = 10_000_000  # Responses (max(n, p) m len(T)) or frequency responses (p m len(w)) at most.
 ZERO_GAIN_RTOL: Final = 1e-10  # |G(0)| <= this times (|C| |A^-1 B| + |D|): a steady-state value of 0.
-GAIN_MARGIN_LIMIT: Final = 1e12  # Gain margins above this (240 dB) come from |L| at rounding level: noted.
 _CHUNK: Final = 1 << 22  # Complex entries of the (k, n, n + m) systems solved at once by frequency_response.
-
-
-# --- the system -----------------------------------------------------------------------------------------
-def as_linear(system: Any, where: str) -> LinearSystem:
-    """``system`` as a LinearSystem: its ``linear_model()`` (itself for a LinearSystem; the exact linear model of
-    a model linear by construction), or InputError saying how to make one."""
-    linear = system.linear_model() if isinstance(system, Model) else None
-    if linear is None:
-        hint = "robodyn.linearize(model, x, u)" if isinstance(system, Model) else "robodyn.LinearSystem(A, B, C, D)"
-        raise InputError(f"{where} needs a linear system, got {type(system).__name__}"
-                         f"{' ' + repr(system.name) if isinstance(system, Model) else ''}: make one with {hint}")
-    return linear
 
 
 def _null(value: float) -> float | None:
@@ -235,8 +226,9 @@ def step_grid(system: Any) -> tuple[Array, str]:
     return np.linspace(0.0, t_final, points), rule
 
 
-def _responses(linear: LinearSystem, times: Array) -> Array:
-    """Unit-step responses from rest at times[0], (p, m, T): exact (matrix exponentials or the recursion)."""
+def _responses(linear: LinearSystem, times: Array) -> tuple[Array, list[Array]]:
+    """Unit-step responses from rest at times[0], (p, m, T), exact (matrix exponentials or the recursion), and in
+    continuous time the states of each input's response (T, n) (none in discrete time)."""
     A, B, C, D = linear.A, linear.B, linear.C, linear.D
     n, m = B.shape
     out = np.empty((C.shape[0], m, times.size))
@@ -245,14 +237,16 @@ def _responses(linear: LinearSystem, times: Array) -> Array:
         for k in range(times.size):
             out[:, :, k] = C @ X + D
             X = A @ X + B
-        return out
+        return out, []
     from robodyn.integrate.exact import exact_response
     from robodyn.signals import Constant
 
+    runs = []
     for j in range(m):
         states = exact_response(A, B[:, j:j + 1], np.zeros(n), times, [Constant(1.0)], t0=float(times[0]))
         out[:, j, :] = (states @ C.T + D[:, j]).T
-    return out
+        runs.append(states)
+    return out, runs
 
 
 def _steady_state(linear: LinearSystem) -> tuple[Array, Array]:
@@ -297,6 +291,17 @@ def _characteristics(t: Array, y: Array, final: float, zero: bool, threshold: fl
     return values, reasons
 
 
+def _exact(response: StepResponse, final: float, zero: bool, values: dict[str, float],
+           reasons: list[tuple[tuple[str, ...], str]], limits: tuple[float, float, float]
+           ) -> tuple[dict[str, float], list[tuple[tuple[str, ...], str]]]:
+    """A continuous-time pair's quantities from its exact response (robodyn.analysis.step_metrics); a pair whose
+    steady state is 0 keeps its reasons and gets its exact peak."""
+    if zero:
+        values["peak"], values["peak_time"] = peak(response)
+        return values, reasons
+    return exact_characteristics(response, final, *limits)
+
+
 def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: float = 0.02,
               rise_limits: tuple[float, float] = (0.1, 0.9)) -> StepInfo:
     """Step-response characteristics of every (output, input) pair, python-control's ``step_info``.
@@ -316,7 +321,10 @@ def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: fl
     Returns
     -------
     StepInfo
-        Equal to ``control.step_info(sys, T=T)`` where both are defined. The steady-state value is G(0)
+        python-control's ``step_info`` quantities of the exact response: in continuous time the times are
+        roots and the extrema stationary points of the response between the samples of T (``control.step_info``
+        reads them off the samples, within a step of them); in discrete time they equal
+        ``control.step_info(sys, T=T)`` where both are defined. The steady-state value is G(0)
         (G(1) in discrete time). Undefined values are NaN with a reason: every value of a system that is not
         asymptotically stable; rise, settling, overshoot and undershoot of a pair whose steady state is 0;
         a rise or settling the grid ends before.
@@ -339,12 +347,15 @@ def step_info(system: Any, T: ArrayLike | None = None, *, settling_threshold: fl
                         rise_limits=(low, high), units=MappingProxyType(linear.units()), dt=linear.dt)
     times, rule = (given, "given (T)") if given is not None else step_grid(linear)
     with np.errstate(all="ignore"):
-        responses, (final, scale) = _responses(linear, times), _steady_state(linear)
+        (responses, runs), (final, scale) = _responses(linear, times), _steady_state(linear)
     reasons = []
     for i, output in enumerate(linear.outputs):
         for j, input in enumerate(linear.inputs):
             zero = abs(final[i, j]) <= ZERO_GAIN_RTOL * scale[i, j]
             values, why = _characteristics(times, responses[i, j], float(final[i, j]), zero, threshold, low, high)
+            if runs:  # continuous time: every time and extremum from the exact response between the samples
+                response = StepResponse(linear.A, linear.B[:, j], linear.C[i], float(linear.D[i, j]), times, runs[j])
+                values, why = _exact(response, float(final[i, j]), zero, values, why, (threshold, low, high))
             for name, value in values.items():
                 fields[name][i, j] = value
             reasons += [(output, input, names, text) for names, text in why]
@@ -420,181 +431,3 @@ def default_frequencies(system: Any, points: int = 1000) -> Array:
         high = min(high, math.pi / linear.dt)
         low = min(low, high / 1e3)
     return np.logspace(math.log10(low), math.log10(high), points)
-
-
-# --- margins --------------------------------------------------------------------------------------------
-@dataclass(frozen=True, slots=True, eq=False)
-class Margins:
-    """Stability margins of the loop L from ``input`` to ``output`` (python-control's ``stability_margins``).
-
-    Attributes
-    ----------
-    gain_margin, gain_margin_db
-        1 / |L| at the phase crossover, and in dB (inf: the phase never crosses -180°).
-    phase_margin
-        180° + arg L at the gain crossover, in degrees (inf: |L| never crosses 1).
-    phase_crossover, gain_crossover
-        The frequencies (rad/s) of the gain margin (phase -180°) and of the phase margin (|L| = 1); NaN if none.
-    stability_margin, stability_margin_frequency
-        min |1 + L| (the distance of the Nyquist curve from -1) and where it is reached.
-    crossings
-        Every crossing found: {"gain_margins", "phase_crossovers", "phase_margins", "gain_crossovers",
-        "stability_margins", "stability_margin_frequencies"}; the chosen ones are python-control's: the gain
-        margin closest to 1 (0 dB), the phase margin smallest in magnitude, the smallest stability margin.
-    reasons, notes
-        Why a value is infinite or undefined (by field); what else to know (open-loop unstable, a gain margin
-        from rounding, python-control's warnings).
-    """
-
-    input: str
-    output: str
-    gain_margin: float
-    gain_margin_db: float
-    phase_margin: float
-    phase_crossover: float
-    gain_crossover: float
-    stability_margin: float
-    stability_margin_frequency: float
-    crossings: Mapping[str, Array]
-    reasons: Mapping[str, str]
-    notes: tuple[str, ...] = ()
-    dt: float | None = None
-
-    def as_control(self) -> tuple[float, float, float, float, float, float]:
-        """``(gm, pm, sm, wpc, wgc, wms)`` as ``control.stability_margins(sys)`` returns them."""
-        return (self.gain_margin, self.phase_margin, self.stability_margin, self.phase_crossover,
-                self.gain_crossover, self.stability_margin_frequency)
-
-    def to_dict(self) -> dict[str, Any]:
-        """Strict JSON: infinite or undefined values are null, with ``null_reasons``; units in ``units``."""
-        names = ("gain_margin", "gain_margin_db", "phase_margin", "phase_crossover", "gain_crossover",
-                 "stability_margin", "stability_margin_frequency")
-        return {"input": self.input, "output": self.output, "dt": self.dt,
-                **{name: _null(getattr(self, name)) for name in names},
-                "crossings": {k: [_null(v) for v in np.asarray(a, dtype=float).tolist()]
-                              for k, a in self.crossings.items()},
-                "null_reasons": dict(self.reasons), "notes": list(self.notes),
-                "units": {"gain_margin": "1", "gain_margin_db": "dB", "phase_margin": "deg",
-                          "phase_crossover": "rad/s", "gain_crossover": "rad/s", "stability_margin": "1",
-                          "stability_margin_frequency": "rad/s"}}
-
-    def _repr_html_(self) -> str:
-        """The margins as a table (inf / undefined with their reasons), then the notes."""
-        def shown(value: float) -> str:
-            return display.number(value) if math.isfinite(value) else ("inf" if value > 0 else "-")
-
-        rows = [("gain margin", f"{shown(self.gain_margin)} ({shown(self.gain_margin_db)} dB)",
-                 f"at {shown(self.phase_crossover)} rad/s"),
-                ("phase margin", f"{shown(self.phase_margin)} deg", f"at {shown(self.gain_crossover)} rad/s"),
-                ("stability margin", shown(self.stability_margin),
-                 f"at {shown(self.stability_margin_frequency)} rad/s")]
-        notes = [display.note(f"{k}: {v}") for k, v in self.reasons.items()] + [display.note(n) for n in self.notes]
-        return display.block([display.heading(f"margins of the loop {self.input} -> {self.output}"),
-                              display.html_table(rows, row_header=True), *notes])
-
-
-def _siso(linear: LinearSystem, input: str | None, output: str | None) -> tuple[int, int]:
-    chosen = []
-    for name, names, what in ((output, linear.outputs, "output"), (input, linear.inputs, "input")):
-        if name is None:
-            if len(names) != 1:
-                raise InputError(f"margins are for one loop: {linear.name!r} has {len(names)} {what}s "
-                                 f"({', '.join(names) or 'none'}): pick one with {what}=...")
-            chosen.append(0)
-        elif name not in names:
-            raise UnknownNameError(f"margins: unknown {what} {name!r} (the {what}s: {', '.join(names)})")
-        else:
-            chosen.append(names.index(name))
-    return chosen[0], chosen[1]
-
-
-def _select(gm: Array, pm: Array, sm: Array, w180: Array, wc: Array, wstab: Array) -> tuple[float, ...]:
-    """python-control's choice among all crossings (stability_margins with returnall=False)."""
-    gain, w_gain = math.inf, math.nan
-    if gm.size and not np.isinf(gm).all():
-        with np.errstate(all="ignore"):
-            index = np.flatnonzero(np.abs(np.log(gm)) == np.min(np.abs(np.log(gm))))
-        gain, w_gain = float(gm[index][0]), float(w180[index][0])
-    phase, w_phase = math.inf, math.nan
-    if pm.size:
-        index = np.flatnonzero(np.abs(pm) == np.min(np.abs(pm)))
-        phase, w_phase = float(pm[index][0]), float(wc[index][0])
-    stab = float(np.min(sm)) if sm.size else math.inf
-    w_stab = float(wstab[sm == np.min(sm)][0]) if sm.size else math.nan
-    return gain, phase, stab, w_gain, w_phase, w_stab
-
-
-def _margin_reasons(values: Mapping[str, float], crossings: Mapping[str, Array]) -> dict[str, str]:
-    """Why each infinite or undefined margin is so: what python-control found (or did not) at w > 0."""
-    reasons = {}
-    if not math.isfinite(values["gain_margin"]):
-        reasons["gain_margin"] = ("no phase crossover (phase -180 deg with Re L < 0) was found at w > 0: the gain "
-                                  "margin is infinite" if not crossings["phase_crossovers"].size else
-                                  "|L| = 0 at the phase crossover: the gain margin is infinite")
-        reasons["gain_margin_db"] = reasons["gain_margin"]
-    if math.isnan(values["phase_crossover"]):
-        reasons["phase_crossover"] = "no frequency w > 0 where the phase crosses -180 deg was found"
-    if not math.isfinite(values["phase_margin"]):
-        reasons["phase_margin"] = "|L| crosses 1 (0 dB) at no w > 0: the phase margin is infinite"
-    if math.isnan(values["gain_crossover"]):
-        reasons["gain_crossover"] = "no frequency w > 0 where |L| = 1 was found"
-    if not math.isfinite(values["stability_margin"]):
-        reasons["stability_margin"] = "no minimum of |1 + L| was found at w > 0"
-        reasons["stability_margin_frequency"] = reasons["stability_margin"]
-    return reasons
-
-
-def margins(system: Any, *, input: str | None = None, output: str | None = None) -> Margins:
-    """Gain, phase and stability margins of the loop from ``input`` to ``output`` (SISO), by python-control.
-
-    Parameters
-    ----------
-    system
-        A LinearSystem (continuous or discrete time): the open loop L.
-    input, output
-        The loop's input and output names; needed when the system has several.
-
-    Returns
-    -------
-    Margins
-        Equal to ``control.stability_margins`` of the pair. An open loop that is not stable gets a note:
-        the margins then do not tell closed-loop stability (use the Nyquist criterion, or ``modes`` of the
-        closed loop).
-
-    Raises
-    ------
-    InputError
-        python-control is missing (install ``robodyn[control]``); the loop is not named.
-    """
-    linear = as_linear(system, "margins")
-    i, j = _siso(linear, input, output)
-    control = control_module()
-    loop = control.StateSpace(linear.A, linear.B[:, j:j + 1], linear.C[i:i + 1], linear.D[i:i + 1, j:j + 1],
-                              0 if linear.dt is None else linear.dt)
-    with warnings.catch_warnings(record=True) as caught, np.errstate(all="ignore"):
-        warnings.simplefilter("always")
-        try:
-            found = [np.asarray(a, dtype=float).reshape(-1) for a in control.stability_margins(loop, returnall=True)]
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
-            raise NumericalError(f"margins: python-control could not compute the margins of the loop "
-                                 f"{linear.inputs[j]} -> {linear.outputs[i]} ({exc})") from None
-    keys = ("gain_margins", "phase_margins", "stability_margins", "phase_crossovers", "gain_crossovers",
-            "stability_margin_frequencies")
-    crossings = {k: a for k, a in zip(keys, found)}
-    for array in crossings.values():
-        array.setflags(write=False)
-    gm, pm, sm, wpc, wgc, wms = _select(*found)
-    with np.errstate(divide="ignore"):
-        values = {"gain_margin": gm, "gain_margin_db": float(20.0 * np.log10(gm)), "phase_margin": pm,
-                  "phase_crossover": wpc, "gain_crossover": wgc, "stability_margin": sm,
-                  "stability_margin_frequency": wms}
-    notes = [f"python-control: {w.message}" for w in caught if not issubclass(w.category, DeprecationWarning)]
-    if math.isfinite(gm) and gm > GAIN_MARGIN_LIMIT:
-        notes.append(f"the gain margin {gm:.3g} ({values['gain_margin_db']:.0f} dB) at {wpc:.3g} rad/s comes from "
-                     "|L| at rounding level: the phase only approaches -180 deg; it is effectively infinite")
-    verdict = modes(linear)
-    if verdict.stability != "asymptotically stable":
-        notes.append(f"the open loop is {verdict.stability} ({verdict.explanation}): the margins alone do not tell "
-                     "closed-loop stability; use the Nyquist criterion or the modes of the closed loop")
-    return Margins(linear.inputs[j], linear.outputs[i], **values, crossings=MappingProxyType(crossings),
-                   reasons=MappingProxyType(_margin_reasons(values, crossings)), notes=tuple(notes), dt=linear.dt)

@@ -339,6 +339,11 @@ class Modes:
                                  "multiplicity (ln z = -inf, an infinite natural frequency)"]
         return data
 
+    @property
+    def _scale(self) -> float:
+        """The size eigenvalues are round-off against: the largest |λ| (at least 1; discrete time: 1)."""
+        return max([1.0, *(abs(r.eigenvalue) for r in self.rows)]) if self.dt is None else 1.0
+
     def _header(self) -> tuple[str, ...]:
         first = "eigenvalue" if self.dt is None else "pole z"
         return (first, "omega_n [rad/s]", "zeta", "time const [s]", "period [s]")
@@ -349,7 +354,8 @@ class Modes:
     def table(self) -> str:
         """A plain-text table of the modes followed by the verdict and its explanation."""
         header = (*self._header(), "mult")
-        lines = [[_complex_text(r.eigenvalue), _number(r.omega_n), _number(r.zeta), _number(r.time_constant),
+        lines = [[_complex_text(r.eigenvalue, self._scale), _number(r.omega_n), _number(r.zeta),
+                  _number(r.time_constant),
                   _number(r.period), f"{r.multiplicity}{' (defective)' if r.defective else ''}"] for r in self.rows]
         widths = [max(len(h), *(len(line[i]) for line in lines)) for i, h in enumerate(header)]
         render = ["  ".join(text.rjust(w) for text, w in zip(row, widths)) for row in [list(header), *lines]]
@@ -360,7 +366,8 @@ class Modes:
     def _repr_html_(self) -> str:
         """The table of :meth:`table` in HTML, then the verdict and its explanation (for Jupyter)."""
         header = (*self._header(), "multiplicity")
-        rows = [(_complex_text(r.eigenvalue), _number(r.omega_n), _number(r.zeta), _number(r.time_constant),
+        rows = [(_complex_text(r.eigenvalue, self._scale), _number(r.omega_n), _number(r.zeta),
+                 _number(r.time_constant),
                  _number(r.period), f"{r.multiplicity}{' (defective)' if r.defective else ''}") for r in self.rows]
         return display.block([display.heading(f"{self._title()}: {self.stability}"),
                               display.html_table(rows, header=header),
@@ -386,10 +393,11 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:.6g}"
 
 
-def _complex_text(value: complex) -> str:
+def _complex_text(value: complex, scale: float | None = None) -> str:
     from robodyn.display import cleaned
 
-    value = complex(cleaned([value])[0])  # a real part of 1e-17 beside 3.13j is round-off: shown as 0
+    # a real part of 1e-17 beside 3.13j, or a double eigenvalue of -7e-18 beside 9.6, is round-off: shown as 0
+    value = complex(cleaned([value], scale=scale)[0])
     return f"{value.real:.6g}" if value.imag == 0.0 else f"{value.real:.6g} ± {abs(value.imag):.6g}j"
 
 

@@ -131,7 +131,15 @@ def _cmd_modes(args: argparse.Namespace) -> int:
         point = x if model.constraints() is not None else model.state_vector(x, default=0.0)  # loops: assembled
         linear = robodyn.linearize(model, point, u)
     result = modes(linear)
-    print(json.dumps(result.to_dict(), indent=2) if args.json else result.table())
+    reach, see = linear.controllability(), linear.observability()  # one verdict each: robodyn.analysis.controllability
+    if args.json:
+        data = result.to_dict()
+        for key, word, test in (("controllability", "controllable", reach), ("observability", "observable", see)):
+            full = test.to_dict()
+            data[key] = {name: full[name] for name in ("full", word, "failing", "nearly", "rank", "explanation")}
+        print(json.dumps(data, indent=2))
+    else:
+        print("\n".join([result.table(), "", reach.explanation, see.explanation]))
     return 0
 
 
@@ -167,6 +175,30 @@ def _cmd_equilibrium(args: argparse.Namespace) -> int:
     return 0
 
 
+def _linear_text(name: str, linear: robodyn.LinearSystem) -> str:
+    """The point, A, B, C, D labelled by the state, input and output names (round-off shown as 0:
+    robodyn.display.text) and the eigenvalues."""
+    from robodyn.display import cleaned
+    from robodyn.display.text import complex_text, matrix_text, number_text, packed
+
+    assert linear.x_op is not None and linear.u_op is not None
+    point = [f"{n} = {number_text(v)}" for n, v in zip((*linear.states, *linear.inputs),
+                                                       cleaned(np.concatenate([linear.x_op, linear.u_op])))]
+    lines = packed(f"{name} linearized ({linear.method}) at ", point)
+    for label, rows, columns, meaning in (("A", linear.states, linear.states, "df/dx"),
+                                          ("B", linear.states, linear.inputs, "df/du"),
+                                          ("C", linear.outputs, linear.states, "dh/dx"),
+                                          ("D", linear.outputs, linear.inputs, "dh/du")):
+        lines += ["", f"{label} = {meaning}", matrix_text(label, getattr(linear, label), rows, columns)]
+    values = linear.eigenvalues
+    shown = cleaned(values, scale=float(np.max(np.abs(values), initial=0.0)))
+    values_text = [complex_text(value) for value in shown]
+    if linear.dt is not None:
+        values_text[-1] += f" (discrete time, dt = {linear.dt:g} s)"
+    lines += ["", *packed("poles z: " if linear.dt is not None else "eigenvalues: ", values_text)]
+    return "\n".join(lines)
+
+
 def _cmd_linearize(args: argparse.Namespace) -> int:
     from robodyn.analysis.linearize import operating_point  # the one rule for --at (docs/cli.md)
 
@@ -189,19 +221,9 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
         return 0
-    print(f"{model.name} linearized ({linear.method}) at "
-          + ", ".join(f"{n} = {v:.10g}" for n, v in zip((*linear.states, *linear.inputs),
-                                                        (*linear.x_op, *linear.u_op))))
-    for label in ("A", "B", "C", "D"):
-        print(f"{label} =\n{np.array2string(getattr(linear, label), precision=10, suppress_small=True)}")
-    print(("poles z: " if linear.dt is not None else "eigenvalues: ")
-          + ", ".join(f"{v.real:.10g}{v.imag:+.10g}j" for v in values)
-          + (f" (discrete time, dt = {linear.dt:g} s)" if linear.dt is not None else ""))
+    print(_linear_text(model.name, linear))
     if margins is not None:
-        print(f"loop transfer L at {args.open} (returned = -L injected): gain margin {margins.gain_margin:.6g} "
-              f"({margins.gain_margin_db:.4g} dB) at {margins.phase_crossover:.6g} rad/s, phase margin "
-              f"{margins.phase_margin:.4g} deg at {margins.gain_crossover:.6g} rad/s, stability margin "
-              f"{margins.stability_margin:.4g} at {margins.stability_margin_frequency:.6g} rad/s")
+        print(f"loop transfer L at {args.open} (returned = -L injected): {margins.text()}")
         for note in margins.notes:
             print(f"note: {note}")
     return 0

@@ -29,6 +29,8 @@ __all__ = ["MAX_TYPESET", "Formula", "formulas", "formulas_html", "svg"]
 
 FONT_SIZE: Final = 13  # points, of typeset formulas
 MAX_TYPESET: Final = 40  # formulas typeset on a page (~0.1 s each); the others are listed as text below them
+MAX_WIDTH: Final = 1400.0  # points: a wider line would shrink below ~60 % of its size in the page's column
+MAX_TEXT: Final = 400  # characters of a line's text beyond which it is not typeset (it would be wider than that)
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,22 +192,59 @@ def _typeset(latex: str, size: float) -> str | None:
     return re.sub(r"(<svg[^>]*>)", lambda match: f"{match.group(1)}<title>{title}</title>", text, count=1)
 
 
+def _fits(formula: Formula) -> str | None:
+    """The typeset line when it fits the page (at most MAX_WIDTH points wide; a longer text is not typeset at all:
+    about 5 points a character), else None."""
+    if len(formula.text or formula.latex) > MAX_TEXT:
+        return None
+    picture = svg(formula.latex)
+    if picture is None:
+        return f"<pre>{html.escape(formula.text or formula.latex)}</pre>"
+    width = re.search(r'width="([\d.]+)pt"', picture)
+    if width is not None and float(width.group(1)) > MAX_WIDTH:
+        return None
+    return f'<div class="formula">{picture}</div>'
+
+
+def _too_long(group: str, names: list[str], longest: int) -> str:
+    """What the page says instead of the entries of ``group`` that do not fit, and how to get them."""
+    where = f"{', '.join(names[:4])}{', ...' if len(names) > 4 else ''}"
+    evaluate = " and model.mass_matrix(q) evaluates M at a configuration" if group.startswith("M") else ""
+    return (f'<p class="note">{html.escape(group or "The equations")}: {len(names)} entr'
+            f'{"y is" if len(names) == 1 else "ies are"} too long to show here ({html.escape(where)}; up to {longest} '
+            f"characters as text, unsimplified): robodyn show MODEL prints them in full{evaluate}.</p>")
+
+
 def formulas_html(model: Any) -> str:
     """The formulas of ``model`` as HTML: one typeset line each, grouped under their term's name (the text form
-    where a line cannot be typeset), or the model's ``show_text()`` when it has no symbolic equations."""
+    where a line cannot be typeset), or the model's ``show_text()`` when it has no symbolic equations. An entry too
+    long to read on the page (typeset, it would shrink to a hairline) is not shown: a note names it and says how
+    to get it."""
     shown = formulas(model)
     if not shown:
         return f"<pre>{html.escape(model.show_text())}</pre>"
     parts: list[str] = []
     group = None
+    skipped: list[Formula] = []
+
+    def flush() -> None:
+        if skipped:
+            names = [(f.text or f.latex).split(" = ", 1)[0][:60] for f in skipped]
+            parts.append(_too_long(skipped[0].group, names, max(len(f.text or f.latex) for f in skipped)))
+            skipped.clear()
+
     for formula in shown[:MAX_TYPESET]:
         if formula.group != group:
+            flush()
             group = formula.group
             if group:
                 parts.append(f"<h4>{html.escape(group)}</h4>")
-        picture = svg(formula.latex)
-        parts.append(f'<div class="formula">{picture}</div>' if picture is not None else
-                     f"<pre>{html.escape(formula.text or formula.latex)}</pre>")
+        line = _fits(formula)
+        if line is None:
+            skipped.append(formula)
+        else:
+            parts.append(line)
+    flush()
     rest = shown[MAX_TYPESET:]
     if rest:
         lines = "\n".join(f.text or f.latex for f in rest)

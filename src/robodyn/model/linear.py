@@ -22,7 +22,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
     from robodyn.analysis.controllability import Controllability, Observability
-    from robodyn.analysis.lti import Margins, StepInfo
+    from robodyn.analysis.lti import StepInfo
+    from robodyn.analysis.margins import Margins
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["DISCRETIZATIONS", "LinearSystem", "check_period", "control_module", "require_continuous"]
@@ -433,21 +434,21 @@ class LinearSystem(Model):
         return bode(self, w, margins=margins)
 
     def margins(self, *, input: str | None = None, output: str | None = None) -> Margins:
-        """Gain, phase and stability margins of the loop from ``input`` to ``output`` (needed when there are
-        several): see :func:`robodyn.analysis.lti.margins`."""
-        from robodyn.analysis.lti import margins
+        """Gain, phase and stability margins of this system taken as a loop transfer L, from ``input`` to ``output``
+        (needed when there are several), from the exact crossings: see :func:`robodyn.analysis.margins.margins`."""
+        from robodyn.analysis.margins import margins
 
         return margins(self, input=input, output=output)
 
     def controllability(self, *, tolerance: float | None = None) -> Controllability:
-        """Rank of [B, AB, ...], the PBH test per mode and the Gramian: see
+        """The verdict (the PBH test on the balanced system), the Kalman matrix's rank and the Gramian: see
         :func:`robodyn.analysis.controllability.controllability`."""
         from robodyn.analysis.controllability import controllability
 
         return controllability(self, tolerance=tolerance)
 
     def observability(self, *, tolerance: float | None = None) -> Observability:
-        """Rank of [C; CA; ...], the PBH test per mode and the Gramian: see
+        """The verdict (the PBH test on the balanced system), the Kalman matrix's rank and the Gramian: see
         :func:`robodyn.analysis.controllability.observability`."""
         from robodyn.analysis.controllability import observability
 

@@ -11,6 +11,7 @@ same decision.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
@@ -19,7 +20,8 @@ import sympy
 
 from robodyn.model.expr import expand_bounded
 
-__all__ = ["Equation", "SymbolicForm", "expanded", "linearity", "names_of", "nonlinear_term", "time_dependence"]
+__all__ = ["Equation", "SymbolicForm", "depends_on", "expanded", "linearity", "names_of", "nonlinear_term",
+           "time_dependence"]
 
 Role = Literal["rate", "mass"]
 
@@ -68,6 +70,10 @@ class SymbolicForm:
 
 
 EXPAND_LIMIT: Final = 2000  # Operations up to which expressions are expanded before deciding (cancellation).
+PROBES: Final = 3  # Random points at which a dependence is looked for (depends_on).
+DIGITS: Final = 40  # Digits of those evaluations: rounding far below CHANGE_RTOL.
+CHANGE_RTOL: Final = 1e-25  # A change this small (relative) is rounding of the DIGITS-digit evaluation, not dependence.
+SHORT_TEXT: Final = 160  # Characters of an expression written into a sentence; longer ones are described by size.
 
 
 def expanded(expr: Any) -> Any:
@@ -98,11 +104,49 @@ def nonlinear_term(expr: Any, variables: set[Any]) -> Any | None:
     return products[-1] if products else None
 
 
+def _changes(expr: Any, base: dict[Any, Any], moved: dict[Any, Any]) -> bool:
+    """Whether ``expr`` differs at the two points beyond the rounding of a DIGITS-digit evaluation."""
+    a, b = (expr.xreplace(point).evalf(DIGITS) for point in (base, moved))
+    if not all(value.is_number and value.is_finite for value in (a, b)):
+        return True  # undefined at a probe: counted as depending (the structure says it may)
+    # compared in DIGITS-digit arithmetic: values beyond the range of a float (x^10000) are fine
+    try:
+        return bool((abs(a - b) - CHANGE_RTOL * (1 + abs(a) + abs(b))).evalf(DIGITS) > 0)
+    except TypeError:  # an undecidable comparison: counted as depending
+        return True
+
+
+def depends_on(expr: Any, symbols: set[Any]) -> set[Any]:
+    """The ``symbols`` that ``expr`` depends on *numerically*: among those it contains, each whose change, at
+    :data:`PROBES` random points (every free symbol, parameters included, drawn in +-[0.3, 1.7]), changes the value
+    evaluated in DIGITS digits by more than CHANGE_RTOL relative. sin(q)^2 + cos(q)^2 does not depend on q."""
+    candidates = sorted(expr.free_symbols & symbols, key=str)
+    if not candidates:
+        return set()
+    rng = random.Random(0)  # fixed: the answer is repeatable
+    free = sorted(expr.free_symbols, key=str)
+
+    def draw() -> Any:
+        return sympy.Float(rng.choice((-1, 1)) * rng.uniform(0.3, 1.7), DIGITS)
+
+    points = [{s: draw() for s in free} for _ in range(PROBES)]
+    if not any(_changes(expr, p, {**p, **{s: draw() for s in candidates}}) for p in points):
+        return set()  # none of them moves it (checked together first: a large expression is evaluated once each)
+    return {s for s in candidates if any(_changes(expr, p, {**p, s: draw()}) for p in points)}
+
+
+def _short(expr: Any) -> str:
+    """``expr`` as text when short enough to read in a sentence, else its size."""
+    text = sympy.sstr(expr)
+    return text if len(text) <= SHORT_TEXT else f"(an expression of {sympy.count_ops(expr)} operations)"
+
+
 def linearity(form: SymbolicForm) -> tuple[bool, str]:
     """Whether f is affine in (x, u), with the sentence that says why (or names the term that breaks it).
 
-    A mass-matrix entry must be free of x and u; a rate must have derivatives in x and u free of them. Give the
-    form :meth:`SymbolicForm.expanded` so that cancelling terms do not count.
+    A mass-matrix entry must be free of x and u; a rate must have derivatives in x and u free of them, both decided
+    numerically (:func:`depends_on`: an entry written with sin(q)^2 + cos(q)^2 is constant). Give the form
+    :meth:`SymbolicForm.expanded` so that cancelling terms do not count.
     """
     if form.linear_reason is not None:
         return True, form.linear_reason
@@ -110,16 +154,17 @@ def linearity(form: SymbolicForm) -> tuple[bool, str]:
     for equation in form.equations:
         label, expr = equation.label, equation.expr
         if equation.role == "mass":
-            depends = expr.free_symbols & variables
+            depends = depends_on(expr, variables)
             if depends:
-                return False, f"{label} = {sympy.sstr(expr)} depends on {names_of(depends)}"
+                return False, f"{label} = {_short(expr)} depends on {names_of(depends)}"
             continue
-        for v in variables & expr.free_symbols:
+        for v in sorted(variables & expr.free_symbols, key=str):
             derivative = sympy.diff(expr, v)
-            if derivative.free_symbols & variables:
+            inner = depends_on(derivative, variables)
+            if inner:
                 term = nonlinear_term(expr, variables) or derivative
-                inner = term.free_symbols & variables
-                return False, f"{sympy.sstr(term)} in {label} makes it nonlinear in {names_of(inner)}"
+                named = depends_on(term, variables) or inner
+                return False, f"{_short(term)} in {label} makes it nonlinear in {names_of(named)}"
     return True, "every term is a constant times a state or input, or a forcing term"
 
 

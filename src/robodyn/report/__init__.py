@@ -2,7 +2,8 @@
 
 :func:`analyze` runs, in order, each analysis robodyn has — equations (typeset), classification, the equilibria
 (or, for a robot, the operating point at the given joint angles with the holding torques), and at each point the
-linearization (A, B, C, D), its modes and stability verdict, the pole map, the validity of the linear model,
+linearization (A, B, C, D), its modes and stability verdict, the pole map, the controllability and observability
+verdicts, the exact step-response metrics (margins only for a diagram's loops), the validity of the linear model,
 free and step responses of the nonlinear model with the linear model's overlaid, a phase portrait for two-state
 models, the existence/uniqueness summary and, for robots, a picture of the mechanism — and keeps every figure
 as inline SVG. The page needs no network and no JavaScript.
@@ -10,8 +11,10 @@ as inline SVG. The page needs no network and no JavaScript.
 A section that cannot be computed for the model says why on the page (and in the JSON) instead of stopping
 the report: a report is for reading, and a partial one with the reason beats none.
 
-Modules: ``analyze`` (the order of the story, :class:`Report`), ``point`` (one operating point), ``figures``
-(responses, phase portrait, the mechanism), ``page`` (tables, numbers, strict JSON).
+Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the operating points: one per
+continuous family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses,
+phase portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``page`` (tables, numbers,
+strict JSON).
 """
 
 from robodyn.report.analyze import MAX_POINTS, Report, analyze

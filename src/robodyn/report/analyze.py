@@ -9,7 +9,7 @@ import difflib
 import html
 import io
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -22,6 +22,7 @@ from robodyn.progress import progress
 from robodyn.progress import quiet as quiet_progress
 from robodyn.report.page import guarded, number, page, strict_json, table
 from robodyn.report.point import existence_section, point_section
+from robodyn.report.points import csv_row, operating_points
 from robodyn.report.workers import Workers
 
 if TYPE_CHECKING:
@@ -86,8 +87,8 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         uses one per core; keep the default 1 in a process that runs threads of its own (a notebook kernel).
     """
     require_model(model, "analyze")
+    from robodyn.analysis import equilibrium  # noqa: F401 - imported (scipy.optimize with it) before workers fork
     from robodyn.analysis.classify import classify
-    from robodyn.analysis.equilibrium import find_equilibrium
 
     given = _checked_options(model, at, horizon, max_points, workers)
     sections: list[str] = []
@@ -111,10 +112,13 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         # torques: its rest points form a continuum when inputs are free, and a search in many dimensions is slow
         robot = model.kinematics() is not None and model.order == 2 and (
             any(name in given for name in coordinates) or len(coordinates) > ROBOT_COORDINATES)
-        points = guarded(sections, data, "operating_points", "Operating points",
-                          lambda: _points(model, given, robot, find_equilibrium))
-        chosen = list(points or [])[:max_points]
-        rows = [_row(model, point, k) for k, point in enumerate(chosen)]
+        found = guarded(sections, data, "operating_points", "Operating points",
+                         lambda: operating_points(model, given, robot))
+        chosen = found.points[:max_points] if found else []
+        if found:
+            data["operating_points"] = [str(point) for point in found.points]
+            data["equilibrium_families"] = found.records
+        rows = [csv_row(model, point, k, found.records[k]) for k, point in enumerate(chosen)] if found else []
         exists = pool.submit(existence_section, chosen[0], 0) if chosen else None
         started = [pool.submit(point_section, point, k, horizon, None if pool.pool else step)
                    for k, point in enumerate(chosen)]
@@ -176,36 +180,6 @@ def _classification(result: Any) -> tuple[str, Any]:
     return text + table(["property", "verdict", "reason"], rows, text_columns=3), {
         **{name: bool(getattr(result, name)) for name in verdicts}, "reasons": dict(result.reasons),
         "method": result.method}
-
-
-def _points(model: ModelContract, given: dict[str, float], robot: bool, find: Callable[..., Any]) -> tuple[str, Any]:
-    """The operating points: equilibria with the inputs fixed (0 unless given), or a robot's configuration."""
-    n = model.n_states // 2 if model.order == 2 else model.n_states
-    if robot:  # a robot has a continuum of rest points: the one at the given angles, held by its torques
-        fixed = {name: given.get(name, 0.0) for name in model.states}
-        if model.constraints() is not None:  # closed loops: the angles given held, the others assembled
-            from robodyn.analysis.assembly import completed
-
-            state = completed(model, {k: v for k, v in given.items() if k in model.states})
-            fixed = dict(zip(model.states, state.tolist()))
-        points = list(find(model, fix=fixed))
-        how = "the given joint angles (others 0) at rest, with the inputs that hold them"
-    else:
-        fixed = {name: given.get(name, 0.0) for name in model.inputs} | {k: v for k, v in given.items()
-                                                                           if k in model.states}
-        points = list(find(model, fix=fixed, starts=8))
-        how = "f(x, u) = 0 with " + (", ".join(f"{k} = {number(v)}" for k, v in fixed.items()) or "nothing fixed")
-    header = ["#", *model.states[:n], *model.inputs, "residual"]
-    rows = [[k, *p.x[:n].tolist(), *p.u.tolist(), p.residual] for k, p in enumerate(points)]
-    body = f"<p>{len(points)} point(s): {html.escape(how)}.</p>" + table(header, rows)
-    return body, points
-
-
-def _row(model: ModelContract, point: Any, k: int) -> dict[str, Any]:
-    return {"point": k, **dict(zip(model.states, point.x.tolist())), **dict(zip(model.inputs, point.u.tolist())),
-            "residual": point.residual}
-
-
 
 
 def _equations(model: ModelContract) -> str:

@@ -141,9 +141,8 @@ def loops_section(model: ModelContract, point: Any, record: dict[str, Any], pict
             rows.append(f"<li><code>{html.escape(port)}</code>: {html.escape(str(exc))}</li>")
             continue
         record["loops"][port] = margins.to_dict()
-        rows.append(f"<li><code>{html.escape(port)}</code>: gain margin {number(margins.gain_margin_db)} dB at "
-                    f"{number(margins.phase_crossover)} rad/s, phase margin {number(margins.phase_margin)} deg at "
-                    f"{number(margins.gain_crossover)} rad/s</li>")
+        notes = "".join(f"<br>{html.escape(note)}" for note in margins.notes)
+        rows.append(f"<li><code>{html.escape(port)}</code>: {html.escape(margins.text())}{notes}</li>")
         pictures.append(figure(loop.bode(), f"Bode diagram of the loop opened at {port} (L, negative feedback)"))
     return ("<h3>Loops</h3><p>Each loop broken at a port, the others closed (L with returned = -L injected):</p>"
             f"<ul>{''.join(rows)}</ul>")

@@ -27,6 +27,7 @@ CLIP_FACTOR: Final = 3.0  # the linear curve may span this many times the nonlin
 CLIP_MARGIN: Final = 0.25  # of the nonlinear range, added on each side of a cut axis
 RESPONSE_POINTS: Final = 201  # output times of each response
 MAX_CURVES: Final = 8  # states drawn in a response (a model with more: its first coordinates and their velocities)
+MOVING_RTOL: Final = 1e-9  # a column of A below this times its largest moves nothing (round-off of a zero column)
 
 
 def responses(model: ModelContract, linear: Any, point: Any, horizon: float) -> list[str]:
@@ -38,20 +39,22 @@ def responses(model: ModelContract, linear: Any, point: Any, horizon: float) -> 
 
     figures = []
     n = model.n_states
+    moved = _moving(linear.A)
     offset = np.zeros(n)
-    offset[0] = 0.05 * max(1.0, abs(float(point.x[0])))
+    offset[moved] = 0.05 * max(1.0, abs(float(point.x[moved])))
     t_eval = np.linspace(0.0, horizon, RESPONSE_POINTS)
-    cases: list[tuple[str, Any, float | None]] = [("free response from an offset of the first state",
+    cases: list[tuple[str, Any, float | None]] = [(f"free response from an offset of {model.states[moved]}",
                                                   point.x + offset, None)]
+    acting = _moving(linear.B) if model.n_inputs else 0
     if model.n_inputs:
         size = 0.05 * max(1.0, float(np.max(np.abs(point.u))))
-        cases.append((f"step of {number(size)} on {model.inputs[0]}", point.x, size))
+        cases.append((f"step of {number(size)} on {model.inputs[acting]}", point.x, size))
     for caption, x0, step in cases:
         try:
             inputs: dict[str, Any] = {name: float(v) for name, v in zip(model.inputs, point.u)}
             shifted: dict[str, Any] = {name: 0.0 for name in model.inputs}
             if step is not None:
-                first = model.inputs[0]
+                first = model.inputs[acting]
                 inputs[first] = Step(at=0.0, before=inputs[first], after=inputs[first] + step)
                 shifted[first] = Step(at=0.0, before=0.0, after=step)
             nonlinear = simulate(model, horizon, x0, inputs or None, t_eval=t_eval, rtol=1e-8,
@@ -71,6 +74,15 @@ def responses(model: ModelContract, linear: Any, point: Any, horizon: float) -> 
         except RobodynError as exc:
             figures.append(f'<p class="note">{html.escape(caption)}: {html.escape(str(exc))}</p>')
     return figures
+
+
+def _moving(matrix: np.ndarray) -> int:
+    """The first column of A (or B) that moves the system: not 0 to rounding (MOVING_RTOL of the matrix's size).
+    An offset along a zero column of A is a neighbouring equilibrium (the base yaw of an arm gravity does not act
+    along): its free response would not move at all."""
+    norms = np.linalg.norm(matrix, axis=0)
+    moving = np.flatnonzero(norms > MOVING_RTOL * max(float(np.max(norms, initial=0.0)), 1e-300))
+    return int(moving[0]) if moving.size else 0
 
 
 def drawn_states(model: ModelContract) -> list[str]:

@@ -1,8 +1,9 @@
 """The pieces of the report's page: numbers as people read them, tables, matrices, figures, strict JSON.
 
 Numbers are shown with 6 significant digits after :func:`robodyn.display.cleaned` (round-off against the
-scale of its row is shown as 0); the JSON keeps every number as computed, with non-finite ones as ``null``
-(strict JSON: ``Infinity`` and ``NaN`` are not JSON, and every strict parser refuses them).
+scale of its row, or of its whole matrix for a matrix, is shown as 0); the JSON keeps every number as computed,
+with non-finite ones as ``null`` (strict JSON: ``Infinity`` and ``NaN`` are not JSON, and every strict parser
+refuses them).
 """
 
 from __future__ import annotations
@@ -71,10 +72,12 @@ def _cleaned_row(row: Sequence[Any], text_columns: int) -> list[Any]:
 
 
 def matrix(name: str, values: np.ndarray, rows: tuple[str, ...], columns: tuple[str, ...], limit: int = 14) -> str:
-    """A labelled matrix table, cut to ``limit`` rows and columns with a note; round-off shown as 0 per row."""
+    """A labelled matrix table, cut to ``limit`` rows and columns with a note; round-off against the matrix's largest
+    entry shown as 0 (a row can be round-off throughout: an arm's base yaw row where gravity torques cancel)."""
     if values.size == 0:
         return f"<p>{html.escape(name)} is empty.</p>"
-    shown = cleaned(values)[:limit, :limit]
+    finite = np.abs(values[np.isfinite(values)])
+    shown = cleaned(values, scale=float(finite.max()) if finite.size else 0.0)[:limit, :limit]  # a row of round-off
     note = f" (first {limit} rows and columns of {values.shape[0]} x {values.shape[1]})" \
         if max(values.shape) > limit else ""
     body = table([name, *columns[:limit]], [[r, *row] for r, row in zip(rows[:limit], shown.tolist())])

@@ -16,6 +16,7 @@ from robodyn.display import cleaned
 from robodyn.errors import RobodynError
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number, table
+from robodyn.report.points import limits_text
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -40,6 +41,10 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     parts: list[str] = []
     record: dict[str, Any] = {"x": point.x.tolist(), "u": point.u.tolist()}
     title = f"<h2>Point {k}: {html.escape(heading(model, point))}</h2>"
+    outside = limits_text(model, point.x)
+    if outside:
+        title += (f"<p class=\"note\">Outside the joints' position limits: {html.escape(outside)} (the limits are "
+                  "not forces: the equations hold here, but the robot cannot reach it).</p>")
     step(description=f"point {k}: linearize")
     try:
         linear = linearize(model, point.x, point.u)
@@ -62,7 +67,9 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     pictures = [figure(plots.pole_map(poles, title=f"poles at point {k}", discrete=linear.dt is not None),
                        f"the {poles.size} eigenvalues of A")]
     step(description=f"point {k}: linear-systems view")
-    parts.append(_linear_systems(linear, result.stability.startswith("asymptotically"), record, pictures))
+    structure = model.block_diagram()
+    loops = tuple(structure["loops"]) if structure else ()
+    parts.append(_linear_systems(linear, result.stability.startswith("asymptotically"), record, pictures, loops))
     if model.block_diagram() is not None:
         from robodyn.report.diagram import loops_section
 
@@ -82,18 +89,22 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures), record
 
 
-def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures: list[str]) -> str:
+def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures: list[str],
+                    loops: tuple[str, ...]) -> str:
     """Controllability and observability at every point; at a stable one also the step-response metrics of each
-    (output, input) pair, the Bode diagram and the margins of the first pair's loop (robodyn.analysis.lti)."""
+    (output, input) pair and the Bode diagram (robodyn.analysis.lti); margins only for loops the model has
+    (``loops``: a diagram's, in the Loops section), and for anything else why there are none."""
     reach, see = linear.controllability(), linear.observability()
     record["controllability"], record["observability"] = reach.to_dict(), see.to_dict()
     text = (f"<h3>Linear-systems view</h3><p>Controllability: {html.escape(reach.explanation)}.</p>"
             f"<p>Observability: {html.escape(see.explanation)}.</p>")
     if not linear.inputs:
         return text + "<p>The model has no inputs: no step response, Bode diagram or margins to show.</p>"
+    record["margins"], record["margins_reason"] = None, _no_margins(loops)
+    text += f"<p>{html.escape(record['margins_reason'])}</p>"
     if not stable:
-        return text + ("<p>Step-response metrics, the Bode diagram and the margins are shown at asymptotically "
-                       "stable points (a response that grows has no settling time).</p>")
+        return text + ("<p>Step-response metrics and the Bode diagram are shown at asymptotically stable points (a "
+                       "response that grows has no settling time).</p>")
     info = linear.step_info()
     record["step_info"] = info.to_dict()
     units = dict(linear.units())
@@ -105,24 +116,25 @@ def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures:
                 "rise_time", "settling_time", "overshoot", "peak", "peak_time", "steady_state_value"))])
     header = ["step of 1 on -> output", "rise [s]", "settling [s]", "overshoot [%]", "peak", "peak time [s]",
               "steady state"]
-    text += ("<p>Unit step responses (python-control's definitions, on the exact response; nan where the steady "
-             "state is 0):</p>" + table(header, rows))
-    pictures.append(figure(linear.bode(), "Bode diagram of the linear model (every input to every output)"))
-    try:
-        loop = linear.margins(input=linear.inputs[0], output=linear.outputs[0])
-    except RobodynError as exc:  # python-control missing, or no loop to speak of
-        return text + f"<p class=\"note\">Margins not available: {html.escape(str(exc))}</p>"
-    record["margins"] = loop.to_dict()
-    values = dict(record["margins"])  # what is shown; the record keeps python-control's numbers
-    quantities = (("gain margin", "gain_margin_db", " dB"), ("phase margin", "phase_margin", " deg"),
-                  ("phase crossover", "phase_crossover", " rad/s"), ("gain crossover", "gain_crossover", " rad/s"))
-    if values["gain_margin"] is not None and values["gain_margin"] > 1e12:  # |L| at rounding level (see notes)
-        values["gain_margin_db"] = values["phase_crossover"] = None
-    shown = ", ".join(f"{label} {'infinite' if values[key] is None else number(values[key])}{unit}"
-                      for label, key, unit in quantities)
-    notes = "".join(f"<br>{html.escape(note)}" for note in values.get("notes", []))
-    return text + (f"<p>Margins of the loop {html.escape(linear.inputs[0])} -> {html.escape(linear.outputs[0])} "
-                   f"closed by unity negative feedback: {html.escape(shown)}.{notes}</p>")
+    pictures.append(figure(linear.bode(margins=False), "Bode diagram of the linear model (every input to every "
+                                                       "output)"))
+    return text + ("<p>Unit step responses (python-control's definitions, read off the exact response: times by "
+                   "root finding on the matrix exponential, peaks where its derivative is 0; nan where the steady "
+                   "state is 0):</p>" + table(header, rows))
+
+
+def _no_margins(loops: tuple[str, ...]) -> str:
+    """Why this section shows no gain or phase margins: they belong to a loop, and where the model's loops are."""
+    if loops:
+        return (f"Gain and phase margins belong to a loop: the model's loops, broken at {', '.join(loops)}, are in "
+                "the Loops section below; the transfers from its inputs to its outputs above are closed loops, not "
+                "loops to take margins of.")
+    return ("No gain or phase margins: the model has no loop. Its inputs drive its outputs (a plant), and no "
+            "feedback is part of it: any loop around it is a choice the model does not make. Margins belong to a "
+            "loop: put the plant and a controller in a diagram (docs/diagrams.md) and break it at a connection "
+            "(robodyn linearize DIAGRAM --open BLOCK.PORT, or robodyn.linearize(diagram, x, u, "
+            "open=\"block.port\")), or take LinearSystem.margins() of a loop transfer built by hand "
+            "(L = K (sI - A)^-1 B for a state feedback u = -K x).")
 
 
 def _validity(model: ModelContract, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
