@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+
 import pytest
 
 from robodyn.atomic import write_bytes_atomic, write_text_atomic
@@ -21,10 +23,10 @@ def test_failure_leaves_old_content_and_no_temporary(tmp_path, monkeypatch):
     write_bytes_atomic(target, b"old")
 
     def broken_replace(*_args, **_kwargs):
-        raise OSError("disk full")
+        raise OSError(errno.EIO, "Input/output error")
 
     monkeypatch.setattr("robodyn.atomic.os.replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match=r"out\.bin: Input/output error"):  # robodyn's error, naming the file
         write_bytes_atomic(target, b"new")
     assert target.read_bytes() == b"old"
     assert [p.name for p in tmp_path.iterdir()] == ["out.bin"]
