@@ -75,6 +75,7 @@ def _existing_ancestor(target: Path, option: str) -> Path:
 
 
 _T = TypeVar("_T")
+_Where = TypeVar("_Where", bound="str | os.PathLike[str]")  # a path, as the caller names it
 _CREATE: Final = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
 
 
@@ -330,7 +331,7 @@ def _rename_all(targets: list[_Target], temporaries: list[str], option: str) -> 
         _undo([backup for backup in backups if backup is not None], [])
 
 
-def write_files_atomic(files: Mapping[str | os.PathLike[str], Content], option: str = "cannot write", *,
+def write_files_atomic(files: Mapping[_Where, Content], option: str = "cannot write", *,
                        mode: int | None = None) -> list[Path]:
     """Write ``files`` (path: content) as one operation (see the module docstring); returns the paths as given.
 

@@ -62,10 +62,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             quick = quick_simulate(argv[1:])
         except KeyboardInterrupt:
             fail("interrupted", 130)
-        except RobodynError as exc:  # its output could not be written (a full disk): one line, as below
-            if os.environ.get("ROBODYN_DEBUG"):
-                raise
-            fail(str(exc), exc.exit_code)
         if quick is not None:
             return quick
     args = build_parser(next((word for word in argv if not word.startswith("-")), None)).parse_args(argv)

@@ -72,6 +72,7 @@ class Diagram(ComposedCode, DiagramParameters, Model):
     """
 
     kind = "diagram"
+    _size: tuple[int, int]  # (blocks with the diagrams inside expanded, levels of nesting): diagram_build.check_size
 
     def __init__(self, blocks: Mapping[str, ModelContract], connect: Sequence[str | tuple[str, str]] = (),
                  inputs: Mapping[str, str | Sequence[str]] | None = None, outputs: Mapping[str, str] | None = None,

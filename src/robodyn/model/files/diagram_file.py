@@ -96,8 +96,8 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
 def expanded_size(data: Any, source: str) -> tuple[int, int]:
     """(blocks, levels) of the diagram document ``data`` read from ``source``, its block files read (each once,
     as YAML only) and counted as often as they are used: what the diagram expands to, known before any block is
-    built. Counting stops past :data:`MAX_DIAGRAM_DEPTH` levels; a file that cannot be read counts as one block
-    (building it says what is wrong)."""
+    built. Past :data:`MAX_DIAGRAM_DEPTH` levels counting stops with an InputError; a file that cannot be read
+    counts as one block (building it says what is wrong)."""
     from robodyn.model.files.loading import MAX_FILE_BYTES
     from robodyn.model.files.yamlio import read_yaml
     from robodyn.textfile import read_text_limited
@@ -108,8 +108,10 @@ def expanded_size(data: Any, source: str) -> tuple[int, int]:
         if not (isinstance(document, dict) and document.get("kind") == "diagram"
                 and isinstance(document.get("blocks"), dict)):
             return 1, 0
-        if len(path) > MAX_DIAGRAM_DEPTH:
-            return 1, len(path)  # deeper than the limit: refused whatever the rest
+        if len(path) > MAX_DIAGRAM_DEPTH:  # counting stops here: refused whatever the rest
+            raise InputError(f"the levels of diagrams inside diagrams would be more than the limit of "
+                             f"{MAX_DIAGRAM_DEPTH} ({where} is at level {len(path)}): write the inner diagrams' "
+                             "blocks into fewer levels")
         folder = os.path.dirname(os.path.realpath(where)) if os.path.isfile(where) else os.getcwd()
         blocks, depth = 0, 0
         for spec in document["blocks"].values():
