@@ -276,3 +276,21 @@ def test_sweep_on_a_full_disk_is_one_line_naming_the_file(capsys, tmp_path, full
     line = one_line(err)
     assert str(out) in line and NO_SPACE in line
     assert not [p for p in out.rglob("*") if p.name.endswith((".tmp", ".old"))]
+
+
+def test_sweep_refuses_a_read_only_manifest_before_any_run(capsys, tmp_path, monkeypatch):
+    import robodyn.sweep.run
+
+    out = tmp_path / "sweep"
+    argv = ["sweep", "joint", "--x0", "q=-1:1:3", "--t-final", "1", "--out", str(out)]
+    assert run(capsys, *argv)[0] == 0
+    (out / "manifest.json").chmod(0o444)
+    before = snapshot(out)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a chunk ran before the folder was checked")
+
+    monkeypatch.setattr(robodyn.sweep.run, "run_chunk", never)
+    code, _, err = run(capsys, *argv)
+    assert code == 2 and f"{out / 'manifest.json'} is read-only: make it writable" in one_line(err)
+    assert snapshot(out) == before
