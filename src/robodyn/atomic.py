@@ -53,6 +53,14 @@ _FIXES: Final = {
 }
 
 
+_DEFAULT: Final = "cannot write"  # what a message starts with when the caller names no option
+
+
+def _subject(option: str, path: Path) -> str:
+    """How a message names ``path``: after the caller's option (``--out x.csv``), or alone for the default."""
+    return str(path) if option == _DEFAULT else f"{option} {path}"
+
+
 def path_component(name: str, fallback: str = "model") -> str:
     """``name`` (a model's name, free text) reduced to one safe file or folder name.
 
@@ -135,9 +143,9 @@ def _check_special(target: Path, option: str, what: str) -> None:
     except OSError as exc:
         raise InputError(f"{option} {target}: {exc.strerror or exc}: choose another location") from None
     if stat.S_ISLNK(info.st_mode) and not target.exists():
-        raise InputError(f"{option} {target} is a symbolic link to nothing: remove it or choose another name")
+        raise InputError(f"{_subject(option, target)} is a symbolic link to nothing: remove it or choose another name")
     if target.exists() and not (target.is_file() or target.is_dir()):
-        raise InputError(f"{option} {target} is a device, pipe or socket: name a {what}")
+        raise InputError(f"{_subject(option, target)} is a device, pipe or socket: name a {what}")
 
 
 class _Target(NamedTuple):
@@ -155,7 +163,8 @@ def _target(path: str | os.PathLike[str], option: str, follow: bool) -> _Target:
         raise InputError(f"{option}: the path is empty: name a file")
     _check_special(given, option, "file")
     if given.is_dir() and (follow or not given.is_symlink()):
-        raise InputError(f"{option} {given} is a folder: name a file inside it, e.g. {given / 'out'}{given.suffix}")
+        raise InputError(f"{_subject(option, given)} is a folder: name a file inside it, e.g. "
+                         f"{given / 'out'}{given.suffix}")
     if not given.parent.is_dir():
         _existing_ancestor(given, option)
     real = Path(os.path.realpath(given)) if follow else given.parent.resolve() / given.name
@@ -167,11 +176,12 @@ def _target(path: str | os.PathLike[str], option: str, follow: bool) -> _Target:
         raise InputError(f"{option} {given}: {exc.strerror or exc}: choose another location") from None
     if follow and (stat.S_IMODE(old.st_mode) & 0o222 == 0 or not os.access(real, os.W_OK)):
         via = f" (a link to {real})" if real != given.absolute() and given.is_symlink() else ""
-        raise InputError(f"{option} {given}{via} is read-only: make it writable (chmod u+w) or write elsewhere")
+        raise InputError(f"{_subject(option, given)}{via} is read-only: make it writable (chmod u+w) or write "
+                         "elsewhere")
     return _Target(given, real, old if stat.S_ISREG(old.st_mode) else None)
 
 
-def check_output_path(path: str | os.PathLike[str], option: str = "cannot write", *, probe: bool = True) -> Path:
+def check_output_path(path: str | os.PathLike[str], option: str = _DEFAULT, *, probe: bool = True) -> Path:
     """Refuse, before any work is done, an output path that cannot be a file: a folder, a path under a file, a
     device, pipe or dangling link, a read-only file, or (``probe``) a location where nothing can be created. A
     link to a file is checked as that file (it is written through)."""
@@ -182,7 +192,7 @@ def check_output_path(path: str | os.PathLike[str], option: str = "cannot write"
     return target.given
 
 
-def check_output_folder(path: str | os.PathLike[str], option: str = "cannot write") -> Path:
+def check_output_folder(path: str | os.PathLike[str], option: str = _DEFAULT) -> Path:
     """Refuse, before any work is done, a path that cannot be an output folder: a file, a device, a dangling
     link, a path under a file, or a location where nothing can be created (checked by creating and removing a
     temporary folder: nothing is left behind)."""
@@ -191,7 +201,8 @@ def check_output_folder(path: str | os.PathLike[str], option: str = "cannot writ
         raise InputError(f"{option}: the path is empty: name a folder")
     _check_special(target, option, "folder")
     if target.exists() and not target.is_dir():
-        raise InputError(f"{option} {target} is a file, not a folder: name a folder (it is created when missing)")
+        raise InputError(f"{_subject(option, target)} is a file, not a folder: name a folder (it is created when "
+                         "missing)")
     _probe(target if target.is_dir() else _existing_ancestor(target, option), target, option)
     return target
 
@@ -331,7 +342,7 @@ def _rename_all(targets: list[_Target], temporaries: list[str], option: str) -> 
         _undo([backup for backup in backups if backup is not None], [])
 
 
-def write_files_atomic(files: Mapping[_Where, Content], option: str = "cannot write", *,
+def write_files_atomic(files: Mapping[_Where, Content], option: str = _DEFAULT, *,
                        mode: int | None = None) -> list[Path]:
     """Write ``files`` (path: content) as one operation (see the module docstring); returns the paths as given.
 
@@ -357,8 +368,8 @@ def write_files_atomic(files: Mapping[_Where, Content], option: str = "cannot wr
     seen: dict[Path, Path] = {}
     for target in targets:
         if target.real in seen:
-            raise InputError(f"{option} {target.given} and {seen[target.real]} are the same file: name different "
-                             "files")
+            raise InputError(f"{_subject(option, target.given)} and {seen[target.real]} are the same file: name "
+                             "different files")
         seen[target.real] = target.given
     temporaries: list[str] = []
     folders: list[Path] = []
