@@ -10,18 +10,26 @@ Sizes are counted by :func:`within`, a traversal that stops as soon as the budge
 cheap whatever the expression. Work whose time cannot be told from the size (simplification) also runs under
 :func:`time_limit`: in the main thread, a timer interrupts it after the stated seconds and the expression is
 shown as it was; elsewhere (threads, where no timer can interrupt) the size limits alone bound it.
+
+Work whose size the input sets (the blocks a diagram expands to, the sample instants of a run, the steps of a
+fixed-step method) is bounded before it starts: :func:`check_count` compares the count, computed as a float
+from the input alone (it may be huge or infinite), with the limit and raises an InputError naming the quantity,
+the limit and the fix. Each limit is a named constant beside the code it guards, with the reason for its value.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any, Final
 
+from robodyn.errors import InputError
+
 __all__ = ["MAX_PRETTY_NODES", "MAX_SHOWN_NODES", "MAX_SIMPLIFIED_NODES", "SIMPLIFY_SECONDS", "OverBudget",
-           "shown", "time_limit", "too_large", "within"]
+           "check_count", "shown", "time_limit", "too_large", "within"]
 
 MAX_SHOWN_NODES: Final = 20_000  # nodes of one expression printed as one-line text or LaTeX (~2 s at most)
 MAX_PRETTY_NODES: Final = 2_000  # nodes of one expression drawn two-dimensionally (sympy.pretty is ~10x slower)
@@ -81,3 +89,14 @@ def too_large(limit: int = MAX_SHOWN_NODES, *, latex: bool = False) -> str:
 def shown(expr: Any, render: Callable[[Any], str], *, limit: int = MAX_SHOWN_NODES, latex: bool = False) -> str:
     """``render(expr)`` when ``expr`` is within ``limit`` nodes, else :func:`too_large`'s placeholder."""
     return render(expr) if within(expr, limit) else too_large(limit, latex=latex)
+
+
+def check_count(count: float, limit: int, what: str, fix: str, where: str = "") -> int:
+    """``count`` (of ``what``: "sample instants", "leaf blocks"), counted before the work it measures, as an int;
+    InputError "``where``: ``what`` would be ``count``, more than the limit of ``limit``: ``fix``" when it is larger
+    than ``limit`` or not a finite number (a count computed as a float may overflow to inf or be NaN)."""
+    if not count <= limit:  # also NaN
+        shown = f"{count:,.0f}" if math.isfinite(count) and count < 1e15 else f"{count:.3g}"
+        prefix = f"{where}: " if where else ""
+        raise InputError(f"{prefix}{what} would be {shown}, more than the limit of {limit:,}: {fix}")
+    return int(count)

@@ -28,8 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from robodyn.trajectory import Trajectory
 
-__all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "literal", "phase_portrait", "plain_log", "pole_map",
-           "save_figure", "time_response", "validity"]
+__all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "figure_bytes", "literal", "phase_portrait", "plain_log",
+           "pole_map", "save_figure", "time_response", "validity"]
 
 FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
 
@@ -322,16 +322,21 @@ def convergence(result: Any) -> Figure:
     return figure
 
 
-def save_figure(figure: Figure, path: str, option: str = "--plot") -> None:
-    """Write ``figure`` as PNG, SVG or PDF (by the suffix), atomically."""
+def figure_bytes(figure: Figure, path: str, option: str = "--plot") -> bytes:
+    """``figure`` as the PNG, SVG or PDF file ``path`` names (by its suffix) would hold it."""
     import io
     from pathlib import Path
-
-    from robodyn.atomic import write_bytes_atomic
 
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         raise InputError(f"{option} {path}: write a .png, .svg or .pdf file")
     buffer = io.BytesIO()
     figure.savefig(buffer, format=suffix[1:], dpi=120)
-    write_bytes_atomic(path, buffer.getvalue())
+    return buffer.getvalue()
+
+
+def save_figure(figure: Figure, path: str, option: str = "--plot") -> None:
+    """Write ``figure`` as PNG, SVG or PDF (by the suffix), atomically."""
+    from robodyn.atomic import write_bytes_atomic
+
+    write_bytes_atomic(path, figure_bytes(figure, path, option))

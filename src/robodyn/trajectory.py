@@ -315,6 +315,10 @@ class Trajectory:
     def to_npz(self, path: str | os.PathLike[str]) -> None:
         """Write every array, the names, the statistics, the events and the run's parameters (when known) as a
         compressed ``.npz``, atomically: :meth:`load` reads it all back (all but :attr:`source`)."""
+        write_bytes_atomic(path, self.to_npz_bytes())
+
+    def to_npz_bytes(self) -> bytes:
+        """The bytes of the ``.npz`` file :meth:`to_npz` writes."""
         buffer = io.BytesIO()
         events: dict[str, Any] = {"event_names": np.array([e.name for e in self.events], dtype=str),
                   "event_t": np.array([e.t for e in self.events], dtype=float),
@@ -328,7 +332,7 @@ class Trajectory:
             inputs=np.array(self.inputs, dtype=str), outputs=np.array(self.outputs, dtype=str),
             model=np.array(self.model), stats=np.array(json.dumps(self.stats.to_dict())), **events, **extra,
         )
-        write_bytes_atomic(path, buffer.getvalue())
+        return buffer.getvalue()
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, states: Sequence[str] | None = None,

@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.base_parameters import BaseParameters, base_parameters, triangular_factor
 from robodyn.analysis.regressor import evaluate, model_regressor
+from robodyn.budget import check_count
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.protocol import ModelContract, TorqueRegressor
 from robodyn.model.system import Values
@@ -45,6 +46,8 @@ Array = NDArray[np.float64]
 
 SMOOTH: Final = 1e-9  # r_il = sqrt(a^2 + b^2 + SMOOTH^2): differentiable at 0, conservative by at most 1e-9 rad/s.
 START_FILL: Final = 0.5  # The random start uses this fraction of every bound.
+MAX_HARMONICS: Final = 100  # SLSQP solves dense problems in 2 n H variables: a 7-joint arm's has 1,400 at this H.
+MAX_SAMPLES: Final = 20_000  # A 7-joint arm's stacked base regressor at this many times: 140,000 rows, ~70 MB.
 FAILED_CONDITION: Final = 1e16  # cond reported for a rank-deficient sample (a zero singular value).
 GRAM_LIMIT: Final = 1e7  # The optimizer's cond from Y_b^T Y_b is trusted up to here (eps 1e14 ~ 0.02 relative).
 FD_STEP: Final = 1e-5  # Central-difference step in q, q', q'' (times their largest magnitude, at least 1): the
@@ -343,8 +346,11 @@ def design_excitation(model: ModelContract, *, velocity_limits: float | Mapping[
     """
     found = model_regressor(model, "design_excitation")
     coordinates, n = found.coordinates, len(found.coordinates)
-    if isinstance(harmonics, bool) or not isinstance(harmonics, int) or harmonics < 1:
-        raise InputError(f"design_excitation: harmonics={harmonics!r} must be a positive integer")
+    if isinstance(harmonics, bool) or not isinstance(harmonics, int) or not 1 <= harmonics <= MAX_HARMONICS:
+        raise InputError(f"design_excitation: harmonics={harmonics!r} must be a whole number from 1 to "
+                         f"{MAX_HARMONICS}")
+    if isinstance(maxiter, bool) or not isinstance(maxiter, int) or maxiter < 1:
+        raise InputError(f"design_excitation: maxiter={maxiter!r} must be a whole number of iterations >= 1")
     if not (isinstance(period, int | float) and math.isfinite(period) and period > 0):
         raise InputError(f"design_excitation: period={period!r} must be a positive number of seconds")
     if not 0.0 <= margin < 0.5:
@@ -355,6 +361,7 @@ def design_excitation(model: ModelContract, *, velocity_limits: float | Mapping[
     if isinstance(samples, bool) or not isinstance(samples, int) or samples * n < base.count:
         raise InputError(f"design_excitation: samples={samples!r}: give an integer of at least "
                          f"{math.ceil(base.count / n)} (the {base.count} base parameters need as many rows)")
+    check_count(samples, MAX_SAMPLES, "the samples per period", "give fewer samples", "design_excitation")
     limits = (_positions(model, coordinates, position_limits, margin),
               _per_joint(velocity_limits, coordinates, "velocity_limits"),
               None if acceleration_limits is None else _per_joint(acceleration_limits, coordinates,

@@ -26,6 +26,7 @@ interpolated linearly with ``intersample="linear"``); sampling may be irregular.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -181,6 +182,9 @@ def identify(model: ModelContract, data: Data | Sequence[Data], parameters: Sequ
     from robodyn.analysis.identify_fit import fit
 
     require_model(model, "identify")
+    if isinstance(max_evaluations, bool) or not isinstance(max_evaluations, numbers.Integral) or max_evaluations < 1:
+        raise InputError(f"identify: max_evaluations must be a whole number >= 1 (the simulations the fit may run), "
+                         f"got {max_evaluations!r}")
     runs, unknowns = _prepare(model, data, parameters, x0, initial, (inputs, input_columns), intersample, noise,
                               positive)
     problem = Problem(model, runs, unknowns, method=method, rtol=rtol, atol=atol)

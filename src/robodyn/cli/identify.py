@@ -53,6 +53,9 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     from robodyn.analysis.identify import identify
 
     _check_paths(args)
+    if args.max_evaluations < 1:
+        raise InputError(f"--max-evaluations {args.max_evaluations}: give the number of simulations the fit may run, "
+                         "at least 1 (default 200)")
     model = load_model(args)
     parameters = _names(args.fit)
     inputs: dict[str, Any] = {}
@@ -90,20 +93,22 @@ def _cmd_identify(args: argparse.Namespace) -> int:
 
 
 def _write(result: Any, args: argparse.Namespace, text: tuple[str, str] | None) -> list[str]:
-    """The files asked for, each written atomically after the fit succeeded."""
-    from robodyn.atomic import write_text_atomic
+    """The files asked for, written as one operation after the fit succeeded (robodyn.atomic.write_files_atomic:
+    both or neither; a replaced model file keeps its permissions, a link to it stays a link)."""
+    from robodyn.atomic import write_files_atomic
 
-    written = []
+    files: dict[str, str] = {}
     if args.report is not None:
-        result.report(args.report)
-        written.append(args.report)
+        from robodyn.report.identify import identification_page
+
+        files[args.report] = identification_page(result, f"Identification of {result.model.name}")
     if text is not None:
         from robodyn.model.files.parameter_values import with_parameter_values
 
         values = {name: result.values[name] for name in _names(args.fit)}
-        write_text_atomic(args.write_model, with_parameter_values(text[0], values, text[1]))
-        written.append(args.write_model)
-    return written
+        files[args.write_model] = with_parameter_values(text[0], values, text[1])
+    write_files_atomic(files)
+    return list(files)
 
 
 def add_commands(commands: Any) -> None:

@@ -14,14 +14,15 @@ __all__ = ["add_commands", "run_demo"]
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from robodyn.atomic import check_output_folder, path_component
+    from robodyn.atomic import path_component
     from robodyn.model.names import parse_number
     from robodyn.report import analyze
+    from robodyn.report.analyze import check_report_folder
 
     horizon = 5.0 if args.horizon is None else parse_number(args.horizon, where="--horizon")
     model = load_model(args)
     # the model's name is free text: the default folder is one safe component of it, never '..' or a path
-    out = check_output_folder(args.out or Path("robodyn-out") / path_component(model.name), "--out")
+    out = check_report_folder(args.out or Path("robodyn-out") / path_component(model.name), "--out")
     report = analyze(model, at=assignments(args.at, "--at", model.units()), horizon=horizon, quiet=args.quiet,
                      workers=os.cpu_count() or 1)  # this process runs no threads: its points may be forked
     page = report.write(out)

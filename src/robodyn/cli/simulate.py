@@ -13,7 +13,7 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from robodyn.cli.args import add_model, assignments, check_outputs, load_model, number, number_or, write_plot
+from robodyn.cli.args import add_model, assignments, check_outputs, load_model, number, number_or
 from robodyn.errors import InputError, RobodynWarning
 from robodyn.integrate.methods import ALIASES, METHOD_NAMES
 
@@ -96,11 +96,17 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"robodyn: {start}", file=sys.stderr)
         _remember(args, model, trajectory, noted)
         return 0
-    figure = trajectory.plot() if args.plot else None  # drawn before anything is written
+    from robodyn.atomic import write_files_atomic
+
+    files: dict[str, str | bytes] = {}  # drawn before anything is written, then written as one operation
     if args.out:
-        (trajectory.to_csv if Path(args.out).suffix.lower() == ".csv" else trajectory.to_npz)(args.out)
+        files[args.out] = (trajectory.to_csv_text() if Path(args.out).suffix.lower() == ".csv"
+                           else trajectory.to_npz_bytes())
     if args.plot:
-        write_plot(args.plot, figure)
+        from robodyn.plots import figure_bytes
+
+        files[args.plot] = figure_bytes(trajectory.plot(), args.plot)
+    write_files_atomic(files)
     if start:
         print(start)
     _report(model.name, trajectory, noted, (args.out, args.plot))

@@ -48,14 +48,15 @@ from robodyn.digest import sha256
 from robodyn.errors import InputError
 from robodyn.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
-__all__ = ["MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES", "MAX_NUMBA_INDEX_BYTES",
-           "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches", "cache_dir", "content_hash",
-           "own_folder", "prepare_numba", "private_cfunc", "quarantine", "read_private", "read_trusted",
-           "write_private"]
+__all__ = ["CACHE_FILE_MODE", "MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES",
+           "MAX_NUMBA_INDEX_BYTES", "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches",
+           "cache_dir", "content_hash", "own_folder", "prepare_numba", "private_cfunc", "quarantine", "read_private",
+           "read_trusted", "write_private"]
 
 # The largest cache file of each kind robodyn reads (checked on the open descriptor before reading: a larger one
 # is moved aside unread). Far above what robodyn writes: the largest of a warm cache in brackets. A generated
 # module is read with the size of the text it must equal as its limit (robodyn.codegen.loader).
+CACHE_FILE_MODE: Final = 0o644  # the cache's files: written by their owner only (read_private trusts nothing else)
 MAX_OBJECT_BYTES: Final = 256 * 2**20  # an object file .o, exported or compiled by LLVM (260 kB)
 MAX_DIGEST_BYTES: Final = 4096  # an object's .o.sha256 (64 hexadecimal digits)
 MAX_NUMBA_INDEX_BYTES: Final = 16 * 2**20  # numba's index .nbi (7 kB)
@@ -241,7 +242,7 @@ def write_private(path: Path, data: bytes) -> bool:
     compilation next time)."""
     _make_room(path)
     try:
-        write_bytes_atomic(path, data)
+        write_bytes_atomic(path, data, mode=CACHE_FILE_MODE)
     except (OSError, InputError) as exc:
         log.debug("robodyn: the cache file %s is not written: %s", path, exc)
         return False

@@ -26,7 +26,15 @@ from types import ModuleType
 from typing import Any
 
 from robodyn.atomic import write_text_atomic
-from robodyn.codegen.cache import adopt_numba_caches, cache_dir, content_hash, prepare_numba, quarantine, read_trusted
+from robodyn.codegen.cache import (
+    CACHE_FILE_MODE,
+    adopt_numba_caches,
+    cache_dir,
+    content_hash,
+    prepare_numba,
+    quarantine,
+    read_trusted,
+)
 
 __all__ = ["load_generated", "load_module"]
 
@@ -97,7 +105,7 @@ def load_generated(text: str, prefix: str, *, numba_code: bool = True) -> Module
         if current != expected:
             if current is not None:
                 quarantine(path, "its text differs from the generated code")
-            write_text_atomic(path, text)
+            write_text_atomic(path, text, mode=CACHE_FILE_MODE)
         if numba_code:
             prepare_numba()
         spec = importlib.util.spec_from_loader(name, _verified_loader()(text, str(path)), origin=str(path))

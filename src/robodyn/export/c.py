@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.atomic import check_output_folder, write_text_atomic
+from robodyn.atomic import check_output_folder, write_files_atomic
 from robodyn.codegen.c_source import c_function, c_literal
 from robodyn.codegen.cache import content_hash
 from robodyn.codegen.libraries import c_compiler
@@ -198,10 +198,8 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
     names = _Names(field_names(model.parameters, p), frame_functions(exported.frames, p) if "fk" in chosen else {})
     folder = check_output_folder(directory, "export: cannot write")
     header, code, digest = _texts(model, exported, chosen, p, names, _origin(source))
-    folder.mkdir(parents=True, exist_ok=True)
     files = {f"{p}.h": header, f"{p}.c": code, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
-    for name, text in files.items():
-        write_text_atomic(folder / name, text)
+    write_files_atomic({folder / name: text for name, text in files.items()}, "export: cannot write")  # all or none
     public = tuple(_public_names(chosen, p, names))
     library = _build(folder, p, model, exported, names, digest) if build else None
     return CExport(folder, p, tuple(folder / name for name in files), public, library, tuple(names.fields.values()),

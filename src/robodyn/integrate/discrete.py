@@ -8,7 +8,9 @@ the recursion is the model. Without ``t_eval`` the output times are the sample i
 t_K <= t1 (the last one within SAMPLE_RTOL dt of t1 counts); with ``t_eval`` each time t gets the values of
 the last sample at or before it (zero-order hold: x[k], u[k], y[k] for t_k <= t < t_{k+1}).
 
-A run takes at most ``max_steps`` steps (checked before any work).
+A run takes at most ``max_steps`` steps (checked before any work, :func:`check_instants`, which the sampled path
+shares): a sample period must also be at least :data:`MIN_PERIOD_FRACTION` of the times' magnitude, so that the
+instants t0 + k dt are distinct numbers.
 """
 
 from __future__ import annotations
@@ -27,14 +29,34 @@ from robodyn.signals import Inputs
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["SAMPLE_RTOL", "check_discrete", "check_family", "discrete_run", "run_discrete", "sample_count"]
+__all__ = ["MIN_PERIOD_FRACTION", "SAMPLE_RTOL", "check_discrete", "check_family", "check_instants", "discrete_run",
+           "run_discrete", "sample_count"]
 
 SAMPLE_RTOL: Final = 1e-9  # A time within this fraction of dt past a sample instant still counts as reaching it.
+#: The shortest sample period relative to max(|t0|, |t1|): the instants t0 + k dt are then rounded by at most ~2e-7
+#: dt in double precision (shorter periods are placed ever less exactly, down to neighbouring instants that are
+#: equal).
+MIN_PERIOD_FRACTION: Final = 1e-9
 
 
 def sample_count(period: float, t0: float, t1: float) -> int:
     """K, the index of the last sample instant t0 + K dt at or before t1 (to SAMPLE_RTOL dt): the steps taken."""
     return max(0, math.floor((t1 - t0) / period + SAMPLE_RTOL))
+
+
+def check_instants(period: float, t0: float, t1: float, max_steps: int, where: str) -> int:
+    """K, the sample instants of ``period`` over [t0, t1] (:func:`sample_count`), refused before any work beyond
+    ``max_steps`` or for a period below :data:`MIN_PERIOD_FRACTION` of the times (InputError naming the fix)."""
+    from robodyn.budget import check_count
+
+    check_count((t1 - t0) / period, max_steps, f"the sample instants of dt = {period:g} s over [{t0:g}, {t1:g}]",
+                "lengthen the sample period or shorten the span (or raise simulate's max_steps)", where)
+    scale = max(abs(t0), abs(t1))
+    if period < MIN_PERIOD_FRACTION * scale:
+        raise InputError(f"{where}: the sample period {period:g} s is below {MIN_PERIOD_FRACTION:g} of the times "
+                         f"(|t| up to {scale:g} s): its instants t0 + k dt would be rounded by more than "
+                         f"{2.3e-16 / MIN_PERIOD_FRACTION:.1g} dt; lengthen the period or start the run nearer t = 0")
+    return sample_count(period, t0, t1)
 
 
 def check_family(model: ModelContract, method: Method) -> Method:
@@ -78,10 +100,7 @@ def check_discrete(model: ModelContract, t_span: tuple[float, float], grid: np.n
         raise InputError("simulate: events are not located on the discrete path (the state jumps from sample to "
                          "sample): find the sign changes in the trajectory instead")
     t0, t1 = t_span
-    steps = sample_count(period, t0, t1 if grid is None else float(grid[-1]))
-    if steps > max_steps:
-        raise InputError(f"simulate: {steps} steps of dt = {period:g} s over [{t0:g}, {t1:g}] exceed max_steps = "
-                         f"{max_steps}: shorten the span or raise max_steps")
+    steps = check_instants(period, t0, t1 if grid is None else float(grid[-1]), max_steps, "simulate")
     return int(grid.size) if grid is not None else steps + 1
 
 

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike
 
+from robodyn.budget import check_count
 from robodyn.errors import InputError, RobodynWarning
 from robodyn.integrate.arguments import (
     as_rows,
@@ -39,7 +40,7 @@ from robodyn.integrate.arguments import (
     tolerance_vector,
 )
 from robodyn.integrate.assemble import RunResult, assemble, batch_events, batch_result
-from robodyn.integrate.discrete import check_discrete, check_family, run_discrete
+from robodyn.integrate.discrete import check_discrete, check_family, check_instants, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
 __all__ = ["METHOD_NAMES", "simulate"]
 
 DEFAULT_POINTS: Final = 1001  # Output points of the exact path and of batches when t_eval is not given.
+#: Steps of one fixed-step run, each an output row (50 million rows of a pendulum: 2.4 GB and minutes of stepping).
+MAX_FIXED_STEPS: Final = 50_000_000
 
 Result = Trajectory | BatchTrajectory
 
@@ -163,9 +166,12 @@ def simulate(
     _check_options(chosen, rtol, dt, max_steps, backend, grid)
     points = grid.size if grid is not None else (DEFAULT_POINTS if N > 1 or chosen.family == "exact" else 0)
     if chosen.family == "fixed" and _is_positive(dt) and grid is None:
-        points = min(int((t1 - t0) / float(dt)) + 2, 2**62)  # type: ignore[arg-type]
+        points = _fixed_steps(t0, t1, float(dt)) + 1  # type: ignore[arg-type]
     if chosen.family == "discrete":
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
+    sampling = model.sampling()
+    if sampling is not None:  # sampled blocks: the run stops at every instant of the base period
+        points = max(points, check_instants(sampling.base, t0, t1, max_steps, "simulate") + 2)
     check_memory(model, N, points)
     states, parameters = as_rows(states, N), as_rows(parameters, N)
     if model.constraints() is not None:  # closed loops: on them, or refused
@@ -447,10 +453,16 @@ def _is_positive(value: Any) -> bool:
     return math.isfinite(number) and number > 0
 
 
+def _fixed_steps(t0: float, t1: float, dt: float) -> int:
+    """The steps of ``dt`` over [t0, t1] (the last one shorter), at most MAX_FIXED_STEPS (InputError otherwise)."""
+    steps = (t1 - t0) / dt * (1 - 1e-12)
+    check_count(steps, MAX_FIXED_STEPS, f"the steps of dt = {dt:g} s over [{t0:g}, {t1:g}]",
+                "choose a larger dt or a shorter span", "simulate")
+    return math.ceil(steps)
+
+
 def _fixed_grid(t0: float, t1: float, dt: float) -> np.ndarray:
-    count = int(np.ceil((t1 - t0) / dt * (1 - 1e-12)))
-    if count > 50_000_000:
-        raise InputError(f"dt = {dt:g} needs {count} steps over [{t0:g}, {t1:g}]: choose a larger dt")
+    count = _fixed_steps(t0, t1, dt)
     grid = t0 + dt * np.arange(count + 1, dtype=float)
     grid[-1] = t1
     return grid

@@ -19,14 +19,13 @@ Examples
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.atomic import check_output_path
+from robodyn.atomic import check_output_path, write_files_atomic
 from robodyn.errors import InputError
 from robodyn.kinematics.paths import cube_limits, trajectory_kinematics
 from robodyn.plots import literal
@@ -145,17 +144,11 @@ def animate(trajectory: Trajectory, out: str | Path | None = None, *, frame: str
     holder = kin.parent_frame(name)  # the frame the tool hangs from, drawn to the tool
     mount = tool if holder is None else kin.position(states[:, :n], holder, params=trajectory.params)
     parents = [parent - 1 for parent in kin.skeleton[1:]]  # each body's parent body (-1: the base)
-    temporary = None if target is None else _temporary(target)  # a folder that refuses it fails before drawing
-    try:
-        animation = _build(trajectory.model, name, times, origins, np.stack([mount, tool], axis=1), parents, fps,
-                           trace, dpi)
-        if target is not None and temporary is not None:
-            _save(animation, temporary, fps, dpi)
-            os.replace(temporary, target)
-    except BaseException:
-        if temporary is not None:
-            temporary.unlink(missing_ok=True)
-        raise
+    animation = _build(trajectory.model, name, times, origins, np.stack([mount, tool], axis=1), parents, fps, trace,
+                       dpi)
+    if target is not None:  # into a temporary file beside it, renamed into place (robodyn.atomic)
+        write_files_atomic({target: lambda temporary: _save(animation, temporary, fps, dpi)},
+                           "animate: cannot write")
     return animation
 
 
@@ -202,22 +195,9 @@ def _build(model: str, name: str, times: np.ndarray, origins: np.ndarray, mounte
     return FuncAnimation(figure, draw, frames=len(times), interval=1000.0 / fps, blit=False, repeat=True)
 
 
-def _temporary(target: Path) -> Path:
-    """An empty temporary file next to ``target`` (same suffix), for the animation to be written into and then
-    renamed over ``target``; InputError when the folder cannot hold it."""
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
-        os.close(fd)
-    except OSError as exc:
-        raise InputError(f"animate: cannot write {target}: {exc.strerror or exc}: choose a writable location") from None
-    return Path(temporary)
-
-
-def _save(animation: Animation, temporary: Path, fps: int, dpi: int) -> None:
-    """Write ``animation`` into ``temporary`` (GIF by Pillow, MP4 by ffmpeg, by its suffix), readable by all."""
+def _save(animation: Animation, temporary: str, fps: int, dpi: int) -> None:
+    """Write ``animation`` into ``temporary`` (GIF by Pillow, MP4 by ffmpeg, by its suffix)."""
     from matplotlib.animation import FFMpegWriter, PillowWriter
 
-    writer = PillowWriter(fps=fps) if temporary.suffix.lower() == ".gif" else FFMpegWriter(fps=fps)
+    writer = PillowWriter(fps=fps) if temporary.lower().endswith(".gif") else FFMpegWriter(fps=fps)
     animation.save(temporary, writer=writer, dpi=dpi)
-    os.chmod(temporary, 0o644)

@@ -72,6 +72,7 @@ class Diagram(ComposedCode, DiagramParameters, Model):
     """
 
     kind = "diagram"
+    _size: tuple[int, int]  # (blocks with the diagrams inside expanded, levels of nesting): diagram_build.check_size
 
     def __init__(self, blocks: Mapping[str, ModelContract], connect: Sequence[str | tuple[str, str]] = (),
                  inputs: Mapping[str, str | Sequence[str]] | None = None, outputs: Mapping[str, str] | None = None,
@@ -82,6 +83,9 @@ class Diagram(ComposedCode, DiagramParameters, Model):
             if not isinstance(label, str) or not build.BLOCK_NAME.match(label):
                 raise InputError(f"diagram {name!r}: block name {label!r} is not a name (letters, digits, _)")
             require_model(block, f"diagram {name!r}, block {label!r}")
+        inner = [block._size if isinstance(block, Diagram) else (1, 0) for block in blocks.values()]
+        self._size = (sum(leaves for leaves, _ in inner), 1 + max(depth for _, depth in inner))  # (blocks, levels)
+        build.check_size(*self._size, f"diagram {name!r}")
         self.name = name
         self._blocks: dict[str, ModelContract] = dict(blocks)
         self._wires = tuple(build.wire(self._blocks, item, name) for item in connect)
@@ -108,14 +112,15 @@ class Diagram(ComposedCode, DiagramParameters, Model):
     def units(self) -> dict[str, str]:
         """The blocks' units under the diagram's names (``plant.q: rad``), and the diagram inputs' and outputs'
         from the block ports they stand for."""
-        found = {f"{b}.{k}": v for b, model in self._blocks.items() for k, v in model.units().items()}
+        units = {b: model.units() for b, model in self._blocks.items()}  # once each: nested diagrams ask theirs
+        found = {f"{b}.{k}": v for b, block_units in units.items() for k, v in block_units.items()}
         for label, inlets in self._inputs.items():
             block, inlet = inlets[0]
-            unit = self._blocks[block].units().get(self._blocks[block].inputs[inlet])
+            unit = units[block].get(self._blocks[block].inputs[inlet])
             if unit is not None:
                 found[label] = unit
         for label, (block, port) in self._outputs.items():
-            unit = self._blocks[block].units().get(self._blocks[block].outputs[port])
+            unit = units[block].get(self._blocks[block].outputs[port])
             if unit is not None:
                 found[label] = unit
         return found

@@ -16,12 +16,19 @@ from robodyn.model.names import did_you_mean
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["BLOCK_NAME", "Wire", "diagram_inputs", "diagram_outputs", "evaluation_order", "feedthrough", "has_exact",
+__all__ = ["BLOCK_NAME", "MAX_DIAGRAM_BLOCKS", "MAX_DIAGRAM_DEPTH", "Wire", "check_size", "diagram_inputs",
+           "diagram_outputs", "evaluation_order", "feedthrough", "has_exact",
            "port", "slices", "unknown", "wire"]
 
 BLOCK_NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _WIRE: Final = re.compile(r"\s*([^\s.]+)\.(\S+)\s*->\s*([^\s.]+)\.(\S+)\s*\Z")
 _FEEDTHROUGH_TOLERANCE: Final = 1e-12  # |dh/du| above this (relative to 1 + |h|) at a probe: direct feedthrough
+#: Blocks of a diagram with the diagrams inside it expanded (a diagram used twice counts twice): hand-made diagrams
+#: have tens; 512 first-order blocks take ~5 s to build and simulate (warm), 4,096 about 50 s.
+MAX_DIAGRAM_BLOCKS: Final = 1_000
+#: Levels of diagrams inside diagrams (a controller inside a loop inside a plant is 3); reading one costs ~20 Python
+#: frames, and a file that deep is generated or hostile.
+MAX_DIAGRAM_DEPTH: Final = 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +39,17 @@ class Wire:
     port: int
     target: str
     inlet: int
+
+
+def check_size(blocks: float, depth: float, where: str) -> None:
+    """Refuse, before anything is built, a diagram of more than :data:`MAX_DIAGRAM_BLOCKS` blocks (those of the
+    diagrams inside it counted) or nested more than :data:`MAX_DIAGRAM_DEPTH` levels deep (InputError)."""
+    from robodyn.budget import check_count
+
+    check_count(depth, MAX_DIAGRAM_DEPTH, "the levels of diagrams inside diagrams",
+                "write the inner diagrams' blocks into fewer levels", where)
+    check_count(blocks, MAX_DIAGRAM_BLOCKS, "the blocks it expands to (those of the diagrams inside it counted)",
+                "include fewer copies of its sub-diagrams, or split it into diagrams simulated apart", where)
 
 
 def port(blocks: Mapping[str, ModelContract], text: str, side: str, name: str) -> tuple[str, int]:

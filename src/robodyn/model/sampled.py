@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 __all__ = ["Flow", "Sampling", "sampling_of"]
 
 PERIOD_RTOL: Final = 1e-9  # A period within this fraction of an integer multiple of the base period is that multiple.
+#: Base periods in the hyperperiod a linearization steps through (periods of 1 ms and 1 s: 1,000), ~0.2 ms each:
+#: 100,000 take ~20 s; rates further apart do not make one useful discrete-time model.
+MAX_HYPERPERIOD_STEPS: Final = 100_000
 
 
 def sampling_of(diagram: Diagram) -> Sampling | None:
@@ -180,6 +183,11 @@ class Sampling:
         """A, B, C, D of the map over one hyperperiod from the instant ``t`` (see the module docstring)."""
         from scipy.linalg import expm
 
+        from robodyn.budget import check_count
+
+        check_count(self.steps, MAX_HYPERPERIOD_STEPS, f"the base periods of {self.base:g} s in its hyperperiod",
+                    "make the sample periods closer (or their ratios simpler) to linearize it", f"diagram "
+                    f"{self.diagram.name!r}")
         d = self.diagram
         n, m, N = d.n_states, d.n_inputs, self.size
         z0 = self.start(t, x, u, p)

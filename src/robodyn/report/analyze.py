@@ -28,7 +28,7 @@ from robodyn.report.workers import Workers
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["MAX_POINTS", "Report", "analyze"]
+__all__ = ["MAX_POINTS", "Report", "analyze", "check_report_folder", "report_files"]
 
 MAX_POINTS: Final = 4  # operating points analysed in full (the others are listed)
 ROBOT_COORDINATES: Final = 3  # rigid-body models with more coordinates are analysed at one configuration
@@ -45,27 +45,34 @@ class Report:
     rows: list[dict[str, Any]] = field(default_factory=list)
 
     def write(self, folder: str | Path) -> Path:
-        """Write ``report.html``, ``report.json`` and ``points.csv`` into ``folder`` (created), each atomically;
-        returns the page's path."""
-        from robodyn.atomic import check_output_folder, check_output_path, write_text_atomic
+        """Write ``report.html``, ``report.json`` and ``points.csv`` into ``folder`` (created) as one operation
+        (robodyn.atomic.write_files_atomic: all three or none); returns the page's path."""
+        from robodyn.atomic import write_files_atomic
 
-        out = check_output_folder(folder, "analyze --out")
-        page = out / "report.html"
-        for path in (page, out / "report.json", out / "points.csv"):
-            check_output_path(path, "analyze --out", probe=False)
-        try:
-            out.mkdir(parents=True, exist_ok=True)
-        except OSError as exc:
-            raise InputError(f"analyze --out {out}: {exc.strerror or exc}: choose a writable folder") from None
+        out = check_report_folder(folder, "analyze --out")
         buffer = io.StringIO()
         if self.rows:
             writer = csv.DictWriter(buffer, fieldnames=list(self.rows[0]))
             writer.writeheader()
             writer.writerows(self.rows)
-        write_text_atomic(out / "report.json", strict_json(self.data))
-        write_text_atomic(out / "points.csv", buffer.getvalue())
-        write_text_atomic(page, self.html)
-        return page
+        files = dict(zip(report_files(out), (self.html, strict_json(self.data), buffer.getvalue())))
+        return write_files_atomic(files, "analyze --out")[0]
+
+
+def report_files(folder: Path) -> tuple[Path, Path, Path]:
+    """The files a report writes into ``folder``: the page, its data, the operating points."""
+    return folder / "report.html", folder / "report.json", folder / "points.csv"
+
+
+def check_report_folder(folder: str | Path, option: str = "--out") -> Path:
+    """Refuse, before any work, a folder the report cannot be written into (robodyn.atomic's checks of the
+    folder and of each file in it: a folder named ``report.html``, a read-only ``report.json``)."""
+    from robodyn.atomic import check_output_folder, check_output_path
+
+    out = check_output_folder(folder, option)
+    for path in report_files(out):
+        check_output_path(path, option, probe=False)
+    return out
 
 
 def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,

@@ -349,7 +349,7 @@ def open_folder(out: str | os.PathLike[str], manifest: dict[str, Any], matches: 
     """The folder ``out`` for the sweep of ``manifest`` (created, or checked to hold the same sweep: ``matches``
     its definition), with its parts verified; and the chunks already done. Nothing is simulated before this,
     and a folder where nothing can be written is refused here (robodyn.atomic.check_output_folder)."""
-    from robodyn.atomic import check_output_folder
+    from robodyn.atomic import check_output_folder, check_output_path
 
     path = check_output_folder(out, "sweep: out")  # a file, a device, under a file, not writable: refused
     try:
@@ -357,7 +357,8 @@ def open_folder(out: str | os.PathLike[str], manifest: dict[str, Any], matches: 
     except OSError as exc:
         raise InputError(f"sweep: cannot create the folder {path}: {exc.strerror or exc}: choose a writable "
                          "location") from None
-    old = read_manifest(path)
+    old = read_manifest(path)  # anything but a manifest in its place is refused, naming it
+    check_output_path(path / MANIFEST, "sweep: out", probe=False)  # a read-only one: it is written as parts complete
     records: dict[int, dict[str, Any]] | None = {}
     written = None
     if old is not None:

@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, Any, Final
 from robodyn.errors import InputError, ModelFileError, RobodynError, UnknownNameError
 from robodyn.model.blocks import BLOCKS, make_block
 from robodyn.model.diagram import Diagram
+from robodyn.model.diagram_build import MAX_DIAGRAM_DEPTH, check_size
 
 if TYPE_CHECKING:
     from robodyn.model.files.reader import _Reader
     from robodyn.model.system import Model
 
-__all__ = ["bundled_text", "diagram_from_reader"]
+__all__ = ["bundled_text", "diagram_from_reader", "expanded_size"]
 
 _FILE_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
 _BLOCK_KEYS: Final = ("model", "parameters", "sample", "discretization", "default")
@@ -54,6 +55,11 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
     if here is not None and here in opened:
         chain = " -> ".join([*opened[opened.index(here):], here])
         raise r.fail((), f"the diagram includes itself ({chain}): a diagram cannot be its own block")
+    if not opened:  # the outermost file: its size counted from the files' text before any block is built
+        try:
+            check_size(*expanded_size(r.doc.data, source), f"diagram {name!r}")
+        except InputError as exc:
+            raise r.fail((), str(exc)) from None
     blocks_data = r.get("blocks", dict)
     if not blocks_data:
         raise r.fail(("blocks",), "needs at least one block: blocks: {plant: joint}")
@@ -85,6 +91,48 @@ def diagram_from_reader(r: _Reader, name: str) -> Model:
                 raise r.fail((key, label), f"{label!r} must name a block port (block.port)"
                                            + (" or a list of them" if key == "inputs" else ""))
     return Diagram(blocks, connect, inputs, outputs, defaults=defaults, name=name)
+
+
+def expanded_size(data: Any, source: str) -> tuple[int, int]:
+    """(blocks, levels) of the diagram document ``data`` read from ``source``, its block files read (each once,
+    as YAML only) and counted as often as they are used: what the diagram expands to, known before any block is
+    built. Past :data:`MAX_DIAGRAM_DEPTH` levels counting stops with an InputError; a file that cannot be read
+    counts as one block (building it says what is wrong)."""
+    from robodyn.model.files.loading import MAX_FILE_BYTES
+    from robodyn.model.files.yamlio import read_yaml
+    from robodyn.textfile import read_text_limited
+
+    sizes: dict[str, tuple[int, int]] = {}
+
+    def size(document: Any, where: str, path: tuple[str, ...]) -> tuple[int, int]:
+        if not (isinstance(document, dict) and document.get("kind") == "diagram"
+                and isinstance(document.get("blocks"), dict)):
+            return 1, 0
+        if len(path) > MAX_DIAGRAM_DEPTH:  # counting stops here: refused whatever the rest
+            raise InputError(f"the levels of diagrams inside diagrams would be more than the limit of "
+                             f"{MAX_DIAGRAM_DEPTH} ({where} is at level {len(path)}): write the inner diagrams' "
+                             "blocks into fewer levels")
+        folder = os.path.dirname(os.path.realpath(where)) if os.path.isfile(where) else os.getcwd()
+        blocks, depth = 0, 0
+        for spec in document["blocks"].values():
+            target = spec.get("model") if isinstance(spec, dict) else spec
+            inner = (1, 0)
+            if isinstance(target, dict):
+                inner = size(target, where, (*path, where))
+            elif isinstance(target, str) and target.strip().lower().endswith((".yaml", ".yml")):
+                file = os.path.realpath(os.path.join(folder, target.strip()))
+                if file not in sizes and file not in path:  # a file including itself is refused when built
+                    try:
+                        child = read_yaml(read_text_limited(Path(file), "model file", limit=MAX_FILE_BYTES,
+                                                            error=ModelFileError), file).data
+                    except (RobodynError, OSError):
+                        child = None
+                    sizes[file] = size(child, file, (*path, file))
+                inner = sizes.get(file, (1, 0))
+            blocks, depth = blocks + inner[0], max(depth, inner[1])
+        return blocks, depth + 1
+
+    return size(data, source, (os.path.realpath(source),))
 
 
 def _value(r: _Reader, path: tuple[Any, ...], value: Any) -> float:
@@ -198,6 +246,7 @@ def bundled_text(text: str, source: str) -> str:
     document = read_yaml(text, source)
     if not isinstance(document.data, dict) or document.data.get("kind") != "diagram":
         return text
+    check_size(*expanded_size(document.data, source), f"{source}: diagram")  # the text written in is as large
     here = os.path.realpath(source) if os.path.isfile(source) else source
     return yaml.safe_dump(bundled(document.data, source, (here,)), sort_keys=False, allow_unicode=True)
 
