@@ -86,7 +86,7 @@ class _Bound:
 
     __slots__ = ("address", "arena", "at_a", "at_p", "call", "defaults", "fields", "function", "layout", "next",
                  "ones", "out", "points", "results", "rows", "run", "size", "stride", "t", "template", "u_offset",
-                 "u_shape", "whole", "x_offset", "x_shape", "zeros")
+                 "u_shape", "whole", "width", "x_offset", "x_shape", "zeros")
 
     def __init__(self, model: ModelContract, t: float):
         n, m = model.n_states, model.n_inputs
@@ -95,9 +95,11 @@ class _Bound:
         self.x_shape, self.u_shape = (n,), (m,)
         self.layout = layout = Layout.of(model)
         self.size = size = layout.bounds[-1]
-        self.ones = np.ones(size + n + m)  # row . ones: a finite check in one BLAS call
+        self.width = width = size + n + m  # a row: [A | B | C | D | x | u]
+        # row . ones: a finite check in one BLAS call; a large robot's row is summed by numpy (see finite_total)
+        self.ones = np.ones(width if width <= BLAS_SIZE else 0)
         self.zeros = np.zeros(m)  # u = None
-        self.stride = 8 * self.ones.size  # bytes per row
+        self.stride = 8 * width  # bytes per row
         self.x_offset, self.u_offset = 8 * size, 8 * (size + n)
         native = model.linearization_call(self.t, p)
         self.call: Any = None if native is None else native[0]  # kept: it keeps the bound parameters alive
@@ -108,8 +110,6 @@ class _Bound:
         self.out = np.zeros(size)
         self.run: Any = model.bound_linearization(self.t, p, self.out) if native is None else None
         self.rows = max(1, ARENA_BYTES // self.stride)
-        if self.ones.size > BLAS_SIZE:  # a large robot's row: numpy's own sum (see finite_total), not one dot
-            self.ones = np.ones(0)
         probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
                                           outputs=model.outputs, name=model.name, source=model)
         # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
@@ -122,7 +122,7 @@ class _Bound:
         (``whole``), that of its point (``points``) and its result's read-only views A, B, C, D, x, u
         (``results``)."""
         rows, size, bounds, shapes = self.rows, self.size, self.layout.bounds, self.layout.shapes
-        self.arena = arena = np.zeros((rows, self.ones.size))
+        self.arena = arena = np.zeros((rows, self.width))
         if self.template is not None:
             arena[:, :size] = self.template
         self.address = ctypes.addressof(ctypes.c_char.from_buffer(arena))  # type: ignore[arg-type]
