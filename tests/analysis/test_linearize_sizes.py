@@ -1,14 +1,17 @@
 """linearize of fixed-base robots at every size around the lean path's thresholds, against Pinocchio.
 
-The lean path (robodyn.analysis.linearize_lean) writes each result into a row ``[A | B | C | D | x | u]`` of a
-shared block; above ``BLAS_SIZE`` entries (13 coordinates for a robot whose outputs are its states) its finite check
-is numpy's sum, and above ``SOLVE_LIMIT`` coordinates the solve leaves the tape for the compiled sparse solve. A
-generated tree of n = 1..20 coordinates (revolute and prismatic joints on aligned and unaligned axes, branches)
-crosses both: the lean path (float64 vectors) must give the general path's numbers (lists) bit for bit and
-Pinocchio's ``computeABADerivatives`` (A = [[0, I], [ddq_dq, ddq_dv]], B = [[0], [M^-1]]). The stock Baxter (17
-coordinates, two mimic joints) and the Unitree G1 (29, its pelvis fixed) too: Baxter's coupled joints against
+The lean path (robodyn.analysis.linearize_lean) writes each result into a row of a shared block. Its rows were once
+sized by the finite check's vector of ones, emptied above ``BLAS_SIZE`` entries: from 13 coordinates on (a row
+[A | B | C | D | x | u] of 12 n^2 + 3 n entries) every robot's arena had no columns ("Buffer size too small"). A
+robot's row is now [A | B | x | u], with its solve on the tape up to ``SOLVE_LIMIT`` coordinates and compiled apart
+above. A generated tree of n = 1..20 coordinates (revolute and prismatic joints on aligned and unaligned axes,
+branches) crosses both sizes: the lean path (float64 vectors) must give the general path's numbers (lists) bit for
+bit and Pinocchio's ``computeABADerivatives`` (A = [[0, I], [ddq_dq, ddq_dv]], B = [[0], [M^-1]]). The stock Baxter
+(17 coordinates, two mimic joints) and the Unitree G1 (29, its pelvis fixed) too: Baxter's coupled joints against
 Pinocchio's model without mimic joints reduced by the coupling, q_full = G q + o (M_r = G^T M G and the RNEA
-derivatives G^T dtau/dq G, dtau/dv G), and, without its mimic tags, against computeABADerivatives directly.
+derivatives G^T dtau/dq G, dtau/dv G), and, without its mimic tags, against computeABADerivatives directly. A
+first-order model of 40 states, whose row [A | B | C | D | x | u] is above BLAS_SIZE, takes the other binding
+(bound_linearization) and must match too.
 
 Tolerance: 1e-9 of the largest entry of each block (issue 45's bar): both sides are O(n) sums of products of the
 same numbers by different algorithms (ABA in Pinocchio, RNEA derivatives and a leaves-first factor here), whose
@@ -124,9 +127,9 @@ def _tree(tmp_path: Path, n: int) -> tuple[Path, robodyn.Model]:
 
 
 def test_the_sizes_cross_both_thresholds() -> None:
-    """FAST_SIZES hold the first size whose row is above BLAS_SIZE and both sides of SOLVE_LIMIT."""
-    first_large_row = min(n for n in range(1, 40) if 12 * n * n + 3 * n > BLAS_SIZE)  # A, B, C, D, x, u of 2n states
-    assert {first_large_row - 1, first_large_row, SOLVE_LIMIT, SOLVE_LIMIT + 1} <= set(FAST_SIZES)
+    """FAST_SIZES hold 12 and 13 (the first size whose arena had no columns) and both sides of SOLVE_LIMIT."""
+    assert {12, 13, SOLVE_LIMIT, SOLVE_LIMIT + 1} <= set(FAST_SIZES)
+    assert 12 * 12 * 12 + 3 * 12 <= BLAS_SIZE < 12 * 13 * 13 + 3 * 13  # [A | B | C | D | x | u] of 2n states
 
 
 @pytest.mark.parametrize("n", [pytest.param(n, marks=[] if n in FAST_SIZES else [pytest.mark.slow])
@@ -195,3 +198,33 @@ def test_analyze_reports_the_stock_baxter(capsys: pytest.CaptureFixture[str], tm
     expected = robodyn.linearize(robodyn.load(path), point["x"], point["u"])
     assert report["model"] == "baxter" and point["method"] == "manipulator"
     np.testing.assert_allclose(point["A"], expected.A, rtol=0, atol=0)  # the report's point, linearized again
+
+
+def test_a_first_order_model_with_a_row_above_blas_size(tmp_path: Path) -> None:
+    """40 states and 2 inputs ([A | B | C | D | x | u]: 3,402 entries): the lean path's other binding, its finite
+    check numpy's sum, equals the general path bit for bit and the closed form of A and B."""
+    n = 40
+    dynamics = "\n".join(f"  x{i}: -x{i} + sin(x{(i + 1) % n}) + {'u0' if i % 2 else 'u1'}*x{(i + 2) % n}"
+                          for i in range(n))
+    path = tmp_path / "ring.yaml"
+    path.write_text(f"name: ring\nkind: first_order\nstates: [{', '.join(f'x{i}' for i in range(n))}]\n"
+                    f"inputs: [u0, u1]\ndynamics:\n{dynamics}\n", encoding="utf-8")
+    model = robodyn.load(str(path))
+    assert (2 * n * n + 2 * n * 2 + n + 2) > BLAS_SIZE
+    rng = np.random.default_rng(40)
+    x, u = rng.uniform(-1, 1, n), rng.uniform(-1, 1, 2)
+    lean, general = robodyn.linearize(model, x, u), robodyn.linearize(model, x.tolist(), u.tolist())
+    for label in ("A", "B", "C", "D", "x_op", "u_op"):
+        np.testing.assert_array_equal(getattr(lean, label), getattr(general, label))
+    A, B = np.zeros((n, n)), np.zeros((n, 2))
+    for i in range(n):
+        gain = u[0] if i % 2 else u[1]
+        A[i, i] -= 1.0
+        A[i, (i + 1) % n] += np.cos(x[(i + 1) % n])
+        A[i, (i + 2) % n] += gain
+        B[i, 0 if i % 2 else 1] = x[(i + 2) % n]
+    np.testing.assert_allclose(lean.A, A, rtol=0, atol=1e-15)  # one product and a cosine per entry
+    np.testing.assert_array_equal(lean.B, B)
+    x[5] = np.nan
+    with pytest.raises(robodyn.InputError, match="finite"):
+        robodyn.linearize(model, x, u)

@@ -1,0 +1,144 @@
+"""``model.f``'s lean path: what a loop of ``model.f(t, x, u)`` pays per call for a model with compiled dynamics.
+
+A robot's forward dynamics is one compiled function (robodyn.codegen.native) that runs in a microsecond or a few;
+validating its arguments as :meth:`robodyn.model.system.Model.arguments` does (mappings by name, copies, the
+parameters' vector) costs several times that. A float time and float64 vectors of the right shapes at the default
+parameters need no more than their types and shapes checked and one finite check, and :func:`lean_f` does that
+much:
+
+- the model's compiled f is bound once with its default parameters (:meth:`Model._rhs_call`), per model and per
+  thread (a ``threading.local`` in the model's instance dictionary: threads never share buffers);
+- each call copies (u, x) into the next row of an *arena*, a block of rows ``[x' | u | x | 0]`` (each on a cache
+  line) whose addresses and views were made with it: the machine code reads the point there and writes x' at the
+  row's start, and the result is that part of the row (no allocation, slicing or address look-up of its own);
+- the code runs and the row is summed in one compiled call (robodyn.codegen.rowcall: four arguments where the
+  code's own call takes six, and no BLAS dot), which checks the point and the result together; a model whose
+  state holds a rotation of unit norm (a floating base's quaternion) has it checked unit to
+  :data:`UNIT_TOLERANCE`, within which the general path leaves it as given.
+
+Anything else — another type or shape, parameters, a non-finite time, point or result, a rotation the general path
+would normalize or refuse — returns None, and the general path answers (and words the error). The numbers are
+the general path's bit for bit: the same machine code on the same values.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from robodyn.codegen.native import RawCall
+    from robodyn.model.system import Model
+
+__all__ = ["ARENA_BYTES", "BLAS_SIZE", "UNIT_TOLERANCE", "RhsCall", "lean_f"]
+
+#: Results of a lean path share blocks of at most this many bytes (a few results' worth): one allocation and no
+#: per-result views of a fresh buffer.
+ARENA_BYTES: Final = 64 * 1024
+#: Up to this many entries a finite check is one BLAS dot (~0.4 us against ~0.9 for sum); above it numpy's own
+#: sum: a large dot wakes numpy's BLAS threads, which then contend with LAPACK's in the solves of large robots.
+BLAS_SIZE: Final = 2048
+#: |x_r . x_r - 1| of a rotation x_r (a quaternion) within which the general path leaves it as given (it
+#: normalizes when | |x_r| - 1 | > 1e-12, and |x_r . x_r - 1| ~ 2 | |x_r| - 1 |).
+UNIT_TOLERANCE: Final = 1e-12
+_FLOAT: Final = np.dtype(np.float64)
+_LINE: Final = 8  # float64 entries per 64-byte cache line
+_KEY: Final = "_lean_f"  # the instance dictionary's key of the model's threading.local of bindings
+
+
+class RhsCall(NamedTuple):
+    """A model's compiled f bound at its default parameters (what :meth:`Model._rhs_call` offers)."""
+
+    call: RawCall  # function(t, at_x, at_u, at_p, at_a, at_out): x' (n,) at at_out from x at at_x, u at at_u
+    padding: int  # zeros the function reads after x (a floating base's chart coordinates d at 0)
+    unit: slice | None  # the entries of x that hold a rotation of unit norm, or None
+
+
+def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarray | None]:
+    """``f(t, x, u)`` through ``rhs`` for one thread: x' in the next row of its arena (see the module docstring), or
+    None for the general path. A closure: its state is in cells, which it reads faster than attributes."""
+    import ctypes  # here: the package's start-up does not need it
+
+    from robodyn.codegen.rowcall import RowCall
+
+    n, m = model.n_states, model.n_inputs
+    x_shape, u_shape, zeros = (n,), (m,), np.zeros(m)
+    # a row: [x' | u | x | 0], whole cache lines (a multiple of row_call's QUAD)
+    width = -(-(2 * n + m + rhs.padding) // _LINE) * _LINE
+    stride, rows = 8 * width, max(1, ARENA_BYTES // (8 * width))
+    call = RowCall.of(rhs.call, (n + m, n, 0, width))  # runs the code on a row and sums the row
+    function, target, frame, unit = call.function, call.target, call.frame, rhs.unit
+
+    def arena() -> tuple[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """A new block of ``rows`` rows, each on a cache line: its address and, per row, its point (u, x), its
+        result x' and its rotation."""
+        block = np.zeros(rows * width + _LINE)
+        skip = (-ctypes.addressof(ctypes.c_char.from_buffer(block)) % (8 * _LINE)) // 8  # type: ignore[arg-type]
+        rows_ = block[skip: skip + rows * width].reshape(rows, width)
+        rotations = [] if unit is None else list(rows_[:, n + m + unit.start: n + m + unit.stop])
+        return (ctypes.addressof(ctypes.c_char.from_buffer(block)) + 8 * skip,  # type: ignore[arg-type]
+                list(rows_[:, n: 2 * n + m]), list(rows_[:, :n]), rotations)
+
+    address, points, results, rotations = arena()
+    row = 0
+
+    def f(t: float, x: Any, u: Any, _call: Any = call) -> np.ndarray | None:
+        nonlocal address, points, results, rotations, row
+        if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == x_shape and _isfinite(t)):
+            return None
+        if u is None:
+            u = zeros
+        elif not (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == u_shape):
+            return None
+        if row == rows:
+            address, points, results, rotations = arena()
+            row = 0
+        k = row
+        row += 1
+        np.concatenate((u, x), out=points[k])
+        if not _isfinite(function(target, t, address + stride * k, frame)):
+            return None  # a non-finite point or result: the general path finds the cause and says it
+        if unit is not None:
+            rotation = rotations[k]
+            if abs(_dot(rotation, rotation) - 1.0) > UNIT_TOLERANCE:
+                return None  # the general path normalizes it (with a warning) or refuses it
+        result: np.ndarray = results[k]
+        return result
+
+    return f
+
+
+def _none(t: float, x: Any, u: Any) -> None:
+    """The binding of a model without compiled dynamics: always the general path."""
+    return None
+
+
+_dot: Any = np.ndarray.dot  # looked up once: the lean path counts its attribute look-ups
+_isfinite = math.isfinite
+
+
+def lean_f(model: Model, t: float, x: Any, u: Any) -> np.ndarray | None:
+    """``model.f(t, x, u)`` at its default parameters for a float ``t`` and float64 vectors ``x`` (n,) and ``u``
+    (m,) or None, through the model's compiled f (see the module docstring); None for the general path."""
+    try:
+        local = model.__dict__[_KEY]
+        if local.defaults is model.parameters:  # AttributeError: none yet in this thread
+            result: np.ndarray | None = local.f(t, x, u)
+            return result
+    except (KeyError, AttributeError):  # no binding yet, or a model without an instance dictionary
+        pass
+    attributes = getattr(model, "__dict__", None)
+    if attributes is None:
+        return None
+    local = attributes.get(_KEY)
+    if local is None:
+        local = attributes.setdefault(_KEY, threading.local())
+    rhs = model._rhs_call(model.default_parameters()[1])
+    local.f = _none if rhs is None else _binding(model, rhs)
+    local.defaults = model.parameters  # parameter copies share the dictionary: a copy binds its own
+    first: np.ndarray | None = local.f(t, x, u)
+    return first
