@@ -89,8 +89,8 @@ def test_large_trees_solve_their_factor_by_a_compiled_sparse_solve_in_held_buffe
                                                                                     monkeypatch) -> None:
     """Above SOLVE_LIMIT coordinates the tape gives L and dr/dz and a compiled sparse solve writes A's and B's rows
     (robodyn.model.chain.linearization.FactoredSolve), in the Linearizer into held buffers and in linearize's lean
-    path into the result's row: bit for bit the same, and equal to the solves on the tape to rounding (the same factor, the operations in another
-    order: row operations of length 2n + m, the pivots' reciprocals)."""
+    path into the result's row: bit for bit the same, and equal to the solves on the tape to rounding (the same
+    factor, the operations in another order: row operations of length 2n + m, the pivots' reciprocals)."""
     from robodyn.model.chain import floating, linearization
 
     path = Path(__file__).resolve().parents[1] / "data" / "puma560.yaml"

@@ -75,3 +75,42 @@ def test_a_zero_pivot_passes_through_as_non_finite() -> None:
     total = tree_solve(lower, np.ones((n, 3)), np.array([0, 0, 1, 2]), np.array([0, 1]), np.arange(n), -1.0, left,
                        right, none, none)
     assert not np.isfinite(total) and not np.isfinite(left).all()
+
+
+def test_the_solve_on_addresses_writes_the_same_bits_where_its_plan_says() -> None:
+    """tree_solve_raw (a C function over a plan, for memory the caller owns) equals tree_solve bit for bit: left and
+    right at their offsets of a flat output, the block into the target's corner of rows of a longer length, every
+    other entry untouched; it returns the same sum."""
+    import ctypes
+
+    from robodyn.codegen.linalg import tree_solve_plan, tree_solve_raw
+
+    rng = np.random.default_rng(11)
+    M = _tree_matrix(rng)
+    n, k, split, nb, stride = M.shape[0], 7, 4, 2, 6
+    order = np.arange(n)[::-1].copy()
+    L = np.linalg.cholesky(M[np.ix_(order, order)])
+    starts, columns = [0], []  # every entry below the diagonal: the dense pattern is a valid one
+    for i in range(n):
+        columns += list(range(i))
+        starts.append(len(columns))
+    pattern = (np.array(starts), np.array(columns), order)
+    G, block = rng.normal(size=(n, k)), rng.normal(size=(nb, nb))
+    left, right, target = np.empty((n, split)), np.empty((n, k - split)), np.empty((nb, nb))
+    expected = tree_solve(L.copy(), G.copy(), *pattern[:2], order, -1.0, left, right, block, target)
+    parts = np.concatenate([L.ravel(), G.ravel(), block.ravel()])
+    left_at, right_at = 20, 20 + n * split + 3
+    out = np.full(right_at + n * (k - split) + 5, 7.0)
+    plan = tree_solve_plan((n, k, split), parts.size, (left_at, right_at, out.size), (n * n + n * k, nb, stride),
+                           pattern)
+    function = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
+        tree_solve_raw.address)
+    total = function(*(array.ctypes.data for array in (parts, plan, out)))
+    assert total == expected
+    np.testing.assert_array_equal(out[left_at: left_at + n * split].reshape(n, split), left)
+    np.testing.assert_array_equal(out[right_at: right_at + n * (k - split)].reshape(n, k - split), right)
+    np.testing.assert_array_equal(out[: nb * stride].reshape(nb, stride)[:, :nb], target)
+    written = np.zeros(out.size, dtype=bool)
+    written[left_at: left_at + n * split] = written[right_at: right_at + n * (k - split)] = True
+    written[: nb * stride].reshape(nb, stride)[:, :nb] = True
+    assert (out[~written] == 7.0).all()  # nothing else
