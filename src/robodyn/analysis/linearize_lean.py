@@ -30,7 +30,6 @@ a call reads their state from cells, cheaper than attributes.
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 import threading
@@ -42,7 +41,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.codegen.rowcall import RowCall
-from robodyn.model.lean import ARENA_BYTES, BLAS_SIZE, UNIT_TOLERANCE
+from robodyn.model.lean import ARENA_BYTES, BLAS_SIZE, UNIT_TOLERANCE, Arena
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Values
 
@@ -115,17 +114,6 @@ class _Binding:
         return _raw(model, t, native, chart)
 
 
-def _arena(rows: int, width: int) -> tuple[np.ndarray, np.ndarray, int]:
-    """``rows`` rows of ``width`` entries (a multiple of a cache line's), uninitialized, each starting on a cache
-    line: the rows, a read-only view of them and their address."""
-    block = np.empty(rows * width + _LINE)
-    skip = (-ctypes.addressof(ctypes.c_char.from_buffer(block)) % (8 * _LINE)) // 8  # type: ignore[arg-type]
-    arena = block[skip: skip + rows * width].reshape(rows, width)
-    frozen = arena.view()
-    frozen.setflags(write=False)
-    return arena, frozen, ctypes.addressof(ctypes.c_char.from_buffer(block)) + 8 * skip  # type: ignore[arg-type]
-
-
 def _lines(size: int) -> int:
     """``size`` entries rounded up to whole cache lines."""
     return -(-size // _LINE) * _LINE
@@ -158,24 +146,29 @@ def _raw(model: ModelContract, t: float, native: tuple[Any, np.ndarray], chart: 
     ones = np.ones(stop - start if stop - start <= BLAS_SIZE else 0)
     t_ = t
 
-    def arena() -> tuple[int, list[Any], list[Any], list[Any]]:
-        rows_, frozen, address = _arena(rows, width)
+    def arena() -> tuple[Arena, int, list[Any], list[Any], list[Any]]:
+        block = Arena(rows, width)
+        writable, frozen = block.rows, block.frozen
         for a, b in runs:
-            rows_[:, a:b] = template[a:b]
-        rows_[:, size:start] = 0.0  # x_op's zeros on a moving base
-        rows_[:, stop:] = 0.0  # the chart's d, the padding
-        results = list(zip(*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(2)),
-                           frozen[:, size:size + n], frozen[:, size + n:size + n + m]))
-        rotations = [] if rotation is None else list(rows_[:, x_at + rotation.start: x_at + rotation.stop])
-        return address, list(rows_[:, start:stop]), results, rotations
+            writable[:, a:b] = template[a:b]
+        writable[:, size:start] = 0.0  # x_op's zeros on a moving base
+        writable[:, stop:] = 0.0  # the chart's d, the padding
+        views = [frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(2)]
+        results = list(zip(*views, frozen[:, size:size + n], frozen[:, size + n:size + n + m]))
+        rotations = [] if rotation is None else list(writable[:, x_at + rotation.start: x_at + rotation.stop])
+        points = list(writable[:, start:stop])
+        del views
+        block.hand([view for result in results for view in result])  # every view made: the baseline
+        return block, block.address, points, results, rotations
 
-    address, points, results, rotations = arena()
+    current, address, points, results, rotations = arena()
     row = 0
 
     def linearize(x: np.ndarray, u: np.ndarray, _keep: Any = row_call) -> LinearSystem | None:  # keeps its frame
-        nonlocal address, points, results, rotations, row
+        nonlocal current, address, points, results, rotations, row
         if row == rows:
-            address, points, results, rotations = arena()
+            if not current.idle():  # a result still held: a new block (else this one's rows again)
+                current, address, points, results, rotations = arena()
             row = 0
         k = row
         row += 1
@@ -187,16 +180,17 @@ def _raw(model: ModelContract, t: float, native: tuple[Any, np.ndarray], chart: 
             turn = rotations[k]
             if abs(_dot(turn, turn) - 1.0) > UNIT_TOLERANCE:
                 return None  # the general path normalizes it (with a warning) or refuses it
+        # the result (its arrays: views of the row the call fills) and the point's check before the call: after a
+        # large robot's machine code, Python's and numpy's run from cold caches
+        A, B, x_op, u_op = results[k]
+        system = _from_fields(A, B, C, D, x_op, u_op, *fields)
         at = address + stride * k
         if summed is not None:
             total = summed(target, t_, at, frame)
-        else:  # the point's check before the call: after a large robot's machine code numpy runs from cold caches
+        else:
             total = _dot(point, ones) if ones.size else point.sum()
             total += function(t_, at + x_offset, at + u_offset, at_p, at_a, at)
-        if not _isfinite(total):
-            return None  # a non-finite point or result: the general path finds the cause and says it
-        A, B, x_op, u_op = results[k]
-        return _from_fields(A, B, C, D, x_op, u_op, *fields)
+        return system if _isfinite(total) else None  # not finite: the general path finds the cause and says it
 
     return _Binding(model, t, raw, rows, linearize)
 
@@ -215,19 +209,23 @@ def _run(model: ModelContract, t: float, p: np.ndarray) -> _Binding:
     ones = np.ones(used if used <= BLAS_SIZE else 0)
     fields = _fields(model, None)
 
-    def arena() -> tuple[list[Any], list[Any]]:
-        rows_, frozen, _ = _arena(rows, width)
-        results = list(zip(*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
-                           frozen[:, size:size + n], frozen[:, size + n:used]))
-        return list(rows_[:, :used]), results
+    def arena() -> tuple[Arena, list[Any], list[Any]]:
+        block = Arena(rows, width)
+        views = [block.frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)]
+        results = list(zip(*views, block.frozen[:, size:size + n], block.frozen[:, size + n:used]))
+        whole = list(block.rows[:, :used])
+        del views
+        block.hand([view for result in results for view in result])
+        return block, whole, results
 
-    whole, results = arena()
+    current, whole, results = arena()
     row = 0
 
     def linearize(x: np.ndarray, u: np.ndarray) -> LinearSystem | None:
-        nonlocal whole, results, row
+        nonlocal current, whole, results, row
         if row == rows:
-            whole, results = arena()
+            if not current.idle():
+                current, whole, results = arena()
             row = 0
         k = row
         row += 1

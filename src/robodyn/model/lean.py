@@ -8,9 +8,10 @@ much:
 
 - the model's compiled f is bound once with its default parameters (:meth:`Model._rhs_call`), per model and per
   thread (a ``threading.local`` in the model's instance dictionary: threads never share buffers);
-- each call copies (u, x) into the next row of an *arena*, a block of rows ``[x' | u | x | 0]`` (each on a cache
-  line) whose addresses and views were made with it: the machine code reads the point there and writes x' at the
-  row's start, and the result is that part of the row (no allocation, slicing or address look-up of its own);
+- each call copies (u, x) into the next row of an *arena* (:class:`Arena`), a block of rows ``[x' | u | x | 0]``
+  (each on a cache line) whose addresses and views were made with it: the machine code reads the point there and
+  writes x' at the row's start, and the result is that part of the row (no allocation, slicing or address look-up
+  of its own); a block whose results nobody holds any more is used again (no allocation, no page faults);
 - the code runs and the row is summed in one compiled call (robodyn.codegen.rowcall: four arguments where the
   code's own call takes six, and no BLAS dot), which checks the point and the result together; a model whose
   state holds a rotation of unit norm (a floating base's quaternion) has it checked unit to
@@ -24,6 +25,7 @@ the general path's bit for bit: the same machine code on the same values.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
@@ -34,7 +36,7 @@ if TYPE_CHECKING:
     from robodyn.codegen.native import RawCall
     from robodyn.model.system import Model
 
-__all__ = ["ARENA_BYTES", "BLAS_SIZE", "UNIT_TOLERANCE", "RhsCall", "lean_f"]
+__all__ = ["ARENA_BYTES", "BLAS_SIZE", "UNIT_TOLERANCE", "Arena", "RhsCall", "lean_f"]
 
 #: Results of a lean path share blocks of at most this many bytes (a few results' worth): one allocation and no
 #: per-result views of a fresh buffer.
@@ -58,11 +60,46 @@ class RhsCall(NamedTuple):
     unit: slice | None  # the entries of x that hold a rotation of unit norm, or None
 
 
+class Arena:
+    """``count`` rows of ``width`` float64 entries (whole cache lines) in one block, each row on a cache line, for a
+    lean path's results: ``rows`` (writable: the binding's), ``frozen`` (read-only views of the same rows that
+    cannot be made writable: the block is read-only once the writable view is made) and ``address``. ``hand(views)``
+    names the views the binding gives out; :meth:`idle` says whether nothing but the binding refers to the block or
+    to them any more (their reference counts are those taken then), so that its rows can be written again: a loop
+    that drops its results allocates nothing. Reference counts are CPython's (sys.getrefcount), compared with their
+    own values taken the same way."""
+
+    __slots__ = ("address", "block", "counts", "frozen", "handed", "rows")
+
+    def __init__(self, count: int, width: int):
+        import ctypes  # here: the package's start-up does not need it
+
+        self.block = block = np.empty(count * width + _LINE)
+        skip = (-ctypes.addressof(ctypes.c_char.from_buffer(block)) % (8 * _LINE)) // 8  # type: ignore[arg-type]
+        self.address: int = ctypes.addressof(ctypes.c_char.from_buffer(block)) + 8 * skip  # type: ignore[arg-type]
+        self.rows = block[skip: skip + count * width].reshape(count, width)
+        block.setflags(write=False)
+        self.frozen = block[skip: skip + count * width].reshape(count, width)
+        self.handed: list[Any] = []
+        self.counts: tuple[int, ...] = ()
+
+    def hand(self, views: list[Any]) -> None:
+        """The views given out (each result's): their reference counts, and the block's, from now on are idle's."""
+        self.handed = views
+        self.counts = _counts(self.block, views)
+
+    def idle(self) -> bool:
+        """Whether nothing but the binding refers to the block or to the views it gives out."""
+        return _counts(self.block, self.handed) == self.counts
+
+
+def _counts(block: np.ndarray, views: list[Any]) -> tuple[int, ...]:
+    return (sys.getrefcount(block), *map(sys.getrefcount, views))
+
+
 def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarray | None]:
     """``f(t, x, u)`` through ``rhs`` for one thread: x' in the next row of its arena (see the module docstring), or
     None for the general path. A closure: its state is in cells, which it reads faster than attributes."""
-    import ctypes  # here: the package's start-up does not need it
-
     from robodyn.codegen.rowcall import RowCall
 
     n, m = model.n_states, model.n_inputs
@@ -73,21 +110,21 @@ def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarr
     call = RowCall.of(rhs.call, (n + m, n, 0, width))  # runs the code on a row and sums the row
     function, target, frame, unit = call.function, call.target, call.frame, rhs.unit
 
-    def arena() -> tuple[int, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
-        """A new block of ``rows`` rows, each on a cache line: its address and, per row, its point (u, x), its
-        result x' and its rotation."""
-        block = np.zeros(rows * width + _LINE)
-        skip = (-ctypes.addressof(ctypes.c_char.from_buffer(block)) % (8 * _LINE)) // 8  # type: ignore[arg-type]
-        rows_ = block[skip: skip + rows * width].reshape(rows, width)
-        rotations = [] if unit is None else list(rows_[:, n + m + unit.start: n + m + unit.stop])
-        return (ctypes.addressof(ctypes.c_char.from_buffer(block)) + 8 * skip,  # type: ignore[arg-type]
-                list(rows_[:, n: 2 * n + m]), list(rows_[:, :n]), rotations)
+    def arena() -> tuple[Arena, int, list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+        """A new block of ``rows`` rows: the arena, its address and, per row, its point (u, x), its result x' and its
+        rotation."""
+        block = Arena(rows, width)
+        block.rows[:, 2 * n + m:] = 0.0  # the chart's d, the padding
+        rotations = [] if unit is None else list(block.rows[:, n + m + unit.start: n + m + unit.stop])
+        points, results = list(block.rows[:, n: 2 * n + m]), list(block.rows[:, :n])  # results: writable, as the
+        block.hand(results)  # general path's; every view made before: their references are the block's baseline
+        return block, block.address, points, results, rotations
 
-    address, points, results, rotations = arena()
+    current, address, points, results, rotations = arena()
     row = 0
 
     def f(t: float, x: Any, u: Any, _call: Any = call) -> np.ndarray | None:
-        nonlocal address, points, results, rotations, row
+        nonlocal current, address, points, results, rotations, row
         if not (type(x) is np.ndarray and x.dtype is _FLOAT and x.shape == x_shape and _isfinite(t)):
             return None
         if u is None:
@@ -95,18 +132,19 @@ def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarr
         elif not (type(u) is np.ndarray and u.dtype is _FLOAT and u.shape == u_shape):
             return None
         if row == rows:
-            address, points, results, rotations = arena()
+            if not current.idle():
+                current, address, points, results, rotations = arena()
             row = 0
         k = row
         row += 1
         np.concatenate((u, x), out=points[k])
-        if not _isfinite(function(target, t, address + stride * k, frame)):
-            return None  # a non-finite point or result: the general path finds the cause and says it
         if unit is not None:
             rotation = rotations[k]
             if abs(_dot(rotation, rotation) - 1.0) > UNIT_TOLERANCE:
                 return None  # the general path normalizes it (with a warning) or refuses it
         result: np.ndarray = results[k]
+        if not _isfinite(function(target, t, address + stride * k, frame)):
+            return None  # a non-finite point or result: the general path finds the cause and says it
         return result
 
     return f
