@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -157,6 +158,23 @@ def test_results_keep_their_numbers_across_arenas_and_threads_and_stay_read_only
         _same(first, general)
         _same(second, general)
     assert kept[0].C is kept[1].C or np.shares_memory(kept[0].C, kept[1].C)  # one constant for every result
-    for array in (kept[0].C, kept[0].D):  # a result's own arrays are its to unlock; the shared ones are not
+    for array in (kept[0].A, kept[0].B, kept[0].C, kept[0].D, kept[0].x_op):  # none can be made writable
         with pytest.raises(ValueError):
             array.setflags(write=True)
+
+
+def test_a_loop_that_drops_its_results_writes_one_block_again() -> None:
+    """Results not held free their rows for the next ones (the same block, its base); a held result keeps its own
+    numbers however many follow."""
+    model = _robot("solo floating")
+    rng = np.random.default_rng(13)
+    x, u = _state(model, rng), rng.uniform(-1, 1, model.n_inputs)
+    block = weakref.ref(robodyn.linearize(model, x, u).A.base)  # not a reference: that would keep it in use
+    for _ in range(50):
+        robodyn.linearize(model, x, u)
+    assert robodyn.linearize(model, x, u).A.base is block()
+    kept = robodyn.linearize(model, x, u)
+    expected = robodyn.linearize(model, x.tolist(), u.tolist())
+    for _ in range(50):
+        robodyn.linearize(model, _state(model, rng), u)
+    _same(kept, expected)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import warnings
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -181,3 +182,24 @@ def test_models_without_compiled_dynamics_take_the_general_path() -> None:
     x = np.array([0.3, 0.1])
     np.testing.assert_array_equal(pendulum.f(0.0, x, np.array([0.5])), pendulum.f(0.0, [0.3, 0.1], [0.5]))
     assert pendulum.__dict__[_KEY].f.__name__ == "_none"
+
+
+@needs_robots
+def test_a_block_is_written_again_once_nothing_holds_its_results() -> None:
+    """A loop that drops its results uses one block (its results' base) again and again; a result, or any view of
+    one, still held keeps its block from being written: the next block is a new one."""
+    model = _robot("solo floating")
+    x, u = _state(model, np.random.default_rng(5)), np.zeros(model.n_inputs)
+    first = model.f(0.0, x, u)
+    block = weakref.ref(first.base)  # not a reference: holding the block would keep it in use
+    del first
+    for _ in range(500):  # several blocks' worth, each result dropped at once
+        model.f(0.0, x, u)
+    again = model.f(0.0, x, u)
+    assert again.base is block()
+    held = again[:3]  # a view of a result: the block is still in use
+    expected = held.copy()
+    del again
+    for _ in range(500):
+        assert model.f(0.0, x, u + 0.01).base is not held.base
+    np.testing.assert_array_equal(held, expected)
