@@ -3,15 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Final
 
 import numba
 import numpy as np
 
-from robodyn.codegen.cache import private_cfunc
-
-__all__ = ["PLAN_HEADER", "cholesky_solve_lower", "manipulator_jacobians", "manipulator_solve", "tree_solve",
-           "tree_solve_plan", "tree_solve_raw"]
+__all__ = ["cholesky_solve_lower", "manipulator_jacobians", "manipulator_solve", "tree_solve"]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
@@ -101,50 +97,6 @@ def tree_solve(L: np.ndarray, G: np.ndarray, starts: np.ndarray, columns: np.nda
         for c in range(block.shape[1]):
             target[i, c] = block[i, c]
             total += block[i, c]
-    return total
-
-
-#: The header of a :func:`tree_solve_raw` plan (int64), by slot: n, k, s (left's columns), the size of ``parts``,
-#: where left and right start in ``out`` (their rows are s and k - s long, one after the other), the size of
-#: ``out``, where the block starts in ``parts``, its size nb (nb x nb), the row length of the target's block in
-#: ``out`` (it starts at ``out``'s start) and the factor pattern's entries; then the pattern: starts (n + 1),
-#: columns, order (n).
-PLAN_HEADER: Final = 11
-
-
-def tree_solve_plan(sizes: tuple[int, int, int], parts_size: int, out: tuple[int, int, int],
-                    block: tuple[int, int, int], pattern: tuple[np.ndarray, np.ndarray, np.ndarray]) -> np.ndarray:
-    """The int64 plan of :func:`tree_solve_raw` (see :data:`PLAN_HEADER`): ``sizes`` (n, k, s), ``out`` (where left
-    and right start, the size of ``out``), ``block`` (its start in ``parts``, nb, the target's row length) and
-    ``pattern`` (starts, columns, order) as :func:`tree_solve` takes them."""
-    starts, columns, order = pattern
-    header = [*sizes, parts_size, out[0], out[1], out[2], *block, columns.size]
-    return np.concatenate([np.array(header, dtype=np.int64), starts, columns, order]).astype(np.int64)
-
-
-@private_cfunc(numba.types.float64(numba.types.CPointer(numba.types.float64), numba.types.CPointer(numba.types.int64),
-                                   numba.types.CPointer(numba.types.float64)), nogil=True, error_model="numpy")
-def tree_solve_raw(parts: Any, plan: Any, out: Any) -> float:  # pragma: no cover - runs compiled only
-    """:func:`tree_solve` with sign -1 on memory given by addresses, as a C function ``double fn(double *parts,
-    int64 *plan, double *out)`` (its ``address``) for callers that own the memory (linearize's lean path writes a
-    result's A and B in place). The plan (:func:`tree_solve_plan`) says where everything is: L (n, n) then G (n, k)
-    at the start of ``parts``; -M^-1 G's first s columns go to the (n, s) rows at ``left_at`` of ``out``, the others
-    to the (n, k - s) rows at ``right_at``, and ``parts``' nb x nb block at ``block_at`` to the first nb columns of
-    ``out``'s first nb rows of the target's length; nothing else of ``out`` is written. Returns the sum of what it
-    wrote (finite exactly when all of it is, barring overflow)."""
-    n, k, s, nb, nnz = plan[0], plan[1], plan[2], plan[8], plan[10]
-    memory = numba.carray(parts, plan[3])
-    result = numba.carray(out, plan[6])
-    table = numba.carray(plan, PLAN_HEADER + 2 * n + 1 + nnz)
-    starts = table[PLAN_HEADER: PLAN_HEADER + n + 1]
-    columns = table[PLAN_HEADER + n + 1: PLAN_HEADER + n + 1 + nnz]
-    order = table[PLAN_HEADER + n + 1 + nnz:]
-    left_at, right_at, block_at, stride = plan[4], plan[5], plan[7], plan[9]
-    corner = result[: nb * stride].reshape((nb, stride))[:, :nb]
-    total = tree_solve(memory[: n * n].reshape((n, n)), memory[n * n: n * n + n * k].reshape((n, k)), starts,
-                       columns, order, -1.0, result[left_at: left_at + n * s].reshape((n, s)),
-                       result[right_at: right_at + n * (k - s)].reshape((n, k - s)),
-                       memory[block_at: block_at + nb * nb].reshape((nb, nb)), corner)
     return total
 
 

@@ -68,21 +68,19 @@ class FactoredSolve:
     def raw_call(self, tape: RawCall, size: int, split: int, out: tuple[int, int, int],
                  block: tuple[int, int, int] = (0, 0, 0)) -> RawCall:
         """``tape`` (the compiled ``jacobians`` with its parameters bound: ``size`` values, L, G and any block) then
-        this solve on addresses (robodyn.codegen.linalg.tree_solve_raw) as one :class:`RawCall` writing into its
+        this solve on addresses (robodyn.codegen.solve_ir: the same bits) as one :class:`RawCall` writing into its
         ``out``: -M^-1 G's first ``split`` columns and the rest where ``out`` = (left's start, right's start, the size
         of ``out``) says, and the ``block`` (its start in the tape's values, nb, the target's row length) into the
         top left corner. Its function returns the sum of what it wrote; it holds the tape's values: one caller
         (thread) at a time."""
         import ctypes
 
-        from robodyn.codegen.linalg import tree_solve_plan, tree_solve_raw
+        from robodyn.codegen.solve_ir import tree_solve_ir, tree_solve_plan
 
         parts = np.zeros(size)
         plan = tree_solve_plan((self.n, self.k, split), size, out, block, (self._starts, self._columns, self._order))
         at_parts, at_plan = (ctypes.addressof(ctypes.c_char.from_buffer(a)) for a in (parts, plan))  # type: ignore[arg-type]
-        solve = ctypes.CFUNCTYPE(ctypes.c_double, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p)(
-            tree_solve_raw.address)
-        compiled = tape.function
+        solve, compiled = tree_solve_ir(), tape.function
 
         def function(t: float, at_x: int, at_u: int, at_p: int, at_a: int, at_out: int,
                      _alive: tuple[np.ndarray, ...] = (parts, plan)) -> float:
