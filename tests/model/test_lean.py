@@ -22,7 +22,7 @@ import pytest
 import robodyn
 from pinocchio_reference import ROBOTS
 from robodyn.errors import RobodynWarning
-from robodyn.model.lean import _KEY
+from robodyn.model.lean import LEAN_KEY
 
 needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -65,7 +65,7 @@ def test_the_lean_f_is_the_general_f_bit_for_bit(name: str) -> None:
         lean, general = model.f(0.0, x, u), model.f(0.0, x.tolist(), u.tolist())
         np.testing.assert_array_equal(lean, general)
         np.testing.assert_array_equal(model.f(0.5, x), model.f(0.5, x.tolist()))  # u = None: zeros
-    assert model.__dict__[_KEY].f.__name__ == "f"  # the robot's compiled binding, not the general path's
+    assert model.__dict__[LEAN_KEY].f.__name__ == "f"  # the robot's compiled binding, not the general path's
 
 
 @needs_robots
@@ -181,7 +181,7 @@ def test_models_without_compiled_dynamics_take_the_general_path() -> None:
     pendulum = robodyn.load("pendulum")
     x = np.array([0.3, 0.1])
     np.testing.assert_array_equal(pendulum.f(0.0, x, np.array([0.5])), pendulum.f(0.0, [0.3, 0.1], [0.5]))
-    assert pendulum.__dict__[_KEY].f.__name__ == "_none"
+    assert pendulum.__dict__[LEAN_KEY].f.__name__ == "_none"
 
 
 @needs_robots

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from robodyn.codegen.native import RawCall
     from robodyn.model.system import Model
 
-__all__ = ["ARENA_BYTES", "BLAS_SIZE", "UNIT_TOLERANCE", "Arena", "RhsCall", "lean_f"]
+__all__ = ["ARENA_BYTES", "BLAS_SIZE", "LEAN_KEY", "UNIT_TOLERANCE", "Arena", "RhsCall", "lean_f"]
 
 #: Results of a lean path share blocks of at most this many bytes (a few results' worth): one allocation and no
 #: per-result views of a fresh buffer.
@@ -49,7 +49,9 @@ BLAS_SIZE: Final = 2048
 UNIT_TOLERANCE: Final = 1e-12
 _FLOAT: Final = np.dtype(np.float64)
 _LINE: Final = 8  # float64 entries per 64-byte cache line
-_KEY: Final = "_lean_f"  # the instance dictionary's key of the model's threading.local of bindings
+#: The instance dictionary's key of a model's threading.local of bindings (``f``, valid for the parameters'
+#: mapping ``defaults``): Model.f reads it itself.
+LEAN_KEY: Final = "_lean_f"
 
 
 class RhsCall(NamedTuple):
@@ -163,7 +165,7 @@ def lean_f(model: Model, t: float, x: Any, u: Any) -> np.ndarray | None:
     """``model.f(t, x, u)`` at its default parameters for a float ``t`` and float64 vectors ``x`` (n,) and ``u``
     (m,) or None, through the model's compiled f (see the module docstring); None for the general path."""
     try:
-        local = model.__dict__[_KEY]
+        local = model.__dict__[LEAN_KEY]
         if local.defaults is model.parameters:  # AttributeError: none yet in this thread
             result: np.ndarray | None = local.f(t, x, u)
             return result
@@ -172,9 +174,9 @@ def lean_f(model: Model, t: float, x: Any, u: Any) -> np.ndarray | None:
     attributes = getattr(model, "__dict__", None)
     if attributes is None:
         return None
-    local = attributes.get(_KEY)
+    local = attributes.get(LEAN_KEY)
     if local is None:
-        local = attributes.setdefault(_KEY, threading.local())
+        local = attributes.setdefault(LEAN_KEY, threading.local())
     rhs = model._rhs_call(model.default_parameters()[1])
     local.f = _none if rhs is None else _binding(model, rhs)
     local.defaults = model.parameters  # parameter copies share the dictionary: a copy binds its own

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError
-from robodyn.model.lean import lean_f
+from robodyn.model.lean import LEAN_KEY, lean_f
 from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
 
 if TYPE_CHECKING:
@@ -144,7 +144,11 @@ class Model:
         xdot : (n_states,) float64
         """
         if params is None and type(t) is float:  # float64 vectors at the defaults: robodyn.model.lean
-            xdot = lean_f(self, t, x, u)
+            try:  # this thread's binding of the model's compiled f, called here: one call less per f
+                lean = self.__dict__[LEAN_KEY]
+                xdot = lean.f(t, x, u) if lean.defaults is self.parameters else lean_f(self, t, x, u)
+            except (KeyError, AttributeError):  # not bound yet (in this thread), or no instance dictionary
+                xdot = lean_f(self, t, x, u)
             if xdot is not None:
                 return xdot
         return self.f_raw(*self.arguments(t, x, u, params))
