@@ -9,6 +9,9 @@ state; side by side in one run, interleaved rounds, the median of each round's b
 - linearize per call: ``robodyn.Linearizer`` (A, B, C, D into held buffers; for a floating base in the tangent
   space, 2 nv states) against ``pinocchio.computeABADerivatives`` alone and with A and B assembled into
   preallocated arrays (A = [[0, I], [da/dq, da/dv]], B = [0; M^-1 S]);
+- the public calls a user makes from Python (issue 45): ``model.f(t, x, u)`` against ``pinocchio.aba`` and
+  ``robodyn.linearize(model, x, u)`` (a LinearSystem with names, the point and read-only arrays) against
+  ``computeABADerivatives`` with A and B assembled, per call, for the Panda (fingers free) and the Talos (floating);
 - first compile of the humanoid (talos_reduced, nq 39): a new process with an empty robodyn cache, load to the first
   f and the first linearize;
 - a free-floating solo12 falling for 1 s (no contact, joints moving): robodyn dopri5 against MuJoCo's RK4 at the
@@ -17,8 +20,10 @@ state; side by side in one run, interleaved rounds, the median of each round's b
 
 Goals (issue 27): forward dynamics <= 1.5x pinocchio.aba and linearize <= computeABADerivatives + assembly for every
 robot; the humanoid's first compile <= 30 s; the falling solo12 at least as fast as MuJoCo at matched accuracy.
+Goals (issue 45): ``model.f`` <= ``pinocchio.aba`` and ``robodyn.linearize`` <= ``computeABADerivatives`` + assembly
+for the Panda and the floating Talos, from Python.
 
-    python benchmarks/bench_trees.py [--quick] [--skip-mujoco] [--skip-cold]
+    python benchmarks/bench_trees.py [--quick] [--skip-mujoco] [--skip-cold] [--public]
 """
 
 from __future__ import annotations
@@ -112,6 +117,12 @@ class Pair:
     def robodyn_linearize(self) -> None:
         self.linearizer(self.x, self.u)
 
+    def public_f(self) -> None:
+        self.model.f(0.0, self.x, self.u)
+
+    def public_linearize(self) -> None:
+        robodyn.linearize(self.model, self.x, self.u)
+
     def pinocchio_derivatives(self) -> None:
         pin.computeABADerivatives(self.pin, self.data, self.q, self.v, self.tau)
 
@@ -137,6 +148,38 @@ def per_call(pairs: list[tuple[str, Pair]], rounds: int, number: int) -> None:
         med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
         print(f"{label:<34}{med['fd']:>8.2f}{med['aba']:>8.2f}{med['fd'] / med['aba']:>7.2f}{med['lin']:>9.1f}"
               f"{med['dABA']:>8.1f}{med['asm']:>8.1f}{med['lin'] / med['asm']:>7.2f}")
+
+
+PUBLIC = ("panda, fingers free (fixed, 9)", "talos (floating, nv 38)")  # issue 45's robots
+
+
+def public_calls(pairs: list[tuple[str, Pair]], rounds: int, number: int) -> None:
+    """``model.f`` and ``robodyn.linearize`` beside Pinocchio's Python calls, interleaved rounds (each times every
+    function once, best of 3), medians; the results agree (checked in ``Pair.check`` and here). Timed by this
+    thread's CPU time: both tools run in the calling thread, and the machine is shared (wall time under load
+    stretches whichever call another process preempts)."""
+    print(f"\npublic calls from Python{'':<10}{'f':>8}{'aba':>8}{'ratio':>7}{'lin':>9}{'+asm':>8}{'ratio':>7}"
+          "  (us, thread CPU time)")
+    for label, pair in pairs:
+        if label not in PUBLIC:
+            continue
+        pair.pinocchio_assembled()
+        linear = robodyn.linearize(pair.model, pair.x, pair.u)
+        nv = pair.pin.nv
+        if not (np.allclose(linear.A[nv:, :nv], pair.A[nv:, :nv], rtol=0, atol=1e-9 * np.abs(pair.A).max())
+                and np.allclose(pair.model.f(0.0, pair.x, pair.u)[-nv:], pin.aba(pair.pin, pair.data, pair.q, pair.v,
+                                                                                  pair.tau), rtol=1e-9, atol=1e-9)):
+            raise SystemExit(f"{label}: robodyn's public calls and Pinocchio disagree: nothing to compare")
+        times: dict[str, list[float]] = {k: [] for k in ("f", "aba", "lin", "asm")}
+        cpu = time.thread_time
+        for _ in range(rounds):
+            times["f"].append(best_of(pair.public_f, 3, number, cpu))
+            times["aba"].append(best_of(pair.pinocchio_fd, 3, number, cpu))
+            times["lin"].append(best_of(pair.public_linearize, 3, number // 4, cpu))
+            times["asm"].append(best_of(pair.pinocchio_assembled, 3, number // 4, cpu))
+        med = {k: statistics.median(v) * 1e6 for k, v in times.items()}
+        print(f"{label:<34}{med['f']:>8.2f}{med['aba']:>8.2f}{med['f'] / med['aba']:>7.2f}{med['lin']:>9.1f}"
+              f"{med['asm']:>8.1f}{med['lin'] / med['asm']:>7.2f}")
 
 
 COLD = """
@@ -222,12 +265,15 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer rounds and calls")
     parser.add_argument("--skip-mujoco", action="store_true")
     parser.add_argument("--skip-cold", action="store_true")
+    parser.add_argument("--public", action="store_true", help="only the public calls of the Panda and the Talos")
     args = parser.parse_args()
     print(f"bench_trees.py {datetime.datetime.now():%Y-%m-%d %H:%M}, {platform.processor() or platform.machine()}, "
           f"load {os.getloadavg()[0]:.2f}, pinocchio {pin.__version__}")
     with tempfile.TemporaryDirectory() as folder:
         pairs = []
         for label, path, base in robots(Path(folder)):
+            if args.public and label not in PUBLIC:
+                continue
             start = time.perf_counter()
             pair = Pair(path, base)
             difference = pair.check()
@@ -236,7 +282,13 @@ def main() -> None:
             if difference > 1e-10:
                 raise SystemExit(f"{label}: robodyn and Pinocchio disagree ({difference:.1e}): nothing to compare")
             pairs.append((label, pair))
-        per_call(pairs, 3 if args.quick else 7, 200 if args.quick else 1000)
+        rounds, number = (3, 200) if args.quick else (7, 1000)
+        if not args.public:
+            per_call(pairs, rounds, number)
+        public_calls(pairs, 2 * rounds if args.public else rounds, number)
+    if args.public:
+        print(f"load {os.getloadavg()[0]:.2f} at the end")
+        return
     if not args.skip_cold:
         cold_compile()
     if not args.skip_mujoco:

@@ -88,9 +88,9 @@ links:
 def test_large_trees_solve_their_factor_by_a_compiled_sparse_solve_in_held_buffers(robot: str, tmp_path,
                                                                                     monkeypatch) -> None:
     """Above SOLVE_LIMIT coordinates the tape gives L and dr/dz and a compiled sparse solve writes A's and B's rows
-    (robodyn.model.chain.linearization.FactoredSolve), in the Linearizer into held buffers: bit for bit
-    linearize's, and equal to the solves on the tape to rounding (the same factor, the operations in another
-    order: row operations of length 2n + m, the pivots' reciprocals)."""
+    (robodyn.model.chain.linearization.FactoredSolve), in the Linearizer into held buffers and in linearize's lean
+    path into the result's row: bit for bit the same, and equal to the solves on the tape to rounding (the same
+    factor, the operations in another order: row operations of length 2n + m, the pivots' reciprocals)."""
     from robodyn.model.chain import floating, linearization
 
     path = Path(__file__).resolve().parents[1] / "data" / "puma560.yaml"
@@ -104,9 +104,10 @@ def test_large_trees_solve_their_factor_by_a_compiled_sparse_solve_in_held_buffe
     for module in (linearization, floating):
         monkeypatch.setattr(module, "SOLVE_LIMIT", 0)
     monkeypatch.setattr("robodyn.rigid.dynamics.SOLVE_LIMIT", 0)  # read by the chart when it binds
-    calls = []
-    solve = linearization.FactoredSolve.__call__
+    calls, raw = [], []
+    solve, bind = linearization.FactoredSolve.__call__, linearization.FactoredSolve.raw_call
     monkeypatch.setattr(linearization.FactoredSolve, "__call__", lambda self, *a: calls.append(1) or solve(self, *a))
+    monkeypatch.setattr(linearization.FactoredSolve, "raw_call", lambda self, *a: raw.append(1) or bind(self, *a))
     model = robodyn.load(str(path))  # a new model: linearize's held buffer is bound anew
     factored = robodyn.Linearizer(model)
     for _ in range(2):
@@ -116,4 +117,5 @@ def test_large_trees_solve_their_factor_by_a_compiled_sparse_solve_in_held_buffe
                                   (on_tape.A, on_tape.B, on_tape.C, on_tape.D)):
         np.testing.assert_array_equal(ours, theirs)
         assert np.max(np.abs(ours - tape)) <= 1e-12 * max(1.0, np.abs(tape).max())
-    assert len(calls) == 3  # the Linearizer's two calls and linearize's: the factored path ran
+    # the Linearizer's two calls; linearize's lean path bound the same solve on addresses (FactoredSolve.raw_call)
+    assert len(calls) == 2 and len(raw) == 1

@@ -1,53 +1,61 @@
-"""linearize's lean path: what a loop of ``linearize(model, x, u)`` calls pays per call.
+"""linearize's lean path: what a loop of ``linearize(model, x, u)`` pays per call.
 
 A model with exact derivatives at its default parameters, called with float64 vectors, needs no validation
 beyond their types and shapes and a finite check of the result. :func:`exact_at` does that much and no more:
 the model's derivatives are bound once (per model, per thread and per time, in the model's memo) and each
-result is written into the next row of an *arena*, one array of a few results' rows laid out
-``[A | B | C | D | x | u]``, whose read-only views of every row were made with it, so that a result costs no
-allocation, slicing or reshaping of its own.
+result is written into the next row of an *arena*, one array of a few results' rows (each on a cache line), whose
+views of every row were made with it, so that a result costs no allocation, slicing or reshaping of its own.
 
 Two bindings, asked of the model in this order:
 
-- ``linearization_call(t, p)``: raw machine code (robodyn.codegen.native.RawCall) that reads x and u and writes A
-  and B at addresses it is given. The point is copied into the row, the code reads it there and writes the
-  matrices into the same row: nothing is copied after the call. The row's constant entries (C = I and D = 0 for a
-  robot whose outputs are its states) come from the model's template, written into every row with the arena.
+- ``linearization_call(t, p)`` (a robot on a moving base: its chart's, robodyn.model.chart.ChartModel): raw
+  machine code (robodyn.codegen.native.RawCall) that reads x and u and writes A and B at addresses it is given.
+  A row is ``[A | B | x | u]``: the point is copied into the row, the code reads it there and writes the matrices
+  into the same row; nothing is copied after the call. C and D are the template's constants (C = I, D = 0 for
+  outputs that are the states), shared read-only by every result; A's and B's constant entries (a large robot's
+  [0, I] rows) come from the template, written into every row with the arena. On a moving base the row is
+  ``[A | B | x_op | u | x | 0]``: x_op = (0, v) in the tangent space, then the stored state the code reads and
+  the chart's coordinates d = 0 after it, and its base rotation must be of unit norm (to
+  robodyn.model.lean.UNIT_TOLERANCE, within which the general path leaves it as given). One tape's machine code
+  runs and the row is summed (the finite check) in one compiled call (robodyn.codegen.rowcall); a large robot's
+  code (its solve compiled apart from its tape) returns the sum of what it wrote, and the point's is added.
 - ``bound_linearization(t, p, out)``: ``run(x, u)`` into a held buffer ``out``, then one copy of the buffer and
-  the point into the row.
+  the point into a row ``[A | B | C | D | x | u]``.
 
-The numbers are the model's ``linearization_raw`` bit for bit (the same compiled code). Anything else — another
-argument type, a non-finite point or result, a model with a manifold, constraints or sampled parts — returns None,
-and linearize's general path answers (and explains a failure).
+The numbers are the general path's bit for bit (the same compiled code). Anything else — another argument type, a
+non-finite point or result, a rotation the general path would normalize, a model with constraints or sampled
+parts — returns None, and linearize's general path answers (and explains a failure). The bindings are closures:
+a call reads their state from cells, cheaper than attributes.
 """
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import math
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.codegen.rowcall import RowCall
+from robodyn.model.lean import ARENA_BYTES, BLAS_SIZE, UNIT_TOLERANCE, Arena
 from robodyn.model.linear import LinearSystem
 from robodyn.model.system import Values
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["ARENA_BYTES", "BLAS_SIZE", "Layout", "exact_at", "finite_total"]
+__all__ = ["ARENA_BYTES", "BLAS_SIZE", "MIN_ROWS", "Layout", "exact_at", "finite_total"]
 
-#: Results of the lean path share one block of at most this many bytes (a few results' worth): one allocation and
-#: no per-result views of a fresh buffer.
-ARENA_BYTES: Final = 64 * 1024
-#: Up to this size the finite check is one BLAS dot (~0.4 us against ~0.9 for sum); above it numpy's own sum: a
-#: large dot wakes numpy's BLAS threads, which then contend with scipy's (LAPACK's solves of the large robots):
-#: measured 5.5 ms for a 10,000-entry dot on 2 cores, and the next dpotrs 5 ms.
-BLAS_SIZE: Final = 2048
 _FLOAT: Final = np.dtype(np.float64)
+_LINE: Final = 8  # float64 entries per 64-byte cache line
+#: An arena holds at least this many rows: a large robot's result (a humanoid's is ~70 kB) pays an eighth of the
+#: arena's fixed costs (its allocation, address and views: ~8 us for one row), and a result kept keeps at most
+#: seven others' memory alive.
+MIN_ROWS: Final = 8
 
 
 def finite_total(buffer: np.ndarray, ones: np.ndarray) -> float:
@@ -79,81 +87,178 @@ def _layout(n: int, m: int, p: int) -> Layout:
     return Layout((0, sizes[0], sum(sizes[:2]), sum(sizes[:3]), sum(sizes)), ((n, n), (n, m), (p, n), (p, m)))
 
 
-class _Bound:
-    """A model's exact linearization bound at one time with its default parameters, for one thread, and the arena
-    its results are written into (see the module docstring): ``call`` (raw machine code) or ``run`` (into ``out``)
-    is set, the other None. :meth:`linearize` is the call: everything it reads was made here or with the arena."""
+class _Binding:
+    """One thread's binding of a model at one time with its default parameters: ``linearize(x, u)`` (a closure
+    over the arena and the compiled code; :func:`_raw` or :func:`_run`), what it is valid for (``t``, the
+    parameters' mapping ``defaults``), the argument shapes and ``call`` (the raw code, or None)."""
 
-    __slots__ = ("address", "arena", "at_a", "at_p", "call", "defaults", "fields", "function", "layout", "next",
-                 "ones", "out", "points", "results", "rows", "run", "size", "stride", "t", "template", "u_offset",
-                 "u_shape", "whole", "x_offset", "x_shape", "zeros")
+    __slots__ = ("call", "defaults", "linearize", "rows", "t", "u_shape", "x_shape", "zeros")
 
-    def __init__(self, model: ModelContract, t: float):
+    def __init__(self, model: ModelContract, t: float, call: Any, rows: int,
+                 linearize: Callable[[np.ndarray, np.ndarray], LinearSystem | None]):
+        self.t, self.defaults, self.call, self.rows, self.linearize = t, model.parameters, call, rows, linearize
+        self.x_shape, self.u_shape, self.zeros = (model.n_states,), (model.n_inputs,), np.zeros(model.n_inputs)
+
+    @staticmethod
+    def of(model: ModelContract, t: float) -> _Binding | None:
+        """The binding of ``model`` at ``t`` (its own linearization_call or its chart's, else its
+        bound_linearization), or None when a moving base's chart has no raw code with constant C and D."""
+        chart = model.chart()
+        p = model.default_parameters()[1]
+        native = model.linearization_call(t, p) if chart is None else chart.linearization_call(t, p)
         n, m = model.n_states, model.n_inputs
-        self.t, _, _, p = model.arguments(t, np.zeros(n), None, None)
-        self.defaults = model.parameters  # parameter copies share the memo: this mapping's, by identity
-        self.x_shape, self.u_shape = (n,), (m,)
-        self.layout = layout = Layout.of(model)
-        self.size = size = layout.bounds[-1]
-        self.ones = np.ones(size + n + m)  # row . ones: a finite check in one BLAS call
-        self.zeros = np.zeros(m)  # u = None
-        self.stride = 8 * self.ones.size  # bytes per row
-        self.x_offset, self.u_offset = 8 * size, 8 * (size + n)
-        native = model.linearization_call(self.t, p)
-        self.call: Any = None if native is None else native[0]  # kept: it keeps the bound parameters alive
-        self.function: Any = None if native is None else native[0].function
-        self.at_p: int = 0 if native is None else native[0].at_p
-        self.at_a: int = 0 if native is None else native[0].at_a
-        self.template: np.ndarray | None = None if native is None else native[1]
-        self.out = np.zeros(size)
-        self.run: Any = model.bound_linearization(self.t, p, self.out) if native is None else None
-        self.rows = max(1, ARENA_BYTES // self.stride)
-        if self.ones.size > BLAS_SIZE:  # a large robot's row: numpy's own sum (see finite_total), not one dot
-            self.ones = np.ones(0)
-        probe = LinearSystem.from_checked(*layout.views(np.zeros(size)), states=model.states, inputs=model.inputs,
-                                          outputs=model.outputs, name=model.name, source=model)
-        # LinearSystem.from_fields's fields after the arrays; dt and the units as from_checked derives them, once
-        self.fields = (model.states, model.inputs, model.outputs, model.name, model.jacobian_method, 0.0, probe.dt,
-                       probe.declared_units)
-        self.new_arena()
+        if native is not None and np.isnan(native[1][_layout(n, m, model.n_outputs).bounds[2]:]).any():
+            native = None  # C or D written by the call: not constants to share (bound_linearization instead)
+        if native is None:
+            return None if chart is not None else _run(model, t, p)
+        return _raw(model, t, native, chart)
 
-    def new_arena(self) -> None:
-        """A new arena of ``rows`` rows (the template's constants in each) and, per row, its writable view
-        (``whole``), that of its point (``points``) and its result's read-only views A, B, C, D, x, u
-        (``results``)."""
-        rows, size, bounds, shapes = self.rows, self.size, self.layout.bounds, self.layout.shapes
-        self.arena = arena = np.zeros((rows, self.ones.size))
-        if self.template is not None:
-            arena[:, :size] = self.template
-        self.address = ctypes.addressof(ctypes.c_char.from_buffer(arena))  # type: ignore[arg-type]
-        frozen = arena.view()
-        frozen.setflags(write=False)
-        n = shapes[0][0]
-        parts = (*(frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)),
-                 frozen[:, size:size + n], frozen[:, size + n:])
-        self.results = list(zip(*parts))
-        self.whole = list(arena)
-        self.points = [row[size:] for row in self.whole]
-        self.next = 0
 
-    def linearize(self, x: np.ndarray, u: np.ndarray) -> LinearSystem | None:
-        """The result at the checked vectors ``x``, ``u`` in the next row, or None when it is not finite."""
-        row = self.next
-        if row == self.rows:
-            self.new_arena()
+def _lines(size: int) -> int:
+    """``size`` entries rounded up to whole cache lines."""
+    return -(-size // _LINE) * _LINE
+
+
+def _raw(model: ModelContract, t: float, native: tuple[Any, np.ndarray], chart: Any) -> _Binding:
+    """The binding over raw machine code (see the module docstring): rows ``[A | B | x | u]``, or ``[A | B | x_op |
+    u | x | 0]`` on a moving base."""
+    raw, template = native
+    fields = _fields(model, chart)
+    n, m = len(fields[0]), model.n_inputs
+    layout = _layout(n, m, len(fields[2]))
+    size, bounds, shapes = layout.bounds[2], layout.bounds, layout.shapes
+    constant = np.concatenate([np.zeros(size), template[size:]])
+    constant.setflags(write=False)  # C and D shared by every result: views that cannot be made writable
+    C, D = layout.views(constant)[2:]
+    runs = _runs(~np.isnan(template[:size]))  # A's and B's constant entries
+    nq, nv = (0, 0) if chart is None else (len(chart.coordinates), n // 2)
+    x_at = size + (0 if chart is None else n + m)  # where the code reads x, then u
+    start = size + nv  # the point each call copies: [x | u], or [v | u | x] after x_op's zeros
+    stop = size + n + m if chart is None else x_at + model.n_states
+    width = _lines(stop + (0 if chart is None else len(chart.tangent)))
+    rows = max(MIN_ROWS, ARENA_BYTES // (8 * width))
+    rotation = None if chart is None else chart.rotation
+    stride, function, at_p, at_a = 8 * width, raw.function, raw.at_p, raw.at_a
+    x_offset, u_offset = 8 * x_at, 8 * (size + n)
+    row_call = None if raw.sums else RowCall.of(raw, (x_at, size + n, 0, width))  # one tape: run and sum at once
+    summed, target, frame = (None, 0, 0) if row_call is None else (row_call.function, row_call.target,
+                                                                    row_call.frame)
+    ones = np.ones(stop - start if stop - start <= BLAS_SIZE else 0)
+    t_ = t
+
+    def arena() -> tuple[Arena, int, list[Any], list[Any], list[Any]]:
+        block = Arena(rows, width)
+        writable, frozen = block.rows, block.frozen
+        for a, b in runs:
+            writable[:, a:b] = template[a:b]
+        writable[:, size:start] = 0.0  # x_op's zeros on a moving base
+        writable[:, stop:] = 0.0  # the chart's d, the padding
+        views = [frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(2)]
+        results = list(zip(*views, frozen[:, size:size + n], frozen[:, size + n:size + n + m]))
+        rotations = [] if rotation is None else list(writable[:, x_at + rotation.start: x_at + rotation.stop])
+        points = list(writable[:, start:stop])
+        del views
+        block.hand([view for result in results for view in result])  # every view made: the baseline
+        return block, block.address, points, results, rotations
+
+    current, address, points, results, rotations = arena()
+    row = 0
+
+    def linearize(x: np.ndarray, u: np.ndarray, _keep: Any = row_call) -> LinearSystem | None:  # keeps its frame
+        nonlocal current, address, points, results, rotations, row
+        if row == rows:
+            if not current.idle():  # a result still held: a new block (else this one's rows again)
+                current, address, points, results, rotations = arena()
             row = 0
-        self.next = row + 1
-        if self.function is not None:
-            np.concatenate((x, u), out=self.points[row])
-            at = self.address + self.stride * row
-            self.function(self.t, at + self.x_offset, at + self.u_offset, self.at_p, self.at_a, at)
+        k = row
+        row += 1
+        point = points[k]
+        if rotation is None:
+            np.concatenate((x, u), out=point)
         else:
-            self.run(x, u)
-            np.concatenate((self.out, x, u), out=self.whole[row])  # the matrices and the point: one copy
-        whole = self.whole[row]
-        if not _isfinite(_dot(whole, self.ones) if self.ones.size else whole.sum()):  # finite_total, inlined
-            return None  # a non-finite point or result: the general path finds the cause and says it
-        return _from_fields(*self.results[row], *self.fields)
+            np.concatenate((x[nq:], u, x), out=point)
+            turn = rotations[k]
+            if abs(_dot(turn, turn) - 1.0) > UNIT_TOLERANCE:
+                return None  # the general path normalizes it (with a warning) or refuses it
+        # the result (its arrays: views of the row the call fills) and the point's check before the call: after a
+        # large robot's machine code, Python's and numpy's run from cold caches
+        A, B, x_op, u_op = results[k]
+        system = _from_fields(A, B, C, D, x_op, u_op, *fields)
+        at = address + stride * k
+        if summed is not None:
+            total = summed(target, t_, at, frame)
+        else:
+            total = _dot(point, ones) if ones.size else point.sum()
+            total += function(t_, at + x_offset, at + u_offset, at_p, at_a, at)
+        return system if _isfinite(total) else None  # not finite: the general path finds the cause and says it
+
+    return _Binding(model, t, raw, rows, linearize)
+
+
+def _run(model: ModelContract, t: float, p: np.ndarray) -> _Binding:
+    """The binding over ``bound_linearization``: rows ``[A | B | C | D | x | u]``, the buffer and the point copied
+    into the row after each run."""
+    n, m = model.n_states, model.n_inputs
+    layout = Layout.of(model)
+    size, bounds, shapes = layout.bounds[-1], layout.bounds, layout.shapes
+    out = np.zeros(size)
+    run = model.bound_linearization(t, p, out)
+    used = size + n + m
+    width = _lines(used)
+    rows = max(1, ARENA_BYTES // (8 * width))
+    ones = np.ones(used if used <= BLAS_SIZE else 0)
+    fields = _fields(model, None)
+
+    def arena() -> tuple[Arena, list[Any], list[Any]]:
+        block = Arena(rows, width)
+        views = [block.frozen[:, bounds[k]:bounds[k + 1]].reshape(rows, *shapes[k]) for k in range(4)]
+        results = list(zip(*views, block.frozen[:, size:size + n], block.frozen[:, size + n:used]))
+        whole = list(block.rows[:, :used])
+        del views
+        block.hand([view for result in results for view in result])
+        return block, whole, results
+
+    current, whole, results = arena()
+    row = 0
+
+    def linearize(x: np.ndarray, u: np.ndarray) -> LinearSystem | None:
+        nonlocal current, whole, results, row
+        if row == rows:
+            if not current.idle():
+                current, whole, results = arena()
+            row = 0
+        k = row
+        row += 1
+        run(x, u)
+        line = whole[k]
+        np.concatenate((out, x, u), out=line)  # the matrices and the point: one copy
+        if not _isfinite(_dot(line, ones) if ones.size else line.sum()):
+            return None
+        return _from_fields(*results[k], *fields)
+
+    return _Binding(model, t, None, rows, linearize)
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """The (start, stop) of each run of True in ``mask``."""
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], mask.astype(np.int8), [0]])))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def _fields(model: ModelContract, chart: Any) -> tuple[Any, ...]:
+    """LinearSystem.from_fields's fields after the arrays: the names, the method, the error estimate, dt and the
+    units as linearize's general path gives them (in the tangent space on a moving base)."""
+    if chart is None:
+        n, m, p = model.n_states, model.n_inputs, model.n_outputs
+        probe = LinearSystem.from_checked(np.zeros((n, n)), np.zeros((n, m)), np.zeros((p, n)), np.zeros((p, m)),
+                                          states=model.states, inputs=model.inputs, outputs=model.outputs,
+                                          name=model.name, source=model)
+        return (model.states, model.inputs, model.outputs, model.name, model.jacobian_method, 0.0, probe.dt,
+                probe.declared_units)
+    names = chart.tangent_states
+    named = {*names, *model.inputs}
+    units = MappingProxyType({k: v for k, v in model.units().items() if k in named})
+    return names, model.inputs, names, model.name, "manipulator", 0.0, None, units
 
 
 _LOCAL: Final = "linearize bindings"  # the model's memo key of its threading.local() of bindings
@@ -162,27 +267,21 @@ _isfinite = math.isfinite
 _from_fields: Any = LinearSystem.from_fields
 
 
-def _bound(model: ModelContract, t: float) -> _Bound | None:
+def _bound(model: ModelContract, t: float) -> _Binding | None:
     """This thread's binding of ``model`` at ``t`` (made on first use), or None for a model the lean path does not
-    serve (no exact derivatives with exact output Jacobians, a manifold, constraints, sampled parts). Each thread
-    keeps its own (a threading.local in the model's memo): threads never share buffers, and a finished thread's
-    binding goes with it."""
+    serve (no exact derivatives with exact output Jacobians, constraints, sampled parts). Each thread keeps its own
+    (a threading.local in the model's memo): threads never share buffers, and a finished thread's binding goes
+    with it."""
     memo = model.memo()
     local = memo.get(_LOCAL)
-    bound: _Bound | None = getattr(local, "bound", None)
+    bound: _Binding | None = getattr(local, "bound", None)
     if bound is not None and bound.t == t and bound.defaults is model.parameters:
         return bound
-    if model.jacobian_method is None or not math.isfinite(t) or not _plain(model):
-        return None
-    n, m = model.n_states, model.n_inputs
-    if "linearize exact outputs" not in memo:
-        memo["linearize exact outputs"] = model.output_jacobians_raw(t, np.zeros(n), np.zeros(m),
-                                                                     model.default_parameters()[1]) is not None
-    if not memo["linearize exact outputs"]:
+    if not math.isfinite(t) or not _served(model):
         return None
     if local is None:
         local = memo.setdefault(_LOCAL, threading.local())
-    bound = local.bound = _Bound(model, t)
+    bound = local.bound = _Binding.of(model, t)
     return bound
 
 
@@ -190,8 +289,7 @@ def exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Lin
     """linearize(model, x, u, t=t) for float64 vectors x (n,) and u (m,) or None, at a finite point of a model with
     exact derivatives and output Jacobians at its default parameters; None for the general path (any other
     argument, a non-finite point or result)."""
-    local = model.memo().get(_LOCAL)
-    bound: _Bound | None = getattr(local, "bound", None)
+    bound: _Binding | None = getattr(model.memo().get(_LOCAL), "bound", None)
     if bound is None or bound.t != t or bound.defaults is not model.parameters:
         bound = _bound(model, t)
         if bound is None:
@@ -205,7 +303,20 @@ def exact_at(model: ModelContract, t: float, x: Values, u: Values | None) -> Lin
     return bound.linearize(x, u)
 
 
-def _plain(model: ModelContract) -> bool:
-    """Whether linearize's general path would reach the model's own exact linearization (no manifold, no
-    constraints, not sampled): the lean path, which linearize tries first, is only for such models."""
-    return model.chart() is None and model.constraints() is None and model.sampling() is None
+def _served(model: ModelContract) -> bool:
+    """Whether linearize's general path would reach the exact linearization the lean path binds: the model's own
+    (exact derivatives and output Jacobians; no constraints, not sampled), or its chart's on a moving base (a
+    robot's tangent space, always exact)."""
+    if model.constraints() is not None or model.sampling() is not None:
+        return False
+    if model.chart() is not None:
+        return True
+    if model.jacobian_method is None:
+        return False
+    memo = model.memo()
+    if "linearize exact outputs" not in memo:
+        n, m = model.n_states, model.n_inputs
+        memo["linearize exact outputs"] = model.output_jacobians_raw(0.0, np.zeros(n), np.zeros(m),
+                                                                     model.default_parameters()[1]) is not None
+    exact: bool = memo["linearize exact outputs"]
+    return exact

@@ -122,12 +122,14 @@ class RawCall:
     """A compiled ``fn(t, x, u, p, a, out)`` with ``p`` and ``a`` bound: ``function(t, at_x, at_u, at_p, at_a,
     at_out)`` with the addresses of float64 blocks, ``at_p`` and ``at_a`` those of ``kept`` (which the caller keeps
     alive with the call). The caller owns the other blocks: it writes x and u where it passes their addresses and
-    reads the result where it passed ``at_out`` (linearize's lean path writes both in a row of its results)."""
+    reads the result where it passed ``at_out`` (linearize's lean path writes both in a row of its results).
+    ``sums``: the function returns the sum of the entries it wrote (a composite of machine code and a compiled
+    solve), else None (machine code of one tape)."""
 
-    __slots__ = ("at_a", "at_p", "function", "kept")
+    __slots__ = ("at_a", "at_p", "function", "kept", "sums")
 
-    def __init__(self, function: Callable[..., None], at_p: int, at_a: int, kept: np.ndarray):
-        self.function, self.at_p, self.at_a, self.kept = function, at_p, at_a, kept
+    def __init__(self, function: Callable[..., Any], at_p: int, at_a: int, kept: np.ndarray, sums: bool = False):
+        self.function, self.at_p, self.at_a, self.kept, self.sums = function, at_p, at_a, kept, sums
 
 
 class NativeBatch:

@@ -242,6 +242,41 @@ class ChartModel(Model):
 
         return run
 
+    def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray]:
+        """:meth:`linearization` as raw machine code for callers that own the memory (linearize's lean path), as a
+        model's ``linearization_call`` (robodyn.model.protocol): ``(call, template)``, a
+        :class:`robodyn.codegen.native.RawCall` reading the stored state x ``(nq + nv,)`` followed by the chart's
+        ``nb`` zeros and u, and writing A and B where it is told (up to SOLVE_LIMIT velocities the tape's
+        ``tangent_linearization``, every entry; above, the tape's ``jacobians`` into a held buffer, then the compiled
+        sparse solve into the velocity rows and -1/2 ad(v) into the base's block, returning the sum of what it
+        wrote: one thread at a time), and the flat [A | B | C | D] holding the other entries (A's identity, C = I,
+        D = 0; NaN where the call writes)."""
+        from robodyn.rigid.dynamics import SOLVE_LIMIT
+
+        robot = self.robot
+        nv, nb, m = robot.nv, robot.nb, robot.n_inputs
+        n = 2 * nv
+        size = n * (n + m)
+        template = np.zeros(2 * size)
+        template[:size] = np.nan  # written by the call
+        template[size: size + n * n].reshape(n, n)[...] = np.eye(n)
+        if nv <= SOLVE_LIMIT:
+            return robot._function("tangent_linearization")[0].bind_parameters(p), template
+        A, B = template[: n * n].reshape(n, n), template[n * n: size].reshape(n, m)
+        A[:nv], B[:nv] = 0.0, 0.0
+        A[:nv, nv:] = np.eye(nv)  # the configuration rows [-1/2 ad(v_base), I]: the block written by the call
+        A[:nb, :nb] = np.nan
+        function, parts = robot._function("jacobians")
+        call = robot.factored_solve().raw_call(function.bind_parameters(p), parts, n, (nv * n, n * n + nv * m, size),
+                                               (parts - nb * nb, nb, n))
+        return call, template
+
+    @property
+    def rotation(self) -> slice:
+        """The stored state's entries of the base rotation (a unit quaternion, or cos and sin)."""
+        rotation: slice = self.robot._rotation
+        return rotation
+
     def checked(self, x: Vector) -> Vector:
         """A stored state ``(nq + nv,)`` with its base rotation checked unit (robodyn.model.chain.floating)."""
         checked: Vector = self.robot.normalized(self.robot.state_vector(x))

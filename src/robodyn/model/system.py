@@ -16,9 +16,11 @@ from typing import TYPE_CHECKING, Any, Self
 import numpy as np
 
 from robodyn.errors import InputError, ShapeError
+from robodyn.model.lean import LEAN_KEY, lean_f
 from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
 
 if TYPE_CHECKING:
+    from robodyn.model.lean import RhsCall
     from robodyn.model.linear import LinearSystem
     from robodyn.model.mechanical import ScalarDamping
     from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract, TorqueRegressor
@@ -141,6 +143,14 @@ class Model:
         -------
         xdot : (n_states,) float64
         """
+        if params is None and type(t) is float:  # float64 vectors at the defaults: robodyn.model.lean
+            try:  # this thread's binding of the model's compiled f, called here: one call less per f
+                lean = self.__dict__[LEAN_KEY]
+                xdot = lean.f(t, x, u) if lean.defaults is self.parameters else lean_f(self, t, x, u)
+            except (KeyError, AttributeError):  # not bound yet (in this thread), or no instance dictionary
+                xdot = lean_f(self, t, x, u)
+            if xdot is not None:
+                return xdot
         return self.f_raw(*self.arguments(t, x, u, params))
 
     def h(self, t: float, x: Values, u: Values | None = None, params: Values | None = None) -> Vector:
@@ -180,6 +190,11 @@ class Model:
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         raise NotImplementedError
+
+    def _rhs_call(self, p: Vector) -> RhsCall | None:
+        """The model's ``_f`` as raw machine code with the parameters ``p`` bound (:class:`robodyn.model.lean.RhsCall`)
+        for :meth:`f`'s lean path, or None (the default): kinds whose f is one compiled function override it."""
+        return None
 
     def f_many(self, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: Vector) -> np.ndarray:
         """x' at many points: t ``(T,)``, x ``(T, n)``, u ``(T, m)`` (validated float64) and one parameter vector
@@ -328,7 +343,9 @@ class Model:
     def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
         """The exact linearization at ``t`` and ``p`` as raw machine code, for callers that own the memory: ``(call,
         template)``, a :class:`robodyn.codegen.native.RawCall` writing the entries of [A | B | C | D] that vary and
-        the flat result ``template`` holding the others (constant blocks), or None (the default)."""
+        the flat result ``template``: NaN where the call writes, the constant entries elsewhere; or None (the
+        default). Its function returns None, or the sum of the entries it wrote (finite exactly when they all
+        are, barring overflow)."""
         return None
 
     @property

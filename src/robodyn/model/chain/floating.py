@@ -38,6 +38,7 @@ from robodyn.model.chain.linearization import FactoredSolve
 from robodyn.model.chain.parts import as_expr
 from robodyn.model.chain.system import ChainSystem
 from robodyn.model.expr import TIME
+from robodyn.model.lean import RhsCall
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
 from robodyn.rigid.contact import ContactForces, plane_gap
@@ -135,9 +136,14 @@ class FloatingChain(Model):
         vector = super().state_vector(x, default=default)
         return self.normalized(vector)
 
+    @property
+    def _rotation(self) -> slice:
+        """The base rotation's entries of the state: the quaternion, or (cos, sin)."""
+        return slice(3, 7) if self.base == "floating" else slice(2, 4)
+
     def normalized(self, x: Vector) -> Vector:
         """``x`` ``(nq + nv,)`` with its base rotation of unit norm; InputError when it is far from it."""
-        rotation = slice(3, 7) if self.base == "floating" else slice(2, 4)
+        rotation = self._rotation
         part = x[rotation]
         norm = math.sqrt(float(part @ part))
         names = ", ".join(self.base_coordinates[rotation])
@@ -352,6 +358,11 @@ class FloatingChain(Model):
     # --- numbers -------------------------------------------------------------------------------------
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self.call("rhs", t, x, u, p)
+
+    def _rhs_call(self, p: Vector) -> RhsCall:
+        """The tape's ``rhs`` with ``p`` bound (Model.f's lean path): x followed by the chart's d = 0, the rotation
+        checked unit; the accelerations argument is never read by the forward dynamics (zeros)."""
+        return RhsCall(self._function("rhs")[0].bind_parameters(p, self.nv), self.nb, self._rotation)
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         if self.contact_set.specs:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robodyn.codegen.native import RawCall
 from robodyn.model.system import Vector
 from robodyn.rigid.dynamics import SOLVE_LIMIT
 
@@ -63,6 +64,31 @@ class FactoredSolve:
         total: float = self._solve(L, G, self._starts, self._columns, self._order, -1.0, left, right,
                                    none if block is None else block, none if target is None else target)
         return total
+
+    def raw_call(self, tape: RawCall, size: int, split: int, out: tuple[int, int, int],
+                 block: tuple[int, int, int] = (0, 0, 0)) -> RawCall:
+        """``tape`` (the compiled ``jacobians`` with its parameters bound: ``size`` values, L, G and any block) then
+        this solve on addresses (robodyn.codegen.solve_ir: the same bits) as one :class:`RawCall` writing into its
+        ``out``: -M^-1 G's first ``split`` columns and the rest where ``out`` = (left's start, right's start, the size
+        of ``out``) says, and the ``block`` (its start in the tape's values, nb, the target's row length) into the
+        top left corner. Its function returns the sum of what it wrote; it holds the tape's values: one caller
+        (thread) at a time."""
+        import ctypes
+
+        from robodyn.codegen.solve_ir import tree_solve_ir, tree_solve_plan
+
+        parts = np.zeros(size)
+        plan = tree_solve_plan((self.n, self.k, split), size, out, block, (self._starts, self._columns, self._order))
+        at_parts, at_plan = (ctypes.addressof(ctypes.c_char.from_buffer(a)) for a in (parts, plan))  # type: ignore[arg-type]
+        solve, compiled = tree_solve_ir(), tape.function
+
+        def function(t: float, at_x: int, at_u: int, at_p: int, at_a: int, at_out: int,
+                     _alive: tuple[np.ndarray, ...] = (parts, plan)) -> float:
+            compiled(t, at_x, at_u, at_p, at_a, at_parts)
+            total: float = solve(at_parts, at_plan, at_out)
+            return total
+
+        return RawCall(function, tape.at_p, tape.at_a, tape.kept, sums=True)
 
 
 def kernel_source(name: str, program: Any, output: str, finish: tuple[str, str, tuple[Any, ...]] | None = None) -> str:
@@ -175,17 +201,27 @@ class ChainLinearization(_Base):
         return run
 
     def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
-        """The tape's solved Jacobians as raw machine code writing A and B (robodyn.codegen.native.RawCall), with the
-        template holding C = I and D = 0, for outputs that are the states and up to SOLVE_LIMIT coordinates (None
-        above: the solve is not on the tape). The tape's fourth argument, the accelerations, is never read."""
-        n2, m = self.n_states, self.n_inputs
-        if not self.outputs_are_states or self.n_coordinates > SOLVE_LIMIT:
+        """A and B as raw machine code (robodyn.codegen.native.RawCall) writing the entries that vary, with the
+        template holding the others (C = I, D = 0; NaN where the call writes), for outputs that are the states: up
+        to SOLVE_LIMIT coordinates the tape's solved Jacobians (every entry of A and B); above, the tape's factor
+        and dr/dz into a held buffer, then the compiled sparse solve into A's and B's last rows (their first rows,
+        [0, I] and 0, in the template; the call returns the sum of what it wrote and serves one thread at a time).
+        The tape's fourth argument, the accelerations, is never read."""
+        n, n2, m = self.n_coordinates, self.n_states, self.n_inputs
+        if not self.outputs_are_states:
             return None
         size = n2 * (n2 + m)
         C, D = self.output_jacobians_raw(t, np.zeros(n2), np.zeros(m), p)
-        template = np.zeros(size + C.size + D.size)
+        template = np.full(size + C.size + D.size, np.nan)  # NaN: written by the call
         template[size: size + C.size], template[size + C.size:] = C.reshape(-1), D.reshape(-1)
-        return self._function("solved_jacobians")[0].bind_parameters(p), template
+        if n <= SOLVE_LIMIT:
+            return self._function("solved_jacobians")[0].bind_parameters(p), template
+        A, B = template[: n2 * n2].reshape(n2, n2), template[n2 * n2: size].reshape(n2, m)
+        A[:n], B[:n] = 0.0, 0.0
+        A[:n, n:] = np.eye(n)  # q' = q_dot: A's first rows [0, I], B's 0
+        function, parts = self._function("jacobians")
+        return self._factored_solve().raw_call(function.bind_parameters(p), parts, n2,
+                                               (n * n2, n2 * n2 + n * m, size)), template
 
     def _bound_factored(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float]:
         """:meth:`bound_linearization` above SOLVE_LIMIT coordinates: the tape's factor and dr/dz into a held

@@ -67,6 +67,7 @@ from robodyn.model.chain.parts import (
 from robodyn.model.chain.quantities import ChainQuantities
 from robodyn.model.chain.tape_view import ChainTape
 from robodyn.model.expr import TIME
+from robodyn.model.lean import RhsCall
 from robodyn.model.mechanical import ManipulatorSystem, velocity_name
 from robodyn.model.plausibility import check_mass, mass_advice
 from robodyn.model.symbolic import ExprLike, NumericFunction
@@ -517,6 +518,11 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self._finite_or_singular(self._call("rhs", t, x, u, p), t, x, u, p)
+
+    def _rhs_call(self, p: Vector) -> RhsCall:
+        """The tape's ``rhs`` with ``p`` bound (Model.f's lean path; its fourth argument, the accelerations, is never
+        read by the forward dynamics: zeros)."""
+        return RhsCall(self._function("rhs")[0].bind_parameters(p, self.n_coordinates), 0, None)
 
     def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
         """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
