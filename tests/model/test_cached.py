@@ -15,7 +15,8 @@ import robodyn
 from robodyn.model.files import cached
 from robodyn.model.files.cached import DELEGATED, CachedModel, cached_model, load_cached, record_path
 from robodyn.model.files.catalog import catalog_text
-from robodyn.model.files.loading import model_text, read_model_text, source_stem
+from robodyn.model.files.loading import model_text, read_model_text
+from robodyn.model.files.records import model_record_key
 from robodyn.model.system import Model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -142,7 +143,7 @@ def test_every_contract_method_is_answered_by_the_record_or_delegated():
 
 def _record_file(name: str) -> Path:
     text, source = model_text(name)
-    return record_path(cached._key(text, source_stem(source)))
+    return record_path(model_record_key(text, source))
 
 
 def test_a_damaged_or_edited_record_is_moved_aside_and_rebuilt():

@@ -568,6 +568,29 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
     """
     linear = as_linear(system, "margins")
     i, j = _siso(linear, input, output)
+    from robodyn.analysis.kept import kept_margins
+
+    found, notes = kept_margins(linear, i, j, _loop_margins)  # python-control's answer, kept: no import next time
+    keys = ("gain_margins", "phase_margins", "stability_margins", "phase_crossovers", "gain_crossovers",
+            "stability_margin_frequencies")
+    crossings = {k: a for k, a in zip(keys, found)}
+    for array in crossings.values():
+        array.setflags(write=False)
+    values = _margin_values(*_select(*found))
+    return Margins(linear.inputs[j], linear.outputs[i], **values, crossings=MappingProxyType(crossings),
+                   reasons=MappingProxyType(_margin_reasons(values, crossings)), notes=tuple(notes), dt=linear.dt)
+
+
+def _margin_values(gm: float, pm: float, sm: float, wpc: float, wgc: float, wms: float) -> dict[str, float]:
+    with np.errstate(divide="ignore"):
+        return {"gain_margin": gm, "gain_margin_db": float(20.0 * np.log10(gm)), "phase_margin": pm,
+                "phase_crossover": wpc, "gain_crossover": wgc, "stability_margin": sm,
+                "stability_margin_frequency": wms}
+
+
+def _loop_margins(linear: LinearSystem, i: int, j: int) -> tuple[list[Array], list[str]]:
+    """python-control's ``stability_margins`` of the loop from input j to output i (every crossing: six arrays) and
+    the notes (its warnings, a gain margin from rounding, an open loop that is not stable)."""
     control = control_module()
     loop = control.StateSpace(linear.A, linear.B[:, j:j + 1], linear.C[i:i + 1], linear.D[i:i + 1, j:j + 1],
                               0 if linear.dt is None else linear.dt)
@@ -578,16 +601,8 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
         except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
             raise NumericalError(f"margins: python-control could not compute the margins of the loop "
                                  f"{linear.inputs[j]} -> {linear.outputs[i]} ({exc})") from None
-    keys = ("gain_margins", "phase_margins", "stability_margins", "phase_crossovers", "gain_crossovers",
-            "stability_margin_frequencies")
-    crossings = {k: a for k, a in zip(keys, found)}
-    for array in crossings.values():
-        array.setflags(write=False)
-    gm, pm, sm, wpc, wgc, wms = _select(*found)
-    with np.errstate(divide="ignore"):
-        values = {"gain_margin": gm, "gain_margin_db": float(20.0 * np.log10(gm)), "phase_margin": pm,
-                  "phase_crossover": wpc, "gain_crossover": wgc, "stability_margin": sm,
-                  "stability_margin_frequency": wms}
+    values = _margin_values(*_select(*found))
+    gm, wpc = values["gain_margin"], values["phase_crossover"]
     notes = [f"python-control: {w.message}" for w in caught if not issubclass(w.category, DeprecationWarning)]
     if math.isfinite(gm) and gm > GAIN_MARGIN_LIMIT:
         notes.append(f"the gain margin {gm:.3g} ({values['gain_margin_db']:.0f} dB) at {wpc:.3g} rad/s comes from "
@@ -596,5 +611,4 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
     if verdict.stability != "asymptotically stable":
         notes.append(f"the open loop is {verdict.stability} ({verdict.explanation}): the margins alone do not tell "
                      "closed-loop stability; use the Nyquist criterion or the modes of the closed loop")
-    return Margins(linear.inputs[j], linear.outputs[i], **values, crossings=MappingProxyType(crossings),
-                   reasons=MappingProxyType(_margin_reasons(values, crossings)), notes=tuple(notes), dt=linear.dt)
+    return found, notes

@@ -56,8 +56,8 @@ def _simulate(argv: list[str]) -> int | None:
     if given is None or "model" not in given or "--t-final" not in given:
         return None
     from robodyn.integrate.run_image import execute, read_image
-    from robodyn.model.files.loading import model_text, source_stem
-    from robodyn.model.files.records import record_key
+    from robodyn.model.files.loading import model_text
+    from robodyn.model.files.records import model_record_key
     from robodyn.model.names import plain_number
 
     numbers: dict[str, float] = {"--t0": 0.0, "--rtol": 1e-6, "--atol": 1e-9}
@@ -74,9 +74,10 @@ def _simulate(argv: list[str]) -> int | None:
     if out is not None and not _writable(out):
         return None
     found = model_text(given["model"])
-    if found is None:
+    key = None if found is None else model_record_key(*found)
+    if key is None:
         return None
-    image = read_image(record_key(found[0], source_stem(found[1])), given.get("--method", "").lower())
+    image = read_image(key, given.get("--method", "").lower())
     if image is None:
         return None
     states = image["states"]

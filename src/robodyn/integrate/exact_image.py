@@ -27,6 +27,7 @@ import math
 from typing import Any, Final
 
 from robodyn.integrate.exact_steps import SharedExponentials, plain_sized, plain_steps
+from robodyn.model.names import is_qualified_name
 
 __all__ = ["KIND", "MAX_ENTRIES", "check", "execute", "merged"]
 
@@ -49,7 +50,7 @@ def check(image: dict[str, Any]) -> str | None:
     """What is wrong with the exact fields of ``image`` (types, sizes, finite numbers), or None."""
     states, inputs, columns = image.get("states"), image.get("inputs"), image.get("columns")
     for names in (states, inputs):
-        if not (isinstance(names, list) and all(isinstance(s, str) and s.isidentifier() for s in names)
+        if not (isinstance(names, list) and all(is_qualified_name(s) for s in names)
                 and len(set(names)) == len(names)):
             return "bad names"
     assert isinstance(states, list) and isinstance(inputs, list)

@@ -43,6 +43,7 @@ from typing import Any, Final
 from robodyn.digest import sha256
 from robodyn.integrate import exact_image
 from robodyn.integrate.entry_arguments import leaves
+from robodyn.model.names import is_qualified_name
 
 __all__ = ["IMAGE_FORMAT", "QuickRun", "execute", "fingerprint", "image_key", "read_image", "remember",
            "remember_exact"]
@@ -249,7 +250,7 @@ def _adaptive_problem(image: dict[str, Any]) -> str | None:
             == 2 and type(hint[0]) is int and type(hint[1]) is float):
         return "bad facts"
     states, parameters = image.get("states"), image.get("parameters")
-    if not (isinstance(states, list) and states and all(isinstance(s, str) and s.isidentifier() for s in states)
+    if not (isinstance(states, list) and states and all(is_qualified_name(s) for s in states)
             and len(set(states)) == len(states)):
         return "bad states"
     if not (isinstance(parameters, list) and all(type(p) is float and math.isfinite(p) for p in parameters)):

@@ -1,0 +1,63 @@
+"""Kept results: what a pure computation gave, as JSON data in the private cache, keyed by what it was computed from.
+
+Some work a command repeats gives the same answer every time and costs far more than reading it back: typesetting a
+formula (robodyn.display.cache), or a loop's margins, which import python-control (a second of a command's start-up)
+for a polynomial computation of microseconds. :func:`kept` returns ``compute()``'s value from
+``<cache>/pyXY/<folder>/<key>.json`` when it is there and passes ``check``, else computes it and keeps it. The key is
+the SHA-256 of the kind, robodyn's version and every part the caller names (the inputs' bytes, the versions of the
+libraries that computed it, a fingerprint of the code).
+
+Like every cache file (docs/dev/security.md) an entry is read through ``read_trusted`` (a regular file of the user,
+at most ``limit`` bytes), parsed with limits (no NaN or Infinity, 32 levels), must carry the SHA-256 of its content
+and pass the caller's ``check`` of every field; anything else is moved aside and computed again. Entries are data,
+never code. A cache that cannot be written only costs the work next time.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, Final
+
+__all__ = ["FORMAT", "kept"]
+
+FORMAT: Final = "1"
+
+
+def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any], check: Callable[[Any], bool],
+         limit: int) -> Any:
+    """``compute()``'s value for ``(kind, parts)`` — JSON data — from the cache folder ``folder`` when kept there
+    and ``check`` accepts it, else computed and kept (a value of None is returned but not kept). An exception of
+    ``compute`` propagates and nothing is kept."""
+    from robodyn import __version__
+    from robodyn.codegen.cache import cache_dir, content_hash, own_folder, quarantine, read_trusted, write_private
+    from robodyn.digest import sha256
+    from robodyn.errors import InputError
+    from robodyn.textfile import JsonLimitError, parse_json_limited
+
+    try:
+        path = own_folder(cache_dir(numba_code=False) / folder) / (
+            content_hash("robodyn kept", FORMAT, __version__, kind, *parts) + ".json")
+    except InputError:  # no usable cache: compute
+        return compute()
+    data = read_trusted(path, limit)
+    if data is not None:
+        try:
+            wrapper = parse_json_limited(data, limit=limit)
+            if not (isinstance(wrapper, dict) and set(wrapper) == {"sha256", "value"}):
+                raise JsonLimitError("not a kept result")
+            if wrapper["sha256"] != sha256(_text(wrapper["value"])).hexdigest():
+                raise JsonLimitError("its content does not match its SHA-256")
+            if not check(wrapper["value"]):
+                raise JsonLimitError("a field of the wrong type or size")
+            return wrapper["value"]
+        except JsonLimitError as exc:
+            quarantine(path, str(exc))
+    value = compute()
+    if value is not None:
+        write_private(path, json.dumps({"sha256": sha256(_text(value)).hexdigest(), "value": value}).encode())
+    return value
+
+
+def _text(value: Any) -> bytes:
+    return json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=False).encode()
