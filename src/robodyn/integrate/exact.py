@@ -376,8 +376,8 @@ def exact_transitions(A: ArrayLike, B: ArrayLike, t_eval: ArrayLike, t0: float) 
     quantum = generator_quantum(M)
     shared = SharedExponentials(quantum, lambda h: _expm(h * M).tolist())
     grid = sorted_unique(np.concatenate([[start], t])).tolist()
-    for k in range(len(grid) - 1):
-        shared.lookup(grid[k + 1] - grid[k])
+    size, n = M.shape[0], A_.shape[0]
+    plain_steps(grid, [0.0] * n, [[0.0] * (size - n)] * (len(grid) - 1), M.tolist(), shared)  # the steps' lookups
     entries = [[h, rows] for h, rows in shared.entries.values()]
     if not all(math.isfinite(v) for _, rows in entries for row in rows for v in row):
         return None

@@ -77,13 +77,14 @@ class SharedExponentials(Generic[E]):
         return self.entries[key]
 
 
-def _step(exponential: Matrix, generator: Matrix, h: float, h0: float, y: list[float], n: int) -> list[float]:
-    """The first n entries of expm(h M) y from E = expm(h0 M): E y when h = h0, else (I + (h - h0) M) E y."""
+def _transition(exponential: Matrix, generator: Matrix, h: float, h0: float, n: int) -> Matrix:
+    """The first n rows of expm(h M) from E = expm(h0 M): E's own when h = h0, else those of (I + (h - h0) M) E,
+    each entry E_ij + d sum_k M_ik E_kj (exact to rounding for |d| ||M|| <= SHARE_TOLERANCE)."""
     if h == h0:
-        return [_dot(exponential[i], y) for i in range(n)]
-    w = [_dot(row, y) for row in exponential]
+        return [list(exponential[i]) for i in range(n)]
     d = h - h0
-    return [w[i] + d * _dot(generator[i], w) for i in range(n)]
+    columns = [list(column) for column in zip(*exponential)]
+    return [[exponential[i][j] + d * _dot(generator[i], columns[j]) for j in range(len(columns))] for i in range(n)]
 
 
 def plain_steps(grid: Sequence[float], x0: Sequence[float], extras: Sequence[Sequence[float]], generator: Matrix,
@@ -91,14 +92,21 @@ def plain_steps(grid: Sequence[float], x0: Sequence[float], extras: Sequence[Seq
     """The states at every time of ``grid`` (K + 1,) from ``x0`` (n,) at ``grid[0]``.
 
     ``extras[k]`` holds the rest of y on interval k (the oscillators, the inputs' values at its start, their
-    slopes); ``generator`` is M (N rows of N). None when ``shared`` has no exponential for a step.
+    slopes); ``generator`` is M (N rows of N). Each distinct step length's rows of expm(h M) are made once
+    (:func:`_transition`: a uniform grid's spacings take a few values, which differ in their last bits), then a step
+    is n sums of products. None when ``shared`` has no exponential for a step.
     """
     n = len(x0)
     states = [[float(v) for v in x0]]
+    rows: dict[float, Matrix] = {}
     for k in range(len(grid) - 1):
         h = grid[k + 1] - grid[k]
-        found = shared.lookup(h)
-        if found is None:
-            return None
-        states.append(_step(found[1], generator, h, found[0], [*states[k], *extras[k]], n))
+        transition = rows.get(h)
+        if transition is None:
+            found = shared.lookup(h)
+            if found is None:
+                return None
+            transition = rows[h] = _transition(found[1], generator, h, found[0], n)
+        y = [*states[k], *extras[k]]
+        states.append([_dot(row, y) for row in transition])
     return states

@@ -20,9 +20,10 @@ __all__ = ["FORMAT", "model_record_key", "record_key", "record_path"]
 #: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
 #: factor's pattern; 7: the exact parameter Jacobian's method; 8: plain first-order files written as given, without
-#: sympy: robodyn.model.files.light_record), since the key holds the version, not the code: a
-#: stale record would call today's helpers with yesterday's arguments.
-FORMAT: Final = 8
+#: sympy: robodyn.model.files.light_record; 9: second-order models' Jacobian unrolled up to UNROLL_LIMIT coordinates,
+#: straight-line code), since the key holds the version, not the code: a stale record would call today's helpers with
+#: yesterday's arguments.
+FORMAT: Final = 9
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 
