@@ -15,26 +15,32 @@ never code. A cache that cannot be written only costs the work next time.
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["FORMAT", "kept"]
+__all__ = ["FORMAT", "code_fingerprint", "kept", "library_stamp"]
 
 FORMAT: Final = "1"
+_PACKAGE: Final = Path(__file__).resolve().parents[1]  # robodyn/
 
 
 def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any], check: Callable[[Any], bool],
          limit: int) -> Any:
     """``compute()``'s value for ``(kind, parts)`` — JSON data — from the cache folder ``folder`` when kept there
     and ``check`` accepts it, else computed and kept (a value of None is returned but not kept). An exception of
-    ``compute`` propagates and nothing is kept."""
+    ``compute`` propagates and nothing is kept. ``ROBODYN_KEPT=0`` computes every time (nothing read or kept)."""
     from robodyn import __version__
     from robodyn.codegen.cache import cache_dir, content_hash, own_folder, quarantine, read_trusted, write_private
     from robodyn.digest import sha256
     from robodyn.errors import InputError
     from robodyn.textfile import JsonLimitError, parse_json_limited
 
+    if os.environ.get("ROBODYN_KEPT") == "0":
+        return compute()
     try:
         path = own_folder(cache_dir(numba_code=False) / folder) / (
             content_hash("robodyn kept", FORMAT, __version__, kind, *parts) + ".json")
@@ -61,3 +67,51 @@ def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any
 
 def _text(value: Any) -> bytes:
     return json.dumps(value, sort_keys=True, ensure_ascii=True, allow_nan=False).encode()
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """SHA-256 of every Python source of robodyn (its path and bytes): results whose code is all of robodyn (a
+    report's sections) are kept under it, so that any change of the code computes them again (~10 ms, once)."""
+    from robodyn.digest import sha256
+
+    digest = sha256(b"robodyn sources")
+    for path in sorted(_PACKAGE.rglob("*.py")):
+        data = path.read_bytes()
+        digest.update(f"{path.relative_to(_PACKAGE).as_posix()}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+def library_stamp(*names: str) -> str:
+    """What the installed libraries ``names`` are, found without importing them: each distribution's ``.dist-info``
+    folder name (its version) beside the package, else the package's ``__init__.py`` size and time; ``-`` for one
+    that is missing. Part of a key, so that an upgrade computes a kept result again."""
+    import importlib.util
+
+    stamps = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is None or spec.origin is None:
+            stamps.append(f"{name}=-")
+            continue
+        origin = Path(spec.origin)
+        found = [entry for entry in _listing(str(origin.parent.parent))
+                 if entry.startswith(f"{name}-") and entry.endswith(".dist-info")]
+        if found:
+            stamps.append(" ".join(sorted(found)))
+        else:
+            status = origin.stat()
+            stamps.append(f"{origin}:{status.st_size}:{status.st_mtime_ns}")
+    return "\n".join(stamps)
+
+
+@functools.cache
+def _listing(folder: str) -> tuple[str, ...]:
+    try:
+        return tuple(os.listdir(folder))
+    except OSError:
+        return ()

@@ -68,7 +68,7 @@ class Report:
 
 
 def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,
-            max_points: int = MAX_POINTS, workers: int = 1) -> Report:
+            max_points: int = MAX_POINTS, workers: int = 1, key: str | None = None) -> Report:
     """The report of ``model`` (see the module docstring).
 
     Parameters
@@ -84,6 +84,10 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
     workers
         Processes the operating points and equations are worked out in (forked: robodyn.report.workers); the CLI
         uses one per core; keep the default 1 in a process that runs threads of its own (a notebook kernel).
+    key
+        What built the model, when a file did (robodyn.report.kept.model_key): the points' sections are then kept in
+        the private cache and read back by the next report of the same file, parameters, code and libraries; their
+        JSON records are JSON data (lists, not arrays) either way. None (the default): everything is computed.
     """
     require_model(model, "analyze")
     from robodyn.analysis.classify import classify
@@ -115,8 +119,8 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
                           lambda: _points(model, given, robot, find_equilibrium))
         chosen = list(points or [])[:max_points]
         rows = [_row(model, point, k) for k, point in enumerate(chosen)]
-        exists = pool.submit(existence_section, chosen[0], 0) if chosen else None
-        started = [pool.submit(point_section, point, k, horizon, None if pool.pool else step)
+        exists = pool.submit(_existence, chosen[0], key) if chosen else None
+        started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key)
                    for k, point in enumerate(chosen)]
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
         structure = model.block_diagram()
@@ -136,6 +140,22 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
             text, data["points"][0]["existence"] = exists.get()
             sections.append(text)
     return Report(model.name, _page(model, sections), data, rows)
+
+
+def _point(model: ModelContract, point: Any, k: int, horizon: float, step: Any, key: str | None
+           ) -> tuple[str, dict[str, Any]]:
+    """Operating point ``k``'s section (robodyn.report.point), kept when ``key`` says what built the model."""
+    from robodyn.report.kept import kept_section
+
+    return kept_section(key, "point", (point.x, point.u, k, float(horizon)),
+                        lambda: point_section(model, point, k, horizon, step))
+
+
+def _existence(model: ModelContract, point: Any, key: str | None) -> tuple[str, dict[str, Any]]:
+    """The existence section at the first point, kept like the points' sections."""
+    from robodyn.report.kept import kept_section
+
+    return kept_section(key, "existence", (point.x, point.u), lambda: existence_section(model, point, 0))
 
 
 def _checked_options(model: ModelContract, at: Mapping[str, float] | None, horizon: float, max_points: int,
