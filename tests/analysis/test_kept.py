@@ -78,6 +78,15 @@ def test_the_key_follows_the_loop_its_names_and_pythons_control(counted, monkeyp
     assert len(counted) == 6
 
 
+def test_robodyn_kept_0_computes_the_margins_every_time(counted, monkeypatch):
+    loop = _shifted(float(np.random.default_rng().uniform(0.4, 0.5)))
+    margins(loop)
+    monkeypatch.setenv("ROBODYN_KEPT", "0")
+    margins(loop)
+    margins(loop)
+    assert len(counted) == 3
+
+
 @pytest.mark.parametrize("edit", ["digest", "field"])
 def test_a_damaged_or_edited_entry_is_moved_aside_and_computed_again(counted, edit):
     loop = _shifted(float(np.random.default_rng().uniform(0.3, 0.4)))

@@ -36,10 +36,10 @@ def kept_margins(linear: Any, i: int, j: int, compute: Callable[[Any, int, int],
                  ) -> tuple[list[Array], list[str]]:
     """``compute(linear, i, j)`` — the crossings of the loop from input ``j`` to output ``i`` of the LinearSystem
     ``linear`` and its notes — from the private cache when it was computed before for the same loop, else computed
-    and kept. Without python-control nothing is kept (``compute`` says it is missing)."""
-    from robodyn.codegen.kept import kept
+    and kept. Without python-control (``compute`` says it is missing), or with ``ROBODYN_KEPT=0``, nothing is kept."""
+    from robodyn.codegen.kept import enabled, kept
 
-    stamp = _control_stamp()
+    stamp = _control_stamp() if enabled() else None
     if stamp is None:
         return compute(linear, i, j)
 

@@ -22,25 +22,29 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["FORMAT", "code_fingerprint", "kept", "library_stamp"]
+__all__ = ["FORMAT", "code_fingerprint", "enabled", "kept", "library_stamp"]
 
 FORMAT: Final = "1"
 _PACKAGE: Final = Path(__file__).resolve().parents[1]  # robodyn/
+
+
+def enabled() -> bool:
+    """Whether results of analyses (a report's sections, a loop's margins) are kept and read back: not with
+    ``ROBODYN_KEPT=0``, which computes them every time (typeset formulas stay kept: robodyn.display.cache)."""
+    return os.environ.get("ROBODYN_KEPT") != "0"
 
 
 def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any], check: Callable[[Any], bool],
          limit: int) -> Any:
     """``compute()``'s value for ``(kind, parts)`` — JSON data — from the cache folder ``folder`` when kept there
     and ``check`` accepts it, else computed and kept (a value of None is returned but not kept). An exception of
-    ``compute`` propagates and nothing is kept. ``ROBODYN_KEPT=0`` computes every time (nothing read or kept)."""
+    ``compute`` propagates and nothing is kept."""
     from robodyn import __version__
     from robodyn.codegen.cache import cache_dir, content_hash, own_folder, quarantine, read_trusted, write_private
     from robodyn.digest import sha256
     from robodyn.errors import InputError
     from robodyn.textfile import JsonLimitError, parse_json_limited
 
-    if os.environ.get("ROBODYN_KEPT") == "0":
-        return compute()
     try:
         path = own_folder(cache_dir(numba_code=False) / folder) / (
             content_hash("robodyn kept", FORMAT, __version__, kind, *parts) + ".json")

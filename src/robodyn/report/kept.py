@@ -73,9 +73,10 @@ def kept_verification(key: str | None, inputs: tuple[Any, ...], compute: Callabl
 
 def _kept(key: str | None, kind: str, inputs: tuple[Any, ...], computed: Callable[[], Any],
           check: Callable[[Any], bool]) -> Any:
-    if key is None:
+    from robodyn.codegen.kept import code_fingerprint, enabled, kept, library_stamp
+
+    if key is None or not enabled():
         return computed()
-    from robodyn.codegen.kept import code_fingerprint, kept, library_stamp
 
     parts = (key, kind, _inputs_digest(inputs), code_fingerprint(), library_stamp(*LIBRARIES), _matplotlib_files())
     return kept("report", kind, parts, computed, check, MAX_SECTION_BYTES)
