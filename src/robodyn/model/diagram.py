@@ -535,8 +535,9 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         return A, B, dy
 
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
-        """df/dx, df/du: the compiled forward-mode derivative of the composed code when there is one (so that f and
-        its Jacobian are one piece of code, as in the kernels), else the chain rule through the blocks."""
+        """Exact df/dx ``(n, n)`` and df/du ``(n, m)``: the compiled forward-mode derivative of the composed code when
+        there is one (f and its Jacobian one piece of code, as in the kernels), else the chain rule through the
+        blocks."""
         if self.jacobian_method is None:
             raise NotImplementedError(f"diagram {self.name!r}: a block has no exact Jacobian")
         n, m = self.n_states, self.n_inputs
@@ -548,7 +549,8 @@ class Diagram(ComposedCode, DiagramParameters, Model):
 
     def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
                              ) -> tuple[np.ndarray, np.ndarray] | None:
-        """dh/dx, dh/du: the C and D of the compiled linearization when there is one, else the chain rule."""
+        """Exact dh/dx ``(p, n)`` and dh/du ``(p, m)``: the C and D of the compiled linearization when there is one,
+        else the chain rule through the blocks."""
         if self.jacobian_method is None:
             return None
         if self._linearization_function() is not None:
