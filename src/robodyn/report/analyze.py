@@ -94,6 +94,8 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
     from robodyn.analysis.equilibrium import find_equilibrium
 
     given = _checked_options(model, at, horizon, max_points, workers)
+    if workers > 1:  # what the operating points and every section import, once, before the workers fork
+        import scipy.optimize  # noqa: F401
     sections: list[str] = []
     data: dict[str, Any] = {"model": model.name, "kind": model.kind, "states": list(model.states),
                             "inputs": list(model.inputs), "outputs": list(model.outputs),
