@@ -73,9 +73,10 @@ def load_cached(model: str | os.PathLike[str], *, same_numbers: bool = False, **
     full model evaluates another way) it is the full model, for commands that print its numbers (``linearize``).
     """
     from robodyn.model.files.loading import load, model_text
+    from robodyn.model.files.records import is_diagram
 
     found = None if options else model_text(model)
-    if found is None:
+    if found is None or (same_numbers and not is_diagram(*found)):  # no record made for nothing
         return load(model, **options)
     loaded = cached_model(*found)
     if same_numbers and isinstance(loaded, CachedModel) and loaded.block_diagram() is None:

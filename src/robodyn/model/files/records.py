@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
-__all__ = ["FORMAT", "model_record_key", "record_key", "record_path"]
+__all__ = ["FORMAT", "is_diagram", "model_record_key", "record_key", "record_path"]
 
 #: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
@@ -47,20 +47,32 @@ def model_record_key(text: str, source: str) -> str | None:
     return None if included is None else record_key(text, source_stem(source), included)
 
 
-def _included(text: str, source: str, seen: dict[str, str] | None = None, stack: tuple[str, ...] = ()
-              ) -> str | None:
-    """The digests of the files a diagram's blocks name, one line each in the order met ("" for other models);
-    ``seen`` the files met so far (each is read once), ``stack`` the diagram files being read (a cycle stops)."""
-    if "diagram" not in text:  # not a diagram: no YAML parsed
-        return ""
+def is_diagram(text: str, source: str) -> bool:
+    """Whether the model file ``text`` is a diagram (``kind: diagram``), read without sympy (and without YAML when the
+    word is not in it)."""
+    return _diagram_data(text, source) is not None
+
+
+def _diagram_data(text: str, source: str) -> dict[str, Any] | None:
+    """The parsed document of a diagram file, or None for another model (or text the reader will refuse)."""
+    if "diagram" not in text:
+        return None
     from robodyn.errors import RobodynError
     from robodyn.model.files.yamlio import read_yaml
 
     try:
         data = read_yaml(text, source).data
     except RobodynError:  # the reader words it
-        return ""
-    if not (isinstance(data, dict) and data.get("kind") == "diagram"):
+        return None
+    return data if isinstance(data, dict) and data.get("kind") == "diagram" else None
+
+
+def _included(text: str, source: str, seen: dict[str, str] | None = None, stack: tuple[str, ...] = ()
+              ) -> str | None:
+    """The digests of the files a diagram's blocks name, one line each in the order met ("" for other models);
+    ``seen`` the files met so far (each is read once), ``stack`` the diagram files being read (a cycle stops)."""
+    data = _diagram_data(text, source)
+    if data is None:
         return ""
     lines: list[str] = []
     here = os.path.realpath(source) if os.path.isfile(source) else source
