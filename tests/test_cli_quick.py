@@ -12,6 +12,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,8 +23,10 @@ import pytest
 from robodyn.cli import quick
 from robodyn.cli.parser import build_parser
 
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 _SCRIPT = ("import sys, json\nfrom robodyn.cli import main\ncode = main(sys.argv[1:])\n"
-           "print(json.dumps({'code': code, 'numpy': 'numpy' in sys.modules}), file=sys.stderr)")
+           "print(json.dumps({'code': code, 'numpy': 'numpy' in sys.modules, 'scipy': 'scipy' in sys.modules, "
+           "'sympy': 'sympy' in sys.modules}), file=sys.stderr)")
 
 
 def _robodyn(argv: list[str], cwd: Path, quick_path: bool = True) -> tuple[dict[str, object], str, str]:
@@ -34,7 +37,11 @@ def _robodyn(argv: list[str], cwd: Path, quick_path: bool = True) -> tuple[dict[
     lines = done.stderr.splitlines()
     if not lines or not lines[-1].startswith("{"):
         return {"code": done.returncode, "numpy": None}, done.stdout, done.stderr
-    return json.loads(lines[-1]), _untimed(done.stdout), "\n".join(lines[:-1])
+    found = json.loads(lines[-1])
+    imported = {k: found.pop(k) for k in ("scipy", "sympy")}
+    if found["numpy"] is False:  # the quick path: no scipy or sympy either
+        assert imported == {"scipy": False, "sympy": False}
+    return found, _untimed(done.stdout), "\n".join(lines[:-1])
 
 
 def _untimed(text: str) -> str:
@@ -59,12 +66,18 @@ CASES = [
      "--out", "-"],
     ["simulate", "joint", "--method", "DOPRI5", "--t-final", "2", "--x0", "q=1"],  # no --out: the summary only
     ["simulate", "model.yaml", "--t-final", "4", "--x0", "theta=1", "--rtol", "1e-4", "--out", "b.CSV"],
+    # linear models: the exact path's image (robodyn.integrate.exact_image)
+    ["simulate", "joint", "--t-final", "10", "--x0", "q=1", "--out", "e.csv"],
+    ["simulate", "joint", "--t-final", "3", "--x0", "q=1,q_dot=-2", "--input", "u=2.5", "--out", "e.csv"],
+    ["simulate", "joint", "--t0", "-0.5", "--t-final", "2", "--method", "exact", "--points", "57", "--out", "-"],
+    ["simulate", "mbk.yaml", "--t-final", "5", "--x0", "x2=0.25", "--input", "F3=-1e-3", "--input", "F1=2"],
 ]
 
 
 @pytest.mark.parametrize("argv", CASES, ids=lambda argv: " ".join(argv[1:4]))
 def test_the_quick_path_writes_and_prints_what_the_full_path_does(argv, tmp_path):
     (tmp_path / "model.yaml").write_text(FIRST_ORDER, encoding="utf-8")
+    shutil.copyfile(EXAMPLES / "mbk.yaml", tmp_path / "mbk.yaml")  # a mechanical file: linear, three inputs
     out = next((argv[k + 1] for k, word in enumerate(argv) if word == "--out" and argv[k + 1] != "-"), None)
     for _ in range(2):  # the second run's image when the first compiled the model
         full, full_stdout, full_stderr = _robodyn(argv, tmp_path, quick_path=False)
@@ -100,6 +113,34 @@ def test_what_the_quick_path_does_not_take_goes_the_full_way(argv, code, tmp_pat
     assert (fast_stdout, fast_stderr) == (full_stdout, full_stderr)
 
 
+@pytest.mark.parametrize("argv, code", [
+    (["simulate", "joint", "--t-final", "3", "--input", "u=step(0.5, 0, 1)", "--out", "c.csv"], 0),  # a signal
+    (["simulate", "joint", "--t-final", "3", "--input", "u=1", "--input", "u=2"], 2),  # given twice
+    (["simulate", "joint", "--t-final", "3", "--input", "u=1,q=2"], 2),  # one signal per --input
+    (["simulate", "joint", "--t-final", "3", "--input", "torque=1"], 2),  # an unknown input
+    (["simulate", "joint", "--t-final", "3", "--input", "u=1e999"], 2),  # not finite
+    (["simulate", "pendulum", "--t-final", "3", "--input", "tau=1"], 0),  # an adaptive run's image has no inputs
+])
+def test_an_exact_image_takes_constant_inputs_and_nothing_else(argv, code, tmp_path):
+    for model in ("joint", "pendulum"):
+        _robodyn(["simulate", model, "--t-final", "3"], tmp_path, quick_path=False)  # their images
+    fast, fast_stdout, fast_stderr = _robodyn(argv, tmp_path)
+    full, full_stdout, full_stderr = _robodyn(argv, tmp_path, quick_path=False)
+    assert fast == full == {"code": code, "numpy": True if code == 0 else None}
+    assert (fast_stdout, fast_stderr) == (full_stdout, full_stderr)
+
+
+def test_a_grid_whose_exponential_is_not_kept_runs_the_full_way_once(tmp_path):
+    first, second = (["simulate", "joint", "--t-final", t, "--x0", "q=1", "--out", "-"] for t in ("3", "7"))
+    _robodyn(first, tmp_path, quick_path=False)
+    assert _robodyn(first, tmp_path)[0]["numpy"] is False
+    full = _robodyn(second, tmp_path)  # the step of 7 / 1000 s has no exponential yet: the full path keeps it
+    assert full[0]["numpy"] is True
+    fast = _robodyn(second, tmp_path)
+    assert fast[0]["numpy"] is False and fast[1] == full[1]
+    assert _robodyn(first, tmp_path)[0]["numpy"] is False  # both grids' exponentials are kept
+
+
 def test_the_quick_path_is_off_with_its_variable(tmp_path):
     argv = ["simulate", "pendulum", "--t-final", "3"]
     _robodyn(argv, tmp_path, quick_path=False)
@@ -115,6 +156,8 @@ ARGVS = [
     ["pendulum", "--t-final", "-1e-3"], ["pendulum", "--t-final", "1", "--t-final", "2"], ["pendulum", "--t-f", "1"],
     ["pendulum", "--t-final"], ["pendulum", "--x0", "-theta=1", "--t-final", "1"], ["a", "b", "--t-final", "1"],
     ["pendulum", "--t-final", "1", "--", "x"], ["pendulum", "--plot", "p.png", "--t-final", "1"],
+    ["joint", "--input", "u=1", "--t-final", "1", "--input", "u=-2"], ["joint", "--input", "-u=1", "--t-final", "1"],
+    ["joint", "--t-final", "1", "--input"],
 ]
 
 
@@ -129,7 +172,7 @@ def test_what_the_quick_path_reads_of_a_command_line_is_what_argparse_reads(argv
     except SystemExit:
         pytest.fail(f"the quick path took {argv}, which argparse refuses")
     assert isinstance(args, argparse.Namespace)
-    assert args.model == given["model"] and args.x0 == given.get("--x0")
+    assert args.model == given["model"] and args.x0 == given.get("--x0") and args.input == given.get("--input")
     for option in ("--t-final", "--t0", "--method", "--rtol", "--atol", "--points", "--out"):
         value = getattr(args, option[2:].replace("-", "_"))
         assert (None if value is None else str(value)) == (None if option not in given else
@@ -151,3 +194,11 @@ def test_output_times_are_numpys_linspace_to_the_bit(span, count):
 ])
 def test_initial_states_are_plain_numbers_given_once_to_known_states(texts, expected):
     assert quick._initial(texts, ["theta", "theta_dot"]) == expected
+
+
+@pytest.mark.parametrize("texts, expected", [
+    ([], [0.0, 0.0]), (["u=1"], [1.0, 0.0]), (["v = -2.5e-3", " u=0"], [0.0, -2.5e-3]), (["u=1,v=2"], None),
+    (["u=1", "u=2"], None), (["w=1"], None), (["u=step(0, 0, 1)"], None), (["u"], None), (["u=inf"], None),
+])
+def test_constant_inputs_are_plain_numbers_one_per_option(texts, expected):
+    assert quick._inputs(texts, ["u", "v"]) == expected

@@ -386,3 +386,49 @@ def test_the_cli_takes_targets(tip, tmp_path, capsys):
     with pytest.raises(SystemExit) as exit_code:
         main(["equilibrium", str(path), "--target", "hieght=-1"])
     assert exit_code.value.code == 2 and "did you mean 'height'" in capsys.readouterr().err
+
+
+# --- a start that is a solution -------------------------------------------------------------------------
+@settings(max_examples=30)
+@given(seed=st.integers(0, 2**32 - 1), square=st.booleans())
+def test_a_start_that_is_a_solution_is_what_the_solvers_return_from_it(seed, square):
+    """The answer without the solver equals MINPACK's hybrid method (square) or least squares (not square) run from
+    the same start, to the bit: both return such a start unchanged."""
+    import scipy.optimize
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 4))
+    A, B, c = rng.normal(size=(n, n)), rng.normal(size=(n, 1)), rng.normal(size=n)
+    x0, u0 = rng.normal(size=n), rng.normal(size=1)
+    # x' = A (x - x0) + B (u - u0) + c sin(x - x0)_0: an equilibrium at (x0, u0), exactly
+    model = robodyn.System(lambda t, x, u, p: A @ (x - x0) + B @ (u - u0) + c * math.sin(x[0] - x0[0]),
+                           [f"x{i + 1}" for i in range(n)], ["u1"], name="probe")
+    fix = {"u1": float(u0[0])} if square else {**{f"x{i + 2}": float(v) for i, v in enumerate(x0[1:])},
+                                               "u1": float(u0[0])}
+    unknown = x0 if square else x0[:1]
+    (point,) = find_equilibrium(model, fix, guess=unknown)
+    assert point.residual == 0.0 and np.array_equal(point.x, x0 + 0.0)
+
+    def residual(z):
+        x = x0.copy()
+        x[: z.size] = z
+        return model.f(0.0, x, u0)
+
+    if square:
+        reference = scipy.optimize.root(residual, unknown, method="hybr").x
+    else:
+        reference = scipy.optimize.least_squares(residual, unknown, method="trf", xtol=1e-15, ftol=1e-15,
+                                                 gtol=1e-15).x
+    assert np.array_equal(point.x[: unknown.size], reference + 0.0)
+
+
+def test_an_equilibrium_at_its_start_needs_no_scipy_optimize():
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np, robodyn\n"
+            "m = robodyn.LinearSystem([[0.0, 1.0], [-4.0, -0.4]], [[0.0], [1.0]])\n"
+            "p, = robodyn.find_equilibrium(m, {'x1': 0.25, 'x2': 0.0}, guess={'u1': 1.0})\n"
+            "print(p.u.tolist(), 'scipy.optimize' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["[1.0]", "False"]  # u = 4 x1 holds x1 = 0.25: the guess itself

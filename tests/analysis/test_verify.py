@@ -20,3 +20,4 @@ def test_the_table_prints_the_step_sizes_and_the_plot_separates_the_slopes() -> 
     for measured, slope in zip(data, reference):
         ratio = np.asarray(measured.get_ydata()) / np.asarray(slope.get_ydata())
         assert np.all(ratio > 2.0)  # the dashed slope runs below the data: both visible
+

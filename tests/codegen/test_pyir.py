@@ -18,6 +18,7 @@ import robodyn
 from robodyn.codegen.loader import load_generated
 from robodyn.codegen.native import native_address
 from robodyn.codegen.pyir import Unsupported, function_ir
+from robodyn.codegen.source import UNROLL_LIMIT
 from robodyn.model.compiled import jacobian_text, module_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -72,15 +73,18 @@ def test_functions_of_the_expression_grammar_match_the_models_numpy_evaluation()
 
 
 def test_code_calling_numba_helpers_is_left_to_numba() -> None:
-    """A chain's compiled tape and a mechanical model's Jacobian solve (robodyn.codegen.linalg) are numba's."""
+    """A chain's compiled tape and the Jacobian solve of a mechanical model of more than UNROLL_LIMIT coordinates
+    (robodyn.codegen.linalg) are numba's; a smaller one's Jacobian is straight-line code (its unrolled factor)."""
     with pytest.warns(robodyn.RobodynWarning):  # its link 3's identified inertia (kept as given)
         chain = robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")
     with pytest.raises(Unsupported):
         function_ir(module_text(chain), "rhs")
-    jacobian = jacobian_text(robodyn.load("pendulum"))
+    jacobian = jacobian_text(robodyn.load(f"mbk:n={UNROLL_LIMIT + 1}"))
     assert jacobian is not None
     with pytest.raises(Unsupported):
         function_ir(jacobian, "jac")
+    small = jacobian_text(robodyn.load("double_pendulum"))
+    assert small is not None and function_ir(small, "jac")
 
 
 _MODULE = '''

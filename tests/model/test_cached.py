@@ -15,7 +15,8 @@ import robodyn
 from robodyn.model.files import cached
 from robodyn.model.files.cached import DELEGATED, CachedModel, cached_model, load_cached, record_path
 from robodyn.model.files.catalog import catalog_text
-from robodyn.model.files.loading import model_text, read_model_text, source_stem
+from robodyn.model.files.loading import model_text, read_model_text
+from robodyn.model.files.records import model_record_key
 from robodyn.model.system import Model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -142,7 +143,7 @@ def test_every_contract_method_is_answered_by_the_record_or_delegated():
 
 def _record_file(name: str) -> Path:
     text, source = model_text(name)
-    return record_path(cached._key(text, source_stem(source)))
+    return record_path(model_record_key(text, source))
 
 
 def test_a_damaged_or_edited_record_is_moved_aside_and_rebuilt():
@@ -297,3 +298,13 @@ def test_the_stiffness_hint_of_a_new_model_needs_no_numba(tmp_path):
     run = _run(tmp_path, "simulate", str(stiff), "--t-final", "10", "--x0", "a=1", "--out", str(tmp_path / "s.csv"))
     assert run["code"] == 0 and "hint: dopri5's step was limited by stability" in run["stdout"]
     assert "numba" not in run["at exit"]
+
+
+def test_an_implicit_run_of_a_second_order_model_needs_no_numba_when_warm(tmp_path):
+    """radau's exact Jacobian of a model of at most UNROLL_LIMIT coordinates is straight-line code on M's unrolled
+    factor (robodyn.codegen.source): machine code from the cache, where the work-array solve was numba's in every
+    process (it allocates)."""
+    args = ("simulate", "double_pendulum", "--t-final", "2", "--x0", "theta1=1", "--method", "radau", "--out")
+    runs = [_run(tmp_path, *args, str(tmp_path / f"{k}.csv")) for k in range(2)]
+    assert (tmp_path / "0.csv").read_bytes() == (tmp_path / "1.csv").read_bytes()
+    assert "numba" not in runs[1]["at exit"]

@@ -17,6 +17,10 @@ How it solves
   reflective). An over-determined system has a solution only when the fixed values are consistent (its
   residual says whether they are); an under-determined one has a continuum of solutions, and each
   start returns *one of many* (the one least squares reaches from that start).
+- **A start that is a solution** (f = 0 exactly there, a finite Jacobian) is the answer without calling the
+  solver: MINPACK's hybrid method returns such a start unchanged (its first step is zero and its convergence test
+  holds) and so does least squares (the gradient J^T f is zero: its ``gtol`` test holds before any step), so the
+  result is the same and scipy.optimize is not imported (``robodyn linearize`` of a loop at rest).
 - Every solver result is polished by at most :data:`POLISH_STEPS` Gauss–Newton steps (least squares on
   the exact Jacobian), kept only while they lower max |f|. A point counts as converged when
   max |f| <= ``tol`` (absolute, in the units of x').
@@ -48,7 +52,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final, TypeAlias
 
 import numpy as np
-import scipy.optimize
 from numpy.typing import NDArray
 
 from robodyn.analysis.linearize import _central
@@ -163,9 +166,14 @@ def _polish(problem: _Problem, z: Array) -> tuple[Array, float]:
     return z, best
 
 
-def _solve_from(problem: _Problem, z0: Array) -> _Attempt:
-    """One solve from z0: hybr for square systems, least squares otherwise; failures are reported, not raised."""
+def _solve_from(problem: _Problem, z0: Array, f0: Array | None = None) -> _Attempt:
+    """One solve from z0: hybr for square systems, least squares otherwise; failures are reported, not raised.
+    ``f0``: the residual at z0 when known (a start that is a solution is its own answer: module docstring)."""
     square = problem.free.size == problem.equations
+    if f0 is not None and _max_abs(f0) == 0.0 and np.all(np.isfinite(problem.jacobian(z0))):
+        return _Attempt(np.array(z0, dtype=float), 0.0, "the start is a solution")  # what either solver returns
+    import scipy.optimize  # here: a start that is a solution needs none of it (~0.2 s of a command's start-up)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # hybr's "not making good progress": judged by residual
         try:
@@ -425,8 +433,9 @@ def find_equilibrium(
     low, high = _bounds(box, unknowns, names)
     outputs, values = _targets(targets, model.outputs)
     problem = _Problem(model, time, p, base, free, _exact_jacobian(model), outputs, values)
+    start = None
     try:
-        problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
+        start = problem.residual(first)  # a wrong shape is the model's bug: f_raw raises ShapeError
     except NumericalError:  # a singular first guess (a linkage laid out straight): that start fails, the others run
         pass
     if free.size == 0:
@@ -436,7 +445,7 @@ def find_equilibrium(
         if held is not None:
             return (held,)
     rng = np.random.default_rng(seed)
-    attempts = [_solve_from(problem, first)]
+    attempts = [_solve_from(problem, first, start)]
     attempts += [_solve_from(problem, rng.uniform(low, high)) for _ in range(starts - 1)]
     method = "root-hybr" if free.size == problem.equations else "least-squares"
     points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]

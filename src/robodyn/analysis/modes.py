@@ -36,9 +36,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 import numpy as np
-import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
-from scipy.sparse.csgraph import connected_components
 
 from robodyn import display
 from robodyn.errors import InputError, ShapeError
@@ -177,6 +175,8 @@ def _clusters(values: ComplexArray, kappa: Array, norm: float) -> list[tuple[int
     perturbation = np.minimum(CLUSTER_SAFETY * EPS * norm * np.maximum.outer(kappa, kappa),
                               CLUSTER_CAP * max(1.0, norm))
     close = np.abs(values[:, None] - values[None, :]) <= np.maximum(CLUSTER_RTOL * size, perturbation)
+    from scipy.sparse.csgraph import connected_components  # here: importing this module needs no scipy
+
     count, labels = connected_components(close, directed=False)
     return [tuple(int(i) for i in np.flatnonzero(labels == k)) for k in range(count)]
 
@@ -226,6 +226,8 @@ def modal_decomposition(A: ArrayLike) -> ModalDecomposition:
     clusters = _clusters(values, np.nan_to_num(kappa, nan=np.inf), norm)
     centers = [complex(np.mean(values[list(c)])) for c in clusters]
     geometric = tuple(_geometric_multiplicity(matrix, z, len(c), norm) for z, c in zip(centers, clusters))
+    import scipy.linalg  # here: importing this module (and robodyn.analysis.lti) needs no scipy
+
     T, Z = scipy.linalg.schur(matrix, output="complex")
     return ModalDecomposition(
         eigenvalues=values, V=V, V_inv=V_inv, condition=condition if np.isfinite(condition) else math.inf,
@@ -411,6 +413,8 @@ def _shape(decomposition: ModalDecomposition, A: Array, k: int) -> tuple[Complex
 
     def select(z: complex) -> bool:  # the Schur eigenvalue belongs to this cluster
         return int(np.argmin(np.abs(values - z))) in chosen
+
+    import scipy.linalg
 
     _, Z, count = scipy.linalg.schur(A, output="complex", sort=select)
     if count == 0:  # reordering failed to select it: fall back to the eigenvector

@@ -82,11 +82,13 @@ def write_plot(path: str, figure: Any) -> None:
     save_figure(figure, path)
 
 
-def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContract:
+def load_model(args: argparse.Namespace, *, numeric: bool = False, same_numbers: bool = False) -> ModelContract:
     """Load MODEL and apply ``--param`` overrides (checked against the model's parameters).
 
     ``numeric``: for a command that only evaluates the model (``simulate``), a model file or catalog model
-    comes from the parsed-model cache when it is warm (:func:`robodyn.model.files.cached.load_cached`: no sympy).
+    comes from the parsed-model cache when it is warm (:func:`robodyn.model.files.cached.load_cached`: no sympy);
+    with ``same_numbers`` only when the record's numbers are the full model's own (a diagram's), for a command that
+    prints them (``linearize``).
     """
     base = getattr(args, "base", None)
     if base is not None:  # a URDF robot's root joined to the world by a moving joint
@@ -99,7 +101,7 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False) -> ModelContr
     elif numeric:
         from robodyn.model.files.cached import load_cached
 
-        model = load_cached(args.model)
+        model = load_cached(args.model, same_numbers=same_numbers)
     else:
         from robodyn.model.files.loading import load
 

@@ -202,7 +202,7 @@ def _linear_text(name: str, linear: robodyn.LinearSystem) -> str:
 def _cmd_linearize(args: argparse.Namespace) -> int:
     from robodyn.analysis.linearize import operating_point  # the one rule for --at (docs/cli.md)
 
-    model = _model(args)
+    model = _model(args, numeric=True, same_numbers=True)  # a diagram from its record when warm: no sympy
     x, u = operating_point(model, *_point(model, args.at, "--at"))
     linear = robodyn.linearize(model, x, u, method=args.method, open=args.open)
     assert linear.x_op is not None and linear.u_op is not None

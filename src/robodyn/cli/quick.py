@@ -8,6 +8,9 @@ checked, the kernel's entry and the model's functions opened from their shared l
 process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of robodyn's modules: a third
 of the instructions of the full path, which imports numpy alone for two thirds of its own.
 
+A linear model's image is its exact run's (:mod:`robodyn.integrate.exact_image`): its steps are repeated in Python's
+floats from the kept matrix exponentials, and it also takes constant inputs, ``--input NAME=NUMBER``.
+
 Everything else goes the full way: any other option or form of one (``--t-final=1``, ``pi``, ``--plot``, ...), a
 value the full path would refuse or warn about, no image yet (the first run of a model, a new robodyn), a run that
 fails, overflows, meets an event or may earn the stiffness hint. This module answers None and
@@ -26,10 +29,13 @@ from typing import Any, Final
 
 __all__ = ["quick_simulate"]
 
-_OPTIONS: Final = frozenset({"--t-final", "--t0", "--x0", "--method", "--rtol", "--atol", "--points", "--out"})
+_OPTIONS: Final = frozenset({"--t-final", "--t0", "--x0", "--input", "--method", "--rtol", "--atol", "--points",
+                             "--out"})
+_REPEATED: Final = frozenset({"--x0", "--input"})
 _COUNT: Final = re.compile(r"[0-9]+\Z")
 _NEGATIVE: Final = re.compile(r"-[0-9]+\Z|-[0-9]*\.[0-9]+\Z")  # what argparse takes for a value, not an option
 _MAX_ROW_BYTES: Final = 2**28  # the full path's results below this size need no memory check (guards.check_memory)
+_EXACT_POINTS: Final = "1001"  # the exact path's output times without --points (robodyn.integrate.simulate)
 
 
 def quick_simulate(argv: Sequence[str]) -> int | None:
@@ -50,8 +56,8 @@ def _simulate(argv: list[str]) -> int | None:
     if given is None or "model" not in given or "--t-final" not in given:
         return None
     from robodyn.integrate.run_image import execute, read_image
-    from robodyn.model.files.loading import model_text, source_stem
-    from robodyn.model.files.records import record_key
+    from robodyn.model.files.loading import model_text
+    from robodyn.model.files.records import model_record_key
     from robodyn.model.names import plain_number
 
     numbers: dict[str, float] = {"--t0": 0.0, "--rtol": 1e-6, "--atol": 1e-9}
@@ -68,15 +74,20 @@ def _simulate(argv: list[str]) -> int | None:
     if out is not None and not _writable(out):
         return None
     found = model_text(given["model"])
-    if found is None:
+    key = None if found is None else model_record_key(*found)
+    if key is None:
         return None
-    image = read_image(record_key(found[0], source_stem(found[1])), given.get("--method", "").lower())
+    image = read_image(key, given.get("--method", "").lower())
     if image is None:
         return None
     states = image["states"]
     x0 = _initial(given.get("--x0", []), states)
+    if x0 is None:
+        return None
+    if image["kind"] == "exact":
+        return _exact(image, x0, given, (t0, t1), out)
     grid = _grid(given.get("--points"), t0, t1, image["row_bytes"])
-    if x0 is None or grid is None:
+    if grid is None or "--input" in given:
         return None
     run = execute(image, x0, (t0, t1), rtol, atol, grid)
     if run is None or run.status < 0 or not all(math.isfinite(v) for row in run.x for v in row):
@@ -84,7 +95,31 @@ def _simulate(argv: list[str]) -> int | None:
     least_steps, least_rejected = image["hint"]
     if run.steps >= least_steps and run.rejected >= least_rejected * run.steps:
         return None  # the stiffness hint may apply: the full path looks
-    lines = [",".join(["t", *states]), *(",".join(map(repr, [t, *row])) for t, row in zip(run.t, run.x))]
+    return _written(image, run.t, run.x, out, f"{image['method_name']} (compiled) over [{run.t[0]:g}, {run.t[-1]:g}]: "
+                    f"{run.steps} steps, {run.rejected} rejected, {run.nfev} evaluations, kernel loaded from cache in "
+                    f"{run.seconds:.2f} s")
+
+
+def _exact(image: dict[str, Any], x0: list[float], given: dict[str, Any], span: tuple[float, float],
+           out: str | None) -> int | None:
+    """A linear model's run from its exact image (robodyn.integrate.exact_image), or None for the full path."""
+    from robodyn.integrate.exact_image import execute
+
+    inputs = _inputs(given.get("--input", []), image["inputs"])
+    times = _grid(given.get("--points", _EXACT_POINTS), *span, image["row_bytes"])
+    if inputs is None or not times:
+        return None
+    x = execute(image, x0, inputs, span[0], times)
+    if x is None or not all(math.isfinite(v) for row in x for v in row):
+        return None  # an exponential not kept, or an overflow: the full path's error
+    return _written(image, times, x, out, f"exact (matrix exponential) over [{times[0]:g}, {times[-1]:g}] at "
+                    f"{len(times)} output times")
+
+
+def _written(image: dict[str, Any], t: list[float], x: list[list[float]], out: str | None, summary: str) -> int:
+    """Write the CSV (to ``out`` or stdout) and print the summary, as the full path does; the exit code 0."""
+    states = image["states"]
+    lines = [",".join(["t", *states]), *(",".join(map(repr, [time, *row])) for time, row in zip(t, x))]
     text = "\n".join(lines) + "\n"
     if out == "-":
         sys.stdout.write(text)
@@ -93,9 +128,8 @@ def _simulate(argv: list[str]) -> int | None:
         from robodyn.atomic import write_text_atomic
 
         write_text_atomic(out, text)
-    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(states, run.x[-1]))
-    print(f"{image['name']}: {image['method_name']} (compiled) over [{run.t[0]:g}, {run.t[-1]:g}]: {run.steps} "
-          f"steps, {run.rejected} rejected, {run.nfev} evaluations, kernel loaded from cache in {run.seconds:.2f} s")
+    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(states, x[-1]))
+    print(f"{image['name']}: {summary}")
     print(f"final state: {final}")
     if out is not None:
         print(f"wrote {out}")
@@ -115,7 +149,7 @@ def _options(argv: list[str]) -> dict[str, Any] | None:
             value = argv[k + 1]
             if value.startswith("-") and value != "-" and not _NEGATIVE.match(value):
                 return None  # argparse takes it for an option
-            if word == "--x0":
+            if word in _REPEATED:
                 given.setdefault(word, []).append(value)
             elif word in given:
                 return None
@@ -164,6 +198,21 @@ def _initial(texts: list[str], states: list[str]) -> list[float] | None:
                 return None
             values[name.strip()] = number
     return [values.get(name, 0.0) for name in states]
+
+
+def _inputs(texts: list[str], names: list[str]) -> list[float] | None:
+    """The constant inputs of ``--input NAME=NUMBER`` options, one each (others 0), or None for anything else: a
+    signal, an unknown input, one given twice (the full path reads the signal or words the error)."""
+    from robodyn.model.names import plain_number
+
+    values: dict[str, float] = {}
+    for text in texts:
+        name, _, value = text.partition("=")
+        number = plain_number(value)
+        if number is None or name.strip() not in names or name.strip() in values:
+            return None
+        values[name.strip()] = number
+    return [values.get(name, 0.0) for name in names]
 
 
 def _grid(points: str | None, t0: float, t1: float, row_bytes: int) -> list[float] | None:

@@ -23,12 +23,24 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
     model = load_model(args)
     # the model's name is free text: the default folder is one safe component of it, never '..' or a path
     out = check_report_folder(args.out or Path("robodyn-out") / path_component(model.name), "--out")
+    key = None if args.base else _file_key(args.model, model)  # a file's report: its points' sections are kept
     report = analyze(model, at=assignments(args.at, "--at", model.units()), horizon=horizon, quiet=args.quiet,
-                     workers=os.cpu_count() or 1)  # this process runs no threads: its points may be forked
+                     workers=os.cpu_count() or 1, key=key)  # this process runs no threads: its points may be forked
     page = report.write(out)
     points = len(report.data.get("points", []))
     print(f"{model.name}: {points} operating point(s) analysed; wrote {page} (with report.json and points.csv)")
     return 0
+
+
+def _file_key(name: str, model: Any) -> str | None:
+    """What identifies the model ``name`` loaded as ``model`` when a model file or catalog file determines it (its
+    record key and the parameter values set on it: robodyn.report.kept.model_key), else None."""
+    from robodyn.model.files.loading import model_text
+    from robodyn.model.files.records import model_record_key
+    from robodyn.report.kept import model_key
+
+    found = model_text(name)
+    return None if found is None else model_key(model_record_key(*found), model.parameters)
 
 
 def _summary(rows: list[tuple[str, ...]]) -> None:
@@ -55,6 +67,7 @@ def run_demo(out: Path) -> int:
     from robodyn.analysis.verify import verify
     from robodyn.atomic import write_bytes_atomic
     from robodyn.report import analyze
+    from robodyn.report.kept import kept_verification
 
     rows: list[tuple[str, ...]] = []
     pages: list[Path] = []
@@ -63,7 +76,7 @@ def run_demo(out: Path) -> int:
             model = robodyn.load(name)
             print(f"== {name}: {model.kind} model, states {', '.join(model.states)}")
             print(model.show_text())
-            report = analyze(model, quiet=False)
+            report = analyze(model, quiet=False, key=_file_key(name, model))
             page = report.write(out / name)
             points: list[dict[str, Any]] = report.data.get("points", [])
             verdicts = ", ".join(sorted({str(p.get("stability", "?")) for p in points})) or "-"
@@ -72,10 +85,16 @@ def run_demo(out: Path) -> int:
         except Exception as exc:  # the demo reports a failed stage and goes on
             print(f"   ({name} failed: {type(exc).__name__}: {exc})")
     try:
-        result = verify(robodyn.load("joint"))
+        joint = robodyn.load("joint")
+
+        def verified() -> tuple[str, bytes]:
+            result = verify(joint)
+            return result.table(), result.png()
+
+        table, png = kept_verification(_file_key("joint", joint), (), verified)  # kept like the reports' points
         print("== the seed joint: numerical integration against the closed-form solution")
-        print(result.table())
-        plot = write_bytes_atomic(out / "verify_joint.png", result.png())
+        print(table)
+        plot = write_bytes_atomic(out / "verify_joint.png", png)
         print(f"wrote {plot}")
     except Exception as exc:
         print(f"   (verify failed: {type(exc).__name__}: {exc})")

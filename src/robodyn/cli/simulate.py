@@ -134,12 +134,16 @@ def _assembled_start(trajectory: Trajectory) -> str:
 
 def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, noted: list[Any]) -> None:
     """After a plain run of a cached model (only the options robodyn.cli.quick takes, nothing warned, no events, no
-    position limits, y = x), keep its run image: the next such command runs without numpy (robodyn.cli.quick)."""
+    position limits, y = x), keep its run image: the next such command runs without numpy (robodyn.cli.quick). The
+    exact path's image also serves runs with constant inputs (``--input NAME=NUMBER``)."""
     key = model.record_key
-    plain = not (args.input or args.output or args.plot or args.dt or args.param or args.base or args.assemble
+    plain = not (args.output or args.plot or args.dt or args.param or args.base or args.assemble
                  or args.sensitivities or args.limits != "warn" or noted or trajectory.events)
-    if not (plain and key and trajectory.stats.path == "compiled" and model.outputs_are_states
-            and not model.position_limits()):
+    if not (plain and key and model.outputs_are_states and not model.position_limits()):
+        return
+    if trajectory.stats.path == "exact" and all(_constant_input(text) for text in args.input or ()):
+        _remember_exact(args, model, trajectory, key)
+    if args.input or trajectory.stats.path != "compiled":
         return
     from robodyn.integrate import hint
     from robodyn.integrate.kernels import MIN_RTOL
@@ -151,6 +155,29 @@ def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, note
         "name": model.name, "method_name": trajectory.stats.method, "states": list(model.states),
         "parameters": list(model.parameters.values()), "row_bytes": 8 * (2 * n + m + len(model.outputs)),
         "hint": (hint.MIN_STEPS, hint.MIN_REJECTED)}, MIN_RTOL)
+
+
+def _constant_input(text: str) -> bool:
+    """Whether ``--input`` ``text`` is ``NAME=NUMBER``: a constant, on which the exact path's generator does not
+    depend."""
+    from robodyn.model.names import plain_number
+
+    return plain_number(text.partition("=")[2]) is not None
+
+
+def _remember_exact(args: argparse.Namespace, model: Any, trajectory: Trajectory, key: str) -> None:
+    """The exact run's image (robodyn.integrate.exact_image): the generator and the exponentials it stepped with."""
+    from robodyn.integrate.exact import exact_transitions, with_constant
+    from robodyn.integrate.run_image import remember_exact
+
+    A, B, c = model.affine_form(trajectory.params)
+    B_all, _ = with_constant(B, c, [None] * model.n_inputs)
+    fields = exact_transitions(A, B_all, trajectory.t, float(trajectory.t[0]))
+    if fields is not None:
+        n, m = model.n_states, model.n_inputs
+        remember_exact(key, args.method or "", {
+            "name": model.name, "states": list(model.states), "inputs": list(model.inputs),
+            "constant": B_all.shape[1] > m, "row_bytes": 8 * (2 * n + m + len(model.outputs))}, fields)
 
 
 def _sensitivity_names(given: list[str] | None) -> list[str] | None:

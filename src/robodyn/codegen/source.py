@@ -143,11 +143,15 @@ def manipulator_jacobian_source(symbols: Any, mass: Any, rhs: Any, derivative: A
     """Source of ``jac(t, x, u, p, out)`` writing A then B, row-major, for M(q) q'' = r.
 
     ``mass`` M (n, n), ``rhs`` r (n,), ``derivative`` dr/d[x, u] (n, 2n + m) and ``dmass`` [dM/dq_k]
-    (n of (n, n)) are printed as expressions into work arrays; the manipulator formula (q'' = M^-1 r,
-    da/dz = M^-1 (dr/dz - [dM/dq_k q'']_k)) is solved by :func:`robodyn.codegen.linalg.manipulator_solve`.
+    (n of (n, n)) give the manipulator formula q'' = M^-1 r, da/dz = M^-1 (dr/dz - [dM/dq_k q'']_k): up to
+    :data:`UNROLL_LIMIT` coordinates solved on scalars with M's unrolled Cholesky factor (straight-line code, which
+    LLVM compiles without numba: robodyn.codegen.pyir), above it on work arrays by
+    :func:`robodyn.codegen.linalg.manipulator_solve`.
     """
     n = len(rhs)
     k = len(derivative) // n
+    if n <= UNROLL_LIMIT:
+        return _unrolled_jacobian(symbols, mass, rhs, derivative, dmass)
     targets = ([f"_M[{i}, {j}]" for i in range(n) for j in range(n)] + [f"_r[{i}]" for i in range(n)]
                + [f"_G[{i}, {j}]" for i in range(n) for j in range(k)]
                + [f"_D[{c}, {i}, {j}]" for c in range(n) for i in range(n) for j in range(n)])
@@ -156,6 +160,45 @@ def manipulator_jacobian_source(symbols: Any, mass: Any, rhs: Any, derivative: A
              f"_D = np.empty(({n}, {n}, {n}))", *_body(symbols, targets, exprs),
              "manipulator_solve(_M, _r, _G, _D, out)"]
     return _function("jac", lines)
+
+
+def _unrolled_jacobian(symbols: Any, mass: Any, rhs: Any, derivative: Any, dmass: Sequence[Any]) -> str:
+    """:func:`manipulator_jacobian_source` on scalars: a = M^-1 r by the unrolled factor, then for each column z of
+    [x, u] g = dr/dz - (dM/dz) a (the term only for the coordinates) and L L^T (da/dz) = g with the same factor."""
+    n = len(rhs)
+    k = len(derivative) // n
+    m = k - 2 * n
+    lower = [(i, j) for i in range(n) for j in range(i + 1)]
+    targets = ([f"_M{i}_{j}" for i, j in lower] + [f"_r{i}" for i in range(n)]
+               + [f"_G{i}_{c}" for i in range(n) for c in range(k)]
+               + [f"_D{c}_{i}_{j}" for c in range(n) for i, j in lower])
+    exprs = [*(mass[i * n + j] for i, j in lower), *rhs, *derivative,
+             *(dmass[c][i * n + j] for c in range(n) for i, j in lower)]
+    lines = _body(symbols, targets, exprs) + _unrolled_cholesky(n)
+    lines += [f"out[{i * 2 * n + j}] = {1.0 if j == n + i else 0.0}" for i in range(n) for j in range(2 * n)]
+    lines += [f"out[{4 * n * n + i * m + j}] = 0.0" for i in range(n) for j in range(m)]
+    for c in range(k):
+        for i in range(n):
+            terms = [f"_G{i}_{c}", *(f"_D{c}_{max(i, j)}_{min(i, j)} * _a{j}" for j in range(n) if c < n)]
+            lines.append(f"_g{i} = {' - '.join(terms)}")
+        places = [(n + i) * 2 * n + c if c < 2 * n else 4 * n * n + (n + i) * m + c - 2 * n for i in range(n)]
+        lines += _solved(n, places)
+    return _function("jac", lines)
+
+
+def _solved(n: int, places: Sequence[int]) -> list[str]:
+    """Solve L L^T z = _g{i} with the unrolled factor of :func:`_unrolled_cholesky` (``_L{i}_{j}``; one coordinate:
+    a division by ``_M0_0``) and write z_i into ``out[places[i]]``."""
+    if n == 1:
+        return [f"out[{places[0]}] = _g0 / _M0_0 if _M0_0 > 0.0 else math.nan"]
+    lines = []
+    for i in range(n):
+        rest = " - ".join([f"_g{i}", *(f"_L{i}_{j} * _w{j}" for j in range(i))])
+        lines.append(f"_w{i} = ({rest}) / _L{i}_{i}")
+    for i in reversed(range(n)):
+        rest = " - ".join([f"_w{i}", *(f"_L{j}_{i} * _z{j}" for j in range(i + 1, n))])
+        lines.append(f"_z{i} = ({rest}) / _L{i}_{i}")
+    return lines + [f"out[{place}] = _z{i}" for i, place in enumerate(places)]
 
 
 def explicit_parameter_source(symbols: Any, dfdp: Sequence[Any]) -> str:
@@ -204,15 +247,6 @@ def manipulator_parameter_source(symbols: Any, mass_lower: Sequence[Any], rhs: S
 
 
 def _factor_solve(n: int, c: int, k: int) -> list[str]:
-    """Solve L L^T z = _g{i} with the unrolled factor of :func:`_unrolled_cholesky` (``_L{i}_{j}``; one coordinate:
-    a division by ``_M0_0``) and write z into column ``c`` of the acceleration rows of df/dp (``k`` columns)."""
-    if n == 1:
-        return [f"out[{k + c}] = _g0 / _M0_0 if _M0_0 > 0.0 else math.nan"]
-    lines = []
-    for i in range(n):
-        rest = " - ".join([f"_g{i}", *(f"_L{i}_{j} * _w{j}" for j in range(i))])
-        lines.append(f"_w{i} = ({rest}) / _L{i}_{i}")
-    for i in reversed(range(n)):
-        rest = " - ".join([f"_w{i}", *(f"_L{j}_{i} * _z{j}" for j in range(i + 1, n))])
-        lines.append(f"_z{i} = ({rest}) / _L{i}_{i}")
-    return lines + [f"out[{(n + i) * k + c}] = _z{i}" for i in range(n)]
+    """Solve L L^T z = _g{i} with the unrolled factor of :func:`_unrolled_cholesky` and write z into column ``c`` of
+    the acceleration rows of df/dp (``k`` columns)."""
+    return _solved(n, [(n + i) * k + c for i in range(n)])

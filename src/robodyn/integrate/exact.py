@@ -18,23 +18,21 @@ systems, long output intervals) is handled without loss of accuracy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError
+from robodyn.integrate.exact_steps import SHARE_TOLERANCE, SharedExponentials, plain_sized, plain_steps
 from robodyn.signals.core import sorted_unique
 
-__all__ = ["InputChannel", "exact_discretization", "exact_first_order_hold", "exact_response"]
+__all__ = ["SHARE_TOLERANCE", "InputChannel", "exact_discretization", "exact_first_order_hold", "exact_response",
+           "exact_transitions", "generator_quantum", "with_constant"]
 
 Array = NDArray[np.float64]
-
-# Two step lengths closer than this fraction of 1 / ||M||_1 (M the augmented generator) share one matrix
-# exponential; the difference d is applied as the first-order correction (I + d M), whose neglected terms
-# are below (d ||M||)^2 = 1e-18 relative, i.e. under double-precision rounding.
-SHARE_TOLERANCE = 1e-9
 
 
 class InputChannel(Protocol):
@@ -188,33 +186,29 @@ def _van_loan_blocks(A: Array, B: Array, h: float, order: int) -> tuple[Array, .
     return (top[:, :n], *(top[:, n + k * m:n + (k + 1) * m] for k in range(order + 1)))
 
 
+def generator_quantum(M: Array) -> float:
+    """The step lengths within which one exponential of ``M`` serves (SHARE_TOLERANCE / ||M||_1; inf for M = 0)."""
+    norm = float(np.linalg.norm(M, 1))
+    return SHARE_TOLERANCE / norm if norm > 0.0 else math.inf
+
+
 class _ExpmCache:
     """Matrix exponentials expm(h M) shared by step lengths within ``SHARE_TOLERANCE / ||M||_1``.
 
     ``step(h, y, n)`` returns the first n entries of expm(h M) @ y. A step h close to a cached h0 uses
     expm(h M) = expm((h - h0) M) expm(h0 M) ~ (I + (h - h0) M) expm(h0 M), exact to rounding, so uniform
-    grids (whose spacings differ in the last bits) cost one expm.
+    grids (whose spacings differ in the last bits) cost one expm (the sharing is
+    robodyn.integrate.exact_steps.SharedExponentials, which the plain-float steps use too).
     """
 
     def __init__(self, M: Array) -> None:
         self.M = M
-        norm = float(np.linalg.norm(M, 1))
-        self.quantum = SHARE_TOLERANCE / norm if norm > 0.0 else np.inf
-        self.entries: dict[int, tuple[float, Array]] = {}
-
-    def _lookup(self, h: float) -> tuple[float, Array]:
-        ratio = h / self.quantum
-        key = round(ratio) if np.isfinite(ratio) else 0
-        for k in (key, key - 1, key + 1):
-            entry = self.entries.get(k)
-            if entry is not None and abs(h - entry[0]) <= self.quantum:
-                return entry
-        entry = (h, _expm(h * self.M))
-        self.entries[key] = entry
-        return entry
+        self.shared: SharedExponentials[Array] = SharedExponentials(generator_quantum(M), lambda h: _expm(h * M))
 
     def step(self, h: float, y: Array, n: int) -> Array:
-        h0, E = self._lookup(h)
+        found = self.shared.lookup(h)
+        assert found is not None  # computed when missing
+        h0, E = found
         if h == h0:
             return E[:n] @ y
         w = E @ y
@@ -338,17 +332,56 @@ def exact_response(
         for j, c in enumerate(channels)
     ]
     omegas, coupling = _sine_block(channels, B_)
-    cache = _ExpmCache(_generator(A_, B_, omegas, coupling))
+    M = _generator(A_, B_, omegas, coupling)
     grid = _merged_grid(t, start, pieces)
     u0, slope = _affine_on_intervals(grid[:-1], pieces)
     angles = np.outer(grid[:-1], omegas)
     oscillators = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(grid.size - 1, -1)
-    states = np.empty((grid.size, n))
-    states[0] = x
-    for k in range(grid.size - 1):
-        y = np.concatenate([states[k], oscillators[k], u0[k], slope[k]])
-        states[k + 1] = cache.step(float(grid[k + 1] - grid[k]), y, n)
+    extras = np.hstack([oscillators, u0, slope])
+    if plain_sized(n, M.shape[0]):  # small: Python's floats, the quick path's own steps (robodyn.integrate.exact_steps)
+        shared = SharedExponentials(generator_quantum(M), lambda h: _expm(h * M).tolist())
+        plain = plain_steps(grid.tolist(), x.tolist(), extras.tolist(), M.tolist(), shared)
+        assert plain is not None  # every exponential is computed when missing
+        states = np.array(plain, dtype=float).reshape(grid.size, n)
+    else:
+        cache = _ExpmCache(M)
+        states = np.empty((grid.size, n))
+        states[0] = x
+        for k in range(grid.size - 1):
+            states[k + 1] = cache.step(float(grid[k + 1] - grid[k]), np.concatenate([states[k], extras[k]]), n)
     return states[np.searchsorted(grid, t)]
+
+
+def with_constant(B: Array, c: Array, channels: Sequence[InputChannel | None]
+                  ) -> tuple[Array, list[InputChannel | None]]:
+    """The input matrix and channels of x' = A x + B u + c for :func:`exact_response`: c ``(n,)``, when not zero, as
+    one more column of B ``(n, m)`` driven by the constant ``1`` (the last channel)."""
+    if not np.any(c != 0):
+        return B, list(channels)
+    from robodyn.signals import Constant
+
+    return np.hstack([B, np.asarray(c, dtype=float).reshape(-1, 1)]), [*channels, Constant(1.0)]
+
+
+def exact_transitions(A: ArrayLike, B: ArrayLike, t_eval: ArrayLike, t0: float) -> dict[str, Any] | None:
+    """What :func:`exact_response` steps with, from ``t0`` over the times ``t_eval`` under constant inputs, in plain
+    floats: ``generator`` M (N rows), ``quantum`` (None when infinite) and ``entries``, the ``[h0, expm(h0 M)]`` its
+    steps compute (robodyn.integrate.exact_steps), for a run image (robodyn.integrate.exact_image); None for a system
+    too large for the plain steps, or an exponential that is not finite."""
+    A_, B_ = _system_matrices(A, B)
+    t, start = _output_times(t_eval, t0)
+    M = _generator(A_, B_, np.zeros(0), np.zeros((A_.shape[0], 0)))
+    if not plain_sized(A_.shape[0], M.shape[0]) or float(t[-1]) == start:
+        return None
+    quantum = generator_quantum(M)
+    shared = SharedExponentials(quantum, lambda h: _expm(h * M).tolist())
+    grid = sorted_unique(np.concatenate([[start], t])).tolist()
+    size, n = M.shape[0], A_.shape[0]
+    plain_steps(grid, [0.0] * n, [[0.0] * (size - n)] * (len(grid) - 1), M.tolist(), shared)  # the steps' lookups
+    entries = [[h, rows] for h, rows in shared.entries.values()]
+    if not all(math.isfinite(v) for _, rows in entries for row in rows for v in row):
+        return None
+    return {"generator": M.tolist(), "quantum": quantum if math.isfinite(quantum) else None, "entries": entries}
 
 
 def _expm(M: np.ndarray) -> np.ndarray:

@@ -20,6 +20,10 @@ What an image holds (JSON, in the private cache folder ``runs/``, keyed by the m
   robodyn.codegen.libraries), opened again through robodyn.codegen.objects / libraries, which check every digest;
 - the model's facts the run needs: its name, states, parameter values.
 
+That is an image of kind ``adaptive``. A linear model's exact run keeps one of kind ``exact`` under the same key
+(its generator and matrix exponentials: robodyn.integrate.exact_image, :func:`remember_exact`); :func:`read_image`
+checks each kind's fields, and the quick path runs each its own way.
+
 Trust: an image is a cache file like a record (docs/dev/security.md): read under the cache's rules, its SHA-256
 checked, every field's type checked, and every array place of its int block, at the sizes of this run, checked to lie
 inside the data block allocated for it (from the entry's own argument table, robodyn.integrate.entry_arguments,
@@ -37,11 +41,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.digest import sha256
+from robodyn.integrate import exact_image
 from robodyn.integrate.entry_arguments import leaves
+from robodyn.model.names import is_qualified_name
 
-__all__ = ["IMAGE_FORMAT", "QuickRun", "execute", "fingerprint", "image_key", "read_image", "remember"]
+__all__ = ["IMAGE_FORMAT", "QuickRun", "execute", "fingerprint", "image_key", "read_image", "remember",
+           "remember_exact"]
 
-IMAGE_FORMAT: Final = 1
+IMAGE_FORMAT: Final = 2  # 2: images have a kind (adaptive, exact)
 _FOLDER: Final = "runs"
 MAX_IMAGE_BYTES: Final = 4 * 2**20  # a pendulum's image is ~3 kB
 #: The sources whose code decides what an image means (robodyn/ relative): the kernels and their entry, the method
@@ -52,6 +59,7 @@ FINGERPRINT_FILES: Final = (
     "integrate/kernels.py", "integrate/tableaus.py", "integrate/methods.py", "integrate/status.py",
     "integrate/run_image.py", "signals/kernel.py", "signals/kinds.py", "codegen/indirect.py", "codegen/pyir.py",
     "codegen/objects.py", "codegen/libraries.py",
+    "integrate/exact.py", "integrate/exact_steps.py", "integrate/exact_image.py", "signals/core.py",
 )
 _ROOT: Final = Path(__file__).resolve().parents[1]
 _ENTRY_TYPE: Final = ctypes.CFUNCTYPE(ctypes.c_int64, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64)
@@ -94,7 +102,6 @@ def remember(kernels: Any, record_key: str, method: str, facts: dict[str, Any], 
     ``min_rtol`` the least rtol the kernels take. Returns whether an image was written: not when a table, an
     address or a size of the run cannot be written down (a function compiled in this process, events, input
     breakpoints)."""
-    from robodyn.codegen.cache import write_private
     from robodyn.codegen.libraries import ORIGINS
 
     last = getattr(kernels, "last_run", None)
@@ -123,7 +130,7 @@ def remember(kernels: Any, record_key: str, method: str, facts: dict[str, Any], 
         return False
     tables = len(constants)
     image = {
-        "format": IMAGE_FORMAT, "record": record_key, "method": method, "variant": variant,
+        "format": IMAGE_FORMAT, "kind": "adaptive", "record": record_key, "method": method, "variant": variant,
         "entry": ["object", entry_key], "functions": functions, "rows": 64, "min_rtol": float(min_rtol),
         "name": facts["name"], "method_name": facts["method_name"], "states": list(facts["states"]),
         "parameters": [float(v) for v in facts["parameters"]], "row_bytes": int(facts["row_bytes"]),
@@ -131,6 +138,32 @@ def remember(kernels: Any, record_key: str, method: str, facts: dict[str, Any], 
         "size": forms[0], "ints": forms[1:-tables], "at": forms[-tables:], "constants": constants,
         "fns": next(k for k, (_, table) in enumerate(first.constants) if table is fns),
     }
+    return _write(record_key, method, image)
+
+
+def remember_exact(record_key: str, method: str, facts: dict[str, Any], fields: dict[str, Any]) -> bool:
+    """Keep the image of an exact run (robodyn.integrate.exact_image) of the model whose record key is
+    ``record_key``, run by ``method`` (the command line's, "" for the default).
+
+    ``facts``: ``name``, ``states``, ``inputs``, ``constant`` (B's last column is the model's constant term),
+    ``row_bytes``; ``fields``: the run's ``generator`` (rows), ``quantum`` (None for infinite) and ``entries``
+    ([step length, exponential rows] it computed: robodyn.integrate.exact.exact_transitions), merged with those of
+    the image kept before. Returns whether it was written."""
+    image = {"format": IMAGE_FORMAT, "kind": exact_image.KIND, "record": record_key, "method": method,
+             "name": facts["name"], "states": list(facts["states"]), "inputs": list(facts["inputs"]),
+             "constant": bool(facts["constant"]), "columns": len(facts["inputs"]) + bool(facts["constant"]),
+             "row_bytes": int(facts["row_bytes"])}
+    previous = read_image(record_key, method)
+    image.update(exact_image.merged(fields, previous if previous is not None and previous["kind"] == exact_image.KIND
+                                    else None))
+    if exact_image.check(image) is not None:
+        return False  # too large for the plain steps, or a non-finite exponential: the full path every time
+    return _write(record_key, method, image)
+
+
+def _write(record_key: str, method: str, image: dict[str, Any]) -> bool:
+    from robodyn.codegen.cache import write_private
+
     text = json.dumps({"sha256": _digest(image), "image": image}, sort_keys=True).encode()
     return write_private(_path(image_key(record_key, method)), text)
 
@@ -191,6 +224,17 @@ def read_image(record_key: str, method: str) -> dict[str, Any] | None:
 
 def _problem(image: dict[str, Any], record_key: str, method: str) -> str | None:
     """What is wrong with the fields of ``image`` (types and counts), or None."""
+    if (image.get("format"), image.get("record"), image.get("method")) != (IMAGE_FORMAT, record_key, method):
+        return "an image of another format, model or method"
+    if image.get("kind") == exact_image.KIND:
+        return exact_image.check(image)
+    if image.get("kind") != "adaptive":
+        return "an image of an unknown kind"
+    return _adaptive_problem(image)
+
+
+def _adaptive_problem(image: dict[str, Any]) -> str | None:
+    """What is wrong with the fields of an adaptive run's ``image``, or None."""
     def ints(value: Any, size: int | None = None) -> bool:
         return isinstance(value, list) and (size is None or len(value) == size) and all(
             type(v) is int for v in value)
@@ -198,8 +242,6 @@ def _problem(image: dict[str, Any], record_key: str, method: str) -> str | None:
     def form(value: Any) -> bool:
         return ints(value, 3)
 
-    if (image.get("format"), image.get("record"), image.get("method")) != (IMAGE_FORMAT, record_key, method):
-        return "an image of another format, model or method"
     if image.get("variant") not in ("rk", "dop853") or not isinstance(image.get("name"), str) or not isinstance(
             image.get("method_name"), str):
         return "bad variant or names"
@@ -208,7 +250,7 @@ def _problem(image: dict[str, Any], record_key: str, method: str) -> str | None:
             == 2 and type(hint[0]) is int and type(hint[1]) is float):
         return "bad facts"
     states, parameters = image.get("states"), image.get("parameters")
-    if not (isinstance(states, list) and states and all(isinstance(s, str) and s.isidentifier() for s in states)
+    if not (isinstance(states, list) and states and all(is_qualified_name(s) for s in states)
             and len(set(states)) == len(states)):
         return "bad states"
     if not (isinstance(parameters, list) and all(type(p) is float and math.isfinite(p) for p in parameters)):

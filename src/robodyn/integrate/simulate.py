@@ -48,7 +48,7 @@ from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
 from robodyn.model.diagram_switching import is_switch
 from robodyn.model.system import require_model
-from robodyn.signals import Constant, Inputs, Signal, StateFeedback, resolve_inputs
+from robodyn.signals import Inputs, Signal, StateFeedback, resolve_inputs
 from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
@@ -491,11 +491,10 @@ def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p:
         K = np.asarray(inputs.feedback.K, dtype=float)
         c = c + B @ K @ inputs.feedback.reference_state
         A, channels = A - B @ K, list(inputs.feedback.references)
-    B_all, signals = B, channels
-    if np.any(c != 0):
-        B_all, signals = np.hstack([B, c[:, None]]), [*channels, Constant(1.0)]
+    from robodyn.integrate.exact import exact_response, with_constant
+
+    B_all, signals = with_constant(B, c, channels)
     times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)
-    from robodyn.integrate.exact import exact_response
 
     with np.errstate(all="ignore"):  # overflow is reported once, with its time and state (_check_states)
         states = exact_response(A, B_all, x0, times, signals, t0=t_span[0])

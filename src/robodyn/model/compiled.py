@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["chart_text", "compiled_module", "jacobian_module", "jacobian_text", "model_addresses", "module_text",
-           "output_module", "output_text", "parameter_jacobian_text", "python_function", "rhs_ir"]
+__all__ = ["chart_text", "compiled_module", "jacobian_module", "jacobian_text", "linearization_function",
+           "model_addresses", "module_text", "output_module", "output_text", "parameter_jacobian_text",
+           "python_function", "rhs_ir"]
 
 
 def _header(model: ModelContract, n_events: int = 0) -> str:
@@ -138,6 +139,20 @@ def python_function(model: ModelContract, which: str) -> Callable[..., None] | N
         memo[key] = function
     found: Callable[..., None] | None = memo[key]
     return found
+
+
+def linearization_function(model: ModelContract, source: str) -> Callable[..., None]:
+    """``lin(t, x, u, p, out)`` writing [A | B | C | D] flat, compiled from ``source`` (a function ``lin`` written
+    for ``model``: a diagram's forward-mode derivative, robodyn.model.diagram_code.derivative_sources) under the
+    model's header: by LLVM when it is straight-line code, else by numba. A diagram and its parsed-model record
+    compile the same text, so they give the same bits."""
+    from robodyn.codegen.module import straight_line_function
+
+    text = f"{_header(model)}\n\n{source}"
+    function = straight_line_function(text, "lin")
+    if function is None:
+        function = load_generated(text, "robodyn_lin").lin
+    return function
 
 
 def rhs_ir(model: ModelContract) -> tuple[str, str] | None:

@@ -221,6 +221,8 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         opened = Diagram(self._blocks, [(text(w), f"{w.target}.{self._blocks[w.target].inputs[w.inlet]}")
                                         for w in kept], inputs, {returned: text(broken[0])}, defaults=defaults,
                          name=f"{self.name}_open_at_{block}_{name}")
+        if dict(opened.parameters) != dict(self.parameters):  # values set on this diagram (with_parameters, --param)
+            opened = opened.with_parameters(dict(self.parameters))
         return opened, injected, returned
 
     def show_text(self) -> str:
@@ -454,24 +456,24 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         code: tuple[str, str] | None = memo["diagram derivatives"]
         return code
 
+    def linearization_source(self) -> str | None:
+        """The source of the composed ``lin(t, x, u, p, out)`` ([A | B | C | D] flat, by forward-mode differentiation
+        of the composed code: robodyn.model.diagram_code.derivative_sources), or None; what its parsed-model record
+        keeps (robodyn.model.files.cached_diagram)."""
+        code = self._derivative_code()
+        return None if code is None else code[1]
+
     def _linearization_function(self) -> Any:
         """The compiled ``lin(t, x, u, p, out)`` of [A | B | C | D], or None."""
         memo = self.memo()
         if "diagram lin" not in memo:
-            code = self._derivative_code()
-            function = None
-            if code is not None:
-                from robodyn.codegen.module import function_header, straight_line_function
-                from robodyn.codegen.printer import safe_label
+            source = self.linearization_source()
+            if source is not None:
+                from robodyn.model.compiled import linearization_function
 
-                header = function_header(safe_label(self.name), self.n_states, self.n_inputs, len(self.parameters))
-                text = f"{header}\n\n{code[1]}"
-                function = straight_line_function(text, "lin")
-                if function is None:
-                    from robodyn.codegen.loader import load_generated
-
-                    function = load_generated(text, "robodyn_lin").lin
-            memo["diagram lin"] = function
+                memo["diagram lin"] = linearization_function(self, source)
+            else:
+                memo["diagram lin"] = None
         return memo["diagram lin"]
 
     def kernel_jacobian_source(self) -> str | None:
@@ -538,15 +540,29 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         return A, B, dy
 
     def jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """Exact df/dx ``(n, n)`` and df/du ``(n, m)``: the compiled forward-mode derivative of the composed code when
+        there is one (f and its Jacobian one piece of code, as in the kernels), else the chain rule through the
+        blocks."""
         if self.jacobian_method is None:
             raise NotImplementedError(f"diagram {self.name!r}: a block has no exact Jacobian")
+        n, m = self.n_states, self.n_inputs
+        compiled = self._call("jacobian", t, x, u, p, n * (n + m)) if self._derivative_code() is not None else None
+        if compiled is not None:
+            return compiled[: n * n].reshape(n, n), compiled[n * n:].reshape(n, m)
         A, B, _ = self._derivatives(t, x, u, p)
         return A, B
 
     def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
                              ) -> tuple[np.ndarray, np.ndarray] | None:
+        """Exact dh/dx ``(p, n)`` and dh/du ``(p, m)``: the C and D of the compiled linearization when there is one,
+        else the chain rule through the blocks."""
         if self.jacobian_method is None:
             return None
+        if self._linearization_function() is not None:
+            n, m = self.n_states, self.n_inputs
+            flat = self.linearization_raw(t, x, u, p)[n * (n + m):]
+            return flat[: self.n_outputs * n].reshape(self.n_outputs, n), flat[self.n_outputs * n:].reshape(
+                self.n_outputs, m)
         return self._output_rows(self._derivatives(t, x, u, p)[2])
 
     def _output_rows(self, dy: Mapping[str, tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:

@@ -64,8 +64,8 @@ class ComposedCode:
         return None if composed is None else composed[1]
 
     def _call(self, which: str, t: float, x: Any, u: Any, p: Any, size: int) -> Any:
-        """The compiled ``rhs`` or ``out_fn`` (``which``: "rhs", "output") at a point, ``(size,)``, or None when the
-        model is not compiled (robodyn.model.compiled.python_function)."""
+        """The compiled ``rhs``, ``out_fn`` or ``jac`` (``which``: "rhs", "output", "jacobian") at a point, ``(size,)``,
+        or None when the model is not compiled (robodyn.model.compiled.python_function)."""
         if not self.compilable:
             return None
         from robodyn.model.compiled import python_function

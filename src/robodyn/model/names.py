@@ -17,8 +17,8 @@ from robodyn.errors import ExpressionError, InputError
 
 __all__ = ["ANGLE_UNITS", "CONSTANT_NAMES", "DEGREES", "FUNCTION_ARGUMENTS", "FUNCTION_NAMES", "MAX_CONSTANT_EXPONENT",
            "MAX_DEPTH", "MAX_EXPONENT_DIGITS", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME", "TURN", "Quantity",
-           "did_you_mean", "in_units", "is_valid_name", "parse_assignments", "parse_number", "parse_quantities",
-           "split_degrees"]
+           "did_you_mean", "in_units", "is_qualified_name", "is_valid_name", "parse_assignments", "parse_number",
+           "parse_quantities", "split_degrees"]
 
 MAX_LENGTH: Final = 20_000  # Characters in one expression; longer text is rejected before parsing.
 MAX_DEPTH: Final = 100  # Nesting depth of the expression tree.
@@ -60,6 +60,12 @@ TURN: Final = 2.0 * math.pi
 def is_valid_name(name: object) -> bool:
     """Whether ``name`` can name a state, input, output or parameter (ASCII identifier, not a keyword)."""
     return isinstance(name, str) and bool(_NAME_PATTERN.match(name)) and name not in _KEYWORDS
+
+
+def is_qualified_name(name: object) -> bool:
+    """Whether ``name`` names a model's quantity: a valid name, or a diagram's ``block.name`` (blocks nested in
+    blocks: ``outer.inner.name``), each part a valid name."""
+    return isinstance(name, str) and all(is_valid_name(part) for part in name.split("."))
 
 
 def plain_number(text: str | int | float) -> float | None:

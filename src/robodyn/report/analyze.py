@@ -76,7 +76,7 @@ def check_report_folder(folder: str | Path, option: str = "--out") -> Path:
 
 
 def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, horizon: float = 5.0, quiet: bool = True,
-            max_points: int = MAX_POINTS, workers: int = 1) -> Report:
+            max_points: int = MAX_POINTS, workers: int = 1, key: str | None = None) -> Report:
     """The report of ``model`` (see the module docstring).
 
     Parameters
@@ -92,12 +92,18 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
     workers
         Processes the operating points and equations are worked out in (forked: robodyn.report.workers); the CLI
         uses one per core; keep the default 1 in a process that runs threads of its own (a notebook kernel).
+    key
+        What built the model, when a file did (robodyn.report.kept.model_key): the points' sections are then kept in
+        the private cache and read back by the next report of the same file, parameters, code and libraries; their
+        JSON records are JSON data (lists, not arrays) either way. None (the default): everything is computed.
     """
     require_model(model, "analyze")
     from robodyn.analysis import equilibrium  # noqa: F401 - imported (scipy.optimize with it) before workers fork
     from robodyn.analysis.classify import classify
 
     given = _checked_options(model, at, horizon, max_points, workers)
+    if workers > 1:  # what the operating points and every section import, once, before the workers fork
+        import scipy.optimize  # noqa: F401
     sections: list[str] = []
     data: dict[str, Any] = {"model": model.name, "kind": model.kind, "states": list(model.states),
                             "inputs": list(model.inputs), "outputs": list(model.outputs),
@@ -126,8 +132,8 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
             data["operating_points"] = [str(point) for point in found.points]
             data["equilibrium_families"] = found.records
         rows = [csv_row(model, point, k, found.records[k]) for k, point in enumerate(chosen)] if found else []
-        exists = pool.submit(existence_section, chosen[0], 0) if chosen else None
-        started = [pool.submit(point_section, point, k, horizon, None if pool.pool else step)
+        exists = pool.submit(_existence, chosen[0], key) if chosen else None
+        started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key)
                    for k, point in enumerate(chosen)]
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
         structure = model.block_diagram()
@@ -147,6 +153,22 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
             text, data["points"][0]["existence"] = exists.get()
             sections.append(text)
     return Report(model.name, _page(model, sections), data, rows)
+
+
+def _point(model: ModelContract, point: Any, k: int, horizon: float, step: Any, key: str | None
+           ) -> tuple[str, dict[str, Any]]:
+    """Operating point ``k``'s section (robodyn.report.point), kept when ``key`` says what built the model."""
+    from robodyn.report.kept import kept_section
+
+    return kept_section(key, "point", (point.x, point.u, k, float(horizon)),
+                        lambda: point_section(model, point, k, horizon, step))
+
+
+def _existence(model: ModelContract, point: Any, key: str | None) -> tuple[str, dict[str, Any]]:
+    """The existence section at the first point, kept like the points' sections."""
+    from robodyn.report.kept import kept_section
+
+    return kept_section(key, "existence", (point.x, point.u), lambda: existence_section(model, point, 0))
 
 
 def _checked_options(model: ModelContract, at: Mapping[str, float] | None, horizon: float, max_points: int,

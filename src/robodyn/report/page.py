@@ -19,7 +19,7 @@ import numpy as np
 from robodyn.display import cleaned, figure_svg
 from robodyn.errors import RobodynError
 
-__all__ = ["STYLE", "figure", "guarded", "matrix", "number", "page", "strict_json", "table"]
+__all__ = ["STYLE", "figure", "guarded", "json_data", "matrix", "number", "page", "strict_json", "table"]
 
 STYLE: Final = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
@@ -117,6 +117,12 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, str):
         return value
     return str(value)
+
+
+def json_data(value: Any) -> Any:
+    """``value`` as JSON data: arrays as lists, complex numbers as [re, im], non-finite floats as None (what
+    :func:`strict_json` writes)."""
+    return _plain(value)
 
 
 def strict_json(data: Any) -> str:

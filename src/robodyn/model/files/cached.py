@@ -34,9 +34,10 @@ import numpy as np
 
 from robodyn.digest import sha256
 from robodyn.errors import RobodynWarning
-from robodyn.model.files.records import FORMAT, record_path
-from robodyn.model.files.records import record_key as _key
-from robodyn.model.names import is_valid_name
+from robodyn.model.files import cached_diagram
+from robodyn.model.files.deferred import DeferredTable
+from robodyn.model.files.records import FORMAT, model_record_key, record_path
+from robodyn.model.names import is_qualified_name, is_valid_name
 from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:
@@ -44,13 +45,14 @@ if TYPE_CHECKING:
 
 __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", "record_path"]
 
-#: Contract methods the record does not answer: asked of the full model (built from the file on first need).
+#: Contract methods the record does not answer: asked of the full model (built from the file on first need). A
+#: diagram's record also answers its linearization, ``manipulator`` (None) and its loops (robodyn.model.files
+#: .cached_diagram); for other records those are the full model's too.
 DELEGATED: Final = (
-    "affine_form", "bound_linearization", "energy", "equation_terms", "explicit_form",
+    "affine_form", "energy", "equation_terms", "explicit_form",
     "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
-    "linearization_call", "linearization_into", "linearization_raw", "manipulator", "mechanical_matrices",
-    "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function", "scalar_damping", "show_text",
-    "symbolic_form",
+    "mechanical_matrices", "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function",
+    "scalar_damping", "show_text", "symbolic_form",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -61,26 +63,32 @@ class _Invalid(Exception):
 
 
 # --- loading ------------------------------------------------------------------------------------------------
-def load_cached(model: str | os.PathLike[str], **options: Any) -> Model:
+def load_cached(model: str | os.PathLike[str], *, same_numbers: bool = False, **options: Any) -> Model:
     """:func:`robodyn.load` for the numeric path: a model file or catalog model from the parsed-model cache.
 
     A YAML file or a file-backed catalog model gives a :class:`CachedModel` (built from the record when the
     cache is warm, else parsed and recorded); anything else (URDF robots, ``mbk``, options) is loaded by
-    :func:`robodyn.load` as usual.
+    :func:`robodyn.load` as usual. With ``same_numbers``, only a record whose every number is the full model's own
+    code (a diagram's: its composed functions) gives a CachedModel; for another model file (whose exact Jacobian the
+    full model evaluates another way) it is the full model, for commands that print its numbers (``linearize``).
     """
     from robodyn.model.files.loading import load, model_text
+    from robodyn.model.files.records import is_diagram
 
     found = None if options else model_text(model)
-    if found is None:
+    if found is None or (same_numbers and not is_diagram(*found)):  # no record made for nothing
         return load(model, **options)
-    return cached_model(*found)
+    loaded = cached_model(*found)
+    if same_numbers and isinstance(loaded, CachedModel) and loaded.block_diagram() is None:
+        return loaded.full_model()
+    return loaded
 
 
 def cached_model(text: str, source: str) -> Model:
     """The model of the model-file ``text`` (``source`` names it), from its record when there is a valid one."""
-    from robodyn.model.files.loading import source_stem
-
-    key = _key(text, source_stem(source))
+    key = model_record_key(text, source)
+    if key is None:  # a diagram with a robot: not recorded
+        return _parse(text, source)[0]
     model = _models.get(key)
     if model is not None:
         return model
@@ -132,9 +140,12 @@ def _light(text: str, source: str, key: str) -> dict[str, Any] | None:
 
 def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dict[str, Any] | None:
     """What the numeric path needs of ``full``, as JSON data (None for a model without generated code)."""
-    if (not (full.compilable and full.self_contained) or full.sample_period is not None or full.chart() is not None
-            or full.constraints() is not None or full.impacts() is not None):
-        return None  # no generated code, the text alone does not determine it (a diagram's blocks), discrete time,
+    diagram = cached_diagram.diagram_fields(full)  # a diagram: its key holds every file it names (records.py)
+    if diagram is not None and not cached_diagram.recordable(full):
+        return None  # sampled blocks, corners, a robot: the full diagram answers
+    if (not (full.compilable and (full.self_contained or diagram is not None)) or full.sample_period is not None
+            or full.chart() is not None or full.constraints() is not None or full.impacts() is not None):
+        return None  # no generated code, the text alone does not determine it, discrete time,
         # a manifold (a floating base: integrated in its chart, which the full model holds), or constraints (whose
         # residuals, assembly and tangent map the full model computes), or impacts (likewise)
     rhs = full.kernel_rhs_source()
@@ -155,6 +166,7 @@ def _record(full: Model, key: str, caught: list[warnings.WarningMessage]) -> dic
         "warnings": [str(w.message) for w in caught if issubclass(w.category, RobodynWarning)],
         # the kind checks parameter overrides itself (a mass matrix that must stay positive definite, ...)
         "checks_overrides": type(full).with_parameters is not Model.with_parameters,
+        **({} if diagram is None else {"diagram": diagram}),  # robodyn.model.files.cached_diagram
     }
 
 
@@ -204,20 +216,24 @@ def _checked(data: bytes, key: str) -> dict[str, Any]:
         raise _Invalid("a record of another format, version or file")
     if not all(isinstance(record.get(k), str) for k in _STRINGS):
         raise _Invalid("a name field is not text")
+    diagram = record.get("diagram")
+    if "diagram" in record and not cached_diagram.checked_fields(diagram):
+        raise _Invalid("bad diagram")
+    named = is_valid_name if diagram is None else is_qualified_name  # a diagram's names are block.name
     for group in ("states", "inputs", "outputs"):
         names = record.get(group)
-        if not isinstance(names, list) or not all(is_valid_name(n) for n in names) or len(set(names)) != len(names):
+        if not isinstance(names, list) or not all(named(n) for n in names) or len(set(names)) != len(names):
             raise _Invalid(f"bad {group}")
     parameters = record.get("parameters")
     if not isinstance(parameters, list) or not all(
-            isinstance(p, list) and len(p) == 2 and is_valid_name(p[0]) and type(p[1]) is float
+            isinstance(p, list) and len(p) == 2 and named(p[0]) and type(p[1]) is float
             and math.isfinite(p[1]) for p in parameters):
         raise _Invalid("bad parameters")
     for field in ("derived_parameters", "declared_units", "units"):  # name -> text (an expression, a unit)
-        if not _text_by_name(record.get(field)):
+        if not _text_by_name(record.get(field), named):
             raise _Invalid(f"bad {field}")
     limits = record.get("position_limits")
-    if not isinstance(limits, dict) or not all(is_valid_name(k) and _bounds(v) for k, v in limits.items()):
+    if not isinstance(limits, dict) or not all(named(k) and _bounds(v) for k, v in limits.items()):
         raise _Invalid("bad position_limits")
     sources = record.get("sources")
     if not isinstance(sources, dict) or not isinstance(sources.get("rhs"), str) or not all(
@@ -234,9 +250,9 @@ def _checked(data: bytes, key: str) -> dict[str, Any]:
     return record
 
 
-def _text_by_name(value: Any) -> bool:
-    """Whether ``value`` maps names (identifiers) to text."""
-    return isinstance(value, dict) and all(is_valid_name(k) and isinstance(v, str) for k, v in value.items())
+def _text_by_name(value: Any, named: Callable[[Any], bool]) -> bool:
+    """Whether ``value`` maps names (``named`` says which are) to text."""
+    return isinstance(value, dict) and all(named(k) and isinstance(v, str) for k, v in value.items())
 
 
 def _bounds(value: Any) -> bool:
@@ -247,10 +263,11 @@ def _bounds(value: Any) -> bool:
 
 # --- the model ----------------------------------------------------------------------------------------------
 class _Source:
-    """A model file's text and, once needed, the full model built from it (shared by parameter copies)."""
+    """A model file's text and, once needed, the full model built from it (shared by parameter copies); for the
+    record of a loop opened at ``port``, the full model is the file's diagram opened there."""
 
-    def __init__(self, text: str, source: str, full: Model | None):
-        self.text, self.source, self._full = text, source, full
+    def __init__(self, text: str, source: str, full: Model | None, port: str | None = None):
+        self.text, self.source, self._full, self.port = text, source, full, port
 
     def model(self) -> Model:
         if self._full is None:
@@ -258,48 +275,13 @@ class _Source:
 
             with warnings.catch_warnings():  # shown once already, when the record was made or read
                 warnings.simplefilter("ignore", RobodynWarning)
-                self._full = read_model_text(self.text, self.source)
+                full = read_model_text(self.text, self.source)
+            self._full = full if self.port is None else _loop(full, self.port)[0]
         return self._full
 
-
-class _DeferredTable:
-    """A model's symbol table (events, code generation) that builds the full model only when it is used.
-
-    The symbols of the states, inputs and parameters follow from their names; everything else (parsing an
-    event, ``lambdify``) is the full model's table.
-    """
-
-    def __init__(self, model: CachedModel):
-        self._model = model
-
-    @property
-    def t_symbol(self) -> Any:
-        from robodyn.model.expr import TIME
-
-        return TIME
-
-    @property
-    def x_symbols(self) -> tuple[Any, ...]:
-        return self._symbols(self._model.states)
-
-    @property
-    def u_symbols(self) -> tuple[Any, ...]:
-        return self._symbols(self._model.inputs)
-
-    @property
-    def p_symbols(self) -> tuple[Any, ...]:
-        return self._symbols(tuple(self._model.parameters))
-
-    @staticmethod
-    def _symbols(names: tuple[str, ...]) -> tuple[Any, ...]:
-        from robodyn.model.expr import symbol
-
-        return tuple(symbol(n) for n in names)
-
-    def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return getattr(self._model.full_model().symbol_table(), name)
+    def opened(self, port: str) -> _Source:
+        """The source of the loop of this file's diagram opened at ``port``."""
+        return _Source(self.text, self.source, None, port)
 
 
 class CachedModel(Model):
@@ -353,6 +335,12 @@ class CachedModel(Model):
 
     # --- what the record holds ---------------------------------------------------------------------------------
     @property
+    def _diagram(self) -> dict[str, Any] | None:
+        """A diagram's own fields of the record (robodyn.model.files.cached_diagram), None for other models."""
+        fields: dict[str, Any] | None = self._record.get("diagram")
+        return fields
+
+    @property
     def record_key(self) -> str:
         """The key of the record this model was built from (robodyn.model.files.records)."""
         return str(self._record["key"])
@@ -388,10 +376,7 @@ class CachedModel(Model):
         return True  # only such models are recorded
 
     def sampling(self) -> None:
-        return None  # diagrams are not recorded
-
-    def block_diagram(self) -> None:
-        return None
+        return None  # a diagram with sampled blocks is not recorded
 
     def chart(self) -> None:
         """None: a model on a manifold (a floating base) is never recorded (:func:`_record`)."""
@@ -415,11 +400,12 @@ class CachedModel(Model):
         return None
 
     def kernel_event_source(self, events: Sequence[Any]) -> str:
-        # the events were parsed in the full model's table (a _DeferredTable builds it): its source is the full model's
+        # the events were parsed in the full model's table (a DeferredTable builds it): its source is the full model's
         return self.full_model().kernel_event_source(events)
 
-    def robot_block(self) -> None:
-        return None
+    def robot_block(self) -> Any:
+        """None but for a diagram with a robot block (the full diagram's, with its frames)."""
+        return None if self._diagram is None else self.full_model().robot_block()
 
     def switching_expressions(self) -> tuple[Any, ...]:
         return ()  # only library blocks declare corners
@@ -431,7 +417,28 @@ class CachedModel(Model):
         return []
 
     def open_loop(self, port: str) -> Any:
-        return super().open_loop(port)  # refused: a recorded model is not a diagram
+        """A diagram's loop opened at ``port``, from its own record (made from the full diagram the first time);
+        refused, as by any model that is not a diagram, for other records."""
+        if self._diagram is None or not isinstance(port, str):
+            return super().open_loop(port) if self._diagram is None else self.full_model().open_loop(port)
+        opened = _opened(self, port)
+        if opened is None:
+            return self.full_model().open_loop(port)
+        loop = opened._diagram
+        assert loop is not None  # _opened gives the record of an opened loop
+        injected, returned = loop["loop"]
+        if dict(opened.parameters) != dict(self.parameters):
+            opened = opened.with_parameters(dict(self.parameters))
+        return opened, injected, returned
+
+    def block_diagram(self) -> dict[str, Any] | None:
+        """A diagram's drawing facts, from its record (None for other models)."""
+        fields = self._diagram
+        return None if fields is None else cached_diagram.drawing(fields)
+
+    def manipulator(self) -> Any:
+        """None for a diagram (as the diagram answers); the full model's for other records."""
+        return None if self._diagram is not None else self.full_model().manipulator()
 
     def linear_by_construction(self) -> str | None:
         return self._record["linear_by_construction"]
@@ -452,8 +459,9 @@ class CachedModel(Model):
         return self._record["sources"]["output"]
 
     def symbol_table(self) -> Any:
-        """The symbol table, building the full model only when an event is parsed (:class:`_DeferredTable`)."""
-        return _DeferredTable(self)
+        """The symbol table, building the full model only when an event is parsed (robodyn.model.files.deferred); a
+        diagram's is the full diagram's (its own symbols for block.name)."""
+        return DeferredTable(self) if self._diagram is None else self.full_model().symbol_table()
 
     # --- numbers from the generated code -------------------------------------------------------------------------
     def _compiled(self, which: str) -> Callable[..., None] | None:
@@ -490,9 +498,80 @@ class CachedModel(Model):
 
     def output_jacobians_raw(self, t: float, x: Vector, u: Vector, p: Vector
                              ) -> tuple[np.ndarray, np.ndarray] | None:
+        if self._linearization() is not None:  # a diagram: C and D of its compiled linearization, as it gives them
+            n, m, q = self.n_states, self.n_inputs, self.n_outputs
+            flat = self.linearization_raw(t, x, u, p)[n * (n + m):]
+            return flat[: q * n].reshape(q, n), flat[q * n:].reshape(q, m)
         if self.outputs_are_states:
             return super().output_jacobians_raw(t, x, u, p)
         return self.full_model().output_jacobians_raw(t, x, u, p)
+
+    # --- the exact linearization: a diagram's compiled lin, the full model's for other records -----------------
+    def _linearization(self) -> Callable[..., None] | None:
+        """The compiled ``lin`` of a diagram's record (robodyn.model.compiled.linearization_function), or None."""
+        fields = self._diagram
+        if fields is None:
+            return None
+        memo = self.memo()
+        if "record lin" not in memo:
+            from robodyn.model.compiled import linearization_function
+
+            memo["record lin"] = linearization_function(self, fields["linearization"])
+        found: Callable[..., None] = memo["record lin"]
+        return found
+
+    def linearization_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        lin = self._linearization()
+        if lin is None:
+            return self.full_model().linearization_raw(t, x, u, p)
+        out = np.empty((self.n_states + self.n_outputs) * (self.n_states + self.n_inputs))
+        lin(float(t), x, u, p, out)
+        return out
+
+    def linearization_into(self, t: float, x: Vector, u: Vector, p: Vector, out: np.ndarray) -> None:
+        if self._linearization() is None:
+            self.full_model().linearization_into(t, x, u, p, out)
+        else:
+            super().linearization_into(t, x, u, p, out)
+
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Callable[[Vector, Vector], float | None]:
+        if self._linearization() is None:
+            return self.full_model().bound_linearization(t, p, out)
+        return super().bound_linearization(t, p, out)
+
+    def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
+        return None if self._linearization() is not None else self.full_model().linearization_call(t, p)
+
+
+def _opened(model: CachedModel, port: str) -> CachedModel | None:
+    """The record's model of ``model``'s diagram opened at ``port`` (made and kept the first time, from the full
+    diagram at its file's parameter values), or None when the opened loop is not recorded."""
+    from robodyn.codegen.cache import content_hash
+
+    key = content_hash("robodyn open loop", model.record_key, port)
+    found = _models.get(key)
+    if found is not None:
+        return found
+    path = record_path(key)
+    record = _read(path, key)
+    source = model._source.opened(port)
+    if record is None or (record.get("diagram") or {}).get("loop") is None:
+        opened, injected, returned = _loop(model._source.model(), port)  # the names and errors: the diagram's
+        record = _record(opened, key, [])
+        if record is None or "diagram" not in record:
+            return None
+        record["diagram"]["loop"] = [injected, returned]
+        _write(path, record)
+        source = _Source(source.text, source.source, opened, port)
+    found = _models[key] = CachedModel(record, source)
+    return found
+
+
+def _loop(full: Model, port: str) -> tuple[Model, str, str]:
+    """``full.open_loop(port)``: a diagram's opened loop is a diagram (a Model)."""
+    opened, injected, returned = full.open_loop(port)
+    assert isinstance(opened, Model)
+    return opened, injected, returned
 
 
 def _delegate(name: str) -> Callable[..., Any]:
