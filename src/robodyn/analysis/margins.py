@@ -239,9 +239,7 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
     """
     linear = as_linear(system, "margins")
     i, j = _siso(linear, input, output)
-    loop = Loop.of(linear.A, linear.B[:, j], linear.C[i], float(linear.D[i, j]), linear.dt)
-    undamped = real_everywhere(loop)
-    crossings = _crossings(loop, np.asarray(np.linalg.eigvals(loop.A), dtype=np.complex128), undamped)
+    crossings, undamped, notes = _kept_crossings(linear, i, j)
     gm, pm, sm, wpc, wgc, wms = _select(*(crossings[key] for key in _KEYS))
     if undamped:
         gm = math.nan
@@ -249,13 +247,73 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
         values = {"gain_margin": gm, "gain_margin_db": float(20.0 * np.log10(gm)), "phase_margin": pm,
                   "phase_crossover": wpc, "gain_crossover": wgc, "stability_margin": sm,
                   "stability_margin_frequency": wms}
-    notes = []
-    verdict = modes(linear)
-    if verdict.stability != "asymptotically stable":
-        notes.append(f"the open loop is {verdict.stability} ({verdict.explanation}): the margins alone do not tell "
-                     "closed-loop stability; use the Nyquist criterion or the modes of the closed loop")
     reasons = _margin_reasons(values, crossings)
     if undamped:
         reasons["gain_margin"] = reasons["gain_margin_db"] = reasons["phase_crossover"] = UNDAMPED
     return Margins(linear.inputs[j], linear.outputs[i], **values, crossings=MappingProxyType(crossings),
                    reasons=MappingProxyType(reasons), notes=tuple(notes), dt=linear.dt)
+
+
+def _loop_crossings(linear: LinearSystem, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
+    """The crossings of the loop from input ``j`` to output ``i`` (:func:`_crossings`), whether L is real at every
+    frequency, and the notes (an open loop that is not stable)."""
+    loop = Loop.of(linear.A, linear.B[:, j], linear.C[i], float(linear.D[i, j]), linear.dt)
+    undamped = real_everywhere(loop)
+    notes = []
+    verdict = modes(linear)
+    if verdict.stability != "asymptotically stable":
+        notes.append(f"the open loop is {verdict.stability} ({verdict.explanation}): the margins alone do not tell "
+                     "closed-loop stability; use the Nyquist criterion or the modes of the closed loop")
+    return _crossings(loop, np.asarray(np.linalg.eigvals(loop.A), dtype=np.complex128), undamped), undamped, notes
+
+
+def _kept_crossings(linear: LinearSystem, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
+    """:func:`_loop_crossings`, kept in the private cache (robodyn.codegen.kept) by the loop's bytes (A, its column
+    of B, row of C, entry of D, dt, the names), robodyn's code and numpy's and scipy's versions: refining the
+    crossings and the modes' verdict import scipy, half a second of a command that a second ``linearize --open`` of
+    the same loop need not pay. The arrays come back bit for bit (JSON keeps a float's shortest repr; non-finite
+    values as the text ``inf``, ``-inf``, ``nan``). ``ROBODYN_KEPT=0`` computes them every time."""
+    from robodyn.codegen.kept import code_fingerprint, enabled, kept, library_stamp
+    from robodyn.digest import sha256
+
+    if not enabled():
+        return _loop_crossings(linear, i, j)
+
+    def computed() -> dict[str, Any]:
+        arrays, undamped, notes = _loop_crossings(linear, i, j)
+        return {"undamped": undamped, "notes": notes,
+                **{key: [_plain(v) for v in arrays[key].tolist()] for key in _KEYS}}
+
+    digest = sha256(repr((linear.A.shape, linear.dt, linear.states)).encode())
+    for matrix in (linear.A, linear.B[:, j], linear.C[i], linear.D[i, j:j + 1]):
+        digest.update(np.ascontiguousarray(matrix, dtype=np.float64).tobytes())
+    value = kept("results", "crossings", (digest.hexdigest(), code_fingerprint(), library_stamp("numpy", "scipy")),
+                 computed, _is_kept, MAX_KEPT_BYTES)
+    arrays = {key: np.array([_float(v) for v in value[key]], dtype=np.float64) for key in _KEYS}
+    for array in arrays.values():
+        array.setflags(write=False)
+    return arrays, value["undamped"], list(value["notes"])
+
+
+MAX_KEPT_BYTES = 4 * 2**20  # a loop's kept crossings (~1 kB for a PID loop)
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _plain(value: float) -> float | str:
+    """A float as JSON data: itself, or ``inf``, ``-inf``, ``nan`` as text (JSON has none of them)."""
+    if math.isfinite(value):
+        return value
+    return "nan" if math.isnan(value) else "inf" if value > 0 else "-inf"
+
+
+def _float(value: float | str) -> float:
+    return _NON_FINITE[value] if isinstance(value, str) else float(value)
+
+
+def _is_kept(value: Any) -> bool:
+    """Whether ``value`` is kept crossings: ``undamped`` a bool, ``notes`` a list of text and each of the six arrays
+    a list of floats (or ``inf``, ``-inf``, ``nan``)."""
+    return (isinstance(value, dict) and set(value) == {"undamped", "notes", *_KEYS} and type(value["undamped"]) is bool
+            and isinstance(value["notes"], list) and all(isinstance(note, str) for note in value["notes"])
+            and all(isinstance(value[key], list) and all(
+                type(v) is float or (isinstance(v, str) and v in _NON_FINITE) for v in value[key]) for key in _KEYS))
