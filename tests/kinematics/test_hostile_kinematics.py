@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import gc
 import io
-import tempfile
 import time
 import tracemalloc
 import warnings
@@ -21,6 +20,7 @@ import numpy as np
 import pytest
 
 import robodyn
+from robodyn import atomic as atomic_module
 from robodyn.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics import animate as animate_module
 from robodyn.kinematics import ik as ik_module
@@ -244,7 +244,7 @@ def test_a_folder_that_refuses_the_file_fails_before_drawing(run, tmp_path, monk
         raise PermissionError(13, "Permission denied")
 
     monkeypatch.setattr(animate_module, "_build", counting_build)
-    monkeypatch.setattr(tempfile, "mkstemp", refuse)
+    monkeypatch.setattr(atomic_module, "_exclusive", refuse)  # every new file or folder in the target's folder
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(InputError, match=r"cannot write .*Permission denied: choose a writable location"):
@@ -262,7 +262,7 @@ def test_a_failed_save_leaves_nothing_behind(run, tmp_path, monkeypatch):
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(PillowWriter, "finish", fail)  # after every frame was drawn, while writing the file
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(InputError, match=r"arm\.gif: No space left on device: free some space"):
         animate(run, tmp_path / "arm.gif", max_frames=2, dpi=20)
     assert not list(tmp_path.iterdir())
 
