@@ -18,7 +18,7 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 #: The layers from the bottom up: (name, module prefixes). A module belongs to the layer of its longest prefix.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("base", ("robodyn.errors", "robodyn._lazy", "robodyn.atomic", "robodyn.textfile", "robodyn.progress",
-              "robodyn.budget", "robodyn.digest")),
+              "robodyn.budget", "robodyn.digest", "robodyn.blas")),
     ("rigid", ("robodyn.rigid",)),
     ("codegen", ("robodyn.codegen",)),
     ("display", ("robodyn.display",)),

@@ -44,6 +44,7 @@ import scipy.linalg
 from numpy.typing import NDArray
 
 from robodyn.analysis.regressor import evaluate, model_regressor
+from robodyn.blas import one_blas_thread
 from robodyn.errors import InputError, NumericalError, ShapeError
 from robodyn.model.protocol import ModelContract, TorqueRegressor
 from robodyn.model.system import Values
@@ -177,15 +178,17 @@ def triangular_factor(A: Array) -> Array:
     """R of A = Q R (Q not formed), min(rows, columns) x columns, by Householder QR of the rows in blocks of
     :data:`QR_BLOCK` stacked under the R so far (the same R up to the signs of its rows, at any height of A).
 
-    Small factorizations stay out of the BLAS thread pool: on this project's shared two-core machine, LAPACK's QR of
-    250 x 53 took 46 ms under load against 0.2 ms for 150 x 53 (threads waiting for busy cores), so 12,000 rows of
-    an identification cost 170 ms at once and ~25 ms in blocks.
+    Small factorizations stay out of the BLAS thread pool: on a two-core machine, LAPACK's QR of 250 x 53 took 46 ms
+    under load against 0.2 ms for 150 x 53 (threads waiting for busy cores), so 12,000 rows of an identification
+    cost 170 ms at once and ~25 ms in blocks; and the blocks run on one BLAS thread (robodyn.blas), whose hand-offs
+    cost 0.5-20 ms per block on two idle cores against 0.14 ms of arithmetic.
     """
     rows, columns = A.shape
     R = np.zeros((0, columns))
-    for start in range(0, rows, QR_BLOCK):
-        stacked = np.vstack([R, A[start:start + QR_BLOCK]])
-        R = scipy.linalg.qr(stacked, mode="r", check_finite=False)[0][:min(len(stacked), columns)]
+    with one_blas_thread():
+        for start in range(0, rows, QR_BLOCK):
+            stacked = np.vstack([R, A[start:start + QR_BLOCK]])
+            R = scipy.linalg.qr(stacked, mode="r", check_finite=False)[0][:min(len(stacked), columns)]
     return R
 
 
@@ -208,7 +211,8 @@ def _rank(R: Array, shape: tuple[int, ...], tolerance: float | None) -> tuple[in
     if not 0.0 < relative < 1.0:
         raise InputError(f"base parameters: tolerance {tolerance!r} must lie in (0, 1): a relative rank tolerance "
                          "(default max(rows, columns) * machine epsilon)")
-    diagonal = np.abs(np.diag(scipy.linalg.qr(R, mode="r", pivoting=True)[0]))
+    with one_blas_thread():
+        diagonal = np.abs(np.diag(scipy.linalg.qr(R, mode="r", pivoting=True)[0]))
     threshold = relative * float(diagonal[0]) if diagonal.size else 0.0
     return int(np.count_nonzero(diagonal > threshold)), relative, threshold
 
@@ -278,6 +282,7 @@ def _grouping(W: Array, kept: list[int], dependent: list[int]) -> Array:
     return K
 
 
+@one_blas_thread()  # small factorizations in loops: robodyn.blas
 def base_parameters(model: ModelContract, *, samples: int | None = None, tolerance: float | None = None,
                     seed: int | None = 0, params: Values | None = None) -> BaseParameters:
     """The base parameters of ``model``: how many, which, and their expressions in the standard parameters.

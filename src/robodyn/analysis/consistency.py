@@ -39,6 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.base_parameters import BaseParameters
 from robodyn.analysis.regressor import model_regressor
+from robodyn.blas import one_blas_thread
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values
@@ -250,6 +251,7 @@ def _log_divided_differences(values: Array) -> Array:
         return np.where(close, 1.0 / np.sqrt(a * b), (np.log(a) - np.log(b)) / (a - b))
 
 
+@one_blas_thread()  # small factorizations in loops: robodyn.blas
 def consistent_parameters(model: ModelContract, base: BaseParameters, estimate: ArrayLike, *,
                           standard_errors: ArrayLike | None = None, prior: ArrayLike | None = None,
                           regularization: float = 1.0, params: Values | None = None) -> ConsistentParameters:

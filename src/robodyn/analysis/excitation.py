@@ -35,6 +35,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.analysis.base_parameters import BaseParameters, base_parameters, triangular_factor
 from robodyn.analysis.regressor import evaluate, model_regressor
+from robodyn.blas import one_blas_thread
 from robodyn.budget import check_count
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.protocol import ModelContract, TorqueRegressor
@@ -304,6 +305,7 @@ class _Problem:
         return np.concatenate([offsets, (a * factor[:, None]).ravel(), (b * factor[:, None]).ravel()])
 
 
+@one_blas_thread()  # small factorizations in loops: robodyn.blas
 def design_excitation(model: ModelContract, *, velocity_limits: float | Mapping[str, float] | ArrayLike,
                       period: float = 10.0, harmonics: int = 5,
                       position_limits: Mapping[str, tuple[float, float]] | None = None,

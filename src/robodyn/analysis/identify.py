@@ -36,6 +36,7 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.identify_problem import Problem, Run, Unknown
 from robodyn.analysis.measured import Data, Table, read_table
+from robodyn.blas import one_blas_thread
 from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.names import did_you_mean
 from robodyn.model.system import require_model
@@ -138,6 +139,7 @@ def _relative(value: float, error: float) -> str:
     return f"{100 * error / abs(value):.2g} %" if value != 0 and math.isfinite(error) else "-"
 
 
+@one_blas_thread()  # small factorizations in loops: robodyn.blas
 def identify(model: ModelContract, data: Data | Sequence[Data], parameters: Sequence[str], *,
              x0: str | Sequence[str] = "given",
              initial: Mapping[str, float] | Sequence[Mapping[str, float]] | None = None,

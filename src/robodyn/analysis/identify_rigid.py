@@ -33,6 +33,7 @@ from robodyn.analysis.base_parameters import BaseParameters, base_parameters, tr
 from robodyn.analysis.estimates import errors_and_correlation, undetermined
 from robodyn.analysis.regressor import evaluate, model_regressor, regressor
 from robodyn.analysis.rigid_data import Data, filtered, measurements
+from robodyn.blas import one_blas_thread
 from robodyn.errors import InputError, ShapeError
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values
@@ -234,6 +235,7 @@ def _settled_weights(Yb: Array, tau: Array, base: BaseParameters) -> tuple[Array
     return weights, fits
 
 
+@one_blas_thread()  # small factorizations in loops: robodyn.blas
 def identify_rigid(model: ModelContract, data: Data, *, qdd: ArrayLike | None = None, weights: ArrayLike | None = None,
                    cutoff: float | None = None, base: BaseParameters | None = None, consistent: bool = False,
                    params: Values | None = None) -> RigidIdentification:
