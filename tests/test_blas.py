@@ -55,3 +55,26 @@ def test_the_identifications_factorizations_run_on_one_thread(two_threads, monke
     # the factor is A's: R^T R = A^T A (rounding of a 450-row sum of products, relative to its size)
     np.testing.assert_allclose(R.T @ R, A.T @ A, rtol=0, atol=1e-12 * np.abs(A.T @ A).max())
     assert rank == 12
+
+
+def test_the_command_line_runs_blas_on_one_thread_unless_told(monkeypatch, capsys):
+    """numpy reads OPENBLAS_NUM_THREADS when it loads: a command sets it before, and keeps the user's own."""
+    import os
+    import subprocess
+    import sys
+
+    from robodyn.cli import main
+
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert main(["classify", "joint", "--json"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "2")
+    assert main(["classify", "joint", "--json"]) == 0
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "2"
+    capsys.readouterr()
+    probe = ("import sys; from robodyn.cli import main; main(['classify', 'joint', '--json']); "
+             "import threadpoolctl; print(max(e['num_threads'] for e in threadpoolctl.threadpool_info() "
+             "if e['user_api'] == 'blas'), file=sys.stderr)")
+    environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=environment, check=True)
+    assert done.stderr.strip().splitlines()[-1] == "1"

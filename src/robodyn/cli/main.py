@@ -55,6 +55,9 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code (0 success, 1 numerical failure, 2 bad input)."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    # BLAS on one thread (read when numpy loads; docs/cli.md): a command's matrices are small, and OpenBLAS's thread
+    # hand-offs cost more than their arithmetic on a small machine (a QR of 150 x 62: up to 20 ms against 0.14 ms)
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     if argv[:1] == ["simulate"]:  # a warm run repeated from its image, without numpy (robodyn.cli.quick)
         from robodyn.cli.quick import quick_simulate
 
