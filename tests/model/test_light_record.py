@@ -50,7 +50,7 @@ CASES = {
     "numbers as dynamics": "kind: first_order\nstates: [x, y]\ndynamics: {x: 0, y: 1.5}\n",
     "no parameters, a default name": "kind: first_order\nstates: [x]\ndynamics: {x: -2*x + t}\n",
     "empty outputs are the states": "kind: first_order\nstates: [x]\noutputs: {}\ndynamics: {x: -x}\n",
-    "constants folded": "kind: first_order\nstates: [x]\ndynamics: {x: 2*pi*x/(3 + 4) - e**2 + 10**-3}\n",
+    "constants folded": "kind: first_order\nstates: [x]\ndynamics: {x: 2*pi*x/(3 + 4) - e**2*t + 10**-3}\n",
     **{path.stem: path.read_text(encoding="utf-8") for path in sorted(EXAMPLES.glob("*.yaml"))
        if "kind: first_order" in path.read_text(encoding="utf-8")},
 }

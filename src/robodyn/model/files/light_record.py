@@ -26,9 +26,11 @@ from __future__ import annotations
 import ast
 import math
 import warnings
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
+from robodyn.model.files.light_bounds import constant_bound, inaccuracy
+from robodyn.model.files.light_shape import rewritten
 from robodyn.model.names import (
     CONSTANT_NAMES,
     FUNCTION_ARGUMENTS,
@@ -51,6 +53,9 @@ _OPERATORS: Final[Mapping[type, Callable[[float, float], float]]] = {
     ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a ** b,
 }
 _TINY: Final = 1e-12  # A divisor this small at the probe point may be zero in exact arithmetic: sympy decides.
+#: (scale, offset) of the points where the code's accuracy is checked: the probe point first (where every value is
+#: defined), then larger and negative values of the states, inputs and time (light_bounds; see _Probe.check).
+_PROBES: Final = ((1.0, 0.0), (3.0, 0.4), (-1.0, 0.0))
 _INDENT: Final = "    "
 
 
@@ -93,10 +98,11 @@ def _record(text: str, source: str) -> dict[str, Any]:
     if not isinstance(dynamics, dict) or set(dynamics) != set(states):
         raise _Unsure
     probe = _Probe(states, inputs, parameters)
-    f = [probe.expression(dynamics[s]) for s in states]
-    h = [probe.expression(e) for e in outputs.values()] if outputs else [ast.Name(f"_x{i}") for i in range(len(states))]
+    rhs = _function("rhs", probe.assignments([dynamics[s] for s in states]))
+    output = _function("out_fn", probe.assignments(list(outputs.values()) if outputs else None))
     units = _units(data.get("units"), {*states, *inputs, *outputs, *parameters})
-    rhs = _function("rhs", probe.assignments(f))
+    sources = {"rhs": rhs, "jacobian": _jacobian(rhs, len(states), len(inputs)), "output": output}
+    probe.check(list(sources.values()), len(states), len(inputs))
     return {
         "name": name, "kind": "first_order", "order": 1,
         "states": states, "inputs": inputs, "outputs": list(outputs) or list(states),
@@ -104,8 +110,7 @@ def _record(text: str, source: str) -> dict[str, Any]:
         "derived_parameters": {}, "declared_units": units, "units": dict(units), "position_limits": {},
         "jacobian_method": "symbolic", "parameter_jacobian_method": "symbolic",
         "outputs_are_states": not outputs, "linear_by_construction": None,
-        "sources": {"rhs": rhs, "jacobian": _jacobian(rhs, len(states), len(inputs)),
-                    "output": _function("out_fn", probe.assignments(h))},
+        "sources": sources,
         "warnings": [], "checks_overrides": False,
     }
 
@@ -153,6 +158,10 @@ class _Probe:
 
     def __init__(self, states: Sequence[str], inputs: Sequence[str], parameters: Mapping[str, float]):
         self.locals: dict[str, tuple[str, float]] = {}  # a model name -> (its local in the code, its probe value)
+        self.constants: dict[int, float] = {}  # id() of a constant node of the expression read -> its value
+        self.hoists: list[list[tuple[str, ast.expr]]] = [[]]  # per generated function: (local, code) to assign first
+        self.n_states = len(states)
+        self.literal_errors: dict[float, float] = {}  # |a folded constant| -> its error (light_bounds)
         for prefix, names in (("x", states), ("u", inputs)):
             for i, n in enumerate(names):
                 self.locals[n] = (f"_{prefix}{i}", _probe_value(len(self.locals) + 1))
@@ -160,12 +169,35 @@ class _Probe:
             self.locals[n] = (f"_p{i}", value)
         self.time = _probe_value(len(self.locals) + 1)
 
-    def assignments(self, exprs: Sequence[ast.expr]) -> list[str]:
-        """``_x0 = x[0]`` ... for the model names the expressions use (states, inputs, parameters), then
+    def check(self, sources: Iterable[str], n_states: int, n_inputs: int) -> None:
+        """Unsure unless every output of the generated ``sources`` is accurate to light_bounds.RELATIVE in every order
+        of its sums and products (then sympy's order computes the same numbers) at the probe point, and at two
+        more where it is defined: states, inputs and time larger than 1 and negative (other branches of min, max
+        and sign, other scales), the parameters at their defaults."""
+        values = [value for _, value in self.locals.values()]
+        p = values[n_states + n_inputs:]
+        for scale, offset in _PROBES:
+            moved = [offset + scale * v for v in values[:n_states + n_inputs]]
+            arrays = {"x": moved[:n_states], "u": moved[n_states:], "p": p}
+            time = offset + scale * self.time
+            for source in sources:
+                reason = inaccuracy(source, arrays, time, self.literal_errors, undefined=(scale, offset) != _PROBES[0])
+                if reason is not None:
+                    raise _Unsure(reason)
+
+    def assignments(self, values: Sequence[Any] | None) -> list[str]:
+        """The body of a generated function writing the expressions ``values`` (None: the states): ``_x0 = x[0]``
+        ... for the model names they use (states, inputs, parameters), the arguments they hoisted, then
         ``out[i] = ...`` for each expression."""
-        used = {node.id for e in exprs for node in ast.walk(e) if isinstance(node, ast.Name)}
+        self.hoists.append([])
+        exprs = [ast.Name(local) for local, _ in list(self.locals.values())[:self.n_states]] if values is None \
+            else [self.expression(v) for v in values]
+        hoisted = self.hoists[-1]
+        used = {node.id for e in [*exprs, *(c for _, c in hoisted)] for node in ast.walk(e)
+                if isinstance(node, ast.Name)}
         order = [local for local, _ in self.locals.values() if local in used]
         return [*(f"{local} = {local[1]}[{local[2:]}]" for local in order),
+                *(f"{name} = {ast.unparse(code)}" for name, code in hoisted),
                 *(f"out[{i}] = {ast.unparse(e)}" for i, e in enumerate(exprs))]
 
     def expression(self, value: Any) -> ast.expr:
@@ -179,10 +211,35 @@ class _Probe:
         with warnings.catch_warnings():  # "invalid decimal literal" for '1if x': the sympy reader words the error
             warnings.simplefilter("ignore")
             tree = ast.parse(" ".join(value.split()), mode="eval")
-        return self.term(tree.body, 0)[0]
+        self.constants = {}
+        code = self.term(tree.body, 0)[0]
+        change = rewritten(tree.body, self.constants)
+        if change is not None:
+            raise _Unsure(change)  # sympy computes something else than the written arithmetic
+        self.fold_errors(tree.body, False)
+        return code
+
+    def fold_errors(self, node: ast.expr, inside_constant: bool) -> None:
+        """Keep the error of each constant the code holds folded (light_bounds judges the code with them)."""
+        constant = id(node) in self.constants
+        if constant and not inside_constant:
+            try:
+                bound = constant_bound(node)
+            except ValueError as exc:
+                raise _Unsure(f"a constant {exc}") from None  # sympy's exact value decides
+            self.literal_errors[abs(bound.value)] = max(self.literal_errors.get(abs(bound.value), 0.0), bound.error)
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.fold_errors(child, constant)
 
     def term(self, node: ast.expr, depth: int) -> tuple[ast.expr, float, bool]:
         """(code, value at the probe point, whether it is a constant) of ``node``."""
+        code, value, constant = self.translated(node, depth)
+        if constant:
+            self.constants[id(node)] = value
+        return code, value, constant
+
+    def translated(self, node: ast.expr, depth: int) -> tuple[ast.expr, float, bool]:
         if depth > MAX_DEPTH:
             raise _Unsure
         if isinstance(node, ast.Constant):
@@ -223,6 +280,9 @@ class _Probe:
                                    and abs(b * math.log10(abs(a))) > MAX_EXPONENT_DIGITS)):
                 raise _Unsure
         value = _OPERATORS[type(node.op)](a, b)  # ZeroDivisionError, OverflowError: unsure
+        if isinstance(node.op, ast.Pow) and isinstance(node.left, ast.Name) and node.left.id == "e" \
+                and not right_constant:  # e**a is exp(a), as sympy writes it
+            return self.folded(ast.Call(ast.Attribute(ast.Name("math"), "exp"), [right], []), math.exp(b), False)
         return self.folded(ast.BinOp(left, node.op, right), value, left_constant and right_constant)
 
     def call(self, node: ast.Call, depth: int) -> tuple[ast.expr, float, bool]:
@@ -240,13 +300,37 @@ class _Probe:
                 raise _Unsure  # atan2(0, 0): sympy's nan
             function = getattr(math, name)
             return self.folded(ast.Call(ast.Attribute(ast.Name("math"), name), codes, []), function(*values), constant)
+        if name == "abs":
+            return self.folded(ast.Call(ast.Name(name), codes, []), abs(values[0]), constant)
+        if constant:
+            return self.folded(ast.Constant(0.0), _selected(name, values), True)
+        return self.folded(self.selection(name, [self.hoisted(c) for c in codes]), _selected(name, values), False)
+
+    @staticmethod
+    def selection(name: str, args: list[ast.expr]) -> ast.expr:
+        """The code of ``sign``, ``min`` or ``max`` of ``args`` (names or numbers): NaN for a NaN argument, as the
+        sympy model's numpy code gives (Python's ``min(1.0, nan)`` is 1.0; ``numpy.amin`` is NaN)."""
+        nan = ast.Attribute(ast.Name("math"), "nan")
         if name == "sign":  # as sympy prints it: 0 at 0, else copysign(1, a)
-            a = codes[0]
-            code = ast.IfExp(ast.Compare(a, [ast.Eq()], [ast.Constant(0.0)]), ast.Constant(0.0),
+            a = args[0]
+            sign = ast.IfExp(ast.Compare(a, [ast.Eq()], [ast.Constant(0.0)]), ast.Constant(0.0),
                              ast.Call(ast.Attribute(ast.Name("math"), "copysign"), [ast.Constant(1.0), a], []))
-            return self.folded(code, 0.0 if values[0] == 0.0 else math.copysign(1.0, values[0]), constant)
-        value = abs(values[0]) if name == "abs" else min(values) if name == "min" else max(values)
-        return self.folded(ast.Call(ast.Name(name), codes, []), float(value), constant)
+            return ast.IfExp(ast.Compare(a, [ast.NotEq()], [a]), nan, sign)
+        checks: list[ast.expr] = [ast.Compare(a, [ast.Eq()], [a]) for a in args if isinstance(a, ast.Name)]
+        defined = checks[0] if len(checks) == 1 else ast.BoolOp(ast.And(), checks)
+        total: ast.expr = args[0]
+        for a in args[1:]:
+            total = ast.BinOp(total, ast.Add(), a)
+        # NaN times the arguments' sum: NaN, and so are its derivatives along what the arguments depend on
+        return ast.IfExp(defined, ast.Call(ast.Name(name), args, []), ast.BinOp(nan, ast.Mult(), total))
+
+    def hoisted(self, code: ast.expr) -> ast.expr:
+        """``code`` as a local assigned before the outputs (an argument used more than once), or itself."""
+        if isinstance(code, ast.Name | ast.Constant):
+            return code
+        name = f"_h{sum(len(h) for h in self.hoists)}"  # unique in the record
+        self.hoists[-1].append((name, code))
+        return ast.Name(name)
 
     @staticmethod
     def folded(code: ast.expr, value: Any, constant: bool) -> tuple[ast.expr, float, bool]:
@@ -255,6 +339,12 @@ class _Probe:
             raise _Unsure
         value = _finite(value)
         return (_number(value) if constant else code), value, constant
+
+
+def _selected(name: str, values: Sequence[float]) -> float:
+    if name == "sign":
+        return 0.0 if values[0] == 0.0 else math.copysign(1.0, values[0])
+    return float(min(values) if name == "min" else max(values))
 
 
 def _probe_value(k: int) -> float:

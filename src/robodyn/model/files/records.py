@@ -14,9 +14,10 @@ __all__ = ["FORMAT", "record_key", "record_path"]
 #: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
 #: factor's pattern; 7: the exact parameter Jacobian's method; 8: plain first-order files written as given, without
-#: sympy: robodyn.model.files.light_record), since the key holds the version, not the code: a
-#: stale record would call today's helpers with yesterday's arguments.
-FORMAT: Final = 8
+#: sympy: robodyn.model.files.light_record; 9: the light reader declines what sympy computes otherwise, its min,
+#: max and sign give NaN for NaN), since the key holds the version, not the code: a stale record would call today's
+#: helpers with yesterday's arguments (or keep a number the sympy reader computes otherwise).
+FORMAT: Final = 9
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 
