@@ -13,10 +13,11 @@ float value and a first-order bound on its distance to the exact value, valid fo
 (recursive summation of n terms in any order errs by at most (n - 1) u times the sum of their magnitudes, u the
 unit roundoff) and products (n - 1 roundings in any order); N. J. Higham, *Accuracy and Stability of Numerical
 Algorithms*, 2nd ed., SIAM 2002, ch. 3-4. A library function adds its rounding and multiplies the error of its
-argument by its largest slope within that error. A branch (``sign``, the selection of ``min``/``max`` in the
-Jacobian) decided within the errors of its comparison, a divisor or an argument within its error of a pole or of
-the edge of its domain, or an output whose error bound exceeds :data:`RELATIVE` of its value: the code is not
-accurate there, and the light reader leaves the file to the sympy reader.
+argument by its largest slope within that error (refused where its value changes sign or by half within that error:
+the first-order bound would not hold, and sympy's exact value may be 0 or infinite). A branch (``sign``, the
+selection of ``min``/``max``) decided within the errors of its comparison, a divisor or an argument within its error
+of a pole or of the edge of its domain, or an output whose error bound exceeds :data:`RELATIVE` of its value: the
+code is not accurate there, and the light reader leaves the file to the sympy reader.
 """
 
 from __future__ import annotations
@@ -72,14 +73,23 @@ def _result(value: float, error: float) -> Bound:
     return _exact(value, error)
 
 
-def _slope(function: Callable[[float], float], a: Bound) -> float:
-    """The largest |f'| over [a - error, a + error]: how much f can magnify the error of its argument."""
+def _propagated(function: Callable[[float], float], slope: Callable[[float], float], a: Bound) -> float:
+    """The error of f(a) inherited from the error of ``a``: the largest |f'| over [a - error, a + error] times that
+    error. Refused where the interval is too wide for the first-order bound: f changes sign in it (``sin(pi)``,
+    ``log(1 + 1e-17)``: sympy's exact value may be 0) or moves by half its value (``tan(pi/2)``, near a pole)."""
     if a.error == 0.0:
         return 0.0
+    points = (a.value - a.error, a.value, a.value + a.error)
     try:
-        return max(abs(function(v)) for v in (a.value - a.error, a.value, a.value + a.error))
+        values = [function(v) for v in points]
+        steepest = max(abs(slope(v)) for v in points)
     except (ValueError, ZeroDivisionError, OverflowError):
         raise _Inaccurate("an argument within its error of a pole or the edge of a domain") from None
+    low, middle, high = values
+    if (low < 0.0) != (high < 0.0) or low == 0.0 or high == 0.0 or max(abs(low - middle), abs(high - middle)) > \
+            0.5 * abs(middle):
+        raise _Inaccurate("a function within the error of its argument of a zero or a pole")
+    return steepest * a.error
 
 
 _SLOPES: Final[Mapping[str, Callable[[float], float]]] = {
@@ -189,8 +199,8 @@ class _Evaluator:
             value = a.value ** k
         except (ZeroDivisionError, OverflowError):
             raise _Undefined("a power out of range") from None
-        slope = _slope(lambda v: k * v ** (k - 1.0), a) if k != 0.0 else 0.0
-        error = slope * a.error + (abs(value * math.log(a.value)) * b.error if b.error else 0.0)
+        inherited = _propagated(lambda v: v ** k, lambda v: k * v ** (k - 1.0), a) if k != 0.0 else 0.0
+        error = inherited + (abs(value * math.log(a.value)) * b.error if b.error else 0.0)
         error += _LIBRARY * UNIT * abs(value)
         mass = a.mass ** k if k.is_integer() and k > 0 and b.error == 0.0 else abs(value)
         return Bound(value, error, mass, 1, error, abs(k) * a.spread if b.error == 0.0 else _magnitude(value))
@@ -208,8 +218,7 @@ class _Evaluator:
             value = self.expression(node.left).value
             return (value == value) == isinstance(node.ops[0], ast.Eq | ast.LtE | ast.GtE)
         left, right = self.expression(node.left), self.expression(node.comparators[0])
-        exactly_zero = left.value == right.value == 0.0 and left.error == right.error == 0.0
-        if abs(left.value - right.value) <= left.error + right.error and not exactly_zero:
+        if abs(left.value - right.value) <= left.error + right.error and left.error + right.error > 0.0:
             raise _Inaccurate("a branch (sign, min, max) decided within rounding")
         compare: Mapping[type, Callable[[float, float], bool]] = {
             ast.Gt: lambda p, q: p > q, ast.GtE: lambda p, q: p >= q, ast.Lt: lambda p, q: p < q,
@@ -233,7 +242,7 @@ class _Evaluator:
                 value = getattr(math, name)(a.value)
             except (ValueError, OverflowError):
                 raise _Undefined(f"{name} outside its domain") from None
-            return _result(value, _slope(_SLOPES[name], a) * a.error + _LIBRARY * UNIT * abs(value))
+            return _result(value, _propagated(getattr(math, name), _SLOPES[name], a) + _LIBRARY * UNIT * abs(value))
         if name == "abs" and len(args) == 1:
             return _result(abs(args[0].value), args[0].error)
         if name in ("min", "max") and args:

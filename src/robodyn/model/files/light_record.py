@@ -292,7 +292,8 @@ class _Probe:
         least, most = FUNCTION_ARGUMENTS[name]
         if not least <= len(node.args) <= most:
             raise _Unsure
-        terms = [self.term(a, depth + 1) for a in node.args]
+        arguments = _flattened(name, node.args) if name in ("min", "max") else node.args
+        terms = [self.term(a, depth + 1) for a in arguments]
         codes, values = [c for c, _, _ in terms], [v for _, v, _ in terms]
         constant = all(c for _, _, c in terms)
         if name in _MATH_UNARY or name == "atan2":
@@ -306,23 +307,23 @@ class _Probe:
             return self.folded(ast.Constant(0.0), _selected(name, values), True)
         return self.folded(self.selection(name, [self.hoisted(c) for c in codes]), _selected(name, values), False)
 
-    @staticmethod
-    def selection(name: str, args: list[ast.expr]) -> ast.expr:
-        """The code of ``sign``, ``min`` or ``max`` of ``args`` (names or numbers): NaN for a NaN argument, as the
-        sympy model's numpy code gives (Python's ``min(1.0, nan)`` is 1.0; ``numpy.amin`` is NaN)."""
-        nan = ast.Attribute(ast.Name("math"), "nan")
-        if name == "sign":  # as sympy prints it: 0 at 0, else copysign(1, a)
+    def selection(self, name: str, args: list[ast.expr]) -> ast.expr:
+        """The code of ``sign``, ``min`` or ``max`` of ``args`` (names or numbers) as the sympy model computes it:
+        NaN for a NaN argument (as numpy does; Python's ``min(1.0, nan)`` is 1.0), and at a tie of ``min`` or
+        ``max`` the mean of the arguments' derivatives (sympy's Heaviside(0) is 1/2): ``a if a < b else (b if b < a
+        else a + 0.5*(b - a))``, whose value at a tie is ``a`` and whose forward derivative is the mean there."""
+        if name == "sign":  # 0 at 0 and NaN for NaN: a*0.0
             a = args[0]
-            sign = ast.IfExp(ast.Compare(a, [ast.Eq()], [ast.Constant(0.0)]), ast.Constant(0.0),
-                             ast.Call(ast.Attribute(ast.Name("math"), "copysign"), [ast.Constant(1.0), a], []))
-            return ast.IfExp(ast.Compare(a, [ast.NotEq()], [a]), nan, sign)
-        checks: list[ast.expr] = [ast.Compare(a, [ast.Eq()], [a]) for a in args if isinstance(a, ast.Name)]
-        defined = checks[0] if len(checks) == 1 else ast.BoolOp(ast.And(), checks)
-        total: ast.expr = args[0]
-        for a in args[1:]:
-            total = ast.BinOp(total, ast.Add(), a)
-        # NaN times the arguments' sum: NaN, and so are its derivatives along what the arguments depend on
-        return ast.IfExp(defined, ast.Call(ast.Name(name), args, []), ast.BinOp(nan, ast.Mult(), total))
+            negative = ast.IfExp(ast.Compare(a, [ast.Lt()], [ast.Constant(0.0)]), ast.Constant(-1.0),
+                                 ast.BinOp(a, ast.Mult(), ast.Constant(0.0)))
+            return ast.IfExp(ast.Compare(a, [ast.Gt()], [ast.Constant(0.0)]), ast.Constant(1.0), negative)
+        order = ast.Lt() if name == "min" else ast.Gt()
+        result = args[0]
+        for k, b in enumerate(args[1:]):
+            a = self.hoisted(result) if k else result
+            tie = ast.BinOp(a, ast.Add(), ast.BinOp(ast.Constant(0.5), ast.Mult(), ast.BinOp(b, ast.Sub(), a)))
+            result = ast.IfExp(ast.Compare(a, [order], [b]), a, ast.IfExp(ast.Compare(b, [order], [a]), b, tie))
+        return result
 
     def hoisted(self, code: ast.expr) -> ast.expr:
         """``code`` as a local assigned before the outputs (an argument used more than once), or itself."""
@@ -339,6 +340,17 @@ class _Probe:
             raise _Unsure
         value = _finite(value)
         return (_number(value) if constant else code), value, constant
+
+
+def _flattened(name: str, args: Sequence[ast.expr]) -> list[ast.expr]:
+    """The arguments of ``min`` or ``max`` with those of nested calls of the same function and without repeats, as
+    sympy's Min and Max hold them (``max(t, max(y, t))`` is ``Max(t, y)``: its derivative at a tie is a mean of 2)."""
+    found: dict[str, ast.expr] = {}
+    for a in args:
+        nested = isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == name and not a.keywords
+        for b in (_flattened(name, a.args) if isinstance(a, ast.Call) and nested else [a]):
+            found.setdefault(ast.dump(b), b)
+    return list(found.values())
 
 
 def _selected(name: str, values: Sequence[float]) -> float:

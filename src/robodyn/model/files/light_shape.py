@@ -11,9 +11,10 @@ reorders the terms of a sum and the factors of a product. :func:`rewritten` find
 - like terms are collected: ``x + y - y`` is ``x``, ``2*x - x`` is ``x`` — two terms equal up to their numbers;
 - a number times a sum is distributed: ``3*(x - 0.3)`` is ``3*x - 0.9``, which rounds otherwise (a power of two,
   ``(x + y)/2``, scales exactly: its terms join the enclosing sum);
-- powers of one base are combined: ``x**2/x`` is ``x``, ``x*y/x`` is ``y`` (which overflow elsewhere), and a power
-  of a power is one: ``sqrt(x**2)`` is ``Abs(x)``, ``sqrt(x)**2`` is ``x``, ``exp(x)**2`` is ``exp(2*x)``;
-  (``x*x`` is ``x**2``, the same number: powers with exponents of one sign may combine);
+- powers of one base are combined: ``x**2/x`` is ``x``, ``x*y/x`` is ``y`` (which overflow elsewhere),
+  ``sqrt(x)*x`` is ``x**(3/2)`` (whose derivative at 0 is 0, where the written one is 0*inf), and a power of a
+  power is one: ``sqrt(x**2)`` is ``Abs(x)``, ``sqrt(x)**2`` is ``x``, ``exp(x)**2`` is ``exp(2*x)`` (``x*x`` is
+  ``x**2``, the same number and derivative: integer powers with exponents of one sign may combine);
 - ``exp`` and ``log`` cancel: ``exp(log(x))`` is ``x``, ``exp(2*log(x))`` is ``x**2``, ``log(exp(x))`` is ``x``;
 - ``sin``, ``cos`` and ``tan`` shift by multiples of pi/2: ``sin(x + pi)`` is ``-sin(x)``, ``sin(x - pi/4)`` is
   ``-cos(x + pi/4)`` — a sum holding a constant other than a plain number in their argument.
@@ -114,9 +115,10 @@ class _Shapes:
                 merged[base] = (exponent, written)
                 continue
             earlier = merged[base][0]
-            if not isinstance(exponent, float) or not isinstance(earlier, float) or exponent * earlier <= 0:
-                raise _Rewritten("sympy combines the powers of one base (x**2/x is x, exp(x)*exp(-x) is 1): "
-                                 "combine them in the file")
+            if not isinstance(exponent, float) or not isinstance(earlier, float) or exponent * earlier <= 0 \
+                    or not (exponent.is_integer() and earlier.is_integer()):
+                raise _Rewritten("sympy combines the powers of one base (x**2/x is x, exp(x)*exp(-x) is 1, "
+                                 "sqrt(x)*x is x**(3/2)): combine them in the file")
             merged[base] = (earlier + exponent, written)
         return coefficient, [(base, exponent, written) for base, (exponent, written) in merged.items()]
 
