@@ -9,9 +9,14 @@ new file's first simulation skips importing sympy (about 0.3 s of a 0.6 s run).
 
 What the code computes. The sympy reader prints sympy's canonical form of each expression (terms reordered, like
 terms collected, constants folded exactly); this reader writes the expressions as the file does, in the order written,
-constants folded in floating point. The two agree to rounding (tests/model/test_light_record.py checks every
-field of the records and the functions' values against the sympy reader's); the record, once made, is what every
-later process on the machine runs, so the results of one file stay the same from run to run.
+constants folded in floating point. The two must agree to 1e-12 relative, whichever reader made the record (one file,
+one meaning), so this reader also declines what sympy computes otherwise than the written arithmetic
+(:mod:`robodyn.model.files.light_shape`: ``1e16 + x - 1e16`` is ``x`` to sympy) and code whose error bounds at the
+probe points are wider than 1e-13 in some order of its sums and products (:mod:`robodyn.model.files.light_bounds`:
+``sin(pi)*x``, a sum that cancels, factors spanning too many decades). Its ``min``, ``max`` and ``sign`` give NaN
+for NaN and, at a tie, the mean of the arguments' derivatives, as the sympy model does. tests/model/test_light_record.py
+checks every field of the records and the functions' values against the sympy reader's; the record, once made, is
+what every later process on the machine runs, so the results of one file stay the same from run to run.
 
 It never decides anything the sympy reader would decide otherwise: whatever it does not recognize — a derived or
 constant-expression parameter, another kind or key, a name or expression the reader would refuse or warn about, a
