@@ -23,7 +23,8 @@ constant-expression parameter, another kind or key, a name or expression the rea
 division by something that is zero at a probe point (``x/(x - x)``, which sympy folds to a refused infinity), a
 constant out of double range, more than :data:`robodyn.model.names.MAX_DEPTH` levels — makes :func:`light_record`
 return None, and the sympy reader reads the file (and words its error). Every expression is evaluated at one probe
-point (states, inputs and time at distinct values in (0.3, 0.8), parameters at their defaults) for that check.
+point (states, inputs and time at distinct values in (0.3, 0.8), parameters at their defaults) for that check; the
+error bounds of the generated code are judged there and at two more points (those values moved above 1 and negated).
 """
 
 from __future__ import annotations
