@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable, Mapping, Sequence
+from fractions import Fraction
 from typing import Final, NamedTuple
 
 __all__ = ["RELATIVE", "SPREAD", "Bound", "constant_bound", "inaccuracy"]
@@ -101,6 +102,11 @@ _SLOPES: Final[Mapping[str, Callable[[float], float]]] = {
 }
 
 
+def _exact_leaves(a: Bound, b: Bound) -> bool:
+    """Two exact values that are not sums (whose result, when a double, is exact in every order)."""
+    return a.error == b.error == 0.0 and a.terms == b.terms == 1 and math.isfinite(a.value) and math.isfinite(b.value)
+
+
 def _exactly(a: float, b: float, total: float, op: ast.operator) -> bool:
     """Whether ``total`` is a + b (or a - b) without rounding (Knuth's TwoSum: the rounding error recovered)."""
     if isinstance(op, ast.Sub):
@@ -170,19 +176,23 @@ class _Evaluator:
         a, b = self.expression(node.left), self.expression(node.right)
         if isinstance(node.op, ast.Add | ast.Sub):
             value = a.value + b.value if isinstance(node.op, ast.Add) else a.value - b.value
-            if a.error == b.error == 0.0 and a.terms == b.terms == 1 and _exactly(a.value, b.value, value, node.op):
+            if _exact_leaves(a, b) and _exactly(a.value, b.value, value, node.op):
                 return _exact(value)  # two exact numbers whose sum is a double (an exponent minus 1, ...)
             terms, term_error, mass = a.terms + b.terms, a.term_error + b.term_error, a.mass + b.mass
             error = term_error + (terms - 1) * UNIT * mass
             return Bound(value, error, mass, terms, term_error, _magnitude(value))
         if isinstance(node.op, ast.Mult):
             value = a.value * b.value
+            if _exact_leaves(a, b) and math.isfinite(value) and Fraction(a.value) * Fraction(b.value) == value:
+                return Bound(value, 0.0, abs(value), 1, 0.0, a.spread + b.spread)  # 1.0 * v, 2.0 * v, ...
             error = abs(a.value) * b.error + abs(b.value) * a.error + a.error * b.error + UNIT * abs(value)
             return Bound(value, error, a.mass * b.mass, 1, error, a.spread + b.spread)
         if isinstance(node.op, ast.Div):
             if abs(b.value) <= 2.0 * b.error or b.value == 0.0:
                 raise (_Undefined if b.error == 0.0 else _Inaccurate)("a divisor within its error of zero")
             value = a.value / b.value
+            if _exact_leaves(a, b) and Fraction(a.value) / Fraction(b.value) == value:
+                return Bound(value, 0.0, abs(value), 1, 0.0, a.spread + b.spread)
             error = (a.error + abs(value) * b.error) / (abs(b.value) - b.error) + UNIT * abs(value)
             return Bound(value, error, a.mass / abs(b.value), 1, error, a.spread + b.spread)
         if isinstance(node.op, ast.Pow):
