@@ -105,3 +105,16 @@ def test_what_sympy_rewrites_is_left_to_the_sympy_reader(expression):
 def test_what_sympy_keeps_is_read_without_sympy(expression):
     text = HEADER + f"dynamics:\n  x: y\n  y: {expression}\n"
     assert light.light_record(text, "case.yaml") is not None
+
+
+def test_each_sub_expression_is_judged_once(monkeypatch):
+    """A nested sin(sin(...)) is looked at as a term and as an argument: without memory, twice per level (2**40
+    visits here); with it, once per node."""
+    from robodyn.model.files import light_shape
+
+    calls = []
+    original = light_shape._Shapes.new_key
+    monkeypatch.setattr(light_shape._Shapes, "new_key", lambda self, node: calls.append(node) or original(self, node))
+    text = HEADER + "dynamics:\n  x: y\n  y: " + "sin(" * 40 + "x" + ")" * 40 + "\n"
+    assert light.light_record(text, "case.yaml") is not None
+    assert len(calls) <= 2 * 41

@@ -65,6 +65,10 @@ class _Shapes:
 
     def __init__(self, constants: Mapping[int, float]):
         self.constants = constants
+        # each sub-tree's key, terms and factors, once: a nested sin(sin(...)) is looked at from two sides
+        self.keys: dict[int, Key] = {}
+        self.terms: dict[int, list[tuple[float, Key | None, ast.expr]]] = {}
+        self.products: dict[int, tuple[float, list[tuple[Key, Any, ast.expr]]]] = {}
 
     def constant(self, node: ast.expr) -> bool:
         return id(node) in self.constants
@@ -72,6 +76,11 @@ class _Shapes:
     # --- sums ---------------------------------------------------------------------------------------------------
     def key(self, node: ast.expr) -> Key:
         """The key of an expression: its sum's terms (numbers set aside) as a multiset, or its one term's key."""
+        if id(node) not in self.keys:
+            self.keys[id(node)] = self.new_key(node)
+        return self.keys[id(node)]
+
+    def new_key(self, node: ast.expr) -> Key:
         if self.constant(node):
             return ("number", abs(self.constants[id(node)]))
         terms = self.summands(node, 1.0)
@@ -89,25 +98,36 @@ class _Shapes:
     def summands(self, node: ast.expr, scale: float) -> list[tuple[float, Key | None, ast.expr]]:
         """(coefficient, key of the term without its numbers or None for a number, the term) of the flattened sum
         ``scale * node`` — through ``+ - ``, unary signs and a number times a sum (sympy distributes it)."""
+        if id(node) not in self.terms:
+            self.terms[id(node)] = self.new_summands(node)
+        found = self.terms[id(node)]
+        return found if scale == 1.0 else [(scale * c, key, term) for c, key, term in found]
+
+    def new_summands(self, node: ast.expr) -> list[tuple[float, Key | None, ast.expr]]:
         if self.constant(node):
-            return [(scale * self.constants[id(node)], None, node)]
+            return [(self.constants[id(node)], None, node)]
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add | ast.Sub):
-            right = scale if isinstance(node.op, ast.Add) else -scale
-            return [*self.summands(node.left, scale), *self.summands(node.right, right)]
+            right = 1.0 if isinstance(node.op, ast.Add) else -1.0
+            return [*self.summands(node.left, 1.0), *self.summands(node.right, right)]
         if isinstance(node, ast.UnaryOp):
-            return self.summands(node.operand, -scale if isinstance(node.op, ast.USub) else scale)
+            return self.summands(node.operand, -1.0 if isinstance(node.op, ast.USub) else 1.0)
         coefficient, factors = self.product(node)
         if len(factors) == 1 and factors[0][1] == 1.0 and _is_sum(factors[0][2]):
             if coefficient == 0.0 or math.frexp(abs(coefficient))[0] != 0.5:
                 raise _Rewritten("sympy distributes a number over a sum, which rounds differently: "
                                  "write the terms multiplied out")
-            return self.summands(factors[0][2], scale * coefficient)  # a power of two: exactly the same terms
-        return [(scale * coefficient, _product_key(factors), node)]
+            return self.summands(factors[0][2], coefficient)  # a power of two: exactly the same terms
+        return [(coefficient, _product_key(factors), node)]
 
     # --- products -----------------------------------------------------------------------------------------------
     def product(self, node: ast.expr) -> tuple[float, list[tuple[Key, Any, ast.expr]]]:
         """(the numbers' product, [(base key, exponent, base)]) of the flattened product ``node``; an exponent is a
         number or ``("symbolic", key)``, and a base occurs once (sympy combines x*x into x**2)."""
+        if id(node) not in self.products:
+            self.products[id(node)] = self.new_product(node)
+        return self.products[id(node)]
+
+    def new_product(self, node: ast.expr) -> tuple[float, list[tuple[Key, Any, ast.expr]]]:
         coefficient, factors = self.factors(node, 1.0)
         merged: dict[Key, tuple[Any, ast.expr]] = {}
         for base, exponent, written in factors:
