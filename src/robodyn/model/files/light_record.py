@@ -108,7 +108,7 @@ def _record(text: str, source: str) -> dict[str, Any]:
     output = _function("out_fn", probe.assignments(list(outputs.values()) if outputs else None))
     units = _units(data.get("units"), {*states, *inputs, *outputs, *parameters})
     sources = {"rhs": rhs, "jacobian": _jacobian(rhs, len(states), len(inputs)), "output": output}
-    probe.check(list(sources.values()), len(states), len(inputs))
+    probe.check(list(sources.values()))
     return {
         "name": name, "kind": "first_order", "order": 1,
         "states": states, "inputs": inputs, "outputs": list(outputs) or list(states),
@@ -166,7 +166,7 @@ class _Probe:
         self.locals: dict[str, tuple[str, float]] = {}  # a model name -> (its local in the code, its probe value)
         self.constants: dict[int, float] = {}  # id() of a constant node of the expression read -> its value
         self.hoists: list[list[tuple[str, ast.expr]]] = [[]]  # per generated function: (local, code) to assign first
-        self.n_states = len(states)
+        self.n_states, self.n_inputs = len(states), len(inputs)
         self.literal_errors: dict[float, float] = {}  # |a folded constant| -> its error (light_bounds)
         for prefix, names in (("x", states), ("u", inputs)):
             for i, n in enumerate(names):
@@ -175,16 +175,16 @@ class _Probe:
             self.locals[n] = (f"_p{i}", value)
         self.time = _probe_value(len(self.locals) + 1)
 
-    def check(self, sources: Iterable[str], n_states: int, n_inputs: int) -> None:
+    def check(self, sources: Iterable[str]) -> None:
         """Unsure unless every output of the generated ``sources`` is accurate to light_bounds.RELATIVE in every order
         of its sums and products (then sympy's order computes the same numbers) at the probe point, and at two
         more where it is defined: states, inputs and time larger than 1 and negative (other branches of min, max
         and sign, other scales), the parameters at their defaults."""
         values = [value for _, value in self.locals.values()]
-        p = values[n_states + n_inputs:]
+        n = self.n_states + self.n_inputs
         for scale, offset in _PROBES:
-            moved = [offset + scale * v for v in values[:n_states + n_inputs]]
-            arrays = {"x": moved[:n_states], "u": moved[n_states:], "p": p}
+            moved = [offset + scale * v for v in values[:n]]
+            arrays = {"x": moved[:self.n_states], "u": moved[self.n_states:], "p": values[n:]}
             time = offset + scale * self.time
             for source in sources:
                 reason = inaccuracy(source, arrays, time, self.literal_errors, undefined=(scale, offset) != _PROBES[0])
