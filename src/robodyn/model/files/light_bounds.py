@@ -25,7 +25,6 @@ from __future__ import annotations
 import ast
 import math
 from collections.abc import Callable, Mapping, Sequence
-from fractions import Fraction
 from typing import Final, NamedTuple
 
 __all__ = ["RELATIVE", "SPREAD", "Bound", "constant_bound", "inaccuracy"]
@@ -126,6 +125,22 @@ def _constant_name(node: ast.expr) -> str | None:
     return None
 
 
+_SPLIT: Final = 2.0**27 + 1.0  # Veltkamp's splitter: a double into two halves of 26 bits
+
+
+def _product_error(a: float, b: float, p: float) -> float:
+    """a * b - p, exactly (Dekker's TwoProduct), or NaN where the halves would overflow or underflow: 0 when
+    ``p`` is the product of ``a`` and ``b`` without rounding (then ``p / b`` is ``a`` without rounding too)."""
+    if not all(1e-280 < abs(v) < 1e280 for v in (a, b, p)):
+        return 0.0 if p == 0.0 and (a == 0.0 or b == 0.0) else math.nan
+    halves = []
+    for v in (a, b):
+        high = _SPLIT * v - (_SPLIT * v - v)
+        halves.append((high, v - high))
+    (ah, al), (bh, bl) = halves
+    return (((ah * bh - p) + ah * bl) + al * bh) + al * bl
+
+
 def _positive(a: float) -> float:
     if a <= 0.0:
         raise ValueError("not positive")
@@ -183,7 +198,7 @@ class _Evaluator:
             return Bound(value, error, mass, terms, term_error, _magnitude(value))
         if isinstance(node.op, ast.Mult):
             value = a.value * b.value
-            if _exact_leaves(a, b) and math.isfinite(value) and Fraction(a.value) * Fraction(b.value) == value:
+            if _exact_leaves(a, b) and _product_error(a.value, b.value, value) == 0.0:
                 return Bound(value, 0.0, abs(value), 1, 0.0, a.spread + b.spread)  # 1.0 * v, 2.0 * v, ...
             error = abs(a.value) * b.error + abs(b.value) * a.error + a.error * b.error + UNIT * abs(value)
             return Bound(value, error, a.mass * b.mass, 1, error, a.spread + b.spread)
@@ -191,7 +206,7 @@ class _Evaluator:
             if abs(b.value) <= 2.0 * b.error or b.value == 0.0:
                 raise (_Undefined if b.error == 0.0 else _Inaccurate)("a divisor within its error of zero")
             value = a.value / b.value
-            if _exact_leaves(a, b) and Fraction(a.value) / Fraction(b.value) == value:
+            if _exact_leaves(a, b) and _product_error(value, b.value, a.value) == 0.0:
                 return Bound(value, 0.0, abs(value), 1, 0.0, a.spread + b.spread)
             error = (a.error + abs(value) * b.error) / (abs(b.value) - b.error) + UNIT * abs(value)
             return Bound(value, error, a.mass / abs(b.value), 1, error, a.spread + b.spread)
