@@ -377,8 +377,8 @@ def test_min_max_and_sign_give_nan_for_nan_and_the_mean_derivative_at_a_tie():
     """As the sympy model computes them: numpy's NaN for NaN (Python's ``min(1.0, nan)`` is 1.0), and at a tie the
     mean of the arguments' derivatives (sympy's Heaviside(0) is 1/2); its derivatives at NaN are not compared (the
     sympy model's choose a branch at random there)."""
-    text = ("kind: first_order\nstates: [x, y]\ninputs: [u]\ndynamics:\n  x: min(x, y) + max(y, u, 0.5)\n"
-            "  y: sign(x - u)\n")
+    text = ("kind: first_order\nstates: [x, y]\ninputs: [u]\ndynamics:\n  x: min(x, y) + max(+max(y, u), 0.5, y)\n"
+            "  y: sign(x - u)\n")  # max(+max(y, u), 0.5, y) is Max(0.5, u, y) to sympy: the tie of y and u is of two
     light = _light(text)
     assert light is not None
     reference = read_model_text(text, "case.yaml")

@@ -353,6 +353,12 @@ def _flattened(name: str, args: Sequence[ast.expr]) -> list[ast.expr]:
     sympy's Min and Max hold them (``max(t, max(y, t))`` is ``Max(t, y)``: its derivative at a tie is a mean of 2)."""
     found: dict[str, ast.expr] = {}
     for a in args:
+        inner, negations = a, 0
+        while isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.USub | ast.UAdd):
+            negations += isinstance(inner.op, ast.USub)
+            inner = inner.operand
+        if negations % 2 == 0:  # +max(x, y) and -(-max(x, y)) are max(x, y)
+            a = inner
         nested = isinstance(a, ast.Call) and isinstance(a.func, ast.Name) and a.func.id == name and not a.keywords
         for b in (_flattened(name, a.args) if isinstance(a, ast.Call) and nested else [a]):
             found.setdefault(ast.dump(b), b)
