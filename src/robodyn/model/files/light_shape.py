@@ -12,9 +12,10 @@ reorders the terms of a sum and the factors of a product. :func:`rewritten` find
 - a number times a sum is distributed: ``3*(x - 0.3)`` is ``3*x - 0.9``, which rounds otherwise (a power of two,
   ``(x + y)/2``, scales exactly: its terms join the enclosing sum);
 - powers of one base are combined: ``x**2/x`` is ``x``, ``x*y/x`` is ``y`` (which overflow elsewhere),
-  ``sqrt(x)*x`` is ``x**(3/2)`` (whose derivative at 0 is 0, where the written one is 0*inf), and a power of a
-  power is one: ``sqrt(x**2)`` is ``Abs(x)``, ``sqrt(x)**2`` is ``x``, ``exp(x)**2`` is ``exp(2*x)`` (``x*x`` is
-  ``x**2``, the same number and derivative: integer powers with exponents of one sign may combine);
+  ``sqrt(x)*x`` is ``x**(3/2)`` and ``1/(x*x)`` is ``x**(-2)`` (whose derivatives at 0 are 0 and -inf, where the
+  written ones are 0*inf), and a power of a power is one: ``sqrt(x**2)`` is ``Abs(x)``, ``sqrt(x)**2`` is ``x``,
+  ``exp(x)**2`` is ``exp(2*x)`` (``x*x`` is ``x**2``, the same number and derivative: integer powers with exponents of
+  one sign, none under a divisor, may combine);
 - ``exp`` and ``log`` cancel: ``exp(log(x))`` is ``x``, ``exp(2*log(x))`` is ``x**2``, ``log(exp(x))`` is ``x``;
 - ``sin``, ``cos`` and ``tan`` shift by multiples of pi/2: ``sin(x + pi)`` is ``-sin(x)``, ``sin(x - pi/4)`` is
   ``-cos(x + pi/4)`` — a sum holding a constant other than a plain number in their argument.
@@ -69,6 +70,7 @@ class _Shapes:
         self.keys: dict[int, Key] = {}
         self.terms: dict[int, list[tuple[float, Key | None, ast.expr]]] = {}
         self.products: dict[int, tuple[float, list[tuple[Key, Any, ast.expr]]]] = {}
+        self.divided: set[int] = set()  # id() of the factors found under a divisor
 
     def constant(self, node: ast.expr) -> bool:
         return id(node) in self.constants
@@ -136,9 +138,10 @@ class _Shapes:
                 continue
             earlier = merged[base][0]
             if not isinstance(exponent, float) or not isinstance(earlier, float) or exponent * earlier <= 0 \
-                    or not (exponent.is_integer() and earlier.is_integer()):
+                    or not (exponent.is_integer() and earlier.is_integer()) \
+                    or id(written) in self.divided or id(merged[base][1]) in self.divided:
                 raise _Rewritten("sympy combines the powers of one base (x**2/x is x, exp(x)*exp(-x) is 1, "
-                                 "sqrt(x)*x is x**(3/2)): combine them in the file")
+                                 "sqrt(x)*x is x**(3/2), 1/(x*x) is x**(-2)): combine them in the file")
             merged[base] = (earlier + exponent, written)
         return coefficient, [(base, exponent, written) for base, (exponent, written) in merged.items()]
 
@@ -150,6 +153,8 @@ class _Shapes:
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult | ast.Div):
             left, first = self.factors(node.left, power)
             right, second = self.factors(node.right, power if isinstance(node.op, ast.Mult) else -power)
+            if isinstance(node.op, ast.Div):
+                self.divided.update(id(written) for _, _, written in second)
             return left * right, [*first, *second]
         if isinstance(node, ast.UnaryOp):
             inner, found = self.factors(node.operand, power)
