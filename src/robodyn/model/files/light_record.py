@@ -318,10 +318,11 @@ class _Probe:
         NaN for a NaN argument (as numpy does; Python's ``min(1.0, nan)`` is 1.0), and at a tie of ``min`` or
         ``max`` the mean of the arguments' derivatives (sympy's Heaviside(0) is 1/2): ``a if a < b else (b if b < a
         else a + 0.5*(b - a))``, whose value at a tie is ``a`` and whose forward derivative is the mean there."""
-        if name == "sign":  # 0 at 0 and NaN for NaN: a*0.0
+        if name == "sign":  # 1, -1, 0 at 0 and NaN for NaN: constants, whose derivative is 0 (not 0*inf)
             a = args[0]
-            negative = ast.IfExp(ast.Compare(a, [ast.Lt()], [ast.Constant(0.0)]), ast.Constant(-1.0),
-                                 ast.BinOp(a, ast.Mult(), ast.Constant(0.0)))
+            zero = ast.IfExp(ast.Compare(a, [ast.Eq()], [ast.Constant(0.0)]), ast.Constant(0.0),
+                             ast.Attribute(ast.Name("math"), "nan"))
+            negative = ast.IfExp(ast.Compare(a, [ast.Lt()], [ast.Constant(0.0)]), ast.Constant(-1.0), zero)
             return ast.IfExp(ast.Compare(a, [ast.Gt()], [ast.Constant(0.0)]), ast.Constant(1.0), negative)
         order = ast.Lt() if name == "min" else ast.Gt()
         result = args[0]
