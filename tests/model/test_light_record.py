@@ -378,7 +378,7 @@ def test_min_max_and_sign_give_nan_for_nan_and_the_mean_derivative_at_a_tie():
     mean of the arguments' derivatives (sympy's Heaviside(0) is 1/2); its derivatives at NaN are not compared (the
     sympy model's choose a branch at random there)."""
     text = ("kind: first_order\nstates: [x, y]\ninputs: [u]\ndynamics:\n  x: min(x, y) + max(+max(y, u), 0.5, y)\n"
-            "  y: sign(x - u) + sign(y**0.5)**2\n")  # max(+max(y, u), 0.5, y) is Max(0.5, u, y): a tie of y, u is of two
+            "  y: sign(x - u) + sign(y**0.5)**2\n")  # max(+max(y, u), 0.5, y) is Max(0.5, u, y): a tie of 2
     light = _light(text)
     assert light is not None
     reference = read_model_text(text, "case.yaml")

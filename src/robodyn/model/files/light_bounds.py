@@ -141,6 +141,17 @@ def _product_error(a: float, b: float, p: float) -> float:
     return (((ah * bh - p) + ah * bl) + al * bh) + al * bl
 
 
+def _exact_power(a: float, k: int, value: float) -> bool:
+    """Whether ``value`` is a**k without rounding (products checked one by one, as compiled code multiplies)."""
+    product = a
+    for _ in range(k - 1):
+        following = product * a
+        if _product_error(product, a, following) != 0.0:
+            return False
+        product = following
+    return product == value
+
+
 def _positive(a: float) -> float:
     if a <= 0.0:
         raise ValueError("not positive")
@@ -224,6 +235,8 @@ class _Evaluator:
             value = a.value ** k
         except (ZeroDivisionError, OverflowError):
             raise _Undefined("a power out of range") from None
+        if _exact_leaves(a, b) and k in (1.0, 2.0, 3.0, 4.0) and _exact_power(a.value, int(k), value):
+            return Bound(value, 0.0, abs(value), 1, 0.0, k * a.spread)  # 1.0**2, 0.5**3: no rounding
         inherited = _propagated(lambda v: v ** k, lambda v: k * v ** (k - 1.0), a) if k != 0.0 else 0.0
         error = inherited + (abs(value * math.log(a.value)) * b.error if b.error else 0.0)
         error += _LIBRARY * UNIT * abs(value)
