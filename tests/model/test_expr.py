@@ -10,7 +10,6 @@ import re
 import subprocess
 import time
 import warnings
-from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -779,43 +778,3 @@ def test_random_decimal_literals_are_read_as_the_parser_reads_them():
     for value in rng.normal(size=200) * 10.0 ** rng.integers(-300, 300, size=200):
         for text in (repr(float(value)), f"{value:.6e}", f"{value:.17g}"):
             assert repr(plain(text)) == repr(parse_constant(text))
-
-
-# --- constants folded from the written numbers, rounded once ------------------------------------------------------
-def test_a_float_constant_is_folded_exactly_then_rounded_once():
-    """sympy folds Floats one rounding per operation at 15 digits: acos(cos(2.25)/cos(2.25)) came out 1.5e-8
-    (0.9999999999999999 under the acos) where it is 0, and 1e16 + 1 + 1 came out 1e16."""
-    from robodyn.model.expr import parse_constant
-
-    assert parse_constant("acos(cos(2.25)/cos(2.25))") == 0.0
-    assert parse_constant("1e16 + 1 + 1") == 1e16 + 2
-    assert parse("(0.1 + 0.2 - 0.3)*x") == sympy.Float(float(Fraction(0.1) + Fraction(0.2) - Fraction(0.3))) * x
-
-
-_DECIMALS = st.sampled_from(["0.1", "0.2", "0.3", "1e16", "1", "3", "2.5", "1e-8", "7.1", "0.7", "1e300", "9.81"])
-
-
-@settings(max_examples=200, deadline=None, derandomize=True)
-@given(st.recursive(_DECIMALS, lambda inner: st.tuples(inner, st.sampled_from("+-*/"), inner).map(
-    lambda a: f"({a[0]} {a[1]} {a[2]})"), max_leaves=8))
-def test_property_constant_arithmetic_is_exact_rational_arithmetic_rounded_once(text):
-    """The reference: Python's fractions on the same literals' doubles, rounded once by float()."""
-    from robodyn.model.expr import parse_constant
-
-    def exact(node):
-        if isinstance(node, ast.Constant):
-            return Fraction(node.value)
-        a, b = exact(node.left), exact(node.right)
-        return {ast.Add: lambda: a + b, ast.Sub: lambda: a - b, ast.Mult: lambda: a * b,
-                ast.Div: lambda: a / b}[type(node.op)]()
-
-    try:
-        expected = float(exact(ast.parse(text, mode="eval").body))
-    except (ZeroDivisionError, OverflowError):
-        return
-    try:
-        value = parse_constant(text)
-    except ExpressionError:
-        assert abs(expected) > 1e300 or expected == 0.0  # out of double range on the way, or a division by 0
-        return
-    assert value == expected, (text, value, expected)

@@ -25,7 +25,7 @@ import difflib
 import math
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Final
 
 import sympy
 
@@ -322,13 +322,7 @@ class _Translator:
             raise self.fail(node, f"exponent too large (at most {MAX_CONSTANT_EXPONENT})")
 
     def folded(self, node: ast.AST, value: sympy.Expr) -> sympy.Expr:
-        """Check what sympy folded: constants must be finite real doubles (``acos(2)``, ``exp(1000)`` fail). A
-        constant sympy folded in floating point (one rounding per operation, 15 digits: ``cos(2.25)/cos(2.25)`` is
-        0.9999999999999999 and its acos 1.5e-8) is folded again from the written numbers, rounded once."""
-        if value.is_Number and _has_decimal(node):  # folded in floating point (to 0, too: 1e300 + (0.1 - 1e300))
-            precise = _precise(node)
-            if precise is not None:
-                value = sympy.Float(precise)
+        """Check what sympy folded: constants must be finite real doubles (``acos(2)``, ``exp(1000)`` fail)."""
         if value.has(sympy.zoo, sympy.oo, sympy.nan, sympy.I):
             raise self.fail(node, "value is not a finite real number")
         if value.is_number and not value.is_Number:
@@ -362,62 +356,6 @@ class _Translator:
             y, x = (float(sympy.N(a, 20)) for a in args)
             result = sympy.Float(math.atan2(y, x))
         return self.folded(node, result)
-
-
-_GUARD_BITS: Final = 128  # Bits beyond the span of the written numbers' exponents at which a constant is refolded.
-_MOST_BITS: Final = 16_384  # A constant that would need more is left as sympy folded it.
-_MPMATH_FUNCTIONS: Final = {**{name: name for name in FUNCTION_NAMES - {"abs", "min", "max"}}, "abs": "fabs"}
-
-
-def _has_decimal(node: ast.AST) -> bool:
-    """Whether a decimal number (a float: sympy folds it in floating point) is written in ``node``."""
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, float) for n in ast.walk(node))
-
-
-def _precise(node: ast.AST) -> float | None:
-    """The value of the constant sub-expression ``node`` (numbers, ``pi``, ``e``, the grammar's operators and
-    functions) rounded once to a double: evaluated by mpmath with :data:`_GUARD_BITS` more bits than the exponents of
-    its numbers span (``1e300 + 0.1 - 1e300`` needs a thousand), and again with twice as many, which must round to
-    the same double. None when they do not (a value that is 0 exactly, ``sin(pi)*0.5``, which sympy folds exactly),
-    for more than :data:`_MOST_BITS`, or for anything that is not a finite real constant of the grammar (sympy's
-    checks word those)."""
-    import mpmath
-
-    operators = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
-                 ast.Div: lambda a, b: a / b, ast.Pow: lambda a, b: a**b}
-
-    def value(n: ast.AST) -> Any:
-        if isinstance(n, ast.Constant) and isinstance(n.value, int | float) and not isinstance(n.value, bool):
-            return mpmath.mpf(n.value)
-        if isinstance(n, ast.Name) and n.id in CONSTANTS:
-            return +mpmath.pi if n.id == "pi" else +mpmath.e
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
-            return -value(n.operand) if isinstance(n.op, ast.USub) else value(n.operand)
-        if isinstance(n, ast.BinOp) and type(n.op) in operators:
-            return operators[type(n.op)](value(n.left), value(n.right))
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and not n.keywords:
-            args = [value(a) for a in n.args]
-            if n.func.id in ("min", "max"):
-                return (min if n.func.id == "min" else max)(args)
-            return getattr(mpmath, _MPMATH_FUNCTIONS[n.func.id])(*args)
-        raise LookupError  # not a constant of the grammar
-
-    exponents = [abs(math.frexp(n.value)[1]) for n in ast.walk(node) if isinstance(n, ast.Constant)
-                 and isinstance(n.value, int | float) and not isinstance(n.value, bool) and math.isfinite(n.value)]
-    bits = _GUARD_BITS + sum(exponents)
-    if bits > _MOST_BITS:
-        return None
-    found = []
-    for precision in (bits, 2 * bits):
-        with mpmath.workprec(precision):
-            try:
-                result = value(node)
-            except (LookupError, ArithmeticError, ValueError, TypeError):
-                return None
-            if not isinstance(result, mpmath.mpf) or not mpmath.isfinite(result):
-                return None
-            found.append(float(result))
-    return found[0] if found[0] == found[1] and math.isfinite(found[0]) else None
 
 
 def parse_expression(
