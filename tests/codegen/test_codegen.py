@@ -190,6 +190,26 @@ def test_cache_folder_of_another_user_is_refused(tmp_path, monkeypatch) -> None:
         cache_dir()
 
 
+def test_the_numpy_functions_and_the_numba_sources_compute_in_one_order():
+    """sympy orders the factors of a product by the names of their symbols: a model's numpy functions name them as
+    its numba sources do (_x0, _p0, ...), with the same cse, so -k*x*10 is (-10*k)*x in both and overflows in both
+    at k = 1e308 (model.f gave -1e307 at x = 0.01, the record's code -inf). Only arithmetic here: bit for bit."""
+    from robodyn.model.compiled import python_function
+
+    model = robodyn.SymbolicSystem(["x", "y"], ["u"], {"x": "-k*x*10 + a*y*u/b", "y": "(a*x - y*k + u*b)*x*y/3"},
+                                   parameters={"k": 1e308, "a": 1e-300, "b": 3.0})
+    rhs = python_function(model, "rhs")
+    assert rhs is not None
+    p = model.parameter_vector()
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        x, u = rng.uniform(-2, 2, 2) * 10.0 ** rng.integers(-3, 3), rng.uniform(-2, 2, 1)
+        out = np.empty(2)
+        rhs(0.0, x, u, p, out)
+        with np.errstate(all="ignore"):
+            np.testing.assert_array_equal(model.f_raw(0.0, x, u, p), out)
+
+
 def test_lambdify_entries_prints_only_the_nonzero_entries():
     import sympy
 

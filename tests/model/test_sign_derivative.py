@@ -28,3 +28,13 @@ def test_manipulator_model_with_sign_linearizes_and_has_a_kernel_jacobian() -> N
     assert "DiracDelta" not in model.kernel_jacobian_source()
     run = robodyn.simulate(model, 0.5, [0.0, 1.0], method="bdf", rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(run.final[1], 1.0 - 0.15 * run.t[-1], rtol=1e-8)  # q'' = -c/m while q' > 0
+
+
+def test_sign_of_an_argument_sympy_cannot_prove_real_has_the_derivative_off_its_jump() -> None:
+    """sympy leaves d sign(sqrt(y) - 1)/dy unevaluated (sqrt(y) may be complex to it): 0 off the jump, in the
+    model's Jacobian and in its kernel Jacobian, as the light reader's forward derivative has it."""
+    model = robodyn.SymbolicSystem(["y"], [], {"y": "sign(sqrt(y) - 1)*y + sign(log(7/y))"})
+    for y in (0.5, 4.0, 9.0):  # d/dy = sign(sqrt(y) - 1) off the jumps at y = 1 and y = 7
+        A, _ = model.jacobians_raw(0.0, np.array([y]), np.zeros(0), np.zeros(0))
+        np.testing.assert_array_equal(A, [[np.sign(np.sqrt(y) - 1)]])
+    assert "Derivative" not in model.kernel_jacobian_source()

@@ -12,9 +12,13 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["exact_float", "lambdify_entries", "numeric_form", "numpy_printer", "python_printer", "safe_label"]
+__all__ = ["code_symbols", "exact_float", "lambdify_entries", "numeric_form", "numpy_printer", "python_printer",
+           "safe_label", "shared_subexpressions"]
 
 _LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
+#: The names generated code gives the symbols of its arguments, by position: the time, x[i], u[i], p[i] and a
+#: chain's derived values d[i] (t, _x0, _u0, _p0, _d0).
+_ARGUMENT_NAMES: Final = ("t", "_x", "_u", "_p", "_d")
 
 
 def safe_label(name: str) -> str:
@@ -33,9 +37,10 @@ def exact_float(value: float) -> str:
 
 def numeric_form(expr: Any) -> Any:
     """``expr`` ready to print as numeric code: ``DiracDelta(...)`` (which sympy writes for the derivatives
-    of ``sign``, ``abs`` and their kin) and the derivatives of ``floor`` and ``ceiling`` (a quantizer's, left
-    unevaluated by sympy) replaced by 0 — the derivative everywhere off the jump, which is what numbers can
-    represent (a smoothed form such as ``tanh(v/eps)`` suits the stiff solvers better)."""
+    of ``sign``, ``abs`` and their kin) and the derivatives of ``floor``, ``ceiling`` (a quantizer's) and ``sign`` of
+    an argument sympy cannot prove real (``sign(sqrt(x) - 1)``), which sympy leaves unevaluated, replaced by 0 — the
+    derivative everywhere off the jump, which is what numbers can represent (a smoothed form such as
+    ``tanh(v/eps)`` suits the stiff solvers better)."""
     import sympy
 
     if isinstance(expr, sympy.MatrixBase):
@@ -46,7 +51,7 @@ def numeric_form(expr: Any) -> Any:
         expr = expr.replace(sympy.DiracDelta, lambda *args: sympy.S.Zero)
     if expr.has(sympy.Derivative):
         expr = expr.replace(lambda e: isinstance(e, sympy.Derivative) and isinstance(e.expr, sympy.floor
-                                                                                     | sympy.ceiling),
+                                                                                     | sympy.ceiling | sympy.sign),
                             lambda e: sympy.S.Zero)
     return expr
 
@@ -76,9 +81,36 @@ def python_printer() -> Any:
     return printer_class({"fully_qualified_modules": True, "standard": "python3"})
 
 
+def code_symbols(arguments: Sequence[Any]) -> dict[Any, Any]:
+    """The symbols of ``arguments`` (the time, then groups of symbols: x, u, p and derived values) renamed as
+    generated code names them: ``t``, ``_x0``, ``_u1``, ``_p2``, ``_d0``. No model name reaches the code, and the
+    numba sources (robodyn.codegen.source) and the numpy functions (:func:`lambdify_entries`) of one expression
+    compute the same operations in the same order — sympy orders the factors of a product and the terms of a sum
+    by the names of their symbols, so ``-10*k*x`` is ``(-10*k)*x`` under one naming and ``(-10*x)*k`` under
+    another: one overflows where the other does not."""
+    import sympy
+
+    renaming: dict[Any, Any] = {}
+    for position, group in enumerate(arguments):
+        prefix = _ARGUMENT_NAMES[position] if position < len(_ARGUMENT_NAMES) else f"_a{position}_"
+        if isinstance(group, sympy.Basic):
+            renaming[group] = sympy.Symbol(prefix if position == 0 else f"{prefix}0", real=True)
+        else:
+            renaming.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(group)})
+    return renaming
+
+
+def shared_subexpressions(exprs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], list[Any]]:
+    """``sympy.cse`` as every printer of robodyn calls it: intermediates ``_c0, _c1, ...`` in the order found."""
+    import sympy
+
+    return sympy.cse(list(exprs), symbols=sympy.numbered_symbols("_c"), order="none")
+
+
 def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> Callable[..., Any]:
     """``fn(*values) -> (len(entries),) float64``: the entries (sympy expressions in ``arguments``) evaluated
-    by one ``sympy.lambdify`` call, common subexpressions shared, floats printed exactly.
+    by one ``sympy.lambdify`` call, common subexpressions shared, floats printed exactly, the symbols named as
+    the numba sources name them (:func:`code_symbols`: the same operations in the same order).
 
     Only the entries that are not exactly 0 are printed (derivatives are mostly zeros: dM/dq of 60 masses has
     216,000 entries, all 0, and lambdify's time grows with every entry it prints); the others are 0 in the
@@ -87,10 +119,13 @@ def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> Callab
     import numpy as np
     import sympy
 
+    renaming = code_symbols(arguments)
+    renamed = tuple(renaming[a] if isinstance(a, sympy.Basic) else tuple(renaming[s] for s in a) for a in arguments)
     flat = [numeric_form(e) for e in entries]
     nonzero = [k for k, e in enumerate(flat) if e != 0]
-    raw = sympy.lambdify(tuple(arguments), [flat[k] for k in nonzero], modules="numpy", cse=True,
-                         printer=numpy_printer(), dummify=True)  # dummies: no model name shadows a printed name
+    printed = [flat[k].xreplace(renaming) if isinstance(flat[k], sympy.Basic) else flat[k] for k in nonzero]
+    raw = sympy.lambdify(renamed, printed, modules="numpy",
+                         cse=shared_subexpressions, printer=numpy_printer())  # no model name reaches the code
     index = np.array(nonzero, dtype=np.intp)
     size = len(flat)
     if index.size == size:

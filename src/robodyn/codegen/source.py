@@ -20,7 +20,7 @@ from typing import Any, Final
 
 import sympy
 
-from robodyn.codegen.printer import numeric_form, python_printer
+from robodyn.codegen.printer import code_symbols, numeric_form, python_printer, shared_subexpressions
 from robodyn.codegen.text import python_identifier
 
 __all__ = ["UNROLL_LIMIT", "event_source", "explicit_jacobian_source", "explicit_parameter_source",
@@ -32,12 +32,8 @@ _INDENT: Final = "    "
 
 
 def _renaming(symbols: Any) -> dict[sympy.Symbol, sympy.Symbol]:
-    table: dict[sympy.Symbol, sympy.Symbol] = {symbols.t_symbol: sympy.Symbol("t", real=True)}
-    derived = getattr(symbols, "d_symbols", ())
-    for prefix, group in (("_x", symbols.x_symbols), ("_u", symbols.u_symbols), ("_p", symbols.p_symbols),
-                          ("_d", derived)):
-        table.update({s: sympy.Symbol(f"{prefix}{i}", real=True) for i, s in enumerate(group)})
-    return table
+    return code_symbols((symbols.t_symbol, symbols.x_symbols, symbols.u_symbols, symbols.p_symbols,
+                         getattr(symbols, "d_symbols", ())))
 
 
 def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> list[str]:
@@ -45,7 +41,7 @@ def _body(symbols: Any, targets: Sequence[str], exprs: Sequence[sympy.Expr]) -> 
     renaming = _renaming(symbols)
     renamed = [numeric_form(e if isinstance(e, sympy.Basic) else sympy.Float(float(e))).xreplace(renaming)
                for e in exprs]
-    intermediates, reduced = sympy.cse(renamed, symbols=sympy.numbered_symbols("_c"), order="none")
+    intermediates, reduced = shared_subexpressions(renamed)
     used = set().union(*(e.free_symbols for e in renamed)) if renamed else set()
     printer = python_printer()
     lines = []

@@ -21,9 +21,11 @@ __all__ = ["FORMAT", "is_diagram", "model_record_key", "record_key", "record_pat
 #: sources a model generates (4: chains by the articulated-body algorithm; 5: chain Jacobians solved over the
 #: factor's pattern; 7: the exact parameter Jacobian's method; 8: plain first-order files written as given, without
 #: sympy: robodyn.model.files.light_record; 9: second-order models' Jacobian unrolled up to UNROLL_LIMIT coordinates,
-#: straight-line code), since the key holds the version, not the code: a stale record would call today's helpers with
-#: yesterday's arguments.
-FORMAT: Final = 9
+#: straight-line code; 10: the light reader declines what sympy computes otherwise, its min, max and sign give NaN for
+#: NaN, the sympy model's numpy functions in the numba sources' order), since the key holds the version, not the
+#: code: a stale record would call today's helpers with yesterday's arguments (or keep a number the sympy reader
+#: computes otherwise).
+FORMAT: Final = 10
 _FOLDER: Final = "models"  # Records live in <cache>/pyXY/models/<key>.json.
 
 
