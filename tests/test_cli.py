@@ -510,3 +510,16 @@ def test_an_unknown_command_lists_every_command(capsys):
     assert exit_info.value.code == 2
     error = capsys.readouterr().err
     assert "simulate" in error and "sweep" in error and "export" in error
+
+
+def test_modes_of_a_free_body_without_a_point_start_from_no_rotation(capsys, tmp_path):
+    """Defect: the default point of a model on a moving base was the zero state, a quaternion of norm 0 (refused):
+    its rotation left out is none. A free box: every eigenvalue 0 (nothing but gravity, no stiffness)."""
+    box = tmp_path / "box.yaml"
+    box.write_text("name: box\nkind: chain\nbase: floating\njoints: []\nlinks:\n"
+                   "  - {name: body, mass: 2.0, inertia: {ixx: 0.1, iyy: 0.2, izz: 0.3}}\n")
+    code, out, err = run(capsys, "modes", str(box), "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    (mode,) = data["modes"]  # the double integrator of 6 tangent coordinates: one eigenvalue 0 of multiplicity 12
+    assert mode["eigenvalue"] == [0.0, 0.0] and mode["multiplicity"] == 12 and "base_rx" in mode["shape"]

@@ -128,7 +128,9 @@ def _cmd_modes(args: argparse.Namespace) -> int:
     x, u = _point(model, args.at, "--at")
     linear = model.linear_model()
     if linear is None:  # nonlinear models are linearized at the point first (exact where the model allows)
-        point = x if model.constraints() is not None else model.state_vector(x, default=0.0)  # loops: assembled
+        # loops: the states left out assembled; a moving base: its rotation left out is none (not a zero quaternion)
+        mapped = model.constraints() is not None or model.chart() is not None
+        point = x if mapped else model.state_vector(x, default=0.0)
         linear = robodyn.linearize(model, point, u)
     result = modes(linear)
     reach, see = linear.controllability(), linear.observability()  # one verdict each: robodyn.analysis.controllability
