@@ -22,8 +22,9 @@ demo: $(VENV)/.installed-test+control
 	$(BIN)/python -m robodyn.integrate.prepare
 	$(BIN)/robodyn demo
 
+# One worker per core (pytest-xdist), each test file whole in one worker (its module fixtures built once).
 test: $(VENV)/.installed-test+control+urdf chromium
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # tests/test_report.py screenshots the HTML report in headless Chromium (Debian's package): installed when
 # missing and possible (root and apt-get); without it that one test is skipped.
