@@ -347,3 +347,18 @@ def test_catalog_and_example_models_still_load():
         for path in [*sorted((ROOT / "examples").glob("*.yaml")), *sorted((ROOT / "examples").glob("*.urdf")),
                      *sorted((ROOT / "tests" / "data").glob("*.yaml"))]:
             robodyn.load(path)
+
+
+def test_a_point_masss_rounding_noise_is_zero_and_a_real_negative_moment_is_not():
+    """Files exported from CAD write a point mass's zero moments as -5.4e-20 (the stock iCub's r_hip_2): within
+    INERTIA_FLOOR (1e-15 kg m^2) of 0 a moment is 0, whatever its own trace; a moment of -1e-9 kg m^2 (a 1 g, 1 mm
+    part's size) is still refused."""
+    from robodyn.model.chain.parts import INERTIA_FLOOR, inertia_problem
+
+    noise = np.diag([-5.42101e-20, -5.42101e-20, 0.0])
+    assert inertia_problem(noise) is None
+    off = np.zeros((3, 3))
+    off[0, 2] = off[2, 0] = 1.35525e-20  # the stock iCub's l_ankle_2: moments -1.4e-20, 0, 1.4e-20
+    assert inertia_problem(off) is None
+    assert inertia_problem(np.diag([-10 * INERTIA_FLOOR, 0.0, 0.0]))[0] == "negative"
+    assert inertia_problem(np.diag([-1e-9, 0.0, 0.0]))[0] == "negative"

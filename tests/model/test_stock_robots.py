@@ -40,9 +40,6 @@ REFUSED = {
     # one body, no joint: it moves only on a floating base
     "hector_description/robots/quadrotor_base.urdf": {"fixed": "nothing to move"},
     "iris_description/robots/iris_simple.urdf": {"fixed": "nothing to move"},
-    # a moving link (its welded r_hip_3 empty) with principal moments -5.4e-20 as written: a point mass that is not
-    "icub_description/robots/icub.urdf": dict.fromkeys(BOTH, "link 'r_hip_2': inertia .* negative principal"),
-    "icub_description/robots/icub_reduced.urdf": dict.fromkeys(BOTH, "link 'r_hip_2': inertia .* negative principal"),
     # massless links moved by joints: the mass matrix is singular
     "romeo_description/urdf/romeo.urdf": dict.fromkeys(BOTH, "has no mass, so the mass matrix is singular"),
     # moving links with a negative principal moment (the trunk 'body' too, once it moves)

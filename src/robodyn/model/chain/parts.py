@@ -29,6 +29,10 @@ DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed 
 JOINT_TYPES: Final = ("revolute", "prismatic")
 INERTIA_KEYS: Final = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 INERTIA_TOLERANCE: Final = 1e-9  # Relative to the trace: rounding in published inertias is far above 1e-15.
+#: kg m^2: a moment within this of 0 is 0 (files exported from CAD write a point mass's zeros as -5.4e-20, which no
+#: tolerance relative to its own trace accepts); far below any part of a machine: a 0.1 g bead of 1 mm radius has
+#: 4e-11 kg m^2.
+INERTIA_FLOOR: Final = 1e-15
 #: I3 - (I1 + I2) up to this times the trace (I1 + I2 + I3) is kept with a warning: identified (measured) tables
 #: break the triangle inequality by that much (Corke's Puma 560 link 3: 0.046); beyond it no measurement explains it.
 TRIANGLE_MARGIN: Final = 0.1
@@ -147,7 +151,8 @@ def inertia_problem(inertia: np.ndarray) -> tuple[str, str] | None:
     inertia is symmetric with principal moments I1 <= I2 <= I3, all >= 0, that satisfy the triangle inequality
     I1 + I2 >= I3 (each moment is an integral of a sum of two squared coordinates). Semi-definite inertias are
     physical: a point mass (all zeros) and a thin rod (one moment zero, the other two equal). Both conditions
-    are checked to :data:`INERTIA_TOLERANCE` times the trace, above the rounding of published values. Identified
+    are checked to :data:`INERTIA_TOLERANCE` times the trace (at least :data:`INERTIA_FLOOR`), above the rounding
+    of published values. Identified
     (measured) parameters often break the triangle inequality a little: Armstrong's Puma 560 link 3, as Corke
     tabulates it, has principal moments 0.0125 + 0.066 < 0.086, I3 - (I1 + I2) = 0.046 of the trace; up to
     :data:`TRIANGLE_MARGIN` of the trace it is ``"slight triangle"``, beyond it ``"triangle"``. Reference:
@@ -159,7 +164,7 @@ def inertia_problem(inertia: np.ndarray) -> tuple[str, str] | None:
         return "asymmetric", "is not symmetric"
     moments = np.linalg.eigvalsh(values)
     trace = max(float(np.trace(values)), 0.0)
-    slack = INERTIA_TOLERANCE * trace
+    slack = max(INERTIA_TOLERANCE * trace, INERTIA_FLOOR)
     if moments[0] < -slack:
         return "negative", (f"has a negative principal moment {moments[0]:.6g} (principal moments {_listed(moments)}): "
                             "check the signs of ixx, iyy, izz and the size of the products ixy, ixz, iyz")
