@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+import robodyn
 from robodyn import InputError, LinearSystem, ShapeError, UnknownNameError
 
 A2 = [[0.0, 1.0], [-2.0, -3.0]]
@@ -245,3 +246,23 @@ def test_trusted_constructor_makes_arrays_read_only():
     assert not A.flags.writeable and not model.x_op.flags.writeable
     assert model.method == "central" and model.error_estimate == 1e-9
     np.testing.assert_array_equal(model.f(0.0, [1.0, 0.0], [1.0]), [0.0, -1.0])
+
+
+def test_a_diagrams_loop_crosses_to_python_control_and_back_with_its_names():
+    """Defect: python-control refuses '.' in names, so a diagram's linearization (states plant.q, ...) could not
+    become a StateSpace: the names cross as plant/q and come back as they were; python-control's margins of the
+    loop equal robodyn's where its crossings are real (PID loop of the motor-driven joint)."""
+    control = pytest.importorskip("control")
+    from pathlib import Path
+
+    diagram = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "motor_joint_pid.yaml"))
+    loop = robodyn.linearize(diagram, np.zeros(diagram.n_states), np.zeros(diagram.n_inputs), open="pid.u")
+    theirs = loop.to_control()
+    assert list(theirs.state_labels) == [name.replace(".", "/") for name in loop.states]
+    back = LinearSystem.from_control(theirs)
+    assert (back.states, back.inputs, back.outputs, back.name) == (loop.states, loop.inputs, loop.outputs, loop.name)
+    np.testing.assert_array_equal(back.A, loop.A)
+    np.testing.assert_allclose(control.stability_margins(theirs), loop.margins().as_control(), rtol=1e-9)
+    assert LinearSystem([[0.0]], [[1.0]], [[1.0]], states=["plant.q"]).states == ("plant.q",)
+    with pytest.raises(InputError, match="not a valid name"):
+        LinearSystem([[0.0]], [[1.0]], [[1.0]], states=["plant..q"])

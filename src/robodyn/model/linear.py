@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.errors import InputError, NumericalError, ShapeError, UnknownNameError
-from robodyn.model.names import RESERVED_NAMES, is_valid_name
+from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -136,10 +136,21 @@ def control_module() -> ModuleType:
                          "(pip install 'robodyn[control]')") from None
 
 
+#: python-control refuses '.' in a signal's or a system's name (it means subsystem.signal there): a diagram's
+#: qualified names (``plant.q``) cross as ``plant/q``, which no robodyn name holds, and come back as they were.
+CONTROL_DOT: Final = "/"
+
+
+def _control_name(name: str) -> str:
+    return name.replace(".", CONTROL_DOT)
+
+
 def _labels(system: Any, attribute: str) -> tuple[str, ...] | None:
-    """python-control's signal labels if every one is a valid robodyn name (its defaults ``x[0]`` are not)."""
-    labels = tuple(getattr(system, attribute, None) or ())
-    if labels and all(is_valid_name(label) and label not in RESERVED_NAMES for label in labels):
+    """python-control's signal labels if every one is a valid robodyn name, a diagram's ``block/signal`` read as
+    ``block.signal`` (its defaults ``x[0]`` are not names)."""
+    labels = tuple(str(label).replace(CONTROL_DOT, ".") for label in getattr(system, attribute, None) or ())
+    if labels and all((is_valid_name(label) or is_qualified_name(label)) and label not in RESERVED_NAMES
+                      for label in labels):
         return labels
     return None
 
@@ -231,7 +242,7 @@ class LinearSystem(Model):
         groups = {"states": self.states, "inputs": self.inputs}
         if self.outputs != self.states:
             groups["outputs"] = self.outputs
-        check_names(groups, where=f"linear system {name!r}")
+        check_names(groups, where=f"linear system {name!r}", qualified=True)  # a diagram's: plant.q
         for label, value, size in (("x_op", self.x_op, n), ("u_op", self.u_op, m)):
             if value is not None:
                 vector = np.array(value, dtype=float).reshape(-1)
@@ -319,15 +330,17 @@ class LinearSystem(Model):
     # --- interoperability -----------------------------------------------------------------------------
     def to_control(self) -> Any:
         """This model as a python-control ``StateSpace`` with the signal names (dt = 0 for continuous time, the
-        sample period for a discrete-time system).
+        sample period for a discrete-time system). python-control refuses '.' in names: a diagram's ``plant.q`` is
+        ``plant/q`` there (and :meth:`from_control` reads it back as ``plant.q``).
 
         Requires the ``control`` extra; raises :class:`~robodyn.errors.InputError` without it.
         """
         control = control_module()
         return control.StateSpace(np.array(self.A), np.array(self.B), np.array(self.C), np.array(self.D),
                                   0 if self.dt is None else self.dt,
-                                  states=list(self.states), inputs=list(self.inputs), outputs=list(self.outputs),
-                                  name=self.name)
+                                  states=[_control_name(n) for n in self.states],
+                                  inputs=[_control_name(n) for n in self.inputs],
+                                  outputs=[_control_name(n) for n in self.outputs], name=_control_name(self.name))
 
     @classmethod
     def from_control(cls, system: Any, *, name: str | None = None) -> LinearSystem:
@@ -355,7 +368,7 @@ class LinearSystem(Model):
                    states=_labels(system, "state_labels") or _default_names(None, "x", n),
                    inputs=_labels(system, "input_labels") or _default_names(None, "u", m),
                    outputs=_labels(system, "output_labels") or _default_names(None, "y", p),
-                   name=name if name is not None else str(system.name), dt=period)
+                   name=name if name is not None else str(system.name).replace(CONTROL_DOT, "."), dt=period)
 
     def to_scipy(self) -> Any:
         """This model as a ``scipy.signal.StateSpace`` (with ``dt`` when discrete; scipy keeps no signal names)."""

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.errors import InputError, ShapeError, UnknownNameError
-from robodyn.model.names import RESERVED_NAMES, is_valid_name
+from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 
 __all__ = ["Values", "Vector", "check_names", "real_array", "values_to_vector"]
 
@@ -26,8 +26,10 @@ def check_names(
     *,
     where: str = "model",
     locate: Callable[[str, int], str] | None = None,
+    qualified: bool = False,
 ) -> None:
-    """Check that names are identifiers, not reserved, and unique across all groups.
+    """Check that names are identifiers (``qualified``: or a diagram's ``block.name``), not reserved, and unique
+    across all groups.
 
     Parameters
     ----------
@@ -43,10 +45,10 @@ def check_names(
     for group, names in groups.items():
         for index, name in enumerate(names):
             prefix = locate(group, index) if locate is not None else f"{where}: {group}"
-            if not is_valid_name(name):
+            if not (is_valid_name(name) or (qualified and is_qualified_name(name))):
                 raise InputError(
                     f"{prefix}: {name!r} is not a valid name: use letters, digits and _ "
-                    "(not starting with a digit, not a Python keyword)"
+                    f"(not starting with a digit, not a Python keyword){', parts joined by .' if qualified else ''}"
                 )
             if name in RESERVED_NAMES:
                 raise InputError(f"{prefix}: {name!r} shadows the built-in function or constant {name!r}: rename it")
