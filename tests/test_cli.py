@@ -523,3 +523,18 @@ def test_modes_of_a_free_body_without_a_point_start_from_no_rotation(capsys, tmp
     data = json.loads(out)
     (mode,) = data["modes"]  # the double integrator of 6 tangent coordinates: one eigenvalue 0 of multiplicity 12
     assert mode["eigenvalue"] == [0.0, 0.0] and mode["multiplicity"] == 12 and "base_rx" in mode["shape"]
+
+
+def test_equilibria_of_a_continuous_family_are_listed_once(capsys):
+    """Defect: the URDF arm's rest points were listed once per random start at random base yaws (gravity does not
+    depend on the yaw): one representative per family (yaw 0), said to be continuous, with the count found."""
+    arm = str(Path(__file__).resolve().parents[1] / "examples" / "three_dof_arm.urdf")
+    fix = "shoulder_pitch=0.3,elbow_pitch=-0.4,base_yaw_dot=0,shoulder_pitch_dot=0,elbow_pitch_dot=0"
+    code, out, _ = run(capsys, "equilibrium", arm, "--fix", fix, "--starts", "6", "--json")
+    data = json.loads(out)
+    assert code == 0 and len(data["equilibria"]) == len(data["families"]) == 1
+    (point,), (family,) = data["equilibria"], data["families"]
+    assert family == {"continuous": True, "moving": ["base_yaw"], "members": 6}
+    assert point["x"]["base_yaw"] == 0.0
+    code, out, _ = run(capsys, "equilibrium", arm, "--fix", fix, "--starts", "6")
+    assert code == 0 and out.count("operating point") == 1 and "continuous family" in out and "base_yaw" in out

@@ -167,13 +167,22 @@ def _cmd_existence(args: argparse.Namespace) -> int:
 def _cmd_equilibrium(args: argparse.Namespace) -> int:
     from robodyn.analysis.equilibrium import find_equilibrium
 
+    from robodyn.analysis.families import families
+
     model = _model(args)
-    points = find_equilibrium(model, fix=_assignments(args.fix, "--fix", model.units()), starts=args.starts,
+    fixed = _assignments(args.fix, "--fix", model.units())
+    points = find_equilibrium(model, fix=fixed, starts=args.starts,
                               targets=_assignments(args.target, "--target", model.units()) or None)
+    found = families(model, points, fixed=tuple(fixed))  # one representative per continuous family
     if args.json:
-        print(json.dumps({"equilibria": [point.to_dict() for point in points]}, indent=2))
+        print(json.dumps({"equilibria": [family.point.to_dict() for family in found],
+                          "families": [{"continuous": family.continuous, "moving": list(family.moving),
+                                        "members": family.members} for family in found]}, indent=2))
     else:
-        print("\n\n".join(str(point) for point in points))
+        print("\n\n".join(str(family.point) + (
+            f"\n(one of a continuous family: every point moved along {', '.join(family.moving)} together is an "
+            f"equilibrium too; {family.members} of the points found)" if family.continuous else "")
+            for family in found))
     return 0
 
 
