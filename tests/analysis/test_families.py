@@ -75,3 +75,30 @@ def test_a_fixed_state_is_never_a_direction(fixed_name: str) -> None:
     fixed = {name: 0.0 for name in cart.inputs} | {fixed_name: 0.0}
     points = robodyn.find_equilibrium(cart, fix=fixed, starts=4)
     assert all(fixed_name not in f.moving for f in families(cart, points, list(fixed)))
+
+
+def test_a_targeted_output_is_kept_along_a_family() -> None:
+    """f = 0 on the line a + b = 0 (a family along (1, -1)); targeting y = a pins the one point a = 0.5 of it."""
+    line = robodyn.SymbolicSystem(["a", "b"], None, ["-(a + b)", "-(a + b)"], outputs={"y": "a"})
+    points = list(robodyn.find_equilibrium(line, starts=3))
+    (family,) = families(line, points)
+    assert family.continuous and set(family.moving) == {"a", "b"}
+    np.testing.assert_allclose(family.point.x, [0.0, 0.0], atol=1e-12)
+    (point,) = robodyn.find_equilibrium(line, targets={"y": 0.5})
+    (trimmed,) = families(line, [point], targets={"y": 0.5})
+    assert not trimmed.continuous and trimmed.point is point and abs(point.x[0] - 0.5) < 1e-10
+
+
+def test_a_base_rotation_is_never_moved_off_its_manifold(tmp_path: Path) -> None:
+    """A satellite in orbit is at rest at any base position and orientation: the family moves the position only
+    (a straight line through a unit quaternion leaves the unit sphere), and the quaternion stays unit."""
+    from tests.analysis.test_tangent_points import SATELLITE
+
+    path = tmp_path / "satellite.yaml"
+    path.write_text(SATELLITE)
+    satellite = robodyn.load(str(path))
+    points = robodyn.find_equilibrium(satellite, {"boom_tau": 0.0}, {"base_x": 1.0, "base_qw": 1.0})
+    (family,) = families(satellite, points, ["boom_tau"])
+    assert family.moving == ("base_x", "base_y", "base_z")
+    np.testing.assert_array_equal(family.point.x[:3], [0.0, 0.0, 0.0])
+    assert family.point.x[6] == 1.0 and abs(float(np.linalg.norm(family.point.x[3:7])) - 1.0) < 1e-15

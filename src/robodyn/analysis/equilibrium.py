@@ -223,7 +223,7 @@ def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict
     return fixed
 
 
-def _targets(targets: Mapping[str, float] | None, outputs: Sequence[str]) -> tuple[NDArray[np.intp], Array]:
+def target_outputs(targets: Mapping[str, float] | None, outputs: Sequence[str]) -> tuple[NDArray[np.intp], Array]:
     """The targeted outputs' indices and values from ``{output: value}``."""
     if targets is None:
         return np.zeros(0, dtype=np.intp), np.zeros(0)
@@ -431,7 +431,7 @@ def find_equilibrium(
     unknowns = [names[i] for i in free]
     first = _guess_vector(guess, unknowns, names)
     low, high = _bounds(box, unknowns, names)
-    outputs, values = _targets(targets, model.outputs)
+    outputs, values = target_outputs(targets, model.outputs)
     problem = _Problem(model, time, p, base, free, _exact_jacobian(model), outputs, values)
     start = None
     try:

@@ -13,19 +13,24 @@ arm in orbit: their rest points are not isolated but form continuous families, a
   point where J merely happens to be singular;
 - points that differ only along the flat directions of one of them (within DUPLICATE_DISTANCE) are one family,
   represented by its member nearest the origin along those directions (the angle set to 0 when that is one too).
+
+With output targets (trim), the equations are f = 0 and h[output] = value: a family keeps the targets along its
+directions. The base rotation of a model on a manifold (a unit quaternion, or cos and sin: the entries its
+``chart()`` names) is never moved: a straight line there leaves the manifold, so equilibria at different base
+orientations stay apart (families of base positions are found).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Final
 
 import numpy as np
 from numpy.typing import NDArray
 
-from robodyn.analysis.equilibrium import DUPLICATE_DISTANCE
+from robodyn.analysis.equilibrium import DUPLICATE_DISTANCE, target_outputs
 from robodyn.analysis.linearize import _central
 from robodyn.analysis.operating_point import OperatingPoint
 from robodyn.errors import RobodynError
@@ -60,40 +65,58 @@ class Family:
         return bool(self.directions.shape[0])
 
 
-def _jacobian(model: ModelContract, z: Array, free: NDArray[np.intp], p: Array, t: float) -> Array:
-    """df/dz (n, k) at the point z = (x, u), in the free columns: exact when the model has it, else central."""
-    n = model.n_states
-    if model.jacobian_method is not None:
-        A, B = model.jacobians_raw(t, z[:n], z[n:], p)
-        return np.hstack([np.asarray(A, dtype=float), np.asarray(B, dtype=float)])[:, free]
+@dataclass(frozen=True, slots=True)
+class _Equations:
+    """The equations a family keeps: f(t, x, u, p) = 0 and h[outputs] = values (none: f = 0 only)."""
 
-    def f(values: Array) -> Array:
-        full = z.copy()
-        full[free] = values
-        return np.asarray(model.f_raw(t, full[:n], full[n:], p), dtype=float)
+    model: ModelContract
+    p: Array
+    t: float
+    outputs: NDArray[np.intp]
+    values: Array
 
-    return _central(f, z[free])[0]
+    def residual(self, z: Array) -> Array:
+        """(f, h[outputs] - values) at z = (x, u)."""
+        model, n = self.model, self.model.n_states
+        f = np.asarray(model.f_raw(self.t, z[:n], z[n:], self.p), dtype=float)
+        if not self.outputs.size:
+            return f
+        h = np.asarray(model.h_raw(self.t, z[:n], z[n:], self.p), dtype=float)
+        return np.concatenate([f, h[self.outputs] - self.values])
+
+    def jacobian(self, z: Array, free: NDArray[np.intp]) -> Array:
+        """d(residual)/dz in the free columns: exact when the model has df/dz and no output is targeted, else
+        central differences."""
+        model, n = self.model, self.model.n_states
+        if model.jacobian_method is not None and not self.outputs.size:
+            A, B = model.jacobians_raw(self.t, z[:n], z[n:], self.p)
+            return np.hstack([np.asarray(A, dtype=float), np.asarray(B, dtype=float)])[:, free]
+
+        def g(values: Array) -> Array:
+            full = z.copy()
+            full[free] = values
+            return self.residual(full)
+
+        return _central(g, z[free])[0]
 
 
-def _flat(model: ModelContract, z: Array, direction: Array, p: Array, t: float, tol: float) -> bool:
-    """Whether f = 0 (max |f| <= tol) at every step of SPANS along ``direction`` from z."""
-    n = model.n_states
+def _flat(equations: _Equations, z: Array, direction: Array, tol: float) -> bool:
+    """Whether the equations hold (max |residual| <= tol) at every step of SPANS along ``direction`` from z."""
     scale = max(1.0, float(np.max(np.abs(z), initial=0.0)))
     try:
         with np.errstate(all="ignore"):
             for step in SPANS:
-                moved = z + step * scale * direction
-                if not float(np.max(np.abs(model.f_raw(t, moved[:n], moved[n:], p)), initial=0.0)) <= tol:
+                if not float(np.max(np.abs(equations.residual(z + step * scale * direction)), initial=0.0)) <= tol:
                     return False
     except (RobodynError, ArithmeticError, ValueError):
         return False
     return True
 
 
-def _flat_directions(model: ModelContract, z: Array, free: NDArray[np.intp], p: Array, t: float, tol: float) -> Array:
+def _flat_directions(equations: _Equations, z: Array, free: NDArray[np.intp], tol: float) -> Array:
     """The flat directions at z (k, n + m): the coordinate axes in J's null space that are flat, then the null
     space's other directions (orthogonal to those) that are."""
-    J = _jacobian(model, z, free, p, t)
+    J = equations.jacobian(z, free)
     if not J.size or not np.all(np.isfinite(J)):
         return np.zeros((0, z.size))
     size = max(1.0, float(np.linalg.norm(J, 2)))
@@ -113,7 +136,7 @@ def _flat_directions(model: ModelContract, z: Array, free: NDArray[np.intp], p: 
     for vector in found:
         full = np.zeros(z.size)
         full[free] = vector
-        if _flat(model, z, full, p, t, tol):
+        if _flat(equations, z, full, tol):
             flat.append(full)
     return np.array(flat).reshape(-1, z.size)
 
@@ -127,14 +150,13 @@ def _same(a: Array, b: Array, directions: Array) -> bool:
     return bool(np.max(np.abs(difference) / scale, initial=0.0) < DUPLICATE_DISTANCE)
 
 
-def _representative(model: ModelContract, point: OperatingPoint, directions: Array, p: Array, t: float,
-                    tol: float) -> OperatingPoint:
+def _representative(equations: _Equations, point: OperatingPoint, directions: Array, tol: float) -> OperatingPoint:
     """The member of the family nearest the origin along its directions, when it is an equilibrium (else point)."""
-    n = model.n_states
+    n = equations.model.n_states
     z = np.concatenate([point.x, point.u])
     nearest = z - directions.T @ (directions @ z) + 0.0
     try:
-        residual = float(np.max(np.abs(model.f_raw(t, nearest[:n], nearest[n:], p)), initial=0.0))
+        residual = float(np.max(np.abs(equations.residual(nearest)), initial=0.0))
     except (RobodynError, ArithmeticError, ValueError):
         return point
     if not residual <= tol:
@@ -144,7 +166,7 @@ def _representative(model: ModelContract, point: OperatingPoint, directions: Arr
 
 
 def families(model: ModelContract, points: Sequence[OperatingPoint], fixed: Sequence[str] = (), *,
-             t: float = 0.0, tol: float = 1e-10) -> tuple[Family, ...]:
+             targets: Mapping[str, float] | None = None, t: float = 0.0, tol: float = 1e-10) -> tuple[Family, ...]:
     """The points grouped into isolated equilibria and continuous families (module docstring), in the order of
     their first member.
 
@@ -156,12 +178,17 @@ def families(model: ModelContract, points: Sequence[OperatingPoint], fixed: Sequ
         Equilibria, as :func:`robodyn.find_equilibrium` returns them.
     fixed
         The states and inputs that were held fixed (not unknowns): no family extends along them.
+    targets
+        The outputs targeted, ``{output: value}`` (as given to find_equilibrium): a family keeps them.
     tol
         max |f| at or below which a point along a direction is an equilibrium (find_equilibrium's test).
     """
     names = (*model.states, *model.inputs)
-    free = np.array([i for i, name in enumerate(names) if name not in set(fixed)], dtype=np.intp)
-    p = model.parameter_vector()
+    chart = model.chart()
+    held = set(fixed) | (set(model.states[chart.rotation]) if chart is not None else set())
+    free = np.array([i for i, name in enumerate(names) if name not in held], dtype=np.intp)
+    outputs, values = target_outputs(targets, model.outputs)
+    equations = _Equations(model, model.parameter_vector(), t, outputs, values)
     found: list[tuple[Family, Array]] = []
     for point in points:
         z = np.concatenate([point.x, point.u])
@@ -170,9 +197,9 @@ def families(model: ModelContract, points: Sequence[OperatingPoint], fixed: Sequ
             family, start = found[owner]
             found[owner] = (Family(family.point, family.directions, family.moving, family.members + 1), start)
             continue
-        directions = _flat_directions(model, z, free, p, t, tol)
+        directions = _flat_directions(equations, z, free, tol)
         moving = tuple(names[i] for i in range(len(names)) if directions.size and
                        float(np.max(np.abs(directions[:, i]))) > math.sqrt(NULL_RTOL))
-        representative = _representative(model, point, directions, p, t, tol) if directions.size else point
+        representative = _representative(equations, point, directions, tol) if directions.size else point
         found.append((Family(representative, directions, moving, 1), z))
     return tuple(family for family, _ in found)

@@ -166,14 +166,13 @@ def _cmd_existence(args: argparse.Namespace) -> int:
 # --- equilibrium and linearize --------------------------------------------------------------------------
 def _cmd_equilibrium(args: argparse.Namespace) -> int:
     from robodyn.analysis.equilibrium import find_equilibrium
-
     from robodyn.analysis.families import families
 
     model = _model(args)
     fixed = _assignments(args.fix, "--fix", model.units())
-    points = find_equilibrium(model, fix=fixed, starts=args.starts,
-                              targets=_assignments(args.target, "--target", model.units()) or None)
-    found = families(model, points, fixed=tuple(fixed))  # one representative per continuous family
+    targets = _assignments(args.target, "--target", model.units()) or None
+    points = find_equilibrium(model, fix=fixed, starts=args.starts, targets=targets)
+    found = families(model, points, fixed=tuple(fixed), targets=targets)  # one per continuous family
     if args.json:
         print(json.dumps({"equilibria": [family.point.to_dict() for family in found],
                           "families": [{"continuous": family.continuous, "moving": list(family.moving),
