@@ -26,7 +26,7 @@ demo: $(VENV)/.installed-test+control
 test: $(VENV)/.installed-test+control+urdf chromium
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
-# tests/test_report.py screenshots the HTML report in headless Chromium (Debian's package): installed when
+# tests/report/test_report.py screenshots the HTML report in headless Chromium (Debian's package): installed when
 # missing and possible (root and apt-get); without it that one test is skipped.
 chromium:
 	@command -v chromium >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 && \

@@ -74,7 +74,7 @@ COLD_PLANAR = textwrap.dedent("""
     start = time.perf_counter()
     import numpy as np
     import robodyn
-    from robodyn.model.chain.system import ChainSystem
+    from robodyn.mechanisms.chain.system import ChainSystem
     n = int(sys.argv[1])
     joints = [{"name": f"q{i}", "parent": f"l{i - 1}" if i else "base", "child": f"l{i}", "axis": [0, 0, 1],
                "xyz": [1.0 / n if i else 0.0, 0, 0], "damping": 0.01 / n**2} for i in range(n)]

@@ -1,5 +1,6 @@
 """The compile time of a floating robot's implicit-method Jacobian: forward mode over the whole chart rhs against
-the analytical tangent-space linearization (robodyn.model.chart.ChartModel.kernel_jacobian_source), each compiled
+the analytical tangent-space linearization (robodyn.mechanisms.floating.chart.ChartModel.kernel_jacobian_source), each
+compiled
 by LLVM into a fresh cache, and one radau run of the standing quadruped with each (same steps).
 
 Run: ``python benchmarks/bench_chart_jacobian.py`` (about two minutes: the forward-mode tape takes most of it).
@@ -18,7 +19,7 @@ CHILD = """
 import math, sys, time
 import numpy as np
 import robodyn
-from robodyn.model import chart as chart_module
+from robodyn.mechanisms.floating import chart as chart_module
 from robodyn.model.compiled import jacobian_module
 
 if sys.argv[1] == "forward":  # the whole chart rhs by forward mode (the code before the analytical Jacobian)

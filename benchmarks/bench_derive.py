@@ -16,7 +16,7 @@ import time
 import numpy as np
 import scipy.linalg  # noqa: F401 - imported before timing, like sympy (robodyn imports it on first use)
 
-from robodyn.model.chain.system import ChainSystem, Joint, Link
+from robodyn.mechanisms.chain.system import ChainSystem, Joint, Link
 
 GOALS = {5: 0.35, 10: 10.0}  # seconds, build + first A
 

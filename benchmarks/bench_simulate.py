@@ -342,8 +342,8 @@ def bench_kernel_calls() -> dict[str, float]:
     import dataclasses
 
     from robodyn.integrate.events import resolve_events
-    from robodyn.integrate.kernel_module import kernel_module as numba_kernels
-    from robodyn.integrate.kernels import kernel_module, run_adaptive, run_batch
+    from robodyn.integrate.kernels.module import kernel_module as numba_kernels
+    from robodyn.integrate.kernels.run import kernel_module, run_adaptive, run_batch
     from robodyn.signals.inputs import resolve_inputs
 
     print("kernel calls: exported machine code (llvmlite, ctypes) vs numba's dispatcher, same model functions")

@@ -59,7 +59,7 @@ from timing import best_of  # benchmarks/timing.py (the script's folder is on sy
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 import robodyn
 import stiff_reference as ref
-from robodyn.integrate.methods import REGISTRY
+from robodyn.integrate.methods.registry import REGISTRY
 
 PROBLEM_KEYS = ("rober_1e5", "rober_1e11", "vdpol", "stiff_joint", "pd_arm")
 ARM = dict(m1=2.0, m2=1.0, l1=1.0, lc1=0.5, lc2=0.4, g=9.81, I1=0.17, I2=0.054,

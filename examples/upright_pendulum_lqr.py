@@ -3,7 +3,7 @@
 Run: ``python examples/upright_pendulum_lqr.py`` (needs python-control: ``pip install control``).
 
 It prints the gain, the closed-loop poles, the state reached from theta0 = pi + 0.3, how far the linear
-model can be trusted (``robodyn.analysis.validity``), and the region of attraction along the ray
+model can be trusted (``robodyn.linearization.validity``), and the region of attraction along the ray
 theta0 = pi + s at rest. With unbounded torque that ray converges all the way to s = pi (a Lyapunov
 function proves it, k1 > g); with a torque limit of 6 N m it has a boundary s_max, found by bisection.
 """
@@ -16,7 +16,7 @@ import control
 import numpy as np
 
 import robodyn
-from robodyn.analysis.validity import validity
+from robodyn.linearization.validity import validity
 from robodyn.signals import Constant
 
 X_STAR = np.array([math.pi, 0.0])

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from robodyn.model.chain.urdf_file import coordinate_names
+from robodyn.mechanisms.urdf.file import coordinate_names
 
 __all__ = ["ROBOTS", "chain_to_pinocchio", "configuration", "coupling", "robots_folder"]
 

@@ -1,12 +1,13 @@
 """The model contract holds in the code: consumers ask models for capabilities, never inspect them.
 
-An AST scan of every module outside ``robodyn/model/``: no ``isinstance``/``issubclass`` against a model
-kind (the base class ``Model`` is allowed: it tells a model from something else), no access to a private
-attribute that a model class defines (``_f``, ``_mass_numeric``, ...), no model ``__dict__`` or ``vars(model)``,
-no ``.kind`` compared with a model kind, no decision on ``type(model)`` (its name in an error message is fine),
-no ``getattr``/``hasattr``/``setattr`` on a model, no private name imported from ``robodyn.model``, and no
-attribute of a model read that the contract (:class:`robodyn.model.protocol.ModelContract`) does not list. A
-"model" is a value whose name is ``model`` or ends in ``.model`` or ``_model``.
+An AST scan of every module outside the folders that define the model kinds (``robodyn/model/``,
+``robodyn/mechanisms/``, ``robodyn/diagrams/`` and ``robodyn/files/``, whose record is a model too): no
+``isinstance``/``issubclass`` against a model kind (the base class ``Model`` is allowed: it tells a model from
+something else), no access to a private attribute that a model class defines (``_f``, ``_mass_numeric``, ...), no
+model ``__dict__`` or ``vars(model)``, no ``.kind`` compared with a model kind, no decision on ``type(model)`` (its
+name in an error message is fine), no ``getattr``/``hasattr``/``setattr`` on a model, no private name imported from
+those folders, and no attribute of a model read that the contract (:class:`robodyn.model.protocol.ModelContract`)
+does not list. A "model" is a value whose name is ``model`` or ends in ``.model`` or ``_model``.
 """
 
 from __future__ import annotations
@@ -21,14 +22,18 @@ from robodyn.model.system import Model
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src" / "robodyn"
 MODEL = PACKAGE / "model"
+#: The folders that define model kinds: the contract is theirs to implement, everyone else's to ask.
+MODEL_FOLDERS = (MODEL, PACKAGE / "mechanisms", PACKAGE / "diagrams", PACKAGE / "files")
+MODEL_MODULES = tuple(f"robodyn.{folder.name}" for folder in MODEL_FOLDERS)
 
 
-def _trees(folder: Path) -> dict[Path, ast.Module]:
-    return {path: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(folder.rglob("*.py"))}
+def _trees(*folders: Path) -> dict[Path, ast.Module]:
+    return {path: ast.parse(path.read_text(encoding="utf-8")) for folder in folders
+            for path in sorted(folder.rglob("*.py"))}
 
 
 def _model_classes(trees: dict[Path, ast.Module]) -> set[str]:
-    """Names of the classes in model/ that derive (directly or not) from Model, Model itself excluded."""
+    """Names of the classes in the model folders that derive (directly or not) from Model, Model itself excluded."""
     bases: dict[str, set[str]] = {}
     for tree in trees.values():
         for node in ast.walk(tree):
@@ -109,8 +114,8 @@ def _is_type_of_model(node: ast.AST) -> bool:
 
 
 def _violations(trees: dict[Path, ast.Module]) -> list[str]:
-    """What ``trees`` (modules outside model/) do that the contract forbids, one line each."""
-    model_trees = _trees(MODEL)
+    """What ``trees`` (modules outside the model folders) do that the contract forbids, one line each."""
+    model_trees = _trees(*MODEL_FOLDERS)
     kinds = _model_classes(model_trees)
     private = _private_members(model_trees, kinds)
     kind_names = _model_kinds(model_trees)
@@ -155,23 +160,24 @@ def _violations(trees: dict[Path, ast.Module]) -> list[str]:
             if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load) and _is_model(node.value)
                     and node.attr not in contract and not node.attr.startswith("__")):
                 report(node, f"{node.attr!r} is not in the model contract")
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("robodyn.model"):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(MODEL_MODULES):
                 hidden = [alias.name for alias in node.names if alias.name.startswith("_")]
                 if hidden:
-                    report(node, f"private name(s) {hidden} imported from robodyn.model")
+                    report(node, f"private name(s) {hidden} imported from {node.module}")
     return found
 
 
 def test_the_scan_knows_the_model_kinds_and_their_private_members() -> None:
-    trees = _trees(MODEL)
+    trees = _trees(*MODEL_FOLDERS)
     kinds = _model_classes(trees)
     assert {"System", "SymbolicSystem", "LinearSystem", "ManipulatorSystem", "MechanicalSystem",
             "LagrangianSystem", "ChainSystem", "UrdfSystem"} <= kinds
     assert {"_f", "_h", "_checked", "_factor"} <= _private_members(trees, kinds)
 
 
-def test_no_module_outside_model_inspects_a_model() -> None:
-    outside = {path: tree for path, tree in _trees(PACKAGE).items() if MODEL not in path.parents}
+def test_no_module_outside_the_model_folders_inspects_a_model() -> None:
+    outside = {path: tree for path, tree in _trees(PACKAGE).items()
+               if not any(folder in path.parents for folder in MODEL_FOLDERS)}
     assert len(outside) > 20  # the scan sees the package
     violations = _violations(outside)
     assert not violations, "ask the model for a capability instead:\n" + "\n".join(violations)
@@ -184,7 +190,7 @@ def test_no_module_outside_model_inspects_a_model() -> None:
     "if type(model).__name__ == 'ChainSystem':\n    pass", "if type(model) is ChainSystem:\n    pass",
     "fast = type(model).arguments is Model.arguments",
     "getattr(model, '_f')", "hasattr(model, 'coordinates')", "getattr(problem.model, 'x_symbols', None)",
-    "setattr(model, 'name', 'x')", "vars(model)", "from robodyn.model.files.loading import _describe",
+    "setattr(model, 'name', 'x')", "vars(model)", "from robodyn.files.loading import _describe",
     "from robodyn.model import _lazy_names, load", "model.x_symbols", "n = self._model.n_coordinates",
     "h = problem.model.h_expr",
 ])
@@ -201,10 +207,11 @@ def test_the_scan_allows_asking_and_the_base_class() -> None:
 
 
 def test_a_chains_frames_and_outputs_use_its_public_tape_view() -> None:
-    """robodyn.model.chain.frames and .outputs read the chain through ChainSystem.tape_view(), never its privates."""
+    """robodyn.mechanisms.chain.frames and .outputs read the chain through ChainSystem.tape_view(), never its
+    privates."""
     reaches = []
     for name in ("frames.py", "outputs.py"):
-        tree = ast.parse((MODEL / "chain" / name).read_text(encoding="utf-8"))
+        tree = ast.parse((PACKAGE / "mechanisms" / "chain" / name).read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if (isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__")
                     and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))

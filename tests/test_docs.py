@@ -96,7 +96,8 @@ def test_every_command_and_option_is_documented_in_cli_md() -> None:
 
 
 def test_every_public_name_is_in_the_reference() -> None:
-    """Issue 23: signal classes, robodyn.plots, ChainSystem and its inverse_dynamics were found only by dir()."""
+    """Issue 23: signal classes, robodyn.results.plots, ChainSystem and its inverse_dynamics were found only by
+    dir()."""
     from robodyn.reference import public_names
 
     written = (ROOT / "docs" / "reference.md").read_text(encoding="utf-8")

@@ -53,7 +53,7 @@ def test_each_model_simulates_from_its_defaults(path: Path, tmp_path: Path,
 
 @pytest.mark.parametrize("path", _marked(SCRIPTS))
 def test_each_script_runs_to_its_end(path: Path, tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-W", "error::robodyn.errors.RobodynWarning", str(path),
+    done = subprocess.run([sys.executable, "-W", "error::robodyn.base.errors.RobodynWarning", str(path),
                            *ARGUMENTS.get(path.name, [])], capture_output=True, text=True, cwd=tmp_path, timeout=1800,
                           check=False)
     assert done.returncode == 0, done.stderr[-3000:]

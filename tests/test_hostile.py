@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
-from robodyn.errors import InputError, ModelFileError, NumericalError, RobodynError
+from robodyn.base.errors import InputError, ModelFileError, NumericalError, RobodynError
 
 needs_pinocchio = pytest.mark.skipif(importlib.util.find_spec("pinocchio") is None, reason="needs robodyn[urdf]")
 
@@ -302,7 +302,7 @@ _CHILD = r"""
 import resource, sys
 resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
 import robodyn
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 path = sys.argv[1]
 try:
     robodyn.load(path)

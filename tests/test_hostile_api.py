@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,5 @@
 """Hostile input to the small commands (brief H4): ``ik``, ``animate``, ``simulate --output/--plot/--out``,
-``verify`` and ``validity --plot``, and model text on the figures of ``robodyn.plots``.
+``verify`` and ``validity --plot``, and model text on the figures of ``robodyn.results.plots``.
 
 The contract: one line on stderr, exit code 2 for bad input, checked before any work (the simulation is
 not run: ``robodyn.simulate`` is replaced by a function that fails the test if it is called), nothing
@@ -16,7 +16,7 @@ import pytest
 
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
-from robodyn import plots
+from robodyn.results import plots
 from robodyn.signals import Sine
 
 ARM = "examples/planar_arm.yaml"  # two joints q1, q2; the tool frame "tip"

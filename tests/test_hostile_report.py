@@ -13,7 +13,7 @@ import pytest
 
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
-from robodyn.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.report import analyze
 
 DECAY = "kind: first_order\nstates: [x]\ndynamics: {x: -x}\n"
@@ -98,7 +98,7 @@ def test_a_long_sum_parses_and_shows_in_seconds(tmp_path):
 
 
 def test_an_expression_beyond_the_display_budget_is_not_printed():
-    from robodyn import budget
+    from robodyn.base import budget
 
     rhs = robodyn.load("pendulum").rhs_expr[0]  # -g*l*m*sin(theta) + tau: 9 nodes
     assert budget.within(rhs, 9) and not budget.within(rhs, 8)

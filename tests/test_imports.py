@@ -30,20 +30,20 @@ def test_loading_a_model_imports_neither_scipy_nor_numba(name):
 
 def test_the_expression_parser_does_not_import_the_model_classes():
     modules = _imported_by("import robodyn.model.expr")
-    assert not {"robodyn.model.files.loading", "robodyn.model.mechanical", "yaml"} & modules
+    assert not {"robodyn.files.loading", "robodyn.model.kinds.mechanical", "yaml"} & modules
 
 
 def test_the_command_line_imports_the_analyses_on_demand():
     modules = _imported_by("import robodyn.cli")
-    heavy = {*SCIPY_ANALYSIS, *PLOTTING, "robodyn.analysis.equilibrium", "robodyn.analysis.modes"} & modules
+    heavy = {*SCIPY_ANALYSIS, *PLOTTING, "robodyn.linearization.equilibrium", "robodyn.linear.modes"} & modules
     assert not heavy, f"import robodyn.cli imported {sorted(heavy)}"
 
 
-@pytest.mark.parametrize("code", ["import robodyn", "import robodyn.cli", "import robodyn.model.files.loading",
-                                  "import robodyn.model.files.cached", "import robodyn.model.files.catalog"])
+@pytest.mark.parametrize("code", ["import robodyn", "import robodyn.cli", "import robodyn.files.loading",
+                                  "import robodyn.files.cached", "import robodyn.files.catalog"])
 def test_the_package_the_command_line_and_model_loading_import_no_sympy(code):
     modules = _imported_by(code)
-    heavy = {"sympy", "numba", "yaml", "scipy", "rich", *PLOTTING, "robodyn.model.files.reader"} & modules
+    heavy = {"sympy", "numba", "yaml", "scipy", "rich", *PLOTTING, "robodyn.files.reader"} & modules
     assert not heavy, f"{code} imported {sorted(heavy)}"
 
 
@@ -79,7 +79,8 @@ def test_a_warm_simulation_imports_only_what_its_run_needs(tmp_path):
         done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.csv")], capture_output=True, text=True,
                               timeout=600, check=True)
     modules = set(json.loads(done.stdout.splitlines()[-1]))
-    unneeded = {"robodyn.cli.models", "robodyn.cli.kinematics", "robodyn.signals.parse", "robodyn.integrate.stiff",
-                "robodyn.integrate.exact", "robodyn.integrate.fused", "robodyn.model.constraints", "robodyn.display",
+    unneeded = {"robodyn.cli.models", "robodyn.cli.kinematics", "robodyn.signals.parse",
+                "robodyn.integrate.paths.stiff", "robodyn.integrate.paths.exact", "robodyn.integrate.kernels.fused",
+                "robodyn.mechanisms.loops.constraints", "robodyn.display",
                 "_hashlib", "shutil", "fractions", "difflib", "yaml"}
     assert not unneeded & modules, sorted(unneeded & modules)

@@ -17,22 +17,26 @@ SOURCE = Path(__file__).resolve().parents[1] / "src"
 
 #: The layers from the bottom up: (name, module prefixes). A module belongs to the layer of its longest prefix.
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("base", ("robodyn.errors", "robodyn._lazy", "robodyn.atomic", "robodyn.textfile", "robodyn.progress",
-              "robodyn.budget", "robodyn.digest", "robodyn.blas")),
+    ("base", ("robodyn.base",)),
     ("rigid", ("robodyn.rigid",)),
     ("codegen", ("robodyn.codegen",)),
     ("display", ("robodyn.display",)),
     ("model", ("robodyn.model",)),
     ("signals", ("robodyn.signals",)),
-    ("results", ("robodyn.trajectory", "robodyn.trajectory_files", "robodyn.trajectory_sensitivities",
-                 "robodyn.plots")),
+    ("mechanisms", ("robodyn.mechanisms",)),
+    ("diagrams", ("robodyn.diagrams",)),
+    ("files", ("robodyn.files",)),
+    ("results", ("robodyn.results",)),
     ("integrate", ("robodyn.integrate",)),
+    ("linear", ("robodyn.linear",)),
+    ("control", ("robodyn.control",)),
+    ("linearization", ("robodyn.linearization",)),
+    ("identification", ("robodyn.identification",)),
     ("analysis", ("robodyn.analysis",)),
     ("kinematics", ("robodyn.kinematics",)),
     ("export", ("robodyn.export",)),
-    ("frequency plots", ("robodyn.plots_frequency",)),
     ("report", ("robodyn.report", "robodyn.sweep")),
-    ("api", ("robodyn", "robodyn.reference")),
+    ("api", ("robodyn", "robodyn.reference", "robodyn.blocks")),
     ("cli", ("robodyn.cli",)),
 )
 
@@ -42,14 +46,14 @@ ROOT_NAMES_ANYWHERE = frozenset({"__version__"})
 #: (importing module, imported module): deliberate lazy imports upward, each inside the function that needs it.
 ALLOWED: dict[tuple[str, str], str] = {
     # a linear system answers control questions about itself (sys.poles(), sys.bode()): the methods delegate
-    ("robodyn.model.linear", "robodyn.analysis.lti"): "LinearSystem's methods: poles, zeros, step, ...",
-    ("robodyn.model.linear", "robodyn.analysis.margins"): "LinearSystem.margins()",
-    ("robodyn.model.linear", "robodyn.analysis.controllability"): "LinearSystem.controllability() and friends",
-    ("robodyn.model.linear", "robodyn.plots_frequency"): "LinearSystem.bode() / .nyquist() plots",
+    ("robodyn.model.kinds.linear", "robodyn.linear.lti"): "LinearSystem's methods: poles, zeros, step, ...",
+    ("robodyn.model.kinds.linear", "robodyn.linear.margins"): "LinearSystem.margins()",
+    ("robodyn.model.kinds.linear", "robodyn.linear.controllability"): "LinearSystem.controllability() and friends",
+    ("robodyn.model.kinds.linear", "robodyn.linear.plots"): "LinearSystem.bode() / .nyquist() plots",
     # a trajectory follows a frame of its model: the kinematics of the run
-    ("robodyn.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
+    ("robodyn.results.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
     # an identification writes its own fit report (the page's pieces are the report layer's)
-    ("robodyn.analysis.identify", "robodyn.report.identify"): "Identification.report(path)",
+    ("robodyn.identification.identify", "robodyn.report.identify"): "Identification.report(path)",
 }
 
 
@@ -150,13 +154,13 @@ def test_every_allowed_import_is_still_made() -> None:
     ("robodyn.model.probe", "def f():\n    from robodyn.analysis.classify import classify\n"),
     ("robodyn.model.probe", "def f():\n    from robodyn.integrate.events import Event\n"),
     ("robodyn.model.probe", "import robodyn.integrate"),
-    ("robodyn.analysis.probe", "from robodyn import plots_frequency"),
+    ("robodyn.linear.probe", "from robodyn.report import figures"),
     ("robodyn.integrate.probe", "from robodyn.kinematics import kinematics"),
     ("robodyn.analysis.probe", "from robodyn import simulate"),
     ("robodyn.rigid.probe", "if TYPE_CHECKING:\n    from robodyn.model import Model\n"),
     ("robodyn.integrate.probe", "from ..analysis import linearize"),
     ("robodyn.report.probe", "import robodyn"),
-    ("robodyn.errors", "from robodyn.cli.main import main"),
+    ("robodyn.base.errors", "from robodyn.cli.main import main"),
     ("robodyn.display.probe", "from robodyn.model.system import Model"),
 ])
 def test_the_scan_catches_an_upward_import(module: str, source: str) -> None:
@@ -166,11 +170,12 @@ def test_the_scan_catches_an_upward_import(module: str, source: str) -> None:
 
 
 @pytest.mark.parametrize(("module", "source"), [
-    ("robodyn.model.probe", "from robodyn.codegen.module import c_entry\nfrom robodyn.errors import InputError"),
+    ("robodyn.model.probe", "from robodyn.codegen.module import c_entry\nfrom robodyn.base.errors import InputError"),
     ("robodyn.model.probe", "from robodyn import __version__"),
     ("robodyn.analysis.probe", "from robodyn.display import html_table\nfrom . import lti"),
     ("robodyn.cli.probe", "import robodyn\nfrom robodyn.report import analyze"),
-    ("robodyn.trajectory", "def frame_path():\n    from robodyn.kinematics.paths import trajectory_kinematics\n"),
+    ("robodyn.results.trajectory",
+     "def frame_path():\n    from robodyn.kinematics.paths import trajectory_kinematics\n"),
 ])
 def test_the_scan_allows_imports_downward_and_the_listed_ones(module: str, source: str) -> None:
     package = module.rsplit(".", 1)[0]

@@ -1,6 +1,6 @@
 """Every public name is listed once in effect: a package's lazy table, its TYPE_CHECKING imports and ``__all__`` agree.
 
-Each package that loads its names on first use (robodyn, robodyn.model, robodyn.model.chain, robodyn.model.files,
+Each package that loads its names on first use (robodyn, robodyn.model, robodyn.mechanisms, robodyn.files,
 robodyn.signals, ...) writes them in three places: the table ``_LAZY`` (name -> module), the imports under
 ``TYPE_CHECKING`` (for type checkers and IDEs) and ``__all__``. This test reads the three from the source and
 fails on any difference, then imports every name through the package.
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -48,7 +49,7 @@ def _parts(package: str) -> tuple[dict[str, str], dict[str, str], set[str], set[
                 elif isinstance(item, ast.Import):  # a public submodule: import robodyn.blocks as blocks
                     checking.update({alias.asname: alias.name for alias in item.names if alias.asname})
         elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("robodyn."):
-            if node.module != "robodyn._lazy":
+            if node.module != "robodyn.base.lazy":
                 eager |= {alias.asname or alias.name for alias in node.names}
     return table, checking, listed, eager
 
@@ -89,23 +90,42 @@ def test_the_old_paths_of_moved_modules_import_the_new_modules() -> None:
     """Code written against the flat layout (``from robodyn.sweep_plan import Span``, docs before issue 24) keeps
     working: each old name is the new module itself."""
     import robodyn
-    from robodyn._lazy import MOVED
+    from robodyn.base.lazy import MOVED
 
-    assert len(MOVED) >= 20
+    assert len(MOVED) >= 140
     for old, new in MOVED.items():
         assert not SOURCE.joinpath(*old.split(".")).with_suffix(".py").exists(), f"{old} exists again"
-        assert importlib.import_module(old) is importlib.import_module(new), old
-    from robodyn.sweep_plan import Span  # the documented spellings
+        sys.modules.pop(old, None)  # told again, whoever imported it before
+        with pytest.warns(DeprecationWarning, match=f"{old} moved to {new}"):
+            assert importlib.import_module(old) is importlib.import_module(new), old
+    sys.modules.pop("robodyn.sweep_plan", None)
+    with pytest.warns(DeprecationWarning):
+        from robodyn.sweep_plan import Span  # the documented spellings
 
     assert Span is robodyn.sweep.plan.Span
 
 
+@pytest.mark.parametrize(("package", "name", "module"), [
+    ("robodyn.integrate.methods", "REGISTRY", "robodyn.integrate.methods.registry"),
+    ("robodyn.integrate.kernels", "run_adaptive", "robodyn.integrate.kernels.run"),
+])
+def test_a_module_that_became_a_package_still_answers_its_names(package: str, name: str, module: str) -> None:
+    """robodyn.integrate.methods and .kernels were modules before their folders: their names still resolve, with a
+    DeprecationWarning naming the new home, and are the same objects."""
+    old = importlib.import_module(package)
+    with pytest.warns(DeprecationWarning, match=f"{package}.{name} moved to {module}.{name}"):
+        value = getattr(old, name)
+    assert value is getattr(importlib.import_module(module), name)
+    with pytest.raises(AttributeError):
+        old.no_such_name  # noqa: B018
+
+
 def test_the_packages_that_were_modules_still_give_their_names() -> None:
-    """robodyn.model.files, .chain, robodyn.sweep, .display and .cli were modules: their names are still there."""
+    """robodyn.files, .chain, robodyn.sweep, .display and .cli were modules: their names are still there."""
     expected = {
-        "robodyn.model.files": ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text",
+        "robodyn.files": ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text",
                                 "source_stem"],
-        "robodyn.model.chain": ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem",
+        "robodyn.mechanisms": ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "ChainSystem",
                                 "Joint", "Link"],
         "robodyn.sweep": ["DEFAULT_CHUNK", "MAX_SAMPLES", "REDUCERS", "Span", "SweepPlan", "iter_parts", "load_sweep",
                           "parse_range", "run_chunk", "sweep", "write_part"],

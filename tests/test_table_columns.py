@@ -17,9 +17,9 @@ from tests.cli_run import one_line, run
 
 import robodyn
 from robodyn import blocks
-from robodyn.analysis.measured import read_table
-from robodyn.errors import InputError
-from robodyn.trajectory import Trajectory
+from robodyn.base.errors import InputError
+from robodyn.identification.measured import read_table
+from robodyn.results.trajectory import Trajectory
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

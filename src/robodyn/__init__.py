@@ -11,12 +11,10 @@ The public API::
 
 from typing import TYPE_CHECKING
 
-from robodyn._lazy import install_moved, lazy_names
-
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
 # the functions that need them are used.
-from robodyn.errors import (
+from robodyn.base.errors import (
     ConvergenceError,
     ExpressionError,
     InputError,
@@ -28,137 +26,138 @@ from robodyn.errors import (
     SingularMatrixError,
     UnknownNameError,
 )
+from robodyn.base.lazy import install_moved, lazy_names
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
-    "BaseParameters": "robodyn.analysis.base_parameters",
-    "BatchTrajectory": "robodyn.trajectory",
-    "CATALOG": "robodyn.model.files.catalog",
+    "BaseParameters": "robodyn.identification.base_parameters",
+    "BatchTrajectory": "robodyn.results.trajectory",
+    "CATALOG": "robodyn.files.catalog",
     "Classification": "robodyn.analysis.classify",
-    "Controllability": "robodyn.analysis.controllability",
-    "ConsistentParameters": "robodyn.analysis.consistency",
-    "ConstrainedChain": "robodyn.model.chain.constrained",
-    "Diagram": "robodyn.model.diagram",
+    "Controllability": "robodyn.linear.controllability",
+    "ConsistentParameters": "robodyn.identification.consistency",
+    "ConstrainedChain": "robodyn.mechanisms.loops.constrained",
+    "Diagram": "robodyn.diagrams.diagram",
     "Event": "robodyn.model.events",
-    "Excitation": "robodyn.analysis.excitation",
+    "Excitation": "robodyn.identification.excitation",
     "Existence": "robodyn.analysis.existence",
-    "FloatingChain": "robodyn.model.chain.floating",
-    "LTVSystem": "robodyn.analysis.ltv",
-    "LagrangianSystem": "robodyn.model.lagrange",
-    "LQR": "robodyn.analysis.design",
-    "LinearSystem": "robodyn.model.linear",
-    "Linearizer": "robodyn.analysis.linearizer",
+    "FloatingChain": "robodyn.mechanisms.floating.chain",
+    "LTVSystem": "robodyn.linearization.ltv",
+    "LagrangianSystem": "robodyn.model.kinds.lagrange",
+    "LQR": "robodyn.control.design",
+    "LinearSystem": "robodyn.model.kinds.linear",
+    "Linearizer": "robodyn.linearization.linearizer",
     "LipschitzBound": "robodyn.analysis.existence",
     "FramePath": "robodyn.kinematics.paths",
     "IKResult": "robodyn.kinematics.ik",
     "Kinematics": "robodyn.kinematics.frames",
-    "ManipulatorSystem": "robodyn.model.mechanical",
-    "Margins": "robodyn.analysis.margins",
-    "MechanicalSystem": "robodyn.model.mechanical",
-    "ModalDecomposition": "robodyn.analysis.modes",
-    "Mode": "robodyn.analysis.modes",
+    "ManipulatorSystem": "robodyn.model.kinds.mechanical",
+    "Margins": "robodyn.linear.margins",
+    "MechanicalSystem": "robodyn.model.kinds.mechanical",
+    "ModalDecomposition": "robodyn.linear.modes",
+    "Mode": "robodyn.linear.modes",
     "Model": "robodyn.model.system",
-    "Modes": "robodyn.analysis.modes",
-    "Observability": "robodyn.analysis.controllability",
-    "Identification": "robodyn.analysis.identify",
-    "OperatingPoint": "robodyn.analysis.equilibrium",
+    "Modes": "robodyn.linear.modes",
+    "Observability": "robodyn.linear.controllability",
+    "Identification": "robodyn.identification.identify",
+    "OperatingPoint": "robodyn.linearization.equilibrium",
     "Pose": "robodyn.kinematics.frames",
     "PicardIterates": "robodyn.analysis.existence",
-    "Regressor": "robodyn.analysis.regressor",
+    "Regressor": "robodyn.identification.regressor",
     "Response": "robodyn.analysis.second_order",
-    "RigidIdentification": "robodyn.analysis.identify_rigid",
-    "ScalarDamping": "robodyn.model.mechanical",
+    "RigidIdentification": "robodyn.identification.rigid",
+    "ScalarDamping": "robodyn.model.kinds.mechanical",
     "SecondOrder": "robodyn.analysis.second_order",
-    "SimulationStats": "robodyn.trajectory",
+    "SimulationStats": "robodyn.results.trajectory",
     "StateFeedback": "robodyn.signals",
-    "StepInfo": "robodyn.analysis.lti",
-    "SymbolicSystem": "robodyn.model.symbolic",
-    "System": "robodyn.model.callables",
-    "Trajectory": "robodyn.trajectory",
-    "Validity": "robodyn.analysis.validity",
+    "StepInfo": "robodyn.linear.lti",
+    "SymbolicSystem": "robodyn.model.kinds.symbolic",
+    "System": "robodyn.model.kinds.callables",
+    "Trajectory": "robodyn.results.trajectory",
+    "Validity": "robodyn.linearization.validity",
     "Verification": "robodyn.analysis.verify",
     "animate": "robodyn.kinematics.animate",
-    "assemble": "robodyn.analysis.assembly",
-    "base_parameters": "robodyn.analysis.base_parameters",
+    "assemble": "robodyn.mechanisms.loops.assembly",
+    "base_parameters": "robodyn.identification.base_parameters",
     "export_c": "robodyn.export.c",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
-    "consistent_parameters": "robodyn.analysis.consistency",
-    "design_excitation": "robodyn.analysis.excitation",
-    "difference": "robodyn.model.chain.configuration",
+    "consistent_parameters": "robodyn.identification.consistency",
+    "design_excitation": "robodyn.identification.excitation",
+    "difference": "robodyn.mechanisms.floating.configuration",
     "existence": "robodyn.analysis.existence",
-    "find_equilibrium": "robodyn.analysis.equilibrium",
-    "forced_response": "robodyn.analysis.response",
-    "identify_rigid": "robodyn.analysis.identify_rigid",
-    "integrate_configuration": "robodyn.model.chain.configuration",
+    "find_equilibrium": "robodyn.linearization.equilibrium",
+    "forced_response": "robodyn.linear.response",
+    "identify_rigid": "robodyn.identification.rigid",
+    "integrate_configuration": "robodyn.mechanisms.floating.configuration",
     "inverse_kinematics": "robodyn.kinematics.ik",
-    "linearize": "robodyn.analysis.linearize",
-    "linearize_trajectory": "robodyn.analysis.ltv",
+    "linearize": "robodyn.linearization.linearize",
+    "linearize_trajectory": "robodyn.linearization.ltv",
     "lipschitz": "robodyn.analysis.existence",
-    "lqr": "robodyn.analysis.design",
-    "load": "robodyn.model.files.loading",
-    "load_file": "robodyn.model.files.loading",
+    "lqr": "robodyn.control.design",
+    "load": "robodyn.files.loading",
+    "load_file": "robodyn.files.loading",
     "load_sweep": "robodyn.sweep",
-    "modal_decomposition": "robodyn.analysis.modes",
-    "modes": "robodyn.analysis.modes",
-    "identify": "robodyn.analysis.identify",
+    "modal_decomposition": "robodyn.linear.modes",
+    "modes": "robodyn.linear.modes",
+    "identify": "robodyn.identification.identify",
     "picard": "robodyn.analysis.existence",
-    "place": "robodyn.analysis.design",
-    "read_model_text": "robodyn.model.files.loading",
-    "regressor": "robodyn.analysis.regressor",
+    "place": "robodyn.control.design",
+    "read_model_text": "robodyn.files.loading",
+    "regressor": "robodyn.identification.regressor",
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
     "sweep": "robodyn.sweep",
-    "validity": "robodyn.analysis.validity",
+    "validity": "robodyn.linearization.validity",
     "verify": "robodyn.analysis.verify",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
     import robodyn.blocks as blocks
-    from robodyn.analysis.assembly import assemble
-    from robodyn.analysis.base_parameters import BaseParameters, base_parameters
     from robodyn.analysis.classify import Classification, classify
-    from robodyn.analysis.consistency import ConsistentParameters, consistent_parameters
-    from robodyn.analysis.controllability import Controllability, Observability
-    from robodyn.analysis.design import LQR, lqr, place
-    from robodyn.analysis.equilibrium import OperatingPoint, find_equilibrium
-    from robodyn.analysis.excitation import Excitation, design_excitation
     from robodyn.analysis.existence import Existence, LipschitzBound, PicardIterates, existence, lipschitz, picard
-    from robodyn.analysis.identify import Identification, identify
-    from robodyn.analysis.identify_rigid import RigidIdentification, identify_rigid
-    from robodyn.analysis.linearize import linearize
-    from robodyn.analysis.linearizer import Linearizer
-    from robodyn.analysis.lti import StepInfo
-    from robodyn.analysis.ltv import LTVSystem, linearize_trajectory
-    from robodyn.analysis.margins import Margins
-    from robodyn.analysis.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
-    from robodyn.analysis.regressor import Regressor, regressor
-    from robodyn.analysis.response import forced_response
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
-    from robodyn.analysis.validity import Validity, validity
     from robodyn.analysis.verify import Verification, verify
+    from robodyn.control.design import LQR, lqr, place
+    from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
+    from robodyn.files.catalog import CATALOG
+    from robodyn.files.loading import load, load_file, read_model_text
+    from robodyn.identification.base_parameters import BaseParameters, base_parameters
+    from robodyn.identification.consistency import ConsistentParameters, consistent_parameters
+    from robodyn.identification.excitation import Excitation, design_excitation
+    from robodyn.identification.identify import Identification, identify
+    from robodyn.identification.regressor import Regressor, regressor
+    from robodyn.identification.rigid import RigidIdentification, identify_rigid
     from robodyn.integrate.simulate import simulate
     from robodyn.kinematics.animate import animate
     from robodyn.kinematics.frames import Kinematics, Pose
     from robodyn.kinematics.ik import IKResult, inverse_kinematics
     from robodyn.kinematics.paths import FramePath
-    from robodyn.model.callables import System
-    from robodyn.model.chain.configuration import difference, integrate_configuration
-    from robodyn.model.chain.constrained import ConstrainedChain
-    from robodyn.model.chain.floating import FloatingChain
-    from robodyn.model.diagram import Diagram
+    from robodyn.linear.controllability import Controllability, Observability
+    from robodyn.linear.lti import StepInfo
+    from robodyn.linear.margins import Margins
+    from robodyn.linear.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.linear.response import forced_response
+    from robodyn.linearization.equilibrium import OperatingPoint, find_equilibrium
+    from robodyn.linearization.linearize import linearize
+    from robodyn.linearization.linearizer import Linearizer
+    from robodyn.linearization.ltv import LTVSystem, linearize_trajectory
+    from robodyn.linearization.validity import Validity, validity
+    from robodyn.mechanisms.floating.chain import FloatingChain
+    from robodyn.mechanisms.floating.configuration import difference, integrate_configuration
+    from robodyn.mechanisms.loops.assembly import assemble
+    from robodyn.mechanisms.loops.constrained import ConstrainedChain
     from robodyn.model.events import Event
-    from robodyn.model.files.catalog import CATALOG
-    from robodyn.model.files.loading import load, load_file, read_model_text
-    from robodyn.model.lagrange import LagrangianSystem
-    from robodyn.model.linear import LinearSystem
-    from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
-    from robodyn.model.symbolic import SymbolicSystem
+    from robodyn.model.kinds.callables import System
+    from robodyn.model.kinds.lagrange import LagrangianSystem
+    from robodyn.model.kinds.linear import LinearSystem
+    from robodyn.model.kinds.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
+    from robodyn.model.kinds.symbolic import SymbolicSystem
     from robodyn.model.system import Model
+    from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
     from robodyn.signals import StateFeedback
     from robodyn.sweep import load_sweep, sweep
-    from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)

@@ -49,9 +49,11 @@ def _signature(obj: Any) -> str:
 
 #: The public modules besides ``robodyn`` itself: every name in their ``__all__`` is documented.
 MODULES: Final = (
-    ("Models and their files (`robodyn.model`)", "robodyn.model"),
+    ("Models (`robodyn.model`)", "robodyn.model"),
+    ("Rigid-body mechanisms (`robodyn.mechanisms`)", "robodyn.mechanisms"),
+    ("Model files (`robodyn.files`)", "robodyn.files"),
     ("Input signals (`robodyn.signals`)", "robodyn.signals"),
-    ("Figures (`robodyn.plots`)", "robodyn.plots"),
+    ("Figures (`robodyn.results.plots`)", "robodyn.results.plots"),
     ("Kinematics (`robodyn.kinematics`)", "robodyn.kinematics"),
     ("The block library of diagrams (`robodyn.blocks`)", "robodyn.blocks"),
 )

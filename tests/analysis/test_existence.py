@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 import robodyn
 from robodyn.analysis.existence import box_around, existence, lipschitz, picard
 from robodyn.analysis.intervals import Interval, enclose
-from robodyn.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.model.expr import symbol
 
 X, Y = symbol("x"), symbol("y")

@@ -26,7 +26,7 @@ from robodyn.analysis.second_order import (
     exp_divided_difference,
     second_order,
 )
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.signals import Constant, FunctionSignal, Pulse, Ramp, Sine, Step, Table
 
 J, K = 0.01, 1.0  # the seed joint: omega_n = 10 rad/s

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from robodyn.codegen.c_source import c_function, c_literal
-from robodyn.codegen.native import native_function
-from robodyn.codegen.tape_llvm import llvm_ir, tape_data
+from robodyn.codegen.llvm.native import native_function
+from robodyn.codegen.llvm.tape import llvm_ir, tape_data
 from robodyn.rigid.tape import Tape
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")

@@ -22,10 +22,11 @@ from types import SimpleNamespace
 import llvmlite.binding as llvm
 import pytest
 
-from robodyn import atomic
-from robodyn.codegen import cache, loader, native, objects
-from robodyn.errors import InputError
-from robodyn.model.files import cached
+from robodyn.base import atomic
+from robodyn.base.errors import InputError
+from robodyn.codegen import cache, loader, objects
+from robodyn.codegen.llvm import native
+from robodyn.files import cached
 
 VERSION = f"py{sys.version_info.major}{sys.version_info.minor}"
 NOBODY = 65534
@@ -212,7 +213,7 @@ def test_a_deep_or_wrongly_shaped_manifest_is_moved_aside_and_rebuilt(
 
 def _record_file(tmp_path: Path) -> tuple[Path, Path]:
     """A tiny model file (text of this test's own) loaded once: its record exists. Its parameter is a constant
-    expression, which the light reader (robodyn.model.files.light_record) leaves to sympy: a rebuilt record shows
+    expression, which the light reader (robodyn.files.light.record) leaves to sympy: a rebuilt record shows
     as a parsed full model."""
     file = tmp_path / "decay.yaml"
     file.write_text(f"# {tmp_path}\nkind: first_order\nstates: [x]\nparameters: {{k: 4/2}}\ndynamics: {{x: -k*x}}\n")
@@ -399,7 +400,7 @@ def test_a_read_only_cache_only_costs_a_compilation(base: Path, tmp_path: Path,
     def read_only(*args: object, **kwargs: object) -> tuple[int, str]:
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr(atomic, "_new_file", read_only)  # robodyn.atomic's exclusive temporary file
+    monkeypatch.setattr(atomic, "_new_file", read_only)  # robodyn.base.atomic's exclusive temporary file
     assert objects.save(key, data, name)  # no InputError: the object is just not kept
     assert objects.load(key) is None
     native._store(SimpleNamespace(name="robodyn_tape_read_only"), data)  # called by LLVM: must not raise

@@ -21,15 +21,15 @@ from pathlib import Path
 
 import pytest
 
+from robodyn.base.errors import InputError
 from robodyn.codegen import cache
-from robodyn.errors import InputError
 
 CHILD = """
 import numpy as np
 import robodyn
-from robodyn.codegen import native
+from robodyn.codegen.llvm import native
 from robodyn.model.compiled import compiled_module
-from robodyn.codegen.tape_llvm import llvm_ir, tape_data
+from robodyn.codegen.llvm.tape import llvm_ir, tape_data
 from robodyn.rigid.tape import Tape
 
 module = compiled_module(robodyn.SymbolicSystem(["z"], [], {"z": "-3*z"}, name="cache_security_probe"))

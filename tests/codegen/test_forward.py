@@ -11,8 +11,8 @@ import pytest
 import robodyn
 from robodyn.codegen.forward import NotStraightLine, jacobian_lines
 from robodyn.codegen.module import function_header, straight_line_function
-from robodyn.model import blocks
-from robodyn.model.symbolic import SymbolicSystem
+from robodyn.diagrams.blocks import library as blocks
+from robodyn.model.kinds.symbolic import SymbolicSystem
 
 
 def compiled_jacobian(model: robodyn.Model):

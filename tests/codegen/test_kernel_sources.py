@@ -24,7 +24,7 @@ import numba
 import numpy as np
 
 from robodyn.codegen.linalg import cholesky_solve_lower, manipulator_solve
-from robodyn.codegen.tape_llvm import straight_line
+from robodyn.codegen.llvm.tape import straight_line
 
 jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 hjit = numba.njit(cache=True, nogil=True, error_model="numpy")

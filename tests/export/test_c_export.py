@@ -14,7 +14,7 @@ from tests.cli_run import one_line, run
 from tests.pinocchio_reference import ROBOTS
 
 import robodyn
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.export.c import export_c
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
@@ -288,7 +288,7 @@ def test_the_steppers_take_robodyns_rk4_and_dopri5_steps(tmp_path: Path) -> None
     """P_step_rk4 is one step of robodyn's rk4 (simulate with dt = h over one step, 1e-13); P_step_dopri5 is the
     Dormand-Prince step written out from robodyn's tableau in numpy on model.f, its error estimate h sum e_i k_i,
     which shrinks like h^5 (its ratio at h and h / 2 near 2^5)."""
-    from robodyn.integrate.tableaus import DOPRI5
+    from robodyn.integrate.methods.tableaus import DOPRI5
 
     model = _load(MODELS["puma560 chain"])
     export = export_c(model, tmp_path / "c", functions=["step_rk4", "step_dopri5"], build=True)
@@ -366,7 +366,7 @@ DIAGRAMS = ("arm_motors", "joint_pi", "motor_joint_pid", "pendulum_lqr_diagram")
 
 @pytest.mark.parametrize("name", DIAGRAMS)
 def test_diagrams_export_flattened(name: str, tmp_path: Path) -> None:
-    """A continuous-time diagram exports as one model (robodyn.model.diagram_export): its blocks' tapes replayed on
+    """A continuous-time diagram exports as one model (robodyn.diagrams.export): its blocks' tapes replayed on
     one, wired in the diagram's order. A C program and the library give the diagram's f, h and exact A, B, C, D to
     1e-13, at the defaults and with every parameter changed; the steppers take its rk4 steps."""
     model = _load(ROOT / "examples" / f"{name}.yaml")

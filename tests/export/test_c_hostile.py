@@ -29,10 +29,10 @@ from hypothesis import strategies as st
 from tests.cli_run import one_line, run
 
 import robodyn
+from robodyn.base.errors import InputError
 from robodyn.codegen.text import c_comment, c_comment_text, uncomment
-from robodyn.errors import InputError
 from robodyn.export.c import export_c
-from robodyn.model import ChainSystem
+from robodyn.mechanisms import ChainSystem
 
 needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("nm") is None, reason="no gcc or nm")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]

@@ -21,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import robodyn
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.export.c import export_c
 from robodyn.export.c_names import default_prefix, field_names, frame_functions, prefix_problem
 from robodyn.export.c_reserved import C_KEYWORDS, CPP_KEYWORDS, MACROS

@@ -1,4 +1,4 @@
-"""Test loader for ``robodyn/integrate/kernel_template.py``: compiled (numba) or interpreted.
+"""Test loader for ``robodyn/integrate/kernels/kernel_template.py``: compiled (numba) or interpreted.
 
 The loader does what the engine's code generator does (docs/dev/simulation.md): compiled, it writes a module
 made of a header (``jit``, ``hjit``), the test problems' ``rhs``/``eval_inputs``/``event_fn`` and the
@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-import robodyn.integrate
-from robodyn.integrate.tableaus import METHODS
+import robodyn.integrate.kernels
+from robodyn.integrate.methods.tableaus import METHODS
 
-TEMPLATE = Path(robodyn.integrate.__file__).parent / "kernel_template.py"
+TEMPLATE = Path(robodyn.integrate.kernels.__file__).parent / "kernel_template.py"
 WORK = TEMPLATE.with_name("work_template.py")  # the work arrays' shapes, executed after the template
 FNS = np.zeros(4, dtype=np.int64)  # the kernels pass the model's addresses through; these problems ignore them
 

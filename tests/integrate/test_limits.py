@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import robodyn
+from robodyn.base.errors import InputError, RobodynWarning
 from robodyn.cli import main
-from robodyn.errors import InputError, RobodynWarning
 
 ARM = Path(__file__).resolve().parents[2] / "examples" / "two_link_arm.urdf"  # shoulder in [-3.14, 3.14]
 

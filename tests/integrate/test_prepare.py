@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from robodyn.integrate.methods import REGISTRY
+from robodyn.integrate.methods.registry import REGISTRY
 from robodyn.integrate.prepare import PREPARED_METHODS, prepare_kernels
 
 

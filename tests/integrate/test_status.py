@@ -7,14 +7,14 @@ import re
 import string
 from pathlib import Path
 
-import kernel_harness as kh
 import pytest
+from tests.integrate import kernel_harness as kh
 
 import robodyn
-from robodyn.errors import NumericalError
+from robodyn.base.errors import NumericalError
 from robodyn.integrate import status
-from robodyn.integrate.kernel_module import KERNEL_TEMPLATE, kernel_module_text
-from robodyn.integrate.kernels import _failure
+from robodyn.integrate.kernels.module import KERNEL_TEMPLATE, kernel_module_text
+from robodyn.integrate.kernels.run import _failure
 from robodyn.integrate.status import (
     CODES,
     FAILURES,

@@ -13,7 +13,7 @@ import robodyn
 from robodyn import InputError
 from robodyn.kinematics import kinematics
 from robodyn.kinematics.animate import TOOL_COLOR, VIEW, animate, resample
-from robodyn.trajectory import Trajectory
+from robodyn.results.trajectory import Trajectory
 
 FRAMES = 20
 DPI = 50

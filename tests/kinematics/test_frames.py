@@ -31,7 +31,7 @@ from scipy.spatial.transform import Rotation
 
 import robodyn
 from pinocchio_reference import ROBOTS, coupling
-from robodyn.errors import InputError, RobodynWarning, ShapeError, UnknownNameError
+from robodyn.base.errors import InputError, RobodynWarning, ShapeError, UnknownNameError
 from robodyn.kinematics import Kinematics, kinematics
 from robodyn.kinematics.rotations import rotation_error
 

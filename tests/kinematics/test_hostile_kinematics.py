@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn import atomic as atomic_module
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base import atomic as atomic_module
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics import animate as animate_module
 from robodyn.kinematics import ik as ik_module
 from robodyn.kinematics import kinematics
@@ -29,7 +29,7 @@ from robodyn.kinematics.animate import animate
 from robodyn.kinematics.ik import inverse_kinematics
 from robodyn.kinematics.paths import plot_path
 from robodyn.kinematics.rotations import rotation_error, rotation_from_quaternion, rotation_from_rpy
-from robodyn.trajectory import Trajectory
+from robodyn.results.trajectory import Trajectory
 
 ARM = "examples/planar_arm.yaml"  # two revolute joints about z; the tool frame "tip" 1.8 m out at q = 0
 DOLLAR = r"$\frac{$"  # math text matplotlib cannot parse: shown literally, or the figure raises when drawn

@@ -12,7 +12,7 @@ import robodyn
 from robodyn import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics import kinematics
 from robodyn.kinematics.paths import FramePath, plot_path
-from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
+from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 matplotlib.use("Agg")
 

@@ -1,4 +1,4 @@
-"""Named points of Lagrangian models as frames (robodyn.model.point_frames), and kinematic outputs of URDF
+"""Named points of Lagrangian models as frames (robodyn.model.kinds.point_frames), and kinematic outputs of URDF
 robots given at load time.
 
 References: the closed-form kinematics of the double pendulum written here (x to the right, y up, angles

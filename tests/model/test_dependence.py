@@ -1,4 +1,4 @@
-"""Dependence decided numerically (robodyn.model.symbolic_form.depends_on): an expression written with
+"""Dependence decided numerically (robodyn.model.kinds.symbolic_form.depends_on): an expression written with
 sin(q)^2 + cos(q)^2 does not depend on q, and the verdicts of robodyn.classify say so.
 
 The reference is the numbers themselves: M(q) of the three-dof arm evaluated (model.mass_matrix, compiled from the
@@ -13,7 +13,7 @@ import numpy as np
 import sympy
 
 import robodyn
-from robodyn.model.symbolic_form import depends_on
+from robodyn.model.kinds.symbolic_form import depends_on
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 q, x, y = sympy.symbols("q x y")

@@ -18,7 +18,7 @@ import sympy
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from robodyn.errors import ExpressionError, InputError
+from robodyn.base.errors import ExpressionError, InputError
 from robodyn.model.expr import (
     FUNCTIONS,
     RESERVED_NAMES,

@@ -21,7 +21,7 @@ import pytest
 
 import robodyn
 from pinocchio_reference import ROBOTS
-from robodyn.errors import RobodynWarning
+from robodyn.base.errors import RobodynWarning
 from robodyn.model.lean import LEAN_KEY
 
 needs_robots = pytest.mark.skipif(ROBOTS is None, reason="example-robot-data is not installed")

@@ -24,8 +24,8 @@ import pytest
 
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
-from robodyn.errors import InputError, ModelFileError, RobodynWarning
-from robodyn.model.chain.system import ChainSystem
+from robodyn.base.errors import InputError, ModelFileError, RobodynWarning
+from robodyn.mechanisms.chain.system import ChainSystem
 from robodyn.model.plausibility import generic_configuration
 from robodyn.rigid.crba import NumericTree
 
@@ -338,7 +338,7 @@ def test_file_kinds_report_the_same_way(tmp_path, text):
 
 
 def test_catalog_and_example_models_still_load():
-    from robodyn.model.files import catalog
+    from robodyn.files import catalog
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RobodynWarning)
@@ -353,7 +353,7 @@ def test_a_point_masss_rounding_noise_is_zero_and_a_real_negative_moment_is_not(
     """Files exported from CAD write a point mass's zero moments as -5.4e-20 (the stock iCub's r_hip_2): within
     INERTIA_FLOOR (1e-15 kg m^2) of 0 a moment is 0, whatever its own trace; a moment of -1e-9 kg m^2 (a 1 g, 1 mm
     part's size) is still refused."""
-    from robodyn.model.chain.parts import INERTIA_FLOOR, inertia_problem
+    from robodyn.mechanisms.chain.parts import INERTIA_FLOOR, inertia_problem
 
     noise = np.diag([-5.42101e-20, -5.42101e-20, 0.0])
     assert inertia_problem(noise) is None

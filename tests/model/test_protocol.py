@@ -20,14 +20,14 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.model.constraints import ConstraintSet
+from robodyn.files import cached
+from robodyn.files.cached import CachedModel, cached_model
+from robodyn.files.catalog import CATALOG
+from robodyn.files.loading import model_text
+from robodyn.mechanisms.loops.constraints import ConstraintSet
 from robodyn.model.events import Event
-from robodyn.model.files import cached
-from robodyn.model.files.cached import CachedModel, cached_model
-from robodyn.model.files.catalog import CATALOG
-from robodyn.model.files.loading import model_text
+from robodyn.model.kinds.symbolic_form import SymbolicForm
 from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract
-from robodyn.model.symbolic_form import SymbolicForm
 from robodyn.model.system import Model
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -101,7 +101,7 @@ def _linear(dt: float | None) -> Model:
 
 
 def _diagram() -> Model:
-    """The joint closed by a lag-PI block (robodyn.model.diagram)."""
+    """The joint closed by a lag-PI block (robodyn.diagrams.diagram)."""
     pi = robodyn.LinearSystem(np.array([[-2.0]]), np.array([[1.0, -1.0]]), np.array([[5.0]]), np.array([[20.0, -20.0]]),
                               states=("xc",), inputs=("r", "y"), outputs=("u",), name="pi")
     return robodyn.Diagram({"plant": robodyn.load("joint"), "pi": pi}, ["pi.u -> plant.u", "plant.q -> pi.y"],

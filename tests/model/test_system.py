@@ -258,7 +258,7 @@ def test_errors_are_robodyn_errors_with_exit_code_2():
     (np.array([np.timedelta64(1, "s")] * 2), "a duration"),
 ])
 def test_state_values_must_be_real_numbers(value, reason):
-    from robodyn.errors import InputError
+    from robodyn.base.errors import InputError
 
     model = robodyn.load("pendulum")
     with pytest.raises(InputError, match=reason):
@@ -266,7 +266,7 @@ def test_state_values_must_be_real_numbers(value, reason):
 
 
 def test_a_named_value_must_be_a_real_number():
-    from robodyn.errors import InputError
+    from robodyn.base.errors import InputError
 
     model = robodyn.load("pendulum")
     for value in (1j, np.datetime64("2020"), "1", True, [1.0, 2.0]):

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.model.chain.constrained import ConstrainedChain
+from robodyn.mechanisms.loops.constrained import ConstrainedChain
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

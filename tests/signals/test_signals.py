@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-from robodyn.errors import ExpressionError, InputError, ShapeError, UnknownNameError
+from robodyn.base.errors import ExpressionError, InputError, ShapeError, UnknownNameError
 from robodyn.signals import (
     KIND_CODES,
     Constant,
@@ -628,7 +628,7 @@ def test_inputs_is_a_frozen_dataclass():
 def test_step_ramp_and_pulse_take_the_switch_time_by_keyword():
     import warnings
 
-    from robodyn.errors import RobodynWarning
+    from robodyn.base.errors import RobodynWarning
     from robodyn.signals import Pulse, Ramp
 
     assert Step(at=1.0, before=0.0, after=2.0) == Step(1.0, 0.0, 2.0)

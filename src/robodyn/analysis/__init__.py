@@ -1,18 +1,18 @@
-"""Analysis of models: classification (and, as they land, closed forms, modes, linearization, validity)."""
+"""What a model is, told exactly: its classification (:mod:`~robodyn.analysis.classify`), existence and uniqueness of
+its solutions (:mod:`~robodyn.analysis.existence`, on rigorous :mod:`~robodyn.analysis.intervals`), the closed forms
+of one joint (:mod:`~robodyn.analysis.second_order`) and the integrators checked against exact solutions
+(:mod:`~robodyn.analysis.verify`)."""
 
 from typing import TYPE_CHECKING
 
-from robodyn._lazy import lazy_names
+from robodyn.base.lazy import lazy_names
 
 if TYPE_CHECKING:  # pragma: no cover
     from robodyn.analysis.classify import Classification, classify
 
-# loaded on first use (PEP 562): importing one analysis module (robodyn.analysis.linearize) does not import
-# classify and sympy with it
+# loaded on first use (PEP 562): importing one analysis module does not import classify and sympy with it
 __getattr__, __dir__ = lazy_names(__name__, {"Classification": "robodyn.analysis.classify",
-                                             "classify": "robodyn.analysis.classify"})
+                                             "classify": "robodyn.analysis.classify",
+                                             "LINEARIZATION_METHODS": "robodyn.linearization"})
 
-#: linearize's methods (robodyn.analysis.linearize.METHODS), here so that the CLI offers them without importing it
-LINEARIZATION_METHODS = ("auto", "symbolic", "manipulator", "linear", "complex", "central")
-
-__all__ = ["LINEARIZATION_METHODS", "Classification", "classify"]
+__all__ = ["Classification", "classify"]

@@ -13,7 +13,7 @@ Definitions (for x' = f(t, x, u), or M(q) q'' = Q - c for second-order models):
 A model is classified exactly from its expressions when it has them (its ``symbolic_form()``,
 ``method="symbolic"``), else from the matrices of its exact ``linear_model()`` (``"structural"``), else by
 sampling f at random points (``"sampled"``, with a counter-example when a property fails). The expression-level
-decisions (affine in x and u, t appearing) are :mod:`robodyn.model.symbolic_form`'s, shared with a model's
+decisions (affine in x and u, t appearing) are :mod:`robodyn.model.kinds.symbolic_form`'s, shared with a model's
 ``affine_form``.
 """
 
@@ -28,9 +28,9 @@ import numpy as np
 import sympy
 
 from robodyn import display
-from robodyn.errors import InputError, NumericalError
+from robodyn.base.errors import InputError, NumericalError
 from robodyn.model.expr import MAX_EXPANDED_TERMS, expanded_terms
-from robodyn.model.symbolic_form import SymbolicForm, expanded, linearity, names_of, time_dependence
+from robodyn.model.kinds.symbolic_form import SymbolicForm, expanded, linearity, names_of, time_dependence
 from robodyn.model.system import require_model
 
 if TYPE_CHECKING:

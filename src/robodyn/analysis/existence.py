@@ -39,10 +39,10 @@ import sympy
 from numpy.typing import NDArray
 
 from robodyn.analysis.intervals import UNSUPPORTED, Interval, Issue, enclose, round_down, round_up, sum_up
+from robodyn.base.errors import InputError, NumericalError, UnknownNameError
 from robodyn.codegen.printer import numpy_printer
-from robodyn.errors import InputError, NumericalError, UnknownNameError
 from robodyn.model.expr import TIME
-from robodyn.model.linear import require_continuous
+from robodyn.model.kinds.linear import require_continuous
 from robodyn.model.system import Model, Values
 
 if TYPE_CHECKING:

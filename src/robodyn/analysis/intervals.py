@@ -29,7 +29,7 @@ import numpy as np
 import sympy
 from mpmath import libmp
 
-from robodyn.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, UnknownNameError
 
 __all__ = ["ENTIRE", "UNSUPPORTED", "Interval", "Issue", "enclose", "round_down", "round_up", "sum_up"]
 

@@ -1,7 +1,7 @@
 """Closed-form response of one joint, J q'' + b q' + k q = g u(t), for every regime.
 
 :func:`second_order` takes the coefficients (or a single-coordinate
-:class:`~robodyn.model.mechanical.MechanicalSystem`) and returns a :class:`SecondOrder`: natural
+:class:`~robodyn.model.kinds.mechanical.MechanicalSystem`) and returns a :class:`SecondOrder`: natural
 frequency, damping ratio, damped frequency, regime and the characteristic roots, computed without
 cancellation. :meth:`SecondOrder.response` gives q(t) and q'(t) for initial values and an input built
 from constants, steps (also delayed), ramps (also delayed) and sines with offsets, and sums of these.
@@ -45,7 +45,7 @@ over the two farthest nodes otherwise (McCurdy, Ng & Parlett, "Accurate computat
 differences of the exponential function", Math. Comp. 43, 1984), to ~1e-14 of max|exp(x_i t)| t^n / n!
 for any nodes, coincident or not. Regime boundaries (zeta = 1, k = 0, resonance) are therefore
 removable points, not special cases; the regime only selects the basis in which C1, C2 are reported
-(within :data:`~robodyn.model.mechanical.CRITICAL_DAMPING_TOLERANCE` of zeta = 1 the critical basis,
+(within :data:`~robodyn.model.kinds.mechanical.CRITICAL_DAMPING_TOLERANCE` of zeta = 1 the critical basis,
 while ``roots`` stays the computed, nearly equal, pair).
 """
 
@@ -60,8 +60,8 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn.errors import InputError, ShapeError
-from robodyn.model.mechanical import ScalarDamping
+from robodyn.base.errors import InputError, ShapeError
+from robodyn.model.kinds.mechanical import ScalarDamping
 from robodyn.model.system import Model, Values
 from robodyn.signals.core import (
     Constant,
@@ -322,7 +322,7 @@ class SecondOrder:
         Damped frequency omega_n sqrt(1 - zeta^2), ``None`` unless underdamped.
     regime
         As :meth:`ScalarDamping.from_coefficients`: ``underdamped``, ``critically damped`` (within
-        :data:`~robodyn.model.mechanical.CRITICAL_DAMPING_TOLERANCE`), ``overdamped``,
+        :data:`~robodyn.model.kinds.mechanical.CRITICAL_DAMPING_TOLERANCE`), ``overdamped``,
         ``no restoring force`` (k = 0) or ``unstable``.
     roots
         The roots (s1, s2) of J s^2 + b s + k without cancellation (the larger root in magnitude from
@@ -535,7 +535,7 @@ def second_order(
     ----------
     J, b, k
         Inertia (> 0), damping and stiffness; or ``J`` is a model, which must be a
-        :class:`~robodyn.model.mechanical.MechanicalSystem` with one coordinate, whose numeric
+        :class:`~robodyn.model.kinds.mechanical.MechanicalSystem` with one coordinate, whose numeric
         M, B, K give J, b, k and whose input matrix F (1 x 1, or 1 x 0: gain 0) gives the gain.
     gain
         Gain of the input (default 1); with a model it comes from F.

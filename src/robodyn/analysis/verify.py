@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
+from robodyn.base.progress import progress
 from robodyn.integrate.events import resolve_events
-from robodyn.integrate.kernels import kernel_module, run_fixed, run_implicit_fixed
-from robodyn.integrate.methods import REGISTRY
-from robodyn.integrate.methods import TABLEAUS as METHODS
+from robodyn.integrate.kernels.run import kernel_module, run_fixed, run_implicit_fixed
+from robodyn.integrate.methods.registry import REGISTRY
+from robodyn.integrate.methods.registry import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
-from robodyn.model.linear import require_continuous
+from robodyn.model.kinds.linear import require_continuous
 from robodyn.model.system import require_model
-from robodyn.progress import progress
 from robodyn.signals import resolve_inputs
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ class Verification:
         """Log-log plot of max error against step size, with the reference slopes; a matplotlib Figure."""
         from matplotlib.figure import Figure
 
-        from robodyn.plots import literal, plain_log
+        from robodyn.results.plots import literal, plain_log
 
         figure = Figure(figsize=(7, 5), layout="constrained")
         axes = figure.subplots()

@@ -8,8 +8,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robodyn.base.errors import InputError
 from robodyn.cli.main import PROG
-from robodyn.errors import InputError
 from robodyn.model.names import Quantity, in_units, parse_number, parse_quantities
 
 if TYPE_CHECKING:
@@ -57,7 +57,7 @@ def number_or(text: str | None, option: str, default: float) -> float:
 
 def check_outputs(args: argparse.Namespace) -> None:
     """Refuse bad --out and --plot paths before any work (nothing is written unless everything passes)."""
-    from robodyn.atomic import check_output_path
+    from robodyn.base.atomic import check_output_path
 
     out = getattr(args, "out", None)
     for option, value, kinds in (("--out", out, ".csv or .npz file (or - for CSV on stdout)"),
@@ -76,8 +76,8 @@ def check_outputs(args: argparse.Namespace) -> None:
 
 
 def write_plot(path: str, figure: Any) -> None:
-    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.plots.save_figure), atomically."""
-    from robodyn.plots import save_figure
+    """Write a figure as PNG, SVG or PDF by the suffix of ``path`` (robodyn.results.plots.save_figure), atomically."""
+    from robodyn.results.plots import save_figure
 
     save_figure(figure, path)
 
@@ -86,7 +86,7 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False, same_numbers:
     """Load MODEL and apply ``--param`` overrides (checked against the model's parameters).
 
     ``numeric``: for a command that only evaluates the model (``simulate``), a model file or catalog model
-    comes from the parsed-model cache when it is warm (:func:`robodyn.model.files.cached.load_cached`: no sympy);
+    comes from the parsed-model cache when it is warm (:func:`robodyn.files.cached.load_cached`: no sympy);
     with ``same_numbers`` only when the record's numbers are the full model's own (a diagram's), for a command that
     prints them (``linearize``).
     """
@@ -95,15 +95,15 @@ def load_model(args: argparse.Namespace, *, numeric: bool = False, same_numbers:
         if not str(args.model).lower().endswith(".urdf"):
             raise InputError(f"--base applies to a URDF robot; {args.model!r} is not one: write 'base: {base}' in a "
                              "chain file")
-        from robodyn.model.files.loading import load
+        from robodyn.files.loading import load
 
         model = load(args.model, base=base)
     elif numeric:
-        from robodyn.model.files.cached import load_cached
+        from robodyn.files.cached import load_cached
 
         model = load_cached(args.model, same_numbers=same_numbers)
     else:
-        from robodyn.model.files.loading import load
+        from robodyn.files.loading import load
 
         model = load(args.model)
     return model.with_parameters(assignments(args.param, "--param", model.units()))

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from robodyn.base.errors import InputError
 from robodyn.cli.args import add_json, add_model, assignments, load_model
-from robodyn.errors import InputError
 from robodyn.model.names import parse_number
 
 __all__ = ["add_commands"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from robodyn.base.errors import InputError
 from robodyn.cli.args import add_model, load_model
-from robodyn.errors import InputError
 
 __all__ = ["add_commands"]
 

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from robodyn.base.errors import InputError
 from robodyn.cli.args import add_json, add_model, assignments, load_model, number_or
-from robodyn.errors import InputError
 
 __all__ = ["add_commands"]
 
@@ -37,7 +37,7 @@ def _x0(text: str) -> str | list[str]:
 
 
 def _check_paths(args: argparse.Namespace) -> None:
-    from robodyn.atomic import check_output_path
+    from robodyn.base.atomic import check_output_path
 
     if args.write_model is not None:
         if Path(args.write_model).suffix.lower() not in (".yaml", ".yml"):
@@ -50,7 +50,7 @@ def _check_paths(args: argparse.Namespace) -> None:
 
 
 def _cmd_identify(args: argparse.Namespace) -> int:
-    from robodyn.analysis.identify import identify
+    from robodyn.identification.identify import identify
 
     _check_paths(args)
     if args.max_evaluations < 1:
@@ -65,7 +65,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
         inputs = parse_input_assignments(args.input, model.inputs)
     text = None
     if args.write_model is not None:  # the file's text and every check of it before the fit
-        from robodyn.model.files.loading import model_text
+        from robodyn.files.loading import model_text
 
         found = model_text(args.model)
         if found is None:
@@ -93,9 +93,9 @@ def _cmd_identify(args: argparse.Namespace) -> int:
 
 
 def _write(result: Any, args: argparse.Namespace, text: tuple[str, str] | None) -> list[str]:
-    """The files asked for, written as one operation after the fit succeeded (robodyn.atomic.write_files_atomic:
+    """The files asked for, written as one operation after the fit succeeded (robodyn.base.atomic.write_files_atomic:
     both or neither; a replaced model file keeps its permissions, a link to it stays a link)."""
-    from robodyn.atomic import write_files_atomic
+    from robodyn.base.atomic import write_files_atomic
 
     files: dict[str, str] = {}
     if args.report is not None:
@@ -103,7 +103,7 @@ def _write(result: Any, args: argparse.Namespace, text: tuple[str, str] | None) 
 
         files[args.report] = identification_page(result, f"Identification of {result.model.name}")
     if text is not None:
-        from robodyn.model.files.parameter_values import with_parameter_values
+        from robodyn.files.parameter_values import with_parameter_values
 
         values = {name: result.values[name] for name in _names(args.fit)}
         files[args.write_model] = with_parameter_values(text[0], values, text[1])

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.cli.args import add_json, add_model, assignments, load_model, quantities
-from robodyn.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.model.names import Quantity, parse_number, split_degrees
-from robodyn.trajectory import Trajectory
+from robodyn.results.trajectory import Trajectory
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -139,7 +139,7 @@ def output_names(model: ModelContract, texts: list[str]) -> list[str]:
 
 def _frame_and_quantity(model: ModelContract, outputs: tuple[str, ...], name: str) -> tuple[str, str] | None:
     """None for an output of the model; (frame, quantity) for ``FRAME.QUANTITY``; InputError otherwise."""
-    from robodyn.model.chain.outputs import QUANTITIES  # imports sympy and the tape compiler
+    from robodyn.mechanisms.chain.outputs import QUANTITIES  # imports sympy and the tape compiler
 
     if name in outputs:
         return None
@@ -162,7 +162,7 @@ def _frame_and_quantity(model: ModelContract, outputs: tuple[str, ...], name: st
 def select_outputs(model: ModelContract, trajectory: Trajectory, names: list[str]) -> Trajectory:
     """The trajectory with its outputs replaced by ``names``: outputs of the model, or ``FRAME.QUANTITY`` (one
     of position, orientation, velocity, angular_velocity) computed from the run's states."""
-    from robodyn.model.chain.outputs import QUANTITIES  # imports sympy and the tape compiler
+    from robodyn.mechanisms.chain.outputs import QUANTITIES  # imports sympy and the tape compiler
 
     columns: list[str] = []
     blocks: list[np.ndarray] = []

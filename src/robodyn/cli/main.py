@@ -1,6 +1,6 @@
 """The ``robodyn`` command: argument parsing and printing only; the work is done by the public API.
 
-Errors never show a traceback: a :class:`~robodyn.errors.RobodynError` becomes one line on stderr and
+Errors never show a traceback: a :class:`~robodyn.base.errors.RobodynError` becomes one line on stderr and
 exit code 2 (bad input) or 1 (numerical failure). Set ``ROBODYN_DEBUG=1`` to see tracebacks.
 """
 
@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Final, NoReturn
 
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 
 if TYPE_CHECKING:
     import argparse
@@ -71,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         with warnings.catch_warnings(), contextlib.ExitStack() as stack:
             if args.no_progress or getattr(args, "quiet", False):  # for this command only (main may run again)
-                from robodyn.progress import quiet
+                from robodyn.base.progress import quiet
 
                 stack.enter_context(quiet())
             if not os.environ.get("ROBODYN_DEBUG"):  # numpy's, scipy's and lambdify's warnings: the CLI's

@@ -13,12 +13,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 import robodyn
-
-# The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
-# that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
-from robodyn.analysis import LINEARIZATION_METHODS as LINEARIZE_METHODS
-from robodyn.atomic import check_output_path, write_bytes_atomic, write_text_atomic
-from robodyn.budget import MAX_PRETTY_NODES, shown, within
+from robodyn.base.atomic import check_output_path, write_bytes_atomic, write_text_atomic
+from robodyn.base.budget import MAX_PRETTY_NODES, shown, within
+from robodyn.base.errors import InputError
 from robodyn.cli.args import add_json as _add_json
 from robodyn.cli.args import add_model as _add_model
 from robodyn.cli.args import add_point as _add_point
@@ -28,7 +25,10 @@ from robodyn.cli.args import load_model as _model
 from robodyn.cli.args import number as _number
 from robodyn.cli.args import number_or as _number_or
 from robodyn.cli.args import write_plot as _write_plot
-from robodyn.errors import InputError
+
+# The other analyses (scipy.optimize, scipy.integrate, scipy.sparse, ...) are imported by the commands
+# that use them, so that `robodyn show` and `robodyn simulate` do not pay ~0.2 s for them at start-up.
+from robodyn.linearization import LINEARIZATION_METHODS as LINEARIZE_METHODS
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -77,7 +77,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
     damping = _damping_lines(model)
     derived = [f"derived  {k} = {v}" for k, v in model.derived_parameters.items()]
     lines = [*_describe(model), *derived, "", equations, *(["", *damping] if damping else [])]
-    for name, value in terms:  # drawn in two dimensions when small, else on one line (robodyn.budget)
+    for name, value in terms:  # drawn in two dimensions when small, else on one line (robodyn.base.budget)
         text = sympy.pretty(value, use_unicode=False, wrap_line=False) if within(value, MAX_PRETTY_NODES) \
             else shown(value, sympy.sstr)
         lines += ["", f"{name} =", text]
@@ -96,7 +96,7 @@ def _cmd_classify(args: argparse.Namespace) -> int:
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
     from robodyn.analysis.verify import verify
-    from robodyn.atomic import check_output_folder, path_component
+    from robodyn.base.atomic import check_output_folder, path_component
 
     model = _model(args)
     plot = Path(args.out) / f"verify_{path_component(model.name)}.png"  # a model's name is free text
@@ -122,7 +122,7 @@ def _point(model: ModelContract, text: Sequence[str] | None, option: str) -> tup
 
 
 def _cmd_modes(args: argparse.Namespace) -> int:
-    from robodyn.analysis.modes import modes
+    from robodyn.linear.modes import modes
 
     model = _model(args)
     x, u = _point(model, args.at, "--at")
@@ -133,7 +133,7 @@ def _cmd_modes(args: argparse.Namespace) -> int:
         point = x if mapped else model.state_vector(x, default=0.0)
         linear = robodyn.linearize(model, point, u)
     result = modes(linear)
-    reach, see = linear.controllability(), linear.observability()  # one verdict each: robodyn.analysis.controllability
+    reach, see = linear.controllability(), linear.observability()  # one verdict each: robodyn.linear.controllability
     if args.json:
         data = result.to_dict()
         for key, word, test in (("controllability", "controllable", reach), ("observability", "observable", see)):
@@ -165,8 +165,8 @@ def _cmd_existence(args: argparse.Namespace) -> int:
 
 # --- equilibrium and linearize --------------------------------------------------------------------------
 def _cmd_equilibrium(args: argparse.Namespace) -> int:
-    from robodyn.analysis.equilibrium import find_equilibrium
-    from robodyn.analysis.families import families
+    from robodyn.linearization.equilibrium import find_equilibrium
+    from robodyn.linearization.families import families
 
     model = _model(args)
     fixed = _assignments(args.fix, "--fix", model.units())
@@ -210,7 +210,7 @@ def _linear_text(name: str, linear: robodyn.LinearSystem) -> str:
 
 
 def _cmd_linearize(args: argparse.Namespace) -> int:
-    from robodyn.analysis.linearize import operating_point  # the one rule for --at (docs/cli.md)
+    from robodyn.linearization.linearize import operating_point  # the one rule for --at (docs/cli.md)
 
     model = _model(args, numeric=True, same_numbers=True)  # a diagram from its record when warm: no sympy
     x, u = operating_point(model, *_point(model, args.at, "--at"))
@@ -240,8 +240,8 @@ def _cmd_linearize(args: argparse.Namespace) -> int:
 
 
 def _cmd_validity(args: argparse.Namespace) -> int:
-    from robodyn.analysis.linearize import operating_point
-    from robodyn.analysis.validity import validity
+    from robodyn.linearization.linearize import operating_point
+    from robodyn.linearization.validity import validity
 
     model = _model(args)
     x, u = operating_point(model, *_point(model, args.at, "--at"))
@@ -257,7 +257,7 @@ def _cmd_validity(args: argparse.Namespace) -> int:
 
 # --- convert -----------------------------------------------------------------------------------------
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from robodyn.model.chain.urdf import chain_from_urdf, chain_yaml
+    from robodyn.mechanisms.urdf.chain import chain_from_urdf, chain_yaml
 
     if Path(args.to).suffix.lower() not in (".yaml", ".yml"):
         raise InputError(f"--to {args.to}: the chain file is YAML: name a .yaml file")

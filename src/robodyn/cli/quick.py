@@ -2,13 +2,14 @@
 
 ``robodyn simulate MODEL --t-final T [--t0 T0] [--x0 NAME=VALUE,...] [--method M] [--rtol R] [--atol A]
 [--points N] [--out FILE.csv | -]`` of a model file or catalog model whose run image exists
-(:mod:`robodyn.integrate.run_image`: written by the full path after such a run) is done here: the image read and
+(:mod:`robodyn.integrate.kernels.run_image`: written by the full path after such a run) is done here: the image read and
 checked, the kernel's entry and the model's functions opened from their shared libraries, the entry called through
 ``ctypes``, the CSV and the summary written exactly as the full path writes them (tests compare the bytes). The
 process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of robodyn's modules: a third
 of the instructions of the full path, which imports numpy alone for two thirds of its own.
 
-A linear model's image is its exact run's (:mod:`robodyn.integrate.exact_image`): its steps are repeated in Python's
+A linear model's image is its exact run's (:mod:`robodyn.integrate.paths.exact_image`): its steps are repeated in
+Python's
 floats from the kept matrix exponentials, and it also takes constant inputs, ``--input NAME=NUMBER``.
 
 Everything else goes the full way: any other option or form of one (``--t-final=1``, ``pi``, ``--plot``, ...), a
@@ -55,9 +56,9 @@ def _simulate(argv: list[str]) -> int | None:
     given = _options(argv)
     if given is None or "model" not in given or "--t-final" not in given:
         return None
-    from robodyn.integrate.run_image import execute, read_image
-    from robodyn.model.files.loading import model_text
-    from robodyn.model.files.records import model_record_key
+    from robodyn.files.loading import model_text
+    from robodyn.files.records import model_record_key
+    from robodyn.integrate.kernels.run_image import execute, read_image
     from robodyn.model.names import plain_number
 
     numbers: dict[str, float] = {"--t0": 0.0, "--rtol": 1e-6, "--atol": 1e-9}
@@ -102,8 +103,8 @@ def _simulate(argv: list[str]) -> int | None:
 
 def _exact(image: dict[str, Any], x0: list[float], given: dict[str, Any], span: tuple[float, float],
            out: str | None) -> int | None:
-    """A linear model's run from its exact image (robodyn.integrate.exact_image), or None for the full path."""
-    from robodyn.integrate.exact_image import execute
+    """A linear model's run from its exact image (robodyn.integrate.paths.exact_image), or None for the full path."""
+    from robodyn.integrate.paths.exact_image import execute
 
     inputs = _inputs(given.get("--input", []), image["inputs"])
     times = _grid(given.get("--points", _EXACT_POINTS), *span, image["row_bytes"])
@@ -125,7 +126,7 @@ def _written(image: dict[str, Any], t: list[float], x: list[list[float]], out: s
         sys.stdout.write(text)
         return 0
     if out is not None:
-        from robodyn.atomic import write_text_atomic
+        from robodyn.base.atomic import write_text_atomic
 
         write_text_atomic(out, text)
     final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(states, x[-1]))
@@ -170,8 +171,8 @@ def _writable(out: str) -> bool:
         return True
     if not out.strip() or os.path.splitext(out)[1].lower() != ".csv":
         return False
-    from robodyn.atomic import check_output_path
-    from robodyn.errors import InputError
+    from robodyn.base.atomic import check_output_path
+    from robodyn.base.errors import InputError
 
     try:
         check_output_path(out, "--out")

@@ -14,7 +14,7 @@ __all__ = ["add_commands", "run_demo"]
 
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
-    from robodyn.atomic import path_component
+    from robodyn.base.atomic import path_component
     from robodyn.model.names import parse_number
     from robodyn.report import analyze
     from robodyn.report.analyze import check_report_folder
@@ -35,8 +35,8 @@ def _cmd_analyze(args: argparse.Namespace) -> int:
 def _file_key(name: str, model: Any) -> str | None:
     """What identifies the model ``name`` loaded as ``model`` when a model file or catalog file determines it (its
     record key and the parameter values set on it: robodyn.report.kept.model_key), else None."""
-    from robodyn.model.files.loading import model_text
-    from robodyn.model.files.records import model_record_key
+    from robodyn.files.loading import model_text
+    from robodyn.files.records import model_record_key
     from robodyn.report.kept import model_key
 
     found = model_text(name)
@@ -65,7 +65,7 @@ def run_demo(out: Path) -> int:
     form; a summary table with the reports' paths. Exit 0 even if a stage fails (it says which)."""
     import robodyn
     from robodyn.analysis.verify import verify
-    from robodyn.atomic import write_bytes_atomic
+    from robodyn.base.atomic import write_bytes_atomic
     from robodyn.report import analyze
     from robodyn.report.kept import kept_verification
 

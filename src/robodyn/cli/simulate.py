@@ -13,12 +13,12 @@ import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from robodyn.base.errors import InputError, RobodynWarning
 from robodyn.cli.args import add_model, assignments, check_outputs, load_model, number, number_or
-from robodyn.errors import InputError, RobodynWarning
-from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
 
 if TYPE_CHECKING:
-    from robodyn.trajectory import SimulationStats, Trajectory
+    from robodyn.results.trajectory import SimulationStats, Trajectory
 
 __all__ = ["add_commands"]
 
@@ -57,10 +57,10 @@ def _output_grid(model: Any, points: int | None, t0: float, t_final: float) -> A
 
 def _cmd_simulate(args: argparse.Namespace) -> int:
     from robodyn.integrate.simulate import simulate
-    from robodyn.trajectory import Trajectory
+    from robodyn.results.trajectory import Trajectory
 
     check_outputs(args)
-    model = load_model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.model.files.cached)
+    model = load_model(args, numeric=True)  # from the parsed-model cache when warm (robodyn.files.cached)
     names = None
     if args.output is not None:
         from robodyn.cli.kinematics import output_names
@@ -96,14 +96,14 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
             print(f"robodyn: {start}", file=sys.stderr)
         _remember(args, model, trajectory, noted)
         return 0
-    from robodyn.atomic import write_files_atomic
+    from robodyn.base.atomic import write_files_atomic
 
     files: dict[str, str | bytes] = {}  # drawn before anything is written, then written as one operation
     if args.out:
         files[args.out] = (trajectory.to_csv_text() if Path(args.out).suffix.lower() == ".csv"
                            else trajectory.to_npz_bytes())
     if args.plot:
-        from robodyn.plots import figure_bytes
+        from robodyn.results.plots import figure_bytes
 
         files[args.plot] = figure_bytes(trajectory.plot(), args.plot)
     write_files_atomic(files)
@@ -119,7 +119,7 @@ def _off_constraints(model: Any, t0: float) -> bool:
     constraints = model.constraints()
     if constraints is None:
         return False
-    from robodyn.model.constraints import CONSISTENCY_TOLERANCE
+    from robodyn.mechanisms.loops.constraints import CONSISTENCY_TOLERANCE
 
     residuals = constraints.residuals(t0, model.state_vector({}, default=0.0), model.parameter_vector())
     return not all(abs(value) <= CONSISTENCY_TOLERANCE for value in residuals.values())
@@ -146,9 +146,9 @@ def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, note
     if args.input or trajectory.stats.path != "compiled":
         return
     from robodyn.integrate import hint
-    from robodyn.integrate.kernels import MIN_RTOL
-    from robodyn.integrate.native_kernels import native_kernels
-    from robodyn.integrate.run_image import remember
+    from robodyn.integrate.kernels.native import native_kernels
+    from robodyn.integrate.kernels.run import MIN_RTOL
+    from robodyn.integrate.kernels.run_image import remember
 
     n, m = model.n_states, model.n_inputs
     remember(native_kernels(), key, args.method or "", {
@@ -166,9 +166,10 @@ def _constant_input(text: str) -> bool:
 
 
 def _remember_exact(args: argparse.Namespace, model: Any, trajectory: Trajectory, key: str) -> None:
-    """The exact run's image (robodyn.integrate.exact_image): the generator and the exponentials it stepped with."""
-    from robodyn.integrate.exact import exact_transitions, with_constant
-    from robodyn.integrate.run_image import remember_exact
+    """The exact run's image (robodyn.integrate.paths.exact_image): the generator and the exponentials it stepped
+    with."""
+    from robodyn.integrate.kernels.run_image import remember_exact
+    from robodyn.integrate.paths.exact import exact_transitions, with_constant
 
     A, B, c = model.affine_form(trajectory.params)
     B_all, _ = with_constant(B, c, [None] * model.n_inputs)

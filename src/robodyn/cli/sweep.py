@@ -13,10 +13,10 @@ from typing import Any, Final
 
 import numpy as np
 
+from robodyn.base.errors import InputError
 from robodyn.cli.args import number_or, quantities
 from robodyn.cli.main import PROG
-from robodyn.errors import InputError
-from robodyn.integrate.methods import ALIASES, METHOD_NAMES
+from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
 from robodyn.model.names import Quantity, parse_number, split_degrees
 from robodyn.sweep import sweep as _sweep_api
 
@@ -118,9 +118,9 @@ def summary_rows(folder: Path, swept: list[str], outcome: str, sizes: list[int] 
 
 
 def _cmd_sweep(args: argparse.Namespace) -> int:
-    from robodyn.atomic import check_output_path
-    from robodyn.model.files.cached import load_cached
-    from robodyn.plots import save_figure
+    from robodyn.base.atomic import check_output_path
+    from robodyn.files.cached import load_cached
+    from robodyn.results.plots import save_figure
     from robodyn.sweep.store import read_manifest
 
     samples = args.samples

@@ -1,6 +1,6 @@
 """A straight-line tape printed as C99: one ``const double`` per node, IEEE arithmetic, nothing but ``<math.h>``.
 
-:func:`c_function` prints the nodes some outputs need (robodyn.codegen.tape_llvm.tape_data) as a static function
+:func:`c_function` prints the nodes some outputs need (robodyn.codegen.llvm.tape.tape_data) as a static function
 
 .. code-block:: c
 

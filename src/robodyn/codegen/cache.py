@@ -43,10 +43,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Final
 
-from robodyn.atomic import rename_aside, write_bytes_atomic
-from robodyn.digest import sha256
-from robodyn.errors import InputError
-from robodyn.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
+from robodyn.base.atomic import rename_aside, write_bytes_atomic
+from robodyn.base.digest import sha256
+from robodyn.base.errors import InputError
+from robodyn.base.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
 __all__ = ["CACHE_FILE_MODE", "MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES",
            "MAX_NUMBA_INDEX_BYTES", "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches",
@@ -201,7 +201,7 @@ def content_hash(*parts: str) -> str:
 def read_private(path: Path, limit: int = MAX_OBJECT_BYTES) -> bytes | None:
     """The bytes of the cache file ``path``, None if there is none; UntrustedFile if it must not be used.
 
-    Read by :func:`robodyn.textfile.read_regular` (no link followed, no FIFO waited on, checked on the open
+    Read by :func:`robodyn.base.textfile.read_regular` (no link followed, no FIFO waited on, checked on the open
     descriptor before anything is read): a regular file of the current user that neither group nor others may
     write, of at most ``limit`` bytes (the limit of its kind, ``MAX_*_BYTES``).
     """
@@ -237,7 +237,7 @@ def _make_room(path: Path) -> None:
 
 
 def write_private(path: Path, data: bytes) -> bool:
-    """Write the cache file ``path`` atomically (:func:`robodyn.atomic.write_bytes_atomic`) after moving aside
+    """Write the cache file ``path`` atomically (:func:`robodyn.base.atomic.write_bytes_atomic`) after moving aside
     whatever non-file is in its place; False when it cannot be written (a read-only or full cache only costs a
     compilation next time)."""
     _make_room(path)

@@ -1,14 +1,14 @@
 """Forward-mode derivatives of generated straight-line functions, as straight-line code.
 
 robodyn's generated functions ``name(t, x, u, p, out)`` for symbolic models — and diagrams composed of them
-(robodyn.model.diagram_code) — are straight-line Python: assignments of arithmetic, ``math`` functions and
+(robodyn.diagrams.code) — are straight-line Python: assignments of arithmetic, ``math`` functions and
 conditional expressions to locals and to ``out[i]``. :func:`jacobian_lines` differentiates such a body with
 respect to x and u by the chain rule, statement by statement (forward mode, Griewank & Walther, *Evaluating
 Derivatives*, 2nd ed., SIAM 2008, ch. 3): every nested operation is first given a name (three-address form), then
 each name gets one tangent per direction it depends on — directions it does not depend on are never written, so
 the sparsity of the blocks of a diagram prunes the code. The result writes d out[i] / d(x, u) row-major into a
 buffer: exact (no differencing), and again straight-line code that LLVM compiles in milliseconds
-(robodyn.codegen.pyir).
+(robodyn.codegen.llvm.pyir).
 
 Branches are differentiated pointwise: ``a if c else b`` has the tangent ``da if c else db``, min and max the
 tangent of the argument they select, and floor, ceil and the sign the zero derivative they have off their jumps.
@@ -246,7 +246,7 @@ class _Differentiator:
             label = function.id
         else:
             raise NotStraightLine(ast.unparse(node))
-        if label in ("min", "max"):  # the tangent of the argument selected (robodyn.codegen.pyir's order)
+        if label in ("min", "max"):  # the tangent of the argument selected (robodyn.codegen.llvm.pyir's order)
             result, tangent = arguments[0]
             for other, d_other in arguments[1:]:
                 test = f"({other} {'<' if label == 'min' else '>'} {result})"

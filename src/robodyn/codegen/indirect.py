@@ -1,6 +1,6 @@
 """Calls through a function's address from numba code: how the shared kernels reach a model's functions.
 
-The integrator kernels are compiled once per machine (:func:`robodyn.integrate.kernel_module.kernel_module`) and
+The integrator kernels are compiled once per machine (:func:`robodyn.integrate.kernels.module.kernel_module`) and
 take the model's compiled functions as machine addresses (``int64``): its right-hand side, its event
 functions and its Jacobian, each a C function ``void fn(double t, double *x, double *u, double *p,
 double *out)`` (a numba ``cfunc``, :func:`robodyn.codegen.cache.private_cfunc`). :func:`model_call` makes
@@ -85,7 +85,7 @@ def _pointer_intrinsic(dtype: Any) -> Any:
 
 #: ``double_pointer(address)``, ``int_pointer(address)``, ``complex_pointer(address)``: a typed pointer from an
 #: integer address (for ``numba.carray``), as the kernels' C entry points unpack their arguments
-#: (robodyn.integrate.entry)
+#: (robodyn.integrate.kernels.entry)
 double_pointer = _pointer_intrinsic(types.float64)
 int_pointer = _pointer_intrinsic(types.int64)
 complex_pointer = _pointer_intrinsic(types.complex128)

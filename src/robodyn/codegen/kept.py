@@ -40,10 +40,10 @@ def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any
     and ``check`` accepts it, else computed and kept (a value of None is returned but not kept). An exception of
     ``compute`` propagates and nothing is kept."""
     from robodyn import __version__
+    from robodyn.base.digest import sha256
+    from robodyn.base.errors import InputError
+    from robodyn.base.textfile import JsonLimitError, parse_json_limited
     from robodyn.codegen.cache import cache_dir, content_hash, own_folder, quarantine, read_trusted, write_private
-    from robodyn.digest import sha256
-    from robodyn.errors import InputError
-    from robodyn.textfile import JsonLimitError, parse_json_limited
 
     try:
         path = own_folder(cache_dir(numba_code=False) / folder) / (
@@ -77,7 +77,7 @@ def _text(value: Any) -> bytes:
 def code_fingerprint() -> str:
     """SHA-256 of every Python source of robodyn (its path and bytes): results whose code is all of robodyn (a
     report's sections) are kept under it, so that any change of the code computes them again (~10 ms, once)."""
-    from robodyn.digest import sha256
+    from robodyn.base.digest import sha256
 
     digest = sha256(b"robodyn sources")
     for path in sorted(_PACKAGE.rglob("*.py")):

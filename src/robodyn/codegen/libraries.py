@@ -1,7 +1,7 @@
 """Cached machine code as shared libraries, opened by the system's dynamic linker: no LLVM in the process.
 
 Machine code robodyn compiled once (a model's functions, the tapes, the kernels numba exported: the objects of
-:mod:`robodyn.codegen.native` and :mod:`robodyn.codegen.objects`) is kept as ELF object files. Loading one into
+:mod:`robodyn.codegen.llvm.native` and :mod:`robodyn.codegen.objects`) is kept as ELF object files. Loading one into
 llvmlite's MCJIT engine costs a new process ~45 ms before its first result: importing ``llvmlite.binding`` and
 its 60 MB library, creating the engine, relocating. The system's dynamic linker does the same for a shared
 library in well under a millisecond, so each object is also linked, once, into a shared library beside it
@@ -35,6 +35,8 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from robodyn.base.digest import sha256
+from robodyn.base.errors import InputError
 from robodyn.codegen.cache import (
     MAX_DIGEST_BYTES,
     MAX_OBJECT_BYTES,
@@ -45,8 +47,6 @@ from robodyn.codegen.cache import (
     read_trusted,
     write_private,
 )
-from robodyn.digest import sha256
-from robodyn.errors import InputError
 
 __all__ = ["ORIGINS", "c_compiler", "enabled", "host", "library_address", "module_library_address",
            "module_object_path"]
@@ -60,8 +60,9 @@ _REFUSED: Final = "unlinkable"  # in the digest file of an object that does not 
 _opened: dict[str, Any] = {}  # the libraries this process opened, by path: kept open for the process's life
 _descriptors: list[int] = []  # their memory files
 #: Where each function address a library gave came from, so that a later process can find it again without the code
-#: it was made from (a warm run's image, robodyn.integrate.run_image): ``("object", key)`` for an exported object
-#: (robodyn.codegen.objects.load), ``("module", name, symbol)`` for LLVM's (robodyn.codegen.native).
+#: it was made from (a warm run's image, robodyn.integrate.kernels.run_image): ``("object", key)`` for an
+#: exported object (robodyn.codegen.objects.load), ``("module", name, symbol)`` for LLVM's
+#: (robodyn.codegen.llvm.native).
 ORIGINS: dict[int, tuple[str, ...]] = {}
 
 
@@ -241,7 +242,7 @@ def _host_tag() -> str:
 
 
 def module_object_path(name: str) -> Path:
-    """Where the machine code of the LLVM module ``name`` (robodyn.codegen.native) is kept: ``<name>.<host>.o``."""
+    """Where the machine code of the LLVM module ``name`` (robodyn.codegen.llvm.native) is kept: ``<name>.<host>.o``."""
     return cache_dir(numba_code=False) / f"{name}.{_host_tag()}.o"
 
 

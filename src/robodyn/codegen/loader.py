@@ -25,7 +25,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from robodyn.atomic import write_text_atomic
+from robodyn.base.atomic import write_text_atomic
 from robodyn.codegen.cache import (
     CACHE_FILE_MODE,
     adopt_numba_caches,

@@ -8,11 +8,11 @@ again in a new process. This module knows the text every such module shares and 
 - :func:`function_header` — the header of a module of functions ``name(t, x, u, p, out)`` of a given size;
 - :func:`c_entry` — the C entry point ``name_c(t, x, u, p, out)`` of such a function;
 - :func:`function_address` — the address of a C entry, from its exported object
-  (:mod:`robodyn.codegen.objects`), from LLVM for straight-line code (:mod:`robodyn.codegen.pyir`), or compiled
+  (:mod:`robodyn.codegen.objects`), from LLVM for straight-line code (:mod:`robodyn.codegen.llvm.pyir`), or compiled
   by numba; :func:`straight_line_function` — the same compiled to be called from Python.
 
 What a model's modules contain is :mod:`robodyn.model.compiled`'s; the integrator kernels' module is
-:mod:`robodyn.integrate.kernel_module`'s (docs/dev/simulation.md).
+:mod:`robodyn.integrate.kernels.module`'s (docs/dev/simulation.md).
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ import numpy as np
 
 from robodyn.codegen.cache import private_cfunc
 from robodyn.codegen.linalg import cholesky_solve_lower, manipulator_solve
-from robodyn.codegen.tape_llvm import straight_line
+from robodyn.codegen.llvm.tape import straight_line
 
 ''' + JIT + '''_POINTER = numba.types.CPointer(numba.types.float64)
 cfunc = private_cfunc(numba.types.void(numba.types.float64, _POINTER, _POINTER, _POINTER, _POINTER), nogil=True,
@@ -78,11 +78,11 @@ def c_entry(name: str, size: str) -> str:
 
 
 def straight_line_function(text: str, name: str) -> Callable[..., None] | None:
-    """``name(t, x, u, p, out)`` of the generated module ``text`` compiled by LLVM (robodyn.codegen.pyir) to be
+    """``name(t, x, u, p, out)`` of the generated module ``text`` compiled by LLVM (robodyn.codegen.llvm.pyir) to be
     called from Python, or None when it is not straight-line code (or ``ROBODYN_NATIVE=0``): then numba's."""
     from robodyn.codegen import objects
-    from robodyn.codegen.native import native_entry
-    from robodyn.codegen.pyir import Unsupported, function_ir
+    from robodyn.codegen.llvm.native import native_entry
+    from robodyn.codegen.llvm.pyir import Unsupported, function_ir
 
     if not objects.enabled():
         return None
@@ -96,8 +96,8 @@ def function_address(text: str, prefix: str, name: str) -> tuple[int, bool]:
     """The address of the C function ``name`` of the generated module ``text`` and whether it was made before: its
     exported object loaded, or numba's cached code; else compiled now (and exported)."""
     from robodyn.codegen import objects
-    from robodyn.codegen.native import native_address
-    from robodyn.codegen.pyir import Unsupported, function_ir
+    from robodyn.codegen.llvm.native import native_address
+    from robodyn.codegen.llvm.pyir import Unsupported, function_ir
 
     if not objects.enabled():
         function = getattr(load_generated(text, prefix), name)

@@ -2,9 +2,9 @@
 
 numba's own cache needs numba to load it, and importing and initializing numba costs a new process ~0.7 s
 before its first result. So the C functions the simulations call — the kernels' C entry points
-(:mod:`robodyn.integrate.entry`) and a model's ``rhs_c``, ``event_c``, ``jac_c`` — are exported right after
+(:mod:`robodyn.integrate.kernels.entry`) and a model's ``rhs_c``, ``event_c``, ``jac_c`` — are exported right after
 numba compiled them (the library's final LLVM module emitted as an ELF object by numba's own target
-machine) and a later process loads them into llvmlite's MCJIT engine (:mod:`robodyn.codegen.native`)
+machine) and a later process loads them into llvmlite's MCJIT engine (:mod:`robodyn.codegen.llvm.native`)
 and calls them through their addresses: llvmlite and ctypes only.
 
 An object may only be loaded when every symbol it leaves undefined is resolved: MCJIT does not report a
@@ -24,7 +24,7 @@ content hash of the code's source, the host CPU's name and features (the code us
 instructions) and the llvmlite version, and verified by their SHA-256 before loading (the trust rules of
 the private cache: :func:`robodyn.codegen.cache.read_private`; docs/dev/security.md). They live in the cache's
 ``objects/`` folder, a private folder like the others (:func:`robodyn.codegen.cache.own_folder`); a manifest is
-read with a size and nesting limit (:func:`robodyn.textfile.parse_json_limited`) and checked field by field, and
+read with a size and nesting limit (:func:`robodyn.base.textfile.parse_json_limited`) and checked field by field, and
 anything malformed, oversized or untrusted is moved aside.
 """
 
@@ -38,6 +38,9 @@ import struct
 from pathlib import Path
 from typing import Any, Final
 
+from robodyn.base.digest import sha256
+from robodyn.base.errors import InputError
+from robodyn.base.textfile import parse_json_limited
 from robodyn.codegen.cache import (
     MAX_MANIFEST_BYTES,
     MAX_OBJECT_BYTES,
@@ -49,9 +52,6 @@ from robodyn.codegen.cache import (
     write_private,
 )
 from robodyn.codegen.libraries import ORIGINS, host, library_address
-from robodyn.digest import sha256
-from robodyn.errors import InputError
-from robodyn.textfile import parse_json_limited
 
 __all__ = ["enabled", "export", "load", "loadable", "object_key", "save", "undefined_symbols", "unusable"]
 
@@ -186,7 +186,7 @@ def _runtime() -> Any:
     if engine is None:
         import llvmlite.binding as llvm
 
-        from robodyn.codegen.native import shared_engine
+        from robodyn.codegen.llvm.native import shared_engine
 
         engine, lock = shared_engine()
         api = ctypes.pythonapi

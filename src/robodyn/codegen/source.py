@@ -141,7 +141,7 @@ def manipulator_jacobian_source(symbols: Any, mass: Any, rhs: Any, derivative: A
     ``mass`` M (n, n), ``rhs`` r (n,), ``derivative`` dr/d[x, u] (n, 2n + m) and ``dmass`` [dM/dq_k]
     (n of (n, n)) give the manipulator formula q'' = M^-1 r, da/dz = M^-1 (dr/dz - [dM/dq_k q'']_k): up to
     :data:`UNROLL_LIMIT` coordinates solved on scalars with M's unrolled Cholesky factor (straight-line code, which
-    LLVM compiles without numba: robodyn.codegen.pyir), above it on work arrays by
+    LLVM compiles without numba: robodyn.codegen.llvm.pyir), above it on work arrays by
     :func:`robodyn.codegen.linalg.manipulator_solve`.
     """
     n = len(rhs)

@@ -5,7 +5,7 @@
 - the equations of motion, one per line (``latex_lines`` of the model), or for second-order models with closed
   forms the structure M(q) q'' + C(q, q') q' + g(q) = Q and then
 - each nonzero entry of M(q) (the upper triangle: M is symmetric), C(q, q') q', g(q) and Q on its own line,
-  simplified by ``trigsimp(expand(...))`` (robodyn.budget: entries above ``MAX_SIMPLIFIED_NODES`` nodes are
+  simplified by ``trigsimp(expand(...))`` (robodyn.base.budget: entries above ``MAX_SIMPLIFIED_NODES`` nodes are
   shown as they are, and all of a model's simplification stops after ``SIMPLIFY_SECONDS``), with floats that are
   whole numbers written as integers (``1.0*l1`` is ``l1``).
 
@@ -85,7 +85,7 @@ def _entry(expr: Any, deadline: float) -> Mapping[str, str]:
     """The text and LaTeX of one entry, simplified (kept in the display cache once simplified in full)."""
     import sympy
 
-    from robodyn.budget import shown
+    from robodyn.base.budget import shown
     from robodyn.display.cache import remembered
     from robodyn.display.latex import latex_name, latex_of
 
@@ -102,12 +102,12 @@ def _entry(expr: Any, deadline: float) -> Mapping[str, str]:
 
 
 def _seconds() -> float:
-    from robodyn.budget import SIMPLIFY_SECONDS
+    from robodyn.base.budget import SIMPLIFY_SECONDS
 
     return SIMPLIFY_SECONDS
 
 
-# The terms models name (robodyn.model.mechanical): entry symbol (text, LaTeX), and the term in the equation's
+# The terms models name (robodyn.model.kinds.mechanical): entry symbol (text, LaTeX), and the term in the equation's
 # structure (text, LaTeX); the last term of a model is its right-hand side.
 _TERMS: Final = {
     "M(q)": ("M", "M", "M(q) q''", r"M(q)\,\ddot{q}"),
@@ -126,7 +126,7 @@ def _readable(expr: Any, deadline: float) -> tuple[Any, bool]:
     that is the final answer (False: the time ran out before or during the simplification)."""
     import sympy
 
-    from robodyn.budget import MAX_SIMPLIFIED_NODES, OverBudget, time_limit, within
+    from robodyn.base.budget import MAX_SIMPLIFIED_NODES, OverBudget, time_limit, within
 
     expr = _whole_numbers(expr)
     if not within(expr, MAX_SIMPLIFIED_NODES) or not _worth_simplifying(expr):

@@ -19,13 +19,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.atomic import check_output_folder, write_files_atomic
+from robodyn.base.atomic import check_output_folder, write_files_atomic
+from robodyn.base.errors import InputError, NumericalError
 from robodyn.codegen.c_source import c_function, c_literal
 from robodyn.codegen.cache import content_hash
 from robodyn.codegen.libraries import c_compiler
-from robodyn.codegen.tape_llvm import tape_data
+from robodyn.codegen.llvm.tape import tape_data
 from robodyn.codegen.text import c_comment
-from robodyn.errors import InputError, NumericalError
 from robodyn.export.c_names import default_prefix, field_names, frame_functions, prefix_problem
 
 __all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
@@ -233,7 +233,7 @@ def _origin(source: str | Path | None) -> str:
     import hashlib
 
     from robodyn import __version__
-    from robodyn.model.files import catalog
+    from robodyn.files import catalog
 
     if source is None:
         return "model file: none (built in Python)"
@@ -397,9 +397,9 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, names: _Nam
 
 
 def _stepper(p: str, name: str, nx: int) -> str:
-    """One explicit Runge-Kutta step of ``P_f`` from robodyn's tableau (robodyn.integrate.tableaus): RK4, or
+    """One explicit Runge-Kutta step of ``P_f`` from robodyn's tableau (robodyn.integrate.methods.tableaus): RK4, or
     Dormand-Prince 5(4) with the embedded error estimate h sum_i e_i k_i (x5 - x4, for the caller's step control)."""
-    from robodyn.integrate.tableaus import DOPRI5, RK4
+    from robodyn.integrate.methods.tableaus import DOPRI5, RK4
 
     tableau = RK4 if name == "step_rk4" else DOPRI5
     stages = len(tableau.b)

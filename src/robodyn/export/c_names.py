@@ -26,7 +26,7 @@ import re
 from collections.abc import Iterable
 from typing import Final
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.export.c_reserved import C_KEYWORDS, CMAKE_TARGETS, CPP_KEYWORDS, MACROS
 
 __all__ = ["MAX_PREFIX", "default_prefix", "field_names", "frame_functions", "header_macros", "prefix_problem",

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.model.system import values_to_vector
 
 if TYPE_CHECKING:

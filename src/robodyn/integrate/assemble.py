@@ -9,7 +9,7 @@ import numpy as np
 
 from robodyn.integrate.guards import check_states
 from robodyn.integrate.hint import stiffness_hint
-from robodyn.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
+from robodyn.results.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract

@@ -1,4 +1,4 @@
-"""Corners of a model stopped at and restarted from: a diagram's saturations (robodyn.model.diagram_switching).
+"""Corners of a model stopped at and restarted from: a diagram's saturations (robodyn.diagrams.switching).
 
 ``simulate`` adds a model's ``switching_events()`` to a single adaptive or implicit run as terminal events;
 :func:`across_corners` continues the run past each one it stopped at, from the crossing found again on the near
@@ -11,20 +11,20 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
+from robodyn.diagrams.switching import is_switch
 from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
-from robodyn.integrate.kernels import run_adaptive
-from robodyn.model.diagram_switching import is_switch
+from robodyn.integrate.kernels.run import run_adaptive
 
 if TYPE_CHECKING:
-    from robodyn.integrate.simulate import _Job, _Plan
+    from robodyn.integrate.simulate import SimulationJob, SimulationPlan
 
 __all__ = ["MAX_CORNERS", "across_corners", "without_corners"]
 
 MAX_CORNERS: Final = 10_000  # Corner crossings a run stops and restarts at; past them it steps across (chattering).
 
 
-def across_corners(job: _Job, setup: Any, run: RunResult, grid: np.ndarray | None) -> RunResult:
+def across_corners(job: SimulationJob, setup: Any, run: RunResult, grid: np.ndarray | None) -> RunResult:
     """``run`` continued past each corner it stopped at (a terminal event of ``switching_events``), so that no step
     straddles a corner.
 
@@ -120,13 +120,13 @@ def across_corners(job: _Job, setup: Any, run: RunResult, grid: np.ndarray | Non
                      nlu=int(totals["nlu"]))
 
 
-def without_corners(job: _Job) -> _Plan:
+def without_corners(job: SimulationJob) -> SimulationPlan:
     """The job's plan without the corner events (for a model that chatters at one)."""
-    from robodyn.integrate.simulate import _Plan
+    from robodyn.integrate.simulate import SimulationPlan
 
     events = job.plan.events
     keep = [k for k, name in enumerate(events.names) if not is_switch(name)]
     resolved = ResolvedEvents(tuple(events.names[k] for k in keep), events.direction[keep], events.terminal[keep],
                               None if events.expressions is None else tuple(events.expressions[k] for k in keep),
                               tuple(events.functions[k] for k in keep))
-    return _Plan(job.model, job.plan.inputs, resolved)
+    return SimulationPlan(job.model, job.plan.inputs, resolved)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.model.events import Event, EventFunction, is_expression
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robodyn.errors import InputError, NumericalError
+from robodyn.base.errors import InputError, NumericalError
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract

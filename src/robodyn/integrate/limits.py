@@ -3,7 +3,7 @@
 A model's ``position_limits()`` (a URDF's ``<limit lower upper>``) are not forces: the equations of motion know
 nothing of them, and a run can swing a joint past its stop. :func:`robodyn.simulate` therefore looks, after
 the run, for the first time each limited coordinate left its range (``limits="warn"``, the default: a
-:class:`~robodyn.errors.RobodynWarning` naming the joint, the time, the value and the limit), or stops the run at
+:class:`~robodyn.base.errors.RobodynWarning` naming the joint, the time, the value and the limit), or stops the run at
 the first crossing (``limits="events"``: terminal events ``<joint>_upper`` and ``<joint>_lower``, compiled like any
 event written as text), or does neither (``"ignore"``).
 """
@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.integrate.events import Event
 
 if TYPE_CHECKING:

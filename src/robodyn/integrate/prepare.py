@@ -38,9 +38,9 @@ class Prepared:
 
 def prepare_kernels() -> list[Prepared]:
     """Compile (or load) every kernel variant on this machine; what each did (:class:`Prepared`)."""
+    from robodyn.base.progress import announce
+    from robodyn.files.loading import load
     from robodyn.integrate.simulate import simulate
-    from robodyn.model.files.loading import load
-    from robodyn.progress import announce
 
     model = load("joint")
     announce("preparing the integrator kernels for this machine (compiled once by numba, then loaded)")

@@ -1,6 +1,6 @@
 """``simulate()``: one entry point that picks the path by the method's family (docs/dev/simulation.md).
 
-The methods are the registry :data:`robodyn.integrate.methods.REGISTRY`; ``simulate()`` validates the call,
+The methods are the registry :data:`robodyn.integrate.methods.registry.REGISTRY`; ``simulate()`` validates the call,
 looks the method up and hands it to the runner of its family (``_RUNNERS``):
 
 - ``exact`` (the default for linear models): matrix exponentials, exact for the supported inputs;
@@ -9,7 +9,7 @@ looks the method up and hands it to the runner of its family (``_RUNNERS``):
   callables;
 - ``stiff`` (``radau``, ``bdf``, ``lsoda``): scipy's stiff solvers with the model's exact Jacobian;
 - ``discrete`` (the default, and the only method, for discrete-time models: those with a ``sample_period``):
-  the update map stepped at the sample instants (:mod:`robodyn.integrate.discrete`).
+  the update map stepped at the sample instants (:mod:`robodyn.integrate.paths.discrete`).
 
 Fixed-step methods sample the inputs at each step's start and hold them over the step (zero-order
 hold), like a digital controller; adaptive methods evaluate them at every stage and stop exactly at
@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike
 
-from robodyn.budget import check_count
-from robodyn.errors import InputError, RobodynWarning
+from robodyn.base.budget import check_count
+from robodyn.base.errors import InputError, RobodynWarning
+from robodyn.diagrams.switching import is_switch
 from robodyn.integrate.arguments import (
     as_rows,
     batch_size,
@@ -40,21 +41,20 @@ from robodyn.integrate.arguments import (
     tolerance_vector,
 )
 from robodyn.integrate.assemble import RunResult, assemble, batch_events, batch_result
-from robodyn.integrate.discrete import check_discrete, check_family, check_instants, run_discrete
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.guards import check_memory
-from robodyn.integrate.kernels import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.kernels.run import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
-from robodyn.integrate.methods import METHOD_NAMES, Family, Method, lookup
-from robodyn.model.diagram_switching import is_switch
+from robodyn.integrate.methods.registry import METHOD_NAMES, Family, Method, lookup
+from robodyn.integrate.paths.discrete import check_discrete, check_family, check_instants, run_discrete
 from robodyn.model.system import require_model
+from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
 from robodyn.signals import Inputs, Signal, StateFeedback, resolve_inputs
-from robodyn.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["METHOD_NAMES", "simulate"]
+__all__ = ["METHOD_NAMES", "SimulationJob", "SimulationPlan", "simulate"]
 
 DEFAULT_POINTS: Final = 1001  # Output points of the exact path and of batches when t_eval is not given.
 #: Steps of one fixed-step run, each an output row (50 million rows of a pendulum: 2.4 GB and minutes of stepping).
@@ -99,7 +99,7 @@ def simulate(
     method
         ``exact`` (default for linear models), ``euler``, ``heun``, ``rk4`` (need ``dt``), ``dopri5``
         (default otherwise), ``dop853``, ``radau``, ``bdf``, ``lsoda``: the names of
-        :data:`robodyn.integrate.methods.REGISTRY` (``METHOD_NAMES``), in any case. A discrete-time model
+        :data:`robodyn.integrate.methods.registry.REGISTRY` (``METHOD_NAMES``), in any case. A discrete-time model
         (``sample_period`` set) takes only ``discrete``, its default: t are then its sample instants (with
         ``t_eval``, the values held from the last sample), ``stats.path`` is ``"discrete"``.
     rtol, atol
@@ -124,26 +124,27 @@ def simulate(
     assemble
         For a model with closed loops or held points (``model.constraints()``): False (default) refuses an
         initial state off the constraints, naming the worst residual; True assembles it first, keeping its
-        independent coordinates and velocities (robodyn.model.constraints).
+        independent coordinates and velocities (robodyn.mechanisms.loops.constraints).
     sensitivities
         Integrate the forward sensitivities dx/dtheta alongside the state, error-controlled with it, for each
         ``theta`` named: a parameter, a state (its initial value) or ``"x0"`` (every initial state); read them with
         ``Trajectory.sensitivity(name)`` ``(T, n)`` and ``output_sensitivity(name)`` ``(T, n_outputs)``
-        (robodyn.integrate.sensitivities, docs/sensitivities.md).
+        (robodyn.integrate.paths.sensitivities, docs/sensitivities.md).
 
     Returns
     -------
     Trajectory, or BatchTrajectory for a batch.
     """
     require_model(model, "simulate")
-    if sensitivities is not None:  # the sensitivity equations alongside the state (robodyn.integrate.sensitivities)
-        from robodyn.integrate.sensitivities import simulate_sensitivities
+    # the sensitivity equations alongside the state (robodyn.integrate.paths.sensitivities)
+    if sensitivities is not None:
+        from robodyn.integrate.paths.sensitivities import simulate_sensitivities
 
         return simulate_sensitivities(simulate, model, sensitivities, t_span, x0, u, {
             "method": method, "rtol": rtol, "atol": atol, "dt": dt, "t_eval": t_eval, "events": events,
             "params": params, "max_steps": max_steps, "backend": backend, "limits": limits, "assemble": assemble})
-    if model.chart() is not None:  # a manifold (a floating base): the run in its chart (robodyn.integrate.chart)
-        from robodyn.integrate.chart import simulate_in_chart
+    if model.chart() is not None:  # a manifold (a floating base): the run in its chart (robodyn.integrate.paths.chart)
+        from robodyn.integrate.paths.chart import simulate_in_chart
 
         return simulate_in_chart(model, simulate, t_span, x0, u, method=method, atol=atol, events=events, rtol=rtol,
                                  dt=dt, t_eval=t_eval, params=params, max_steps=max_steps, backend=backend,
@@ -175,17 +176,17 @@ def simulate(
     check_memory(model, N, points)
     states, parameters = as_rows(states, N), as_rows(parameters, N)
     if model.constraints() is not None:  # closed loops: on them, or refused
-        from robodyn.model.constraints import consistent_states
+        from robodyn.mechanisms.loops.constraints import consistent_states
 
         states = consistent_states(model, t0, states, parameters, assemble)
-    job = _Job(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
+    job = SimulationJob(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
                max_steps, backend, x_batch or p_batch)
     if model.sampling() is not None:  # sampled blocks: integrated between their instants
-        from robodyn.integrate.sampled import run_sampled
+        from robodyn.integrate.paths.sampled import run_sampled
 
         result: Result = run_sampled(job)
     elif model.impacts() is not None:  # rigid contacts: integrated from impact to impact
-        from robodyn.integrate.impacts import run_with_impacts
+        from robodyn.integrate.paths.impacts import run_with_impacts
 
         result = run_with_impacts(job)
     else:
@@ -205,7 +206,7 @@ def _listed(events: Sequence[Event | str] | Event | str | None) -> list[Event | 
 
 # --- the runners, one per family of methods ------------------------------------------------------------
 @dataclass(slots=True, eq=False)
-class _Job:
+class SimulationJob:
     """One validated ``simulate()`` call: what the runner of its method's family needs."""
 
     model: ModelContract
@@ -213,7 +214,7 @@ class _Job:
     t_span: tuple[float, float]
     states: np.ndarray  # (N, n) initial states
     parameters: np.ndarray  # (N, n_p)
-    plan: _Plan
+    plan: SimulationPlan
     t_eval: np.ndarray | None  # the output times asked for
     rtol: float
     atol: np.ndarray  # (n,)
@@ -235,24 +236,24 @@ class _Job:
                          self.states)
 
 
-def _run_exact(job: _Job) -> Result:
+def _run_exact(job: SimulationJob) -> Result:
     """``exact``: matrix exponentials on the output times (DEFAULT_POINTS of them without t_eval)."""
     grid = job.output_times()
     return job.assemble("exact", [_exact(job.model, job.t_span, x0, p, job.plan.inputs, grid, job.plan.events)
                                   for x0, p in zip(job.states, job.parameters)])
 
 
-def _run_stiff(job: _Job) -> Result:
+def _run_stiff(job: SimulationJob) -> Result:
     """``radau``, ``bdf``, ``lsoda``: scipy's ``solve_ivp``, one call per trajectory and input piece."""
     grid = job.output_times()
-    from robodyn.integrate.stiff import stiff_run  # scipy's solve_ivp, for comparison
+    from robodyn.integrate.paths.stiff import stiff_run  # scipy's solve_ivp, for comparison
 
     return job.assemble("stiff", [stiff_run(job.model, job.method.name, job.t_span, x0, p, job.plan.inputs, grid,
                                             job.rtol, job.atol, job.plan.events, job.max_steps)
                                   for x0, p in zip(job.states, job.parameters)])
 
 
-def _run_fixed(job: _Job) -> Result:
+def _run_fixed(job: SimulationJob) -> Result:
     """``euler``, ``heun``, ``rk4``: the fixed-step kernel on the grid of ``dt`` (inputs held over each step)."""
     assert job.dt is not None  # _check_options
     grid = _fixed_grid(*job.t_span, job.dt)
@@ -264,7 +265,7 @@ def _run_fixed(job: _Job) -> Result:
     return job.assemble(setup.path, [run])
 
 
-def _run_adaptive(job: _Job) -> Result:
+def _run_adaptive(job: SimulationJob) -> Result:
     """``dopri5``, ``dop853``, ``radau``, ``rosenbrock``: the adaptive kernel, stopping at the inputs' breakpoints."""
     grid = job.output_times()
     if job.batch:
@@ -282,7 +283,7 @@ def _run_adaptive(job: _Job) -> Result:
     return job.assemble(setup.path, [run])
 
 
-def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
+def _kernel_batch(job: SimulationJob, grid: np.ndarray) -> BatchTrajectory:
     """A batch through the kernels (fixed, adaptive or implicit) on the common ``grid``."""
     setup, setup_seconds = job.plan.kernels(job.backend, job.method.family == "implicit")
     stops = job.plan.breakpoints(*job.t_span)
@@ -298,7 +299,7 @@ def _kernel_batch(job: _Job, grid: np.ndarray) -> BatchTrajectory:
                         batch_events(records, len(job.plan.events), N))
 
 
-_RUNNERS: Final[Mapping[Family, Callable[[_Job], Result]]] = {
+_RUNNERS: Final[Mapping[Family, Callable[[SimulationJob], Result]]] = {
     "fixed": _run_fixed,
     "adaptive": _run_adaptive,
     "implicit": _run_adaptive,
@@ -313,7 +314,7 @@ PLAN_CACHE_SIZE: Final = 32  # Plans (inputs, events) kept per model; the oldest
 
 
 @dataclass(slots=True, eq=False)
-class _Plan:
+class SimulationPlan:
     """A model's resolved inputs and events for one ``u`` and ``events``, with what is derived from them.
 
     Calls that pass equal immutable ``u`` and ``events`` again reuse it: no new resolution, packing,
@@ -347,7 +348,7 @@ class _Plan:
         return stops
 
 
-def _plan(model: ModelContract, u: Any, events: Any) -> _Plan:
+def _plan(model: ModelContract, u: Any, events: Any) -> SimulationPlan:
     """Resolve ``u`` and ``events`` for ``model``, or reuse the plan of an earlier call with equal ones."""
     key = _plan_key(u, events)
     plans = model.memo().setdefault("simulate plans", {}) if key is not None else None
@@ -355,7 +356,7 @@ def _plan(model: ModelContract, u: Any, events: Any) -> _Plan:
         plan = plans.get(key)
         if plan is not None:
             return plan
-    plan = _Plan(model, resolve_inputs(model.inputs, u), resolve_events(model, events))
+    plan = SimulationPlan(model, resolve_inputs(model.inputs, u), resolve_events(model, events))
     if plans is not None:
         if len(plans) >= PLAN_CACHE_SIZE:
             del plans[next(iter(plans))]
@@ -491,7 +492,7 @@ def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p:
         K = np.asarray(inputs.feedback.K, dtype=float)
         c = c + B @ K @ inputs.feedback.reference_state
         A, channels = A - B @ K, list(inputs.feedback.references)
-    from robodyn.integrate.exact import exact_response, with_constant
+    from robodyn.integrate.paths.exact import exact_response, with_constant
 
     B_all, signals = with_constant(B, c, channels)
     times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)

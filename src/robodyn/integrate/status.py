@@ -2,7 +2,7 @@
 
 The kernel template (``kernel_template.py``) imports the codes from here; numba reads module-level
 integer globals as compile-time constants, so its comparisons against these names cost nothing.
-:mod:`robodyn.integrate.kernels` turns a failure code into a ``NumericalError`` with
+:mod:`robodyn.integrate.kernels.run` turns a failure code into a ``NumericalError`` with
 :func:`failure_message`.
 
 =====  ===============  =======================================================================
@@ -21,7 +21,8 @@ the fields ``method``, ``t`` (the time of the failure), ``state`` (``" (state NA
 ``max_steps`` and ``hint`` (:data:`SECOND_ORDER_HINT` for second-order models, else ``""``).
 
 Generated kernel modules are cached under the hash of their text, which holds these names, not their
-numbers: :func:`robodyn.integrate.kernel_module.kernel_module_text` writes the numbers into a header comment so that the
+numbers: :func:`robodyn.integrate.kernels.module.kernel_module_text` writes the numbers into a header comment so that
+the
 hash changes with them.
 
 Nothing here imports numba, scipy or sympy.

@@ -25,15 +25,15 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.atomic import check_output_path, write_files_atomic
-from robodyn.errors import InputError
+from robodyn.base.atomic import check_output_path, write_files_atomic
+from robodyn.base.errors import InputError
 from robodyn.kinematics.paths import cube_limits, trajectory_kinematics
-from robodyn.plots import literal
+from robodyn.results.plots import literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.animation import Animation
 
-    from robodyn.trajectory import Trajectory
+    from robodyn.results.trajectory import Trajectory
 
 __all__ = ["ARM_COLOR", "FORMATS", "MAX_DPI", "MAX_FPS", "MAX_FRAMES", "MAX_GIF_BYTES", "TOOL_COLOR", "TRACE_COLOR",
            "VIEW", "animate", "check_options", "resample"]
@@ -146,7 +146,7 @@ def animate(trajectory: Trajectory, out: str | Path | None = None, *, frame: str
     parents = [parent - 1 for parent in kin.skeleton[1:]]  # each body's parent body (-1: the base)
     animation = _build(trajectory.model, name, times, origins, np.stack([mount, tool], axis=1), parents, fps, trace,
                        dpi)
-    if target is not None:  # into a temporary file beside it, renamed into place (robodyn.atomic)
+    if target is not None:  # into a temporary file beside it, renamed into place (robodyn.base.atomic)
         write_files_atomic({target: lambda temporary: _save(animation, temporary, fps, dpi)},
                            "animate: cannot write")
     return animation

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics.rotations import quaternion_from_rotation, rpy_from_rotation
 from robodyn.model.system import Values, real_array, require_model, values_to_vector
 

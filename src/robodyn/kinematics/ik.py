@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, ShapeError
 from robodyn.kinematics.frames import kinematics
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
 from robodyn.model.system import Values, real_array, require_model, values_to_vector
@@ -81,7 +81,7 @@ class IKResult:
     def operating_point(self, params: Values | None = None) -> Any:
         """The operating point at this configuration: q from IK, q' = 0, and the inputs that hold the arm
         still there (robodyn.find_equilibrium with every state fixed), for :func:`robodyn.linearize`."""
-        from robodyn.analysis.equilibrium import find_equilibrium
+        from robodyn.linearization.equilibrium import find_equilibrium
 
         n = len(self.vector)
         fixed = {**dict(self.q), **{name: 0.0 for name in self.model.states[n:]}}

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, ShapeError
 from robodyn.kinematics.frames import Kinematics, kinematics
 from robodyn.kinematics.rotations import quaternion_from_rotation, rpy_from_rotation
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from robodyn.trajectory import Trajectory
+    from robodyn.results.trajectory import Trajectory
 
 __all__ = ["FramePath", "frame_path", "plot_path", "trajectory_kinematics"]
 
@@ -107,7 +107,7 @@ def _per_row(convert: Any, rotation: np.ndarray, size: int) -> np.ndarray:
 
 def trajectory_kinematics(trajectory: Trajectory, what: str) -> Kinematics:
     """The :class:`Kinematics` of the model ``trajectory`` was simulated from (InputError saying why not)."""
-    from robodyn.trajectory import BatchTrajectory, Trajectory
+    from robodyn.results.trajectory import BatchTrajectory, Trajectory
 
     if not isinstance(trajectory, Trajectory):
         hint = ": pick one run, e.g. batch[0]" if isinstance(trajectory, BatchTrajectory) else \
@@ -168,7 +168,7 @@ def plot_path(path: FramePath, ax: Axes | None = None) -> Figure:
     """
     from matplotlib.figure import Figure
 
-    from robodyn.plots import literal
+    from robodyn.results.plots import literal
 
     if ax is not None and getattr(ax, "name", None) != "3d":
         raise InputError("plot_path needs 3-D axes: create them with figure.add_subplot(projection='3d')")

@@ -1,63 +1,74 @@
-"""What a model is: the contract, the model kinds, model files, chains and URDF robots.
+"""What a model is: the contract, the base class, values, expressions and events; the kinds and derived models.
 
-The package is grouped by concept:
+- the contract — :mod:`~robodyn.model.protocol` (:class:`ModelContract`, everything a consumer may ask) and
+  :mod:`~robodyn.model.system` (:class:`Model`, which answers all of it);
+- what every kind shares — values (:mod:`~robodyn.model.values`), expressions (:mod:`~robodyn.model.expr`,
+  :mod:`~robodyn.model.names`), events (:mod:`~robodyn.model.events`), the generated functions
+  (:mod:`~robodyn.model.compiled`, the lean ``f`` :mod:`~robodyn.model.lean`), export tapes
+  (:mod:`~robodyn.model.exported`) and mass-matrix plausibility (:mod:`~robodyn.model.plausibility`);
+- :mod:`robodyn.model.kinds` — symbolic, discrete, mechanical, Lagrangian and linear models, and callables;
+- :mod:`robodyn.model.derived` — models made from a model (forward sensitivities).
 
-- the contract — :mod:`~robodyn.model.protocol` (:class:`ModelContract`, everything a consumer may ask),
-  :mod:`~robodyn.model.system` (:class:`Model`, which answers all of it, and :class:`System` for callables),
-  :mod:`~robodyn.model.symbolic_form` (labelled equations), :mod:`~robodyn.model.events`,
-  :mod:`~robodyn.model.compiled` (a model's generated functions);
-- the kinds — :mod:`~robodyn.model.symbolic`, :mod:`~robodyn.model.mechanical`, :mod:`~robodyn.model.lagrange`,
-  :mod:`~robodyn.model.linear`, with what they share: expressions (:mod:`~robodyn.model.expr`,
-  :mod:`~robodyn.model.names`), values (:mod:`~robodyn.model.values`), exact linearization, mass-matrix
-  plausibility, named points as frames;
-- :mod:`robodyn.model.files` — model files, the catalog and the parsed-model cache;
-- :mod:`robodyn.model.chain` — chains of rigid links, DH tables and URDF robots (two backends).
-
-The names below are loaded on first use (PEP 562), so that importing one submodule (say
-``robodyn.model.expr`` for the expression parser) does not import the model file reader and every
-model class with it.
+Rigid-body mechanisms are in robodyn.mechanisms, diagrams in robodyn.diagrams, model files in robodyn.files.
+The names below are loaded on first use (PEP 562), so that importing one submodule (say ``robodyn.model.expr``
+for the expression parser) does not import every model class with it; ``ChainSystem``, ``UrdfRobot``, ``load``
+and ``load_file`` are still answered here, with a DeprecationWarning, for code written before the mechanisms and
+files had their own folders.
 """
 
 from typing import TYPE_CHECKING
 
-from robodyn._lazy import lazy_names
+from robodyn.base.lazy import lazy_names
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
-    "ChainSystem": "robodyn.model.chain.system",
-    "LagrangianSystem": "robodyn.model.lagrange",
-    "LinearSystem": "robodyn.model.linear",
-    "ManipulatorSystem": "robodyn.model.mechanical",
+    "LagrangianSystem": "robodyn.model.kinds.lagrange",
+    "LinearSystem": "robodyn.model.kinds.linear",
+    "ManipulatorSystem": "robodyn.model.kinds.mechanical",
     "ModelContract": "robodyn.model.protocol",
-    "MechanicalSystem": "robodyn.model.mechanical",
+    "MechanicalSystem": "robodyn.model.kinds.mechanical",
     "Model": "robodyn.model.system",
-    "ScalarDamping": "robodyn.model.mechanical",
-    "SymbolicModel": "robodyn.model.symbolic",
-    "SymbolicSystem": "robodyn.model.symbolic",
-    "System": "robodyn.model.callables",
-    "UrdfRobot": "robodyn.model.chain.urdf",
-    "load": "robodyn.model.files.loading",
-    "load_file": "robodyn.model.files.loading",
+    "ScalarDamping": "robodyn.model.kinds.mechanical",
+    "SymbolicModel": "robodyn.model.kinds.symbolic",
+    "SymbolicSystem": "robodyn.model.kinds.symbolic",
+    "System": "robodyn.model.kinds.callables",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
-    from robodyn.model.callables import System
-    from robodyn.model.chain.system import ChainSystem
-    from robodyn.model.chain.urdf import UrdfRobot
-    from robodyn.model.files.loading import load, load_file
-    from robodyn.model.lagrange import LagrangianSystem
-    from robodyn.model.linear import LinearSystem
-    from robodyn.model.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
+    from robodyn.model.kinds.callables import System
+    from robodyn.model.kinds.lagrange import LagrangianSystem
+    from robodyn.model.kinds.linear import LinearSystem
+    from robodyn.model.kinds.mechanical import ManipulatorSystem, MechanicalSystem, ScalarDamping
+    from robodyn.model.kinds.symbolic import SymbolicModel, SymbolicSystem
     from robodyn.model.protocol import ModelContract
-    from robodyn.model.symbolic import SymbolicModel, SymbolicSystem
     from robodyn.model.system import Model
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+_lazy_getattr, __dir__ = lazy_names(__name__, _LAZY)
+
+#: Names this package answered before the mechanisms and the files had folders of their own: still answered, with
+#: a DeprecationWarning, for one release.
+_ELSEWHERE: dict[str, str] = {
+    "ChainSystem": "robodyn.mechanisms.chain.system",
+    "UrdfRobot": "robodyn.mechanisms.urdf.chain",
+    "load": "robodyn.files.loading",
+    "load_file": "robodyn.files.loading",
+}
+
+
+def __getattr__(name: str) -> object:
+    module = _ELSEWHERE.get(name)
+    if module is None:
+        return _lazy_getattr(name)
+    import importlib
+    import warnings
+
+    warnings.warn(f"robodyn.model.{name} moved to {module}.{name} (robodyn.{name} for load and load_file): import it "
+                  "from there (the old name goes in the next release)", DeprecationWarning, stacklevel=2)
+    return getattr(importlib.import_module(module), name)
 
 
 __all__ = [
-    "ChainSystem",
     "LagrangianSystem",
     "LinearSystem",
     "ManipulatorSystem",
@@ -68,7 +79,4 @@ __all__ = [
     "SymbolicModel",
     "SymbolicSystem",
     "System",
-    "UrdfRobot",
-    "load",
-    "load_file",
 ]

@@ -5,7 +5,7 @@
   implicit method asks for it (a large chain's Jacobian tape is much bigger than its right-hand side);
   :func:`output_module` the outputs ``out_fn``. A new model therefore compiles only its own small functions.
 - :func:`model_addresses` — ``fns = [rhs, event_fn, jac, chart]``, the addresses through which the shared integrator
-  kernels (:mod:`robodyn.integrate.kernel_module`) reach the model (:mod:`robodyn.codegen.indirect`).
+  kernels (:mod:`robodyn.integrate.kernels.module`) reach the model (:mod:`robodyn.codegen.indirect`).
 
 The texts come from the model's contract (``kernel_rhs_source()``, ``kernel_jacobian_source()``,
 ``kernel_output_source()``, ``symbol_table()``); the common header, C entries and compilation are
@@ -143,7 +143,7 @@ def python_function(model: ModelContract, which: str) -> Callable[..., None] | N
 
 def linearization_function(model: ModelContract, source: str) -> Callable[..., None]:
     """``lin(t, x, u, p, out)`` writing [A | B | C | D] flat, compiled from ``source`` (a function ``lin`` written
-    for ``model``: a diagram's forward-mode derivative, robodyn.model.diagram_code.derivative_sources) under the
+    for ``model``: a diagram's forward-mode derivative, robodyn.diagrams.code.derivative_sources) under the
     model's header: by LLVM when it is straight-line code, else by numba. A diagram and its parsed-model record
     compile the same text, so they give the same bits."""
     from robodyn.codegen.module import straight_line_function
@@ -156,12 +156,12 @@ def linearization_function(model: ModelContract, source: str) -> Callable[..., N
 
 
 def rhs_ir(model: ModelContract) -> tuple[str, str] | None:
-    """The LLVM IR of ``model``'s ``rhs_c`` and its symbol (robodyn.codegen.pyir), or None when its right-hand side
+    """The LLVM IR of ``model``'s ``rhs_c`` and its symbol (robodyn.codegen.llvm.pyir), or None when its right-hand side
     is not straight-line code (a chain's tape, a helper call) or the model has no source: what a fused batch
-    kernel compiles in (robodyn.integrate.fused_ir). Kept in the model's memo."""
+    kernel compiles in (robodyn.integrate.kernels.fused_ir). Kept in the model's memo."""
     memo = model.memo()
     if "rhs ir" not in memo:
-        from robodyn.codegen.pyir import Unsupported, function_ir
+        from robodyn.codegen.llvm.pyir import Unsupported, function_ir
 
         try:
             memo["rhs ir"] = function_ir(module_text(model), "rhs") if model.compilable else None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 
 if TYPE_CHECKING:
     import sympy

@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 
 __all__ = ["ExportedFunctions"]
 
@@ -52,8 +52,7 @@ def symbolic_exported_functions(model: Any, f: Any = None, *, mass: Any = None, 
     inverse dynamics with its joint terms) and ``aba`` q'' = M^-1 (tau + F(u = 0) - b). ``h`` is the model's
     outputs, ``linearize`` their exact Jacobians and f's by forward mode.
     """
-    from robodyn.model.chain.parts import as_expr
-    from robodyn.model.expr import TIME
+    from robodyn.model.expr import TIME, as_expr
     from robodyn.rigid.rnea import cholesky_factor, cholesky_solve
     from robodyn.rigid.tape import Tape
 

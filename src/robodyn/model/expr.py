@@ -23,13 +23,14 @@ from __future__ import annotations
 import ast
 import difflib
 import math
+import numbers
 import warnings
 from collections.abc import Callable, Mapping
-from typing import Final
+from typing import Any, Final
 
 import sympy
 
-from robodyn.errors import ExpressionError
+from robodyn.base.errors import ExpressionError
 from robodyn.model.names import (
     CONSTANT_NAMES,
     FUNCTION_ARGUMENTS,
@@ -50,6 +51,7 @@ __all__ = [
     "FUNCTIONS",
     "RESERVED_NAMES",
     "TIME",
+    "as_expr",
     "expand_bounded",
     "expanded_terms",
     "is_valid_name",
@@ -66,6 +68,16 @@ _LARGEST: Final = 1.7976931348623157e308  # The largest double; constants beyond
 _INT64: Final = 2**63 - 1  # Integers beyond it are stored as floats (compiled code has no wider integers).
 MAX_EXPANDED_TERMS: Final = 20_000  # The most terms sympy.expand may be asked to produce.
 _SHOWN: Final = 200  # Characters of the user's text repeated in an error message.
+
+
+def as_expr(value: Any) -> Any:
+    """A sympy expression for a value that is already one, or a number (a Python or numpy integer or float; never
+    text: text goes through the safe parser, :func:`parse_expression`)."""
+    if isinstance(value, sympy.Basic):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"expected a sympy expression or a number, got {type(value).__name__}")
+    return sympy.Integer(int(value)) if isinstance(value, numbers.Integral) else sympy.Float(float(value))
 
 
 def _clip(text: str) -> str:

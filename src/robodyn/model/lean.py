@@ -1,6 +1,6 @@
 """``model.f``'s lean path: what a loop of ``model.f(t, x, u)`` pays per call for a model with compiled dynamics.
 
-A robot's forward dynamics is one compiled function (robodyn.codegen.native) that runs in a microsecond or a few;
+A robot's forward dynamics is one compiled function (robodyn.codegen.llvm.native) that runs in a microsecond or a few;
 validating its arguments as :meth:`robodyn.model.system.Model.arguments` does (mappings by name, copies, the
 parameters' vector) costs several times that. A float time and float64 vectors of the right shapes at the default
 parameters need no more than their types and shapes checked and one finite check, and :func:`lean_f` does that
@@ -12,7 +12,7 @@ much:
   (each on a cache line) whose addresses and views were made with it: the machine code reads the point there and
   writes x' at the row's start, and the result is that part of the row (no allocation, slicing or address look-up
   of its own); a block whose results nobody holds any more is used again (no allocation, no page faults);
-- the code runs and the row is summed in one compiled call (robodyn.codegen.rowcall: four arguments where the
+- the code runs and the row is summed in one compiled call (robodyn.codegen.llvm.rowcall: four arguments where the
   code's own call takes six, and no BLAS dot), which checks the point and the result together; a model whose
   state holds a rotation of unit norm (a floating base's quaternion) has it checked unit to
   :data:`UNIT_TOLERANCE`, within which the general path leaves it as given.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple
 import numpy as np
 
 if TYPE_CHECKING:
-    from robodyn.codegen.native import RawCall
+    from robodyn.codegen.llvm.native import RawCall
     from robodyn.model.system import Model
 
 __all__ = ["ARENA_BYTES", "BLAS_SIZE", "LEAN_KEY", "UNIT_TOLERANCE", "Arena", "RhsCall", "lean_f"]
@@ -102,7 +102,7 @@ def _counts(block: np.ndarray, views: list[Any]) -> tuple[int, ...]:
 def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarray | None]:
     """``f(t, x, u)`` through ``rhs`` for one thread: x' in the next row of its arena (see the module docstring), or
     None for the general path. A closure: its state is in cells, which it reads faster than attributes."""
-    from robodyn.codegen.rowcall import RowCall
+    from robodyn.codegen.llvm.rowcall import RowCall
 
     n, m = model.n_states, model.n_inputs
     x_shape, u_shape, zeros = (n,), (m,), np.zeros(m)

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Final, NamedTuple
 
-from robodyn.errors import ExpressionError, InputError
+from robodyn.base.errors import ExpressionError, InputError
 
 __all__ = ["ANGLE_UNITS", "CONSTANT_NAMES", "DEGREES", "FUNCTION_ARGUMENTS", "FUNCTION_NAMES", "MAX_CONSTANT_EXPONENT",
            "MAX_DEPTH", "MAX_EXPONENT_DIGITS", "MAX_LENGTH", "RESERVED_NAMES", "TIME_NAME", "TURN", "Quantity",

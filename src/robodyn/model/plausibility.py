@@ -23,7 +23,7 @@ from typing import Final
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 
 __all__ = ["SINGULAR", "check_mass", "generic_configuration", "mass_advice", "mass_problem"]
 

@@ -27,7 +27,7 @@ Structure
     ``affine_form(p)``: (A, B, c) with x' = A x + B u + c for a linear time-invariant model;
     ``manipulator()``: the second-order parts (:class:`Manipulator`); ``explicit_form(limit)``: x' = f as
     sympy expressions with df/dx, for interval arithmetic; ``symbolic_form()``: the dynamics as labelled
-    expressions (:class:`robodyn.model.symbolic_form.SymbolicForm`), which :func:`robodyn.classify` decides
+    expressions (:class:`robodyn.model.kinds.symbolic_form.SymbolicForm`), which :func:`robodyn.classify` decides
     exactly from; ``scalar_damping()``;
     ``show_text()`` / ``latex_text()``: what ``robodyn show`` prints; ``kinematics()``: the frames of a
     rigid-body model and their compiled functions (:class:`KinematicTree`), None for other models.
@@ -46,9 +46,9 @@ from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 import numpy as np
 
 if TYPE_CHECKING:
-    from robodyn.model.linear import LinearSystem
-    from robodyn.model.mechanical import ScalarDamping
-    from robodyn.model.symbolic_form import SymbolicForm
+    from robodyn.model.kinds.linear import LinearSystem
+    from robodyn.model.kinds.mechanical import ScalarDamping
+    from robodyn.model.kinds.symbolic_form import SymbolicForm
     from robodyn.model.values import Values, Vector
 
 __all__ = ["ExplicitForm", "KinematicTree", "Manipulator", "ModelContract", "TorqueRegressor"]
@@ -70,7 +70,7 @@ class ExplicitForm:
 
 @runtime_checkable
 class KinematicTree(Protocol):
-    """The frames of a rigid-body model (robodyn.model.chain.frames.ChainFrames).
+    """The frames of a rigid-body model (robodyn.mechanisms.chain.frames.ChainFrames).
 
     ``frames``: every frame name; ``parents``: frame -> the frame it hangs from (None for the base);
     ``body_parents``: each body's parent body (-1: the base), in the body order of ``origins``;
@@ -115,7 +115,7 @@ class Manipulator(Protocol):
 @runtime_checkable
 class TorqueRegressor(Protocol):
     """Inverse dynamics linear in a model's physical parameters, tau = Y(q, q', q'') theta
-    (robodyn.model.chain.regressor.ChainRegressor).
+    (robodyn.mechanisms.chain.regressor.ChainRegressor).
 
     ``names`` (P): what each column of Y multiplies; ``coordinates`` (n): Y's rows; ``bodies`` (B): the links whose
     ten standard inertial parameters are the columns ``10 k .. 10 k + 9`` (robodyn.rigid.regressor.INERTIAL), the

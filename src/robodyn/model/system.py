@@ -15,20 +15,20 @@ from typing import TYPE_CHECKING, Any, Self
 
 import numpy as np
 
-from robodyn.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, ShapeError
 from robodyn.model.lean import LEAN_KEY, lean_f
 from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
 
 if TYPE_CHECKING:
+    from robodyn.model.kinds.linear import LinearSystem
+    from robodyn.model.kinds.mechanical import ScalarDamping
+    from robodyn.model.kinds.symbolic_form import SymbolicForm
     from robodyn.model.lean import RhsCall
-    from robodyn.model.linear import LinearSystem
-    from robodyn.model.mechanical import ScalarDamping
     from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract, TorqueRegressor
-    from robodyn.model.symbolic_form import SymbolicForm
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
-__all__ = ["Model", "Values", "check_names", "real_array", "require_euclidean", "require_model",
-           "values_to_vector"]
+__all__ = ["Model", "Values", "check_names", "default_values", "name_tuple", "real_array", "require_euclidean",
+           "require_model", "values_to_vector"]
 
 
 def require_model(value: object, where: str) -> None:
@@ -241,7 +241,7 @@ class Model:
     @property
     def record_key(self) -> str | None:
         """The content key of the parsed-model record this model was built from (a model file read through the
-        cache, robodyn.model.files.records), which names what was remembered of its runs; None (the default) for
+        cache, robodyn.files.records), which names what was remembered of its runs; None (the default) for
         a model built any other way."""
         return None
 
@@ -261,7 +261,7 @@ class Model:
         return None
 
     def switching_events(self) -> list[Any]:
-        """Terminal events at the model's corners (a diagram's saturations: robodyn.model.diagram_switching) at
+        """Terminal events at the model's corners (a diagram's saturations: robodyn.diagrams.switching) at
         which ``simulate`` stops and restarts its integration; [] (the default) when there are none."""
         return []
 
@@ -282,7 +282,7 @@ class Model:
 
     def sampling(self) -> Any:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:
-        robodyn.model.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the
+        robodyn.diagrams.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the
         sample instants and give a discrete-time linear model."""
         return None
 
@@ -300,7 +300,7 @@ class Model:
     @property
     def parameter_jacobian_method(self) -> str | None:
         """The exact df/dp the model has (``symbolic``, ``manipulator``, ``tape``, ``diagram``, ``linear``), or None:
-        forward sensitivities then difference f (robodyn.integrate.sensitivities says so in its result)."""
+        forward sensitivities then difference f (robodyn.integrate.paths.sensitivities says so in its result)."""
         return None
 
     def parameter_jacobian_raw(self, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
@@ -342,7 +342,7 @@ class Model:
 
     def linearization_call(self, t: float, p: Vector) -> tuple[Any, np.ndarray] | None:
         """The exact linearization at ``t`` and ``p`` as raw machine code, for callers that own the memory: ``(call,
-        template)``, a :class:`robodyn.codegen.native.RawCall` writing the entries of [A | B | C | D] that vary and
+        template)``, a :class:`robodyn.codegen.llvm.native.RawCall` writing the entries of [A | B | C | D] that vary and
         the flat result ``template``: NaN where the call writes, the constant entries elsewhere; or None (the
         default). Its function returns None, or the sum of the entries it wrote (finite exactly when they all
         are, barring overflow)."""
@@ -355,7 +355,7 @@ class Model:
 
     @property
     def self_contained(self) -> bool:
-        """Whether the model's own file text determines it: the parsed-model cache (robodyn.model.files.cached)
+        """Whether the model's own file text determines it: the parsed-model cache (robodyn.files.cached)
         keeps a record only of such models (a diagram reads its blocks from other files)."""
         return True
 
@@ -379,17 +379,19 @@ class Model:
         return event_source(self.symbol_table(), events)
 
     def kernel_chart_source(self) -> str | None:
-        """numba source of ``chart(t, x, xdot, p, out)`` for a model integrated in a chart (robodyn.model.chart):
+        """numba source of ``chart(t, x, xdot, p, out)`` for a model integrated in a chart
+        (robodyn.mechanisms.floating.chart):
         the state and its derivative moved to the chart centred at x (``2 n`` values), or None."""
         return None
 
     def chart(self) -> Any:
         """The model the integrators step in when this one's states lie on a manifold (a floating base:
-        robodyn.model.chart.ChartModel, with ``lift``, ``project``, ``tolerances``, ``neutral``), or None."""
+        robodyn.mechanisms.floating.chart.ChartModel, with ``lift``, ``project``, ``tolerances``, ``neutral``), or
+        None."""
         return None
 
     def constraints(self) -> Any:
-        """The bilateral constraints of a model with closed loops or held points (robodyn.model.constraints.
+        """The bilateral constraints of a model with closed loops or held points (robodyn.mechanisms.loops.constraints.
         ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
         return None
 
@@ -405,7 +407,7 @@ class Model:
         return None
 
     def impacts(self) -> Any:
-        """The rigid contacts of a model whose velocities jump at impacts (robodyn.model.chain.impacts.ImpactSet:
+        """The rigid contacts of a model whose velocities jump at impacts (robodyn.mechanisms.contact.impacts.ImpactSet:
         touchdown and lift-off events, the impact map, resting modes), which ``simulate`` integrates between, or
         None (the default)."""
         return None
@@ -464,7 +466,8 @@ class Model:
         return None
 
     def symbolic_form(self) -> SymbolicForm | None:
-        """The dynamics and outputs as labelled sympy expressions (:class:`robodyn.model.symbolic_form.SymbolicForm`:
+        """The dynamics and outputs as labelled sympy expressions
+        (:class:`robodyn.model.kinds.symbolic_form.SymbolicForm`:
         what :func:`robodyn.classify` decides exactly from), or None when the model has no closed forms."""
         return None
 
@@ -473,7 +476,7 @@ class Model:
         return None
 
     def scalar_damping(self) -> ScalarDamping | None:
-        """omega_n, zeta and regime (:class:`robodyn.model.mechanical.ScalarDamping`) of a linear mechanical
+        """omega_n, zeta and regime (:class:`robodyn.model.kinds.mechanical.ScalarDamping`) of a linear mechanical
         model with one coordinate, else None."""
         return None
 
@@ -558,7 +561,8 @@ def _parameter_columns(parameters: np.ndarray, T: int) -> Any:
             for k in range(parameters.shape[1])]
 
 
-def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
+def name_tuple(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
+    """``values`` (a list of names, not one string) as a tuple; None is none. ``what`` names them in errors."""
     if values is None:
         return ()
     if isinstance(values, str):
@@ -568,15 +572,16 @@ def _names(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
     return tuple(values)
 
 
-def _defaults(parameters: Mapping[str, float] | None, where: str) -> Mapping[str, float]:
+def default_values(parameters: Mapping[str, float] | None, where: str) -> Mapping[str, float]:
+    """A read-only ``{name: float}`` of a model's default parameters, each a finite real (``where`` names them)."""
     checked = {str(k): _scalar(v, f"{where}: parameter {k!r}") for k, v in (parameters or {}).items()}
     return MappingProxyType(checked)
 
 
 def __getattr__(name: str) -> Any:
-    """``System`` moved to robodyn.model.callables; ``from robodyn.model.system import System`` still works."""
+    """``System`` moved to robodyn.model.kinds.callables; ``from robodyn.model.system import System`` still works."""
     if name == "System":
-        from robodyn.model.callables import System
+        from robodyn.model.kinds.callables import System
 
         return System
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

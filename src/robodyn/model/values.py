@@ -10,7 +10,7 @@ from typing import TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 
 __all__ = ["Values", "Vector", "check_names", "real_array", "values_to_vector"]

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.progress import progress
+from robodyn.base.progress import quiet as quiet_progress
 from robodyn.model.system import require_model
-from robodyn.progress import progress
-from robodyn.progress import quiet as quiet_progress
 from robodyn.report.page import guarded, number, page, strict_json, table
 from robodyn.report.point import existence_section, point_section
 from robodyn.report.points import csv_row, operating_points
@@ -46,8 +46,8 @@ class Report:
 
     def write(self, folder: str | Path) -> Path:
         """Write ``report.html``, ``report.json`` and ``points.csv`` into ``folder`` (created) as one operation
-        (robodyn.atomic.write_files_atomic: all three or none); returns the page's path."""
-        from robodyn.atomic import write_files_atomic
+        (robodyn.base.atomic.write_files_atomic: all three or none); returns the page's path."""
+        from robodyn.base.atomic import write_files_atomic
 
         out = check_report_folder(folder, "analyze --out")
         buffer = io.StringIO()
@@ -65,9 +65,9 @@ def report_files(folder: Path) -> tuple[Path, Path, Path]:
 
 
 def check_report_folder(folder: str | Path, option: str = "--out") -> Path:
-    """Refuse, before any work, a folder the report cannot be written into (robodyn.atomic's checks of the
+    """Refuse, before any work, a folder the report cannot be written into (robodyn.base.atomic's checks of the
     folder and of each file in it: a folder named ``report.html``, a read-only ``report.json``)."""
-    from robodyn.atomic import check_output_folder, check_output_path
+    from robodyn.base.atomic import check_output_folder, check_output_path
 
     out = check_output_folder(folder, option)
     for path in report_files(out):
@@ -98,8 +98,8 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         JSON records are JSON data (lists, not arrays) either way. None (the default): everything is computed.
     """
     require_model(model, "analyze")
-    from robodyn.analysis import equilibrium  # noqa: F401 - imported (scipy.optimize with it) before workers fork
     from robodyn.analysis.classify import classify
+    from robodyn.linearization import equilibrium  # noqa: F401 - imported (scipy.optimize with it) before workers fork
 
     given = _checked_options(model, at, horizon, max_points, workers)
     if workers > 1:  # what the operating points and every section import, once, before the workers fork

@@ -8,7 +8,7 @@ import html
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 from robodyn.report.page import figure, number
 
 if TYPE_CHECKING:
@@ -127,7 +127,7 @@ def diagram_section(structure: Mapping[str, Any]) -> str:
 
 def loops_section(model: ModelContract, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
     """Each loop of the diagram opened at the point: margins (text and record) and its Bode diagram."""
-    from robodyn.analysis.linearize import linearize
+    from robodyn.linearization.linearize import linearize
 
     structure = model.block_diagram()
     if not structure or not structure["loops"]:

@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 from robodyn.integrate.limits import limit_crossings
 from robodyn.report.page import figure, number
-from robodyn.trajectory import Trajectory
+from robodyn.results.trajectory import Trajectory
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -98,7 +98,7 @@ def drawn_states(model: ModelContract) -> list[str]:
 
 def _overlaid(nonlinear: Trajectory, lifted: Trajectory, names: list[str]) -> tuple[Any, bool]:
     """The two responses on one figure, each axis kept to the nonlinear range when the linear one runs away."""
-    from robodyn import plots
+    from robodyn.results import plots
 
     # both runs are the integrators' dense output at RESPONSE_POINTS even times: drawn as they are
     picture = plots.time_response(nonlinear, names, smooth=False)
@@ -116,8 +116,8 @@ def _overlaid(nonlinear: Trajectory, lifted: Trajectory, names: list[str]) -> tu
 
 def phase(model: ModelContract, point: Any) -> Any:
     """The phase portrait of a two-state model around the point, with three runs from it."""
-    from robodyn import plots
     from robodyn.integrate.simulate import simulate
+    from robodyn.results import plots
 
     x, v = float(point.x[0]), float(point.x[1])
     runs = []

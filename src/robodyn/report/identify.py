@@ -11,11 +11,11 @@ import html
 import os
 from typing import TYPE_CHECKING, Any
 
-from robodyn.atomic import check_output_path, write_text_atomic
+from robodyn.base.atomic import check_output_path, write_text_atomic
 from robodyn.report.page import figure, matrix, page, table
 
 if TYPE_CHECKING:
-    from robodyn.analysis.identify import Identification
+    from robodyn.identification.identify import Identification
 
 __all__ = ["identification_page", "write_identification_report"]
 

@@ -3,7 +3,7 @@
 An operating point's section — its linear model, modes, validity, responses and their figures — is most of a report's
 time (drawing a dozen SVG figures with matplotlib), and ``robodyn demo`` or ``robodyn analyze`` of the same file
 computes the same section every time. When the command line says what built the model (:func:`model_key`: the file's
-record key, robodyn.model.files.records, and the parameters set on it), a section is kept as its HTML and its JSON
+record key, robodyn.files.records, and the parameters set on it), a section is kept as its HTML and its JSON
 record under a key made of that, the section's own inputs (the point, its number, the horizon), every Python source of
 robodyn (:func:`robodyn.codegen.kept.code_fingerprint`), the libraries that compute and draw it
 (:func:`robodyn.codegen.kept.library_stamp`) and matplotlib's configuration files: a change to any of them computes it
@@ -83,7 +83,7 @@ def _kept(key: str | None, kind: str, inputs: tuple[Any, ...], computed: Callabl
 
 
 def _inputs_digest(inputs: tuple[Any, ...]) -> str:
-    from robodyn.digest import sha256
+    from robodyn.base.digest import sha256
 
     digest = sha256(b"robodyn section inputs")
     for value in inputs:
@@ -97,7 +97,7 @@ def _inputs_digest(inputs: tuple[Any, ...]) -> str:
 
 def _matplotlib_files() -> str:
     """The contents of the matplotlibrc files matplotlib would read besides its own (its style: fonts, sizes)."""
-    from robodyn.digest import sha256
+    from robodyn.base.digest import sha256
 
     config = os.environ.get("MPLCONFIGDIR") or os.path.join(
         os.environ.get("XDG_CONFIG_HOME") or os.path.expanduser("~/.config"), "matplotlib")

@@ -16,8 +16,8 @@ from typing import Any, Final
 
 import numpy as np
 
+from robodyn.base.errors import RobodynError
 from robodyn.display import cleaned, figure_svg
-from robodyn.errors import RobodynError
 
 __all__ = ["STYLE", "figure", "guarded", "json_data", "matrix", "number", "page", "strict_json", "table"]
 

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from robodyn.base.errors import RobodynError
 from robodyn.display import cleaned
-from robodyn.errors import RobodynError
 from robodyn.report import figures
 from robodyn.report.page import figure, matrix, number, table
 from robodyn.report.points import limits_text
@@ -34,9 +34,9 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     """The section of operating point ``k``: its HTML and its JSON record (x, u, A, B, C, D, eigenvalues, ...);
     ``step(description=...)`` is told of each stage (a progress bar)."""
     step = step or (lambda *_, **__: None)
-    from robodyn import plots
-    from robodyn.analysis.linearize import linearize
-    from robodyn.analysis.modes import modes as modes_of
+    from robodyn.linear.modes import modes as modes_of
+    from robodyn.linearization.linearize import linearize
+    from robodyn.results import plots
 
     parts: list[str] = []
     record: dict[str, Any] = {"x": point.x.tolist(), "u": point.u.tolist()}
@@ -92,7 +92,7 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
 def _linear_systems(linear: Any, stable: bool, record: dict[str, Any], pictures: list[str],
                     loops: tuple[str, ...]) -> str:
     """Controllability and observability at every point; at a stable one also the step-response metrics of each
-    (output, input) pair and the Bode diagram (robodyn.analysis.lti); margins only for loops the model has
+    (output, input) pair and the Bode diagram (robodyn.linear.lti); margins only for loops the model has
     (``loops``: a diagram's, in the Loops section), and for anything else why there are none."""
     reach, see = linear.controllability(), linear.observability()
     record["controllability"], record["observability"] = reach.to_dict(), see.to_dict()
@@ -138,7 +138,7 @@ def _no_margins(loops: tuple[str, ...]) -> str:
 
 
 def _validity(model: ModelContract, point: Any, record: dict[str, Any], pictures: list[str]) -> str:
-    from robodyn.analysis.validity import validity
+    from robodyn.linearization.validity import validity
 
     try:
         valid = validity(model, point.x, point.u)

@@ -1,4 +1,5 @@
-"""The report's operating points: the equilibria, one per continuous family (robodyn.analysis.families), or a robot's
+"""The report's operating points: the equilibria, one per continuous family (robodyn.linearization.families), or a
+robot's
 configuration held by its torques; each flagged when it lies outside the joints' position limits.
 
 A continuous family (a base yaw gravity does not act along, a cart's position on a level track) is one row: its
@@ -12,12 +13,12 @@ import html
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from robodyn.errors import RobodynError
+from robodyn.base.errors import RobodynError
 from robodyn.integrate.limits import LIMIT_TOLERANCE
 from robodyn.report.page import number, table
 
 if TYPE_CHECKING:
-    from robodyn.analysis.operating_point import OperatingPoint
+    from robodyn.linearization.points import OperatingPoint
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["Found", "csv_row", "limits_text", "operating_points"]
@@ -48,8 +49,8 @@ def limits_text(model: ModelContract, x: Any) -> str | None:
 def _equilibria(model: ModelContract, given: dict[str, float]) -> tuple[str, list[OperatingPoint],
                                                                         list[dict[str, Any]]]:
     """The equilibria with the inputs fixed (0 unless given), one per family, and what was done in words."""
-    from robodyn.analysis.equilibrium import find_equilibrium
-    from robodyn.analysis.families import families
+    from robodyn.linearization.equilibrium import find_equilibrium
+    from robodyn.linearization.families import families
 
     fixed = {name: given.get(name, 0.0) for name in model.inputs} | {k: v for k, v in given.items()
                                                                        if k in model.states}
@@ -73,11 +74,11 @@ def operating_points(model: ModelContract, given: dict[str, float], robot: bool)
     """The section's body and the points: equilibria (one per family), or a robot's configuration (``robot``)."""
     n = model.n_states // 2 if model.order == 2 else model.n_states
     if robot:  # a robot has a continuum of rest points: the one at the given angles, held by its torques
-        from robodyn.analysis.equilibrium import find_equilibrium
+        from robodyn.linearization.equilibrium import find_equilibrium
 
         fixed = {name: given.get(name, 0.0) for name in model.states}
         if model.constraints() is not None:  # closed loops: the angles given held, the others assembled
-            from robodyn.analysis.assembly import completed
+            from robodyn.mechanisms.loops.assembly import completed
 
             state = completed(model, {k: v for k, v in given.items() if k in model.states})
             fixed = dict(zip(model.states, state.tolist()))

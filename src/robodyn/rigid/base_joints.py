@@ -23,7 +23,7 @@ Each class records on a :class:`~robodyn.rigid.tape.Tape`:
 
 The chart of the free-flyer is position and orientation apart, both in the root's frame at the centre:
 p = p_c + R_c dp, R = R_c Exp(phi); then dp' = Exp(phi) v and phi' = Jr(phi)^-1 w, with Jr the right Jacobian of
-SO(3). It is not Pinocchio's SE(3) ``integrate`` (robodyn.model.chain.configuration has that one): the two agree
+SO(3). It is not Pinocchio's SE(3) ``integrate`` (robodyn.mechanisms.floating.configuration has that one): the two agree
 to first order at the centre, which is all the steps and the derivatives at d = 0 use. The planar chart is the
 same in the plane. Functions of the angle with a removable singularity at 0 (sin(t/2)/t, the coefficient of
 Jr^-1) are taken from their Taylor series below SMALL_ANGLE, blended without a branch on the tape (a step

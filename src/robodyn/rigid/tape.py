@@ -11,7 +11,7 @@ size of an expanded closed form.
 
 :class:`Value` wraps a node for arithmetic (``a * b + c``) so that algorithms read like the textbook.
 :meth:`Tape.derive` appends forward-mode derivatives (the chain rule over the nodes, zero derivatives
-pruned). :mod:`robodyn.codegen.tape_llvm` compiles a tape to machine code; :meth:`Tape.to_sympy` turns
+pruned). :mod:`robodyn.codegen.llvm.tape` compiles a tape to machine code; :meth:`Tape.to_sympy` turns
 outputs back into closed forms, for showing small models to a person.
 
 Reference: A. Griewank, A. Walther, *Evaluating Derivatives*, 2nd ed., SIAM 2008, chapters 2-3

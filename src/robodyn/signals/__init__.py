@@ -19,7 +19,7 @@ classes, ``robodyn.signals.kinds`` for the kind codes) does not import the text 
 
 from typing import TYPE_CHECKING
 
-from robodyn._lazy import lazy_names
+from robodyn.base.lazy import lazy_names
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {

@@ -24,7 +24,7 @@ from typing import TypeAlias, overload
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, ShapeError
 
 __all__ = [
     "NO_EXACT_FORM",
@@ -258,7 +258,7 @@ class Step(Signal):
         if self.before == self.after:
             import warnings
 
-            from robodyn.errors import RobodynWarning
+            from robodyn.base.errors import RobodynWarning
 
             warnings.warn(f"Step(at={self.t0:g}, before={self.before:g}, after={self.after:g}) is constant "
                           f"{self.before:g}: the switch time comes first; write Step(at=..., before=..., "

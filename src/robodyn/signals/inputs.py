@@ -31,7 +31,7 @@ from typing import Any, Final, TypeAlias
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from robodyn.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.signals.core import (
     Array,
     Constant,

@@ -1,7 +1,7 @@
 """Input-signal evaluator: numba-compatible source, loaded compiled or interpreted.
 
 This file is a template, not an ordinary module: it is plain Python in numba's nopython subset, read
-as text and pasted into generated kernel modules (:mod:`robodyn.integrate.kernel_module`) or executed as a fresh
+as text and pasted into generated kernel modules (:mod:`robodyn.integrate.kernels.module`) or executed as a fresh
 module by :func:`robodyn.signals.load_evaluator`. It does not import numba and does not define
 ``hjit``: whoever loads it injects it into the module namespace before executing it (in generated
 modules ``numba.njit(cache=True)`` without a Python wrapper, since only the kernels call it; numba's

@@ -32,10 +32,10 @@ from typing import Final
 
 import numpy as np
 
-from robodyn.errors import ExpressionError, InputError, UnknownNameError
+from robodyn.base.errors import ExpressionError, InputError, UnknownNameError
+from robodyn.base.textfile import read_text_limited
 from robodyn.model.names import MAX_DEPTH, MAX_LENGTH, parse_number
 from robodyn.signals.core import Array, Constant, Pulse, Ramp, Signal, Sine, Step, Table
-from robodyn.textfile import read_text_limited
 
 __all__ = ["SIGNAL_FUNCTIONS", "parse_input_assignments", "parse_signal", "read_table_csv"]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
-from robodyn.errors import InputError, RobodynError
+from robodyn.base.errors import InputError, RobodynError
 
 __all__ = ["CONNECT_TIMEOUT", "run_on_cluster"]
 
@@ -257,7 +257,7 @@ def _run(client: Any, plan: Any, todo: list[int], out: Path | None, progress: bo
     """Submit one task per chunk, wait for them as they complete; the frames (without ``out``)."""
     from distributed import as_completed
 
-    from robodyn.progress import progress as bar
+    from robodyn.base.progress import progress as bar
 
     token = _sweep_token(plan, out)
     target = None if out is None else str(out)

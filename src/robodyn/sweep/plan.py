@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.model.system import real_array
 
 if TYPE_CHECKING:
@@ -242,7 +242,7 @@ def _reducers(reduce: Any) -> tuple[tuple[str, ...], tuple[Callable[..., Any], .
 
 
 def _method(method: Any) -> str:
-    from robodyn.integrate.methods import METHOD_NAMES, lookup
+    from robodyn.integrate.methods.registry import METHOD_NAMES, lookup
 
     found = lookup(method)  # InputError listing the names
     if found.family == "fixed":

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from robodyn.errors import InputError
+from robodyn.base.errors import InputError
 from robodyn.model.system import Model
 from robodyn.sweep.plan import (
     DEFAULT_CHUNK,
@@ -68,7 +68,7 @@ _MODELS: dict[str, ModelContract] = {}  # model text hash -> the model built fro
 
 
 def _model(plan: SweepPlan) -> ModelContract:
-    from robodyn.model.files.loading import read_model_text
+    from robodyn.files.loading import read_model_text
 
     key = hashlib.sha256(plan.model_text.encode()).hexdigest()
     if key not in _MODELS:
@@ -139,8 +139,8 @@ def _runs(plan: SweepPlan, model: ModelContract, values: np.ndarray, x0: np.ndar
     """The chunk's runs as one BatchTrajectory: one compiled batch per distinct combination of swept inputs and
     gains (inputs are shared by a batch), stitched back in sample order."""
     from robodyn.integrate.simulate import simulate
+    from robodyn.results.trajectory import BatchTrajectory
     from robodyn.signals import StateFeedback
-    from robodyn.trajectory import BatchTrajectory
 
     rows = values.shape[0]
     signal = _signal_columns(plan, model)
@@ -217,14 +217,14 @@ def _source(model: Any) -> tuple[str, str]:
     if not isinstance(text, str):
         raise InputError(f"sweep: model must be a catalog name or a YAML file path, got {type(model).__name__} "
                          f"{model!r}"[:200])
-    from robodyn.errors import ModelFileError
-    from robodyn.model.files import catalog
-    from robodyn.model.files.loading import MAX_FILE_BYTES
-    from robodyn.textfile import read_text_limited
+    from robodyn.base.errors import ModelFileError
+    from robodyn.base.textfile import read_text_limited
+    from robodyn.files import catalog
+    from robodyn.files.loading import MAX_FILE_BYTES
 
     if text in catalog.CATALOG and text != "mbk":
         return catalog.catalog_text(text), text
-    from robodyn.model.files.diagram_file import bundled_text
+    from robodyn.files.diagram import bundled_text
 
     path = Path(text)
     content = read_text_limited(path, "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
@@ -279,7 +279,7 @@ def sweep(model: str | os.PathLike[str], over: Mapping[str, Any], t_span: float 
     """
     _check_where(scheduler, workers, out, table)
     text, name = _source(model)
-    from robodyn.model.files.loading import read_model_text
+    from robodyn.files.loading import read_model_text
 
     built = read_model_text(text, f"{name}.yaml")
     plan = make_plan(built, text, name, over, t_span, reduce, samples, seed, x0, chunk_size, points, method, rtol,
@@ -367,7 +367,7 @@ def _run(plan: SweepPlan, built: ModelContract, name: str, folder: SweepFolder |
                                     workers=workers, progress=progress,
                                     on_part=None if folder is None else folder.record)
         else:
-            from robodyn.progress import progress as bar
+            from robodyn.base.progress import progress as bar
 
             with bar(plan.count if plan.chunks > 1 and progress else 0, f"sweep {name}") as advance:
                 for k in todo:

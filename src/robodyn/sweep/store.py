@@ -19,7 +19,7 @@ sample ids are its chunk's. Nothing else in the folder is read or followed:
 - a part of a chunk the manifest does not have (``part-000099`` of a 3-chunk sweep) is never looked at.
 
 The manifest is opened the same way (a regular file of at most :data:`MAX_MANIFEST_BYTES`), parsed with
-:func:`robodyn.textfile.parse_json_limited` and checked for its structure: anything else is an InputError
+:func:`robodyn.base.textfile.parse_json_limited` and checked for its structure: anything else is an InputError
 naming the file and why. A table read back whole may take at most :data:`MAX_TABLE_BYTES` (estimated before
 reading); larger ones are read by columns, by samples or part by part.
 """
@@ -39,9 +39,9 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.atomic import rename_aside
-from robodyn.errors import InputError
-from robodyn.textfile import file_kind
+from robodyn.base.atomic import rename_aside
+from robodyn.base.errors import InputError
+from robodyn.base.textfile import file_kind
 
 __all__ = ["MANIFEST", "MAX_MANIFEST_BYTES", "MAX_TABLE_BYTES", "RECORD_INTERVAL", "Layout", "SweepFolder",
            "iter_parts", "load_sweep", "open_folder", "part_name", "read_manifest", "write_part"]
@@ -89,7 +89,7 @@ class Layout:
 def _read_regular(path: Path, limit: int) -> bytes:
     """The bytes of the regular file ``path`` (FileNotFoundError if there is none); _Unusable when it is a link
     (not followed), a FIFO (not waited on), a folder or device, or larger than ``limit`` bytes."""
-    from robodyn.textfile import UnusableFile, read_regular
+    from robodyn.base.textfile import UnusableFile, read_regular
 
     try:
         data = read_regular(path, limit)
@@ -103,7 +103,7 @@ def _read_regular(path: Path, limit: int) -> bytes:
 # --- the manifest ----------------------------------------------------------------------------------------------
 def read_manifest(folder: Path, where: str = "sweep") -> dict[str, Any] | None:
     """The checked manifest of ``folder``, None when it has none; InputError naming the file and why otherwise."""
-    from robodyn.textfile import JsonLimitError, parse_json_limited
+    from robodyn.base.textfile import JsonLimitError, parse_json_limited
 
     path = folder / MANIFEST
     try:
@@ -179,7 +179,7 @@ def write_part(folder: Path, k: int, frame: Any) -> dict[str, Any]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from robodyn.atomic import write_bytes_atomic
+    from robodyn.base.atomic import write_bytes_atomic
 
     sink = pa.BufferOutputStream()
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), sink)
@@ -287,7 +287,7 @@ class SweepFolder:
             self.flush()
 
     def flush(self) -> None:
-        from robodyn.atomic import write_text_atomic
+        from robodyn.base.atomic import write_text_atomic
 
         text = manifest_text({**self.manifest, "columns": self.columns,
                               "parts": {str(k): self.parts[k] for k in sorted(self.parts)}})
@@ -348,8 +348,8 @@ def open_folder(out: str | os.PathLike[str], manifest: dict[str, Any], matches: 
                 values: Callable[[int], np.ndarray]) -> tuple[SweepFolder, set[int]]:
     """The folder ``out`` for the sweep of ``manifest`` (created, or checked to hold the same sweep: ``matches``
     its definition), with its parts verified; and the chunks already done. Nothing is simulated before this,
-    and a folder where nothing can be written is refused here (robodyn.atomic.check_output_folder)."""
-    from robodyn.atomic import check_output_folder, check_output_path
+    and a folder where nothing can be written is refused here (robodyn.base.atomic.check_output_folder)."""
+    from robodyn.base.atomic import check_output_folder, check_output_path
 
     path = check_output_folder(out, "sweep: out")  # a file, a device, under a file, not writable: refused
     try:

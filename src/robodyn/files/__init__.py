@@ -1,0 +1,39 @@
+"""Model files: YAML read safely, validated with ``file:line`` in every message, and the parsed-model cache.
+
+- :mod:`~robodyn.files.loading` — :func:`load`, :func:`load_file`: a name, a path or a text to a model;
+- :mod:`~robodyn.files.yamlio` — YAML with the line of every value;
+- :mod:`~robodyn.files.reader` — a parsed document to a model (sympy; imported only when one is built);
+- :mod:`~robodyn.files.catalog` — the built-in models;
+- :mod:`~robodyn.files.cached` — the parsed-model cache: a warm process needs no sympy.
+
+The names are loaded on first use (PEP 562).
+"""
+
+from typing import TYPE_CHECKING
+
+from robodyn.base.lazy import lazy_names
+
+_LAZY: dict[str, str] = {
+    "KINDS": "robodyn.files.loading",
+    "load": "robodyn.files.loading",
+    "load_file": "robodyn.files.loading",
+    "model_from_document": "robodyn.files.loading",
+    "model_text": "robodyn.files.loading",
+    "read_model_text": "robodyn.files.loading",
+    "source_stem": "robodyn.files.loading",
+}
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers: the same names, imported eagerly
+    from robodyn.files.loading import (
+        KINDS,
+        load,
+        load_file,
+        model_from_document,
+        model_text,
+        read_model_text,
+        source_stem,
+    )
+
+__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+
+__all__ = ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text", "source_stem"]

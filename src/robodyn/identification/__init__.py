@@ -1,0 +1,12 @@
+"""Identification: a model's parameters from measurements.
+
+- grey-box output error on any model: :mod:`~robodyn.identification.identify` (the problem
+  :mod:`~robodyn.identification.problem`, the fit :mod:`~robodyn.identification.fit`, the data
+  :mod:`~robodyn.identification.measured`, what the data determine :mod:`~robodyn.identification.estimates`);
+- rigid bodies: the regressor (:mod:`~robodyn.identification.regressor`), base parameters
+  (:mod:`~robodyn.identification.base_parameters`), excitation (:mod:`~robodyn.identification.excitation`), the fit
+  (:mod:`~robodyn.identification.rigid`, data :mod:`~robodyn.identification.rigid_data`) and physically consistent
+  parameters (:mod:`~robodyn.identification.consistency`).
+
+Not called ``identify``, as the function ``robodyn.identify`` is.
+"""

@@ -1,0 +1,166 @@
+"""The one registry of integration methods: every name ``simulate(method=...)`` and ``--method`` accept.
+
+Each :class:`Method` belongs to a family, and ``simulate()`` picks its path by the family:
+
+- ``fixed`` (``euler``, ``heun``, ``rk4``): the fixed-step kernel with the method's Butcher tableau; needs ``dt``;
+- ``adaptive`` (``dopri5``, ``dop853``): the adaptive kernel (error control, dense output, events);
+- ``implicit`` (``radau``, ``rosenbrock``): the adaptive kernel with Radau IIA of order 5 or RODAS4 (compiled,
+  with the model's exact Jacobian);
+- ``stiff`` (``scipy-radau``, ``scipy-bdf``, ``lsoda``): scipy's ``solve_ivp`` with the solver ``scipy_name``, for
+  comparison (``bdf`` is accepted as another name of ``scipy-bdf``);
+- ``exact``: matrix exponentials, for linear time-invariant models;
+- ``discrete``: the update map x[k+1] = f(t_k, x[k], u[k]) of a discrete-time model (one with a
+  ``sample_period``), stepped at its sample instants (:mod:`robodyn.integrate.paths.discrete`).
+
+The older names are views of :data:`REGISTRY`: ``robodyn.integrate.simulate.METHOD_NAMES``,
+``robodyn.integrate.methods.tableaus.METHODS`` (:data:`TABLEAUS`), ``FIXED_STEP`` and ``ADAPTIVE``, and
+``robodyn.integrate.paths.stiff.STIFF_METHODS``. Nothing here imports numba, scipy or sympy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Final, Literal, get_args
+
+from robodyn.base.errors import InputError
+
+if TYPE_CHECKING:
+    from robodyn.integrate.methods.tableaus import ButcherTableau
+
+__all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
+
+Family = Literal["fixed", "adaptive", "implicit", "stiff", "exact", "discrete"]
+FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
+
+
+@dataclass(frozen=True, slots=True)
+class Method:
+    """One integration method.
+
+    Parameters
+    ----------
+    name : str
+        The name ``simulate(method=...)`` and ``--method`` take (lower case).
+    family : {"fixed", "adaptive", "implicit", "stiff", "exact", "discrete"}
+        Which path runs it.
+    description : str
+        One line for people.
+    tableau : ButcherTableau, optional
+        The Runge–Kutta coefficients of the ``fixed`` and ``adaptive`` methods (and only theirs).
+    scipy_name : str, optional
+        The ``solve_ivp`` solver of the ``stiff`` methods (and only theirs).
+    """
+
+    name: str
+    family: Family
+    description: str
+    tableau: ButcherTableau | None = None
+    scipy_name: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise InputError(f"method {self.name!r}: family {self.family!r} is not one of {', '.join(FAMILIES)}")
+        explicit = self.family in ("fixed", "adaptive")
+        if explicit != (self.tableau is not None) or (self.family == "stiff") != (self.scipy_name is not None):
+            raise InputError(f"method {self.name!r}: fixed and adaptive methods have a tableau, stiff methods a "
+                             "scipy_name, and no other method either")
+        if self.tableau is not None and (self.tableau.name != self.name
+                                         or self.tableau.adaptive != (self.family == "adaptive")):
+            raise InputError(f"method {self.name!r}: its tableau is {self.tableau.name!r} "
+                             f"(adaptive: {self.tableau.adaptive}), which does not fit the family {self.family!r}")
+
+
+def _tableau(name: str) -> ButcherTableau:
+    """The tableau ``name`` of :mod:`robodyn.integrate.methods.tableaus` (made there on first use)."""
+    from robodyn.integrate.methods import tableaus
+
+    built: ButcherTableau = getattr(tableaus, name)
+    return built
+
+
+#: How to make each method: its fields, the tableau by its name in :mod:`robodyn.integrate.methods.tableaus`. A
+#: method (and its tableau, whose coefficients are checked as it is made) is made on first use: a run of dopri5
+#: makes only it.
+_ENTRIES: Final[dict[str, tuple[Family, str, str | None, str | None]]] = {
+    "euler": ("fixed", "explicit Euler, order 1", "EULER", None),
+    "heun": ("fixed", "Heun's method (explicit trapezoid), order 2", "HEUN", None),
+    "rk4": ("fixed", "the classical Runge–Kutta method, order 4", "RK4", None),
+    "dopri5": ("adaptive", "Dormand–Prince 5(4) with 4th-order dense output", "DOPRI5", None),
+    "dop853": ("adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", "DOP853", None),
+    "radau": ("implicit", "Radau IIA of order 5 (Hairer's RADAU5), compiled, for stiff problems", None, None),
+    "rosenbrock": ("implicit", "the Rosenbrock method RODAS4, order 4(3), compiled, for moderately stiff problems",
+                   None, None),
+    "scipy-radau": ("stiff", "scipy's Radau IIA, implicit, order 5", None, "Radau"),
+    "scipy-bdf": ("stiff", "scipy's BDF, implicit, orders 1 to 5", None, "BDF"),
+    "lsoda": ("stiff", "scipy's LSODA, switching between Adams and BDF", None, "LSODA"),
+    "exact": ("exact", "matrix exponentials, exact for linear time-invariant models", None, None),
+    "discrete": ("discrete", "x[k+1] = A x[k] + B u[k] at the sample instants of a discrete-time model", None, None),
+}
+
+
+class _Registry(Mapping[str, Method]):
+    """Every method by name, in the order of ``METHOD_NAMES``: a read-only mapping that makes each
+    :class:`Method` (with its tableau) the first time it is asked for, and keeps it."""
+
+    def __init__(self) -> None:
+        self._made: dict[str, Method] = {}
+
+    def __getitem__(self, name: str) -> Method:
+        method = self._made.get(name)
+        if method is None:
+            family, description, tableau, scipy_name = _ENTRIES[name]
+            made = Method(name, family, description, None if tableau is None else _tableau(tableau), scipy_name)
+            method = self._made.setdefault(name, made)  # a thread that made it too keeps the first
+        return method
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(_ENTRIES)
+
+    def __len__(self) -> int:
+        return len(_ENTRIES)
+
+    def __repr__(self) -> str:
+        return f"REGISTRY({', '.join(_ENTRIES)})"
+
+
+class _Tableaus(Mapping[str, "ButcherTableau"]):
+    """The Runge–Kutta tableaus of the fixed and adaptive methods by name (the registry's, made on first use)."""
+
+    def __getitem__(self, name: str) -> ButcherTableau:
+        tableau = REGISTRY[name].tableau if name in _ENTRIES else None
+        if tableau is None:
+            raise KeyError(name)
+        return tableau
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, entry in _ENTRIES.items() if entry[2] is not None)
+
+    def __len__(self) -> int:
+        return sum(entry[2] is not None for entry in _ENTRIES.values())
+
+
+#: Every method by name, in the order of ``METHOD_NAMES`` and of ``--method``'s choices.
+REGISTRY: Final[Mapping[str, Method]] = _Registry()
+
+METHOD_NAMES: Final = tuple(_ENTRIES)
+#: Other names ``simulate(method=...)`` accepts, for the names of earlier versions.
+ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bdf": "scipy-bdf"})
+#: The Runge–Kutta tableaus of the fixed and adaptive methods by name.
+TABLEAUS: Final[Mapping[str, ButcherTableau]] = _Tableaus()
+
+
+def names(family: Family) -> tuple[str, ...]:
+    """The names of the methods of ``family``, in registry order."""
+    return tuple(name for name, entry in _ENTRIES.items() if entry[0] == family)
+
+
+def lookup(method: object) -> Method:
+    """The method called ``method`` (any case), or InputError listing the names."""
+    if not isinstance(method, str):
+        raise InputError(f"method must be a name, one of {', '.join(METHOD_NAMES)}; got {method!r}")
+    name = ALIASES.get(method.lower(), method.lower())
+    if name not in _ENTRIES:
+        raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
+    return REGISTRY[name]

@@ -1,0 +1,111 @@
+"""The ``sampled`` path of ``simulate()``: a model with sampled blocks, integrated between its sample instants.
+
+A diagram with sampled blocks (robodyn.diagrams.sampled) evolves between instants as its flow model — its states,
+then the sampled blocks' held outputs and inputs — and jumps at each instant t_k = t0 + k T (T the base period):
+pending updates applied, outputs held anew. The flow runs the adaptive (or implicit) kernels on [t_k, t_{k+1}],
+which end exactly at t_{k+1} (an interval's end, not an event located by search), with the inputs' breakpoints as
+stops inside; the jump is evaluated from the blocks (at most a few microseconds of Python each).
+
+Rows: a time t in [t_k, t_{k+1}) gets the values after the jump at t_k (a discrete state shows x[k], from which
+the outputs at t_k are computed; the continuous states are continuous). Without ``t_eval`` the output times are
+the base instants (and t1). A batch runs its trajectories one after the other; events are not located in such
+models.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+import numpy as np
+
+from robodyn.base.errors import InputError
+from robodyn.integrate.kernels.run import run_adaptive
+from robodyn.integrate.paths.discrete import SAMPLE_RTOL, sample_count
+from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
+
+if TYPE_CHECKING:
+    from robodyn.integrate.simulate import SimulationJob
+
+__all__ = ["run_sampled"]
+
+_NO_STOPS: Final = np.empty(0)  # one object: the kernels remember the layout of a run by its arrays' identity
+
+
+def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
+    """The trajectory of ``job.model`` (whose ``sampling()`` is set) over ``job.t_span``; a batch runs its
+    trajectories one after the other on the common grid (``t_eval``, or the base instants)."""
+    from robodyn.integrate.events import resolve_events
+    from robodyn.integrate.simulate import SimulationPlan
+
+    model = job.model
+    sampling = model.sampling()
+    if len(job.plan.events):
+        raise InputError(f"simulate: {model.name!r} has sampled blocks: events are not located in such models")
+    if job.method.family not in ("adaptive", "implicit"):
+        raise InputError(f"simulate: {model.name!r} has sampled blocks: use an adaptive or implicit method (dopri5, "
+                         f"dop853, radau, rosenbrock), not {job.method.name!r}")
+    flow = sampling.flow()
+    plan = SimulationPlan(flow, job.plan.inputs, resolve_events(flow, None))
+    setup, seconds = plan.kernels(job.backend, job.method.family == "implicit")
+    t0, t1 = job.t_span
+    base = sampling.base
+    count = sample_count(base, t0, t1)
+    instants = t0 + base * np.arange(count + 1)
+    if abs(instants[-1] - t1) <= SAMPLE_RTOL * base:
+        instants[-1] = t1
+    grid = job.t_eval if job.t_eval is not None else (
+        instants if instants[-1] == t1 else np.append(instants, t1))
+    totals = {"nfev": 0, "steps": 0, "rejected": 0, "njev": 0, "nlu": 0}
+    runs = [_one(job, sampling, flow, plan, setup, instants, grid, x0, p, totals)
+            for x0, p in zip(job.states, job.parameters)]
+    stats = SimulationStats(setup.path, job.method.name, totals["nfev"], totals["steps"], totals["rejected"],
+                            seconds, from_cache=setup.cached, njev=totals["njev"], nlu=totals["nlu"])
+    if job.batch:
+        return BatchTrajectory._adopt(grid, np.stack([r[1] for r in runs]), np.stack([r[2] for r in runs]),
+                                      np.stack([r[3] for r in runs]), job.states, job.parameters, model.states,
+                                      model.inputs, model.outputs, tuple(model.parameters), model.name, stats,
+                                      ((),) * len(runs), source=model)
+    t, x, u, y = runs[0]
+    return Trajectory._adopt(t, x, u, y, model.states, model.inputs, model.outputs, model.name, stats, (),
+                             source=model, params=job.parameters[0])
+
+
+def _one(job: SimulationJob, sampling: Any, flow: Any, plan: Any, setup: Any, instants: np.ndarray, grid: np.ndarray,
+         x0: np.ndarray, p: np.ndarray, totals: dict[str, int]) -> tuple[np.ndarray, ...]:
+    """One trajectory: t, x, u, y on the rows (``grid``'s points, and t1)."""
+    model, inputs = job.model, job.plan.inputs
+    t1 = job.t_span[1]
+    count = instants.size - 1
+    atol = np.concatenate([job.atol, np.full(flow.n_states - model.n_states, float(np.max(job.atol)))])  # held: fixed
+    z = sampling.start(job.t_span[0], x0, inputs.evaluate(job.t_span[0], x0), p)
+    times: list[np.ndarray] = []
+    rows: list[np.ndarray] = []
+    used = totals["steps"]
+    for k in range(count + 1):
+        a = float(instants[k])
+        if k > 0:
+            z = sampling.jump(a, z, inputs.evaluate(a, z[: model.n_states]), p, k)
+        b = float(instants[k + 1]) if k < count else t1
+        if b <= a:  # t1 is this instant: its row is the state after the jump
+            if grid.size and grid[-1] >= a:
+                times.append(np.array([t1]))
+                rows.append(z[None, :].copy())
+            break
+        inside = grid[(grid >= a) & (grid < b)] if k < count or b < t1 else grid[grid >= a]
+        wanted = inside if inside.size and inside[-1] == b else np.append(inside, b)
+        if totals["steps"] - used > job.max_steps:
+            raise InputError(f"simulate: more than max_steps = {job.max_steps} steps by t = {a:g}: raise max_steps")
+        stops = plan.breakpoints(a, b)
+        run = run_adaptive(setup, job.method.name, (a, b), z, p, stops if stops.size else _NO_STOPS, wanted,
+                           job.rtol, atol, job.max_steps)  # (one value: the kernels keep one layout per size)
+        for key in totals:
+            totals[key] += getattr(run, key)
+        keep = run.t <= b if inside.size and inside[-1] == b else run.t < b
+        times.append(run.t[keep])
+        rows.append(run.x[keep])
+        z = np.array(run.x[-1], dtype=float)
+    t = np.concatenate(times) if times else np.zeros(0)
+    Z = np.concatenate(rows) if rows else np.zeros((0, flow.n_states))
+    x = np.ascontiguousarray(Z[:, : model.n_states])
+    u = inputs.evaluate_many(t, x)
+    return t, x, u, np.asarray(flow.h_many(t, Z, u, p), dtype=float)

@@ -1,0 +1,7 @@
+"""Linear time-invariant systems as a control engineer reads them: modes and stability
+(:mod:`~robodyn.linear.modes`), responses (:mod:`~robodyn.linear.lti`, :mod:`~robodyn.linear.response`,
+:mod:`~robodyn.linear.step_metrics`), frequency responses and margins (:mod:`~robodyn.linear.crossings`,
+:mod:`~robodyn.linear.margins`, :mod:`~robodyn.linear.plots`), controllability and observability
+(:mod:`~robodyn.linear.controllability`, :mod:`~robodyn.linear.balancing`). The system itself is
+:class:`robodyn.model.kinds.linear.LinearSystem`, whose methods delegate here.
+"""

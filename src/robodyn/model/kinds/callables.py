@@ -1,0 +1,94 @@
+"""A model from plain Python callables: :class:`System` (f and h as functions of float64 vectors).
+
+The contract's numeric members come from :class:`robodyn.model.system.Model`; a ``System`` has no closed forms, so
+consumers differentiate it numerically (complex step when its functions accept complex numbers, else central
+differences) and simulate it on the interpreted path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from numpy.typing import ArrayLike
+
+from robodyn.base.errors import InputError
+from robodyn.model.system import Model, Vector, default_values, name_tuple
+from robodyn.model.values import check_names
+
+__all__ = ["System"]
+
+
+class System(Model):
+    """A model from plain Python callables.
+
+    Parameters
+    ----------
+    f
+        ``f(t, x, u, p) -> xdot`` with ``x`` ``(n,)``, ``u`` ``(m,)``, ``p`` ``(n_params,)`` float64
+        arrays in the order of the names given here, returning ``(n,)``.
+    states, inputs
+        Names of the states and inputs.
+    h
+        Optional ``h(t, x, u, p) -> y`` returning ``(len(outputs),)``. Without it ``y = x`` and the
+        outputs are named like the states.
+    outputs
+        Output names (required with ``h``).
+    parameters
+        Parameter names and default values, in the order ``p`` has.
+    name
+        The model's name.
+
+    Shapes are checked on every call; a wrong shape raises :class:`~robodyn.base.errors.ShapeError`.
+
+    Examples
+    --------
+    >>> sys = System(lambda t, x, u, p: [x[1], -p[0] * x[0]], states=["q", "v"], parameters={"k": 4.0})
+    >>> sys.f(0.0, {"q": 1.0, "v": 0.0})
+    array([ 0., -4.])
+    """
+
+    def __init__(
+        self,
+        f: Callable[..., ArrayLike],
+        states: Sequence[str],
+        inputs: Sequence[str] | None = None,
+        *,
+        h: Callable[..., ArrayLike] | None = None,
+        outputs: Sequence[str] | None = None,
+        parameters: Mapping[str, float] | None = None,
+        name: str = "system",
+    ):
+        if not callable(f):
+            raise InputError(f"system {name!r}: f must be callable f(t, x, u, p), got {type(f).__name__}")
+        if h is not None and not callable(h):
+            raise InputError(f"system {name!r}: h must be callable h(t, x, u, p), got {type(h).__name__}")
+        if h is None and outputs is not None:
+            raise InputError(f"system {name!r}: outputs are named but no h is given: pass h=...")
+        if h is not None and outputs is None:
+            raise InputError(f"system {name!r}: h is given but outputs are not named: pass outputs=[...]")
+        self.name = name
+        self.states = name_tuple(states, "states")
+        self.inputs = name_tuple(inputs, "inputs")
+        self.outputs = name_tuple(outputs, "outputs") if h is not None else self.states
+        self.parameters = default_values(parameters, f"system {name!r}")
+        groups = {"states": self.states, "inputs": self.inputs, "parameters": tuple(self.parameters)}
+        if h is not None:
+            groups["outputs"] = self.outputs
+        check_names(groups, where=f"system {name!r}")
+        if not self.states:
+            raise InputError(f"system {name!r}: a model needs at least one state")
+        self._rhs = f
+        self._out = h
+
+    def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return self._rhs(t, x, u, p)
+
+    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
+        return x.copy() if self._out is None else self._out(t, x, u, p)
+
+    kind = "python"
+
+    @property
+    def outputs_are_states(self) -> bool:
+        return self._out is None

@@ -1,0 +1,4 @@
+"""Simulation results: :class:`~robodyn.results.trajectory.Trajectory` and ``BatchTrajectory``
+(:mod:`~robodyn.results.trajectory`), their files read back (:mod:`~robodyn.results.files`), their sensitivities
+(:mod:`~robodyn.results.sensitivities`) and their plots (:mod:`~robodyn.results.plots`).
+"""
