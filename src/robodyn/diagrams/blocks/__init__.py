@@ -1,3 +1,5 @@
-"""The block library: actuators, sensors and controllers as ordinary symbolic models
-(:mod:`~robodyn.diagrams.blocks.library`), and their exact discrete forms (:mod:`~robodyn.diagrams.blocks.sampled`).
+"""The block library: actuators, sensors and controllers as ordinary symbolic models, one module per block (its
+factory and exact discrete form), found by :mod:`~robodyn.diagrams.blocks.registry`; the table and
+``make_block`` are :mod:`~robodyn.diagrams.blocks.library`, the shared checks and sampled form
+:mod:`~robodyn.diagrams.blocks.common`.
 """
