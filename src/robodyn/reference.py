@@ -10,6 +10,7 @@ import inspect
 import re
 from collections.abc import Mapping
 from pathlib import Path, PurePath
+from types import MappingProxyType
 from typing import Any, Final
 
 __all__ = ["MODULES", "public_names", "reference_text"]
@@ -103,7 +104,8 @@ def _entry(name: str, obj: Any, documented: set[type]) -> list[str]:
     if callable(obj):
         return [f"### `{name}{_signature(obj)}`", "", _summary(obj), ""]
     if isinstance(obj, Mapping) or (isinstance(obj, tuple | list | frozenset | set) and len(obj) <= 40):
-        return [f"### `{name}`", "", f"A {type(obj).__name__} of {len(obj)} entries: {', '.join(map(str, obj))}.", ""]
+        kind = "read-only mapping" if isinstance(obj, MappingProxyType) else type(obj).__name__
+        return [f"### `{name}`", "", f"A {kind} of {len(obj)} entries: {', '.join(map(str, obj))}.", ""]
     if isinstance(obj, PurePath):
         return [f"### `{name}`", "", f"A path inside the installed package: `{_in_package(obj)}`.", ""]
     return [f"### `{name}`", "", f"A {type(obj).__name__}: `{obj!r}`"[:200], ""]
