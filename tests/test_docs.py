@@ -106,3 +106,15 @@ def test_every_public_name_is_in_the_reference() -> None:
     assert not any(missing.values()), missing
     for method in ("inverse_dynamics", "coriolis_matrix"):  # a chain's, from its mixins
         assert f"- `{method}(" in written.split("### `ChainSystem`")[1].split("\n### ")[0], method
+
+
+def test_every_method_is_in_the_method_row_of_cli_md() -> None:
+    """docs/dev/architecture.md's recipe for a method names docs/cli.md's ``--method`` row: it lists every method
+    of the registry (and its aliases), each fixed-step method also in the ``--dt`` row."""
+    from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES, names
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    method_row = next(line for line in text.splitlines() if line.startswith("| `--method M` |"))
+    dt_row = next(line for line in text.splitlines() if line.startswith("| `--dt H` |"))
+    assert not [m for m in (*METHOD_NAMES, *ALIASES) if f"`{m}`" not in method_row], method_row
+    assert not [m for m in names("fixed") if f"`{m}`" not in dt_row], dt_row
