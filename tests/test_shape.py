@@ -138,12 +138,21 @@ def test_the_old_path_scan_catches_what_it_is_for(source: str, caught: list[str]
     assert old_path_uses(source, _old_paths()) == caught
 
 
+def _found_by_a_registry(path: Path) -> bool:
+    """Whether the module declares a top-level ``BLOCK``: a block module, found by the block registry
+    (docs/dev/architecture.md, "A block": one file per block, named nowhere else)."""
+    return any(isinstance(node, (ast.Assign, ast.AnnAssign)) and "BLOCK" in {
+        getattr(t, "id", None) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body)
+
+
 def unnamed_modules(folder: Path) -> list[str]:
     """The modules and subpackages of ``folder`` its ``__init__.py`` docstring does not name as modules (``:mod:``
-    paths ending in ``.name``, ````name````, ``name.py``, ``name/``)."""
+    paths ending in ``.name``, ````name````, ``name.py``, ``name/``); modules a registry finds need not be named."""
     init = folder / "__init__.py"
     doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.exists() else None
-    parts = sorted([p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    parts = sorted([p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "__main__")
+                    and not _found_by_a_registry(p)]
                    + [p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()])
     if not doc:
         return parts or ["(no docstring)"]
@@ -171,6 +180,7 @@ def test_every_package_docstring_names_its_modules() -> None:
 def test_the_docstring_scan_catches_what_it_is_for(tmp_path: Path, doc: str | None, unnamed: list[str]) -> None:
     for name in ("registry", "tableaus", "implicit"):
         (tmp_path / f"{name}.py").write_text("", encoding="utf-8")
+    (tmp_path / "gain.py").write_text('BLOCK = BlockKind("gain", gain)\n', encoding="utf-8")  # found, not named
     if doc is not None:
         (tmp_path / "__init__.py").write_text(doc + "\n", encoding="utf-8")
     assert unnamed_modules(tmp_path) == unnamed
