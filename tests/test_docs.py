@@ -106,3 +106,48 @@ def test_every_public_name_is_in_the_reference() -> None:
     assert not any(missing.values()), missing
     for method in ("inverse_dynamics", "coriolis_matrix"):  # a chain's, from its mixins
         assert f"- `{method}(" in written.split("### `ChainSystem`")[1].split("\n### ")[0], method
+
+
+def test_every_method_is_in_the_method_row_of_cli_md() -> None:
+    """docs/dev/architecture.md's recipe for a method names docs/cli.md's ``--method`` row: it lists every method
+    of the registry (and its aliases), each fixed-step method also in the ``--dt`` row."""
+    from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES, names
+
+    text = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8")
+    method_row = next(line for line in text.splitlines() if line.startswith("| `--method M` |"))
+    dt_row = next(line for line in text.splitlines() if line.startswith("| `--dt H` |"))
+    assert not [m for m in (*METHOD_NAMES, *ALIASES) if f"`{m}`" not in method_row], method_row
+    assert not [m for m in names("fixed") if f"`{m}`" not in dt_row], dt_row
+
+
+def _named_paths(text: str) -> set[str]:
+    """The file and folder paths a page names in code spans (``integrate/methods/registry.py``, ``mechanisms/chain/``,
+    ``codegen/llvm/native.native_kernel``: the module of a name), placeholders (``<kind>``) and cache layouts aside."""
+    paths = set()
+    for span in re.findall(r"`([^`\s]+)`", text):
+        span = span.split("::")[0].rstrip(".,:;")
+        if "/" not in span or "<" in span or "*" in span or not re.fullmatch(r"[\w./]+", span):
+            continue
+        if not span.endswith((".py", ".md", "/")) and not re.fullmatch(r"[\w/]+/\w+\.\w+", span):
+            continue  # a cache layout (``objects/``, ``runs/``) is a folder and ends with "/": checked below
+        paths.add(span)
+    return paths
+
+
+@pytest.mark.parametrize("page", ["architecture.md", "simulation.md", "security.md"])
+def test_the_developer_pages_name_files_that_exist(page: str) -> None:
+    """docs/dev names sources relative to src/robodyn (or the project: ``tests/...``, ``docs/cli.md``); after the
+    re-layout of issue 46 every one of them must still be where the page says."""
+    source = ROOT / "src" / "robodyn"
+    folders = {p.name for p in source.rglob("*") if p.is_dir()}  # a subfolder named in its folder's row: ``light/``
+    missing = []
+    for path in sorted(_named_paths((ROOT / "docs" / "dev" / page).read_text(encoding="utf-8"))):
+        module = re.sub(r"\.\w+$", "", path) if not path.endswith((".py", ".md", "/")) else path
+        candidates = [module, f"{module}.py", module.removeprefix("robodyn/"), module.removeprefix("src/robodyn/")]
+        if path.count("/") == 1 and path.endswith("/") and path[:-1] in folders:
+            continue
+        if not any((base / c).exists() or (base / f"{c}.py").exists() for base in (source, ROOT, ROOT / "docs")
+                   for c in candidates):
+            missing.append(path)
+    cache = {"objects/", "runs/", "models/", "package/", "link/"}  # the private cache's folders, not the project's
+    assert not [m for m in missing if m not in cache], missing

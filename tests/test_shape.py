@@ -136,3 +136,51 @@ def test_robodyn_uses_no_old_module_path() -> None:
 ])
 def test_the_old_path_scan_catches_what_it_is_for(source: str, caught: list[str]) -> None:
     assert old_path_uses(source, _old_paths()) == caught
+
+
+def _found_by_a_registry(path: Path) -> bool:
+    """Whether the module declares a top-level ``BLOCK``: a block module, found by the block registry
+    (docs/dev/architecture.md, "A block": one file per block, named nowhere else)."""
+    return any(isinstance(node, (ast.Assign, ast.AnnAssign)) and "BLOCK" in {
+        getattr(t, "id", None) for t in (node.targets if isinstance(node, ast.Assign) else [node.target])}
+        for node in ast.parse(path.read_text(encoding="utf-8")).body)
+
+
+def unnamed_modules(folder: Path) -> list[str]:
+    """The modules and subpackages of ``folder`` its ``__init__.py`` docstring does not name as modules (``:mod:``
+    paths ending in ``.name``, ````name````, ``name.py``, ``name/``); modules a registry finds need not be named."""
+    init = folder / "__init__.py"
+    doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))) if init.exists() else None
+    parts = sorted([p.stem for p in folder.glob("*.py") if p.stem not in ("__init__", "__main__")
+                    and not _found_by_a_registry(p)]
+                   + [p.name for p in folder.iterdir() if p.is_dir() and (p / "__init__.py").exists()])
+    if not doc:
+        return parts or ["(no docstring)"]
+    return [name for name in parts
+            if not re.search(rf"(\.{name}(?![\w-])|``{name}``|`{name}`|\b{name}\.py\b|\b{name}/)", doc)]
+
+
+def test_every_package_docstring_names_its_modules() -> None:
+    """A folder's ``__init__.py`` says what each of its modules and subfolders holds (docs/dev/architecture.md: one
+    concept per folder, told where it is); the root package's docstring is the user's, the layers table names its
+    folders."""
+    folders = [f for f in _folders() if f != PACKAGE]
+    assert all((f / "__init__.py").exists() for f in folders), [str(f) for f in folders if not (f / "__init__.py")
+                                                                 .exists()]
+    unnamed = {str(f.relative_to(PACKAGE)): names for f in folders if (names := unnamed_modules(f))}
+    assert not unnamed, f"name these modules in their package's docstring: {unnamed}"
+
+
+@pytest.mark.parametrize(("doc", "unnamed"), [
+    ('"""The registry (:mod:`~robodyn.x.registry`), ``tableaus`` and implicit.py."""', []),
+    ('"""The registry, the tableaus and the implicit methods."""', ["implicit", "registry", "tableaus"]),
+    ('"""(:mod:`~robodyn.x.registry_old`), ``tableaus``, implicit.py"""', ["registry"]),
+    (None, ["implicit", "registry", "tableaus"]),
+])
+def test_the_docstring_scan_catches_what_it_is_for(tmp_path: Path, doc: str | None, unnamed: list[str]) -> None:
+    for name in ("registry", "tableaus", "implicit"):
+        (tmp_path / f"{name}.py").write_text("", encoding="utf-8")
+    (tmp_path / "gain.py").write_text('BLOCK = BlockKind("gain", gain)\n', encoding="utf-8")  # found, not named
+    if doc is not None:
+        (tmp_path / "__init__.py").write_text(doc + "\n", encoding="utf-8")
+    assert unnamed_modules(tmp_path) == unnamed

@@ -1,11 +1,17 @@
 """The ``robodyn`` command line: one module per family of commands, each registering its parsers.
 
-- :mod:`robodyn.cli.main` — the parser, :func:`main` and its error handling (one line, exit code 2 or 1);
+- :mod:`robodyn.cli.main` — :func:`main`, the table of commands and their modules (``COMMANDS``), and the error
+  handling (one line, exit code 2 or 1);
+- :mod:`robodyn.cli.parser` — the argument parser, built for the named command only;
 - :mod:`robodyn.cli.args` — options every command shares (the model, ``--param``, ``--json``, a point);
-- :mod:`robodyn.cli.models` — show, classify, simulate, verify, modes, existence, equilibrium, linearize,
-  validity, convert;
-- :mod:`robodyn.cli.kinematics` — fk, ik, animate; :mod:`robodyn.cli.report` — analyze, demo;
-  :mod:`robodyn.cli.sweep` — sweep.
+- :mod:`robodyn.cli.models` — show, classify, modes, existence, equilibrium, linearize, validity, convert, verify;
+- :mod:`robodyn.cli.simulate` — simulate; :mod:`robodyn.cli.quick` — a warm ``simulate`` repeated from its run
+  image, in a process without numpy;
+- :mod:`robodyn.cli.kinematics` — fk, ik, animate; :mod:`robodyn.cli.constraints` — assemble;
+  :mod:`robodyn.cli.export` — export; :mod:`robodyn.cli.identify` — identify; :mod:`robodyn.cli.report` — demo,
+  analyze; :mod:`robodyn.cli.sweep` — sweep.
+
+A new command: docs/dev/architecture.md, "How to add".
 """
 
 from robodyn.cli.main import build_parser, main

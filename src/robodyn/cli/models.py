@@ -1,5 +1,6 @@
-"""The model commands: show, classify, simulate, verify, modes, existence, equilibrium, linearize, validity,
-convert. Argument parsing and printing only; the work is done by the public API.
+"""The model commands: show, classify, modes, existence, equilibrium, linearize, validity, convert, verify
+(``simulate`` is :mod:`robodyn.cli.simulate`'s). Argument parsing and printing only; the work is done by the public
+API.
 """
 
 from __future__ import annotations
@@ -92,7 +93,6 @@ def _cmd_classify(args: argparse.Namespace) -> int:
     return 0
 
 
-# --- simulate ----------------------------------------------------------------------------------------
 # --- verify ------------------------------------------------------------------------------------------
 def _cmd_verify(args: argparse.Namespace) -> int:
     from robodyn.analysis.verify import verify

@@ -1,5 +1,5 @@
 """Generated functions as straight-line code: a function ``name(t, x, u, p, out)`` read as one list of statements,
-with a forwarder to a compiled tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.tape_llvm)
+with a forwarder to a compiled tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.llvm.tape)
 written out one assignment per node, with the same IEEE operations the tape's LLVM code performs.
 
 What reads generated code statement by statement uses it: a diagram's inliner (robodyn.diagrams.code) and forward
@@ -24,7 +24,7 @@ TAPE_NODES_INLINED: Final = 1000  # larger tapes are called (numba would lower e
 
 def expanded(tree: ast.Module, name: str, limit: int | None = None) -> ast.Module:
     """``tree`` with ``name`` rewritten as straight-line code when it only forwards its arguments, through
-    wrappers, to a tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.tape_llvm): one assignment
+    wrappers, to a tape (``__code = straight_line(nodes, outputs)``, robodyn.codegen.llvm.tape): one assignment
     per node, with the same IEEE operations the tape's LLVM code performs. Otherwise ``tree`` itself."""
     defs = {s.name: s for s in tree.body if isinstance(s, ast.FunctionDef)}
     tapes: dict[str, tuple[tuple[tuple[Any, ...], ...], tuple[int, ...]]] = {}

@@ -1,6 +1,9 @@
-"""How results show themselves: HTML, LaTeX and SVG for notebooks and the report.
+"""How results show themselves: HTML, LaTeX and SVG for notebooks and the report, plain text for terminals.
 
-- :mod:`robodyn.display.html` — escaping, numbers, tables, matrices, inline plots, a result's HTML;
+- :mod:`robodyn.display.html` — escaping, numbers, tables, matrices, inline plots, a result's HTML (the package's
+  names are its names);
+- :mod:`robodyn.display.text` — labelled matrices and numbers as plain text, as ``robodyn linearize`` prints them;
+- :mod:`robodyn.display.latex` — LaTeX for robodyn's names and expressions (``theta_dot`` -> ``\\dot{\\theta}``);
 - :mod:`robodyn.display.formulas` — a model's equations simplified for reading and typeset as SVG;
 - :mod:`robodyn.display.cache` — the private cache of what took long to typeset.
 

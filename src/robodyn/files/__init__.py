@@ -2,9 +2,15 @@
 
 - :mod:`~robodyn.files.loading` — :func:`load`, :func:`load_file`: a name, a path or a text to a model;
 - :mod:`~robodyn.files.yamlio` — YAML with the line of every value;
-- :mod:`~robodyn.files.reader` — a parsed document to a model (sympy; imported only when one is built);
-- :mod:`~robodyn.files.catalog` — the built-in models;
-- :mod:`~robodyn.files.cached` — the parsed-model cache: a warm process needs no sympy.
+- :mod:`~robodyn.files.reader` — a parsed document to a model (sympy; imported only when one is built), with the
+  readers of ``kind: chain`` (:mod:`~robodyn.files.chain`) and ``kind: diagram`` (:mod:`~robodyn.files.diagram`)
+  files;
+- :mod:`~robodyn.files.catalog` — the built-in models (their YAML in ``builtin/``);
+- :mod:`~robodyn.files.cached` — the parsed-model cache: a warm process needs no sympy; where a record is kept and
+  under which key (:mod:`~robodyn.files.records`), what a diagram's record adds
+  (:mod:`~robodyn.files.cached_diagram`), the symbol table that builds the full model on first use
+  (:mod:`~robodyn.files.deferred`), and the light reader of plain first-order files (:mod:`robodyn.files.light`);
+- :mod:`~robodyn.files.parameter_values` — new parameter values written into a model file's own text.
 
 The names are loaded on first use (PEP 562).
 """

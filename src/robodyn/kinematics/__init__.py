@@ -1,5 +1,8 @@
-"""Kinematics of rigid-body models: frames, forward kinematics, Jacobians, inverse kinematics, frame paths
-and animations of the arm (robodyn.kinematics.frames, .ik, .paths, .animate)."""
+"""Kinematics of rigid-body models: frames, forward kinematics and Jacobians (:mod:`~robodyn.kinematics.frames`),
+inverse kinematics (:mod:`~robodyn.kinematics.ik`), frame paths along a trajectory (:mod:`~robodyn.kinematics.paths`),
+rotations and quaternions (:mod:`~robodyn.kinematics.rotations`), a picture of the mechanism
+(:mod:`~robodyn.kinematics.picture`) and animations (:mod:`~robodyn.kinematics.animate`).
+"""
 
 from robodyn.kinematics.frames import REFERENCES, Kinematics, Pose, kinematics
 

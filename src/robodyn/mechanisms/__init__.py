@@ -1,14 +1,14 @@
-"""Serial chains and trees of rigid links, from ``kind: chain`` files, DH tables and URDF files.
+"""Rigid-body mechanisms as models, from ``kind: chain`` files, DH tables and URDF files.
 
-- :mod:`~robodyn.mechanisms.chain.system` — :class:`ChainSystem`: the chain lowered to the rigid-body tape;
-- :mod:`~robodyn.mechanisms.chain.parts` — joints and links; :mod:`~robodyn.files.chain` — chain files;
-- :mod:`~robodyn.mechanisms.chain.frames`, :mod:`~robodyn.mechanisms.chain.outputs`,
-  :mod:`~robodyn.mechanisms.chain.quantities`, :mod:`~robodyn.mechanisms.chain.closed` — what is computed on the tape
-  (through the chain's public tape view :class:`~robodyn.mechanisms.chain.tape_view.ChainTape`);
-- :mod:`~robodyn.mechanisms.urdf.file` — reading URDF; :mod:`~robodyn.mechanisms.urdf.chain` — a URDF robot as a
-  chain (:class:`UrdfRobot`); :mod:`~robodyn.mechanisms.urdf.pinocchio` — the Pinocchio backend.
+- :mod:`robodyn.mechanisms.chain` — :class:`ChainSystem`: a chain or tree on a fixed base lowered to the rigid-body
+  tape, and what is computed on it (frames, outputs, quantities, regressor, linearization);
+- :mod:`robodyn.mechanisms.floating` — robots on a moving base (:class:`FloatingChain`), their configurations and
+  the chart the integrators step in;
+- :mod:`robodyn.mechanisms.loops` — closed loops and held points: constraints, assembly;
+- :mod:`robodyn.mechanisms.contact` — compliant contact and impacts;
+- :mod:`robodyn.mechanisms.urdf` — reading URDF, a URDF robot as a chain (:class:`UrdfRobot`), the Pinocchio backend.
 
-The names are loaded on first use (PEP 562).
+Chain files are read by :mod:`robodyn.files.chain`. The names are loaded on first use (PEP 562).
 """
 
 from typing import TYPE_CHECKING

@@ -504,7 +504,7 @@ class Model:
         return None if latex is None else f"$${latex}$$"
 
     def _repr_html_(self) -> str:
-        """A summary: name, kind, signals, the parameters and the equations (robodyn.display.model_html)."""
+        """A summary: name, kind, signals, the parameters and the equations (robodyn.display.html.model_html)."""
         from robodyn import display  # for notebooks only
 
         return display.model_html(self)

@@ -14,7 +14,8 @@ the report: a report is for reading, and a partial one with the reason beats non
 Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the operating points: one per
 continuous family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses,
 phase portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``page`` (tables, numbers,
-strict JSON).
+strict JSON), ``workers`` (where the independent parts run: here or in forked processes), ``kept`` (sections kept
+in the private cache for a model a file determines); ``identify`` is the fit report of ``robodyn.identify``.
 """
 
 from robodyn.report.analyze import MAX_POINTS, Report, analyze

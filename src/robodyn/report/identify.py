@@ -2,7 +2,7 @@
 
 It shows the estimates with their standard errors, their correlations, each measured output against the model's at
 the estimates and the residuals over time (one figure per data set), and the fit's statistics. The figures are
-inline SVG with their text kept as text (robodyn.display.figure_svg): the page is one self-contained file.
+inline SVG with their text kept as text (robodyn.display.html.figure_svg): the page is one self-contained file.
 """
 
 from __future__ import annotations

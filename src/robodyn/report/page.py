@@ -1,6 +1,6 @@
 """The pieces of the report's page: numbers as people read them, tables, matrices, figures, strict JSON.
 
-Numbers are shown with 6 significant digits after :func:`robodyn.display.cleaned` (round-off against the
+Numbers are shown with 6 significant digits after :func:`robodyn.display.html.cleaned` (round-off against the
 scale of its row, or of its whole matrix for a matrix, is shown as 0); the JSON keeps every number as computed,
 with non-finite ones as ``null`` (strict JSON: ``Infinity`` and ``NaN`` are not JSON, and every strict parser
 refuses them).

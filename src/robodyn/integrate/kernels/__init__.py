@@ -1,9 +1,9 @@
 """The compiled kernels: their templates (:mod:`~robodyn.integrate.kernels.kernel_template`,
 ``implicit_template``, ``work_template``: sources a loader executes, never imported), the generated module
 (:mod:`~robodyn.integrate.kernels.module`), running them (:mod:`~robodyn.integrate.kernels.run`), their machine-code
-entry (:mod:`~robodyn.integrate.kernels.entry`, :mod:`~robodyn.integrate.kernels.native`), fused batches
-(:mod:`~robodyn.integrate.kernels.fused`, ``fused_ir``) and warm-run images
-(:mod:`~robodyn.integrate.kernels.run_image`).
+entry (:mod:`~robodyn.integrate.kernels.entry`, its arguments :mod:`~robodyn.integrate.kernels.entry_arguments`,
+:mod:`~robodyn.integrate.kernels.native`), fused batches (:mod:`~robodyn.integrate.kernels.fused`, ``fused_ir``) and
+warm-run images (:mod:`~robodyn.integrate.kernels.run_image`).
 
 Before this folder existed ``robodyn.integrate.kernels`` was the module that runs them: its names still resolve
 here, with a DeprecationWarning. Nothing here imports numba at import time.
