@@ -4,9 +4,9 @@
 [--points N] [--out FILE.csv | -]`` of a model file or catalog model whose run image exists
 (:mod:`robodyn.integrate.kernels.run_image`: written by the full path after such a run) is done here: the image read and
 checked, the kernel's entry and the model's functions opened from their shared libraries, the entry called through
-``ctypes``, the CSV and the summary written exactly as the full path writes them (tests compare the bytes). The
-process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of robodyn's modules: a third
-of the instructions of the full path, which imports numpy alone for two thirds of its own.
+``ctypes``, the CSV and the summary written by the full path's own functions (:mod:`robodyn.cli.run_output`; tests
+compare the bytes). The process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of
+robodyn's modules: a third of the instructions of the full path, which imports numpy alone for two thirds of its own.
 
 A linear model's image is its exact run's (:mod:`robodyn.integrate.paths.exact_image`): its steps are repeated in
 Python's
