@@ -4,9 +4,9 @@
 [--points N] [--out FILE.csv | -]`` of a model file or catalog model whose run image exists
 (:mod:`robodyn.integrate.kernels.run_image`: written by the full path after such a run) is done here: the image read and
 checked, the kernel's entry and the model's functions opened from their shared libraries, the entry called through
-``ctypes``, the CSV and the summary written exactly as the full path writes them (tests compare the bytes). The
-process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of robodyn's modules: a third
-of the instructions of the full path, which imports numpy alone for two thirds of its own.
+``ctypes``, the CSV and the summary written by the full path's own functions (:mod:`robodyn.cli.run_output`; tests
+compare the bytes). The process imports the standard library's ``ctypes``, ``json`` and ``re`` and a handful of
+robodyn's modules: a third of the instructions of the full path, which imports numpy alone for two thirds of its own.
 
 A linear model's image is its exact run's (:mod:`robodyn.integrate.paths.exact_image`): its steps are repeated in
 Python's
@@ -24,9 +24,10 @@ from __future__ import annotations
 import math
 import os
 import re
-import sys
 from collections.abc import Sequence
 from typing import Any, Final
+
+from robodyn.cli.run_output import Work, print_run, print_written, run_summary, write_csv
 
 __all__ = ["quick_simulate"]
 
@@ -96,9 +97,8 @@ def _simulate(argv: list[str]) -> int | None:
     least_steps, least_rejected = image["hint"]
     if run.steps >= least_steps and run.rejected >= least_rejected * run.steps:
         return None  # the stiffness hint may apply: the full path looks
-    return _written(image, run.t, run.x, out, f"{image['method_name']} (compiled) over [{run.t[0]:g}, {run.t[-1]:g}]: "
-                    f"{run.steps} steps, {run.rejected} rejected, {run.nfev} evaluations, kernel loaded from cache in "
-                    f"{run.seconds:.2f} s")
+    work = Work("compiled", image["method_name"], run.nfev, run.steps, run.rejected, run.seconds, from_cache=True)
+    return _written(image, run.t, run.x, out, run_summary(work, run.t[0], run.t[-1], len(run.t)))
 
 
 def _exact(image: dict[str, Any], x0: list[float], given: dict[str, Any], span: tuple[float, float],
@@ -113,27 +113,19 @@ def _exact(image: dict[str, Any], x0: list[float], given: dict[str, Any], span: 
     x = execute(image, x0, inputs, span[0], times)
     if x is None or not all(math.isfinite(v) for row in x for v in row):
         return None  # an exponential not kept, or an overflow: the full path's error
-    return _written(image, times, x, out, f"exact (matrix exponential) over [{times[0]:g}, {times[-1]:g}] at "
-                    f"{len(times)} output times")
+    return _written(image, times, x, out, run_summary(Work("exact", "exact"), times[0], times[-1], len(times)))
 
 
 def _written(image: dict[str, Any], t: list[float], x: list[list[float]], out: str | None, summary: str) -> int:
-    """Write the CSV (to ``out`` or stdout) and print the summary, as the full path does; the exit code 0."""
+    """Write the CSV (to ``out`` or stdout) and print the summary, by the full path's functions
+    (robodyn.cli.run_output); the exit code 0."""
     states = image["states"]
-    lines = [",".join(["t", *states]), *(",".join(map(repr, [time, *row])) for time, row in zip(t, x))]
-    text = "\n".join(lines) + "\n"
+    if out is not None:
+        write_csv(out, ["t", *states], ([time, *row] for time, row in zip(t, x)))
     if out == "-":
-        sys.stdout.write(text)
         return 0
-    if out is not None:
-        from robodyn.base.atomic import write_text_atomic
-
-        write_text_atomic(out, text)
-    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(states, x[-1]))
-    print(f"{image['name']}: {summary}")
-    print(f"final state: {final}")
-    if out is not None:
-        print(f"wrote {out}")
+    print_run(image["name"], summary, states, x[-1])
+    print_written([out])
     return 0
 
 

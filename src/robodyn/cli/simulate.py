@@ -15,30 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from robodyn.base.errors import InputError, RobodynWarning
 from robodyn.cli.args import add_model, assignments, check_outputs, load_model, number, number_or
+from robodyn.cli.run_output import print_run, print_written, run_summary, values_text
 from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
 
 if TYPE_CHECKING:
-    from robodyn.results.trajectory import SimulationStats, Trajectory
+    from robodyn.results.trajectory import Trajectory
 
 __all__ = ["add_commands"]
-
-
-def _run_summary(stats: SimulationStats, t0: float, t1: float, points: int) -> str:
-    """What the run did: the exact path's matrix exponentials, or the steps, evaluations and machine code."""
-    span = f"over [{t0:g}, {t1:g}]"
-    if stats.path == "exact":
-        return f"exact (matrix exponential) {span} at {points} output times"
-    work = f"{stats.method} ({stats.path}) {span}: {stats.steps} steps, {stats.rejected} rejected, " \
-           f"{stats.nfev} evaluations"
-    if stats.njev:
-        work += f", {stats.njev} Jacobians, {stats.nlu} LU factorizations"
-    if stats.path != "compiled":
-        return work
-    if stats.from_cache:
-        return f"{work}, kernel loaded from cache in {stats.compile_seconds:.2f} s"
-    if stats.compile_seconds == 0.0:
-        return f"{work}, kernel already compiled"
-    return f"{work}, compile {stats.compile_seconds:.2f} s"
 
 
 def _output_grid(model: Any, points: int | None, t0: float, t_final: float) -> Any:
@@ -127,7 +110,7 @@ def _off_constraints(model: Any, t0: float) -> bool:
 
 def _assembled_start(trajectory: Trajectory) -> str:
     """The line that says the default start was assembled, and what it became."""
-    start = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.x[0]))
+    start = values_text(trajectory.states, trajectory.x[0])
     return (f"start: no --x0 given and the zero state is off the constraints: assembled from it, keeping the "
             f"independent coordinates and velocities (as --assemble): {start}")
 
@@ -195,14 +178,13 @@ def _sensitivity_names(given: list[str] | None) -> list[str] | None:
 def _report(name: str, trajectory: Any, noted: list[warnings.WarningMessage], written: tuple[str | None, ...]) -> None:
     """The run's summary, final state, events, hint and robodyn's warnings, then the files written."""
     stats = trajectory.stats
-    final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.final))
-    print(f"{name}: {_run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)}")
+    summary = run_summary(stats, trajectory.t[0], trajectory.t[-1], trajectory.t.size)
     if trajectory.states:
-        print(f"final state: {final}")
+        print_run(name, summary, trajectory.states, trajectory.final)
     else:  # a sampled block without states: its outputs
-        print("final outputs: " + ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.outputs, trajectory.y[-1])))
+        print_run(name, summary, trajectory.outputs, trajectory.y[-1], what="final outputs")
     for sensitivity in trajectory.sensitivity_names:
-        final = ", ".join(f"{n} = {v:.10g}" for n, v in zip(trajectory.states, trajectory.sensitivity(sensitivity)[-1]))
+        final = values_text(trajectory.states, trajectory.sensitivity(sensitivity)[-1])
         print(f"d(final state)/d({sensitivity}): {final}")
     if trajectory.sensitivity_method:
         print(f"sensitivities: {trajectory.sensitivity_method}, error-controlled with the state")
@@ -213,9 +195,7 @@ def _report(name: str, trajectory: Any, noted: list[warnings.WarningMessage], wr
     for note in noted:
         if issubclass(note.category, RobodynWarning):
             print(f"warning: {note.message}")
-    for path in written:
-        if path:
-            print(f"wrote {path}")
+    print_written(written)
 
 
 def add_commands(commands: Any) -> None:

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.results.csv_text import csv_text
 from robodyn.results.sensitivities import (
     direction_index,
     freeze_sensitivities,
@@ -305,8 +306,7 @@ class Trajectory:
         are not written (:meth:`to_npz` keeps everything).
         """
         columns, table = self._table()
-        lines = [",".join(columns), *(",".join(map(repr, row)) for row in table.tolist())]
-        return "\n".join(lines) + "\n"
+        return csv_text(columns, table.tolist())
 
     def to_csv(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_csv_text` (``t``, the states and the outputs, exact shortest floats) atomically."""

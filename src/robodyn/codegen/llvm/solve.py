@@ -60,91 +60,80 @@ _V = f"<{LANES} x double>"
 # otherwise splits them into two 256-bit halves: the ones the vectorizers prefer)
 _WIDE = f'"min-legal-vector-width"="{64 * LANES}"'
 
-# y[c] = y[c] - w * x[c] for c < k (vectors of LANES, then one at a time); y and x are distinct rows
-_AXPY = f"""define internal void @axpy(ptr %y, ptr %x, double %w, i64 %k) alwaysinline nounwind {_WIDE} {{
+
+def _lanes(signature: str, setup: str, vector: str, scalar: str, count: str = "k",
+           phis: tuple[str, str, str] = ("", "", ""), done: str = "  ret void") -> str:
+    """An ``alwaysinline`` function of one loop over ``c < %count``: vectors of LANES (``vector`` on ``%c``), then
+    one at a time (``scalar`` on ``%t``), every row operation of the solve in the same skeleton. ``setup`` opens the
+    entry block; ``phis``: lines that open the vector loop, the tail's entry and the tail loop (a running sum);
+    ``done``: the last block's lines."""
+    rounded = f"%{count[0]}v"
+    vec_phi, tail0_phi, tail_phi = (f"\n{text}" if text else "" for text in phis)
+    return f"""define internal {signature} alwaysinline nounwind {_WIDE} {{
 entry:
-  %wi = insertelement {_V} poison, double %w, i64 0
-  %wv = shufflevector {_V} %wi, {_V} poison, <{LANES} x i32> zeroinitializer
-  %kv = and i64 %k, -{LANES}
-  %any = icmp sgt i64 %kv, 0
+{setup}
+  {rounded} = and i64 %{count}, -{LANES}
+  %any = icmp sgt i64 {rounded}, 0
   br i1 %any, label %vec, label %tail0
 vec:
-  %c = phi i64 [0, %entry], [%c2, %vec]
-  %py = getelementptr inbounds double, ptr %y, i64 %c
+  %c = phi i64 [0, %entry], [%c2, %vec]{vec_phi}
+{vector}
+  %c2 = add i64 %c, {LANES}
+  %more = icmp slt i64 %c2, {rounded}
+  br i1 %more, label %vec, label %tail0
+tail0:
+  %start = phi i64 [0, %entry], [{rounded}, %vec]{tail0_phi}
+  %some = icmp slt i64 %start, %{count}
+  br i1 %some, label %tail, label %done
+tail:
+  %t = phi i64 [%start, %tail0], [%t2, %tail]{tail_phi}
+{scalar}
+  %t2 = add i64 %t, 1
+  %again = icmp slt i64 %t2, %{count}
+  br i1 %again, label %tail, label %done
+done:
+{done}
+}}
+"""
+
+
+# y[c] = y[c] - w * x[c] for c < k (vectors of LANES, then one at a time); y and x are distinct rows
+_AXPY = _lanes(
+    "void @axpy(ptr %y, ptr %x, double %w, i64 %k)", f"""  %wi = insertelement {_V} poison, double %w, i64 0
+  %wv = shufflevector {_V} %wi, {_V} poison, <{LANES} x i32> zeroinitializer""",
+    f"""  %py = getelementptr inbounds double, ptr %y, i64 %c
   %px = getelementptr inbounds double, ptr %x, i64 %c
   %vy = load {_V}, ptr %py, align 8
   %vx = load {_V}, ptr %px, align 8
   %m = fmul {_V} %wv, %vx
   %r = fsub {_V} %vy, %m
-  store {_V} %r, ptr %py, align 8
-  %c2 = add i64 %c, {LANES}
-  %more = icmp slt i64 %c2, %kv
-  br i1 %more, label %vec, label %tail0
-tail0:
-  %start = phi i64 [0, %entry], [%kv, %vec]
-  %some = icmp slt i64 %start, %k
-  br i1 %some, label %tail, label %done
-tail:
-  %t = phi i64 [%start, %tail0], [%t2, %tail]
-  %qy = getelementptr inbounds double, ptr %y, i64 %t
+  store {_V} %r, ptr %py, align 8""",
+    """  %qy = getelementptr inbounds double, ptr %y, i64 %t
   %qx = getelementptr inbounds double, ptr %x, i64 %t
   %sy = load double, ptr %qy, align 8
   %sx = load double, ptr %qx, align 8
   %sm = fmul double %w, %sx
   %sr = fsub double %sy, %sm
-  store double %sr, ptr %qy, align 8
-  %t2 = add i64 %t, 1
-  %again = icmp slt i64 %t2, %k
-  br i1 %again, label %tail, label %done
-done:
-  ret void
-}}
-"""
+  store double %sr, ptr %qy, align 8""")
 
 # y[c] = (((y[c] - w0 x0[c]) - w1 x1[c]) - w2 x2[c]) - w3 x3[c] for c < k: four of axpy's subtractions in their
 # order, y loaded and stored once
-_AXPY4 = f"""define internal void @axpy4(ptr %y, ptr %x0, ptr %x1, ptr %x2, ptr %x3, double %w0, double %w1, double %w2,
-                                   double %w3, i64 %k) alwaysinline nounwind {_WIDE} {{{{
-entry:
-{{splats}}
-  %kv = and i64 %k, -{LANES}
-  %any = icmp sgt i64 %kv, 0
-  br i1 %any, label %vec, label %tail0
-vec:
-  %c = phi i64 [0, %entry], [%c2, %vec]
-  %py = getelementptr inbounds double, ptr %y, i64 %c
-  %vy = load {_V}, ptr %py, align 8
-{{vector}}
-  store {_V} %r3, ptr %py, align 8
-  %c2 = add i64 %c, {LANES}
-  %more = icmp slt i64 %c2, %kv
-  br i1 %more, label %vec, label %tail0
-tail0:
-  %start = phi i64 [0, %entry], [%kv, %vec]
-  %some = icmp slt i64 %start, %k
-  br i1 %some, label %tail, label %done
-tail:
-  %t = phi i64 [%start, %tail0], [%t2, %tail]
-  %qy = getelementptr inbounds double, ptr %y, i64 %t
-  %sy = load double, ptr %qy, align 8
-{{scalar}}
-  store double %s3, ptr %qy, align 8
-  %t2 = add i64 %t, 1
-  %again = icmp slt i64 %t2, %k
-  br i1 %again, label %tail, label %done
-done:
-  ret void
-}}}}
-""".format(
-    splats="\n".join(f"  %wi{q} = insertelement {_V} poison, double %w{q}, i64 0\n"
-                     f"  %wv{q} = shufflevector {_V} %wi{q}, {_V} poison, <{LANES} x i32> zeroinitializer"
-                     for q in range(4)),
-    vector="\n".join(f"  %px{q} = getelementptr inbounds double, ptr %x{q}, i64 %c\n"
-                     f"  %vx{q} = load {_V}, ptr %px{q}, align 8\n  %m{q} = fmul {_V} %wv{q}, %vx{q}\n"
-                     f"  %r{q} = fsub {_V} {'%vy' if q == 0 else f'%r{q - 1}'}, %m{q}" for q in range(4)),
-    scalar="\n".join(f"  %qx{q} = getelementptr inbounds double, ptr %x{q}, i64 %t\n"
-                     f"  %sx{q} = load double, ptr %qx{q}, align 8\n  %sm{q} = fmul double %w{q}, %sx{q}\n"
-                     f"  %s{q} = fsub double {'%sy' if q == 0 else f'%s{q - 1}'}, %sm{q}" for q in range(4)))
+_AXPY4 = _lanes(
+    """void @axpy4(ptr %y, ptr %x0, ptr %x1, ptr %x2, ptr %x3, double %w0, double %w1, double %w2,
+                                   double %w3, i64 %k)""",
+    "\n".join(f"  %wi{q} = insertelement {_V} poison, double %w{q}, i64 0\n"
+              f"  %wv{q} = shufflevector {_V} %wi{q}, {_V} poison, <{LANES} x i32> zeroinitializer"
+              for q in range(4)),
+    "\n".join([f"  %py = getelementptr inbounds double, ptr %y, i64 %c\n  %vy = load {_V}, ptr %py, align 8",
+               *(f"  %px{q} = getelementptr inbounds double, ptr %x{q}, i64 %c\n"
+                 f"  %vx{q} = load {_V}, ptr %px{q}, align 8\n  %m{q} = fmul {_V} %wv{q}, %vx{q}\n"
+                 f"  %r{q} = fsub {_V} {'%vy' if q == 0 else f'%r{q - 1}'}, %m{q}" for q in range(4)),
+               f"  store {_V} %r3, ptr %py, align 8"]),
+    "\n".join(["  %qy = getelementptr inbounds double, ptr %y, i64 %t\n  %sy = load double, ptr %qy, align 8",
+               *(f"  %qx{q} = getelementptr inbounds double, ptr %x{q}, i64 %t\n"
+                 f"  %sx{q} = load double, ptr %qx{q}, align 8\n  %sm{q} = fmul double %w{q}, %sx{q}\n"
+                 f"  %s{q} = fsub double {'%sy' if q == 0 else f'%s{q - 1}'}, %sm{q}" for q in range(4)),
+               "  store double %s3, ptr %qy, align 8"]))
 
 # row y of G: y <- (y - sum over e in [lo, hi) of w_e G[rows[e]]) / L[y, y], the subtractions in e's order, four
 # at a time; w_e = L[y, rows[e]], or L[rows[e], y] (transposed: the backward pass)
@@ -197,83 +186,39 @@ define internal double @weight(ptr %L, i64 %y, i64 %j, i64 %n, i1 %transposed) a
     f"  %x{q} = call ptr @row(ptr %G, i64 %j{q}, i64 %k)" for q in range(4)))
 
 # y[c] = y[c] * d for c < k
-_SCALE = f"""define internal void @scale(ptr %y, double %d, i64 %k) alwaysinline nounwind {_WIDE} {{
-entry:
-  %di = insertelement {_V} poison, double %d, i64 0
-  %dv = shufflevector {_V} %di, {_V} poison, <{LANES} x i32> zeroinitializer
-  %kv = and i64 %k, -{LANES}
-  %any = icmp sgt i64 %kv, 0
-  br i1 %any, label %vec, label %tail0
-vec:
-  %c = phi i64 [0, %entry], [%c2, %vec]
-  %py = getelementptr inbounds double, ptr %y, i64 %c
+_SCALE = _lanes(
+    "void @scale(ptr %y, double %d, i64 %k)", f"""  %di = insertelement {_V} poison, double %d, i64 0
+  %dv = shufflevector {_V} %di, {_V} poison, <{LANES} x i32> zeroinitializer""",
+    f"""  %py = getelementptr inbounds double, ptr %y, i64 %c
   %vy = load {_V}, ptr %py, align 8
   %r = fmul {_V} %vy, %dv
-  store {_V} %r, ptr %py, align 8
-  %c2 = add i64 %c, {LANES}
-  %more = icmp slt i64 %c2, %kv
-  br i1 %more, label %vec, label %tail0
-tail0:
-  %start = phi i64 [0, %entry], [%kv, %vec]
-  %some = icmp slt i64 %start, %k
-  br i1 %some, label %tail, label %done
-tail:
-  %t = phi i64 [%start, %tail0], [%t2, %tail]
-  %qy = getelementptr inbounds double, ptr %y, i64 %t
+  store {_V} %r, ptr %py, align 8""",
+    """  %qy = getelementptr inbounds double, ptr %y, i64 %t
   %sy = load double, ptr %qy, align 8
   %sr = fmul double %sy, %d
-  store double %sr, ptr %qy, align 8
-  %t2 = add i64 %t, 1
-  %again = icmp slt i64 %t2, %k
-  br i1 %again, label %tail, label %done
-done:
-  ret void
-}}
-"""
+  store double %sr, ptr %qy, align 8""")
 
 # out[c] = -g[c] for c < count (vectors of LANES, then one at a time); returns their sum (in LANES running sums)
-_NEGATE = f"""define internal double @negate(ptr %out, ptr %g, i64 %count) alwaysinline nounwind {_WIDE} {{
-entry:
-  %minus = insertelement {_V} poison, double -1.0, i64 0
-  %mv = shufflevector {_V} %minus, {_V} poison, <{LANES} x i32> zeroinitializer
-  %cv = and i64 %count, -{LANES}
-  %any = icmp sgt i64 %cv, 0
-  br i1 %any, label %vec, label %tail0
-vec:
-  %c = phi i64 [0, %entry], [%c2, %vec]
-  %acc = phi {_V} [zeroinitializer, %entry], [%acc2, %vec]
-  %pg = getelementptr inbounds double, ptr %g, i64 %c
+_NEGATE = _lanes(
+    "double @negate(ptr %out, ptr %g, i64 %count)", f"""  %minus = insertelement {_V} poison, double -1.0, i64 0
+  %mv = shufflevector {_V} %minus, {_V} poison, <{LANES} x i32> zeroinitializer""",
+    f"""  %pg = getelementptr inbounds double, ptr %g, i64 %c
   %po = getelementptr inbounds double, ptr %out, i64 %c
   %v = load {_V}, ptr %pg, align 8
   %r = fmul {_V} %mv, %v
   store {_V} %r, ptr %po, align 8
-  %acc2 = fadd {_V} %acc, %r
-  %c2 = add i64 %c, {LANES}
-  %more = icmp slt i64 %c2, %cv
-  br i1 %more, label %vec, label %tail0
-tail0:
-  %start = phi i64 [0, %entry], [%cv, %vec]
-  %lanes = phi {_V} [zeroinitializer, %entry], [%acc2, %vec]
-  %sum0 = call double @llvm.vector.reduce.fadd.v{LANES}f64(double 0.0, {_V} %lanes)
-  %some = icmp slt i64 %start, %count
-  br i1 %some, label %tail, label %done
-tail:
-  %t = phi i64 [%start, %tail0], [%t2, %tail]
-  %sacc = phi double [%sum0, %tail0], [%sacc2, %tail]
-  %qg = getelementptr inbounds double, ptr %g, i64 %t
+  %acc2 = fadd {_V} %acc, %r""",
+    """  %qg = getelementptr inbounds double, ptr %g, i64 %t
   %qo = getelementptr inbounds double, ptr %out, i64 %t
   %sv = load double, ptr %qg, align 8
   %sr = fmul double -1.0, %sv
   store double %sr, ptr %qo, align 8
-  %sacc2 = fadd double %sacc, %sr
-  %t2 = add i64 %t, 1
-  %again = icmp slt i64 %t2, %count
-  br i1 %again, label %tail, label %done
-done:
-  %total = phi double [%sum0, %tail0], [%sacc2, %tail]
-  ret double %total
-}}
-
+  %sacc2 = fadd double %sacc, %sr""", count="count",
+    phis=(f"  %acc = phi {_V} [zeroinitializer, %entry], [%acc2, %vec]",
+          f"  %lanes = phi {_V} [zeroinitializer, %entry], [%acc2, %vec]\n"
+          f"  %sum0 = call double @llvm.vector.reduce.fadd.v{LANES}f64(double 0.0, {_V} %lanes)",
+          "  %sacc = phi double [%sum0, %tail0], [%sacc2, %tail]"),
+    done="  %total = phi double [%sum0, %tail0], [%sacc2, %tail]\n  ret double %total") + f"""
 declare double @llvm.vector.reduce.fadd.v{LANES}f64(double, {_V})
 """
 

@@ -12,8 +12,11 @@ It covers the common batch — no events, inputs constant over the run (``u`` is
 (t0, t1), outputs at ``t_eval`` — and does, operation for operation and in the same order, what
 ``_adaptive_core`` does in that case (scipy's controller, Hairer's first step, the same zero weights skipped, the
 same NaN-aware ``min``/``max`` as numba's), so its trajectories, step counts and failures are the shared kernel's
-bit for bit (tests/integrate/kernels/test_fused.py compares them). Everything is written with ``alloca`` s and plain
-loads and stores; ``mem2reg``/SROA turn them into registers.
+bit for bit (tests/integrate/kernels/test_fused.py compares them). The controller is written twice, here and in
+numba (``kernel_template.py``), both from the constants of :mod:`robodyn.integrate.methods.controller` (read when
+the IR is written), because this form pays (~1.6x on a batch, benchmarks/RESULTS.md): a change to the formula in one
+is a change to both (tests/integrate/kernels/test_controller_forms.py checks they agree).
+Everything is written with ``alloca`` s and plain loads and stores; ``mem2reg``/SROA turn them into registers.
 
 Signature of the function (``symbol``; all arrays C-contiguous)::
 
@@ -36,13 +39,11 @@ from typing import Final
 
 import numpy as np
 
+from robodyn.integrate.methods import controller
 from robodyn.integrate.status import MAX_STEPS, NON_FINITE, OK, STEP_COLLAPSE
 
 __all__ = ["N_COUNTS", "fused_ir"]
 
-# the shared kernel's constants (kernel_template.py)
-_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0
-_MIN_STEP_REL, _TINY_STEP, _TINY_SCALE = 1e-12, 5e-323, 1e-300
 N_COUNTS: Final = 7  # counts per run, as the shared kernel's (kernel_template.py)
 _INTRINSICS: Final = ("declare double @llvm.sqrt.f64(double)", "declare double @llvm.pow.f64(double, double)",
                       "declare double @llvm.fabs.f64(double)")
@@ -149,7 +150,7 @@ def fused_ir(model_ir: str, model_symbol: str, n: int, m: int, n_p: int,
     """
     A, b, c, e, dense, error_order = method
     s, stages = b.size, c.size
-    exponent = _c(-1.0 / (error_order + 1))
+    exponent = _c(controller.step_exponent(error_order))
     ir = _Builder()
     x, x_new, xw, xq = (ir.var(name, size=n) for name in ("x", "x_new", "xw", "xq"))
     K = ir.var("K", size=stages * n)
@@ -271,7 +272,7 @@ def fused_ir(model_ir: str, model_symbol: str, n: int, m: int, n_p: int,
     for k in range(n):
         xk = ir.load(x, k)
         scale = ir.max(ir.op("fadd", ir.load("%atol", k), ir.op("fmul", ir.call("llvm.fabs.f64", xk), "%rtol")),
-                       _c(_TINY_SCALE))
+                       _c(controller.TINY_SCALE))
         scales.append(scale)
         q0 = ir.op("fdiv", xk, scale)
         d0 = ir.op("fadd", d0, ir.op("fmul", q0, q0))
@@ -308,7 +309,8 @@ def fused_ir(model_ir: str, model_symbol: str, n: int, m: int, n_p: int,
     ir.cbr(ir.cmp("olt", ir.load(t), "%t1"), step_body, run_end)
     ir.block(step_body)
     t_now = ir.load(t)
-    min_step = ir.max(ir.op("fmul", _c(_MIN_STEP_REL), ir.call("llvm.fabs.f64", t_now)), _c(_TINY_STEP))
+    min_step = ir.max(ir.op("fmul", _c(controller.MIN_STEP_REL), ir.call("llvm.fabs.f64", t_now)),
+                      _c(controller.TINY_STEP))
     h_now = ir.load(h_abs)
     ir.store(ir.select(ir.cmp("ogt", h_now, "%h_max"), "%h_max", ir.max(h_now, min_step)), h_abs)
     ir.store("0", rejected, kind="i64")
@@ -352,7 +354,7 @@ def fused_ir(model_ir: str, model_symbol: str, n: int, m: int, n_p: int,
         xk, yk = ir.load(x, k), ir.load(x_new, k)
         scale = ir.max(ir.op("fadd", ir.load("%atol", k), ir.op("fmul", "%rtol", ir.max(ir.call("llvm.fabs.f64", xk),
                                                                                         ir.call("llvm.fabs.f64", yk)))),
-                       _c(_TINY_SCALE))
+                       _c(controller.TINY_SCALE))
         d = ir.op("fdiv", ir.op("fmul", _weighted(ir, e[:s], K, n, k), h), scale)
         sq = ir.op("fadd", sq, ir.op("fmul", d, d))
         size = ir.call("llvm.fabs.f64", d)
@@ -380,17 +382,18 @@ def fused_ir(model_ir: str, model_symbol: str, n: int, m: int, n_p: int,
     ir.cbr(ir.cmp("olt", err, _c(1.0)), small, large)
     ir.block(small)  # accepted
     power = ir.call("llvm.pow.f64", err, exponent)
-    grow = ir.select(ir.cmp("oeq", err, _c(0.0)), _c(_MAX_FACTOR),
-                     ir.min(_c(_MAX_FACTOR), ir.op("fmul", _c(_SAFETY), power)))
+    grow = ir.select(ir.cmp("oeq", err, _c(0.0)), _c(controller.MAX_FACTOR),
+                     ir.min(_c(controller.MAX_FACTOR), ir.op("fmul", _c(controller.SAFETY), power)))
     was_rejected = ir.icmp("ne", ir.load(rejected, kind="i64"), "0")
     ir.store(ir.op("fmul", h, ir.select(was_rejected, ir.min(_c(1.0), grow), grow)), h_abs)
     ir.add_i(accepted, 1)
     ir.br(accept)
     ir.block(large)  # rejected
-    ir.store(ir.max(_c(_MIN_FACTOR), ir.op("fmul", _c(_SAFETY), ir.call("llvm.pow.f64", err, exponent))), factor)
+    shrink = ir.op("fmul", _c(controller.SAFETY), ir.call("llvm.pow.f64", err, exponent))
+    ir.store(ir.max(_c(controller.MIN_FACTOR), shrink), factor)
     ir.br(reject)
     ir.block(large_bad)  # a non-finite attempt shrinks by MIN_FACTOR
-    ir.store(_c(_MIN_FACTOR), factor)
+    ir.store(_c(controller.MIN_FACTOR), factor)
     ir.br(reject)
     ir.block(reject)
     h_next = ir.op("fmul", h, ir.load(factor))

@@ -34,8 +34,10 @@ messages; numba reads them as compile-time constants): ``OK`` reached t1; ``TERM
 up to ``t_fail`` are returned.
 
 The adaptive controller is scipy's RK45/DOP853 one (scipy ``_ivp/rk.py``, [HNW] II.4): Hairer's initial step,
-SAFETY 0.9, factors in [0.2, 10], RMS norm scaled by ``atol + rtol max(|x|, |x_new|)``, no growth right after
-a rejection, the last step clipped to t1; without stop points it takes scipy's steps.
+the last step clipped to t1, and the constants and rules of :mod:`robodyn.integrate.methods.controller`; without
+stop points it takes scipy's steps. The controller is written twice, here and in LLVM IR (``fused_ir.py``: the fused
+batch kernels, ~1.6x this kernel on a batch, benchmarks/RESULTS.md), both from the constants of that module: a
+change to the formula in one is a change to both (tests/integrate/kernels/test_controller_forms.py checks they agree).
 
 [HNW] E. Hairer, S. P. Nørsett, G. Wanner, "Solving Ordinary Differential Equations I", 2nd ed., Springer
 1993: II.4 (step control, initial step), II.6 (dense output), II.10 (DOP853's error estimate).
@@ -46,6 +48,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robodyn.integrate.methods.controller import MAX_FACTOR, MIN_FACTOR, MIN_STEP_REL, SAFETY, TINY_SCALE, TINY_STEP
 from robodyn.integrate.status import MAX_STEPS, NON_FINITE, OK, STEP_COLLAPSE, TERMINATED
 
 if TYPE_CHECKING:  # Injected by the loader before this source runs; declared for linters and type checkers.
@@ -64,14 +67,8 @@ if TYPE_CHECKING:  # Injected by the loader before this source runs; declared fo
     HAS_EVENTS = True  # False lets numba prune the event machinery (a compile-time constant)
     def eval_inputs(t, t_piece, x, inp, out): ...
 
-SAFETY = 0.9  # Multiply steps computed from the asymptotic behaviour of errors by this.
-MIN_FACTOR = 0.2  # Minimum allowed decrease in a step size.
-MAX_FACTOR = 10.0  # Maximum allowed increase in a step size.
-MIN_STEP_REL = 1e-12  # A step below MIN_STEP_REL * |t| has collapsed (STEP_COLLAPSE) ...
-TINY_STEP = 5e-323  # ... or below 10 ulp of 0.0, near t = 0.
 EVENT_TOL = 1e-12  # Event times are located to a bracket this wide (or 8 ulp of t, if wider).
 ULP = 2.220446049250313e-16  # Machine epsilon of float64.
-TINY_SCALE = 1e-300  # Floor of an error scale (atol = 0 at x = 0): a huge error, not a division by zero.
 N_COUNTS = 7  # counts per run: outputs, events, nfev, accepted, rejected, Jacobians, LU factorizations
 
 
@@ -311,7 +308,7 @@ def _adaptive_core(first, stop, work, fns, method, dop853, implicit, t0, t1, x0s
         for k in range(cnt.size):
             cnt[k] = 0
         status, t_fail, i_fail, t, j_eval = OK, math.nan, -1, t0, 0
-        exponent = -1.0 / (error_order + 1)
+        exponent = -1.0 / (error_order + 1)  # controller.step_exponent (numba calls no Python function)
         i_stop, seg_end = _next_boundary(stops, cnt[0], t0, t1)  # cnt[0] == 0 (numba would type a literal 0 apart)
         t_piece = 0.5 * (t0 + seg_end)
         eval_inputs(t0, t0, x, inp, uo)  # outputs use the ordinary evaluation, t_piece = t

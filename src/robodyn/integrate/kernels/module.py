@@ -71,11 +71,13 @@ chart = model_call(3)  # a model on a manifold: its step's chart recentred (fns[
 
 def kernel_module_text() -> str:
     """The full source of the shared kernel module (the same for every model)."""
-    from robodyn.integrate.status import CODES  # the templates import these numbers: spelled out, they
-    from robodyn.signals.kinds import KIND_CODES  # are part of the text, so a cached module changes with them
+    from robodyn.integrate.methods.controller import constants  # the templates import these numbers: spelled
+    from robodyn.integrate.status import CODES  # out, they are part of the text, so a cached module changes
+    from robodyn.signals.kinds import KIND_CODES  # with them
 
     indirect = sha256(_INDIRECT.read_bytes()).hexdigest()
     header = _KERNEL_HEADER + (f"# status codes {dict(CODES)}; signal kind codes {dict(KIND_CODES)}\n"
+                               f"# step controller {constants()}\n"
                                f"# robodyn/codegen/indirect.py sha256 {indirect}\n")
     parts = [header, *(path.read_text(encoding="utf-8") for path in (SIGNALS_KERNEL, KERNEL_TEMPLATE,
                                                                        IMPLICIT_TEMPLATE, WORK_TEMPLATE))]
