@@ -29,9 +29,12 @@ _SCRIPT = ("import sys, json\nfrom robodyn.cli import main\ncode = main(sys.argv
            "'sympy': 'sympy' in sys.modules}), file=sys.stderr)")
 
 
-def _robodyn(argv: list[str], cwd: Path, quick_path: bool = True) -> tuple[dict[str, object], str, str]:
-    """``robodyn ARGV`` in a new process: ({code, numpy imported}, stdout, the rest of stderr)."""
-    env = {**os.environ, "ROBODYN_QUIET": "1", **({} if quick_path else {"ROBODYN_QUICK": "0"})}
+def _robodyn(argv: list[str], cwd: Path, quick_path: bool = True, cache: Path | None = None
+             ) -> tuple[dict[str, object], str, str]:
+    """``robodyn ARGV`` in a new process: ({code, numpy imported}, stdout, the rest of stderr); ``cache``: a private
+    cache folder of its own (default: the suite's)."""
+    env = {**os.environ, "ROBODYN_QUIET": "1", **({} if quick_path else {"ROBODYN_QUICK": "0"}),
+           **({} if cache is None else {"ROBODYN_CACHE_DIR": str(cache)})}
     done = subprocess.run([sys.executable, "-c", _SCRIPT, *argv], capture_output=True, text=True, cwd=cwd, env=env,
                           timeout=900, check=False)
     lines = done.stderr.splitlines()
@@ -131,14 +134,16 @@ def test_an_exact_image_takes_constant_inputs_and_nothing_else(argv, code, tmp_p
 
 
 def test_a_grid_whose_exponential_is_not_kept_runs_the_full_way_once(tmp_path):
+    """In a cache of its own (in the suite's, another test may have kept the exponential of the second grid)."""
+    cache = tmp_path / "cache"
     first, second = (["simulate", "joint", "--t-final", t, "--x0", "q=1", "--out", "-"] for t in ("3", "7"))
-    _robodyn(first, tmp_path, quick_path=False)
-    assert _robodyn(first, tmp_path)[0]["numpy"] is False
-    full = _robodyn(second, tmp_path)  # the step of 7 / 1000 s has no exponential yet: the full path keeps it
+    _robodyn(first, tmp_path, quick_path=False, cache=cache)
+    assert _robodyn(first, tmp_path, cache=cache)[0]["numpy"] is False
+    full = _robodyn(second, tmp_path, cache=cache)  # the step of 7 / 1000 s has no exponential yet: the full path
     assert full[0]["numpy"] is True
-    fast = _robodyn(second, tmp_path)
+    fast = _robodyn(second, tmp_path, cache=cache)
     assert fast[0]["numpy"] is False and fast[1] == full[1]
-    assert _robodyn(first, tmp_path)[0]["numpy"] is False  # both grids' exponentials are kept
+    assert _robodyn(first, tmp_path, cache=cache)[0]["numpy"] is False  # both grids' exponentials are kept
 
 
 def test_the_quick_path_is_off_with_its_variable(tmp_path):
