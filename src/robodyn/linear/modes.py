@@ -40,7 +40,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, ShapeError
-from robodyn.signals.core import finite_number
+from robodyn.base.numbers import finite_number
 
 __all__ = ["STABILITY", "ModalDecomposition", "Mode", "Modes", "modal_decomposition", "modes"]
 

@@ -18,9 +18,10 @@ from numpy.typing import ArrayLike
 from scipy.integrate import quad_vec
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, ShapeError, UnknownNameError
+from robodyn.base.numbers import finite_number, is_real_number
 from robodyn.linear.modes import Array, ComplexArray, _system_matrix, modal_decomposition
 from robodyn.model.kinds.linear import require_continuous
-from robodyn.signals.core import Signal, finite_number, is_real_number
+from robodyn.signals.core import Signal
 
 __all__ = ["forced_response"]
 

@@ -55,6 +55,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, RobodynError, ShapeError, UnknownNameError
+from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.linearization.linearize import _central
 from robodyn.linearization.points import OperatingPoint
 from robodyn.model.kinds.linear import require_continuous
@@ -197,15 +198,8 @@ def _unknown_name(name: str, names: Sequence[str], where: str) -> UnknownNameErr
 
 
 def _number(value: object, what: str) -> float:
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a number, got {value!r}")
-    try:
-        number = float(np.asarray(value, dtype=float).reshape(()))
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise InputError(f"{what} must be finite, got {number}: give a finite number")
-    return number
+    """A fixed value, target, guess or box end: a finite number (or an array of one)."""
+    return finite_number(value, what, not_real=A_NUMBER, arrays=True)
 
 
 def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict[int, float]:

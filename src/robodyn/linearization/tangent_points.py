@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
+from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.linearization.linearize import _held, _Point, linearize
 from robodyn.linearization.points import OperatingPoint
 from robodyn.model.kinds.linear import LinearSystem
@@ -83,12 +84,11 @@ def equilibrium_on_manifold(solve: Callable[..., tuple[OperatingPoint, ...]], mo
                          "available on a moving base: the starts turn and move it in its tangent space")
     configuration = set(chart.coordinates)
     centre = {n: v for n, v in {**guessed, **fixed}.items() if n in configuration}
-    from robodyn.linearization.equilibrium import _number
-
     rotation = [n for n in base if n not in ("base_x", "base_y", "base_z") and n in guessed]
-    norm = math.sqrt(sum(_number(guessed[n], n) ** 2 for n in rotation)) if rotation else 0.0
+    turned = {n: finite_number(guessed[n], n, not_real=A_NUMBER, arrays=True) for n in rotation}
+    norm = math.sqrt(sum(v ** 2 for v in turned.values())) if rotation else 0.0
     if norm > 0:  # a guessed rotation is only a start: made unit
-        centre.update({n: _number(guessed[n], n) / norm for n in rotation})
+        centre.update({n: v / norm for n, v in turned.items()})
     tangent = chart.tangent_model(model.state_vector(chart.neutral(centre), default=0.0))
     tangent_fix = {n: 0.0 if n in configuration else v for n, v in fixed.items() if n not in base}
     tangent_fix.update({n: 0.0 for n in chart.tangent} if held else {})

@@ -41,8 +41,6 @@ Each block is tested against its closed form (tests/diagrams/blocks/test_blocks.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
@@ -52,6 +50,7 @@ import sympy
 
 from robodyn.base.budget import check_count
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.numbers import finite_number
 from robodyn.model.expr import symbol
 from robodyn.model.kinds.symbolic import SymbolicSystem
 from robodyn.model.names import did_you_mean
@@ -65,6 +64,7 @@ MAX_BLOCK_PORTS: Final = 100
 #: Nonzero entries of an lti block's A, B, C and D, each a term of its generated code: a dense 30-state block is
 #: built and evaluated in ~1 s, a 60-state one (3,700 entries) in 35 s.
 MAX_LTI_ENTRIES: Final = 1_000
+_FINITE_NUMBER: Final = "{what} must be a finite number, got {value!r}"
 
 
 def _check_ports(name: str, **counts: int) -> None:
@@ -74,11 +74,9 @@ def _check_ports(name: str, **counts: int) -> None:
 
 
 def _number(value: Any, what: str, block: str, *, positive: bool = False, nonzero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise InputError(f"block {block!r}: {what} must be a finite number, got {value!r}")
-    number = float(value)
-    if positive and number <= 0:
-        raise InputError(f"block {block!r}: {what} must be positive, got {number}")
+    """A block's finite number (> 0 with ``positive``, not 0 with ``nonzero``), or InputError naming the block."""
+    number = finite_number(value, f"block {block!r}: {what}", not_real=_FINITE_NUMBER, not_finite=_FINITE_NUMBER,
+                           positive="{what} must be positive, got {number}" if positive else None)
     if nonzero and number == 0:
         raise InputError(f"block {block!r}: {what} must not be zero")
     return number
