@@ -33,7 +33,7 @@ import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.base.numbers import A_NUMBER, finite_number
-from robodyn.linearization.linearize import _held, _Point, linearize
+from robodyn.linearization.linearize import Point, hold_point, linearize
 from robodyn.linearization.points import OperatingPoint
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.names import did_you_mean
@@ -145,11 +145,11 @@ def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params
     if method not in ("auto", "manipulator") or open is not None:
         raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
                          "space (method 'auto', without open=)")
-    x, u = _held(model, x, u, params, t)
+    x, u = hold_point(model, x, u, params, t)
     chart = model.chart()
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
-    point = _Point.of(model, t, x, u, params)
+    point = Point.of(model, t, x, u, params)
     state = model.state_vector(point.x)  # the rotation checked unit
     A, B, C, D = chart.linearization(point.t, state, point.u, point.p)
     nv = A.shape[0] // 2
