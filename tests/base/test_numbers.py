@@ -127,14 +127,14 @@ def test_float_array_refusals_and_their_wording():
     with pytest.raises(InputError) as ragged:
         float_array([[1.0], [1.0, 2.0]], "C")
     assert str(ragged.value) == "C must be an array of numbers"
-    with pytest.raises(InputError, match="^D must be an array of numbers$"):
+    with pytest.raises(InputError, match=r"^D must be an array of numbers$"):
         float_array(["a", "b"], "D")
     samples = np.zeros((4, 2))
     samples[2, 1] = math.inf
     with pytest.raises(InputError) as raised:
         float_array(samples, "A(t)")
     assert str(raised.value) == "A(t) has non-finite entries at sample 2: give finite numbers"
-    with pytest.raises(InputError, match="^c contains non-finite coefficients$"):
+    with pytest.raises(InputError, match=r"^c contains non-finite coefficients$"):
         float_array([0.5, math.nan], "c", not_finite="{what} contains non-finite coefficients")
     with pytest.raises(InputError, match="at sample 0"):
         float_array(math.nan, "scalar")

@@ -175,17 +175,18 @@ def test_spatial_inertia_closed_form_and_transform(seed):
     com = rng.normal(size=3)
     half = rng.normal(size=(3, 3))
     inertia_c = half @ half.T + np.eye(3)
-    I = rec.value(spatial.spatial_inertia(rec.tape, rec.vector([mass])[0], rec.vector(com), rec.matrix(inertia_c)))
+    recorded_mass = rec.vector([mass])[0]
+    inertia = rec.value(spatial.spatial_inertia(rec.tape, recorded_mass, rec.vector(com), rec.matrix(inertia_c)))
     C = _skew(com)
     expected = np.block([[inertia_c + mass * C @ C.T, mass * C], [mass * C.T, mass * np.eye(3)]])
-    np.testing.assert_allclose(I, expected, atol=1e-13)
+    np.testing.assert_allclose(inertia, expected, atol=1e-13)
     # kinetic energy of a body turning about its centre of mass: 1/2 w . I_c w
     w = rng.normal(size=3)
     motion = np.concatenate([w, -np.cross(w, com)])  # the origin's velocity when the centre of mass is still
-    recorded = rec.matrix(I)
+    recorded = rec.matrix(inertia)
     momentum = rec.value(spatial.inertia_times(recorded, rec.vector(motion)))
     assert 0.5 * motion @ momentum == pytest.approx(0.5 * w @ inertia_c @ w, rel=1e-12)
     r, p = _rotation(rng), rng.normal(size=3)
     moved = rec.value(spatial.inertia_to_parent(rec.tape, rec.matrix(r), rec.vector(p), recorded))
     X = _plucker(r, p)
-    np.testing.assert_allclose(moved, X.T @ I @ X, atol=1e-12)
+    np.testing.assert_allclose(moved, X.T @ inertia @ X, atol=1e-12)
