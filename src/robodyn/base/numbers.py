@@ -34,6 +34,8 @@ A_NUMBER: Final = "{what} must be a number, got {value!r}"
 FINITE_HINT: Final = "{what} must be finite, got {number}: give a finite number"
 FINITE: Final = "{what} must be finite, got {number}"
 
+_CONCRETE: Final = (float, int, np.integer, np.floating)  # real numbers; bool (an int) set apart
+
 
 def is_real_number(value: object) -> bool:
     """True for a real number (:class:`numbers.Real`: int, float, numpy integer and floating scalars, Fraction);
@@ -73,6 +75,8 @@ def finite_number(value: object, what: str, *, not_real: str = REAL_NUMBER, not_
 
 def _real(value: object, arrays: bool) -> float | None:
     """The float of a real number (or, with ``arrays``, of an array of one real number); None for anything else."""
+    if isinstance(value, _CONCRETE) and not isinstance(value, bool):  # the common cases, before the abstract class
+        return float(value)
     if is_real_number(value):
         return float(value)  # type: ignore[arg-type]  # numbers.Real defines __float__
     if arrays and isinstance(value, np.ndarray) and value.size == 1 and value.dtype.kind in "iuf":
