@@ -40,6 +40,7 @@ from numpy.typing import NDArray
 
 from robodyn.analysis.intervals import UNSUPPORTED, Interval, Issue, enclose, round_down, round_up, sum_up
 from robodyn.base.errors import InputError, NumericalError, UnknownNameError
+from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.codegen.printer import numpy_printer
 from robodyn.model.expr import TIME
 from robodyn.model.kinds.linear import require_continuous
@@ -316,13 +317,9 @@ def _check_box(model: ModelContract, box: BoxLike) -> tuple[Array, Array]:
 
 
 def _positive(value: Any, label: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{label} must be a number, got {value!r}") from None
-    if not (math.isfinite(number) and number > 0):
-        raise InputError(f"{label} must be positive and finite, got {number}")
-    return number
+    """A radius or horizon: a positive finite number (or an array of one)."""
+    message = "{what} must be positive and finite, got {number}"
+    return finite_number(value, label, not_real=A_NUMBER, not_finite=message, positive=message, arrays=True)
 
 
 def _problem(model: ModelContract, box: BoxLike, u: Values | None, params: Values | None,

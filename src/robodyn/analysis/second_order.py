@@ -61,6 +61,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.numbers import frozen
 from robodyn.model.kinds.mechanical import ScalarDamping
 from robodyn.model.system import Model, Values
 from robodyn.signals.core import (
@@ -226,12 +227,6 @@ class _Forcing:
 
 
 # --- results -----------------------------------------------------------------------------------------
-def _frozen(values: ArrayLike) -> Array:
-    array = np.array(values, dtype=float)
-    array.setflags(write=False)
-    return array
-
-
 @dataclass(frozen=True, slots=True, eq=False)
 class Response:
     """q(t) and q'(t) of one joint, with the constants of its homogeneous part.
@@ -261,7 +256,7 @@ class Response:
 
     def __post_init__(self) -> None:
         for name in ("t", "q", "qd"):
-            object.__setattr__(self, name, _frozen(getattr(self, name)))
+            object.__setattr__(self, name, frozen(getattr(self, name)))
         if self.t.ndim != 1 or self.q.shape != self.t.shape or self.qd.shape != self.t.shape:
             raise ShapeError(
                 f"Response needs t, q, qd of one shape (N,), got {self.t.shape}, {self.q.shape}, {self.qd.shape}"

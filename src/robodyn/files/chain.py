@@ -15,7 +15,7 @@ __all__ = ["chain_from_reader"]
 
 def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[str]
                       ) -> ChainSystem | FloatingChain | ConstrainedChain:
-    """Build a ``kind: chain`` model from a model-file reader (robodyn.files.reader._Reader); ``base: floating``
+    """Build a ``kind: chain`` model from a model-file reader (robodyn.files.reader.DocumentReader); ``base: floating``
     or ``planar`` joins its root link to the world by a moving joint (robodyn.mechanisms.floating.chain)."""
     joints_data = r.get("joints", list) or []
     links_data = r.get("links", list)

@@ -36,7 +36,7 @@ from robodyn.diagrams.build import MAX_DIAGRAM_DEPTH, check_size
 from robodyn.diagrams.diagram import Diagram
 
 if TYPE_CHECKING:
-    from robodyn.files.reader import _Reader
+    from robodyn.files.reader import DocumentReader
     from robodyn.model.system import Model
 
 __all__ = ["bundled_text", "diagram_from_reader", "expanded_size"]
@@ -47,7 +47,7 @@ _BLOCK_KEYS: Final = ("model", "parameters", "sample", "discretization", "defaul
 _OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("robodyn_open_diagrams", default=())
 
 
-def diagram_from_reader(r: _Reader, name: str) -> Model:
+def diagram_from_reader(r: DocumentReader, name: str) -> Model:
     """The :class:`~robodyn.diagrams.diagram.Diagram` of a validated ``kind: diagram`` document."""
     source = r.doc.source.partition("#")[0]  # a diagram written inside another: the outer file's folder
     here = os.path.realpath(source) if os.path.isfile(source) and "#" not in r.doc.source else None
@@ -136,7 +136,7 @@ def expanded_size(data: Any, source: str) -> tuple[int, int]:
     return size(data, source, (os.path.realpath(source),))
 
 
-def _value(r: _Reader, path: tuple[Any, ...], value: Any) -> float:
+def _value(r: DocumentReader, path: tuple[Any, ...], value: Any) -> float:
     from robodyn.model.names import parse_number
 
     try:
@@ -145,7 +145,7 @@ def _value(r: _Reader, path: tuple[Any, ...], value: Any) -> float:
         raise r.fail(path, f"{' '.join(str(exc).split())}: give a number") from None
 
 
-def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
+def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
     """One block: ``joint``, ``arm.urdf``, ``{model: motor.yaml, parameters: {R: 2}}``."""
     from robodyn.files.loading import load  # robodyn.load: catalog names, model files, URDF robots
 
@@ -203,7 +203,7 @@ def _block(r: _Reader, label: str, spec: Any, folder: str) -> Model:
     return model
 
 
-def _inline_model(r: _Reader, label: str, data: dict[str, Any]) -> Model:
+def _inline_model(r: DocumentReader, label: str, data: dict[str, Any]) -> Model:
     """A block given as a model document inside the diagram (``model: {name: ..., kind: ...}``: what
     :func:`bundled_text` writes for a block file)."""
     from robodyn.files.reader import model_from_document
@@ -265,7 +265,8 @@ def _known_name(name: str) -> None:
                            f"{did_you_mean(name, known)}")
 
 
-def _library_block(r: _Reader, label: str, kind: str, parameters: dict[str, Any], timing: dict[str, Any]) -> Model:
+def _library_block(r: DocumentReader, label: str, kind: str, parameters: dict[str, Any], timing: dict[str, Any]
+                   ) -> Model:
     """The library block ``kind`` made with the file's ``parameters`` (text numbers such as ``1e-3`` read as
     numbers: YAML reads an exponent without a decimal point as text)."""
     from robodyn.model.names import parse_number

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from robodyn.files.yamlio import Document
     from robodyn.model.system import Model
 
-__all__ = ["KINDS", "load", "load_file", "model_from_document", "model_text", "read_model_text", "source_stem"]
+__all__ = ["KINDS", "REQUIRED_KEYS", "describe_value", "load", "load_file", "model_from_document", "model_text",
+           "read_model_text", "source_stem"]
 
 _COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs", "units"}
 KINDS: dict[str, set[str]] = {
@@ -44,7 +45,7 @@ KINDS: dict[str, set[str]] = {
               "loops", "constraints", "baumgarte", "independent", "contacts"},
     "diagram": {"name", "kind", "description", "blocks", "connect", "inputs", "outputs", "defaults"},
 }
-_REQUIRED = {
+REQUIRED_KEYS = {
     "first_order": ("states", "dynamics"),
     "discrete": (),  # sample (or dt) and update (or dynamics): checked by the reader
     "mechanical": ("coordinates", "mass"),
@@ -56,7 +57,8 @@ MODEL_SUFFIXES = (".yaml", ".yml")
 URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name", "base")  # chain.urdf.load_robot
 
 
-def _describe(value: Any) -> str:
+def describe_value(value: Any) -> str:
+    """A file's value as a message shows it: ``a list of 3``, ``a mapping``, ``nothing``, else its repr."""
     if isinstance(value, list):
         return f"a list of {len(value)}"
     if isinstance(value, dict):

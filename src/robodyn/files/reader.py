@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from robodyn.base.errors import InputError, ModelFileError
-from robodyn.files.loading import _REQUIRED, KINDS, _describe
+from robodyn.files.loading import KINDS, REQUIRED_KEYS, describe_value
 from robodyn.files.yamlio import Document, Path
 from robodyn.model.expr import parse_expression, parse_number, symbol
 from robodyn.model.kinds.lagrange import LagrangianSystem
@@ -24,10 +24,10 @@ from robodyn.model.kinds.symbolic import SymbolicSystem
 from robodyn.model.names import did_you_mean
 from robodyn.model.system import Model, check_names
 
-__all__ = ["model_from_document"]
+__all__ = ["DocumentReader", "model_from_document"]
 
 
-class _Reader:
+class DocumentReader:
     """Validates one document and parses its expressions, with positions for messages."""
 
     def __init__(self, doc: Document):
@@ -44,7 +44,7 @@ class _Reader:
         value = self.data.get(key, default)
         if value is not default and not isinstance(value, kind):
             expected = {list: "a list", dict: "a mapping", str: "text"}.get(kind, "a value")  # type: ignore[call-overload]
-            raise self.fail((key,), f"must be {expected}, got {_describe(value)}")
+            raise self.fail((key,), f"must be {expected}, got {describe_value(value)}")
         return value
 
     def names(self, key: str, *, required: bool = False) -> list[str]:
@@ -55,7 +55,7 @@ class _Reader:
             return []
         for i, name in enumerate(value):
             if not isinstance(name, str):
-                raise self.fail((key, i), f"{_describe(name)} is not a name: use letters, digits and _")
+                raise self.fail((key, i), f"{describe_value(name)} is not a name: use letters, digits and _")
         if required and not value:
             raise self.fail((key,), f"needs at least one entry in {key}")
         return value
@@ -74,7 +74,7 @@ class _Reader:
         for name, value in table.items():
             where = self.doc.where(("parameters", name))
             if isinstance(value, bool) or not isinstance(value, int | float | str):
-                raise ModelFileError(f"{where}: parameter value must be a number, got {_describe(value)} "
+                raise ModelFileError(f"{where}: parameter value must be a number, got {describe_value(value)} "
                                      "(or an expression of other parameters such as m*l**2)")
             if isinstance(value, float) and not math.isfinite(value):
                 raise ModelFileError(f"{where}: parameter value {value} is not finite: give a finite number")
@@ -135,7 +135,7 @@ class _Reader:
 
     def expression(self, path: Path, value: Any, allowed: Sequence[str], allow_time: bool = True) -> Any:
         if value is None or isinstance(value, bool | list | dict):
-            raise self.fail(path, f"expected an expression, got {_describe(value)}")
+            raise self.fail(path, f"expected an expression, got {describe_value(value)}")
         table: dict[str, sympy.Expr] = {name: self.symbols[name] for name in allowed}
         if any(name in table for name in self.data.get("parameters") or {}):
             table.update(self.derived)  # where parameters may appear, derived ones stand for their expressions
@@ -166,17 +166,17 @@ class _Reader:
             value = [[value]]
         if not isinstance(value, list) or len(value) != rows:
             raise self.fail((key,), f"must be a {rows}x{cols} matrix (a list of {rows} rows), "
-                                    f"got {_describe(value)}")
+                                    f"got {describe_value(value)}")
         result = []
         for i, row in enumerate(value):
             if not isinstance(row, list) or len(row) != cols:
-                raise self.fail((key, i), f"row {i} must be a list of {cols} entries, got {_describe(row)}")
+                raise self.fail((key, i), f"row {i} must be a list of {cols} entries, got {describe_value(row)}")
             result.append([self.expression((key, i, j), e, allowed, allow_time=False)
                            for j, e in enumerate(row)])
         return result
 
 
-def _first_order(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+def _first_order(r: DocumentReader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
     states = r.names("states", required=True)
     outputs = r.get("outputs", dict) or {}
     r.check_names({"states": states, "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
@@ -187,7 +187,7 @@ def _first_order(r: _Reader, name: str, params: dict[str, float], inputs: list[s
     return SymbolicSystem(states, inputs, dynamics, parameters=params, outputs=outs or None, name=name)
 
 
-def _discrete(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+def _discrete(r: DocumentReader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
     """``kind: discrete``: the update map x[k+1] of each state at the period ``sample``
     (robodyn.model.kinds.discrete)."""
     from robodyn.model.kinds.discrete import DiscreteSystem, check_period
@@ -212,7 +212,7 @@ def _discrete(r: _Reader, name: str, params: dict[str, float], inputs: list[str]
                           name=name)
 
 
-def _one_of(r: _Reader, keys: tuple[str, str], what: str, *, required: bool) -> str | None:
+def _one_of(r: DocumentReader, keys: tuple[str, str], what: str, *, required: bool) -> str | None:
     """The one of two synonymous keys the document gives (``update`` or ``dynamics``), refusing both or none."""
     given = [k for k in keys if k in r.data]
     if len(given) > 1:
@@ -222,7 +222,7 @@ def _one_of(r: _Reader, keys: tuple[str, str], what: str, *, required: bool) -> 
     return given[0] if given else None
 
 
-def _second_order_names(r: _Reader, params: dict[str, float], inputs: list[str]) -> tuple[list[str], list[str]]:
+def _second_order_names(r: DocumentReader, params: dict[str, float], inputs: list[str]) -> tuple[list[str], list[str]]:
     coordinates = r.names("coordinates", required=True)
     velocities = [velocity_name(c) for c in coordinates]
     outputs = r.get("outputs", dict) or {}
@@ -232,7 +232,7 @@ def _second_order_names(r: _Reader, params: dict[str, float], inputs: list[str])
     return coordinates, velocities
 
 
-def _mechanical(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+def _mechanical(r: DocumentReader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
     coordinates, velocities = _second_order_names(r, params, inputs)
     n, m = len(coordinates), len(inputs)
     p = list(params)
@@ -250,7 +250,7 @@ def _mechanical(r: _Reader, name: str, params: dict[str, float], inputs: list[st
                             parameters=params, outputs=outs or None, name=name)
 
 
-def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+def _lagrangian(r: DocumentReader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
     coordinates, velocities = _second_order_names(r, params, inputs)
     p = list(params)
     kinetic = r.expression(("kinetic",), r.data["kinetic"], [*coordinates, *velocities, *p], allow_time=False)
@@ -269,13 +269,13 @@ def _lagrangian(r: _Reader, name: str, params: dict[str, float], inputs: list[st
                             outputs=outs or None, name=name, points=points or None)
 
 
-def _chain(r: _Reader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
+def _chain(r: DocumentReader, name: str, params: dict[str, float], inputs: list[str]) -> Model:
     from robodyn.files.chain import chain_from_reader  # deferred: chain imports the model classes
 
     return chain_from_reader(r, name, params, inputs)
 
 
-_BUILDERS: dict[str, Callable[[_Reader, str, dict[str, float], list[str]], Model]] = {
+_BUILDERS: dict[str, Callable[[DocumentReader, str, dict[str, float], list[str]], Model]] = {
     "first_order": _first_order,
     "discrete": _discrete,
     "mechanical": _mechanical,
@@ -294,7 +294,7 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
     """
     if not isinstance(doc.data, dict):
         raise ModelFileError(f"{doc.where(())}: a model file must be a mapping of keys (name, kind, ...)")
-    r = _Reader(doc)
+    r = DocumentReader(doc)
     kind = r.data.get("kind")
     if not isinstance(kind, str) or kind not in KINDS:
         kinds = ", ".join(KINDS)
@@ -306,7 +306,7 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
             allowed = ", ".join(sorted(KINDS[kind]))
             raise r.fail((key,), f"unknown key {key!r} for kind {kind} (allowed: {allowed})"
                                  f"{did_you_mean(key, sorted(KINDS[kind]))}")
-    for key in _REQUIRED[kind]:
+    for key in REQUIRED_KEYS[kind]:
         if key not in r.data:
             raise r.fail((), f"missing key {key!r} (required for kind {kind})")
     name = r.get("name", str, default_name) or default_name
@@ -336,7 +336,7 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
     return model
 
 
-def _units(r: _Reader, model: Model) -> dict[str, str]:
+def _units(r: DocumentReader, model: Model) -> dict[str, str]:
     """``units: {name: unit}`` for states, inputs, outputs and parameters: short printable text (plots label axes
     with it, tables and ``show`` print it beside values)."""
     table = r.get("units", dict) or {}

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.numbers import A_NUMBER, FINITE, finite_number
 from robodyn.model.system import values_to_vector
 
 if TYPE_CHECKING:
@@ -20,13 +21,8 @@ __all__ = ["as_rows", "batch_size", "float_array", "initial_states", "parameter_
 
 
 def _finite(value: Any, label: str) -> float:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{label} must be a number, got {value!r}") from None
-    if not np.isfinite(number):
-        raise InputError(f"{label} must be finite, got {number}")
-    return number
+    """A time of the span: a finite number (or an array of one)."""
+    return finite_number(value, label, not_real=A_NUMBER, not_finite=FINITE, arrays=True)
 
 
 def float_array(value: Any, label: str) -> np.ndarray:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.numbers import finite_number
 from robodyn.kinematics.frames import kinematics
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy
 from robodyn.model.system import Values, real_array, require_model, values_to_vector
@@ -140,10 +141,9 @@ def check_search(starts: object, seed: object, coordinates: int, *, max_iteratio
 
 
 def _positive(value: object, label: str) -> float:
-    if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating) or not (
-            math.isfinite(value) and value > 0):
-        raise InputError(f"inverse kinematics: {label} {value!r:.40}: give a positive finite number")
-    return float(value)
+    """A tolerance or weight of inverse kinematics: a positive finite number."""
+    message = "inverse kinematics: {what} {value!r:.40}: give a positive finite number"
+    return finite_number(value, label, not_real=message, not_finite=message, positive=message)
 
 
 def _target(position: Any, orientation: Any) -> tuple[np.ndarray, np.ndarray | None]:

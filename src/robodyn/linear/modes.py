@@ -40,9 +40,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, ShapeError
-from robodyn.signals.core import finite_number
+from robodyn.base.numbers import finite_number
 
-__all__ = ["STABILITY", "ModalDecomposition", "Mode", "Modes", "modal_decomposition", "modes"]
+__all__ = ["STABILITY", "ModalDecomposition", "Mode", "Modes", "modal_decomposition", "modes", "system_matrix"]
 
 Array = NDArray[np.float64]
 ComplexArray = NDArray[np.complex128]
@@ -71,7 +71,9 @@ def _square(A: ArrayLike, what: str = "A") -> Array:
     return matrix
 
 
-def _system_matrix(system: Any) -> tuple[Array, tuple[str, ...]]:
+def system_matrix(system: Any) -> tuple[Array, tuple[str, ...]]:
+    """A linear system's square matrix A ``(n, n)`` and its ``n`` state names (``x1`` ... when it names none), or
+    InputError / ShapeError saying what to give."""
     if not hasattr(system, "A"):
         raise InputError(f"modes need a linear system with a matrix A, got {type(system).__name__}: "
                          "use robodyn.linearize(model, x, u) or model.to_linear()")
@@ -552,7 +554,7 @@ def modes(system: Any, *, tolerance: float = 1e-9) -> Modes:
     relative = finite_number(tolerance, "tolerance")
     if relative <= 0.0:
         raise InputError(f"tolerance must be > 0, got {relative}: e.g. 1e-9")
-    A, states = _system_matrix(system)
+    A, states = system_matrix(system)
     dt = _sample_period(system)
     decomposition = modal_decomposition(A)
     tol = relative * max(1.0, decomposition.norm)

@@ -18,9 +18,10 @@ from numpy.typing import ArrayLike
 from scipy.integrate import quad_vec
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, ShapeError, UnknownNameError
-from robodyn.linear.modes import Array, ComplexArray, _system_matrix, modal_decomposition
+from robodyn.base.numbers import finite_number, is_real_number
+from robodyn.linear.modes import Array, ComplexArray, modal_decomposition, system_matrix
 from robodyn.model.kinds.linear import require_continuous
-from robodyn.signals.core import Signal, finite_number, is_real_number
+from robodyn.signals.core import Signal
 
 __all__ = ["forced_response"]
 
@@ -29,7 +30,7 @@ QUAD_EPSABS: Final = 1e-15  # Absolute floor of the same (an interval where u = 
 
 
 def _state_space(system: Any) -> tuple[Array, Array, Array, Array, tuple[str, ...], tuple[str, ...]]:
-    A, states = _system_matrix(system)
+    A, states = system_matrix(system)
     n = A.shape[0]
     B = np.zeros((n, 0)) if getattr(system, "B", None) is None else np.array(system.B, dtype=float, ndmin=2)
     C = np.eye(n) if getattr(system, "C", None) is None else np.array(system.C, dtype=float, ndmin=2)

@@ -55,7 +55,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, RobodynError, ShapeError, UnknownNameError
-from robodyn.linearization.linearize import _central
+from robodyn.base.numbers import A_NUMBER, finite_number
+from robodyn.linearization.linearize import central_differences
 from robodyn.linearization.points import OperatingPoint
 from robodyn.model.kinds.linear import require_continuous
 from robodyn.model.names import did_you_mean
@@ -127,13 +128,13 @@ class _Problem:
     def jacobian(self, z: Array) -> Array:
         z = np.asarray(z, dtype=float)
         if self.exact is None:
-            return _central(self.residual, z)[0]
+            return central_differences(self.residual, z)[0]
         x, u = self.point(z)
         J = np.asarray(self.exact(self.time, x, u, self.p), dtype=float)
         if self.outputs.size:
             exact_h = self.model.output_jacobians_raw(self.time, x, u, self.p)
             if exact_h is None:  # h without exact derivatives: difference the whole residual
-                return _central(self.residual, z)[0]
+                return central_differences(self.residual, z)[0]
             J = np.vstack([J, np.hstack([np.asarray(m, dtype=float) for m in exact_h])[self.outputs]])
         return J[:, self.free]
 
@@ -197,15 +198,8 @@ def _unknown_name(name: str, names: Sequence[str], where: str) -> UnknownNameErr
 
 
 def _number(value: object, what: str) -> float:
-    if isinstance(value, bool):
-        raise InputError(f"{what} must be a number, got {value!r}")
-    try:
-        number = float(np.asarray(value, dtype=float).reshape(()))
-    except (TypeError, ValueError):
-        raise InputError(f"{what} must be a number, got {value!r}") from None
-    if not math.isfinite(number):
-        raise InputError(f"{what} must be finite, got {number}: give a finite number")
-    return number
+    """A fixed value, target, guess or box end: a finite number (or an array of one)."""
+    return finite_number(value, what, not_real=A_NUMBER, arrays=True)
 
 
 def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict[int, float]:

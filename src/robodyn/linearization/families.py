@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import RobodynError
 from robodyn.linearization.equilibrium import DUPLICATE_DISTANCE, target_outputs
-from robodyn.linearization.linearize import _central
+from robodyn.linearization.linearize import central_differences
 from robodyn.linearization.points import OperatingPoint
 
 if TYPE_CHECKING:
@@ -97,7 +97,7 @@ class _Equations:
             full[free] = values
             return self.residual(full)
 
-        return _central(g, z[free])[0]
+        return central_differences(g, z[free])[0]
 
 
 def _flat(equations: _Equations, z: Array, direction: Array, tol: float) -> bool:

@@ -49,7 +49,7 @@ from robodyn.model.system import Values, require_model
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["HOLD", "METHODS", "linearize", "operating_point"]
+__all__ = ["HOLD", "METHODS", "Point", "central_differences", "hold_point", "linearize", "operating_point"]
 
 METHODS: Final = LINEARIZATION_METHODS
 HOLD: Final = "hold"  # ``linearize(model, x, HOLD)``: the inputs that hold x (see :func:`operating_point`).
@@ -116,15 +116,15 @@ def linearize(
     if model.constraints() is not None:  # closed loops: in the independent coordinates (robodyn.linearization.reduced)
         from robodyn.linearization.reduced import reduced_linearization
 
-        return reduced_linearization(model, t, *_held(model, x, u, params, t), params, method, open)
+        return reduced_linearization(model, t, *hold_point(model, x, u, params, t), params, method, open)
     if open is not None:
         return _loop_transfer(model, open, x, u, params, t, method)
     if model.sampling() is not None:
         return _sampled(model, t, x, u, params, method)
     if method not in METHODS:
         raise InputError(f"unknown linearization method {method!r}: one of {', '.join(METHODS)}")
-    x, u = _held(model, x, u, params, t)
-    point = _Point.of(model, t, x, u, params)
+    x, u = hold_point(model, x, u, params, t)
+    point = Point.of(model, t, x, u, params)
     chosen = _choose(model, method, point)
     if chosen == model.jacobian_method:  # exact: the model evaluates A, B, C, D itself
         buffer = model.linearization_raw(point.t, point.x, point.u, point.p)
@@ -145,8 +145,8 @@ def linearize(
                                  source=model)
 
 
-def _held(model: ModelContract, x: Values, u: Values | Literal["hold"] | None, params: Values | None, t: float
-          ) -> tuple[Values, Values | None]:
+def hold_point(model: ModelContract, x: Values, u: Values | Literal["hold"] | None, params: Values | None, t: float
+               ) -> tuple[Values, Values | None]:
     """``(x, u)`` as given, or the operating point (:func:`operating_point`) for ``u="hold"``."""
     if not isinstance(u, str):
         return x, u
@@ -161,8 +161,8 @@ def _loop_transfer(model: ModelContract, port: str, x: Values, u: Values | None,
     if model.block_diagram() is None:
         raise InputError(f"linearize: open={port!r} breaks a loop of a diagram; {model.name!r} is a {model.kind} "
                          "model (make a robodyn.Diagram of the plant and the controller)")
-    x, u = _held(model, x, u, params, t)
-    point = _Point.of(model, t, x, u, params)
+    x, u = hold_point(model, x, u, params, t)
+    point = Point.of(model, t, x, u, params)
     opened, injected, returned = model.open_loop(port)
     p = opened.parameter_vector(params)
     # the injected signal at the closed loop's operating point: the returned one (it does not depend on it)
@@ -185,8 +185,8 @@ def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params
     if method not in ("auto", "exact"):
         raise InputError(f"linearize: a model with sampled blocks is linearized exactly (method 'auto'), not by "
                          f"{method!r}")
-    x, u = _held(model, x, u, params, t)
-    point = _Point.of(model, t, x, u, params)
+    x, u = hold_point(model, x, u, params, t)
+    point = Point.of(model, t, x, u, params)
     sampling = model.sampling()
     A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p)
     if not all(np.all(np.isfinite(m)) for m in (A, B, C, D)):
@@ -250,8 +250,9 @@ def operating_point(
 
 # --- the point -------------------------------------------------------------------------------------------
 @dataclass(slots=True)
-class _Point:
-    """A validated operating point: float64 arrays (owned, not to be written)."""
+class Point:
+    """A validated operating point of a model: the time ``t`` and float64 arrays ``x`` (n_states,), ``u``
+    (n_inputs,), ``p`` (n_parameters,) (owned, not to be written); made by :meth:`of`."""
 
     t: float
     x: np.ndarray
@@ -259,7 +260,7 @@ class _Point:
     p: np.ndarray
 
     @staticmethod
-    def of(model: ModelContract, t: Any, x: Values, u: Values | None, params: Values | None) -> _Point:
+    def of(model: ModelContract, t: Any, x: Values, u: Values | None, params: Values | None) -> Point:
         """Validate once. Plain floats in dicts, lists or float arrays take a lean path (the checks of
         ``Model.arguments``, which no kind overrides: tests/model/test_protocol.py); anything else, and every
         error, goes through ``model.arguments`` (same messages as ``model.f``)."""
@@ -268,8 +269,8 @@ class _Point:
         uv = _floats(u, model.inputs, required=False) if xv is not None else None
         defaults = model.default_parameters() if params is None and uv is not None else None
         if xv is None or uv is None or defaults is None:
-            return _Point(*model.arguments(t, x, u, params))
-        return _Point(t, xv, uv, defaults[1])
+            return Point(*model.arguments(t, x, u, params))
+        return Point(t, xv, uv, defaults[1])
 
 
 def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> np.ndarray | None:
@@ -305,7 +306,7 @@ def _floats(values: Any, names: tuple[str, ...], *, required: bool) -> np.ndarra
 
 
 # --- which method ------------------------------------------------------------------------------------------
-def _choose(model: ModelContract, method: str, point: _Point) -> str:
+def _choose(model: ModelContract, method: str, point: Point) -> str:
     exact = model.jacobian_method
     if method == "auto":
         if exact is not None:
@@ -349,7 +350,7 @@ def _finish(model: ModelContract, layout: Layout, buffer: np.ndarray, x: np.ndar
 
 
 # --- callables: complex step and central differences ------------------------------------------------------
-def _differentiate(model: ModelContract, which: str, method: str, point: _Point
+def _differentiate(model: ModelContract, which: str, method: str, point: Point
                    ) -> tuple[np.ndarray, np.ndarray, float]:
     """d(which)/dx, d(which)/du and an error estimate, by ``method`` (complex falls back to central for an
     h that does not accept complex input)."""
@@ -425,15 +426,16 @@ def _offsets(d: int) -> np.ndarray:
     return offsets
 
 
-def _central(function: Callable[[np.ndarray], Any], point: np.ndarray) -> tuple[np.ndarray, float]:
-    """Jacobian ``(k, d)`` of ``function`` at ``point`` ``(d,)`` by central differences, and the Richardson
-    error estimate (see :func:`_central_steps`); one call per perturbed point."""
+def central_differences(function: Callable[[np.ndarray], Any], point: np.ndarray) -> tuple[np.ndarray, float]:
+    """Jacobian ``(k, d)`` of ``function`` at ``point`` ``(d,)`` by central differences with steps h and 2h, and
+    the Richardson error estimate max |D(h) - D(2h)| (see :func:`_central_steps`); one call per perturbed point,
+    ``function`` returning ``k`` values (any shape) for a ``(d,)`` point."""
     return _central_steps(lambda z: np.asarray(function(z), dtype=float).reshape(-1), None,
                           np.asarray(point, dtype=float))
 
 
 # --- probes: what a callable accepts, decided once per model ---------------------------------------------
-def _capability(model: ModelContract, which: str, kind: str, point: _Point) -> bool:
+def _capability(model: ModelContract, which: str, kind: str, point: Point) -> bool:
     verdicts: dict[tuple[str, str], bool] = model.memo().setdefault("linearize probes", {})
     key = (which, kind)
     if key not in verdicts:
@@ -444,7 +446,7 @@ def _capability(model: ModelContract, which: str, kind: str, point: _Point) -> b
     return verdicts[key]
 
 
-def _calls(function: Callable[..., Any], point: _Point, points: list[np.ndarray]) -> list[np.ndarray] | None:
+def _calls(function: Callable[..., Any], point: Point, points: list[np.ndarray]) -> list[np.ndarray] | None:
     """``function`` at each point z = [x, u] (or (d, N) batch), warnings as errors; None if any call fails."""
     n = point.x.size
     try:
@@ -455,7 +457,7 @@ def _calls(function: Callable[..., Any], point: _Point, points: list[np.ndarray]
         return None
 
 
-def _accepts_complex(function: Callable[..., Any], point: _Point, size: int) -> bool:
+def _accepts_complex(function: Callable[..., Any], point: Point, size: int) -> bool:
     z0 = np.concatenate((point.x, point.u))
     direction = np.maximum(1.0, np.abs(z0)) * (1.0 + np.arange(z0.size) / z0.size)  # every entry moves
     results = _calls(function, point, [z0 + 1j * COMPLEX_STEP * direction,
@@ -472,7 +474,7 @@ def _accepts_complex(function: Callable[..., Any], point: _Point, size: int) -> 
     return bool(np.all(np.abs(slope - difference) <= _PROBE_TOLERANCE * (1.0 + np.abs(difference).max())))
 
 
-def _accepts_batch(function: Callable[..., Any], point: _Point, size: int) -> bool:
+def _accepts_batch(function: Callable[..., Any], point: Point, size: int) -> bool:
     z0 = np.concatenate((point.x, point.u))
     columns = z0[:, None] + np.outer(np.maximum(1.0, np.abs(z0)), [0.0, 1e-3, -2e-3])  # three distinct points
     results = _calls(function, point, [columns, *columns.T.copy()])

@@ -34,6 +34,7 @@ import scipy.linalg
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.numbers import float_array
 from robodyn.linearization.linearize import linearize
 from robodyn.model.kinds.linear import LinearSystem, require_continuous
 from robodyn.model.system import Values, require_euclidean, require_model
@@ -51,17 +52,9 @@ RULES: Final = ("start", "trapezoid")  # Where A(t), B(t) are frozen over each i
 
 def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
     """A read-only float64 copy of ``value`` with the expected shape and finite entries."""
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"LTV system: {label} must be an array of numbers") from None
-    if array.shape != shape:
-        raise ShapeError(f"LTV system: {label} has shape {array.shape}, expected {shape}")
-    if not np.all(np.isfinite(array)):
-        k = int(np.argwhere(~np.isfinite(array))[0][0])
-        raise InputError(f"LTV system: {label} has non-finite entries at sample {k}: give finite numbers")
-    array.setflags(write=False)
-    return array
+    return float_array(value, label, shape=shape, not_array="LTV system: {what} must be an array of numbers",
+                       wrong_shape="LTV system: {what} has shape {shape}, expected {expected}",
+                       not_finite="LTV system: {what} has non-finite entries at sample {sample}: give finite numbers")
 
 
 def zoh_discretization(A: Array, B: Array, h: Array) -> tuple[Array, Array]:

@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
-from robodyn.linearization.linearize import _held, _Point, linearize
+from robodyn.base.numbers import A_NUMBER, finite_number
+from robodyn.linearization.linearize import Point, hold_point, linearize
 from robodyn.linearization.points import OperatingPoint
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.names import did_you_mean
@@ -83,12 +84,11 @@ def equilibrium_on_manifold(solve: Callable[..., tuple[OperatingPoint, ...]], mo
                          "available on a moving base: the starts turn and move it in its tangent space")
     configuration = set(chart.coordinates)
     centre = {n: v for n, v in {**guessed, **fixed}.items() if n in configuration}
-    from robodyn.linearization.equilibrium import _number
-
     rotation = [n for n in base if n not in ("base_x", "base_y", "base_z") and n in guessed]
-    norm = math.sqrt(sum(_number(guessed[n], n) ** 2 for n in rotation)) if rotation else 0.0
+    turned = {n: finite_number(guessed[n], n, not_real=A_NUMBER, arrays=True) for n in rotation}
+    norm = math.sqrt(sum(v ** 2 for v in turned.values())) if rotation else 0.0
     if norm > 0:  # a guessed rotation is only a start: made unit
-        centre.update({n: _number(guessed[n], n) / norm for n in rotation})
+        centre.update({n: v / norm for n, v in turned.items()})
     tangent = chart.tangent_model(model.state_vector(chart.neutral(centre), default=0.0))
     tangent_fix = {n: 0.0 if n in configuration else v for n, v in fixed.items() if n not in base}
     tangent_fix.update({n: 0.0 for n in chart.tangent} if held else {})
@@ -145,11 +145,11 @@ def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params
     if method not in ("auto", "manipulator") or open is not None:
         raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
                          "space (method 'auto', without open=)")
-    x, u = _held(model, x, u, params, t)
+    x, u = hold_point(model, x, u, params, t)
     chart = model.chart()
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
-    point = _Point.of(model, t, x, u, params)
+    point = Point.of(model, t, x, u, params)
     state = model.state_vector(point.x)  # the rotation checked unit
     A, B, C, D = chart.linearization(point.t, state, point.u, point.p)
     nv = A.shape[0] // 2

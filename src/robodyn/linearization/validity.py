@@ -47,6 +47,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, NumericalError, ShapeError
+from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.integrate.simulate import simulate
 from robodyn.linearization.tangent_points import sampled_model
 from robodyn.model.kinds.linear import LinearSystem, require_continuous
@@ -539,12 +540,9 @@ def _ratio(numerator: float, denominator: float) -> float:
 
 
 def _positive(value: Any, label: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise InputError(f"{label} must be a number, got {value!r}")
-    number = float(value)
-    if not (math.isfinite(number) and number > 0):
-        raise InputError(f"{label} must be a positive finite number, got {number:g}")
-    return number
+    """A tolerance or horizon: a positive finite number."""
+    message = "{what} must be a positive finite number, got {number:g}"
+    return finite_number(value, label, not_real=A_NUMBER, not_finite=message, positive=message)
 
 
 def _count(value: Any, label: str) -> int:

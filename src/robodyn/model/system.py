@@ -17,7 +17,7 @@ import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.model.lean import LEAN_KEY, lean_f
-from robodyn.model.values import Values, Vector, _scalar, check_names, real_array, values_to_vector
+from robodyn.model.values import Values, Vector, check_names, real_array, real_scalar, values_to_vector
 
 if TYPE_CHECKING:
     from robodyn.model.kinds.linear import LinearSystem
@@ -161,7 +161,7 @@ class Model:
         self, t: float, x: Values, u: Values | None, params: Values | None
     ) -> tuple[float, Vector, Vector, Vector]:
         """``(t, x, u, p)`` validated: a finite time and float64 vectors in model order (the raw forms' input)."""
-        time = _scalar(t, "time t")
+        time = real_scalar(t, "time t")
         return time, self.state_vector(x), self.input_vector(u), self.parameter_vector(params)
 
     _arguments = arguments  # the name the model classes use internally
@@ -574,7 +574,7 @@ def name_tuple(values: Iterable[str] | None, what: str) -> tuple[str, ...]:
 
 def default_values(parameters: Mapping[str, float] | None, where: str) -> Mapping[str, float]:
     """A read-only ``{name: float}`` of a model's default parameters, each a finite real (``where`` names them)."""
-    checked = {str(k): _scalar(v, f"{where}: parameter {k!r}") for k, v in (parameters or {}).items()}
+    checked = {str(k): real_scalar(v, f"{where}: parameter {k!r}") for k, v in (parameters or {}).items()}
     return MappingProxyType(checked)
 
 

@@ -3,7 +3,6 @@ looks numeric to numpy (complex numbers, dates, text, booleans) refused with a m
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TypeAlias
 
@@ -11,9 +10,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.numbers import FINITE, finite_number
 from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 
-__all__ = ["Values", "Vector", "check_names", "real_array", "values_to_vector"]
+__all__ = ["Values", "Vector", "check_names", "real_array", "real_scalar", "values_to_vector"]
 
 #: A point given by the user: an array in the model's order, or a ``{name: value}`` mapping.
 Values: TypeAlias = ArrayLike | Mapping[str, float]
@@ -106,7 +106,7 @@ def values_to_vector(
         for key, value in values.items():
             if key not in index:
                 raise _unknown(str(key), names, what)
-            result[index[key]] = _scalar(value, f"{what} {key!r}")
+            result[index[key]] = real_scalar(value, f"{what} {key!r}")
             given.add(key)
         missing = [name for name in names if name not in given]
         if missing and default is None:
@@ -150,16 +150,14 @@ def _shown(value: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _scalar(value: object, what: str) -> float:
+def real_scalar(value: object, what: str) -> float:
+    """``value`` as a finite float: a real number, or what :func:`real_array` reads as one (a 0-d array, ``[2.0]``);
+    InputError naming ``what`` otherwise."""
     if isinstance(value, bool | np.bool_) or not isinstance(value, int | float | np.integer | np.floating):
         array = real_array(value, what, one=True)
         if array.size != 1:
             raise InputError(f"{what} must be a number, got {_shown(value)} ({array.size} values)")
-        number = float(array.reshape(()))
-    else:
-        number = float(value)
-    if not math.isfinite(number):
-        raise InputError(f"{what} must be finite, got {number}")
-    return number
+        value = float(array.reshape(()))
+    return finite_number(value, what, not_finite=FINITE)
 
 

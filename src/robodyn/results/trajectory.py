@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.numbers import float_array
 from robodyn.results.csv_text import csv_text
 from robodyn.results.sensitivities import (
     direction_index,
@@ -93,11 +94,10 @@ class EventRecord:
 
 
 def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
-    array = np.array(value, dtype=float)
-    if array.shape != shape:
-        raise ShapeError(f"trajectory: {label} has shape {array.shape}, expected {shape}")
-    array.setflags(write=False)
-    return array
+    """A read-only float64 copy of a result's array of ``shape`` (NaN allowed: a failed run's rows)."""
+    return float_array(value, label, shape=shape, finite=False,
+                       not_array="trajectory: {what} must be an array of numbers",
+                       wrong_shape="trajectory: {what} has shape {shape}, expected {expected}")
 
 
 def _adopted(value: Array, shape: tuple[int, ...], label: str) -> Array:

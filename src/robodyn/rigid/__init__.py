@@ -2,7 +2,8 @@
 
 One source for chains (xyz/rpy or DH placement) and, through them, every tree of rigid bodies: the
 algorithms record scalar operations on a :class:`~robodyn.rigid.tape.Tape` (:mod:`~robodyn.rigid.tape`), which
-:mod:`robodyn.codegen.llvm.tape` compiles to machine code with its forward-mode derivatives.
+:mod:`robodyn.codegen.llvm.tape` compiles to machine code with its forward-mode derivatives. The motion/force
+algebra they share (3-vectors, placements, spatial vectors and inertias) is :mod:`~robodyn.rigid.spatial`.
 
 - :mod:`~robodyn.rigid.rnea` — recursive Newton–Euler, mass-matrix columns, the tree's factor;
   :mod:`~robodyn.rigid.aba` — the articulated-body algorithm; :mod:`~robodyn.rigid.crba` — the mass matrix in plain

@@ -20,80 +20,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from robodyn.rigid.rnea import (
-    Body,
+from robodyn.rigid.rnea import Body, cholesky_factor, cholesky_solve, placement
+from robodyn.rigid.spatial import (
+    Inertia,
     Mat,
+    Six,
     Vec,
-    _add,
-    _cross,
-    _matvec,
-    _tmatvec,
-    cholesky_factor,
-    cholesky_solve,
-    placement,
+    force_cross,
+    force_to_parent,
+    inertia_times,
+    inertia_to_parent,
+    motion_cross,
+    motion_to_child,
+    spatial_inertia,
 )
 from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["articulated_accelerations"]
-
-Six = list[Value]  # a spatial vector: angular (or moment) part, then linear (or force) part
-Inertia = list[list[Value]]  # a symmetric 6 x 6 spatial inertia
-
-
-def _spatial_inertia(tape: Tape, mass: Value, com: Sequence[Value], inertia: Sequence[Sequence[Value]]) -> Inertia:
-    """[[I_c + m c~ c~^T, m c~], [m c~^T, m 1]] about the frame's origin (c~ the cross-product matrix of c)."""
-    zero = tape.const(0.0)
-    c = list(com)
-    skew = [[zero, -c[2], c[1]], [c[2], zero, -c[0]], [-c[1], c[0], zero]]
-    squared = [[(c[0] * c[0] + c[1] * c[1] + c[2] * c[2] if i == j else zero) - c[i] * c[j] for j in range(3)]
-               for i in range(3)]  # c~ c~^T = |c|^2 1 - c c^T
-    result = [[zero] * 6 for _ in range(6)]
-    for i in range(3):
-        for j in range(3):
-            result[i][j] = inertia[i][j] + mass * squared[i][j]
-            result[i][j + 3] = mass * skew[i][j]
-            result[j + 3][i] = result[i][j + 3]
-        result[i + 3][i + 3] = mass
-    return result
-
-
-def _motion_in(rotation: Mat, position: Vec, m: Six) -> Six:
-    """X m: a motion vector of the parent's frame in the child's (child placed at (rotation, position))."""
-    w, v = m[:3], m[3:]
-    return [*_tmatvec(rotation, w), *_tmatvec(rotation, [v[i] - e for i, e in enumerate(_cross(position, w))])]
-
-
-def _force_out(rotation: Mat, position: Vec, f: Six) -> Six:
-    """X^T f: a force of the child's frame in the parent's."""
-    force = _matvec(rotation, f[3:])
-    return [*_add(_matvec(rotation, f[:3]), _cross(position, force)), *force]
-
-
-def _inertia_out(tape: Tape, rotation: Mat, position: Vec, inertia: Inertia) -> Inertia:
-    """X^T I X: an inertia of the child's frame in the parent's, column by column (lower triangle mirrored)."""
-    zero, one = tape.const(0.0), tape.const(1.0)
-    columns = []
-    for k in range(6):
-        unit = [one if i == k else zero for i in range(6)]
-        moved = _motion_in(rotation, position, unit)
-        columns.append(_force_out(rotation, position, _apply(inertia, moved)))
-    return [[columns[j][i] if j >= i else columns[i][j] for j in range(6)] for i in range(6)]
-
-
-def _apply(inertia: Inertia, m: Sequence[Value]) -> Six:
-    return [dot(row, m) for row in inertia]
-
-
-
-
-def _cross_motion(a: Six, b: Six) -> Six:
-    """a x b for motion vectors."""
-    return [*_cross(a[:3], b[:3]), *_add(_cross(a[:3], b[3:]), _cross(a[3:], b[:3]))]
-
-
-def _cross_force(a: Six, f: Six) -> Six:
-    """a x* f: a motion vector acting on a force."""
-    return [*_add(_cross(a[:3], f[:3]), _cross(a[3:], f[3:])), *_cross(a[:3], f[3:])]
 
 
 def articulated_accelerations(
@@ -128,31 +71,32 @@ def articulated_accelerations(
         axes.append(axis)
         parent_v = root_v if body.parent < 0 else velocity[body.parent]
         joint_v = [qd[i] * e for e in axis]
-        moved = _motion_in(rotation, position, parent_v)
+        moved = motion_to_child(rotation, position, parent_v)
         v = [moved[k] + joint_v[k] for k in range(6)]
         velocity.append(v)
-        bias_acc.append(_cross_motion(v, joint_v))
-        spatial = _spatial_inertia(tape, body.mass, body.com, body.inertia)
+        bias_acc.append(motion_cross(v, joint_v))
+        spatial = spatial_inertia(tape, body.mass, body.com, body.inertia)
         inertia.append(spatial)
-        bias_force.append(_cross_force(v, _apply(spatial, v)))
+        bias_force.append(force_cross(v, inertia_times(spatial, v)))
     root_inertia = root_force = None
     if root is not None:
-        root_inertia = _spatial_inertia(tape, *root)
-        root_force = _cross_force(root_v, _apply(root_inertia, root_v))
+        root_inertia = spatial_inertia(tape, *root)
+        root_force = force_cross(root_v, inertia_times(root_inertia, root_v))
     U: list[Six] = [[]] * count
     D: list[Value] = [tape.const(1.0)] * count
     u: list[Value] = [tape.const(0.0)] * count
     for i in reversed(range(count)):
         body, (rotation, position) = bodies[i], frames[i]
-        U[i] = _apply(inertia[i], axes[i])
+        U[i] = inertia_times(inertia[i], axes[i])
         D[i] = dot(axes[i], U[i]) + armature[i]
         u[i] = tau[i] - dot(axes[i], bias_force[i])
         if body.parent < 0 and root is None:
             continue
         articulated = [[inertia[i][r][c] - U[i][r] * U[i][c] / D[i] for c in range(6)] for r in range(6)]
-        carried = _apply(articulated, bias_acc[i])
+        carried = inertia_times(articulated, bias_acc[i])
         pa = [bias_force[i][k] + carried[k] + U[i][k] * u[i] / D[i] for k in range(6)]
-        up_inertia, up_force = _inertia_out(tape, rotation, position, articulated), _force_out(rotation, position, pa)
+        up_inertia = inertia_to_parent(tape, rotation, position, articulated)
+        up_force = force_to_parent(rotation, position, pa)
         if body.parent < 0:
             root_inertia = [[root_inertia[r][c] + up_inertia[r][c] for c in range(6)] for r in range(6)]  # type: ignore[index]
             root_force = [root_force[k] + up_force[k] for k in range(6)]  # type: ignore[index]
@@ -166,7 +110,7 @@ def articulated_accelerations(
     else:
         assert root_inertia is not None and root_force is not None
         fall = [*zero, *gravity]  # a_g, the acceleration of free fall (angular part zero)
-        pulled = _apply(root_inertia, fall)
+        pulled = inertia_times(root_inertia, fall)
         reduced = [[root_inertia[r][c] for c in subspace] for r in subspace]
         base_acc = cholesky_solve(cholesky_factor(reduced), [pulled[r] - root_force[r] for r in subspace])
         full = list(zero) + list(zero)
@@ -178,7 +122,7 @@ def articulated_accelerations(
     for i, body in enumerate(bodies):
         rotation, position = frames[i]
         parent_a = root_acc if body.parent < 0 else accelerations[body.parent]
-        moved = _motion_in(rotation, position, parent_a)
+        moved = motion_to_child(rotation, position, parent_a)
         a = [moved[k] + bias_acc[i][k] for k in range(6)]
         qdd[i] = (u[i] - dot(U[i], a)) / D[i]
         accelerations.append([a[k] + qdd[i] * axes[i][k] for k in range(6)])

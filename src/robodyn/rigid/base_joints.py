@@ -39,7 +39,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from robodyn.rigid.rnea import Mat, Vec, _cross, _matvec
+from robodyn.rigid.spatial import Mat, Vec, cross, matvec
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["BASE_JOINTS", "BaseJoint", "FreeFlyer", "PlanarBase", "base_joint", "quaternion_matrix"]
@@ -58,8 +58,8 @@ def quaternion_matrix(quaternion: Sequence[Value]) -> Mat:
 def quaternion_product(a: Sequence[Value], b: Sequence[Value]) -> list[Value]:
     """a b for quaternions (x, y, z, w)."""
     va, vb = list(a[:3]), list(b[:3])
-    cross = _cross(va, vb)
-    return [a[3] * vb[i] + b[3] * va[i] + cross[i] for i in range(3)] + [
+    crossed = cross(va, vb)
+    return [a[3] * vb[i] + b[3] * va[i] + crossed[i] for i in range(3)] + [
         a[3] * b[3] - (va[0] * vb[0] + va[1] * vb[1] + va[2] * vb[2])]
 
 
@@ -88,8 +88,8 @@ def inverse_right_jacobian(tape: Tape, phi: Sequence[Value], w: Sequence[Value])
     square = phi[0] * phi[0] + phi[1] * phi[1] + phi[2] * phi[2]
     beta = _blend(tape, square, lambda t: 1.0 / (t * t) - (1.0 + t.cos()) / (2.0 * t * t.sin()),
                   (1.0 / 12.0, 1.0 / 720.0, 1.0 / 30240.0, 1.0 / 1209600.0))
-    once = _cross(phi, w)
-    twice = _cross(phi, once)
+    once = cross(phi, w)
+    twice = cross(phi, once)
     return [w[i] + 0.5 * once[i] + beta * twice[i] for i in range(3)]
 
 
@@ -148,20 +148,20 @@ class FreeFlyer(BaseJoint):
     def derivative(self, tape: Tape, q: Sequence[Value], v: Sequence[Value]) -> list[Value]:
         rotation, _ = self.pose(tape, q)
         half = [0.5 * e for e in quaternion_product(q[3:7], [v[3], v[4], v[5], tape.const(0.0)])]
-        return [*_matvec(rotation, v[:3]), *half]
+        return [*matvec(rotation, v[:3]), *half]
 
     def chart_pose(self, tape: Tape, centre: Sequence[Value], d: Sequence[Value]) -> tuple[Mat, Vec]:
         rotation_c = quaternion_matrix(centre[3:7])
-        moved = _matvec(rotation_c, d[:3])
+        moved = matvec(rotation_c, d[:3])
         return (quaternion_matrix(quaternion_product(centre[3:7], rotation_exp(tape, d[3:6]))),
                 [centre[i] + moved[i] for i in range(3)])
 
     def chart_rate(self, tape: Tape, d: Sequence[Value], v: Sequence[Value]) -> list[Value]:
         turn = quaternion_matrix(rotation_exp(tape, d[3:6]))
-        return [*_matvec(turn, v[:3]), *inverse_right_jacobian(tape, d[3:6], v[3:6])]
+        return [*matvec(turn, v[:3]), *inverse_right_jacobian(tape, d[3:6], v[3:6])]
 
     def recentred(self, tape: Tape, centre: Sequence[Value], d: Sequence[Value]) -> list[Value]:
-        moved = _matvec(quaternion_matrix(centre[3:7]), d[:3])
+        moved = matvec(quaternion_matrix(centre[3:7]), d[:3])
         return [*(centre[i] + moved[i] for i in range(3)), *quaternion_product(centre[3:7], rotation_exp(tape, d[3:6]))]
 
 

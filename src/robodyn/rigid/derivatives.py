@@ -33,7 +33,8 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.rnea import Body, Mat, Vec, _add, _cross, _matmul, _matvec, _scale, placement
+from robodyn.rigid.rnea import Body, placement
+from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec, scale
 from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["Inertia", "InverseDerivatives", "MovingRoot", "WorldTree"]
@@ -67,22 +68,22 @@ class Inertia:
     def times(self, y: Sequence[Value]) -> Motion:
         """I y: (m v - h x w, h x v + I_o w) for y = (v, w)."""
         v, w = y[:3], y[3:]
-        linear = _add(_scale(self.mass, v), _cross(w, self.moment))
-        return [*linear, *_add(_cross(self.moment, v), _matvec(self.rotational, w))]
+        linear = add(scale(self.mass, v), cross(w, self.moment))
+        return [*linear, *add(cross(self.moment, v), matvec(self.rotational, w))]
 
     def plus(self, other: Inertia) -> Inertia:
-        return Inertia(self.mass + other.mass, _add(self.moment, other.moment),
-                       [_add(a, b) for a, b in zip(self.rotational, other.rotational)])
+        return Inertia(self.mass + other.mass, add(self.moment, other.moment),
+                       [add(a, b) for a, b in zip(self.rotational, other.rotational)])
 
 
 def _cross_motion(a: Sequence[Value], b: Sequence[Value]) -> Motion:
     """a x b of motion vectors: (w_a x v_b + v_a x w_b, w_a x w_b)."""
-    return [*_add(_cross(a[3:], b[:3]), _cross(a[:3], b[3:])), *_cross(a[3:], b[3:])]
+    return [*add(cross(a[3:], b[:3]), cross(a[:3], b[3:])), *cross(a[3:], b[3:])]
 
 
 def _cross_force(a: Sequence[Value], f: Sequence[Value]) -> Motion:
     """a x* f of a motion and a force: (w_a x f, w_a x n + v_a x f)."""
-    return [*_cross(a[3:], f[:3]), *_add(_cross(a[3:], f[3:]), _cross(a[:3], f[:3]))]
+    return [*cross(a[3:], f[:3]), *add(cross(a[3:], f[3:]), cross(a[:3], f[:3]))]
 
 
 
@@ -155,7 +156,7 @@ class WorldTree:
                 poses.append((rot, pos))
             else:
                 r_p, p_p = poses[parent]
-                poses.append((_matmul(r_p, rot), _add(p_p, _matvec(r_p, pos))))
+                poses.append((matmul(r_p, rot), add(p_p, matvec(r_p, pos))))
         return poses
 
     @functools.cached_property
@@ -171,8 +172,8 @@ class WorldTree:
                 twists = [(list(body.axis), zero) if body.prismatic else (zero, list(body.axis))]
             node_columns = []
             for linear, angular in twists:
-                w = _matvec(rot, angular)
-                node_columns.append([*_add(_matvec(rot, linear), _cross(pos, w)), *w])
+                w = matvec(rot, angular)
+                node_columns.append([*add(matvec(rot, linear), cross(pos, w)), *w])
             columns.append(node_columns)
         return columns
 
@@ -186,9 +187,9 @@ class WorldTree:
             else:
                 body = self.bodies[node - self.offset]
                 mass, com, inertia = body.mass, body.com, body.inertia
-            c = _add(pos, _matvec(rot, com))
-            turned = _matmul(_matmul(rot, inertia), [list(row) for row in zip(*rot)])
-            h = _scale(mass, c)
+            c = add(pos, matvec(rot, com))
+            turned = matmul(matmul(rot, inertia), [list(row) for row in zip(*rot)])
+            h = scale(mass, c)
             square = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
             about = [[turned[i][j] + (mass * square if i == j else self.zero) - h[i] * c[j] for j in range(3)]
                      for i in range(3)]

@@ -37,18 +37,8 @@ from robodyn.rigid.base_joints import BaseJoint
 from robodyn.rigid.derivatives import MovingRoot, WorldTree
 from robodyn.rigid.dynamics import JointTerms, TreeProgram
 from robodyn.rigid.kinematics import FrameSpec
-from robodyn.rigid.rnea import (
-    Body,
-    Mat,
-    Vec,
-    _add,
-    _cross,
-    _matmul,
-    _matvec,
-    _tmatvec,
-    newton_euler,
-    placement,
-)
+from robodyn.rigid.rnea import Body, newton_euler, placement
+from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec, tmatvec
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["FLOATING_FUNCTIONS", "FloatingProgram", "MovingFrames", "RootBody"]
@@ -97,9 +87,9 @@ class FloatingProgram(TreeProgram):
     def _root_wrench(self, w: Vec, alpha: Vec, acc: Vec, force: Vec, moment: Vec) -> tuple[Vec, Vec]:
         """The root link's own inertial wrench added to what its children exert (root frame, at its origin)."""
         r = self.root
-        f = [r.mass * e for e in _add(acc, _cross(alpha, r.com), _cross(w, _cross(w, r.com)))]
-        n = _add(_matvec(r.inertia, alpha), _cross(w, _matvec(r.inertia, w)), _cross(r.com, f))
-        return _add(force, f), _add(moment, n)
+        f = [r.mass * e for e in add(acc, cross(alpha, r.com), cross(w, cross(w, r.com)))]
+        n = add(matvec(r.inertia, alpha), cross(w, matvec(r.inertia, w)), cross(r.com, f))
+        return add(force, f), add(moment, n)
 
     def inverse(self, base_a: Sequence[Value], qdd: Sequence[Value], base_v: Sequence[Value],
                 qd: Sequence[Value], gravity: bool) -> list[Value]:
@@ -107,9 +97,9 @@ class FloatingProgram(TreeProgram):
         tape = self.tape
         v, w = self.joint.twist(tape, base_v)
         dv, dw = self.joint.twist(tape, base_a)
-        acc = _add(dv, _cross(w, v))  # the classical acceleration of the root's origin, root frame
+        acc = add(dv, cross(w, v))  # the classical acceleration of the root's origin, root frame
         if gravity:
-            acc = _add(acc, [-e for e in _tmatvec(self.rotation, self.gravity)])
+            acc = add(acc, [-e for e in tmatvec(self.rotation, self.gravity)])
         tau, force, moment = newton_euler(tape, self.bodies, self._positions(), self._motion(qd), self._motion(qdd),
                                           (w, dw, acc))
         force, moment = self._root_wrench(w, dw, acc, force, moment)
@@ -161,7 +151,7 @@ class FloatingProgram(TreeProgram):
         v, w = joint.twist(tape, self.base_v)
         root = (self.root.mass, self.root.com, self.root.inertia)
         qdd, base = articulated_accelerations(tape, self.bodies, q, qd, tau, armature,
-                                              _tmatvec(self.rotation, self.gravity), root, (v, w), joint.subspace)
+                                              tmatvec(self.rotation, self.gravity), root, (v, w), joint.subspace)
         return [*(base or []), *self._by_coordinate(order, qdd)]
 
     # --- bodies in the world, for the centre of mass and the momentum -----------------------------------
@@ -171,28 +161,28 @@ class FloatingProgram(TreeProgram):
         and the inertia about the centre of mass (body frame)."""
         v, w = self.joint.twist(self.tape, self.base_v)
         rotation = self.rotation
-        omega, velocity = _matvec(rotation, w), _matvec(rotation, v)
+        omega, velocity = matvec(rotation, w), matvec(rotation, v)
         root = self.root
-        arm = _matvec(rotation, list(root.com))
+        arm = matvec(rotation, list(root.com))
         frames = [(rotation, list(self.position), omega, velocity)]  # joint frames: R, origin, w, origin velocity
-        result = [(root.mass, rotation, _add(self.position, arm), _add(velocity, _cross(omega, arm)), omega,
+        result = [(root.mass, rotation, add(self.position, arm), add(velocity, cross(omega, arm)), omega,
                    [list(row) for row in root.inertia])]
         positions, rates = self._positions(), self._motion(self.qd)
         for k, body in enumerate(self.bodies):
             r_p, p_p, w_p, v_p = frames[body.parent + 1]
             rot, pos = placement(self.tape, body, positions[k])
-            r_k = _matmul(r_p, rot)
-            offset = _matvec(r_p, pos)
-            origin = _add(p_p, offset)
-            axis = _matvec(r_k, list(body.axis))
-            v_k = _add(v_p, _cross(w_p, offset))
+            r_k = matmul(r_p, rot)
+            offset = matvec(r_p, pos)
+            origin = add(p_p, offset)
+            axis = matvec(r_k, list(body.axis))
+            v_k = add(v_p, cross(w_p, offset))
             if body.prismatic:
-                w_k, v_k = w_p, _add(v_k, [rates[k] * e for e in axis])
+                w_k, v_k = w_p, add(v_k, [rates[k] * e for e in axis])
             else:
-                w_k = _add(w_p, [rates[k] * e for e in axis])
+                w_k = add(w_p, [rates[k] * e for e in axis])
             frames.append((r_k, origin, w_k, v_k))
-            arm = _matvec(r_k, list(body.com))
-            result.append((body.mass, r_k, _add(origin, arm), _add(v_k, _cross(w_k, arm)), w_k,
+            arm = matvec(r_k, list(body.com))
+            result.append((body.mass, r_k, add(origin, arm), add(v_k, cross(w_k, arm)), w_k,
                            [list(row) for row in body.inertia]))
         return result
 
@@ -214,9 +204,9 @@ class FloatingProgram(TreeProgram):
         linear, angular = [self.zero] * 3, [self.zero] * 3
         for mass, rotation, com, velocity, omega, inertia in self._world:
             p = [mass * e for e in velocity]
-            spin = _matvec(rotation, _matvec(inertia, _tmatvec(rotation, omega)))
-            moment = _add(_cross([com[i] - centre[i] for i in range(3)], p), spin)
-            linear, angular = _add(linear, p), _add(angular, moment)
+            spin = matvec(rotation, matvec(inertia, tmatvec(rotation, omega)))
+            moment = add(cross([com[i] - centre[i] for i in range(3)], p), spin)
+            linear, angular = add(linear, p), add(angular, moment)
         return [*linear, *angular]
 
     def velocities(self) -> list[Value]:
@@ -261,8 +251,8 @@ class MovingFrames:
             world = self.program.world
             node = frame.body + 1
             r_n, p_n = world.poses[node]
-            rotation = _matmul(r_n, [list(row) for row in frame.rotation])
-            origin = _add(p_n, _matvec(r_n, list(frame.position)))
+            rotation = matmul(r_n, [list(row) for row in frame.rotation])
+            origin = add(p_n, matvec(r_n, list(frame.position)))
             if quantity == "pose":
                 self._recorded[key] = [v for row in rotation for v in row] + origin
             elif quantity == "jacobian":
@@ -278,7 +268,7 @@ class MovingFrames:
         columns: list[list[Value]] = [[zero] * 6 for _ in range(program.nv)]
         for ancestor in world.ancestors(node):
             for k, column in enumerate(world.columns[ancestor]):
-                at = [*_add(column[:3], _cross(column[3:], point)), *column[3:]]
+                at = [*add(column[:3], cross(column[3:], point)), *column[3:]]
                 if ancestor == 0:  # the root: its velocity entries
                     columns[k] = at
                     continue

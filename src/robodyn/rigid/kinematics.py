@@ -29,7 +29,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.rnea import Body, Mat, Vec, _add, _cross, _matmul, _matvec, world_frames
+from robodyn.rigid.rnea import Body, world_frames
+from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec
 from robodyn.rigid.tape import Tape, Value, dot
 
 __all__ = ["QUANTITIES", "FrameSpec", "KinematicsProgram"]
@@ -86,7 +87,7 @@ class KinematicsProgram:
         if frame.body < 0:
             return [list(row) for row in frame.rotation], list(frame.position)
         r_b, p_b = self.frames[frame.body]
-        return _matmul(r_b, frame.rotation), _add(p_b, _matvec(r_b, frame.position))
+        return matmul(r_b, frame.rotation), add(p_b, matvec(r_b, frame.position))
 
     def _ancestors(self, body: int) -> list[int]:
         chain = []
@@ -102,13 +103,13 @@ class KinematicsProgram:
         for k in self._ancestors(frame.body):
             body = self.bodies[k]
             rotation, joint_origin = self.frames[k]
-            axis = _matvec(rotation, body.axis)  # the joint axis in the world frame
+            axis = matvec(rotation, body.axis)  # the joint axis in the world frame
             coordinate, multiplier, _ = self.couplings[k]
             if body.prismatic:
                 column = [*axis, self.zero, self.zero, self.zero]
             else:
                 arm = [origin[i] - joint_origin[i] for i in range(3)]
-                column = [*_cross(axis, arm), *axis]
+                column = [*cross(axis, arm), *axis]
             columns[coordinate] = [columns[coordinate][i] + multiplier * column[i] for i in range(6)]
         return [[columns[j][i] for j in range(self.n)] for i in range(6)]
 

@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from robodyn.rigid.rnea import Body, Vec, _add, _cross, _matvec, _scale, body_motions, to_parent
+from robodyn.rigid.rnea import Body, body_motions, to_parent
+from robodyn.rigid.spatial import Vec, add, cross, matvec, scale
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["INERTIAL", "body_wrench_columns", "inertial_regressor", "standard_parameters"]
@@ -47,10 +48,10 @@ def body_wrench_columns(tape: Tape, w: Sequence[Value], al: Sequence[Value], a: 
     columns: list[tuple[Vec, Vec]] = [(list(a), nothing)]  # m
     for k in range(3):  # h = m c: f = al x h + w x (w x h), n = h x a
         unit = [tape.const(1.0) if j == k else zero for j in range(3)]
-        columns.append((_add(_cross(al, unit), _cross(w, _cross(w, unit))), _cross(unit, a)))
+        columns.append((add(cross(al, unit), cross(w, cross(w, unit))), cross(unit, a)))
     for pairs in _UNIT:  # I: n = I al + w x (I w)
         matrix = [[tape.const(1.0) if (i, j) in pairs else zero for j in range(3)] for i in range(3)]
-        columns.append((nothing, _add(_matvec(matrix, al), _cross(w, _matvec(matrix, w)))))
+        columns.append((nothing, add(matvec(matrix, al), cross(w, matvec(matrix, w)))))
     return columns
 
 
@@ -83,4 +84,4 @@ def standard_parameters(body: Body) -> list[Value]:
     square = c[0] * c[0] + c[1] * c[1] + c[2] * c[2]
     about_origin = [[inertia[i][j] + m * ((square if i == j else 0.0) - c[i] * c[j]) for j in range(3)]
                     for i in range(3)]
-    return [m, *_scale(m, c), *(about_origin[i][j] for (i, j), *_ in _UNIT)]
+    return [m, *scale(m, c), *(about_origin[i][j] for (i, j), *_ in _UNIT)]

@@ -17,13 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from robodyn.rigid.spatial import Mat, Vec, add, compose, cross, force_to_parent, matmul, matvec, scale, tmatvec
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "cholesky_factor", "cholesky_solve",
            "newton_euler", "rnea", "to_parent", "world_frames"]
-
-Vec = list[Value]  # three values
-Mat = list[list[Value]]  # 3x3 values, row-major
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,45 +50,18 @@ class Body:
     inertia: tuple[tuple[Value, ...], ...]
 
 
-def _cross(a: Sequence[Value], b: Sequence[Value]) -> Vec:
-    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
-
-
-def _matvec(m: Sequence[Sequence[Value]], v: Sequence[Value]) -> Vec:
-    return [m[i][0] * v[0] + m[i][1] * v[1] + m[i][2] * v[2] for i in range(3)]
-
-
-def _tmatvec(m: Sequence[Sequence[Value]], v: Sequence[Value]) -> Vec:
-    return [m[0][i] * v[0] + m[1][i] * v[1] + m[2][i] * v[2] for i in range(3)]
-
-
-def _matmul(a: Sequence[Sequence[Value]], b: Sequence[Sequence[Value]]) -> Mat:
-    return [[a[i][0] * b[0][j] + a[i][1] * b[1][j] + a[i][2] * b[2][j] for j in range(3)] for i in range(3)]
-
-
-def _add(*vectors: Sequence[Value]) -> Vec:
-    result = list(vectors[0])
-    for v in vectors[1:]:
-        result = [result[i] + v[i] for i in range(3)]
-    return result
-
-
-def _scale(s: Value, v: Sequence[Value]) -> Vec:
-    return [s * e for e in v]
-
-
 def placement(tape: Tape, body: Body, q: Value) -> tuple[Mat, Vec]:
     """Rotation parent <- body and the body origin in the parent frame at coordinate ``q`` (Rodrigues)."""
     a = body.axis
     rotation = [list(row) for row in body.rotation]
     if body.prismatic:
-        return rotation, _add(body.position, _scale(q, _matvec(body.rotation, a)))
+        return rotation, add(body.position, scale(q, matvec(body.rotation, a)))
     c, s = q.cos(), q.sin()
     one_c = 1.0 - c
     zero = tape.const(0.0)
     skew = [[zero, -a[2], a[1]], [a[2], zero, -a[0]], [-a[1], a[0], zero]]
     motion = [[(c if i == j else zero) + s * skew[i][j] + one_c * a[i] * a[j] for j in range(3)] for i in range(3)]
-    return _matmul(rotation, motion), list(body.position)
+    return matmul(rotation, motion), list(body.position)
 
 
 def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
@@ -120,9 +91,9 @@ def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Seq
     for body, (rot, pos, w, al, acc) in zip(bodies, _forward(tape, bodies, q, qd, qdd, base)):
         rotations.append(rot)  # each body's wrench right after its motion: the tape's order (and its nodes' numbers)
         positions.append(pos)
-        forces.append(_scale(body.mass, _add(acc, _cross(al, body.com), _cross(w, _cross(w, body.com)))))
-        moments.append(_add(_matvec(body.inertia, al), _cross(w, _matvec(body.inertia, w)),
-                            _cross(body.com, forces[-1])))
+        forces.append(scale(body.mass, add(acc, cross(al, body.com), cross(w, cross(w, body.com)))))
+        moments.append(add(matvec(body.inertia, al), cross(w, matvec(body.inertia, w)),
+                            cross(body.com, forces[-1])))
     tau: list[Value] = [tape.const(0.0)] * len(bodies)
     root_force, root_moment = list(zero), list(zero)
     for i in reversed(range(len(bodies))):
@@ -131,18 +102,18 @@ def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Seq
         tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
         f_parent, n_parent = to_parent(rotations[i], positions[i], forces[i], moments[i])
         if body.parent >= 0:
-            forces[body.parent] = _add(forces[body.parent], f_parent)
-            moments[body.parent] = _add(moments[body.parent], n_parent)
+            forces[body.parent] = add(forces[body.parent], f_parent)
+            moments[body.parent] = add(moments[body.parent], n_parent)
         else:
-            root_force, root_moment = _add(root_force, f_parent), _add(root_moment, n_parent)
+            root_force, root_moment = add(root_force, f_parent), add(root_moment, n_parent)
     return tau, root_force, root_moment
 
 
 def to_parent(rotation: Mat, position: Vec, force: Sequence[Value], moment: Sequence[Value]) -> tuple[Vec, Vec]:
     """A body's force and moment (about its origin, in its frame) in its parent's frame about the parent's origin,
     for the body placed at (``rotation``, ``position``) in its parent."""
-    f_parent = _matvec(rotation, force)
-    return f_parent, _add(_matvec(rotation, moment), _cross(position, f_parent))
+    moved = force_to_parent(rotation, position, [*moment, *force])
+    return moved[3:], moved[:3]
 
 
 def body_motions(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
@@ -168,15 +139,15 @@ def _forward(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequenc
         rot, pos = placement(tape, body, q[i])
         w_p, al_p, a_p = (base_w, base_alpha, base_acc) if body.parent < 0 else (
             omega[body.parent], alpha[body.parent], accel[body.parent])
-        a_origin = _add(a_p, _cross(al_p, pos), _cross(w_p, _cross(w_p, pos)))
-        w_in, al_in, a_in = _tmatvec(rot, w_p), _tmatvec(rot, al_p), _tmatvec(rot, a_origin)
+        a_origin = add(a_p, cross(al_p, pos), cross(w_p, cross(w_p, pos)))
+        w_in, al_in, a_in = tmatvec(rot, w_p), tmatvec(rot, al_p), tmatvec(rot, a_origin)
         axis = body.axis
         if body.prismatic:
             w, al = w_in, al_in
-            acc = _add(a_in, _scale(2.0 * qd[i], _cross(w, axis)), _scale(qdd[i], axis))
+            acc = add(a_in, scale(2.0 * qd[i], cross(w, axis)), scale(qdd[i], axis))
         else:
-            w = _add(w_in, _scale(qd[i], axis))
-            al = _add(al_in, _scale(qdd[i], axis), _scale(qd[i], _cross(w_in, axis)))
+            w = add(w_in, scale(qd[i], axis))
+            al = add(al_in, scale(qdd[i], axis), scale(qd[i], cross(w_in, axis)))
             acc = a_in
         omega.append(w)
         alpha.append(al)
@@ -192,14 +163,13 @@ def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list
         if body.parent < 0:
             frames.append((rot, pos))
         else:
-            r_p, p_p = frames[body.parent]
-            frames.append((_matmul(r_p, rot), _add(p_p, _matvec(r_p, pos))))
+            frames.append(compose(frames[body.parent], (rot, pos)))
     return frames
 
 
 def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
     """Centres of mass of the bodies in the base frame: one (3,) per body."""
-    return [_add(p, _matvec(r, body.com)) for (r, p), body in zip(world_frames(tape, bodies, q), bodies)]
+    return [add(p, matvec(r, body.com)) for (r, p), body in zip(world_frames(tape, bodies, q), bodies)]
 
 
 def cholesky_factor(matrix: Sequence[Sequence[Value]]) -> list[list[Value]]:

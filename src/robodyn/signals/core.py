@@ -25,6 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.numbers import finite_number, is_real_number
 
 __all__ = [
     "NO_EXACT_FORM",
@@ -45,20 +46,6 @@ Array: TypeAlias = NDArray[np.float64]
 
 MAX_EDGES = 10_000_000  # Periodic-pulse edges one breakpoints() call may return.
 NO_EXACT_FORM = "a Python function input has no exact form: use method='dopri5'"
-
-
-def finite_number(value: object, what: str) -> float:
-    """``value`` as a finite float, or InputError saying what to change."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InputError(f"{what} must be a real number, got {value!r}")
-    number = float(value)
-    if not math.isfinite(number):
-        raise InputError(f"{what} must be finite, got {number}: give a finite number")
-    return number
-
-
-def is_real_number(value: object) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def sorted_unique(values: ArrayLike) -> Array:

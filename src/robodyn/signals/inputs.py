@@ -32,6 +32,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.numbers import finite_number
 from robodyn.signals.core import (
     Array,
     Constant,
@@ -46,7 +47,6 @@ from robodyn.signals.core import (
     Table,
     as_signal,
     check_interval,
-    finite_number,
     sorted_unique,
     time_array,
 )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError
+from robodyn.base.numbers import finite_number
 from robodyn.model.system import real_array
 
 if TYPE_CHECKING:
@@ -51,10 +52,9 @@ class Span:
 
     def __post_init__(self) -> None:
         for name in ("start", "stop"):
-            value = getattr(self, name)
-            if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-                raise InputError(f"Span: {name} must be a finite real number, got {value!r}")
-            object.__setattr__(self, name, float(value))
+            message = "Span: {what} must be a finite real number, got {value!r}"
+            object.__setattr__(self, name, finite_number(getattr(self, name), name, not_real=message,
+                                                         not_finite=message))
         object.__setattr__(self, "count", _whole(self.count, "Span: count", 1, MAX_SAMPLES))
 
     def __len__(self) -> int:

@@ -14,8 +14,6 @@ form: a sampled library block is made again for another period.
 
 from __future__ import annotations
 
-import math
-import numbers
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Final
@@ -24,6 +22,7 @@ import numpy as np
 
 from robodyn.base.budget import check_count
 from robodyn.base.errors import InputError
+from robodyn.base.numbers import finite_number
 from robodyn.model.kinds.discrete import DiscreteSystem
 from robodyn.model.kinds.symbolic import SymbolicSystem
 
@@ -33,6 +32,7 @@ __all__ = ["MAX_BLOCK_PORTS", "Discrete", "check_ports", "discrete_form", "fixed
 #: Inputs, outputs or states of one library block: a sum of 100 inputs compiles in 0.1 s, of 1,000 in 6 s, and
 #: 3,000 overflow Python's recursion in the generated code.
 MAX_BLOCK_PORTS: Final = 100
+_FINITE_NUMBER: Final = "{what} must be a finite number, got {value!r}"  # a block parameter that is not one
 
 #: A block's exact discrete form: (its continuous form, the period T > 0) -> the sampled block.
 Discrete = Callable[[SymbolicSystem, float], DiscreteSystem]
@@ -46,12 +46,9 @@ def check_ports(name: str, **counts: int) -> None:
 
 def number(value: Any, what: str, block: str, *, positive: bool = False, nonzero: bool = False) -> float:
     """``value`` as a float: a finite real number (and > 0 or ≠ 0 when asked); InputError naming ``what`` and the
-    block otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
-        raise InputError(f"block {block!r}: {what} must be a finite number, got {value!r}")
-    result = float(value)
-    if positive and result <= 0:
-        raise InputError(f"block {block!r}: {what} must be positive, got {result}")
+    block otherwise (robodyn.base.numbers)."""
+    result = finite_number(value, f"block {block!r}: {what}", not_real=_FINITE_NUMBER, not_finite=_FINITE_NUMBER,
+                           positive="{what} must be positive, got {number}" if positive else None)
     if nonzero and result == 0:
         raise InputError(f"block {block!r}: {what} must not be zero")
     return result

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError
+from robodyn.base.numbers import float_array
 
 __all__ = ["ADAPTIVE", "DOP853", "DOPRI5", "EULER", "FIXED_STEP", "HEUN", "METHODS", "RK4", "ButcherTableau"]
 
@@ -42,15 +43,13 @@ _lock = threading.Lock()
 
 
 def _frozen(value: ArrayLike | None, ndim: int, label: str, name: str) -> Array | None:
+    """A tableau's coefficients: a read-only float64 copy with ``ndim`` dimensions and finite entries."""
     if value is None:
         return None
-    array = np.array(value, dtype=np.float64, order="C")
-    if array.ndim != ndim:
-        raise InputError(f"tableau {name!r}: {label} must have {ndim} dimension(s), got shape {array.shape}")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"tableau {name!r}: {label} contains non-finite coefficients")
-    array.setflags(write=False)
-    return array
+    return float_array(value, f"tableau {name!r}: {label}", ndim=ndim, shape_error=InputError,
+                       not_array="{what} must be an array of numbers",
+                       wrong_shape="{what} must have {ndim} dimension(s), got shape {shape}",
+                       not_finite="{what} contains non-finite coefficients")
 
 
 @dataclass(frozen=True, slots=True, eq=False)

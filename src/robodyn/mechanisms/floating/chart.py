@@ -381,9 +381,9 @@ _SERIES = 0.1  # Below this angle the coefficients' derivatives come from their 
 def _rotation_coefficients(theta: float) -> tuple[float, float, float, float]:
     """b = (1 - cos t)/t^2, c = (t - sin t)/t^3 (as integrate_configuration computes them) and b'(t)/t, c'(t)/t:
     SO(3)'s V = I + b [w] + c [w]^2 and its derivative."""
-    from robodyn.mechanisms.floating.configuration import _coefficients
+    from robodyn.mechanisms.floating.configuration import rotation_series
 
-    _, b, c = (float(k) for k in _coefficients(np.array(theta)))
+    _, b, c = (float(k) for k in rotation_series(np.array(theta)))
     t2 = theta * theta
     if theta < _SERIES:
         return (b, c, -1 / 12 + t2 / 180 - t2 * t2 / 6720 + t2 ** 3 / 453600,
@@ -395,9 +395,9 @@ def _rotation_coefficients(theta: float) -> tuple[float, float, float, float]:
 def _planar_coefficients(theta: float) -> tuple[float, float, float, float]:
     """a = sin t / t, b = (1 - cos t)/t (as integrate_configuration computes them) and their derivatives: SE(2)'s
     V = [[a, -b], [b, a]] and its derivative."""
-    from robodyn.mechanisms.floating.configuration import _coefficients
+    from robodyn.mechanisms.floating.configuration import rotation_series
 
-    a, b, _ = (float(k) for k in _coefficients(np.array(abs(theta))))
+    a, b, _ = (float(k) for k in rotation_series(np.array(abs(theta))))
     b *= theta
     t2 = theta * theta
     if abs(theta) < _SERIES:

@@ -20,8 +20,15 @@ import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError
 
-__all__ = ["chart_recentre", "configuration_difference", "configuration_integrate", "difference",
-           "integrate_configuration", "quaternion_matrices"]
+__all__ = [
+    "chart_recentre",
+    "configuration_difference",
+    "configuration_integrate",
+    "difference",
+    "integrate_configuration",
+    "quaternion_matrices",
+    "rotation_series",
+]
 
 _SERIES: Final = 1e-4  # Below this angle the Taylor series of the coefficients (the error is < 1e-17 there).
 
@@ -46,8 +53,9 @@ def _product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.concatenate([wa * vb + wb * va + np.cross(va, vb), wa * wb - np.sum(va * vb, -1, keepdims=True)], -1)
 
 
-def _coefficients(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """sin(t)/t, (1 - cos t)/t^2, (t - sin t)/t^3, with their series near t = 0."""
+def rotation_series(theta: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """sin(t)/t, (1 - cos t)/t^2, (t - sin t)/t^3 for angles ``theta`` (any shape, >= 0), each of that shape, with
+    their Taylor series near t = 0 (the coefficients of the exponential of so(3) and se(2))."""
     small = theta < _SERIES
     t = np.where(small, 1.0, theta)
     t2 = theta * theta
@@ -90,13 +98,13 @@ def _rotation_log(rotation: np.ndarray) -> np.ndarray:
 
 def _left_jacobian(w: np.ndarray) -> np.ndarray:
     """V(w) = I + (1 - cos t)/t^2 [w] + (t - sin t)/t^3 [w]^2 (..., 3, 3): SE(3)'s translation part."""
-    _, b, c = _coefficients(np.linalg.norm(w, axis=-1))
+    _, b, c = rotation_series(np.linalg.norm(w, axis=-1))
     skew = _skew(w)
     return np.eye(3) + b[..., None, None] * skew + c[..., None, None] * (skew @ skew)
 
 
 def _se2_v(angle: np.ndarray) -> np.ndarray:
-    a, b, _ = _coefficients(np.abs(angle))
+    a, b, _ = rotation_series(np.abs(angle))
     b = b * angle
     return np.stack([np.stack([a, -b], -1), np.stack([b, a], -1)], -2)
 

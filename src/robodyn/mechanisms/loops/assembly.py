@@ -7,6 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from robodyn.base.errors import InputError
+from robodyn.base.numbers import is_real_number
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values, require_model
 
@@ -60,9 +61,10 @@ def assemble(model: ModelContract, guess: Values | None = None, fix: Mapping[str
 
 
 def _number(value: object, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.number):
+    """A held value: a real number (the constraints' solver reports one it cannot hold)."""
+    if not is_real_number(value):
         raise InputError(f"assemble: fix[{name!r}] must be a number, got {value!r}")
-    return float(value)
+    return float(value)  # type: ignore[arg-type]  # a real number
 
 
 def completed(model: ModelContract, x: Mapping[str, float], *, params: Values | None = None, t: float = 0.0

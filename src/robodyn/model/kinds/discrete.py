@@ -19,11 +19,11 @@ in between). Its Jacobians are the map's, exact. ``kind: discrete`` model files 
 from __future__ import annotations
 
 import copy
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from robodyn.base.errors import InputError
+from robodyn.base.numbers import finite_number
 from robodyn.model.kinds.symbolic import ExprLike, SymbolicSystem
 
 __all__ = ["DiscreteSystem", "check_period"]
@@ -31,10 +31,8 @@ __all__ = ["DiscreteSystem", "check_period"]
 
 def check_period(value: Any, where: str) -> float:
     """A sample period: a finite number > 0 (InputError naming ``where`` otherwise)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(float(value)) \
-            or float(value) <= 0:
-        raise InputError(f"{where}: the sample period must be a finite number of seconds > 0, got {value!r}")
-    return float(value)
+    message = "{what}: the sample period must be a finite number of seconds > 0, got {value!r}"
+    return finite_number(value, where, not_real=message, not_finite=message, positive=message)
 
 
 class DiscreteSystem(SymbolicSystem):

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import math
-import numbers
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from types import MappingProxyType, ModuleType
@@ -15,6 +13,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, NumericalError, ShapeError, UnknownNameError
+from robodyn.base.numbers import finite_number
 from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 from robodyn.model.system import Model, Vector, check_names
 
@@ -62,11 +61,9 @@ def _default_names(names: Sequence[str] | None, prefix: str, count: int) -> tupl
 
 def check_period(value: object, where: str) -> float:
     """``value`` as a sample period in s: a finite real number > 0, or InputError naming ``where``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)) \
-            or float(value) <= 0.0:
-        raise InputError(f"{where}: dt = {value!r} must be a sample period > 0 in s (a finite number), "
-                         "e.g. dt=0.01; leave it out (None) for continuous time")
-    return float(value)
+    message = ("{what}: dt = {value!r} must be a sample period > 0 in s (a finite number), e.g. dt=0.01; leave it "
+               "out (None) for continuous time")
+    return finite_number(value, where, not_real=message, not_finite=message, positive=message)
 
 
 def require_continuous(system: object, where: str, fix: str, *, sampled_ok: bool = False) -> None:
