@@ -10,7 +10,7 @@ import importlib
 import os
 from typing import Any, NoReturn
 
-from robodyn import __version__
+from robodyn.base.version import __version__
 from robodyn.cli.main import COMMANDS, PROG, fail
 
 __all__ = ["build_parser"]

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.base.errors import InputError, RobodynError
+from robodyn.base.version import __version__
 
 __all__ = ["CONNECT_TIMEOUT", "run_on_cluster"]
 
@@ -71,8 +72,6 @@ def _chunk_task(plan: Any, k: int, out: str | None) -> Any:
 
 
 def _robodyn_version() -> str:
-    from robodyn import __version__
-
     return str(__version__)
 
 
@@ -232,8 +231,6 @@ def _not_dask(address: str, why: str) -> InputError:
 
 def _check_workers(client: Any) -> None:
     """At least one worker, each importing the same robodyn version as this process."""
-    from robodyn import __version__
-
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
     except TimeoutError:
