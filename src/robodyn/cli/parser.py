@@ -11,7 +11,7 @@ import os
 from typing import Any, NoReturn
 
 from robodyn.base.version import __version__
-from robodyn.cli.main import COMMANDS, PROG, fail
+from robodyn.cli.commands import COMMANDS, PROG, fail
 
 __all__ = ["build_parser"]
 
