@@ -362,8 +362,8 @@ def _run(plan: SweepPlan, built: ModelContract, name: str, folder: SweepFolder |
         if scheduler is not None or workers is not None:
             from robodyn.sweep.cluster import run_on_cluster
 
-            frames = run_on_cluster(plan, todo, None if folder is None else folder.path, scheduler=scheduler,
-                                    workers=workers, progress=progress,
+            frames = run_on_cluster(plan, todo, None if folder is None else folder.path, run_chunk=run_chunk,
+                                    scheduler=scheduler, workers=workers, progress=progress,
                                     on_part=None if folder is None else folder.record)
         else:
             from robodyn.base.progress import progress as bar

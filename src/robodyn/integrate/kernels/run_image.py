@@ -57,6 +57,7 @@ FINGERPRINT_FILES: Final = (
     "integrate/kernels/kernel_template.py", "integrate/kernels/implicit_template.py",
     "integrate/kernels/work_template.py", "integrate/kernels/module.py", "integrate/kernels/entry.py",
     "integrate/kernels/entry_arguments.py", "integrate/kernels/native.py", "integrate/kernels/run.py",
+    "integrate/kernels/setup.py",
     "integrate/methods/tableaus.py", "integrate/methods/registry.py", "integrate/status.py",
     "integrate/kernels/run_image.py", "signals/kernel.py", "signals/kinds.py", "codegen/indirect.py",
     "codegen/llvm/pyir.py", "codegen/objects.py", "codegen/libraries.py",
