@@ -12,13 +12,14 @@ from pathlib import Path
 from typing import Final
 
 import numpy as np
+from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.base.textfile import read_text_limited
-from robodyn.signals.core import Array
 
 __all__ = ["MAX_TABLE_BYTES", "read_table_csv"]
 
+Array = NDArray[np.float64]
 MAX_TABLE_BYTES: Final = 50_000_000  # An input table: up to ~10^6 rows of text.
 
 
