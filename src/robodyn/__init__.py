@@ -27,6 +27,7 @@ from robodyn.base.errors import (
     UnknownNameError,
 )
 from robodyn.base.lazy import install_moved, lazy_names
+from robodyn.base.version import __version__
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
@@ -162,8 +163,6 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CATALOG",

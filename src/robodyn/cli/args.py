@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from robodyn.base.errors import InputError
-from robodyn.cli.main import PROG
+from robodyn.cli.commands import PROG
 from robodyn.model.names import Quantity, in_units, parse_number, parse_quantities
 
 if TYPE_CHECKING:

@@ -11,37 +11,15 @@ import os
 import sys
 import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import TYPE_CHECKING
 
 from robodyn.base.errors import RobodynError
+from robodyn.cli.commands import COMMANDS, PROG, fail
 
 if TYPE_CHECKING:
     import argparse
 
 __all__ = ["COMMANDS", "PROG", "build_parser", "fail", "main"]
-
-PROG = "robodyn"
-
-
-def fail(message: str, code: int) -> NoReturn:
-    """End the command with ``message`` as one line on stderr and exit code ``code`` (2 bad input, 1 numerical)."""
-    print(f"{PROG}: error: {' '.join(message.split())}", file=sys.stderr)
-    raise SystemExit(code)
-
-
-#: The subcommands each module of ``robodyn.cli`` adds (its ``add_commands``), in the order ``--help`` lists them: a
-#: command line names its command, so only that module is imported and asked (tests check this table).
-COMMANDS: Final = (
-    ("report", ("demo", "analyze")),
-    ("simulate", ("simulate",)),
-    ("models", ("show", "classify", "modes", "existence", "equilibrium", "linearize", "validity", "convert",
-                "verify")),
-    ("kinematics", ("fk", "ik", "animate")),
-    ("constraints", ("assemble",)),
-    ("export", ("export",)),
-    ("identify", ("identify",)),
-    ("sweep", ("sweep",)),
-)
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

@@ -10,8 +10,8 @@ import importlib
 import os
 from typing import Any, NoReturn
 
-from robodyn import __version__
-from robodyn.cli.main import COMMANDS, PROG, fail
+from robodyn.base.version import __version__
+from robodyn.cli.commands import COMMANDS, PROG, fail
 
 __all__ = ["build_parser"]
 

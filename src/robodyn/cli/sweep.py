@@ -15,7 +15,7 @@ import numpy as np
 
 from robodyn.base.errors import InputError
 from robodyn.cli.args import number_or, quantities
-from robodyn.cli.main import PROG
+from robodyn.cli.commands import PROG
 from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
 from robodyn.model.names import Quantity, parse_number, split_degrees
 from robodyn.sweep import sweep as _sweep_api

@@ -50,8 +50,8 @@ from robodyn.base.textfile import MAX_JSON_BYTES, UnusableFile, read_regular
 
 __all__ = ["CACHE_FILE_MODE", "MAX_DIGEST_BYTES", "MAX_MANIFEST_BYTES", "MAX_NUMBA_DATA_BYTES",
            "MAX_NUMBA_INDEX_BYTES", "MAX_OBJECT_BYTES", "MAX_RECORD_BYTES", "UntrustedFile", "adopt_numba_caches",
-           "cache_dir", "content_hash", "own_folder", "prepare_numba", "private_cfunc", "quarantine", "read_private",
-           "read_trusted", "write_private"]
+           "cache_dir", "content_hash", "object_code", "own_folder", "prepare_numba", "private_cfunc", "quarantine",
+           "read_private", "read_trusted", "write_private"]
 
 # The largest cache file of each kind robodyn reads (checked on the open descriptor before reading: a larger one
 # is moved aside unread). Far above what robodyn writes: the largest of a warm cache in brackets. A generated
@@ -508,11 +508,9 @@ class _LazyCFunc:
     def export(self) -> tuple[bytes, str]:
         """Compile without numba's cache (once) and return the machine code as an object and its symbol
         (robodyn.codegen.objects keeps it for processes without numba)."""
-        from robodyn.codegen.objects import export
-
         if self._compiled is None or self._compiled.cache_hits:
             self._compile(cached=False)  # numba's cached code has no LLVM module to emit
-        return export(self._compiled)
+        return object_code(self._compiled)
 
     @property
     def cache_hits(self) -> int:
@@ -528,3 +526,10 @@ def private_cfunc(signature: Any, **options: Any) -> Any:
         return _LazyCFunc(function, signature, options)
 
     return wrap
+
+
+def object_code(cfunc: Any) -> tuple[bytes, str]:
+    """The ELF object and the symbol of a numba ``CFunc`` compiled in this process (not loaded from numba's cache:
+    a cached library has no LLVM module to emit); robodyn.codegen.objects keeps it as ``export``."""
+    library = cfunc._library
+    return bytes(library._codegen._tm.emit_object(library._final_module)), str(cfunc.native_name)

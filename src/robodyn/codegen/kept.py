@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from robodyn.base.version import __version__
+
 __all__ = ["FORMAT", "code_fingerprint", "enabled", "kept", "library_stamp"]
 
 FORMAT: Final = "1"
@@ -39,7 +41,6 @@ def kept(folder: str, kind: str, parts: Sequence[str], compute: Callable[[], Any
     """``compute()``'s value for ``(kind, parts)`` — JSON data — from the cache folder ``folder`` when kept there
     and ``check`` accepts it, else computed and kept (a value of None is returned but not kept). An exception of
     ``compute`` propagates and nothing is kept."""
-    from robodyn import __version__
     from robodyn.base.digest import sha256
     from robodyn.base.errors import InputError
     from robodyn.base.textfile import JsonLimitError, parse_json_limited

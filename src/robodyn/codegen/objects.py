@@ -46,6 +46,7 @@ from robodyn.codegen.cache import (
     MAX_OBJECT_BYTES,
     cache_dir,
     log,
+    object_code,
     own_folder,
     quarantine,
     read_trusted,
@@ -54,6 +55,9 @@ from robodyn.codegen.cache import (
 from robodyn.codegen.libraries import ORIGINS, host, library_address
 
 __all__ = ["enabled", "export", "load", "loadable", "object_key", "save", "undefined_symbols", "unusable"]
+
+#: The ELF object and the symbol of a numba CFunc compiled in this process (robodyn.codegen.cache.object_code).
+export: Final = object_code
 
 _PYTHON_FUNCTIONS: Final = ("PyErr_Clear", "PyErr_SetNone", "PyErr_SetString", "PyErr_WriteUnraisable",
                             "PyUnicode_FromString", "Py_DecRef", "PyBytes_FromStringAndSize", "PyGILState_Ensure",
@@ -121,13 +125,6 @@ def object_key(source: str, symbol: str) -> str:
     """The file name of the object of ``symbol`` compiled from ``source`` on this CPU with this llvmlite
     (robodyn.codegen.libraries.host)."""
     return sha256("\0".join((source, symbol, host())).encode()).hexdigest()[:32]
-
-
-def export(cfunc: Any) -> tuple[bytes, str]:
-    """The ELF object and the symbol of a numba ``CFunc`` compiled in this process (not loaded from numba's cache:
-    a cached library has no LLVM module to emit)."""
-    library = cfunc._library
-    return bytes(library._codegen._tm.emit_object(library._final_module)), str(cfunc.native_name)
 
 
 def undefined_symbols(data: bytes) -> list[str]:

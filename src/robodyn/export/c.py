@@ -21,6 +21,7 @@ import numpy as np
 
 from robodyn.base.atomic import check_output_folder, write_files_atomic
 from robodyn.base.errors import InputError, NumericalError
+from robodyn.base.version import __version__
 from robodyn.codegen.c_source import c_function, c_literal
 from robodyn.codegen.cache import content_hash
 from robodyn.codegen.libraries import c_compiler
@@ -232,7 +233,6 @@ def _origin(source: str | Path | None) -> str:
     model's text), or that it was built in Python."""
     import hashlib
 
-    from robodyn import __version__
     from robodyn.files import catalog
 
     if source is None:
@@ -287,8 +287,6 @@ def _texts(model: Any, exported: Any, chosen: Sequence[str], p: str, names: _Nam
            origin: str) -> tuple[str, str, str]:
     """The header, the source and the functions' hash. Text from the model (its name, kind and names, the file's
     name) is only in comments, escaped (robodyn.codegen.text.c_comment); its names are C names by ``names``."""
-    from robodyn import __version__
-
     nx, nu, ny, nq = model.n_states, model.n_inputs, model.n_outputs, len(exported.coordinates)
     fields = list(names.fields.values())
     defaults = [float(v) for v in model.parameters.values()]

@@ -34,6 +34,7 @@ import numpy as np
 
 from robodyn.base.digest import sha256
 from robodyn.base.errors import RobodynWarning
+from robodyn.base.version import __version__
 from robodyn.files import cached_diagram
 from robodyn.files.deferred import DeferredTable
 from robodyn.files.records import FORMAT, model_record_key, record_path
@@ -125,8 +126,6 @@ def _parse(text: str, source: str) -> tuple[Model, list[warnings.WarningMessage]
 # --- the record ---------------------------------------------------------------------------------------------
 def _header(key: str) -> dict[str, Any]:
     """The fields that tie a record to its format, robodyn's version and its file."""
-    from robodyn import __version__
-
     return {"format": FORMAT, "robodyn": __version__, "key": key}
 
 
@@ -201,7 +200,6 @@ _STRINGS: Final = ("name", "kind", "robodyn", "key")
 
 def _checked(data: bytes, key: str) -> dict[str, Any]:
     """The record in ``data`` after every check, or _Invalid saying which failed."""
-    from robodyn import __version__
     from robodyn.base.textfile import JsonLimitError, parse_json_limited
     from robodyn.codegen.cache import MAX_RECORD_BYTES
 

@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
-    from robodyn.files.cached import CachedModel
+    from robodyn.model.system import Model
 
-__all__ = ["DeferredTable"]
+__all__ = ["DeferredTable", "RecordedModel"]
+
+
+class RecordedModel(Protocol):
+    """What a :class:`DeferredTable` reads of its model (robodyn.files.cached.CachedModel): the names, and the
+    full model built when anything else is asked."""
+
+    states: tuple[str, ...]
+    inputs: tuple[str, ...]
+    parameters: Mapping[str, float]
+
+    def full_model(self) -> Model:
+        """The model built from the file's text."""
+        ...
 
 
 class DeferredTable:
@@ -17,7 +31,7 @@ class DeferredTable:
     event, ``lambdify``) is the full model's table.
     """
 
-    def __init__(self, model: CachedModel):
+    def __init__(self, model: RecordedModel):
         self._model = model
 
     @property

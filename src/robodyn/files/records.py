@@ -15,6 +15,8 @@ import os
 from pathlib import Path
 from typing import Any, Final
 
+from robodyn.base.version import __version__
+
 __all__ = ["FORMAT", "is_diagram", "model_record_key", "record_key", "record_path"]
 
 #: The layout and the generated code: a record of another format is rebuilt. Bump it with every change to the
@@ -34,7 +36,6 @@ def record_key(text: str, stem: str, included: str = "") -> str:
     """The key of the record of the model-file ``text`` whose source's stem is ``stem``
     (:func:`robodyn.files.loading.source_stem`): its SHA-256 with robodyn's version and :data:`FORMAT`, and
     ``included``, the digests of the files a diagram's blocks name (:func:`model_record_key`)."""
-    from robodyn import __version__
     from robodyn.codegen.cache import content_hash
 
     parts = (text, included) if included else (text,)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from robodyn.integrate.guards import check_states
 from robodyn.integrate.hint import stiffness_hint
+from robodyn.integrate.runs import RunResult
 from robodyn.results.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
@@ -16,23 +16,6 @@ if TYPE_CHECKING:
     from robodyn.signals import Inputs
 
 __all__ = ["RunResult", "assemble", "batch_events", "batch_result"]
-
-
-@dataclass
-class RunResult:
-    """What one integration produced (before outputs and names are attached)."""
-
-    t: np.ndarray  # (T,)
-    x: np.ndarray  # (T, n)
-    nfev: int = 0
-    steps: int = 0
-    rejected: int = 0
-    events: list[EventRecord] = field(default_factory=list)
-    u: np.ndarray | None = None  # (T, m) inputs as applied, when the path knows them (fixed steps)
-    compile_seconds: float = 0.0
-    from_cache: bool = False  # the compiled kernel was loaded from the on-disk cache (nothing compiled)
-    njev: int = 0  # Jacobian evaluations (implicit methods)
-    nlu: int = 0  # LU factorizations (implicit methods)
 
 
 def _outputs(model: ModelContract, t: np.ndarray, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:

@@ -17,7 +17,7 @@ from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.kernels.run import run_adaptive
 
 if TYPE_CHECKING:
-    from robodyn.integrate.simulate import SimulationJob, SimulationPlan
+    from robodyn.integrate.job import SimulationJob, SimulationPlan
 
 __all__ = ["MAX_CORNERS", "across_corners", "without_corners"]
 
@@ -122,7 +122,7 @@ def across_corners(job: SimulationJob, setup: Any, run: RunResult, grid: np.ndar
 
 def without_corners(job: SimulationJob) -> SimulationPlan:
     """The job's plan without the corner events (for a model that chatters at one)."""
-    from robodyn.integrate.simulate import SimulationPlan
+    from robodyn.integrate.job import SimulationPlan
 
     events = job.plan.events
     keep = [k for k, name in enumerate(events.names) if not is_switch(name)]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 if TYPE_CHECKING:
-    from robodyn.integrate.assemble import RunResult
+    from robodyn.integrate.runs import RunResult
     from robodyn.model.protocol import ModelContract
     from robodyn.signals import Inputs
 

@@ -22,7 +22,6 @@ import math
 import numbers
 import warnings
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -40,10 +39,11 @@ from robodyn.integrate.arguments import (
     read_span,
     tolerance_vector,
 )
-from robodyn.integrate.assemble import RunResult, assemble, batch_events, batch_result
+from robodyn.integrate.assemble import RunResult, batch_events, batch_result
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.guards import check_memory
-from robodyn.integrate.kernels.run import KernelSetup, add_setup, kernel_module, run_adaptive, run_batch, run_fixed
+from robodyn.integrate.job import DEFAULT_POINTS, PLAN_CACHE_SIZE, Result, SimulationJob, SimulationPlan
+from robodyn.integrate.kernels.run import add_setup, run_adaptive, run_batch, run_fixed
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods.registry import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.paths.discrete import check_discrete, check_family, check_instants, run_discrete
@@ -56,11 +56,9 @@ if TYPE_CHECKING:
 
 __all__ = ["METHOD_NAMES", "SimulationJob", "SimulationPlan", "simulate"]
 
-DEFAULT_POINTS: Final = 1001  # Output points of the exact path and of batches when t_eval is not given.
 #: Steps of one fixed-step run, each an output row (50 million rows of a pendulum: 2.4 GB and minutes of stepping).
 MAX_FIXED_STEPS: Final = 50_000_000
 
-Result = Trajectory | BatchTrajectory
 
 
 def simulate(
@@ -205,37 +203,6 @@ def _listed(events: Sequence[Event | str] | Event | str | None) -> list[Event | 
 
 
 # --- the runners, one per family of methods ------------------------------------------------------------
-@dataclass(slots=True, eq=False)
-class SimulationJob:
-    """One validated ``simulate()`` call: what the runner of its method's family needs."""
-
-    model: ModelContract
-    method: Method
-    t_span: tuple[float, float]
-    states: np.ndarray  # (N, n) initial states
-    parameters: np.ndarray  # (N, n_p)
-    plan: SimulationPlan
-    t_eval: np.ndarray | None  # the output times asked for
-    rtol: float
-    atol: np.ndarray  # (n,)
-    dt: float | None
-    max_steps: int
-    backend: str
-    batch: bool
-
-    def output_times(self) -> np.ndarray | None:
-        """``t_eval``; for a batch without it :data:`DEFAULT_POINTS` evenly spaced times; else None (the
-        method's own steps)."""
-        if self.batch and self.t_eval is None:
-            return np.linspace(self.t_span[0], self.t_span[1], DEFAULT_POINTS)
-        return self.t_eval
-
-    def assemble(self, path: str, runs: list[RunResult]) -> Result:
-        """The result of ``runs``, one per trajectory, made by ``path``."""
-        return assemble(self.model, self.method.name, path, runs, self.plan.inputs, self.parameters, self.batch,
-                         self.states)
-
-
 def _run_exact(job: SimulationJob) -> Result:
     """``exact``: matrix exponentials on the output times (DEFAULT_POINTS of them without t_eval)."""
     grid = job.output_times()
@@ -310,44 +277,6 @@ _RUNNERS: Final[Mapping[Family, Callable[[SimulationJob], Result]]] = {
 
 
 # --- what repeated calls share -------------------------------------------------------------------------
-PLAN_CACHE_SIZE: Final = 32  # Plans (inputs, events) kept per model; the oldest goes first.
-
-
-@dataclass(slots=True, eq=False)
-class SimulationPlan:
-    """A model's resolved inputs and events for one ``u`` and ``events``, with what is derived from them.
-
-    Calls that pass equal immutable ``u`` and ``events`` again reuse it: no new resolution, packing,
-    kernel set-up or breakpoint search (tens of microseconds each, against a compiled run of ~50 us).
-    """
-
-    model: ModelContract
-    inputs: Inputs
-    events: ResolvedEvents
-    setups: dict[str, KernelSetup] = field(default_factory=dict)
-    stops: dict[tuple[float, float], np.ndarray] = field(default_factory=dict)
-
-    def kernels(self, backend: str, jacobian: bool = False) -> tuple[KernelSetup, float]:
-        """The kernel set-up for ``backend`` (with the model's Jacobian for the implicit methods) and the seconds
-        spent making it now (0 when reused)."""
-        key = f"{backend} jacobian" if jacobian else backend
-        setup = self.setups.get(key)
-        if setup is not None:
-            return setup, 0.0
-        setup = kernel_module(self.model, self.inputs, self.events, backend, jacobian)
-        self.setups[key] = setup
-        return setup, setup.compile_seconds
-
-    def breakpoints(self, t0: float, t1: float) -> np.ndarray:
-        """The inputs' breakpoints in (t0, t1) (kernels only read them)."""
-        stops = self.stops.get((t0, t1))
-        if stops is None:
-            if len(self.stops) >= PLAN_CACHE_SIZE:
-                self.stops.clear()
-            stops = self.stops[(t0, t1)] = self.inputs.breakpoints(t0, t1)
-        return stops
-
-
 def _plan(model: ModelContract, u: Any, events: Any) -> SimulationPlan:
     """Resolve ``u`` and ``events`` for ``model``, or reuse the plan of an earlier call with equal ones."""
     key = _plan_key(u, events)

@@ -414,7 +414,7 @@ class Table(Signal):
         The first column is the time, named ``t`` or ``time``; ``column`` names the value column
         (it may be left out when there is exactly one other column).
         """
-        from robodyn.signals.parse import read_table_csv
+        from robodyn.signals.tables import read_table_csv
 
         times, values = read_table_csv(path, column)
         return cls(times, values, interpolation)

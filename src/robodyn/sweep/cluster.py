@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.base.errors import InputError, RobodynError
+from robodyn.base.version import __version__
 
 __all__ = ["CONNECT_TIMEOUT", "run_on_cluster"]
 
@@ -52,10 +53,11 @@ class _Failed:
     error: RobodynError
 
 
-def _chunk_task(plan: Any, k: int, out: str | None) -> Any:
-    """On a worker: chunk ``k`` of ``plan``; with ``out`` its part is written there and the part's record
-    returned (robodyn.sweep.store.write_part), else the DataFrame."""
-    from robodyn.sweep import run_chunk, write_part
+def _chunk_task(plan: Any, k: int, out: str | None, run_chunk: Callable[[Any, int], Any]) -> Any:
+    """On a worker: chunk ``k`` of ``plan`` by ``run_chunk`` (robodyn.sweep.run.run_chunk, sent by reference); with
+    ``out`` its part is written there and the part's record returned (robodyn.sweep.store.write_part), else the
+    DataFrame."""
+    from robodyn.sweep.store import write_part
 
     try:
         frame = run_chunk(plan, k)
@@ -71,8 +73,6 @@ def _chunk_task(plan: Any, k: int, out: str | None) -> Any:
 
 
 def _robodyn_version() -> str:
-    from robodyn import __version__
-
     return str(__version__)
 
 
@@ -87,8 +87,9 @@ def _rows(plan: Any, k: int) -> int:
     return int(min(plan.chunk_size, plan.count - k * plan.chunk_size))
 
 
-def run_on_cluster(plan: Any, todo: list[int], out: Path | None, *, scheduler: Any = None, workers: int | None = None,
-                   progress: bool = True, on_part: Callable[[int, dict[str, Any]], None] | None = None) -> list[Any]:
+def run_on_cluster(plan: Any, todo: list[int], out: Path | None, *, run_chunk: Callable[[Any, int], Any],
+                   scheduler: Any = None, workers: int | None = None, progress: bool = True,
+                   on_part: Callable[[int, dict[str, Any]], None] | None = None) -> list[Any]:
     """Run the chunks ``todo`` of ``plan`` on a dask.distributed cluster.
 
     Parameters
@@ -97,6 +98,9 @@ def run_on_cluster(plan: Any, todo: list[int], out: Path | None, *, scheduler: A
         A :class:`robodyn.sweep.SweepPlan`.
     todo
         Chunk indices to run.
+    run_chunk
+        ``run_chunk(plan, k)``: chunk ``k``'s DataFrame (robodyn.sweep.run.run_chunk, which calls this function:
+        passed in, it reaches the workers by reference).
     out
         The sweep folder (every worker must see it: a local or shared file system); each chunk's part is
         written there by the worker that ran it, its record handed to ``on_part(k, record)`` here as it
@@ -125,7 +129,7 @@ def run_on_cluster(plan: Any, todo: list[int], out: Path | None, *, scheduler: A
         return []
     with _client(scheduler, workers) as client:
         _check_workers(client)
-        return _run(client, plan, todo, out, progress, on_part)
+        return _run(client, plan, todo, out, run_chunk, progress, on_part)
 
 
 @contextlib.contextmanager
@@ -232,8 +236,6 @@ def _not_dask(address: str, why: str) -> InputError:
 
 def _check_workers(client: Any) -> None:
     """At least one worker, each importing the same robodyn version as this process."""
-    from robodyn import __version__
-
     try:
         client.wait_for_workers(1, timeout=CONNECT_TIMEOUT)
     except TimeoutError:
@@ -252,8 +254,8 @@ def _check_workers(client: Any) -> None:
                          f"{__version__}: install the same version on every worker")
 
 
-def _run(client: Any, plan: Any, todo: list[int], out: Path | None, progress: bool,
-         on_part: Callable[[int, dict[str, Any]], None] | None) -> list[Any]:
+def _run(client: Any, plan: Any, todo: list[int], out: Path | None, run_chunk: Callable[[Any, int], Any],
+         progress: bool, on_part: Callable[[int, dict[str, Any]], None] | None) -> list[Any]:
     """Submit one task per chunk, wait for them as they complete; the frames (without ``out``)."""
     from distributed import as_completed
 
@@ -261,8 +263,8 @@ def _run(client: Any, plan: Any, todo: list[int], out: Path | None, progress: bo
 
     token = _sweep_token(plan, out)
     target = None if out is None else str(out)
-    futures = {client.submit(_chunk_task, plan, k, target, key=f"robodyn-sweep-{token}-{k}", retries=RETRIES,
-                             pure=False): k for k in todo}
+    futures = {client.submit(_chunk_task, plan, k, target, run_chunk, key=f"robodyn-sweep-{token}-{k}",
+                             retries=RETRIES, pure=False): k for k in todo}
     frames: dict[int, Any] = {}
     total = sum(_rows(plan, k) for k in todo)
     label = f"sweep {plan.model_name} on {len(client.scheduler_info().get('workers', {}))} workers"

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from robodyn.base.errors import InputError
+from robodyn.base.version import __version__
 from robodyn.model.system import Model
 from robodyn.sweep.plan import (
     DEFAULT_CHUNK,
@@ -344,8 +345,6 @@ def _prepare(plan: SweepPlan, out: str | os.PathLike[str] | None) -> tuple[Sweep
     """The sweep folder (created, or its manifest checked and its parts verified) and the chunks done (resume)."""
     if out is None:
         return None, set()
-    from robodyn import __version__
-
     manifest = {"model": plan.model_name, "model_sha256": hashlib.sha256(plan.model_text.encode()).hexdigest(),
                 "sweep": plan.definition(), "robodyn": __version__, "chunks": plan.chunks,
                 "samples": plan.count}
@@ -363,8 +362,8 @@ def _run(plan: SweepPlan, built: ModelContract, name: str, folder: SweepFolder |
         if scheduler is not None or workers is not None:
             from robodyn.sweep.cluster import run_on_cluster
 
-            frames = run_on_cluster(plan, todo, None if folder is None else folder.path, scheduler=scheduler,
-                                    workers=workers, progress=progress,
+            frames = run_on_cluster(plan, todo, None if folder is None else folder.path, run_chunk=run_chunk,
+                                    scheduler=scheduler, workers=workers, progress=progress,
                                     on_part=None if folder is None else folder.record)
         else:
             from robodyn.base.progress import progress as bar

@@ -21,7 +21,7 @@ import numpy as np
 from robodyn.integrate.methods.registry import REGISTRY, TABLEAUS
 
 if TYPE_CHECKING:
-    from robodyn.integrate.kernels.run import KernelSetup
+    from robodyn.integrate.kernels.setup import KernelSetup
 
 __all__ = ["FusedBatch", "fused_batch"]
 

@@ -16,7 +16,6 @@ import math
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,6 +24,7 @@ import numpy as np
 from robodyn.base.errors import InputError, NumericalError
 from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
+from robodyn.integrate.kernels.setup import KernelSetup
 from robodyn.integrate.methods.implicit import IMPLICIT_METHOD, tables
 from robodyn.integrate.methods.registry import REGISTRY, TABLEAUS
 from robodyn.integrate.status import NON_FINITE, failure_message
@@ -55,20 +55,6 @@ def _method_arrays(method: str) -> tuple[Any, Any, Any]:
 def _tolerances(method: str, rtol: float, atol: np.ndarray) -> tuple[float, np.ndarray]:
     """The tolerances the kernel gets: rtol at least MIN_RTOL."""
     return max(rtol, MIN_RTOL), atol
-
-
-@dataclass(frozen=True)
-class KernelSetup:
-    """A kernel module with the arguments every call shares."""
-
-    module: Any  # a kernel module, or robodyn.integrate.kernels.native.NativeKernels standing for one
-    path: str  # "compiled" or "interpreted"
-    fns: np.ndarray  # (4,) int64: the addresses of the model's rhs, event_fn, jac and chart (0: none)
-    inp: tuple[Any, ...]
-    events: ResolvedEvents
-    model: ModelContract
-    compile_seconds: float
-    cached: bool = False  # the model's compiled functions came from the on-disk cache (nothing compiled)
 
 
 def kernel_module(model: ModelContract, inputs: Inputs, events: ResolvedEvents, backend: str = "auto",

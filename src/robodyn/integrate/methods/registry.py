@@ -22,17 +22,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Final, Literal, get_args
+from typing import TYPE_CHECKING, Any, Final
 
 from robodyn.base.errors import InputError
+from robodyn.integrate.methods.families import ENTRIES as _ENTRIES
+from robodyn.integrate.methods.families import FAMILIES, Family, names
 
 if TYPE_CHECKING:
     from robodyn.integrate.methods.tableaus import ButcherTableau
 
-__all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
+    #: The Runge–Kutta tableaus of the fixed and adaptive methods by name (robodyn.integrate.methods.tableaus'
+    #: ``METHODS``, read on first use: numpy is imported with them).
+    TABLEAUS: Mapping[str, ButcherTableau]
 
-Family = Literal["fixed", "adaptive", "implicit", "stiff", "exact", "discrete"]
-FAMILIES: Final[tuple[Family, ...]] = get_args(Family)
+__all__ = ["ALIASES", "FAMILIES", "METHOD_NAMES", "REGISTRY", "TABLEAUS", "Family", "Method", "lookup", "names"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,26 +83,6 @@ def _tableau(name: str) -> ButcherTableau:
     return built
 
 
-#: How to make each method: its fields, the tableau by its name in :mod:`robodyn.integrate.methods.tableaus`. A
-#: method (and its tableau, whose coefficients are checked as it is made) is made on first use: a run of dopri5
-#: makes only it.
-_ENTRIES: Final[dict[str, tuple[Family, str, str | None, str | None]]] = {
-    "euler": ("fixed", "explicit Euler, order 1", "EULER", None),
-    "heun": ("fixed", "Heun's method (explicit trapezoid), order 2", "HEUN", None),
-    "rk4": ("fixed", "the classical Runge–Kutta method, order 4", "RK4", None),
-    "dopri5": ("adaptive", "Dormand–Prince 5(4) with 4th-order dense output", "DOPRI5", None),
-    "dop853": ("adaptive", "Hairer's DOP853, 8(5,3) with 7th-order dense output", "DOP853", None),
-    "radau": ("implicit", "Radau IIA of order 5 (Hairer's RADAU5), compiled, for stiff problems", None, None),
-    "rosenbrock": ("implicit", "the Rosenbrock method RODAS4, order 4(3), compiled, for moderately stiff problems",
-                   None, None),
-    "scipy-radau": ("stiff", "scipy's Radau IIA, implicit, order 5", None, "Radau"),
-    "scipy-bdf": ("stiff", "scipy's BDF, implicit, orders 1 to 5", None, "BDF"),
-    "lsoda": ("stiff", "scipy's LSODA, switching between Adams and BDF", None, "LSODA"),
-    "exact": ("exact", "matrix exponentials, exact for linear time-invariant models", None, None),
-    "discrete": ("discrete", "x[k+1] = A x[k] + B u[k] at the sample instants of a discrete-time model", None, None),
-}
-
-
 class _Registry(Mapping[str, Method]):
     """Every method by name, in the order of ``METHOD_NAMES``: a read-only mapping that makes each
     :class:`Method` (with its tableau) the first time it is asked for, and keeps it."""
@@ -125,35 +108,12 @@ class _Registry(Mapping[str, Method]):
         return f"REGISTRY({', '.join(_ENTRIES)})"
 
 
-class _Tableaus(Mapping[str, "ButcherTableau"]):
-    """The Runge–Kutta tableaus of the fixed and adaptive methods by name (the registry's, made on first use)."""
-
-    def __getitem__(self, name: str) -> ButcherTableau:
-        tableau = REGISTRY[name].tableau if name in _ENTRIES else None
-        if tableau is None:
-            raise KeyError(name)
-        return tableau
-
-    def __iter__(self) -> Iterator[str]:
-        return (name for name, entry in _ENTRIES.items() if entry[2] is not None)
-
-    def __len__(self) -> int:
-        return sum(entry[2] is not None for entry in _ENTRIES.values())
-
-
 #: Every method by name, in the order of ``METHOD_NAMES`` and of ``--method``'s choices.
 REGISTRY: Final[Mapping[str, Method]] = _Registry()
 
 METHOD_NAMES: Final = tuple(_ENTRIES)
 #: Other names ``simulate(method=...)`` accepts, for the names of earlier versions.
 ALIASES: Final[Mapping[str, str]] = MappingProxyType({"bdf": "scipy-bdf"})
-#: The Runge–Kutta tableaus of the fixed and adaptive methods by name.
-TABLEAUS: Final[Mapping[str, ButcherTableau]] = _Tableaus()
-
-
-def names(family: Family) -> tuple[str, ...]:
-    """The names of the methods of ``family``, in registry order."""
-    return tuple(name for name, entry in _ENTRIES.items() if entry[0] == family)
 
 
 def lookup(method: object) -> Method:
@@ -164,3 +124,14 @@ def lookup(method: object) -> Method:
     if name not in _ENTRIES:
         raise InputError(f"unknown method {method!r}: one of {', '.join(METHOD_NAMES)}")
     return REGISTRY[name]
+
+
+def __getattr__(name: str) -> Any:
+    """``TABLEAUS``: the tableaus' mapping of :mod:`robodyn.integrate.methods.tableaus`, imported on first use (this
+    module imports nothing heavy: the command line reads the method names without numpy)."""
+    if name != "TABLEAUS":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from robodyn.integrate.methods.tableaus import METHODS
+
+    globals()[name] = METHODS
+    return METHODS

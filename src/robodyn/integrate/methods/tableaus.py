@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import importlib.util
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -32,6 +32,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError
 from robodyn.base.numbers import float_array
+from robodyn.integrate.methods.families import ENTRIES, Family, names
 
 __all__ = ["ADAPTIVE", "DOP853", "DOPRI5", "EULER", "FIXED_STEP", "HEUN", "METHODS", "RK4", "ButcherTableau"]
 
@@ -178,8 +179,6 @@ class ButcherTableau:
             output go with it), or None: the kernels prune DOP853's code for a None (a compile-time constant).
         """
         if not self.adaptive or self.e is None or self.dense is None or self.error_order is None:
-            from robodyn.integrate.methods.registry import names  # here: the registry imports this module
-
             raise InputError(f"method {self.name!r} has no error estimate or dense output: use it with a fixed "
                              f"step, or choose one of {names('adaptive')}")
         s = self.stages
@@ -313,9 +312,7 @@ def _dop853() -> ButcherTableau:
 _MADE_BY: Final[Mapping[str, Callable[[], ButcherTableau]]] = {
     "EULER": _euler, "HEUN": _heun, "RK4": _rk4, "DOPRI5": _dopri5, "DOP853": _dop853}
 
-if TYPE_CHECKING:  # Made by __getattr__ on first use (the views from the registry).
-    from robodyn.integrate.methods.registry import Family
-
+if TYPE_CHECKING:  # Made by __getattr__ on first use (the views from the registry's table).
     EULER: ButcherTableau
     HEUN: ButcherTableau
     RK4: ButcherTableau
@@ -325,6 +322,25 @@ if TYPE_CHECKING:  # Made by __getattr__ on first use (the views from the regist
     FIXED_STEP: tuple[str, ...]
     ADAPTIVE: tuple[str, ...]
 
+class _Tableaus(Mapping[str, ButcherTableau]):
+    """The Runge–Kutta tableaus of the fixed and adaptive methods by name, in the registry's order, each made on first
+    use (``METHODS`` here, ``TABLEAUS`` of robodyn.integrate.methods.registry)."""
+
+    def __getitem__(self, name: str) -> ButcherTableau:
+        made_by = ENTRIES[name][2] if name in ENTRIES else None
+        if made_by is None:
+            raise KeyError(name)
+        tableau: ButcherTableau = __getattr__(made_by)
+        return tableau
+
+    def __iter__(self) -> Iterator[str]:
+        return (name for name, entry in ENTRIES.items() if entry[2] is not None)
+
+    def __len__(self) -> int:
+        return sum(entry[2] is not None for entry in ENTRIES.values())
+
+
+_METHODS: Final = _Tableaus()
 _FAMILY_VIEWS: Final[Mapping[str, Family]] = {"FIXED_STEP": "fixed", "ADAPTIVE": "adaptive"}
 
 
@@ -335,12 +351,10 @@ def __getattr__(name: str) -> Any:
     if name in _MADE_BY:
         with _lock:  # two threads asking at once get one tableau
             value: Any = globals().get(name) or _MADE_BY[name]()
-    elif name == "METHODS" or name in _FAMILY_VIEWS:
-        from robodyn.integrate.methods import (
-            registry as methods,  # here: the registry asks this module for its tableaus
-        )
-
-        value = methods.TABLEAUS if name == "METHODS" else methods.names(_FAMILY_VIEWS[name])
+    elif name == "METHODS":
+        value = _METHODS
+    elif name in _FAMILY_VIEWS:
+        value = names(_FAMILY_VIEWS[name])
     else:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
     globals()[name] = value

@@ -30,7 +30,7 @@ from robodyn.model.events import Event
 from robodyn.results.trajectory import BatchTrajectory, EventRecord, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
-    from robodyn.integrate.simulate import SimulationJob
+    from robodyn.integrate.job import SimulationJob
 
 __all__ = ["MAX_IMPACTS", "run_with_impacts"]
 
@@ -40,7 +40,7 @@ MAX_IMPACTS: Final = 100_000  # mode changes a run may take (a contact chatterin
 def run_with_impacts(job: SimulationJob) -> Trajectory | BatchTrajectory:
     """The trajectory (or batch) of ``job.model`` (whose ``impacts()`` is set) over ``job.t_span``."""
     from robodyn.integrate.assemble import assemble, batch_result
-    from robodyn.integrate.simulate import DEFAULT_POINTS
+    from robodyn.integrate.job import DEFAULT_POINTS
 
     if job.method.family not in ("adaptive", "implicit"):
         raise InputError(f"simulate: {job.model.name!r} has impact contacts: use an adaptive or implicit method "
@@ -92,7 +92,7 @@ def _one(job: SimulationJob, x0: np.ndarray, p: np.ndarray, plans: dict[frozense
          ) -> RunResult:
     """One trajectory, mode by mode (``plans``: each mode's resolved events and kernels, shared by a batch), at the
     output times ``grid`` (None: the steps)."""
-    from robodyn.integrate.simulate import SimulationPlan
+    from robodyn.integrate.job import SimulationPlan
 
     model, impacts = job.model, job.model.impacts()
     t, t1 = job.t_span

@@ -24,7 +24,7 @@ from robodyn.integrate.paths.discrete import SAMPLE_RTOL, sample_count
 from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
 
 if TYPE_CHECKING:
-    from robodyn.integrate.simulate import SimulationJob
+    from robodyn.integrate.job import SimulationJob
 
 __all__ = ["run_sampled"]
 
@@ -35,7 +35,7 @@ def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
     """The trajectory of ``job.model`` (whose ``sampling()`` is set) over ``job.t_span``; a batch runs its
     trajectories one after the other on the common grid (``t_eval``, or the base instants)."""
     from robodyn.integrate.events import resolve_events
-    from robodyn.integrate.simulate import SimulationPlan
+    from robodyn.integrate.job import SimulationPlan
 
     model = job.model
     sampling = model.sampling()

@@ -29,21 +29,52 @@ section 11.7 (impulsive dynamics).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Final, Protocol
 
 import numpy as np
 
 from robodyn.base.errors import InputError, SingularMatrixError
 from robodyn.model.events import Event
+from robodyn.model.protocol import ModelContract
 
 if TYPE_CHECKING:
-    from robodyn.mechanisms.loops.constrained import ConstrainedChain
+    from robodyn.mechanisms.chain.system import ChainSystem
+    from robodyn.mechanisms.contact.contacts import ContactSet
+    from robodyn.model.system import Vector
+    from robodyn.rigid.constraints import ConstraintRow
 
-__all__ = ["TOUCH_TOLERANCE", "ImpactSet"]
+__all__ = ["TOUCH_TOLERANCE", "ImpactModel", "ImpactSet"]
 
 #: m and m/s (scaled by max(1, |x|)): a point this close to its plane and not leaving it faster than this at the
 #: start rests on it; deeper than this is a penetration (refused).
 TOUCH_TOLERANCE: Final = 1e-9
+
+
+class ImpactModel(ModelContract, Protocol):
+    """What an :class:`ImpactSet` asks of its chain with contacts (robodyn.mechanisms.loops.constrained's
+    ConstrainedChain): the contacts, the tree, the tape's functions and the chain with some contacts held."""
+
+    contact_set: ContactSet
+    chain: ChainSystem
+    _rows: list[ConstraintRow]  # the bilateral rows (loops, constraints, held contacts)
+
+    def check_contacts(self, p: Vector, where: str = "") -> None:
+        """InputError when a contact's law at the parameters ``p`` is not physical."""
+        ...
+
+    def call(self, name: str, t: float, x: Vector, u: Vector, p: Vector) -> np.ndarray:
+        """The tape's function ``name`` (``rhs``, ``events``, ``impacts``, ...) at one point."""
+        ...
+
+    def _evaluate(self, t: float, x: np.ndarray, p: np.ndarray
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The rows' values, velocities, Jacobian and bias at (t, x)."""
+        ...
+
+    def held_mode(self, held: Sequence[int]) -> ImpactModel:
+        """The same chain with the impact contacts ``held`` (indices) held on their planes."""
+        ...
 
 
 class ImpactSet:
@@ -52,11 +83,11 @@ class ImpactSet:
     ``model`` is the chain with every contact free (no resting contact held).
     """
 
-    def __init__(self, model: ConstrainedChain):
+    def __init__(self, model: ImpactModel):
         self.model = model
         self.names = tuple(i.name for i in model.contact_set.impacts)
         self.rest_times = np.array([i.rest_time for i in model.contact_set.impacts])
-        self._modes: dict[frozenset[int], ConstrainedChain] = {frozenset(): model}
+        self._modes: dict[frozenset[int], ImpactModel] = {frozenset(): model}
 
     def __len__(self) -> int:
         return len(self.names)
@@ -66,15 +97,10 @@ class ImpactSet:
         [0, 1]: robodyn.mechanisms.loops.constrained.ConstrainedChain.check_contacts)."""
         self.model.check_contacts(p, where)
 
-    def mode(self, held: frozenset[int]) -> ConstrainedChain:
+    def mode(self, held: frozenset[int]) -> ImpactModel:
         """The chain with the impact contacts ``held`` (indices) held on their planes (built once per set)."""
         if held not in self._modes:
-            from robodyn.mechanisms.loops.constrained import ConstrainedChain
-
-            model = self.model
-            self._modes[held] = ConstrainedChain(model.chain, model.loops, model.constraint_list,
-                                                 baumgarte=model.baumgarte, independent=model._independent,
-                                                 name=model.name, contacts=model.contact_entries, held=sorted(held))
+            self._modes[held] = self.model.held_mode(sorted(held))
         return self._modes[held]
 
     def events(self, held: frozenset[int]) -> list[Event]:

@@ -528,6 +528,13 @@ class ConstrainedChain(TreeMembers, Model):
         contacts' are the simulation's own: robodyn.integrate.paths.impacts)."""
         return contact_events(self.contact_set, terminal)
 
+    def held_mode(self, held: Sequence[int]) -> ConstrainedChain:
+        """This chain with the impact contacts ``held`` (indices) held on their planes: a resting mode of
+        :meth:`impacts` (robodyn.mechanisms.contact.impacts.ImpactSet.mode)."""
+        return ConstrainedChain(self.chain, self.loops, self.constraint_list, baumgarte=self.baumgarte,
+                                independent=self._independent, name=self.name, contacts=self.contact_entries,
+                                held=held)
+
     def impacts(self) -> Any:
         """The rigid contacts' events and impact map (robodyn.mechanisms.contact.impacts.ImpactSet), or None without
         ``model: impact`` contacts."""
