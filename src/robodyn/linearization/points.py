@@ -2,17 +2,32 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import numpy as np
 from numpy.typing import NDArray
 
-from robodyn.base.errors import ShapeError
+from robodyn.base.errors import InputError, ShapeError
 
-__all__ = ["OperatingPoint"]
+__all__ = ["OperatingPoint", "finite_value"]
 
 Array: TypeAlias = NDArray[np.float64]
+
+
+def finite_value(value: object, what: str) -> float:
+    """``value`` (a number or a 0-d array; not a bool) as a finite float, else InputError naming ``what``: a value
+    given for an operating point (find_equilibrium's fixed values, guesses, boxes, targets)."""
+    if isinstance(value, bool):
+        raise InputError(f"{what} must be a number, got {value!r}")
+    try:
+        number = float(np.asarray(value, dtype=float).reshape(()))
+    except (TypeError, ValueError):
+        raise InputError(f"{what} must be a number, got {value!r}") from None
+    if not math.isfinite(number):
+        raise InputError(f"{what} must be finite, got {number}: give a finite number")
+    return number
 
 
 @dataclass(frozen=True, slots=True, eq=False)
