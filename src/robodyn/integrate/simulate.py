@@ -171,6 +171,7 @@ def _in_chart(call: SimulationCall, structure: Structure, left: list[str]) -> Re
     """A manifold (a floating base): the run in its chart (robodyn.integrate.paths.chart)."""
     from robodyn.integrate.paths.chart import in_chart
 
+    assert structure.chart is not None  # the path of a structure with a chart
     inner, finish = in_chart(call, structure.chart)
     return finish(_run(inner, left))
 

@@ -204,6 +204,7 @@ def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params
     """The discrete-time linear model of a model with sampled parts over its hyperperiod (exact Jacobians)."""
     point = _Point.of(model, t, x, u, params)
     sampling = model.sampling()
+    assert sampling is not None  # transform sends only such models here
     A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p)
     if not all(np.all(np.isfinite(m)) for m in (A, B, C, D)):
         raise NumericalError(f"linearize: {model.name!r} has non-finite derivatives at this point")

@@ -32,6 +32,7 @@ def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values |
     ``<q_i>_dot``); its outputs are the model's, constraint forces included. The point is resolved
     (robodyn.linearization.linearize.transform checked the method)."""
     constraints = model.constraints()
+    assert constraints is not None  # robodyn.linearization.linearize.transform sends only such models here
     if isinstance(x, Mapping):  # the states named held, the others assembled
         from robodyn.mechanisms.loops.assembly import completed
 

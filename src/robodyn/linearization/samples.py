@@ -19,14 +19,14 @@ from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values
 
 if TYPE_CHECKING:
-    from robodyn.mechanisms.floating.chart import ChartModel, TangentModel
+    from robodyn.mechanisms.floating.chart import TangentModel
     from robodyn.mechanisms.loops.constraints import ReducedModel
-    from robodyn.model.protocol import ModelContract
+    from robodyn.model.protocol import Chart, ModelContract
 
 __all__ = ["linearized_on_manifold", "linearized_reduced", "sampled_model"]
 
 
-def linearized_on_manifold(model: ModelContract, chart: ChartModel, x_op: Any, u_op: Any, params: Any,
+def linearized_on_manifold(model: ModelContract, chart: Chart, x_op: Any, u_op: Any, params: Any,
                            method: str) -> tuple[TangentModel, Any, Any, Any, LinearSystem]:
     """The tangent model at the stored state ``x_op`` (a mapping: a rotation left out is none), the point (0, v*)
     in it, the inputs, the parameters and ``linearize``'s exact result there (whose A is the tangent model's

@@ -39,8 +39,8 @@ from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.names import did_you_mean
 
 if TYPE_CHECKING:
-    from robodyn.mechanisms.floating.chart import ChartModel, TangentModel
-    from robodyn.model.protocol import ModelContract
+    from robodyn.mechanisms.floating.chart import TangentModel
+    from robodyn.model.protocol import Chart, ModelContract
 
 __all__ = ["IDLE", "MOVING_BASE_HINT", "STEP", "stored_points", "tangent_linearization", "tangent_problem"]
 
@@ -67,7 +67,7 @@ MOVING_BASE_HINT: Final = ("on a moving base: nothing but contact holds the base
                            "and start from there")
 
 
-def tangent_problem(model: ModelContract, chart: ChartModel, fix: Mapping[str, float] | None, guess: Any, *,
+def tangent_problem(model: ModelContract, chart: Chart, fix: Mapping[str, float] | None, guess: Any, *,
                     params: Any, t: float, box: Any, targets: Any
                     ) -> tuple[TangentModel, dict[str, float] | None, dict[str, Any] | None]:
     """``find_equilibrium``'s problem of ``model`` posed in the tangent space of its manifold (module docstring): the
@@ -134,6 +134,7 @@ def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params
     """The linear model of a model on a manifold in its tangent space (robodyn.mechanisms.floating.chart: states
     q (-) q0 and v, A 2 nv x 2 nv), exact, at the resolved point (robodyn.linearization.linearize.transform)."""
     chart = model.chart()
+    assert chart is not None  # robodyn.linearization.linearize.transform sends only such models here
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
     point = _Point.of(model, t, x, u, params)

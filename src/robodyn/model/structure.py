@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from robodyn.model.protocol import ModelContract
+    from robodyn.model.protocol import Chart, Constraints, Impacts, ModelContract, Sampling
 
 __all__ = ["Path", "Structure", "structure_of"]
 
@@ -45,10 +45,10 @@ class Structure:
     """
 
     model: ModelContract
-    chart: Any
-    constraints: Any
-    sampling: Any
-    impacts: Any
+    chart: Chart | None
+    constraints: Constraints | None
+    sampling: Sampling | None
+    impacts: Impacts | None
     diagram: bool
 
     @property

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from robodyn.model.events import Event, is_expression
 from robodyn.model.values import values_to_vector
 from robodyn.results.trajectory import BatchTrajectory, Trajectory
 from robodyn.signals import StateFeedback
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import Chart
 
 __all__ = ["in_chart"]
 
@@ -75,7 +78,7 @@ def _stored_events(chart: Any, events: Any) -> Any:
     return out
 
 
-def in_chart(call: SimulationCall, chart: Any) -> tuple[SimulationCall, Finish]:
+def in_chart(call: SimulationCall, chart: Chart) -> tuple[SimulationCall, Finish]:
     """The call to run instead of ``call`` on ``call.model``'s ``chart`` (its ``chart()``: the initial states lifted,
     the tolerances and events for the chart's states), and how its result becomes ``call.model``'s (the states
     projected back, the outputs recomputed at them). InputError for what the chart cannot run (module docstring)."""
