@@ -73,14 +73,10 @@ ALLOWED_CYCLES: dict[frozenset[str] | tuple[str, str], str] = {
     # an identification fits (identification.fit builds the result) and writes its own report (ALLOWED)
     frozenset({"robodyn.identification.fit", "robodyn.identification.identify", "robodyn.report.identify"}):
         "identify() runs fit, which makes the Identification; Identification.report() (ALLOWED)",
-    # linearize() dispatches to the reduced and tangent paths, which linearize the reduced model in turn
-    frozenset({"robodyn.linearization.equilibrium", "robodyn.linearization.linearize",
-               "robodyn.linearization.reduced", "robodyn.linearization.tangent_points"}):
-        "linearize() <-> its reduced and manifold paths; operating_point() finds the equilibrium",
 }
 
 #: The most entries :data:`ALLOWED_CYCLES` may hold: lowered as cycles are untangled (issue 46 asks for at most 4).
-MAX_ALLOWED_CYCLES = 7
+MAX_ALLOWED_CYCLES = 6
 
 #: (importing module, imported module): deliberate lazy imports upward, each inside the function that needs it.
 ALLOWED: dict[tuple[str, str], str] = {

@@ -33,6 +33,7 @@ def _cmd_assemble(args: argparse.Namespace) -> int:
     t = 0.0 if args.t is None else parse_number(args.t, where="--t")
     state = robodyn.assemble(model, guess, fix, t=t)
     constraints = model.constraints()
+    assert constraints is not None  # robodyn.assemble refuses a model without
     n = constraints.n
     x = np.array(list(state.values()))
     p = model.parameter_vector()

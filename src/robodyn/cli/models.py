@@ -71,7 +71,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         if latex is None:
             raise InputError(f"model {model.name!r} has no symbolic equations to print as LaTeX")
         blocks = [latex]
-        blocks += [f"{name} = {model.symbol_table().latex_expr(value)}" for name, value in terms]
+        table: Any = model.symbol_table()  # a model with LaTeX text is symbolic: its table typesets
+        blocks += [f"{name} = {table.latex_expr(value)}" for name, value in terms]
         print("\n\n".join(blocks))
         return 0
     equations = model.show_text()

@@ -29,8 +29,9 @@ def diagram_exported_functions(diagram: Diagram) -> ExportedFunctions | None:
     if diagram.sampling() is not None:
         return None
     blocks = dict(diagram.blocks)
-    parts = {name: block.exported_functions() for name, block in blocks.items()}
-    if any(part is None for part in parts.values()):
+    found = {name: block.exported_functions() for name, block in blocks.items()}
+    parts = {name: part for name, part in found.items() if part is not None}
+    if len(parts) != len(found):
         return None
     tape = Tape()
     n, m = diagram.n_states, diagram.n_inputs

@@ -1,7 +1,12 @@
 """``simulate()``: one entry point that picks the path by the method's family (docs/dev/simulation.md).
 
-The methods are the registry :data:`robodyn.integrate.methods.registry.REGISTRY`; ``simulate()`` validates the call,
-looks the method up and hands it to the runner of its family (``_RUNNERS``):
+``simulate()`` takes the call as a value (:class:`robodyn.integrate.call.SimulationCall`) and chooses its path once,
+by the model's structure (:func:`robodyn.model.structure.structure_of`, ``_PATHS``): in the chart of a manifold
+(the chart model's call dispatched in turn), between sampled blocks' instants, from impact to impact, or plain.
+Forward sensitivities make the call of the sensitivity system, dispatched the same way.
+
+The methods are the registry :data:`robodyn.integrate.methods.registry.REGISTRY`; on the plain path the validated
+call (``SimulationJob``) goes to the runner of its method's family (``_RUNNERS``):
 
 - ``exact`` (the default for linear models): matrix exponentials, exact for the supported inputs;
 - ``fixed`` (``euler``, ``heun``, ``rk4``, step ``dt``) and ``adaptive`` (``dopri5``, ``dop853``): the
@@ -40,6 +45,7 @@ from robodyn.integrate.arguments import (
     tolerance_vector,
 )
 from robodyn.integrate.assemble import RunResult, batch_events, batch_result
+from robodyn.integrate.call import SimulationCall
 from robodyn.integrate.events import Event, ResolvedEvents, is_expression, resolve_events
 from robodyn.integrate.guards import check_memory
 from robodyn.integrate.job import DEFAULT_POINTS, PLAN_CACHE_SIZE, Result, SimulationJob, SimulationPlan
@@ -47,6 +53,7 @@ from robodyn.integrate.kernels.run import add_setup, run_adaptive, run_batch, ru
 from robodyn.integrate.limits import check_limits, limit_events, limits_left
 from robodyn.integrate.methods.registry import METHOD_NAMES, Family, Method, lookup
 from robodyn.integrate.paths.discrete import check_discrete, check_family, check_instants, run_discrete
+from robodyn.model.structure import Path, Structure, structure_of
 from robodyn.model.system import require_model
 from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
 from robodyn.signals import Inputs, Signal, StateFeedback, resolve_inputs
@@ -133,66 +140,114 @@ def simulate(
     -------
     Trajectory, or BatchTrajectory for a batch.
     """
-    require_model(model, "simulate")
-    # the sensitivity equations alongside the state (robodyn.integrate.paths.sensitivities)
-    if sensitivities is not None:
-        from robodyn.integrate.paths.sensitivities import simulate_sensitivities
+    call = SimulationCall(model, t_span, x0, u, method, rtol, atol, dt, t_eval, events, params, max_steps, backend,
+                          limits, assemble)
+    left: list[str] = []
+    if sensitivities is None:
+        result = _run(call, left)
+    else:  # the sensitivity equations alongside the state (robodyn.integrate.paths.sensitivities)
+        require_model(model, "simulate")
+        from robodyn.integrate.paths.sensitivities import with_sensitivities
 
-        return simulate_sensitivities(simulate, model, sensitivities, t_span, x0, u, {
-            "method": method, "rtol": rtol, "atol": atol, "dt": dt, "t_eval": t_eval, "events": events,
-            "params": params, "max_steps": max_steps, "backend": backend, "limits": limits, "assemble": assemble})
-    if model.chart() is not None:  # a manifold (a floating base): the run in its chart (robodyn.integrate.paths.chart)
-        from robodyn.integrate.paths.chart import simulate_in_chart
+        inner, finish = with_sensitivities(call, sensitivities)
+        result = finish(_run(inner, left))
+    for text in left:
+        warnings.warn(text, RobodynWarning, stacklevel=2)
+    return result
 
-        return simulate_in_chart(model, simulate, t_span, x0, u, method=method, atol=atol, events=events, rtol=rtol,
-                                 dt=dt, t_eval=t_eval, params=params, max_steps=max_steps, backend=backend,
-                                 limits=limits)
+
+# --- the dispatch: one path per structure --------------------------------------------------------------
+def _run(call: SimulationCall, left: list[str]) -> Result:
+    """``call`` run by the path of its model's structure (:data:`_PATHS`); the text of a run that left the position
+    limits (``limits="warn"``) appended to ``left``."""
+    require_model(call.model, "simulate")
+    structure = structure_of(call.model)
+    return _PATHS[structure.path](call, structure, left)
+
+
+def _in_chart(call: SimulationCall, structure: Structure, left: list[str]) -> Result:
+    """A manifold (a floating base): the run in its chart (robodyn.integrate.paths.chart)."""
+    from robodyn.integrate.paths.chart import in_chart
+
+    assert structure.chart is not None  # the path of a structure with a chart
+    inner, finish = in_chart(call, structure.chart)
+    return finish(_run(inner, left))
+
+
+def _sampled(call: SimulationCall, structure: Structure, left: list[str]) -> Result:
+    """Sampled blocks: integrated between their instants (robodyn.integrate.paths.sampled)."""
+    from robodyn.integrate.paths.sampled import run_sampled
+
+    return _checked(call, run_sampled(_job(call, structure)), left)
+
+
+def _with_impacts(call: SimulationCall, structure: Structure, left: list[str]) -> Result:
+    """Rigid contacts: integrated from impact to impact (robodyn.integrate.paths.impacts)."""
+    from robodyn.integrate.paths.impacts import run_with_impacts
+
+    return _checked(call, run_with_impacts(_job(call, structure)), left)
+
+
+def _plain(call: SimulationCall, structure: Structure, left: list[str]) -> Result:
+    """x' = f on a vector space (closed loops only checked at the start): the runner of the method's family."""
+    job = _job(call, structure)
+    return _checked(call, _RUNNERS[job.method.family](job), left)
+
+
+#: The path of each structure (robodyn.model.structure.Structure.path; docs/dev/simulation.md "Dispatch").
+_PATHS: Final[Mapping[Path, Callable[[SimulationCall, Structure, list[str]], Result]]] = {
+    "chart": _in_chart,
+    "sampled": _sampled,
+    "impacts": _with_impacts,
+    "plain": _plain,
+}
+
+
+def _checked(call: SimulationCall, result: Result, left: list[str]) -> Result:
+    """``result``, its leaving of the model's position limits noted in ``left`` (``limits="warn"``)."""
+    model = call.model
+    text = limits_left(model, result.t, result.x) if call.limits == "warn" and model.position_limits() else None
+    if text is not None:
+        left.append(text)
+    return result
+
+
+def _job(call: SimulationCall, structure: Structure) -> SimulationJob:
+    """``call`` validated and prepared for a runner: the span, the initial states and parameters as rows (on the
+    constraints of closed loops), the method, the resolved inputs and events, the output times."""
+    model, events = call.model, call.events
     if model.n_states == 0 and model.sample_period is None:  # a sampled one is run: its outputs at its instants
         raise InputError(f"model {model.name!r} has no states: there is nothing to integrate; a static block (y = "
                          "h(t, u)) is evaluated with model.h or used as a block of a robodyn.Diagram")
-    t0, t1 = read_span(t_span)
-    states, x_batch = initial_states(model, x0)
-    parameters, p_batch = parameter_sets(model, params)
+    t0, t1 = read_span(call.t_span)
+    states, x_batch = initial_states(model, call.x0)
+    parameters, p_batch = parameter_sets(model, call.params)
     N = batch_size(x_batch, p_batch, states.shape[0], parameters.shape[0])
-    if check_limits(limits) == "events" and model.position_limits():
+    if check_limits(call.limits) == "events" and model.position_limits():
         events = [*_listed(events), *limit_events(model)]
-    chosen = _method(model, method)
+    chosen = _method(model, call.method)
     if chosen.family in ("adaptive", "implicit") and N == 1 and model.switching_events():
         events = [*_listed(events), *model.switching_events()]  # a diagram's corners (robodyn.integrate.corners)
-    plan = _plan(model, u, events)
-    grid = _output_times(t_eval, t0, t1)
-    atol_vector = tolerance_vector(atol, model.n_states)
-    _check_options(chosen, rtol, dt, max_steps, backend, grid)
+    plan = _plan(model, call.u, events)
+    grid = _output_times(call.t_eval, t0, t1)
+    atol_vector = tolerance_vector(call.atol, model.n_states)
+    dt, max_steps = call.dt, call.max_steps
+    _check_options(chosen, call.rtol, dt, max_steps, call.backend, grid)
     points = grid.size if grid is not None else (DEFAULT_POINTS if N > 1 or chosen.family == "exact" else 0)
     if chosen.family == "fixed" and _is_positive(dt) and grid is None:
         points = _fixed_steps(t0, t1, float(dt)) + 1  # type: ignore[arg-type]
     if chosen.family == "discrete":
         points = check_discrete(model, (t0, t1), grid, dt, len(plan.events), max_steps)
-    sampling = model.sampling()
-    if sampling is not None:  # sampled blocks: the run stops at every instant of the base period
-        points = max(points, check_instants(sampling.base, t0, t1, max_steps, "simulate") + 2)
+    if structure.sampling is not None:  # sampled blocks: the run stops at every instant of the base period
+        points = max(points, check_instants(structure.sampling.base, t0, t1, max_steps, "simulate") + 2)
     check_memory(model, N, points)
     states, parameters = as_rows(states, N), as_rows(parameters, N)
-    if model.constraints() is not None:  # closed loops: on them, or refused
+    if structure.constraints is not None:  # closed loops: on them, or refused
         from robodyn.mechanisms.loops.constraints import consistent_states
 
-        states = consistent_states(model, t0, states, parameters, assemble)
-    job = SimulationJob(model, chosen, (t0, t1), states, parameters, plan, grid, rtol, atol_vector, dt,
-               max_steps, backend, x_batch or p_batch)
-    if model.sampling() is not None:  # sampled blocks: integrated between their instants
-        from robodyn.integrate.paths.sampled import run_sampled
-
-        result: Result = run_sampled(job)
-    elif model.impacts() is not None:  # rigid contacts: integrated from impact to impact
-        from robodyn.integrate.paths.impacts import run_with_impacts
-
-        result = run_with_impacts(job)
-    else:
-        result = _RUNNERS[chosen.family](job)
-    left = limits_left(model, result.t, result.x) if limits == "warn" and model.position_limits() else None
-    if left is not None:
-        warnings.warn(left, RobodynWarning, stacklevel=2)
-    return result
+        states = consistent_states(model, t0, states, parameters, call.assemble)
+    return SimulationJob(model, chosen, (t0, t1), states, parameters, plan, grid, call.rtol, atol_vector, dt,
+                         max_steps, call.backend, x_batch or p_batch)
 
 
 def _listed(events: Sequence[Event | str] | Event | str | None) -> list[Event | str]:

@@ -55,9 +55,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, RobodynError, ShapeError, UnknownNameError
-from robodyn.base.numbers import A_NUMBER, finite_number
-from robodyn.linearization.linearize import central_differences
-from robodyn.linearization.points import OperatingPoint
+from robodyn.linearization.derivatives import central_differences
+from robodyn.linearization.points import OperatingPoint, finite_value
 from robodyn.model.kinds.linear import require_continuous
 from robodyn.model.names import did_you_mean
 from robodyn.model.system import Values, require_model
@@ -197,9 +196,6 @@ def _unknown_name(name: str, names: Sequence[str], where: str) -> UnknownNameErr
                             f"{', '.join(names)}){hint}")
 
 
-def _number(value: object, what: str) -> float:
-    """A fixed value, target, guess or box end: a finite number (or an array of one)."""
-    return finite_number(value, what, not_real=A_NUMBER, arrays=True)
 
 
 def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict[int, float]:
@@ -213,7 +209,7 @@ def _fixed_values(fix: Mapping[str, float] | None, names: Sequence[str]) -> dict
     for name, value in fix.items():
         if name not in index:
             raise _unknown_name(str(name), names, "fix")
-        fixed[index[name]] = _number(value, f"fixed value of {name!r}")
+        fixed[index[name]] = finite_value(value, f"fixed value of {name!r}")
     return fixed
 
 
@@ -229,7 +225,7 @@ def target_outputs(targets: Mapping[str, float] | None, outputs: Sequence[str]) 
             raise UnknownNameError(f"targets: unknown output {name!r} (the model's outputs: {', '.join(outputs)})"
                                    f"{did_you_mean(str(name), list(outputs))}")
         index.append(outputs.index(name))
-        values.append(_number(value, f"target of output {name!r}"))
+        values.append(finite_value(value, f"target of output {name!r}"))
     return np.array(index, dtype=np.intp), np.array(values, dtype=float)
 
 
@@ -245,7 +241,7 @@ def _guess_vector(guess: Values | None, unknowns: Sequence[str], names: Sequence
                     raise InputError(f"guess names {name!r}, which is fixed: guess only the unknowns "
                                      f"({', '.join(unknowns)})")
                 raise _unknown_name(str(name), names, "guess")
-            start[unknowns.index(name)] = _number(value, f"guess for {name!r}")
+            start[unknowns.index(name)] = finite_value(value, f"guess for {name!r}")
         return start
     try:
         start = np.array(guess, dtype=float).reshape(-1)
@@ -276,7 +272,8 @@ def _bounds(box: Box | None, unknowns: Sequence[str], names: Sequence[str]) -> t
         pair = ranges[name]
         if isinstance(pair, str) or not isinstance(pair, Sequence) or len(pair) != 2:
             raise InputError(f"box for {name!r} must be a pair (low, high), got {pair!r}")
-        low[i], high[i] = _number(pair[0], f"box low end for {name!r}"), _number(pair[1], f"box high end for {name!r}")
+        low[i] = finite_value(pair[0], f"box low end for {name!r}")
+        high[i] = finite_value(pair[1], f"box high end for {name!r}")
         if not low[i] < high[i]:
             raise InputError(f"box for {name!r} is empty: ({low[i]}, {high[i]}); give low < high")
     return low, high
@@ -408,10 +405,16 @@ def find_equilibrium(
     require_model(model, "find_equilibrium")
     chart = model.chart()
     if chart is not None:  # a moving base: solved in its tangent space (robodyn.linearization.tangent_points)
-        from robodyn.linearization.tangent_points import equilibrium_on_manifold
+        from robodyn.linearization.tangent_points import MOVING_BASE_HINT, stored_points, tangent_problem
 
-        return equilibrium_on_manifold(find_equilibrium, model, chart, fix, guess, starts, params=params, t=t, tol=tol,
-                                       seed=seed, box=box, targets=targets)
+        tangent, tangent_fix, tangent_guess = tangent_problem(model, chart, fix, guess, params=params, t=t, box=box,
+                                                              targets=targets)
+        try:
+            found = find_equilibrium(tangent, tangent_fix, tangent_guess, starts, params=params, t=t, tol=tol,
+                                     seed=seed, box=box)
+        except ConvergenceError as error:
+            raise ConvergenceError(f"{error} ({MOVING_BASE_HINT})") from None
+        return stored_points(model, tangent, found)
     require_continuous(model, "find_equilibrium", "its fixed points solve x = A x + B u, i.e. x = (I - A)^-1 B u: "
                        "np.linalg.solve(np.eye(n) - A, B @ u)", sampled_ok=True)
     _check_options(starts, tol, seed)

@@ -31,8 +31,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import RobodynError
+from robodyn.linearization.derivatives import central_differences
 from robodyn.linearization.equilibrium import DUPLICATE_DISTANCE, target_outputs
-from robodyn.linearization.linearize import central_differences
 from robodyn.linearization.points import OperatingPoint
 
 if TYPE_CHECKING:

@@ -9,10 +9,17 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ShapeError
+from robodyn.base.numbers import A_NUMBER, finite_number
 
-__all__ = ["OperatingPoint"]
+__all__ = ["OperatingPoint", "finite_value"]
 
 Array: TypeAlias = NDArray[np.float64]
+
+
+def finite_value(value: object, what: str) -> float:
+    """``value`` (a number or an array of one; not a bool, not text) as a finite float, else InputError naming
+    ``what``: a value given for an operating point (find_equilibrium's fixed values, guesses, boxes, targets)."""
+    return finite_number(value, what, not_real=A_NUMBER, arrays=True)
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -18,23 +18,21 @@ from types import MappingProxyType
 import numpy as np
 
 from robodyn.base.errors import InputError, NumericalError
-from robodyn.mechanisms.loops.constraints import ReducedModel
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.protocol import ModelContract
 from robodyn.model.system import Values
 
-__all__ = ["linearized_reduced", "reduced_linearization"]
+__all__ = ["reduced_linearization"]
 
 
-def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None,
-                          method: str, open: str | None) -> LinearSystem:
+def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values | None, params: Values | None
+                          ) -> LinearSystem:
     """The exact linear model of ``model`` (with ``constraints()``) at a consistent state ``x`` (a mapping: the
     states it names held, the others assembled), in the independent coordinates (states ``<q_i>``, then
-    ``<q_i>_dot``); its outputs are the model's, constraint forces included."""
-    if method not in ("auto", "manipulator") or open is not None:
-        raise InputError(f"linearize: model {model.name!r} has constraints: it is linearized exactly in its "
-                         "independent coordinates (method 'auto', without open=)")
+    ``<q_i>_dot``); its outputs are the model's, constraint forces included. The point is resolved
+    (robodyn.linearization.linearize.transform checked the method)."""
     constraints = model.constraints()
+    assert constraints is not None  # robodyn.linearization.linearize.transform sends only such models here
     if isinstance(x, Mapping):  # the states named held, the others assembled
         from robodyn.mechanisms.loops.assembly import completed
 
@@ -62,16 +60,3 @@ def reduced_linearization(model: ModelContract, t: float, x: Values, u: Values |
     units = MappingProxyType({k: v for k, v in model.units().items() if k in named})
     return LinearSystem.from_fields(A_r, B_r, C_r, D, x_op, u_op, names, model.inputs, model.outputs, model.name,
                                     "manipulator", 0.0, None, units)
-
-
-def linearized_reduced(model: ModelContract, x_op: Values, u_op: Values | None, params: Values | None, method: str
-                       ) -> tuple[ReducedModel, np.ndarray, np.ndarray, np.ndarray, LinearSystem]:
-    """The model in its independent coordinates at x* (a mapping: assembled), the point z* there, the inputs, the
-    parameters and ``linearize``'s result (the reduced model's Jacobian at z*): what ``validity`` samples."""
-    from robodyn.linearization.linearize import linearize
-    from robodyn.mechanisms.loops.assembly import completed
-
-    _, _, u, p = model.arguments(0.0, np.zeros(model.n_states), u_op, params)
-    x = completed(model, x_op, params=params) if isinstance(x_op, Mapping) else model.state_vector(x_op)
-    linear = linearize(model, x, u, params=p, method=method)
-    return ReducedModel(model, x, p), np.array(linear.x_op), u, p, linear

@@ -1,11 +1,12 @@
-"""Operating points of a model on a manifold (a robot on a moving base), found, linearized and sampled in its tangent
-space; :func:`sampled_model` also gives a linkage's independent coordinates (robodyn.linearization.reduced).
+"""Operating points of a model on a manifold (a robot on a moving base), found and linearized in its tangent space
+(what ``validity`` samples there: robodyn.linearization.samples).
 
 :func:`robodyn.find_equilibrium` solves f = 0 in a vector space; a robot on a floating or planar base stores its
 base rotation as a unit quaternion (or cos, sin), which a solver may not move freely. So the problem is posed on
 the tangent model at a centre (robodyn.mechanisms.floating.chart.TangentModel: states z = (q (-) q0, v), Euclidean,
 Pinocchio's
-``difference``), solved there as for any model, and every solution is returned as a stored state q0 (+) z:
+``difference``), solved there as for any model (:func:`tangent_problem` poses it, find_equilibrium solves it), and
+every solution is returned as a stored state q0 (+) z (:func:`stored_points`):
 
 - the centre q0 is the guess and the fixed values (a rotation left out is none, a guessed one is made unit, other
   coordinates 0);
@@ -25,25 +26,23 @@ balance is one, and each start returns one of them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
-from robodyn.base.numbers import A_NUMBER, finite_number
-from robodyn.linearization.linearize import Point, hold_point, linearize
-from robodyn.linearization.points import OperatingPoint
+from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.linearization.derivatives import Point
+from robodyn.linearization.points import OperatingPoint, finite_value
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.names import did_you_mean
 
 if TYPE_CHECKING:
-    from robodyn.mechanisms.floating.chart import ChartModel, TangentModel
-    from robodyn.model.protocol import ModelContract
+    from robodyn.mechanisms.floating.chart import TangentModel
+    from robodyn.model.protocol import Chart, ModelContract
 
-__all__ = ["IDLE", "STEP", "equilibrium_on_manifold", "linearized_on_manifold", "sampled_model",
-           "tangent_linearization"]
+__all__ = ["IDLE", "MOVING_BASE_HINT", "STEP", "stored_points", "tangent_linearization", "tangent_problem"]
 
 IDLE: Final = 1e-12  # |df/dz_i| below this (relative to 1 + |f|): f does not depend on the base coordinate z_i.
 STEP: Final = 1e-3  # The central-difference step of that test (rad or m).
@@ -62,11 +61,18 @@ def _names(values: Any, names: tuple[str, ...], where: str) -> dict[str, Any]:
     return dict(values)
 
 
-def equilibrium_on_manifold(solve: Callable[..., tuple[OperatingPoint, ...]], model: ModelContract, chart: ChartModel,
-                            fix: Mapping[str, float] | None, guess: Any, starts: int, *, params: Any, t: float,
-                            tol: float, seed: int | None, box: Any, targets: Any) -> tuple[OperatingPoint, ...]:
-    """``find_equilibrium`` (passed as ``solve``) of ``model`` in the tangent space of its manifold (module
-    docstring); the points are stored states of ``model``."""
+#: What a ConvergenceError of find_equilibrium on a moving base adds (robodyn.linearization.equilibrium).
+MOVING_BASE_HINT: Final = ("on a moving base: nothing but contact holds the base, so off the ground under gravity no "
+                           "state is at rest; standing on contacts, guess a settled stance: simulate until it rests "
+                           "and start from there")
+
+
+def tangent_problem(model: ModelContract, chart: Chart, fix: Mapping[str, float] | None, guess: Any, *,
+                    params: Any, t: float, box: Any, targets: Any
+                    ) -> tuple[TangentModel, dict[str, float] | None, dict[str, Any] | None]:
+    """``find_equilibrium``'s problem of ``model`` posed in the tangent space of its manifold (module docstring): the
+    tangent model at the centre, and the values fixed and guessed there (None when there are none); the points
+    found there are stored states of ``model`` by :func:`stored_points`."""
     if targets:
         raise InputError(f"find_equilibrium: model {model.name!r} has a moving base: output targets are not "
                          "available there; fix states instead")
@@ -85,23 +91,21 @@ def equilibrium_on_manifold(solve: Callable[..., tuple[OperatingPoint, ...]], mo
     configuration = set(chart.coordinates)
     centre = {n: v for n, v in {**guessed, **fixed}.items() if n in configuration}
     rotation = [n for n in base if n not in ("base_x", "base_y", "base_z") and n in guessed]
-    turned = {n: finite_number(guessed[n], n, not_real=A_NUMBER, arrays=True) for n in rotation}
-    norm = math.sqrt(sum(v ** 2 for v in turned.values())) if rotation else 0.0
+    norm = math.sqrt(sum(finite_value(guessed[n], n) ** 2 for n in rotation)) if rotation else 0.0
     if norm > 0:  # a guessed rotation is only a start: made unit
-        centre.update({n: v / norm for n, v in turned.items()})
+        centre.update({n: finite_value(guessed[n], n) / norm for n in rotation})
     tangent = chart.tangent_model(model.state_vector(chart.neutral(centre), default=0.0))
     tangent_fix = {n: 0.0 if n in configuration else v for n, v in fixed.items() if n not in base}
     tangent_fix.update({n: 0.0 for n in chart.tangent} if held else {})
     tangent_guess = {n: v for n, v in guessed.items() if n not in configuration and n not in fixed}
     if not held:
         tangent_fix.update(_idle(tangent, chart.tangent, {**tangent_guess, **tangent_fix}, params, t))
-    try:
-        points = solve(tangent, tangent_fix or None, tangent_guess or None, starts, params=params, t=t, tol=tol,
-                       seed=seed, box=box)
-    except ConvergenceError as error:
-        raise ConvergenceError(f"{error} (on a moving base: nothing but contact holds the base, so off the ground "
-                               "under gravity no state is at rest; standing on contacts, guess a settled stance: "
-                               "simulate until it rests and start from there)") from None
+    return tangent, tangent_fix or None, tangent_guess or None
+
+
+def stored_points(model: ModelContract, tangent: TangentModel, points: tuple[OperatingPoint, ...]
+                  ) -> tuple[OperatingPoint, ...]:
+    """The equilibria ``points`` of the ``tangent`` model as points of ``model`` (stored states q0 (+) z)."""
     return tuple(OperatingPoint(tangent.stored(p.x), p.u, model.states, model.inputs, p.residual, p.converged,
                                 p.method) for p in points)
 
@@ -126,27 +130,11 @@ def _idle(tangent: ModelContract, base: tuple[str, ...], inputs: Mapping[str, fl
     return idle
 
 
-def linearized_on_manifold(model: ModelContract, chart: ChartModel, x_op: Any, u_op: Any, params: Any,
-                           method: str) -> tuple[TangentModel, Any, Any, Any, LinearSystem]:
-    """The tangent model at the stored state ``x_op`` (a mapping: a rotation left out is none), the point (0, v*)
-    in it, the inputs, the parameters and ``linearize``'s exact result there (whose A is the tangent model's
-    Jacobian at that point): what ``validity`` samples."""
-    stored = model.state_vector(chart.neutral(x_op) if isinstance(x_op, Mapping) else x_op, default=0.0)
-    _, x, u, p = model.arguments(0.0, stored, u_op, params)
-    linear = linearize(model, x, u, params=p, method=method)
-    return chart.tangent_model(x), np.array(linear.x_op), u, p, linear
-
-
-def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params: Any, method: str,
-                          open: str | None) -> LinearSystem:
-    """The linear model of a model on a manifold in its tangent space (robodyn.mechanisms.floating.chart: states q (-)
-    q0 and v,
-    A 2 nv x 2 nv), exact."""
-    if method not in ("auto", "manipulator") or open is not None:
-        raise InputError(f"linearize: model {model.name!r} has a moving base: it is linearized exactly in its tangent "
-                         "space (method 'auto', without open=)")
-    x, u = hold_point(model, x, u, params, t)
+def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params: Any) -> LinearSystem:
+    """The linear model of a model on a manifold in its tangent space (robodyn.mechanisms.floating.chart: states
+    q (-) q0 and v, A 2 nv x 2 nv), exact, at the resolved point (robodyn.linearization.linearize.transform)."""
     chart = model.chart()
+    assert chart is not None  # robodyn.linearization.linearize.transform sends only such models here
     if isinstance(x, Mapping):  # states left out are 0, the base rotation left out none (as simulate takes them)
         x = model.state_vector(chart.neutral(x), default=0.0)
     point = Point.of(model, t, x, u, params)
@@ -165,25 +153,3 @@ def tangent_linearization(model: ModelContract, t: float, x: Any, u: Any, params
     names, units = memo["tangent names"]
     return LinearSystem.from_fields(A, B, C, D, x_op, u_op, names, model.inputs, names, model.name, "manipulator",
                                     0.0, None, units)
-
-
-def sampled_model(model: ModelContract, x_op: Any, u_op: Any, params: Any, method: str
-                  ) -> tuple[ModelContract, Any, Any, Any, LinearSystem, Any]:
-    """The model ``validity`` samples, its point (x*, u*), the parameters, the linearization there and the model that
-    maps points back to stored states (None: the model itself): for a model on a manifold (a moving base) its
-    tangent model at x* (robodyn.mechanisms.floating.chart.TangentModel), whose point is (0, v*); for a model with
-    closed loops,
-    the model in its independent coordinates at x* (robodyn.mechanisms.loops.constraints.ReducedModel); in both, the
-    Jacobian
-    there is ``linearize``'s A."""
-    chart = model.chart()
-    if chart is not None:
-        tangent, z, u, p, linear = linearized_on_manifold(model, chart, x_op, u_op, params, method)
-        return tangent, z, u, p, linear, tangent
-    if model.constraints() is not None:
-        from robodyn.linearization.reduced import linearized_reduced
-
-        reduced, z, u, p, linear = linearized_reduced(model, x_op, u_op, params, method)
-        return reduced, z, u, p, linear, reduced
-    _, x, u, p = model.arguments(0.0, x_op, u_op, params)
-    return model, x, u, p, linearize(model, x, u, params=p, method=method), None

@@ -49,7 +49,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.integrate.simulate import simulate
-from robodyn.linearization.tangent_points import sampled_model
+from robodyn.linearization.samples import sampled_model
 from robodyn.model.kinds.linear import LinearSystem, require_continuous
 from robodyn.model.system import Values, require_model
 from robodyn.results.trajectory import BatchTrajectory

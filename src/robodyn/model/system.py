@@ -20,11 +20,23 @@ from robodyn.model.lean import LEAN_KEY, lean_f
 from robodyn.model.values import Values, Vector, check_names, real_array, real_scalar, values_to_vector
 
 if TYPE_CHECKING:
+    from robodyn.model.exported import ExportedFunctions
     from robodyn.model.kinds.linear import LinearSystem
     from robodyn.model.kinds.mechanical import ScalarDamping
     from robodyn.model.kinds.symbolic_form import SymbolicForm
     from robodyn.model.lean import RhsCall
-    from robodyn.model.protocol import ExplicitForm, KinematicTree, Manipulator, ModelContract, TorqueRegressor
+    from robodyn.model.protocol import (
+        Chart,
+        Constraints,
+        ExplicitForm,
+        Impacts,
+        KinematicTree,
+        Manipulator,
+        ModelContract,
+        Sampling,
+        SymbolTable,
+        TorqueRegressor,
+    )
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
 __all__ = ["Model", "Values", "check_names", "default_values", "name_tuple", "real_array", "require_euclidean",
@@ -280,7 +292,7 @@ class Model:
         raise InputError(f"model {self.name!r} ({self.kind}) has no loops to open at {port!r}: make a "
                          "robodyn.Diagram of the plant and the controller")
 
-    def sampling(self) -> Any:
+    def sampling(self) -> Sampling | None:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:
         robodyn.diagrams.sampled.Sampling), or None (the default): ``simulate`` and ``linearize`` then stop at the
         sample instants and give a discrete-time linear model."""
@@ -384,13 +396,13 @@ class Model:
         the state and its derivative moved to the chart centred at x (``2 n`` values), or None."""
         return None
 
-    def chart(self) -> Any:
+    def chart(self) -> Chart | None:
         """The model the integrators step in when this one's states lie on a manifold (a floating base:
         robodyn.mechanisms.floating.chart.ChartModel, with ``lift``, ``project``, ``tolerances``, ``neutral``), or
         None."""
         return None
 
-    def constraints(self) -> Any:
+    def constraints(self) -> Constraints | None:
         """The bilateral constraints of a model with closed loops or held points (robodyn.mechanisms.loops.constraints.
         ConstraintSet: residuals, assembly, independent coordinates), or None (the default)."""
         return None
@@ -401,12 +413,12 @@ class Model:
         rigid bodies to identify)."""
         return None
 
-    def exported_functions(self) -> Any:
+    def exported_functions(self) -> ExportedFunctions | None:
         """The model's functions as outputs of one straight-line tape, for standalone code (robodyn.model.exported.
         ExportedFunctions, which robodyn.export_c writes as C), or None (the default: nothing to export yet)."""
         return None
 
-    def impacts(self) -> Any:
+    def impacts(self) -> Impacts | None:
         """The rigid contacts of a model whose velocities jump at impacts (robodyn.mechanisms.contact.impacts.ImpactSet:
         touchdown and lift-off events, the impact map, resting modes), which ``simulate`` integrates between, or
         None (the default)."""
@@ -417,7 +429,7 @@ class Model:
         columns, complex values) and check the results themselves."""
         return self._f if which == "f" else self._h
 
-    def symbol_table(self) -> Any:
+    def symbol_table(self) -> SymbolTable | None:
         """The model's symbols and expression parser (for events given as text), or None."""
         return None
 

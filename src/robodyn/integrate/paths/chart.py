@@ -1,11 +1,10 @@
 """Simulation of a model on a manifold (a floating base): the run in its chart, the result in its stored states.
 
-:func:`simulate_in_chart` lifts the initial states to the chart's (robodyn.mechanisms.floating.chart: the stored state
-with the
-base's tangent coordinates d = 0 appended), runs the ordinary simulation of the chart model — whose kernels
-recentre the chart after every step (``fns[3]``) — and projects the trajectory back to the stored states (the
-base at c (+) d). The base rotation of each initial state must be unit (the model's ``normalized``); a mapping's
-rotation left out is no rotation.
+:func:`in_chart` lifts the initial states to the chart's (robodyn.mechanisms.floating.chart: the stored state with
+the base's tangent coordinates d = 0 appended) and gives ``simulate()`` the call to run instead — the ordinary
+simulation of the chart model, whose kernels recentre the chart after every step (``fns[3]``) — with how to
+project its trajectory back to the stored states (the base at c (+) d). The base rotation of each initial state
+must be unit (the model's ``normalized``); a mapping's rotation left out is no rotation.
 
 Events are evaluated at the stored state: the chart's event function recentres the chart state first
 (robodyn.mechanisms.floating.chart.ChartModel.kernel_event_source), a callable ``g(t, x, u, p)`` is given the
@@ -18,19 +17,24 @@ stiff solvers, discrete time).
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robodyn.base.errors import InputError
+from robodyn.integrate.call import Finish, SimulationCall
 from robodyn.integrate.methods.registry import lookup
 from robodyn.model.events import Event, is_expression
 from robodyn.model.values import values_to_vector
 from robodyn.results.trajectory import BatchTrajectory, Trajectory
 from robodyn.signals import StateFeedback
 
-__all__ = ["simulate_in_chart"]
+if TYPE_CHECKING:
+    from robodyn.model.protocol import Chart
+
+__all__ = ["in_chart"]
 
 
 def _initial(model: Any, chart: Any, x0: Any) -> np.ndarray:
@@ -74,10 +78,11 @@ def _stored_events(chart: Any, events: Any) -> Any:
     return out
 
 
-def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any, u: Any, *, method: str | None,
-                      atol: Any, events: Any, **options: Any) -> Trajectory | BatchTrajectory:
-    """``run`` (robodyn.integrate.simulate.simulate) on ``model.chart()``, the result in ``model``'s states."""
-    chart = model.chart()
+def in_chart(call: SimulationCall, chart: Chart) -> tuple[SimulationCall, Finish]:
+    """The call to run instead of ``call`` on ``call.model``'s ``chart`` (its ``chart()``: the initial states lifted,
+    the tolerances and events for the chart's states), and how its result becomes ``call.model``'s (the states
+    projected back, the outputs recomputed at them). InputError for what the chart cannot run (module docstring)."""
+    model, u, method, atol = call.model, call.u, call.method, call.atol
     where = f"model {model.name!r} ({chart.base} base)"
     if callable(u) or isinstance(u, StateFeedback):
         raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available on a "
@@ -86,15 +91,20 @@ def simulate_in_chart(model: Any, run: Callable[..., Any], t_span: Any, x0: Any,
         raise InputError(f"{where}: method {method!r} cannot step on the manifold of the base's rotation: use "
                          "dopri5 or dop853 (adaptive), radau or rosenbrock (stiff), or euler, heun, rk4 with dt",
                          key="method")
-    rows = _initial(model, chart, x0)
+    rows = _initial(model, chart, call.x0)
     n = model.n_states
     if not (np.ndim(atol) == 0 or np.size(atol) == n):
         raise InputError(f"{where}: atol has {np.size(atol)} entries for {n} states: give one number or one per "
                          "state", key="atol")
     tolerances = chart.tolerances(np.broadcast_to(np.asarray(atol, dtype=float), (n,)).copy())
     lifted = chart.lift(rows)
-    result = run(chart, t_span, lifted if rows.shape[0] > 1 else lifted[0], u, method=method, atol=tolerances,
-                 events=_stored_events(chart, events), **options)
+    inner = call.replace(model=chart, x0=lifted if rows.shape[0] > 1 else lifted[0], atol=tolerances,
+                         events=_stored_events(chart, call.events), assemble=False)
+    return inner, functools.partial(_projected, model, chart)
+
+
+def _projected(model: Any, chart: Any, result: Trajectory | BatchTrajectory) -> Trajectory | BatchTrajectory:
+    """The run of ``chart`` as ``model``'s trajectory: the states projected, the outputs at them."""
     x = chart.project(result.x)
     if isinstance(result, BatchTrajectory):
         events = tuple(tuple(dataclasses.replace(e, x=chart.project(e.x)) for e in records)

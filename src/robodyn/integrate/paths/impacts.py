@@ -31,6 +31,7 @@ from robodyn.results.trajectory import BatchTrajectory, EventRecord, SimulationS
 
 if TYPE_CHECKING:
     from robodyn.integrate.job import SimulationJob
+    from robodyn.model.protocol import Impacts
 
 __all__ = ["MAX_IMPACTS", "run_with_impacts"]
 
@@ -45,7 +46,7 @@ def run_with_impacts(job: SimulationJob) -> Trajectory | BatchTrajectory:
     if job.method.family not in ("adaptive", "implicit"):
         raise InputError(f"simulate: {job.model.name!r} has impact contacts: use an adaptive or implicit method "
                          f"(dopri5, dop853, radau, rosenbrock), not {job.method.name!r}", key="method")
-    impacts = job.model.impacts()
+    impacts = _impacts(job)
     taken = [name for name in job.plan.events.names if impacts.event_contact(name) is not None]
     if taken:
         raise InputError(f"simulate: event {taken[0]!r} is named like a contact's own (<contact>_touchdown, "
@@ -94,7 +95,7 @@ def _one(job: SimulationJob, x0: np.ndarray, p: np.ndarray, plans: dict[frozense
     output times ``grid`` (None: the steps)."""
     from robodyn.integrate.job import SimulationPlan
 
-    model, impacts = job.model, job.model.impacts()
+    model, impacts = job.model, _impacts(job)
     t, t1 = job.t_span
     x = np.array(x0, dtype=float)
     held = impacts.pushing(t, x, job.plan.inputs.evaluate(t, x), p, impacts.resting(t, x, p))
@@ -165,3 +166,10 @@ def _user_events(job: SimulationJob) -> list[Event]:
     items = events.expressions if events.expressions is not None else events.functions
     return [Event(e, int(d), bool(term), name)
             for e, d, term, name in zip(items, events.direction, events.terminal, events.names)]
+
+
+def _impacts(job: SimulationJob) -> Impacts:
+    """The impacts of the job's model (simulate's dispatch sends only models that have them here)."""
+    impacts = job.model.impacts()
+    assert impacts is not None  # the structure's path: impacts
+    return impacts

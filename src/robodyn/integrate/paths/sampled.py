@@ -39,6 +39,7 @@ def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
 
     model = job.model
     sampling = model.sampling()
+    assert sampling is not None  # the structure's path: sampled
     if len(job.plan.events):
         raise InputError(f"simulate: {model.name!r} has sampled blocks: events are not located in such models")
     if job.method.family not in ("adaptive", "implicit"):
@@ -53,7 +54,7 @@ def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
     instants = t0 + base * np.arange(count + 1)
     if abs(instants[-1] - t1) <= SAMPLE_RTOL * base:
         instants[-1] = t1
-    grid = job.t_eval if job.t_eval is not None else (
+    grid: np.ndarray = job.t_eval if job.t_eval is not None else (
         instants if instants[-1] == t1 else np.append(instants, t1))
     totals = {"nfev": 0, "steps": 0, "rejected": 0, "njev": 0, "nlu": 0}
     runs = [_one(job, sampling, flow, plan, setup, instants, grid, x0, p, totals)

@@ -1,7 +1,8 @@
 """Forward sensitivities alongside the state: ``simulate(..., sensitivities=["x0", "k"])``.
 
 The sensitivity equations S_j' = f_x S_j + df/dtheta_j are integrated with the state as one system, the
-:class:`robodyn.model.derived.sensitivity.SensitivityModel` of [x, S_1, ..., S_k], by ``simulate`` itself: every method
+:class:`robodyn.model.derived.sensitivity.SensitivityModel` of [x, S_1, ..., S_k], by ``simulate`` itself (which
+runs the call :func:`with_sensitivities` makes and hands its result back to be split): every method
 (explicit, fixed-step, implicit, scipy's stiff ones, the exact path of linear models), batches, events, inputs and
 diagrams apply unchanged. This module reads the names, builds the initial state (S_j(0) = 0 for a parameter, the
 unit vector e_i for the initial state x0_i), the parameters (with state feedback, G = du/dx = -K after them), the
@@ -20,22 +21,25 @@ Jacobian of [x, S] for straight-line code, else the block-diagonal one; RODAS4 n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.integrate.arguments import initial_states, parameter_sets, tolerance_vector
+from robodyn.integrate.call import Finish, SimulationCall
 from robodyn.model.derived.sensitivity import Direction, SensitivityModel, sensitivity_model
 from robodyn.model.events import Event, is_expression
+from robodyn.model.structure import structure_of
 from robodyn.results.trajectory import BatchTrajectory, EventRecord, Trajectory
 from robodyn.signals import Signal, StateFeedback
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["read_directions", "simulate_sensitivities"]
+__all__ = ["read_directions", "with_sensitivities"]
 
 
 def read_directions(model: ModelContract, names: Sequence[str] | str) -> tuple[Direction, ...]:
@@ -68,16 +72,12 @@ def read_directions(model: ModelContract, names: Sequence[str] | str) -> tuple[D
 
 
 def _check_model(model: ModelContract) -> None:
-    """InputError for the models whose sensitivities are not integrated (yet), naming why."""
-    reasons = [(model.sample_period is not None, "it is a discrete-time model"),
-               (model.chart() is not None, "its states lie on a manifold (a floating base)"),
-               (model.constraints() is not None, "it has closed loops or held points (constraints)"),
-               (model.impacts() is not None, "its velocities jump at impacts"),
-               (model.sampling() is not None, "it has sampled blocks (discrete states jump at the instants)")]
-    for applies, reason in reasons:
-        if applies:
-            raise InputError(f"sensitivities of model {model.name!r} are not available: {reason}; simulate it "
-                             "without sensitivities, or difference whole simulations")
+    """InputError for the models whose sensitivities are not integrated (yet), naming the first reason
+    (robodyn.model.structure.Structure.obstacles)."""
+    reasons = structure_of(model).obstacles()
+    if reasons:
+        raise InputError(f"sensitivities of model {model.name!r} are not available: {reasons[0]}; simulate it "
+                         "without sensitivities, or difference whole simulations")
 
 
 def _inputs(model: ModelContract, u: Any, size: int) -> tuple[Any, np.ndarray | None]:
@@ -125,17 +125,18 @@ def _scales(model: ModelContract, directions: Sequence[Direction]) -> np.ndarray
     return np.where(sizes > 0, sizes, 1.0)
 
 
-def simulate_sensitivities(simulate: Callable[..., Any], model: ModelContract, names: Sequence[str] | str,
-                           t_span: Any, x0: Any, u: Any, options: Mapping[str, Any]) -> Trajectory | BatchTrajectory:
-    """``simulate(model, t_span, x0, u, **options)`` with the sensitivities ``names`` (see the module docstring)."""
+def with_sensitivities(call: SimulationCall, names: Sequence[str] | str) -> tuple[SimulationCall, Finish]:
+    """The call of the sensitivity system of ``call.model`` for ``names`` (see the module docstring) to run instead
+    of ``call``, and how its result becomes the model's trajectory with its sensitivities."""
+    model = call.model
     _check_model(model)
     directions = read_directions(model, names)
     n, n_p, k = model.n_states, len(model.parameters), len(directions)
-    states, x_batch = initial_states(model, x0)
-    parameters, p_batch = parameter_sets(model, options.get("params"))
-    inputs, gain = _inputs(model, u, n * (k + 1))
+    states, x_batch = initial_states(model, call.x0)
+    parameters, p_batch = parameter_sets(model, call.params)
+    inputs, gain = _inputs(model, call.u, n * (k + 1))
     augmented = sensitivity_model(model, directions, gain is not None)
-    if str(options.get("method") or "").lower() == "rosenbrock" and augmented.jacobian_method == "block diagonal":
+    if str(call.method or "").lower() == "rosenbrock" and augmented.jacobian_method == "block diagonal":
         raise InputError(f"method 'rosenbrock' needs the exact Jacobian of the sensitivity system, and model "
                          f"{model.name!r} gives only the block-diagonal one (its code is not straight-line): use "
                          "method='radau'")
@@ -145,12 +146,12 @@ def simulate_sensitivities(simulate: Callable[..., Any], model: ModelContract, n
             start[j * n + d.index] = 1.0
     x_aug = np.hstack([states, np.tile(start, (states.shape[0], 1))])
     p_aug = parameters if gain is None else np.hstack([parameters, np.tile(gain.reshape(-1), (len(parameters), 1))])
-    atol = tolerance_vector(options.get("atol", 1e-9), n)
+    atol = tolerance_vector(call.atol, n)
     scales = _scales(model, directions)
-    given = {**options, "params": p_aug if p_batch else p_aug[0], "events": _events(options.get("events"), n, n_p),
-             "atol": np.concatenate([atol, *(atol / scale for scale in scales)])}
-    result = simulate(augmented, t_span, x_aug if x_batch else x_aug[0], inputs, **given)
-    return _split(result, model, augmented)
+    inner = call.replace(model=augmented, x0=x_aug if x_batch else x_aug[0], u=inputs,
+                         params=p_aug if p_batch else p_aug[0], events=_events(call.events, n, n_p),
+                         atol=np.concatenate([atol, *(atol / scale for scale in scales)]))
+    return inner, functools.partial(_split, model=model, augmented=augmented)
 
 
 def _split(result: Trajectory | BatchTrajectory, model: ModelContract, augmented: SensitivityModel

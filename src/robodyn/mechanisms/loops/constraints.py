@@ -311,7 +311,8 @@ class ReducedModel(Model):
     kind = "reduced"
 
     def __init__(self, robot: ModelContract, centre: np.ndarray, p: np.ndarray, t: float = 0.0):
-        constraints: ConstraintSet = robot.constraints()
+        constraints = robot.constraints()
+        assert isinstance(constraints, ConstraintSet)  # made of a model with closed loops (robodyn.mechanisms.loops)
         self.robot, self.constraint_set = robot, constraints
         self.centre = np.array(constraints.consistent(t, np.asarray(centre, dtype=float), p), dtype=float)
         split = constraints.split(t, self.centre, p)
