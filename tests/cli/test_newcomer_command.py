@@ -1,7 +1,7 @@
 """A newcomer adds a command by docs/dev/architecture.md's recipe, literally, and it works.
 
 The recipe ("How to add ... A CLI command") names three files: the handler and parser in the family's module
-(``cli/models.py`` for a command about a model), the command's name in ``COMMANDS`` of ``cli/main.py`` and its
+(``cli/models.py`` for a command about a model), the command's name in ``COMMANDS`` of ``cli/commands.py`` and its
 section in ``docs/cli.md``. This test follows it in a copy of ``src/robodyn`` (and of ``docs/cli.md``) for
 ``robodyn states MODEL [--json]`` (the state names, one per line), checks that exactly those files changed, then runs
 the copy in a subprocess: the command prints the names, ``--json`` its object, a bad model is one line on stderr with
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPE_FILES = {"src/robodyn/cli/models.py", "src/robodyn/cli/main.py", "docs/cli.md"}
+RECIPE_FILES = {"src/robodyn/cli/models.py", "src/robodyn/cli/commands.py", "docs/cli.md"}
 
 _HANDLER = '''
 
@@ -100,8 +100,8 @@ def follow_the_recipe(copy: Path) -> None:
     _edit(models, "\n\n# --- classify ---", _HANDLER + "\n\n# --- classify ---")
     anchor = '    classify = commands.add_parser("classify"'
     _edit(models, anchor, _PARSER + anchor)
-    # 2. the command table of cli/main.py, in the order add_commands adds them
-    _edit(cli / "main.py", '("models", ("show", "classify",', '("models", ("show", "states", "classify",')
+    # 2. the command table of cli/commands.py, in the order add_commands adds them
+    _edit(cli / "commands.py", '("models", ("show", "classify",', '("models", ("show", "states", "classify",')
     # 3. docs/cli.md: a section naming every option
     _edit(copy / "docs" / "cli.md", "## `robodyn classify MODEL", _SECTION + "## `robodyn classify MODEL")
 
@@ -109,7 +109,7 @@ def follow_the_recipe(copy: Path) -> None:
 def test_the_command_recipe_touches_only_its_files_and_works(tmp_path: Path) -> None:
     recipe = (ROOT / "docs" / "dev" / "architecture.md").read_text(encoding="utf-8")
     paragraph = recipe.split("**A CLI command.**")[1].split("\n\n**")[0]
-    for named in ("cli/models.py", "add_commands", "set_defaults(run=", "COMMANDS", "cli/main.py", "docs/cli.md",
+    for named in ("cli/models.py", "add_commands", "set_defaults(run=", "COMMANDS", "cli/commands.py", "docs/cli.md",
                   "cli/args.py", "tests/cli/", "test_newcomer_command.py"):
         assert named in paragraph, f"the recipe no longer says {named!r}: update it and this test together"
 
@@ -138,7 +138,7 @@ def test_the_command_recipe_touches_only_its_files_and_works(tmp_path: Path) -> 
     code, out, err = found["bad"]
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith("robodyn: error: "), found["bad"]
     assert "no_such_model" in err and "Traceback" not in err
-    assert found["table"] is True, "COMMANDS of cli/main.py no longer names what cli/models.py adds"
+    assert found["table"] is True, "COMMANDS of cli/commands.py no longer names what cli/models.py adds"
     assert found["alone"] == ["states"], "main builds only the named command's parser"
     assert found["documented"] == [], "docs/cli.md: a section per command, none for a command that does not exist"
     assert found["undocumented"] == {}, "docs/cli.md: each section names every option of its command"

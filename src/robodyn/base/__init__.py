@@ -6,5 +6,6 @@
 - :mod:`~robodyn.base.progress` — progress bars; :mod:`~robodyn.base.digest` — SHA-256 without OpenSSL;
   :mod:`~robodyn.base.blas` — one BLAS thread for small factorizations; :mod:`~robodyn.base.lazy` — names loaded
   on first use and the old import paths of modules that moved; :mod:`~robodyn.base.numbers` — the checks of the
-  finite numbers and float arrays users give, and read-only copies.
+  finite numbers and float arrays users give, and read-only copies. The package version is
+  :mod:`~robodyn.base.version`.
 """

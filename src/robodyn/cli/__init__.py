@@ -12,6 +12,8 @@
   analyze; :mod:`robodyn.cli.sweep` — sweep.
 
 A new command: docs/dev/architecture.md, "How to add".
+Shared by the commands: the command table (:mod:`~robodyn.cli.commands`) and what a run prints and writes
+(:mod:`~robodyn.cli.run_output`: the summary, the CSV), on the quick path and the full one alike.
 """
 
 from robodyn.cli.main import build_parser, main

@@ -13,4 +13,6 @@
 - :mod:`robodyn.integrate.paths` — the exact, stiff, discrete, sampled, impact, chart and sensitivity paths.
 
 Nothing here imports numba at import time (docs/dev/simulation.md).
+A run as a value: the call (:mod:`~robodyn.integrate.call`), the validated job and its plan
+(:mod:`~robodyn.integrate.job`) and the runs a runner returns (:mod:`~robodyn.integrate.runs`).
 """

@@ -14,6 +14,8 @@ The names below are loaded on first use (PEP 562), so that importing one submodu
 for the expression parser) does not import every model class with it; ``ChainSystem``, ``UrdfRobot``, ``load``
 and ``load_file`` are still answered here, with a DeprecationWarning, for code written before the mechanisms and
 files had their own folders.
+
+How a model is built, as simulate and linearize dispatch on it: :mod:`~robodyn.model.structure`.
 """
 
 from typing import TYPE_CHECKING

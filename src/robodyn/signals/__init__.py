@@ -15,6 +15,7 @@ The package's parts:
 Everything public is importable from here: ``from robodyn.signals import Step, resolve_inputs``. The names
 are loaded on first use (PEP 562), so that importing one submodule (``robodyn.signals.core`` for the signal
 classes, ``robodyn.signals.kinds`` for the kind codes) does not import the text parser and sympy with it.
+Input tables read from CSV files: :mod:`~robodyn.signals.tables`.
 """
 
 from typing import TYPE_CHECKING

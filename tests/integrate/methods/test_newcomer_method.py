@@ -1,7 +1,7 @@
 """A newcomer adds an explicit method by docs/dev/architecture.md's recipe, literally, and it works.
 
 The recipe ("How to add ... An explicit method") names three files: the tableau in ``integrate/methods/tableaus.py``,
-its entry in ``integrate/methods/registry.py`` and the ``--method`` row of ``docs/cli.md``. This test follows it in a
+its entry in ``integrate/methods/families.py`` and the ``--method`` row of ``docs/cli.md``. This test follows it in a
 copy of ``src/robodyn`` (and of ``docs/cli.md``) for Ralston's second-order method, checks that exactly those files
 changed, then runs the copy in a subprocess: ``simulate(method="ralston")`` on x' = -x^2 (a Python ``System``, the
 interpreted path: no compile) converges to 1 / (1 + t) with observed order 2 (and is not Heun's method, the other
@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-RECIPE_FILES = {"src/robodyn/integrate/methods/tableaus.py", "src/robodyn/integrate/methods/registry.py",
+RECIPE_FILES = {"src/robodyn/integrate/methods/tableaus.py", "src/robodyn/integrate/methods/families.py",
                 "docs/cli.md"}
 
 _TABLEAU = '''
@@ -81,7 +81,7 @@ def follow_the_recipe(copy: Path) -> None:
     _edit(tableaus, "    RK4: ButcherTableau\n", "    RK4: ButcherTableau\n    RALSTON: ButcherTableau\n")
     _edit(tableaus, '"METHODS", "RK4",', '"METHODS", "RALSTON", "RK4",')
     # 2. the registry entry: family fixed, a line for people, the tableau's module-level name
-    _edit(methods / "registry.py", '    "dopri5": ("adaptive",',
+    _edit(methods / "families.py", '    "dopri5": ("adaptive",',
           '    "ralston": ("fixed", "Ralston\'s second-order method", "RALSTON", None),\n    "dopri5": ("adaptive",')
     # 3. docs/cli.md: the --method row and, for a fixed method, the --dt row
     cli_md = copy / "docs" / "cli.md"
@@ -92,8 +92,8 @@ def follow_the_recipe(copy: Path) -> None:
 def test_the_explicit_method_recipe_touches_only_its_files_and_works(tmp_path: Path) -> None:
     recipe = (ROOT / "docs" / "dev" / "architecture.md").read_text(encoding="utf-8")
     paragraph = recipe.split("**An explicit method.**")[1].split("\n\n**")[0]
-    for named in ("integrate/methods/tableaus.py", "integrate/methods/registry.py", "docs/cli.md", "_MADE_BY",
-                  "_ENTRIES", "__all__", "TYPE_CHECKING", "--method", "--dt", "test_newcomer_method.py"):
+    for named in ("integrate/methods/tableaus.py", "integrate/methods/families.py", "docs/cli.md", "_MADE_BY",
+                  "ENTRIES", "__all__", "TYPE_CHECKING", "--method", "--dt", "test_newcomer_method.py"):
         assert named in paragraph, f"the recipe no longer says {named!r}: update it and this test together"
 
     copy = tmp_path / "copy"

@@ -3,10 +3,8 @@
 (:mod:`~robodyn.integrate.kernels.module`), running them (:mod:`~robodyn.integrate.kernels.run`), their machine-code
 entry (:mod:`~robodyn.integrate.kernels.entry`, its arguments :mod:`~robodyn.integrate.kernels.entry_arguments`,
 :mod:`~robodyn.integrate.kernels.native`), fused batches (:mod:`~robodyn.integrate.kernels.fused`, ``fused_ir``) and
-warm-run images (:mod:`~robodyn.integrate.kernels.run_image`).
-
-Before this folder existed ``robodyn.integrate.kernels`` was the module that runs them: its names still resolve
-here, with a DeprecationWarning. Nothing here imports numba at import time.
+warm-run images (:mod:`~robodyn.integrate.kernels.run_image`); what a kernel runs with: ``setup``. The old module
+``robodyn.integrate.kernels`` (now ``run``) still answers its names, with a DeprecationWarning. No numba at import.
 """
 
 from robodyn.base.lazy import forwarded_names

@@ -3,7 +3,9 @@
 and the implicit methods' numbers (:mod:`~robodyn.integrate.methods.implicit`).
 
 Before this folder existed ``robodyn.integrate.methods`` was the registry module: its names still resolve here,
-with a DeprecationWarning.
+with a DeprecationWarning. The method table and its families are
+:mod:`~robodyn.integrate.methods.families`; the step-size controller both kernel forms share is
+:mod:`~robodyn.integrate.methods.controller`.
 """
 
 from robodyn.base.lazy import forwarded_names
