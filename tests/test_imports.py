@@ -48,8 +48,15 @@ def test_the_package_the_command_line_and_model_loading_import_no_sympy(code):
 
 
 def test_plain_numbers_are_read_without_the_expression_parser():
-    modules = _imported_by("from robodyn.model.names import parse_number\nparse_number('-1e-6')\nparse_number('10')")
+    modules = _imported_by("from robodyn.model.quantities import parse_number\nparse_number('-1e-6')\n"
+                           "parse_number('10')")
     assert "sympy" not in modules and "robodyn.model.expr" not in modules
+
+
+def test_the_name_rules_import_neither_the_parser_nor_the_value_readers():
+    """robodyn.model.names is below the parser (which imports it) and the readers of values (which import both)."""
+    modules = _imported_by("import robodyn.model.names")
+    assert not {"sympy", "robodyn.model.expr", "robodyn.model.quantities"} & modules
 
 
 def test_a_warm_simulation_opens_shared_libraries_without_llvm_or_numba(tmp_path):

@@ -1,7 +1,7 @@
 """Units of command-line values (issue 45, item 15): one grammar for every NAME=VALUE option, where a value of an
 angle may end with ``deg``, and an angle in rad beyond a whole turn is taken as given with a warning.
 
-The grammar is robodyn.model.names' (parse_quantities, in_units); the quick path of ``simulate`` takes only plain
+The grammar is robodyn.model.quantities' (parse_quantities, in_units); the quick path of ``simulate`` takes only plain
 numbers within a turn and leaves the rest to the full path (tests/cli/test_cli_quick.py compares the two).
 """
 
@@ -20,7 +20,8 @@ from tests.cli_run import one_line, run
 import robodyn
 from robodyn.base.errors import ExpressionError, InputError
 from robodyn.cli import quick
-from robodyn.model.names import TURN, Quantity, in_units, parse_assignments, parse_quantities, split_degrees
+from robodyn.model.names import TURN, split_degrees
+from robodyn.model.quantities import Quantity, in_units, parse_assignments, parse_quantities
 
 DEGREE = math.pi / 180.0
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

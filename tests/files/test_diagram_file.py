@@ -12,7 +12,7 @@ import pytest
 import robodyn
 from robodyn.base.errors import ModelFileError
 from robodyn.cli import main
-from robodyn.model.names import parse_assignments
+from robodyn.model.quantities import parse_assignments
 
 PI = """name: pi_controller
 kind: first_order

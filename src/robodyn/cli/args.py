@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from robodyn.base.errors import InputError
 from robodyn.cli.commands import PROG
-from robodyn.model.names import Quantity, in_units, parse_number, parse_quantities
+from robodyn.model.quantities import Quantity, in_units, parse_number, parse_quantities
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -25,7 +25,7 @@ def assignments(texts: Sequence[str] | None, option: str, units: Mapping[str, st
     A value may end with ``deg`` when ``units`` (the model's, :meth:`units`) says its name is an angle: it is
     converted to that unit; ``deg`` elsewhere is bad input naming it. An angle in rad beyond a whole turn
     (``theta=180``) is taken as given, with a warning on stderr naming the value and ``deg``
-    (:func:`robodyn.model.names.in_units`).
+    (:func:`robodyn.model.quantities.in_units`).
     """
     values: dict[str, float] = {}
     for text in texts or ():
@@ -38,7 +38,7 @@ def assignments(texts: Sequence[str] | None, option: str, units: Mapping[str, st
 
 def quantities(given: Mapping[str, Quantity], units: Mapping[str, str], option: str) -> dict[str, float]:
     """Values as written (a number, maybe in degrees) in their names' units, an angle that looks like degrees
-    warned about on stderr (:func:`robodyn.model.names.in_units`)."""
+    warned about on stderr (:func:`robodyn.model.quantities.in_units`)."""
     values, notes = in_units(given, units, where=option)
     for note in notes:
         print(f"{PROG}: warning: {note}", file=sys.stderr)

@@ -16,7 +16,7 @@ import numpy as np
 
 from robodyn.base.errors import InputError
 from robodyn.cli.args import add_json, add_model, assignments, load_model
-from robodyn.model.names import parse_number
+from robodyn.model.quantities import parse_number
 
 __all__ = ["add_commands"]
 

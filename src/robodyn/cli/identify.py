@@ -18,7 +18,7 @@ def _names(texts: list[str] | None) -> list[str]:
 
 def _bounds(texts: list[str] | None) -> dict[str, tuple[float, float]]:
     """``--bounds k=0:10,b=0:1`` as {name: (low, high)}."""
-    from robodyn.model.names import parse_number
+    from robodyn.model.quantities import parse_number
 
     found: dict[str, tuple[float, float]] = {}
     for text in texts or ():

@@ -16,7 +16,8 @@ import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
 from robodyn.cli.args import add_json, add_model, assignments, load_model, quantities
-from robodyn.model.names import Quantity, parse_number, split_degrees
+from robodyn.model.names import split_degrees
+from robodyn.model.quantities import Quantity, parse_number
 from robodyn.results.trajectory import Trajectory
 
 if TYPE_CHECKING:

@@ -176,7 +176,7 @@ def _writable(out: str) -> bool:
 def _initial(texts: list[str], states: list[str]) -> list[float] | None:
     """The initial state of ``--x0 NAME=VALUE,...`` options (others 0), or None for anything but plain numbers
     given once each to known states, and for a value beyond a turn (the full path warns when the state is an angle
-    in rad, robodyn.model.names.in_units; a value in degrees is not a plain number)."""
+    in rad, robodyn.model.quantities.in_units; a value in degrees is not a plain number)."""
     from robodyn.model.names import TURN, plain_number
 
     values: dict[str, float] = {}

@@ -15,7 +15,7 @@ __all__ = ["add_commands", "run_demo"]
 
 def _cmd_analyze(args: argparse.Namespace) -> int:
     from robodyn.base.atomic import path_component
-    from robodyn.model.names import parse_number
+    from robodyn.model.quantities import parse_number
     from robodyn.report import analyze
     from robodyn.report.analyze import check_report_folder
 

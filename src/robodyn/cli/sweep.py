@@ -17,7 +17,8 @@ from robodyn.base.errors import InputError
 from robodyn.cli.args import number_or, quantities
 from robodyn.cli.commands import PROG
 from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
-from robodyn.model.names import Quantity, parse_number, split_degrees
+from robodyn.model.names import split_degrees
+from robodyn.model.quantities import Quantity, parse_number
 from robodyn.sweep import sweep as _sweep_api
 
 __all__ = ["MAX_SUMMARY_ROWS", "add_commands", "summary_figure", "summary_rows"]

@@ -257,7 +257,7 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         if not isinstance(defaults, Mapping):
             raise InputError(f"diagram {name!r}: defaults must map block inputs (b.u) or blocks to values")
         for key, value in defaults.items():
-            from robodyn.model.names import parse_number
+            from robodyn.model.quantities import parse_number
 
             number = parse_number(value, where=f"diagram {name!r}: default of {key}")
             block, dot, _ = str(key).partition(".")

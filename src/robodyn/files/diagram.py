@@ -137,7 +137,7 @@ def expanded_size(data: Any, source: str) -> tuple[int, int]:
 
 
 def _value(r: DocumentReader, path: tuple[Any, ...], value: Any) -> float:
-    from robodyn.model.names import parse_number
+    from robodyn.model.quantities import parse_number
 
     try:
         return parse_number(value, where="value")
@@ -179,7 +179,7 @@ def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
             _known_name(target.partition(":")[0])  # the message lists the library's blocks too
             raise
         if parameters:
-            from robodyn.model.names import parse_number
+            from robodyn.model.quantities import parse_number
 
             values = {str(k): parse_number(v, where=f"block {label!r} parameter {k}") for k, v in parameters.items()}
             unknown_parameters = sorted(set(values) - set(model.parameters))
@@ -269,7 +269,7 @@ def _library_block(r: DocumentReader, label: str, kind: str, parameters: dict[st
                    ) -> Model:
     """The library block ``kind`` made with the file's ``parameters`` (text numbers such as ``1e-3`` read as
     numbers: YAML reads an exponent without a decimal point as text)."""
-    from robodyn.model.names import parse_number
+    from robodyn.model.quantities import parse_number
 
     values: dict[str, Any] = {}
     for key, value in parameters.items():

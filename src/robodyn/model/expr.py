@@ -42,8 +42,6 @@ from robodyn.model.names import (
     RESERVED_NAMES,
     TIME_NAME,
     is_valid_name,
-    parse_assignments,
-    parse_number,
 )
 
 __all__ = [
@@ -56,10 +54,8 @@ __all__ = [
     "expanded_terms",
     "is_valid_name",
     "narrow_integers",
-    "parse_assignments",
     "parse_constant",
     "parse_expression",
-    "parse_number",
     "symbol",
 ]
 
@@ -432,7 +428,7 @@ def parse_expression(
 
 def parse_constant(text: str | int | float, *, where: str = "value") -> float:
     """Parse a constant such as ``"pi/2"`` or ``"2*9.81"`` into a finite float with the parser and sympy
-    (:func:`robodyn.model.names.parse_number` reads plain numbers without them and comes here otherwise)."""
+    (:func:`robodyn.model.quantities.parse_number` reads plain numbers without them and comes here otherwise)."""
     value = parse_expression(text, {}, where=where, allow_time=False)
     if not value.is_number:  # pragma: no cover - no names are allowed, so it is always a number
         raise ExpressionError(f"{where}: {text!r} is not a constant")

@@ -3,7 +3,7 @@
 The text is never given to ``eval``, ``exec``, ``sympify`` or ``parse_expr``. ``table(...)`` calls are
 cut out first (a path is not an expression) and replaced by placeholder names; the rest is parsed by
 :func:`ast.parse` and walked with a whitelist. Sub-expressions without a signal in them are constants
-and go to :func:`robodyn.model.expr.parse_number` (numbers, ``pi``, ``e``, ``+ - * / **``, ``sqrt`` ...).
+and go to :func:`robodyn.model.quantities.parse_number` (numbers, ``pi``, ``e``, ``+ - * / **``, ``sqrt`` ...).
 
 Grammar (whitespace is free)::
 
@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Final
 
 from robodyn.base.errors import ExpressionError, InputError, UnknownNameError
-from robodyn.model.names import MAX_DEPTH, MAX_LENGTH, parse_number
+from robodyn.model.names import MAX_DEPTH, MAX_LENGTH
+from robodyn.model.quantities import parse_number
 from robodyn.signals.core import Constant, Pulse, Ramp, Signal, Sine, Step, Table
 from robodyn.signals.tables import read_table_csv
 

@@ -88,7 +88,7 @@ def parse_range(text: str, where: str) -> Span:
     """``start:stop:count`` (count evenly spaced values, both ends included), or one number, as a :class:`Span`.
 
     The count is checked against :data:`MAX_SAMPLES` before anything is allocated."""
-    from robodyn.model.expr import parse_number
+    from robodyn.model.quantities import parse_number
 
     parts = text.split(":")
     if len(parts) == 1:
