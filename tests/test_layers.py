@@ -68,13 +68,10 @@ ALLOWED_CYCLES: dict[frozenset[str] | tuple[str, str], str] = {
     # a model file may be a diagram whose blocks name catalog models and other files: reading recurses
     frozenset({"robodyn.files.catalog", "robodyn.files.diagram", "robodyn.files.loading", "robodyn.files.reader"}):
         "load -> reader -> diagram -> load (a diagram's blocks are model files or catalog names)",
-    # an identification fits (identification.fit builds the result) and writes its own report (ALLOWED)
-    frozenset({"robodyn.identification.fit", "robodyn.identification.identify", "robodyn.report.identify"}):
-        "identify() runs fit, which makes the Identification; Identification.report() (ALLOWED)",
 }
 
-#: The most entries :data:`ALLOWED_CYCLES` may hold: lowered as cycles are untangled (issue 46 asks for at most 4).
-MAX_ALLOWED_CYCLES = 5
+#: The most entries :data:`ALLOWED_CYCLES` may hold: lowered as cycles are untangled, never raised.
+MAX_ALLOWED_CYCLES = 4
 
 #: (importing module, imported module): deliberate lazy imports upward, each inside the function that needs it.
 ALLOWED: dict[tuple[str, str], str] = {
@@ -86,7 +83,7 @@ ALLOWED: dict[tuple[str, str], str] = {
     # a trajectory follows a frame of its model: the kinematics of the run
     ("robodyn.results.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
     # an identification writes its own fit report (the page's pieces are the report layer's)
-    ("robodyn.identification.identify", "robodyn.report.identify"): "Identification.report(path)",
+    ("robodyn.identification.result", "robodyn.report.identify"): "Identification.report(path)",
 }
 
 

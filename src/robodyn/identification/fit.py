@@ -19,8 +19,8 @@ import numpy as np
 
 from robodyn.base.errors import RobodynError
 from robodyn.identification.estimates import errors_and_correlation
-from robodyn.identification.identify import RANK_TOLERANCE, TOLERANCE, Identification, no_convergence
 from robodyn.identification.problem import Problem, check_identifiable
+from robodyn.identification.result import RANK_TOLERANCE, TOLERANCE, Identification, no_convergence
 
 if TYPE_CHECKING:
     from numpy.typing import NDArray

@@ -9,20 +9,78 @@ from __future__ import annotations
 
 import html
 import os
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol
 
 from robodyn.base.atomic import check_output_path, write_text_atomic
 from robodyn.report.page import figure, matrix, page, table
 
 if TYPE_CHECKING:
-    from robodyn.identification.identify import Identification
+    import numpy as np
+    from numpy.typing import NDArray
 
-__all__ = ["identification_page", "write_identification_report"]
+__all__ = ["FittedRun", "IdentificationResult", "MeasuredTable", "identification_page", "write_identification_report"]
 
 MAX_DRAWN: int = 20_000  # Samples drawn per curve: more are drawn every k-th (a figure of a million points is slow).
 
 
-def _measured_and_fitted(result: Identification, k: int) -> Any:
+class MeasuredTable(Protocol):
+    """What the report reads of a measured data set (robodyn.identification.measured.Table): ``t`` (N,), each of
+    ``columns`` (N,) by name, and ``source``, the name of the data."""
+
+    @property
+    def t(self) -> NDArray[np.float64]: ...
+    @property
+    def columns(self) -> Mapping[str, NDArray[np.float64]]: ...
+    @property
+    def source(self) -> str: ...
+
+
+class FittedRun(Protocol):
+    """What the report reads of the model simulated at the estimates (a Trajectory): ``y`` (N, p), its columns
+    named by ``outputs``."""
+
+    @property
+    def y(self) -> NDArray[np.float64]: ...
+    @property
+    def outputs(self) -> tuple[str, ...]: ...
+
+
+class IdentificationResult(Protocol):
+    """What the report reads of robodyn.identify's result (robodyn.identification.result.Identification): read
+    through this protocol, so the report layer imports nothing of robodyn.identification."""
+
+    @property
+    def values(self) -> Mapping[str, float]: ...
+    @property
+    def standard_errors(self) -> Mapping[str, float]: ...
+    @property
+    def correlation(self) -> NDArray[np.float64]: ...
+    @property
+    def cost(self) -> float: ...
+    @property
+    def model(self) -> Any: ...
+    @property
+    def noise(self) -> Mapping[str, float]: ...
+    @property
+    def rms(self) -> Mapping[str, float]: ...
+    @property
+    def fit(self) -> Mapping[str, float]: ...
+    @property
+    def fitted(self) -> Sequence[FittedRun]: ...
+    @property
+    def measured(self) -> Sequence[MeasuredTable]: ...
+    @property
+    def samples(self) -> int: ...
+    @property
+    def degrees_of_freedom(self) -> int: ...
+    @property
+    def evaluations(self) -> int: ...
+    @property
+    def message(self) -> str: ...
+
+
+def _measured_and_fitted(result: IdentificationResult, k: int) -> Any:
     """Measured (dots) against fitted (line) of each output of data set ``k``, and the residuals below."""
     import matplotlib.pyplot as plt
 
@@ -47,7 +105,7 @@ def _measured_and_fitted(result: Identification, k: int) -> Any:
     return picture
 
 
-def identification_page(result: Identification, title: str) -> str:
+def identification_page(result: IdentificationResult, title: str) -> str:
     """The report's HTML (see the module docstring)."""
     import matplotlib.pyplot as plt
 
@@ -75,7 +133,7 @@ def identification_page(result: Identification, title: str) -> str:
     return page(title, intro, sections)
 
 
-def write_identification_report(result: Identification, path: str | os.PathLike[str]) -> None:
+def write_identification_report(result: IdentificationResult, path: str | os.PathLike[str]) -> None:
     """Write the report to ``path`` (an ``.html`` file), atomically, after every check."""
     check_output_path(path, "report")
     text = identification_page(result, f"Identification of {result.model.name}")
