@@ -5,26 +5,42 @@ a damaged, edited or out-of-bounds image never runs."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 import robodyn
-from robodyn.cli import main
 from robodyn.files.cached import load_cached
 from robodyn.integrate.kernels import run_image
 from robodyn.integrate.kernels.entry_arguments import leaves
 
 
-@pytest.fixture()
-def image(monkeypatch, tmp_path, capsys):
-    """The pendulum's image for the default method, made by a run of the full path."""
-    monkeypatch.setenv("ROBODYN_QUICK", "0")
-    assert main(["simulate", "pendulum", "--t-final", "1", "--out", str(tmp_path / "a.csv")]) == 0
-    capsys.readouterr()
+def _full_run(out: Path) -> None:
+    """``robodyn simulate pendulum`` on the full path in a new process, twice if need be: a process that compiled the
+    pendulum's functions itself (a new cache: MCJIT in this process) writes no image, the next one, which loads them
+    from the cache, does (robodyn.integrate.kernels.run_image.remember). In this process the pendulum may have been
+    compiled by an earlier test of the same worker, so the runs are never made here."""
     key = load_cached("pendulum").record_key
-    found = run_image.read_image(key, "")
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", "import sys; from robodyn.cli.main import main; "
+                               "sys.exit(main(sys.argv[1:]))", "simulate", "pendulum", "--t-final", "1", "--out",
+                               str(out)], env={**os.environ, "ROBODYN_QUICK": "0"}, capture_output=True, text=True,
+                              timeout=900, check=False)
+        assert done.returncode == 0, done.stderr
+        if run_image.read_image(key, "") is not None:
+            return
+
+
+@pytest.fixture()
+def image(tmp_path):
+    """The pendulum's image for the default method, made by a run of the full path."""
+    _full_run(tmp_path / "a.csv")
+    found = run_image.read_image(load_cached("pendulum").record_key, "")
     assert found is not None
     return found
 
@@ -78,8 +94,15 @@ def test_a_damaged_image_is_moved_aside_and_made_again(image, tmp_path, capsys, 
     path.write_text(json.dumps(wrapper), encoding="utf-8")
     assert run_image.read_image(key, "") is None
     assert not path.exists()  # moved aside
-    assert main(["simulate", "pendulum", "--t-final", "1", "--out", str(tmp_path / "b.csv")]) == 0  # full: made again
-    assert run_image.read_image(key, "") == image
+    _full_run(tmp_path / "b.csv")  # the full path: made again
+    again = run_image.read_image(key, "")
+    assert again is not None and _without_addresses(again) == _without_addresses(image)
+
+
+def _without_addresses(image):
+    """The image without the table of function addresses (``fns``: where this process's loader put them; the
+    image names their origins in ``functions``, which are compared)."""
+    return {**image, "constants": [c for k, c in enumerate(image["constants"]) if k != image["fns"]]}
 
 
 def test_an_image_of_another_method_or_model_is_not_found(image):
