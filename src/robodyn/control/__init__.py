@@ -1,4 +1,5 @@
-"""Feedback design on linear models: :func:`~robodyn.control.design.lqr` and
-:func:`~robodyn.control.design.place` (:mod:`~robodyn.control.design`). Controllers that the control issues add
-(trajectory optimization and tracking, MPC, estimators, robust synthesis) live here, one module each.
+"""Feedback design and optimal control: :func:`~robodyn.control.design.lqr` and
+:func:`~robodyn.control.design.place` (:mod:`~robodyn.control.design`); optimal trajectories
+(:mod:`~robodyn.control.optimal`: the problem, the DDP family and direct collocation). Controllers that the control
+issues add (tracking, MPC, estimators, robust synthesis) live here, one module each.
 """
