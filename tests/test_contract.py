@@ -203,7 +203,7 @@ def test_the_scan_allows_asking_and_the_base_class() -> None:
         "isinstance(m, Model)\nm.f_raw(t, x, u, p)\nm.jacobian_method\nself._f = 1\nmodel.symbolic_form()\n"
         "model.n_states\nif model.manipulator() is None:\n    raise InputError(f'got {type(model).__name__}')\n"
         "title = f'{type(model).__name__} {model.name!r}'\n"
-        "ok = signal.kind == 'step'\nfrom robodyn.model.names import did_you_mean")})
+        "ok = signal.kind == 'step'\nfrom robodyn.base.names import did_you_mean")})
 
 
 def test_a_chains_frames_and_outputs_use_its_public_tape_view() -> None:

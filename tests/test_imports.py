@@ -54,8 +54,8 @@ def test_plain_numbers_are_read_without_the_expression_parser():
 
 
 def test_the_name_rules_import_neither_the_parser_nor_the_value_readers():
-    """robodyn.model.names is below the parser (which imports it) and the readers of values (which import both)."""
-    modules = _imported_by("import robodyn.model.names")
+    """robodyn.base.names is below the parser (which imports it) and the readers of values (which import both)."""
+    modules = _imported_by("import robodyn.base.names")
     assert not {"sympy", "robodyn.model.expr", "robodyn.model.quantities"} & modules
 
 
@@ -86,8 +86,8 @@ def test_a_warm_simulation_imports_only_what_its_run_needs(tmp_path):
         done = subprocess.run([sys.executable, "-c", script, str(tmp_path / "x.csv")], capture_output=True, text=True,
                               timeout=600, check=True)
     modules = set(json.loads(done.stdout.splitlines()[-1]))
-    unneeded = {"robodyn.cli.models", "robodyn.cli.kinematics", "robodyn.signals.parse",
-                "robodyn.integrate.paths.stiff", "robodyn.integrate.paths.exact", "robodyn.integrate.kernels.fused",
+    unneeded = {"robodyn.cli.models", "robodyn.cli.kinematics", "robodyn.files.signal_text",
+                "robodyn.integrate.paths.stiff", "robodyn.linear.exact", "robodyn.integrate.kernels.fused",
                 "robodyn.mechanisms.loops.constraints", "robodyn.display",
                 "_hashlib", "shutil", "fractions", "difflib", "yaml"}
     assert not unneeded & modules, sorted(unneeded & modules)

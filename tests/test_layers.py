@@ -26,14 +26,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("rigid", ("robodyn.rigid",)),
     ("codegen", ("robodyn.codegen",)),
     ("display", ("robodyn.display",)),
-    ("model", ("robodyn.model",)),
     ("signals", ("robodyn.signals",)),
+    ("linear", ("robodyn.linear",)),
+    ("model", ("robodyn.model",)),
     ("mechanisms", ("robodyn.mechanisms",)),
     ("diagrams", ("robodyn.diagrams",)),
     ("files", ("robodyn.files",)),
     ("results", ("robodyn.results",)),
     ("integrate", ("robodyn.integrate",)),
-    ("linear", ("robodyn.linear",)),
     ("linearization", ("robodyn.linearization",)),
     ("identification", ("robodyn.identification",)),
     ("analysis", ("robodyn.analysis",)),
@@ -49,16 +49,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 #: import (importer, imported) taken out of the graph, each with its reason.
 ALLOWED_CYCLES: dict[frozenset[str] | tuple[str, str], str] = {
     # Model names the kinds it answers with (linear_model() -> LinearSystem, scalar_damping() -> ScalarDamping),
-    # a LinearSystem answers control questions about itself (linear.lti, margins, controllability, plots) and a
-    # Trajectory follows a frame of its model (kinematics.paths): the upward imports of ALLOWED, closed here
+    # the contract types its members with the kinds, and the kinds are Models
     frozenset({
-        "robodyn.kinematics.frames", "robodyn.kinematics.paths", "robodyn.linear.controllability",
-        "robodyn.linear.lti", "robodyn.linear.margins", "robodyn.linear.plots", "robodyn.linear.systems",
         "robodyn.model.kinds.callables", "robodyn.model.kinds.linear", "robodyn.model.kinds.manipulator_parameters",
         "robodyn.model.kinds.mechanical", "robodyn.model.kinds.symbolic", "robodyn.model.lean",
-        "robodyn.model.protocol", "robodyn.model.system", "robodyn.results.files", "robodyn.results.plots",
-        "robodyn.results.trajectory",
-    }): "the model contract names its kinds; LinearSystem's and Trajectory's delegating methods (ALLOWED)",
+        "robodyn.model.protocol", "robodyn.model.system",
+    }): "the model contract names its kinds, and the kinds are models",
     # a class split over modules for size: its methods call the parts lazily, the parts annotate with the class
     frozenset({"robodyn.diagrams.diagram", "robodyn.diagrams.export", "robodyn.diagrams.sampled",
                "robodyn.diagrams.switching"}): "Diagram's export, sampling and switching parts (read its internals)",
@@ -75,11 +71,6 @@ MAX_ALLOWED_CYCLES = 4
 
 #: (importing module, imported module): deliberate lazy imports upward, each inside the function that needs it.
 ALLOWED: dict[tuple[str, str], str] = {
-    # a linear system answers control questions about itself (sys.poles(), sys.bode()): the methods delegate
-    ("robodyn.model.kinds.linear", "robodyn.linear.lti"): "LinearSystem's methods: poles, zeros, step, ...",
-    ("robodyn.model.kinds.linear", "robodyn.linear.margins"): "LinearSystem.margins()",
-    ("robodyn.model.kinds.linear", "robodyn.linear.controllability"): "LinearSystem.controllability() and friends",
-    ("robodyn.model.kinds.linear", "robodyn.linear.plots"): "LinearSystem.bode() / .nyquist() plots",
     # a trajectory follows a frame of its model: the kinematics of the run
     ("robodyn.results.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
     # an identification writes its own fit report (the page's pieces are the report layer's)

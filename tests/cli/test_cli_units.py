@@ -19,8 +19,8 @@ from tests.cli_run import one_line, run
 
 import robodyn
 from robodyn.base.errors import ExpressionError, InputError
+from robodyn.base.names import TURN, split_degrees
 from robodyn.cli import quick
-from robodyn.model.names import TURN, split_degrees
 from robodyn.model.quantities import Quantity, in_units, parse_assignments, parse_quantities
 
 DEGREE = math.pi / 180.0

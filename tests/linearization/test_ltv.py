@@ -14,7 +14,7 @@ from scipy.integrate import solve_ivp
 
 import robodyn
 from robodyn.base.errors import InputError, ShapeError
-from robodyn.integrate.paths.exact import exact_discretization
+from robodyn.linear.exact import exact_discretization
 from robodyn.linearization.ltv import LTVSystem, linearize_trajectory, zoh_discretization
 from robodyn.signals import Sine, Table
 

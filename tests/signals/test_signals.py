@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from robodyn.base.errors import ExpressionError, InputError, ShapeError, UnknownNameError
+from robodyn.files.signal_text import parse_input_assignments, parse_signal
 from robodyn.signals import (
     KIND_CODES,
     Constant,
@@ -28,8 +29,6 @@ from robodyn.signals import (
     Step,
     Sum,
     Table,
-    parse_input_assignments,
-    parse_signal,
     resolve_inputs,
 )
 

@@ -42,8 +42,8 @@ from robodyn.analysis.intervals import UNSUPPORTED, Interval, Issue, enclose, ro
 from robodyn.base.errors import InputError, NumericalError, UnknownNameError
 from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.codegen.printer import numpy_printer
+from robodyn.linear.systems import require_continuous
 from robodyn.model.expr import TIME
-from robodyn.model.kinds.linear import require_continuous
 from robodyn.model.system import Model, Values
 
 if TYPE_CHECKING:

@@ -28,7 +28,7 @@ from robodyn.integrate.kernels.run import kernel_module, run_fixed, run_implicit
 from robodyn.integrate.methods.registry import REGISTRY
 from robodyn.integrate.methods.registry import TABLEAUS as METHODS
 from robodyn.integrate.simulate import simulate
-from robodyn.model.kinds.linear import require_continuous
+from robodyn.linear.systems import require_continuous
 from robodyn.model.system import require_model
 from robodyn.signals import resolve_inputs
 
@@ -131,7 +131,7 @@ class Verification:
         """Log-log plot of max error against step size, with the reference slopes; a matplotlib Figure."""
         from matplotlib.figure import Figure
 
-        from robodyn.results.plots import literal, plain_log
+        from robodyn.display.figures import literal, plain_log
 
         figure = Figure(figsize=(7, 5), layout="constrained")
         axes = figure.subplots()

@@ -6,6 +6,7 @@
 - :mod:`~robodyn.base.progress` — progress bars; :mod:`~robodyn.base.digest` — SHA-256 without OpenSSL;
   :mod:`~robodyn.base.blas` — one BLAS thread for small factorizations; :mod:`~robodyn.base.lazy` — names loaded
   on first use and the old import paths of modules that moved; :mod:`~robodyn.base.numbers` — the checks of the
-  finite numbers and float arrays users give, and read-only copies. The package version is
+  finite numbers and float arrays users give, and read-only copies; :mod:`~robodyn.base.names` — the rules of
+  names (states, inputs, parameters, frames) and of plain numbers, shared by every reader. The package version is
   :mod:`~robodyn.base.version`.
 """

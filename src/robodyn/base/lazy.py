@@ -64,6 +64,8 @@ def forwarded_names(package: str, module: str, names: tuple[str, ...]) -> tuple[
 #: the second layout go in the release after it. (The kernels' templates are not here: they are sources a loader
 #: executes, never imported.)
 MOVED: Mapping[str, str] = {
+    "robodyn.signals.parse": "robodyn.files.signal_text",
+    "robodyn.model.names": "robodyn.base.names",
     "robodyn._lazy": "robodyn.base.lazy",
     "robodyn.analysis.assembly": "robodyn.mechanisms.loops.assembly",
     "robodyn.analysis.balancing": "robodyn.linear.balancing",
@@ -118,9 +120,11 @@ MOVED: Mapping[str, str] = {
     "robodyn.integrate.discrete": "robodyn.integrate.paths.discrete",
     "robodyn.integrate.entry": "robodyn.integrate.kernels.entry",
     "robodyn.integrate.entry_arguments": "robodyn.integrate.kernels.entry_arguments",
-    "robodyn.integrate.exact": "robodyn.integrate.paths.exact",
+    "robodyn.integrate.exact": "robodyn.linear.exact",
     "robodyn.integrate.exact_image": "robodyn.integrate.paths.exact_image",
-    "robodyn.integrate.exact_steps": "robodyn.integrate.paths.exact_steps",
+    "robodyn.integrate.exact_steps": "robodyn.linear.exact_steps",
+    "robodyn.integrate.paths.exact": "robodyn.linear.exact",
+    "robodyn.integrate.paths.exact_steps": "robodyn.linear.exact_steps",
     "robodyn.integrate.fused": "robodyn.integrate.kernels.fused",
     "robodyn.integrate.fused_ir": "robodyn.integrate.kernels.fused_ir",
     "robodyn.integrate.impacts": "robodyn.integrate.paths.impacts",

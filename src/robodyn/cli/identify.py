@@ -60,7 +60,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
     parameters = _names(args.fit)
     inputs: dict[str, Any] = {}
     if args.input:
-        from robodyn.signals import parse_input_assignments
+        from robodyn.files.signal_text import parse_input_assignments
 
         inputs = parse_input_assignments(args.input, model.inputs)
     text = None

@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, UnknownNameError
+from robodyn.base.names import split_degrees
 from robodyn.cli.args import add_json, add_model, assignments, load_model, quantities
-from robodyn.model.names import split_degrees
 from robodyn.model.quantities import Quantity, parse_number
 from robodyn.results.trajectory import Trajectory
 

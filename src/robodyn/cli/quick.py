@@ -57,10 +57,10 @@ def _simulate(argv: list[str]) -> int | None:
     given = _options(argv)
     if given is None or "model" not in given or "--t-final" not in given:
         return None
+    from robodyn.base.names import plain_number
     from robodyn.files.loading import model_text
     from robodyn.files.records import model_record_key
     from robodyn.integrate.kernels.run_image import execute, read_image
-    from robodyn.model.names import plain_number
 
     numbers: dict[str, float] = {"--t0": 0.0, "--rtol": 1e-6, "--atol": 1e-9}
     for option in ("--t-final", "--t0", "--rtol", "--atol"):
@@ -177,7 +177,7 @@ def _initial(texts: list[str], states: list[str]) -> list[float] | None:
     """The initial state of ``--x0 NAME=VALUE,...`` options (others 0), or None for anything but plain numbers
     given once each to known states, and for a value beyond a turn (the full path warns when the state is an angle
     in rad, robodyn.model.quantities.in_units; a value in degrees is not a plain number)."""
-    from robodyn.model.names import TURN, plain_number
+    from robodyn.base.names import TURN, plain_number
 
     values: dict[str, float] = {}
     for text in texts:
@@ -196,7 +196,7 @@ def _initial(texts: list[str], states: list[str]) -> list[float] | None:
 def _inputs(texts: list[str], names: list[str]) -> list[float] | None:
     """The constant inputs of ``--input NAME=NUMBER`` options, one each (others 0), or None for anything else: a
     signal, an unknown input, one given twice (the full path reads the signal or words the error)."""
-    from robodyn.model.names import plain_number
+    from robodyn.base.names import plain_number
 
     values: dict[str, float] = {}
     for text in texts:

@@ -52,7 +52,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
     x0 = assignments(args.x0, "--x0", model.units())
     inputs = None
     if args.input:
-        from robodyn.signals import parse_input_assignments
+        from robodyn.files.signal_text import parse_input_assignments
 
         inputs = parse_input_assignments(args.input, model.inputs)
     t0 = number_or(args.t0, "--t0", 0.0)
@@ -143,7 +143,7 @@ def _remember(args: argparse.Namespace, model: Any, trajectory: Trajectory, note
 def _constant_input(text: str) -> bool:
     """Whether ``--input`` ``text`` is ``NAME=NUMBER``: a constant, on which the exact path's generator does not
     depend."""
-    from robodyn.model.names import plain_number
+    from robodyn.base.names import plain_number
 
     return plain_number(text.partition("=")[2]) is not None
 
@@ -152,7 +152,7 @@ def _remember_exact(args: argparse.Namespace, model: Any, trajectory: Trajectory
     """The exact run's image (robodyn.integrate.paths.exact_image): the generator and the exponentials it stepped
     with."""
     from robodyn.integrate.kernels.run_image import remember_exact
-    from robodyn.integrate.paths.exact import exact_transitions, with_constant
+    from robodyn.linear.exact import exact_transitions, with_constant
 
     A, B, c = model.affine_form(trajectory.params)
     B_all, _ = with_constant(B, c, [None] * model.n_inputs)

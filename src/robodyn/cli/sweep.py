@@ -14,10 +14,10 @@ from typing import Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError
+from robodyn.base.names import split_degrees
 from robodyn.cli.args import number_or, quantities
 from robodyn.cli.commands import PROG
 from robodyn.integrate.methods.registry import ALIASES, METHOD_NAMES
-from robodyn.model.names import split_degrees
 from robodyn.model.quantities import Quantity, parse_number
 from robodyn.sweep import sweep as _sweep_api
 

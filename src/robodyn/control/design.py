@@ -27,8 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn import display
 from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.linear.controllability import pbh_modes
-from robodyn.linear.lti import as_linear
-from robodyn.model.kinds.linear import LinearSystem
+from robodyn.linear.systems import StateSpace, as_linear
 from robodyn.signals import StateFeedback
 
 __all__ = ["LQR", "lqr", "place"]
@@ -144,7 +143,7 @@ def _weights(Q: ArrayLike, R: ArrayLike, N: ArrayLike | None, n: int, m: int) ->
     return 0.5 * (Q_ + Q_.T), 0.5 * (R_ + R_.T), N_  # exactly the given matrices when they are symmetric
 
 
-def _inputs(linear: LinearSystem, where: str) -> None:
+def _inputs(linear: StateSpace, where: str) -> None:
     if not linear.inputs:
         raise InputError(f"{where}: {linear.name!r} has no inputs: there is nothing to feed back")
 
@@ -157,7 +156,7 @@ def _unstable(value: complex, dt: float | None, tol: float) -> bool:
     return abs(value) >= 1.0 - tol if dt is not None else value.real >= -tol
 
 
-def _check_stabilizable(linear: LinearSystem, where: str) -> None:
+def _check_stabilizable(linear: StateSpace, where: str) -> None:
     """InputError naming a mode that is not asymptotically stable and that the inputs cannot move."""
     tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(linear.A, 2)))
     modes, _ = pbh_modes(linear.A, linear.B)
@@ -169,7 +168,7 @@ def _check_stabilizable(linear: LinearSystem, where: str) -> None:
                 "stabilizes it; add an input that acts on it (or leave the mode out of the model)")
 
 
-def _check_detectable(linear: LinearSystem, Q: Array, R: Array, N: Array) -> None:
+def _check_detectable(linear: StateSpace, Q: Array, R: Array, N: Array) -> None:
     """InputError naming a mode on the stability boundary that the cost does not see (then the Riccati equation
     has no stabilizing solution): rank [λI - Ae; Qe^1/2] < n, Ae = A - B R^-1 N^T, Qe = Q - N R^-1 N^T."""
     coupling = np.linalg.solve(R, N.T)
@@ -314,7 +313,7 @@ def place(system: Any, poles: ArrayLike | Sequence[complex]) -> Array:
     return K
 
 
-def _check_placed(linear: LinearSystem, K: Array, requested: ComplexArray) -> None:
+def _check_placed(linear: StateSpace, K: Array, requested: ComplexArray) -> None:
     """NumericalError unless every requested pole is an eigenvalue of A - B K (matched one to one)."""
     closed = list(np.linalg.eigvals(linear.A - linear.B @ K).astype(complex))
     worst = 0.0

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, UnknownNameError
-from robodyn.model.names import did_you_mean
+from robodyn.base.names import did_you_mean
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract

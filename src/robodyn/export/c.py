@@ -260,7 +260,7 @@ def _with_frames(model: Any, exported: Any, frames: Sequence[str] | None) -> Any
         return exported
     from dataclasses import replace
 
-    from robodyn.model.names import did_you_mean
+    from robodyn.base.names import did_you_mean
 
     known = list(exported.frames)
     if isinstance(frames, str) or not frames:

@@ -34,11 +34,11 @@ import numpy as np
 
 from robodyn.base.digest import sha256
 from robodyn.base.errors import RobodynWarning
+from robodyn.base.names import is_qualified_name, is_valid_name
 from robodyn.base.version import __version__
 from robodyn.files import cached_diagram
 from robodyn.files.deferred import DeferredTable
 from robodyn.files.records import FORMAT, model_record_key, record_path
-from robodyn.model.names import is_qualified_name, is_valid_name
 from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:

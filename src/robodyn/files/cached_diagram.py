@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any
 
-from robodyn.model.names import is_qualified_name
+from robodyn.base.names import is_qualified_name
 
 if TYPE_CHECKING:
     from robodyn.model.system import Model

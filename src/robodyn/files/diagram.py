@@ -184,7 +184,7 @@ def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
             values = {str(k): parse_number(v, where=f"block {label!r} parameter {k}") for k, v in parameters.items()}
             unknown_parameters = sorted(set(values) - set(model.parameters))
             if unknown_parameters:
-                from robodyn.model.names import did_you_mean
+                from robodyn.base.names import did_you_mean
 
                 raise InputError(f"model {model.name!r} has no parameter {unknown_parameters[0]!r} "
                                  f"(its parameters: {', '.join(model.parameters) or 'none'})"
@@ -254,8 +254,8 @@ def bundled_text(text: str, source: str) -> str:
 
 def _known_name(name: str) -> None:
     """An UnknownNameError listing the catalog's models and the library's blocks when ``name`` is neither."""
+    from robodyn.base.names import did_you_mean
     from robodyn.files.catalog import CATALOG
-    from robodyn.model.names import did_you_mean
 
     if name in CATALOG or name in BLOCKS or os.sep in name:
         return

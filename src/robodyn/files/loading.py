@@ -24,9 +24,9 @@ from pathlib import Path as FilePath
 from typing import TYPE_CHECKING, Any
 
 from robodyn.base.errors import InputError, ModelFileError, UnknownNameError
+from robodyn.base.names import did_you_mean
 from robodyn.base.textfile import MAX_TEXT_BYTES as MAX_FILE_BYTES  # robodyn.files.yamlio's limit, without yaml
 from robodyn.base.textfile import read_text_limited
-from robodyn.model.names import did_you_mean
 from robodyn.model.quantities import parse_assignments
 
 if TYPE_CHECKING:

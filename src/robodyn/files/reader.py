@@ -15,13 +15,13 @@ from typing import Any
 import sympy
 
 from robodyn.base.errors import InputError, ModelFileError
+from robodyn.base.names import did_you_mean
 from robodyn.files.loading import KINDS, REQUIRED_KEYS, describe_value
 from robodyn.files.yamlio import Document, Path
 from robodyn.model.expr import parse_expression, symbol
 from robodyn.model.kinds.lagrange import LagrangianSystem
 from robodyn.model.kinds.mechanical import MechanicalSystem, velocity_name
 from robodyn.model.kinds.symbolic import SymbolicSystem
-from robodyn.model.names import did_you_mean
 from robodyn.model.quantities import parse_number
 from robodyn.model.system import Model, check_names
 

@@ -35,10 +35,10 @@ from numpy.typing import NDArray
 
 from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.names import did_you_mean
 from robodyn.identification.measured import Data, Table, read_table
 from robodyn.identification.problem import Problem, Run, Unknown
 from robodyn.identification.result import RANK_TOLERANCE, TOLERANCE, Identification, no_convergence
-from robodyn.model.names import did_you_mean
 from robodyn.model.system import require_model
 
 if TYPE_CHECKING:

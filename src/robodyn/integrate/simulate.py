@@ -476,7 +476,7 @@ def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p:
         K = np.asarray(inputs.feedback.K, dtype=float)
         c = c + B @ K @ inputs.feedback.reference_state
         A, channels = A - B @ K, list(inputs.feedback.references)
-    from robodyn.integrate.paths.exact import exact_response, with_constant
+    from robodyn.linear.exact import exact_response, with_constant
 
     B_all, signals = with_constant(B, c, channels)
     times = grid if grid is not None else np.linspace(t_span[0], t_span[1], DEFAULT_POINTS)

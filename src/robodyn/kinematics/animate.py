@@ -27,8 +27,8 @@ import numpy as np
 
 from robodyn.base.atomic import check_output_path, write_files_atomic
 from robodyn.base.errors import InputError
+from robodyn.display.figures import literal
 from robodyn.kinematics.paths import cube_limits, trajectory_kinematics
-from robodyn.results.plots import literal
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.animation import Animation

@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from robodyn.results.trajectory import Trajectory
+    from robodyn.results.run import Run
 
 __all__ = ["FramePath", "frame_path", "plot_path", "trajectory_kinematics"]
 
@@ -105,12 +105,11 @@ def _per_row(convert: Any, rotation: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-def trajectory_kinematics(trajectory: Trajectory, what: str) -> Kinematics:
+def trajectory_kinematics(trajectory: Run, what: str) -> Kinematics:
     """The :class:`Kinematics` of the model ``trajectory`` was simulated from (InputError saying why not)."""
-    from robodyn.results.trajectory import BatchTrajectory, Trajectory
-
-    if not isinstance(trajectory, Trajectory):
-        hint = ": pick one run, e.g. batch[0]" if isinstance(trajectory, BatchTrajectory) else \
+    shape = np.shape(getattr(trajectory, "x", ()))
+    if len(shape) != 2 or not hasattr(trajectory, "source"):
+        hint = ": pick one run, e.g. batch[0]" if len(shape) == 3 else \
             ": simulate a model with frames first, e.g. robodyn.simulate(robodyn.load('arm.urdf'), 1.0)"
         raise InputError(f"{what}: expected a robodyn.Trajectory, got {type(trajectory).__name__}{hint}")
     source = trajectory.source
@@ -124,7 +123,7 @@ def trajectory_kinematics(trajectory: Trajectory, what: str) -> Kinematics:
     return kinematics(source)
 
 
-def frame_path(trajectory: Trajectory, frame: str | None = None) -> FramePath:
+def frame_path(trajectory: Run, frame: str | None = None) -> FramePath:
     """The motion of ``frame`` (default: the tool frame) over ``trajectory``; see :meth:`Trajectory.frame`."""
     kin = trajectory_kinematics(trajectory, "frame path")
     name = kin.frame_name(frame)
@@ -168,7 +167,7 @@ def plot_path(path: FramePath, ax: Axes | None = None) -> Figure:
     """
     from matplotlib.figure import Figure
 
-    from robodyn.results.plots import literal
+    from robodyn.display.figures import literal
 
     if ax is not None and getattr(ax, "name", None) != "3d":
         raise InputError("plot_path needs 3-D axes: create them with figure.add_subplot(projection='3d')")

@@ -141,7 +141,7 @@ def draw_arm(kin: Any, q: Any, frame: str | None = None, *, params: Any = None, 
     mechanisms, else 3-D; gravity down, equal scales on every axis."""
     from matplotlib.figure import Figure
 
-    from robodyn.results.plots import literal
+    from robodyn.display.figures import literal
 
     view = arm_view(kin, q, frame, params=params)
     shown = view.projected()

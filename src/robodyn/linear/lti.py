@@ -7,7 +7,7 @@ undefined or infinite values are null, with the reason beside them) and ``_repr_
 - :func:`step_info`: python-control's ``step_info`` quantities (rise time 10-90 %, settling time to 2 %,
   settling min/max after the rise, overshoot and undershoot in %, peak and its time, steady-state value) for
   every (output, input) pair, by python-control's definitions, on the *exact* unit-step response: matrix
-  exponentials (:func:`robodyn.integrate.paths.exact.exact_response`) or the discrete recursion. The default time
+  exponentials (:func:`robodyn.linear.exact.exact_response`) or the discrete recursion. The default time
   grid is :func:`step_grid`'s rule; in continuous time the grid only brackets, and every time and extremum is
   found on the exact response between the samples (:mod:`robodyn.linear.step_metrics`). Only an
   asymptotically stable system has a steady state: for any other every field is null with the verdict of
@@ -40,8 +40,7 @@ from robodyn.base.errors import InputError, NumericalError, UnknownNameError
 from robodyn.linear.margins import Margins, margins
 from robodyn.linear.modes import modes
 from robodyn.linear.step_metrics import StepResponse, exact_characteristics, peak
-from robodyn.linear.systems import as_linear
-from robodyn.model.kinds.linear import LinearSystem
+from robodyn.linear.systems import StateSpace, as_linear
 
 __all__ = ["CONTROL_NAMES", "STEP_FIELDS", "Margins", "StepInfo", "as_linear", "check_frequencies",
            "default_frequencies", "frequency_response", "margins", "step_grid", "step_info"]  # Margins, margins and
@@ -226,7 +225,7 @@ def step_grid(system: Any) -> tuple[Array, str]:
     return np.linspace(0.0, t_final, points), rule
 
 
-def _responses(linear: LinearSystem, times: Array) -> tuple[Array, list[Array]]:
+def _responses(linear: StateSpace, times: Array) -> tuple[Array, list[Array]]:
     """Unit-step responses from rest at times[0], (p, m, T), exact (matrix exponentials or the recursion), and in
     continuous time the states of each input's response (T, n) (none in discrete time)."""
     A, B, C, D = linear.A, linear.B, linear.C, linear.D
@@ -238,7 +237,7 @@ def _responses(linear: LinearSystem, times: Array) -> tuple[Array, list[Array]]:
             out[:, :, k] = C @ X + D
             X = A @ X + B
         return out, []
-    from robodyn.integrate.paths.exact import exact_response
+    from robodyn.linear.exact import exact_response
     from robodyn.signals import Constant
 
     runs = []
@@ -249,7 +248,7 @@ def _responses(linear: LinearSystem, times: Array) -> tuple[Array, list[Array]]:
     return out, runs
 
 
-def _steady_state(linear: LinearSystem) -> tuple[Array, Array]:
+def _steady_state(linear: StateSpace) -> tuple[Array, Array]:
     """G(0) (or G(z = 1)) (p, m) and its rounding scale |C| max|X| + |D|, X = -A^-1 B (or (I - A)^-1 B) by column."""
     n = linear.A.shape[0]
     X = np.linalg.solve(np.eye(n) - linear.A, linear.B) if linear.dt is not None else \

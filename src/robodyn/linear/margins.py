@@ -32,8 +32,7 @@ from robodyn import display
 from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.linear.crossings import Loop, level_crossings, phase_crossings, real_everywhere, smallest_value
 from robodyn.linear.modes import modes
-from robodyn.linear.systems import as_linear
-from robodyn.model.kinds.linear import LinearSystem
+from robodyn.linear.systems import StateSpace, as_linear
 
 __all__ = ["Margins", "margins"]
 
@@ -137,7 +136,7 @@ class Margins:
                               display.html_table(rows, row_header=True), *notes])
 
 
-def _siso(linear: LinearSystem, input: str | None, output: str | None) -> tuple[int, int]:
+def _siso(linear: StateSpace, input: str | None, output: str | None) -> tuple[int, int]:
     chosen = []
     for name, names, what in ((output, linear.outputs, "output"), (input, linear.inputs, "input")):
         if name is None:
@@ -254,7 +253,7 @@ def margins(system: Any, *, input: str | None = None, output: str | None = None)
                    reasons=MappingProxyType(reasons), notes=tuple(notes), dt=linear.dt)
 
 
-def _loop_crossings(linear: LinearSystem, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
+def _loop_crossings(linear: StateSpace, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
     """The crossings of the loop from input ``j`` to output ``i`` (:func:`_crossings`), whether L is real at every
     frequency, and the notes (an open loop that is not stable)."""
     loop = Loop.of(linear.A, linear.B[:, j], linear.C[i], float(linear.D[i, j]), linear.dt)
@@ -267,7 +266,7 @@ def _loop_crossings(linear: LinearSystem, i: int, j: int) -> tuple[dict[str, Arr
     return _crossings(loop, np.asarray(np.linalg.eigvals(loop.A), dtype=np.complex128), undamped), undamped, notes
 
 
-def _kept_crossings(linear: LinearSystem, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
+def _kept_crossings(linear: StateSpace, i: int, j: int) -> tuple[dict[str, Array], bool, list[str]]:
     """:func:`_loop_crossings`, kept in the private cache (robodyn.codegen.kept) by the loop's bytes (A, its column
     of B, row of C, entry of D, dt, the names), robodyn's code and numpy's and scipy's versions: refining the
     crossings and the modes' verdict import scipy, half a second of a command that a second ``linearize --open`` of

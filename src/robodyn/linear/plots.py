@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from robodyn.base.errors import InputError, RobodynError
-from robodyn.results.plots import literal, plain_log
+from robodyn.display.figures import literal, plain_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes

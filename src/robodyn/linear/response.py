@@ -20,7 +20,7 @@ from scipy.integrate import quad_vec
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, ShapeError, UnknownNameError
 from robodyn.base.numbers import finite_number, is_real_number
 from robodyn.linear.modes import Array, ComplexArray, modal_decomposition, system_matrix
-from robodyn.model.kinds.linear import require_continuous
+from robodyn.linear.systems import require_continuous
 from robodyn.signals.core import Signal
 
 __all__ = ["forced_response"]

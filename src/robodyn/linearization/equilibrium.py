@@ -55,10 +55,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError, RobodynError, ShapeError, UnknownNameError
+from robodyn.base.names import did_you_mean
+from robodyn.linear.systems import require_continuous
 from robodyn.linearization.derivatives import central_differences
 from robodyn.linearization.points import OperatingPoint, finite_value
-from robodyn.model.kinds.linear import require_continuous
-from robodyn.model.names import did_you_mean
 from robodyn.model.system import Values, require_model
 
 if TYPE_CHECKING:

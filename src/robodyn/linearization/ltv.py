@@ -35,8 +35,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.base.numbers import float_array
+from robodyn.linear.systems import require_continuous
 from robodyn.linearization.linearize import linearize
-from robodyn.model.kinds.linear import LinearSystem, require_continuous
+from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values, require_euclidean, require_model
 from robodyn.results.trajectory import BatchTrajectory, Trajectory
 

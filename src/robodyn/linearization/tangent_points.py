@@ -33,10 +33,10 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.names import did_you_mean
 from robodyn.linearization.derivatives import Point
 from robodyn.linearization.points import OperatingPoint, finite_value
 from robodyn.model.kinds.linear import LinearSystem
-from robodyn.model.names import did_you_mean
 
 if TYPE_CHECKING:
     from robodyn.mechanisms.floating.chart import TangentModel

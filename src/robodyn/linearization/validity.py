@@ -49,8 +49,9 @@ from numpy.typing import ArrayLike, NDArray
 from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.base.numbers import A_NUMBER, finite_number
 from robodyn.integrate.simulate import simulate
+from robodyn.linear.systems import require_continuous
 from robodyn.linearization.samples import sampled_model
-from robodyn.model.kinds.linear import LinearSystem, require_continuous
+from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values, require_model
 from robodyn.results.trajectory import BatchTrajectory
 from robodyn.signals import StateFeedback
@@ -194,7 +195,7 @@ class Validity:
         """A matplotlib Figure: the remainder against rho (log-log) with the fit, and the relative errors."""
         from matplotlib.figure import Figure
 
-        from robodyn.results.plots import literal, plain_log
+        from robodyn.display.figures import literal, plain_log
 
         figure = Figure(figsize=(7, 7))  # fixed margins: its labels are fixed text (a layout engine doubles the cost)
         figure.subplots_adjust(left=0.13, right=0.97, top=0.94, bottom=0.08, hspace=0.08)

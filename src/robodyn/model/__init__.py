@@ -2,11 +2,11 @@
 
 - the contract — :mod:`~robodyn.model.protocol` (:class:`ModelContract`, everything a consumer may ask) and
   :mod:`~robodyn.model.system` (:class:`Model`, which answers all of it);
-- what every kind shares — values (:mod:`~robodyn.model.values`), expressions (:mod:`~robodyn.model.expr`,
-  :mod:`~robodyn.model.names`), numbers and ``NAME=VALUE`` text read from the user
-  (:mod:`~robodyn.model.quantities`), events (:mod:`~robodyn.model.events`), the generated functions
-  (:mod:`~robodyn.model.compiled`, the lean ``f`` :mod:`~robodyn.model.lean`), export tapes
-  (:mod:`~robodyn.model.exported`) and mass-matrix plausibility (:mod:`~robodyn.model.plausibility`);
+- what every kind shares — values (:mod:`~robodyn.model.values`), expressions (:mod:`~robodyn.model.expr`), numbers
+  and ``NAME=VALUE`` text read from the user (:mod:`~robodyn.model.quantities`), events
+  (:mod:`~robodyn.model.events`), the generated functions (:mod:`~robodyn.model.compiled`, the lean ``f``
+  :mod:`~robodyn.model.lean`), export tapes (:mod:`~robodyn.model.exported`) and mass-matrix plausibility
+  (:mod:`~robodyn.model.plausibility`);
 - :mod:`robodyn.model.kinds` — symbolic, discrete, mechanical, Lagrangian and linear models, and callables;
 - :mod:`robodyn.model.derived` — models made from a model (forward sensitivities).
 

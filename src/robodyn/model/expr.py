@@ -31,7 +31,7 @@ from typing import Any, Final
 import sympy
 
 from robodyn.base.errors import ExpressionError
-from robodyn.model.names import (
+from robodyn.base.names import (
     CONSTANT_NAMES,
     FUNCTION_ARGUMENTS,
     FUNCTION_NAMES,
@@ -147,13 +147,13 @@ _SYMPY_FUNCTIONS: Final[Mapping[str, Callable[..., sympy.Expr]]] = {
     "exp": sympy.exp, "log": sympy.log, "sqrt": sympy.sqrt, "abs": sympy.Abs, "sign": sympy.sign,
     "min": _min, "max": _max,
 }
-# name -> (sympy function, smallest and largest number of arguments: robodyn.model.names.FUNCTION_ARGUMENTS)
+# name -> (sympy function, smallest and largest number of arguments: robodyn.base.names.FUNCTION_ARGUMENTS)
 FUNCTIONS: Final[Mapping[str, tuple[Callable[..., sympy.Expr], int, int]]] = {
     name: (_SYMPY_FUNCTIONS[name], *counts) for name, counts in FUNCTION_ARGUMENTS.items()}
 
 CONSTANTS: Final[Mapping[str, sympy.Expr]] = {"pi": sympy.pi, "e": sympy.E}
-# the names are spelled out in robodyn.model.names (no sympy there): both tables must agree
-assert set(_SYMPY_FUNCTIONS) == FUNCTION_NAMES and set(CONSTANTS) == CONSTANT_NAMES, "update robodyn.model.names"
+# the names are spelled out in robodyn.base.names (no sympy there): both tables must agree
+assert set(_SYMPY_FUNCTIONS) == FUNCTION_NAMES and set(CONSTANTS) == CONSTANT_NAMES, "update robodyn.base.names"
 
 
 def symbol(name: str) -> sympy.Symbol:

@@ -3,10 +3,10 @@
 :func:`parse_number` reads ``"10"``, ``"-1e-6"``, ``"pi/2"`` or ``"2*9.81"`` into a finite float;
 :func:`parse_assignments` and :func:`parse_quantities` read ``"theta=pi/2, tau=0.5"`` (the second with values in
 degrees, ``theta=90deg``, which :func:`in_units` converts with the names' units). A plain number is read without
-sympy (:func:`robodyn.model.names.plain_number`, so that ``robodyn simulate --t-final 10`` imports no sympy:
+sympy (:func:`robodyn.base.names.plain_number`, so that ``robodyn simulate --t-final 10`` imports no sympy:
 tests/test_imports.py); any other text goes to the safe parser (:func:`robodyn.model.expr.parse_constant`),
 imported only then. This module sits above both: the parser imports the name rules of
-:mod:`robodyn.model.names`, and neither imports this module.
+:mod:`robodyn.base.names`, and neither imports this module.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from robodyn.base.errors import ExpressionError, InputError
-from robodyn.model.names import ANGLE_UNITS, DEGREES, TURN, is_valid_name, plain_number, split_degrees
+from robodyn.base.names import ANGLE_UNITS, DEGREES, TURN, is_valid_name, plain_number, split_degrees
 
 __all__ = ["Quantity", "in_units", "parse_assignments", "parse_number", "parse_quantities"]
 
@@ -23,7 +23,7 @@ __all__ = ["Quantity", "in_units", "parse_assignments", "parse_number", "parse_q
 def parse_number(text: str | int | float, *, where: str = "value") -> float:
     """Parse a constant such as ``"10"``, ``"pi/2"`` or ``"2*9.81"`` into a finite float.
 
-    Plain numbers are read without sympy (:func:`robodyn.model.names.plain_number`); expressions go through the
+    Plain numbers are read without sympy (:func:`robodyn.base.names.plain_number`); expressions go through the
     safe parser (:mod:`robodyn.model.expr`, which imports sympy), imported only then.
     """
     value = plain_number(text)
@@ -100,9 +100,9 @@ def in_units(given: Mapping[str, Quantity], units: Mapping[str, str], *, where: 
              ) -> tuple[dict[str, float], list[str]]:
     """The values of ``given`` in their names' own units, and a warning for each angle that looks like degrees.
 
-    A value in degrees is converted to its name's angle unit (:data:`~robodyn.model.names.ANGLE_UNITS`: rad, or
+    A value in degrees is converted to its name's angle unit (:data:`~robodyn.base.names.ANGLE_UNITS`: rad, or
     deg); one for a name whose unit is not an angle, or is not known, is refused (InputError naming it). A value of
-    an angle in rad given without a unit and beyond a whole turn (:data:`~robodyn.model.names.TURN`) gets a warning
+    an angle in rad given without a unit and beyond a whole turn (:data:`~robodyn.base.names.TURN`) gets a warning
     naming the value and ``deg``.
     """
     values: dict[str, float] = {}

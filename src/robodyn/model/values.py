@@ -10,8 +10,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
+from robodyn.base.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 from robodyn.base.numbers import FINITE, finite_number
-from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
 
 __all__ = ["Values", "Vector", "check_names", "real_array", "real_scalar", "values_to_vector"]
 

@@ -7,21 +7,25 @@ import io
 import re
 import zipfile
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
 from robodyn.base.errors import InputError
 from robodyn.base.textfile import csv_numbers, parse_json_limited, read_text_limited
-from robodyn.results.trajectory import NPZ_KEYS, Array, EventRecord, SimulationStats, Trajectory
+from robodyn.results.run import NPZ_KEYS, Array, EventRecord, Run, SimulationStats
+
+R = TypeVar("R", bound=Run)  # the class a reader is asked to build
 
 __all__ = ["load_csv", "load_npz"]
 
 
-def load_csv(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory:
-    """A trajectory from the CSV :meth:`Trajectory.to_csv` writes (the choices are in :meth:`Trajectory.load`)."""
+def load_csv(build: Callable[..., R], file: Path, states: Sequence[str] | None, limit: int) -> R:
+    """A trajectory from the CSV :meth:`Trajectory.to_csv` writes (the choices are in :meth:`Trajectory.load`), made
+    by ``build`` (the class: called as ``Trajectory`` is)."""
     text = read_text_limited(file, "trajectory CSV", limit=limit).removeprefix("\ufeff")
     lines = [(number, line) for number, line in enumerate(text.splitlines(), 1) if line.strip()]
     if not lines:
@@ -41,7 +45,7 @@ def load_csv(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
     x = table[:, 1:1 + n]
     y = x if y_names == x_names else table[:, 1 + n:1 + len(plain)]
     found = _csv_sensitivities(file, header, table, len(plain), x_names, y_names)
-    return _built(file, table[:, 0], x, np.zeros((len(table), 0)), y, x_names, (), y_names, file.stem,
+    return _built(build, file, table[:, 0], x, np.zeros((len(table), 0)), y, x_names, (), y_names, file.stem,
                   SimulationStats("loaded", "unknown"), sensitivities=found)
 
 
@@ -89,18 +93,19 @@ def _state_columns(file: Path, names: list[str], states: Sequence[str] | None
     return chosen, tuple(names[len(chosen):]) or chosen
 
 
-def _built(file: Path, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...], inputs: tuple[str, ...],
-           outputs: tuple[str, ...], model: str, stats: SimulationStats, events: tuple[EventRecord, ...] = (),
+def _built(build: Callable[..., R], file: Path, t: Array, x: Array, u: Array, y: Array, states: tuple[str, ...],
+           inputs: tuple[str, ...], outputs: tuple[str, ...], model: str, stats: SimulationStats,
+           events: tuple[EventRecord, ...] = (),
            params: Array | None = None, sensitivities: tuple[Array, Array | None, tuple[str, ...]] | None = None,
-           method: str | None = None) -> Trajectory:
+           method: str | None = None) -> R:
     """The Trajectory, its shape errors naming the file; t must be finite and non-decreasing."""
     if not np.all(np.isfinite(t)) or np.any(np.diff(t) < 0):
         raise InputError(f"{file}: the times t must be finite and non-decreasing: is it a trajectory file?")
     found, outputs_found, names = sensitivities if sensitivities is not None else (None, None, ())
     try:
-        return Trajectory(t, x, u, y, states, inputs, outputs, model, stats, events, params=params,
-                          sensitivities=found, output_sensitivities=outputs_found, sensitivity_names=names,
-                          sensitivity_method=method)
+        return build(t, x, u, y, states, inputs, outputs, model, stats, events, params=params,
+                     sensitivities=found, output_sensitivities=outputs_found, sensitivity_names=names,
+                     sensitivity_method=method)
     except InputError as exc:
         raise type(exc)(f"{file}: {exc}") from None
 
@@ -127,8 +132,9 @@ def _npz_arrays(file: Path, limit: int) -> dict[str, np.ndarray]:
     raise InputError(f"{file}: {problem}: give a file written by Trajectory.to_npz")
 
 
-def load_npz(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory:
-    """A trajectory from the ``.npz`` :meth:`Trajectory.to_npz` writes: everything but the source."""
+def load_npz(build: Callable[..., R], file: Path, states: Sequence[str] | None, limit: int) -> R:
+    """A trajectory from the ``.npz`` :meth:`Trajectory.to_npz` writes: everything but the source (made by ``build``,
+    as :func:`load_csv`)."""
     arrays = _npz_arrays(file, limit)
     missing = [key for key in NPZ_KEYS if key not in arrays]
     if missing:
@@ -153,7 +159,7 @@ def load_npz(file: Path, states: Sequence[str] | None, limit: int) -> Trajectory
     if "sensitivities" in numbers:
         found = (numbers["sensitivities"], numbers.get("output_sensitivities"), names.get("sensitivity_names", ()))
     method = str(arrays["sensitivity_method"]) if "sensitivity_method" in arrays else None
-    return _built(file, numbers["t"], numbers["x"], numbers["u"], numbers["y"], names["states"], names["inputs"],
+    return _built(build, file, numbers["t"], numbers["x"], numbers["u"], numbers["y"], names["states"], names["inputs"],
                   names["outputs"], str(arrays["model"]), stats, _events(file, arrays, numbers, names),
                   numbers.get("params"), found, method or None)
 

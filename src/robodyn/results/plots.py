@@ -21,12 +21,13 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.display.figures import literal, plain_log
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
 
-    from robodyn.results.trajectory import Trajectory
+    from robodyn.results.run import Run
 
 __all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "figure_bytes", "literal", "phase_portrait", "plain_log",
            "pole_map", "save_figure", "time_response", "validity"]
@@ -34,32 +35,12 @@ __all__ = ["DENSE_POINTS", "FORMATS", "convergence", "dense", "figure_bytes", "l
 FORMATS: Final = (".png", ".svg", ".pdf")  # what save_figure (and the CLI's --plot) writes
 
 
-def plain_log(*axes: Any) -> None:
-    """Label the logarithmic axes of ``axes`` in plain text (``1e-03``) instead of matplotlib's math text
-    (``10^{-3}``), which parses every tick label with pyparsing: a log-log figure's SVG took a second."""
-    from matplotlib.ticker import LogFormatter, LogLocator, NullFormatter
-
-    for ax in axes:
-        for axis, scale in ((ax.xaxis, ax.get_xscale()), (ax.yaxis, ax.get_yscale())):
-            if scale == "log":
-                axis.set_major_formatter(LogFormatter(labelOnlyBase=True))
-                axis.set_minor_locator(LogLocator(subs=(2.0, 5.0)))  # 2 and 5 of each decade, not all 8
-                axis.set_minor_formatter(NullFormatter())
-
-
-def literal(text: object) -> str:
-    """``text`` (a model's name, a unit, a frame: free text from a model file) as matplotlib shows it literally:
-    every ``$`` escaped, so that no pair of them starts math text (``"$\\frac{$"`` would make matplotlib raise
-    when the figure is drawn). Every text robodyn puts on a figure from a model goes through this."""
-    return str(text).replace("$", r"\$")
-
-
-def _units(trajectory: Trajectory) -> Mapping[str, str]:
+def _units(trajectory: Run) -> Mapping[str, str]:
     source = getattr(trajectory, "source", None)
     return source.units() if source is not None else {}
 
 
-def _groups(trajectory: Trajectory, names: Sequence[str], units: Mapping[str, str]) -> list[tuple[str, list[str]]]:
+def _groups(trajectory: Run, names: Sequence[str], units: Mapping[str, str]) -> list[tuple[str, list[str]]]:
     """(axis label, state names) per axis: by unit, else coordinates and velocities apart."""
     groups: dict[str, list[str]] = {}
     half = len(trajectory.states) // 2
@@ -75,7 +56,7 @@ def _groups(trajectory: Trajectory, names: Sequence[str], units: Mapping[str, st
     return list(groups.items())
 
 
-def _varying_inputs(trajectory: Trajectory) -> tuple[list[tuple[str, np.ndarray]], list[str]]:
+def _varying_inputs(trajectory: Run) -> tuple[list[tuple[str, np.ndarray]], list[str]]:
     """(label, values) of the inputs that vary, identical ones merged, and the texts of the constant ones."""
     varying: list[tuple[str, np.ndarray]] = []
     constant: list[str] = []
@@ -110,7 +91,7 @@ def _constant_text(constant: list[str]) -> str:
 DENSE_POINTS: Final = 600  # points per curve of a time response drawn through the solver's steps
 
 
-def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
+def dense(trajectory: Run, points: int = DENSE_POINTS) -> Run:
     """``trajectory`` drawn smooth: with fewer than ``points`` stored times (an adaptive run stores its steps,
     135 over 10 s for the joint) and its model known, the states at ``points`` evenly spaced times by the cubic
     Hermite interpolant through the stored states and their derivatives f(t, x, u) (local, exact at the stored
@@ -122,8 +103,6 @@ def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
     Only for drawing: the stored points stay the result (robodyn.simulate's ``t_eval`` gives values at chosen
     times with the integrator's own accuracy).
     """
-    from robodyn.results.trajectory import Trajectory as Run
-
     model = trajectory.source
     t = trajectory.t
     if model is None or len(t) >= points or len(t) < 2 or model.sample_period is not None \
@@ -148,11 +127,12 @@ def dense(trajectory: Trajectory, points: int = DENSE_POINTS) -> Trajectory:
     u = np.column_stack([np.interp(times, t, trajectory.u[:, j]) for j in range(trajectory.u.shape[1])]) \
         if trajectory.u.shape[1] else np.zeros((times.size, 0))
     y = model.h_many(times, x, u, p)
-    return Run(times, x, u, y, trajectory.states, trajectory.inputs, trajectory.outputs, trajectory.model,
+    make: Any = type(trajectory)  # the class of the run drawn
+    return make(times, x, u, y, trajectory.states, trajectory.inputs, trajectory.outputs, trajectory.model,
                trajectory.stats, trajectory.events, source=model, params=trajectory.params)
 
 
-def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *, ax: Axes | None = None,
+def time_response(trajectory: Run, names: Sequence[str] | None = None, *, ax: Axes | None = None,
                   into: Figure | None = None, style: str = "-", units: Mapping[str, str] | None = None,
                   label_suffix: str = "", smooth: bool = True) -> Figure:
     """The states ``names`` (default all) and the varying inputs of a run against t (drawn through :func:`dense`
@@ -248,7 +228,7 @@ def time_response(trajectory: Trajectory, names: Sequence[str] | None = None, *,
 
 def phase_portrait(model: Any, *, x_range: tuple[float, float] = (-np.pi, np.pi),
                    v_range: tuple[float, float] = (-6.0, 6.0), u: Any = None, params: Any = None,
-                   trajectories: Sequence[Trajectory] = (), points: int = 25, ax: Axes | None = None) -> Figure:
+                   trajectories: Sequence[Run] = (), points: int = 25, ax: Axes | None = None) -> Figure:
     """The vector field of a two-state model over a grid (arrows normalized, colour by speed), with the given
     trajectories drawn on it. InputError for a model that does not have exactly two states."""
     from matplotlib.figure import Figure

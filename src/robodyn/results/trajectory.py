@@ -6,7 +6,7 @@ import io
 import json
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
@@ -17,6 +17,7 @@ from robodyn.base.atomic import write_bytes_atomic, write_text_atomic
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.base.numbers import float_array
 from robodyn.results.csv_text import csv_text
+from robodyn.results.run import EventRecord, SimulationStats
 from robodyn.results.sensitivities import (
     direction_index,
     freeze_sensitivities,
@@ -36,61 +37,6 @@ __all__ = ["MAX_TRAJECTORY_BYTES", "BatchTrajectory", "EventRecord", "Simulation
 Array = NDArray[np.float64]
 
 MAX_TRAJECTORY_BYTES: Final = 200_000_000  # Largest trajectory file Trajectory.load reads (unpacked, for .npz).
-
-
-@dataclass(frozen=True, slots=True)
-class SimulationStats:
-    """How a simulation ran.
-
-    Attributes
-    ----------
-    path : ``"exact"``, ``"compiled"``, ``"interpreted"`` or ``"stiff"``
-    method : the integration method (``"dopri5"``, ``"rk4"``, ``"radau"``, ``"exact"``, ...)
-    nfev : right-hand-side evaluations (summed over a batch)
-    steps : accepted steps (summed over a batch)
-    rejected : rejected steps (summed over a batch)
-    compile_seconds : time spent generating, compiling or loading machine code in this call
-    from_cache : the compiled kernel's machine code was loaded from the on-disk cache, nothing was compiled
-        (``compile_seconds`` is then the load time)
-    njev : Jacobian evaluations (the implicit methods ``radau`` and ``rosenbrock``; 0 otherwise)
-    nlu : LU factorizations (the implicit methods; 0 otherwise)
-    hint : advice about the method, or None: an explicit method whose step was limited by stability (a stiff
-        problem) names the implicit method to use instead
-    """
-
-    path: str
-    method: str
-    nfev: int = 0
-    steps: int = 0
-    rejected: int = 0
-    compile_seconds: float = 0.0
-    from_cache: bool = False
-    njev: int = 0
-    nlu: int = 0
-    hint: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-    def _repr_html_(self) -> str:
-        from robodyn.display import result_html
-
-        return result_html(self, "Simulation statistics", units={"compile_seconds": "s"})
-
-
-@dataclass(frozen=True, slots=True)
-class EventRecord:
-    """A located event: its name, time, and the state there ``(n,)``."""
-
-    name: str
-    t: float
-    x: Array
-    terminal: bool = False
-
-    def _repr_html_(self) -> str:
-        from robodyn.display import result_html
-
-        return result_html(self, f"Event {self.name!r}", units={"t": "s"})
 
 
 def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
@@ -370,9 +316,9 @@ class Trajectory:
         file = Path(path)
         suffix = file.suffix.lower()
         if suffix == ".csv":
-            return load_csv(file, states, limit)
+            return load_csv(cls, file, states, limit)
         if suffix == ".npz":
-            return load_npz(file, states, limit)
+            return load_npz(cls, file, states, limit)
         raise InputError(f"{file}: unknown trajectory file type {suffix or '(no suffix)'!r}: give a .csv or .npz "
                          "file (as to_csv and to_npz write)")
 
@@ -562,4 +508,3 @@ class BatchTrajectory:
             parts.append(display.svg_plot(self.t, self.x[:shown, :, 0].T, names, xlabel="t [s]"))
         return display.block(parts)
 
-NPZ_KEYS: Final = ("t", "x", "u", "y", "states", "inputs", "outputs", "model", "stats")  # what to_npz always writes

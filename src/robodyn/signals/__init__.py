@@ -4,8 +4,6 @@ The package's parts:
 
 - :mod:`robodyn.signals.core`: the signal classes (:class:`Constant`, :class:`Step`, :class:`Ramp`,
   :class:`Sine`, :class:`Pulse`, :class:`Table`, :class:`Sum`, :class:`Scaled`, :class:`FunctionSignal`);
-- :mod:`robodyn.signals.parse`: the command-line text form (``step(0, 0, 1) + 0.5*sine(1, 2)``),
-  parsed by :func:`parse_signal` without ``eval``;
 - :mod:`robodyn.signals.inputs`: :func:`resolve_inputs` -> :class:`Inputs` (with :class:`StateFeedback`)
   and :meth:`Inputs.compiled`, which packs them into the arrays the kernels read;
 - :mod:`robodyn.signals.kinds`: the kind codes of the packed rows, shared by the packer and the evaluator;
@@ -18,9 +16,9 @@ classes, ``robodyn.signals.kinds`` for the kind codes) does not import the text 
 Input tables read from CSV files: :mod:`~robodyn.signals.tables`.
 """
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
-from robodyn.base.lazy import lazy_names
+from robodyn.base.lazy import forwarded_names, lazy_names
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
@@ -43,8 +41,6 @@ _LAZY: dict[str, str] = {
     "Table": "robodyn.signals.core",
     "compile_inputs": "robodyn.signals.inputs",
     "load_evaluator": "robodyn.signals.inputs",
-    "parse_input_assignments": "robodyn.signals.parse",
-    "parse_signal": "robodyn.signals.parse",
     "resolve_inputs": "robodyn.signals.inputs",
 }
 
@@ -60,10 +56,22 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
         resolve_inputs,
     )
     from robodyn.signals.kinds import KIND_CODES
-    from robodyn.signals.parse import parse_input_assignments, parse_signal
 
 
-__getattr__, __dir__ = lazy_names(__name__, _LAZY)
+_lazy_getattr, _lazy_dir = lazy_names(__name__, _LAZY)
+#: the command-line text form of signals is read by robodyn.files.signal_text (it parses expressions, a model-layer
+#: service); these names still resolve here, with a DeprecationWarning, for one release
+_MOVED_NAMES: Final = ("parse_input_assignments", "parse_signal")
+_moved_getattr, _moved_dir = forwarded_names(__name__, "robodyn.files.signal_text", _MOVED_NAMES)
+
+
+def __getattr__(name: str) -> object:
+    return _moved_getattr(name) if name in _MOVED_NAMES else _lazy_getattr(name)
+
+
+def __dir__() -> list[str]:
+    return sorted(set(_lazy_dir()) | set(_moved_dir()))
+
 
 __all__ = [
     "EVALUATOR_SOURCE_PATH",
@@ -83,7 +91,5 @@ __all__ = [
     "Table",
     "compile_inputs",
     "load_evaluator",
-    "parse_input_assignments",
-    "parse_signal",
     "resolve_inputs",
 ]

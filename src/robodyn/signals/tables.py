@@ -1,5 +1,5 @@
 """Input tables from CSV files: ``(times, values)`` read with every check (:func:`read_table_csv`), for
-:meth:`robodyn.signals.core.Table.from_csv` and the text form ``table(path.csv)`` (robodyn.signals.parse)."""
+:meth:`robodyn.signals.core.Table.from_csv` and the text form ``table(path.csv)`` (robodyn.files.signal_text)."""
 
 from __future__ import annotations
 

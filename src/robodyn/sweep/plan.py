@@ -261,7 +261,7 @@ def make_plan(model: ModelContract, text: str, name: str, over: Any, t_span: Any
     known = (*model.states, *model.parameters, *model.inputs)
     for key in over:
         if not isinstance(key, str) or (key not in known and not key.startswith("K[")):
-            from robodyn.model.names import did_you_mean
+            from robodyn.base.names import did_you_mean
 
             raise InputError(f"sweep: {key!r} is not a parameter, state or input of {model.name!r} (parameters: "
                              f"{', '.join(model.parameters) or 'none'}; states: {', '.join(model.states)}; inputs: "

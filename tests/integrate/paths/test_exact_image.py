@@ -1,4 +1,4 @@
-"""The exact path's plain-float steps (robodyn.integrate.paths.exact_steps) and a linear model's run image
+"""The exact path's plain-float steps (robodyn.linear.exact_steps) and a linear model's run image
 (robodyn.integrate.paths.exact_image): the image repeats the full path's run to the bit, and a damaged, edited or
 incomplete image never runs.
 
@@ -17,13 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import robodyn.integrate.paths.exact as exact
+import robodyn.linear.exact as exact
 from robodyn.cli import main
 from robodyn.files.cached import load_cached
 from robodyn.integrate.kernels import run_image
 from robodyn.integrate.paths import exact_image
-from robodyn.integrate.paths.exact import exact_response, exact_transitions, with_constant
-from robodyn.integrate.paths.exact_steps import SharedExponentials, plain_sized, plain_steps
+from robodyn.linear.exact import exact_response, exact_transitions, with_constant
+from robodyn.linear.exact_steps import SharedExponentials, plain_sized, plain_steps
 from robodyn.signals import Constant
 
 A_JOINT = np.array([[0.0, 1.0], [-100.0, -10.0]])

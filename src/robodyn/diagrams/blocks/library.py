@@ -51,6 +51,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from robodyn.base.errors import UnknownNameError
+from robodyn.base.names import did_you_mean
 from robodyn.diagrams.blocks.common import MAX_BLOCK_PORTS
 from robodyn.diagrams.blocks.dc_motor import dc_motor
 from robodyn.diagrams.blocks.first_order import first_order
@@ -63,7 +64,6 @@ from robodyn.diagrams.blocks.registry import BlockKind, block_kinds
 from robodyn.diagrams.blocks.saturation import saturation
 from robodyn.diagrams.blocks.sum import sum
 from robodyn.model.kinds.symbolic import SymbolicSystem
-from robodyn.model.names import did_you_mean
 
 __all__ = ["BLOCKS", "KINDS", "MAX_BLOCK_PORTS", "MAX_LTI_ENTRIES", "dc_motor", "first_order", "gain", "integrator",
            "lti", "make_block", "pid", "quantizer", "saturation", "sum"]

@@ -22,7 +22,7 @@ what every later process on the machine runs, so the results of one file stay th
 It never decides anything the sympy reader would decide otherwise: whatever it does not recognize — a derived or
 constant-expression parameter, another kind or key, a name or expression the reader would refuse or warn about, a
 division by something that is zero at a probe point (``x/(x - x)``, which sympy folds to a refused infinity), a
-constant out of double range, more than :data:`robodyn.model.names.MAX_DEPTH` levels — makes :func:`light_record`
+constant out of double range, more than :data:`robodyn.base.names.MAX_DEPTH` levels — makes :func:`light_record`
 return None, and the sympy reader reads the file (and words its error). Every expression is evaluated at one probe
 point (states, inputs and time at distinct values in (0.3, 0.8), parameters at their defaults) for that check; the
 error bounds of the generated code are judged there and at two more points (those values moved above 1 and negated).
@@ -36,9 +36,7 @@ import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from robodyn.files.light.bounds import constant_bound, inaccuracy
-from robodyn.files.light.shape import rewritten
-from robodyn.model.names import (
+from robodyn.base.names import (
     CONSTANT_NAMES,
     FUNCTION_ARGUMENTS,
     MAX_CONSTANT_EXPONENT,
@@ -48,6 +46,8 @@ from robodyn.model.names import (
     TIME_NAME,
     plain_number,
 )
+from robodyn.files.light.bounds import constant_bound, inaccuracy
+from robodyn.files.light.shape import rewritten
 
 __all__ = ["light_record"]
 

@@ -41,9 +41,9 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.base.digest import sha256
+from robodyn.base.names import is_qualified_name
 from robodyn.integrate.kernels.entry_arguments import leaves
 from robodyn.integrate.paths import exact_image
-from robodyn.model.names import is_qualified_name
 
 __all__ = ["IMAGE_FORMAT", "QuickRun", "execute", "fingerprint", "image_key", "read_image", "remember",
            "remember_exact"]
@@ -62,7 +62,7 @@ FINGERPRINT_FILES: Final = (
     "integrate/status.py",
     "integrate/kernels/run_image.py", "signals/kernel.py", "signals/kinds.py", "codegen/indirect.py",
     "codegen/llvm/pyir.py", "codegen/objects.py", "codegen/libraries.py",
-    "integrate/paths/exact.py", "integrate/paths/exact_steps.py", "integrate/paths/exact_image.py",
+    "linear/exact.py", "linear/exact_steps.py", "integrate/paths/exact_image.py",
     "signals/core.py",
 )
 _ROOT: Final = Path(__file__).resolve().parents[2]  # robodyn/
@@ -151,7 +151,7 @@ def remember_exact(record_key: str, method: str, facts: dict[str, Any], fields: 
 
     ``facts``: ``name``, ``states``, ``inputs``, ``constant`` (B's last column is the model's constant term),
     ``row_bytes``; ``fields``: the run's ``generator`` (rows), ``quantum`` (None for infinite) and ``entries``
-    ([step length, exponential rows] it computed: robodyn.integrate.paths.exact.exact_transitions), merged with those of
+    ([step length, exponential rows] it computed: robodyn.linear.exact.exact_transitions), merged with those of
     the image kept before. Returns whether it was written."""
     image = {"format": IMAGE_FORMAT, "kind": exact_image.KIND, "record": record_key, "method": method,
              "name": facts["name"], "states": list(facts["states"]), "inputs": list(facts["inputs"]),

@@ -1,9 +1,9 @@
 """A linear model's exact run written down, so that a new process repeats it without numpy, scipy or sympy.
 
-The exact path (robodyn.integrate.paths.exact) of a linear model with constant inputs advances y = (x, u, 0) over its
+The exact path (robodyn.linear.exact) of a linear model with constant inputs advances y = (x, u, 0) over its
 grid
 by the matrix exponentials of the augmented generator M = [[A, B, 0], [0, 0, I], [0, 0, 0]], one per step length up
-to a quantum (robodyn.integrate.paths.exact_steps). Building the model (sympy) and computing an exponential (scipy) are
+to a quantum (robodyn.linear.exact_steps). Building the model (sympy) and computing an exponential (scipy) are
 most of a warm ``robodyn simulate`` of the joint; the steps themselves are a few products per output time. So after
 such a run the command line keeps, in the run's image (robodyn.integrate.kernels.run_image, kind ``exact``):
 
@@ -13,11 +13,11 @@ such a run the command line keeps, in the run's image (robodyn.integrate.kernels
 - the facts the run prints: the model's name, states and inputs, and whether B carries the model's constant term as
   a last column held at 1.
 
-:func:`execute` then runs the very steps of the full path (:func:`robodyn.integrate.paths.exact_steps.plain_steps`,
+:func:`execute` then runs the very steps of the full path (:func:`robodyn.linear.exact_steps.plain_steps`,
 the same
 functions, the same order of operations) from those exponentials, and answers None when the grid needs one that is
 not kept: the full path runs and keeps it. The full path takes this road only for systems small enough for the plain
-steps (:func:`robodyn.integrate.paths.exact_steps.plain_sized`); an image is made for no other.
+steps (:func:`robodyn.linear.exact_steps.plain_sized`); an image is made for no other.
 
 Nothing here imports numpy. The image is checked like every image (:func:`check`: types, sizes, finite numbers) after
 the cache's own checks of the file and its SHA-256 (robodyn.integrate.kernels.run_image).
@@ -28,8 +28,8 @@ from __future__ import annotations
 import math
 from typing import Any, Final
 
-from robodyn.integrate.paths.exact_steps import SharedExponentials, plain_sized, plain_steps
-from robodyn.model.names import is_qualified_name
+from robodyn.base.names import is_qualified_name
+from robodyn.linear.exact_steps import SharedExponentials, plain_sized, plain_steps
 
 __all__ = ["KIND", "MAX_ENTRIES", "check", "execute", "merged"]
 

@@ -13,8 +13,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, NumericalError, ShapeError, UnknownNameError
-from robodyn.base.numbers import finite_number
-from robodyn.model.names import RESERVED_NAMES, is_qualified_name, is_valid_name
+from robodyn.base.names import RESERVED_NAMES, is_qualified_name, is_valid_name
+from robodyn.linear.systems import check_period, require_continuous
 from robodyn.model.system import Model, Vector, check_names
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,43 +57,6 @@ def _matrix(value: ArrayLike | None, shape: tuple[int, int], label: str, name: s
 
 def _default_names(names: Sequence[str] | None, prefix: str, count: int) -> tuple[str, ...]:
     return tuple(names) if names is not None else tuple(f"{prefix}{i + 1}" for i in range(count))
-
-
-def check_period(value: object, where: str) -> float:
-    """``value`` as a sample period in s: a finite real number > 0, or InputError naming ``where``."""
-    message = ("{what}: dt = {value!r} must be a sample period > 0 in s (a finite number), e.g. dt=0.01; leave it "
-               "out (None) for continuous time")
-    return finite_number(value, where, not_real=message, not_finite=message, positive=message)
-
-
-def require_continuous(system: object, where: str, fix: str, *, sampled_ok: bool = False) -> None:
-    """InputError when ``system`` is discrete-time (its ``sample_period`` is set): its ``f`` is the update map
-    x[k+1] = f(x[k], u[k]), not a derivative, so an analysis of differential equations does not apply.
-
-    Parameters
-    ----------
-    system
-        A model (or any object with ``sample_period``; objects without one count as continuous-time).
-    where
-        The analysis, for the message (``"validity"``).
-    fix
-        What to do instead, the end of the message.
-    sampled_ok
-        Whether a model with sampled blocks (``sampling()``: continuous and discrete-time parts) is accepted; its
-        f (the continuous derivatives and the discrete states' increments) is zero at its operating points, but it
-        is no differential equation to integrate or bound.
-    """
-    sampling = getattr(system, "sampling", None)
-    if not sampled_ok and callable(sampling) and sampling() is not None:
-        name = getattr(system, "name", type(system).__name__)
-        raise InputError(f"{where}: {name!r} has sampled blocks: its f joins derivatives and discrete updates, not "
-                         "one differential equation; linearize gives its discrete-time model over the hyperperiod, "
-                         "and simulate shows how far that model holds")
-    period = getattr(system, "sample_period", None)
-    if period is not None:
-        name = getattr(system, "name", type(system).__name__)
-        raise InputError(f"{where}: {name!r} is a discrete-time model (dt = {period:g} s): its f is the update map "
-                         f"x[k+1] = A x[k] + B u[k], not a derivative; {fix}")
 
 
 def _units(values: Mapping[str, str] | None, names: set[str], name: str) -> Mapping[str, str]:

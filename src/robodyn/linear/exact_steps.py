@@ -1,6 +1,6 @@
 """The exact path's steps in plain floats: one piece of code for ``exact_response`` and the quick path.
 
-:func:`robodyn.integrate.paths.exact.exact_response` advances y = (x, z, u0, slope) from one time of its grid to the
+:func:`robodyn.linear.exact.exact_response` advances y = (x, z, u0, slope) from one time of its grid to the
 next
 by a matrix exponential of the augmented generator M, shared by step lengths that differ by less than a quantum
 (:class:`SharedExponentials`). For a small system that loop is cheaper in Python's floats than through numpy's calls

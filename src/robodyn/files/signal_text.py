@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Final
 
 from robodyn.base.errors import ExpressionError, InputError, UnknownNameError
-from robodyn.model.names import MAX_DEPTH, MAX_LENGTH
+from robodyn.base.names import MAX_DEPTH, MAX_LENGTH
 from robodyn.model.quantities import parse_number
 from robodyn.signals.core import Constant, Pulse, Ramp, Signal, Sine, Step, Table
 from robodyn.signals.tables import read_table_csv

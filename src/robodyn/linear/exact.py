@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
-from robodyn.integrate.paths.exact_steps import SHARE_TOLERANCE, SharedExponentials, plain_sized, plain_steps
+from robodyn.linear.exact_steps import SHARE_TOLERANCE, SharedExponentials, plain_sized, plain_steps
 from robodyn.signals.core import sorted_unique
 
 __all__ = ["SHARE_TOLERANCE", "InputChannel", "exact_discretization", "exact_first_order_hold", "exact_response",
@@ -198,7 +198,7 @@ class _ExpmCache:
     ``step(h, y, n)`` returns the first n entries of expm(h M) @ y. A step h close to a cached h0 uses
     expm(h M) = expm((h - h0) M) expm(h0 M) ~ (I + (h - h0) M) expm(h0 M), exact to rounding, so uniform
     grids (whose spacings differ in the last bits) cost one expm (the sharing is
-    robodyn.integrate.paths.exact_steps.SharedExponentials, which the plain-float steps use too).
+    robodyn.linear.exact_steps.SharedExponentials, which the plain-float steps use too).
     """
 
     def __init__(self, M: Array) -> None:
@@ -338,7 +338,7 @@ def exact_response(
     angles = np.outer(grid[:-1], omegas)
     oscillators = np.stack([np.sin(angles), np.cos(angles)], axis=-1).reshape(grid.size - 1, -1)
     extras = np.hstack([oscillators, u0, slope])
-    # small: Python's floats, the quick path's own steps (robodyn.integrate.paths.exact_steps)
+    # small: Python's floats, the quick path's own steps (robodyn.linear.exact_steps)
     if plain_sized(n, M.shape[0]):
         shared = SharedExponentials(generator_quantum(M), lambda h: _expm(h * M).tolist())
         plain = plain_steps(grid.tolist(), x.tolist(), extras.tolist(), M.tolist(), shared)
@@ -367,7 +367,7 @@ def with_constant(B: Array, c: Array, channels: Sequence[InputChannel | None]
 def exact_transitions(A: ArrayLike, B: ArrayLike, t_eval: ArrayLike, t0: float) -> dict[str, Any] | None:
     """What :func:`exact_response` steps with, from ``t0`` over the times ``t_eval`` under constant inputs, in plain
     floats: ``generator`` M (N rows), ``quantum`` (None when infinite) and ``entries``, the ``[h0, expm(h0 M)]`` its
-    steps compute (robodyn.integrate.paths.exact_steps), for a run image (robodyn.integrate.paths.exact_image); None
+    steps compute (robodyn.linear.exact_steps), for a run image (robodyn.integrate.paths.exact_image); None
     for a system
     too large for the plain steps, or an exponential that is not finite."""
     A_, B_ = _system_matrices(A, B)

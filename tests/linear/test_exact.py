@@ -1,4 +1,4 @@
-"""Tests for robodyn.integrate.paths.exact: exact LTI responses against closed forms, quadrature and DOP853.
+"""Tests for robodyn.linear.exact: exact LTI responses against closed forms, quadrature and DOP853.
 
 Tolerances. The exact path makes no truncation error, only rounding: each step multiplies by a matrix
 exponential that scipy computes to a few units of roundoff relative to ||h M||, so errors stay near
@@ -22,7 +22,7 @@ from hypothesis.extra import numpy as hnp
 from scipy.integrate import quad_vec, solve_ivp
 
 from robodyn.base.errors import InputError, RobodynError, ShapeError
-from robodyn.integrate.paths.exact import exact_discretization, exact_first_order_hold, exact_response
+from robodyn.linear.exact import exact_discretization, exact_first_order_hold, exact_response
 
 # The seed joint J q'' + b q' + k q = u with J = 0.01, b = 0.1, k = 1: omega_n = 10, zeta = 0.5.
 A_JOINT = np.array([[0.0, 1.0], [-100.0, -10.0]])
