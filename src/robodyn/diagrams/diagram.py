@@ -40,6 +40,7 @@ from robodyn.diagrams.parameters import DiagramParameters
 from robodyn.model.system import Model, Vector, require_model
 
 if TYPE_CHECKING:
+    from robodyn.diagrams.sampled import Sampling
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["Diagram"]
@@ -341,7 +342,7 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         found: list[Any] = memo["diagram corners"]
         return found
 
-    def sampling(self) -> Any:
+    def sampling(self) -> Sampling | None:
         """The sampled blocks' rates and held signals (robodyn.diagrams.sampled.Sampling), or None when none is
         sampled: ``simulate`` stops at their instants and ``linearize`` gives a discrete-time model."""
         memo = self.memo()

@@ -344,8 +344,9 @@ class ManipulatorProgram(TreeProgram):
         """L, the Cholesky factor of M (row-major, zeros above the diagonal), then dr/d[x, u] (n, 2n + m)
         with r = ID(q, q', q'') + joint terms - Q at the forward-dynamics q'' (held fixed).
 
-        The solves M^-1 dr/dz are left to the caller (:func:`robodyn.codegen.linalg.solve_factored`):
-        on the tape they would cost (2n + m) n^2 nodes, against the n^3/6 of the factor itself.
+        The solves M^-1 dr/dz are left to the caller (the lean paths' factored solve,
+        :mod:`robodyn.codegen.llvm.solve`): on the tape they would cost (2n + m) n^2 nodes, against the n^3/6 of the
+        factor itself.
         """
         return self.factored(self.residual_rows)
 

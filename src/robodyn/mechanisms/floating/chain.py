@@ -45,6 +45,7 @@ from robodyn.mechanisms.contact.contacts import (
 )
 from robodyn.model.expr import TIME, as_expr
 from robodyn.model.lean import RhsCall
+from robodyn.model.protocol import Chart
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
 from robodyn.rigid.contact import ContactForces, plane_gap
@@ -486,7 +487,7 @@ class FloatingChain(Model):
             check_laws(self.contact_set, laws, f"model {self.name!r} with the parameters {dict(clone.parameters)}")
         return clone
 
-    def chart(self) -> Any:
+    def chart(self) -> Chart:
         """The chart the integrators step in (robodyn.mechanisms.floating.chart.ChartModel)."""
         from robodyn.mechanisms.floating.chart import ChartModel
 

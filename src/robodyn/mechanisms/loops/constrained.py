@@ -58,6 +58,7 @@ from robodyn.mechanisms.contact.contacts import (
 from robodyn.mechanisms.loops.constraints import ConstraintSet
 from robodyn.mechanisms.loops.tree import TreeMembers
 from robodyn.model.expr import TIME, as_expr
+from robodyn.model.protocol import Impacts
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.constraints import AXES, ConstraintProgram, ConstraintRow
 from robodyn.rigid.contact import ContactForces, plane_gap, plane_normal_row
@@ -535,7 +536,7 @@ class ConstrainedChain(TreeMembers, Model):
                                 independent=self._independent, name=self.name, contacts=self.contact_entries,
                                 held=held)
 
-    def impacts(self) -> Any:
+    def impacts(self) -> Impacts | None:
         """The rigid contacts' events and impact map (robodyn.mechanisms.contact.impacts.ImpactSet), or None without
         ``model: impact`` contacts."""
         if not self.contact_set.impacts:
