@@ -32,7 +32,7 @@ class CostDerivatives:
     l : the value; lx : (n,); lu : (m,); lxx : (n, n); luu : (m, m); lux : (m, n) (d2l / du dx).
     """
 
-    l: float
+    l: float  # noqa: E741 - the cost, as the literature writes it
     lx: Array
     lu: Array
     lxx: Array
@@ -44,7 +44,7 @@ class CostDerivatives:
 class TerminalDerivatives:
     """A terminal cost and its exact derivatives at x: l, lx (n,), lxx (n, n)."""
 
-    l: float
+    l: float  # noqa: E741 - the cost, as the literature writes it
     lx: Array
     lxx: Array
 
