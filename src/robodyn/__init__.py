@@ -99,6 +99,7 @@ _LAZY: dict[str, str] = {
     "lipschitz": "robodyn.analysis.existence",
     "lqr": "robodyn.control.design",
     "load": "robodyn.files.loading",
+    "load_problem": "robodyn.control.optimal.problem_file",
     "load_file": "robodyn.files.loading",
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.linear.modes",
@@ -123,6 +124,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
     from robodyn.control.optimal.problem import OptimalControlProblem
+    from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
@@ -249,6 +251,7 @@ __all__ = [
     "lipschitz",
     "load",
     "load_file",
+    "load_problem",
     "load_sweep",
     "lqr",
     "modal_decomposition",

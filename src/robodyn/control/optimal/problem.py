@@ -115,10 +115,11 @@ class OptimalControlProblem:
         self.integrator = _choice(integrator, INTEGRATORS, "integrator")
         self.transcription = _choice(transcription, TRANSCRIPTIONS, "transcription")
         _check_model(model)
-        self._horizon = finite_number(horizon, "horizon", positive="the horizon must be > 0, got {number:g}: give "
-                                      "the duration in seconds")
+        self._horizon = finite_number(horizon, "horizon", positive="horizon: must be > 0, got {number:g}: give the "
+                                      "duration in seconds", not_real="horizon: expected a number of seconds, got "
+                                      "{value!r}", not_finite="horizon: {value!r} is not finite: give a number")
         if isinstance(knots, bool) or not isinstance(knots, int | np.integer) or not 2 <= knots <= MAX_KNOTS:
-            raise InputError(f"knots must be an integer from 2 to {MAX_KNOTS}, got {knots!r:.40}: the number of "
+            raise InputError(f"knots: must be an integer from 2 to {MAX_KNOTS}, got {knots!r:.40}: the number of "
                              "intervals of the horizon")
         self._knots = int(knots)
         folder = Path.cwd() if folder is None else Path(folder)
@@ -140,6 +141,7 @@ class OptimalControlProblem:
             raise InputError(f"x0: {name} = {v:g} is outside its bounds [{lo:g}, {hi:g}]: start inside them")
         parameters = dict(zip(model.parameters, self.p.tolist(), strict=True))
         self.constraints: Constraints = build_constraints(constraints, states, inputs, parameters)
+        self._linear: bool | None = None
         self._guess = None if guess is None else self._resampled(guess, folder)
 
     def _initial_state(self, x0: Any) -> Array:
@@ -199,8 +201,12 @@ class OptimalControlProblem:
 
     @property
     def linear(self) -> bool:
-        """Whether f is linear time-invariant by construction (``model.linear_by_construction()``)."""
-        return self.model.linear_by_construction() is not None
+        """Whether f is linear time-invariant, x' = A x + B u: the model's exact ``affine_form`` with no constant
+        term (asked once)."""
+        if self._linear is None:
+            form = self.model.affine_form(self.p)
+            self._linear = form is not None and not np.any(form[2])
+        return self._linear
 
     @property
     def input_bounds(self) -> Array:
