@@ -4,16 +4,14 @@ discrete LQ solution by the Riccati recursion) checked against scipy's minimizat
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 import scipy.optimize
 
 import robodyn
+from optimal_reference import riccati_solver
 from robodyn.base.errors import ConvergenceError, InputError, ShapeError, UnknownNameError
 from robodyn.control.optimal import solvers
-from robodyn.control.optimal.protocol import SolverOutcome
 from robodyn.control.optimal.result import OptimalTrajectory
 
 SCALAR = """
@@ -129,34 +127,6 @@ def test_constraint_jacobians_against_central_differences(pendulum) -> None:
     np.testing.assert_allclose(gu[:, 0], (problem.path(t, x, u + h) - problem.path(t, x, u - h)) / (2 * h), atol=1e-7)
     np.testing.assert_allclose(problem.terminal_constraint(x), [0.4 - np.pi, -1.2], rtol=1e-15)
     np.testing.assert_array_equal(problem.terminal_constraint_jacobian(x), np.eye(2))
-
-
-def riccati_solver(problem, *, progress=None, converge=True, **options):
-    """The exact minimizer of sum dt l(x_k, u_k) + l_T(x_N) for explicit Euler steps of a linear model and
-    quadratic costs about 0, unconstrained: the discrete Riccati recursion (Bertsekas, Dynamic Programming and
-    Optimal Control, vol. 1, sec. 4.1) on the problem's own A, B and cost Hessians."""
-    start = time.perf_counter()
-    n, m, N, dt = len(problem.states), len(problem.inputs), problem.knots, problem.horizon / problem.knots
-    zero_x, zero_u = np.zeros(n), np.zeros(m)
-    A, B = problem.f_jacobians(0.0, zero_x, zero_u)
-    F, G = np.eye(n) + dt * A, dt * B
-    d = problem.running_derivatives(0.0, zero_x, zero_u)
-    S = problem.terminal_derivatives(zero_x).lxx
-    gains = np.zeros((N, m, n))
-    for k in range(N - 1, -1, -1):
-        gains[k] = np.linalg.solve(dt * d.luu + G.T @ S @ G, G.T @ S @ F)
-        S = dt * d.lxx + F.T @ S @ (F - G @ gains[k])
-    X, U = np.zeros((N + 1, n)), np.zeros((N, m))
-    X[0] = problem.x0
-    for k in range(N):
-        U[k] = -gains[k] @ X[k]
-        X[k + 1] = X[k] + dt * problem.f(k * dt, X[k], U[k])
-    times = problem.times()
-    cost = sum(dt * problem.running(times[k], X[k], U[k]) for k in range(N)) + problem.terminal(X[N])
-    if progress is not None:
-        progress(1, cost, 0.0)
-    return SolverOutcome(X, U, cost, 0.0, 1, "solved" if converge else "iteration limit", converge,
-                         time.perf_counter() - start, "riccati", gains=gains)
 
 
 @pytest.fixture()
