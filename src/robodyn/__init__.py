@@ -58,6 +58,8 @@ _LAZY: dict[str, str] = {
     "ModalDecomposition": "robodyn.linear.modes",
     "Mode": "robodyn.linear.modes",
     "Model": "robodyn.model.system",
+    "OptimalControlProblem": "robodyn.control.optimal.problem",
+    "OptimalTrajectory": "robodyn.control.optimal.result",
     "Modes": "robodyn.linear.modes",
     "Observability": "robodyn.linear.controllability",
     "Identification": "robodyn.identification.identify",
@@ -97,6 +99,7 @@ _LAZY: dict[str, str] = {
     "lipschitz": "robodyn.analysis.existence",
     "lqr": "robodyn.control.design",
     "load": "robodyn.files.loading",
+    "load_problem": "robodyn.control.optimal.problem_file",
     "load_file": "robodyn.files.loading",
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.linear.modes",
@@ -120,6 +123,9 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
+    from robodyn.control.optimal.problem import OptimalControlProblem
+    from robodyn.control.optimal.problem_file import load_problem
+    from robodyn.control.optimal.result import OptimalTrajectory
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
     from robodyn.files.catalog import CATALOG
@@ -201,6 +207,8 @@ __all__ = [
     "NumericalError",
     "Observability",
     "OperatingPoint",
+    "OptimalControlProblem",
+    "OptimalTrajectory",
     "PicardIterates",
     "Pose",
     "Regressor",
@@ -243,6 +251,7 @@ __all__ = [
     "lipschitz",
     "load",
     "load_file",
+    "load_problem",
     "load_sweep",
     "lqr",
     "modal_decomposition",

@@ -301,6 +301,9 @@ def model_from_document(doc: Document, default_name: str = "model") -> Model:
         kinds = ", ".join(KINDS)
         if kind is None:
             raise r.fail((), f"missing 'kind': one of {kinds}")
+        if kind == "optimal_control":  # robodyn.control.optimal.problem_file reads these: a problem holds a model
+            raise r.fail(("kind",), "this is an optimal control problem, not a model: read it with "
+                                    "robodyn.load_problem(path) or `robodyn optimize`")
         raise r.fail(("kind",), f"unknown kind {kind!r}: one of {kinds}{did_you_mean(str(kind), list(KINDS))}")
     for key in r.data:
         if key not in KINDS[kind]:

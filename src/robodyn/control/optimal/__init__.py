@@ -2,4 +2,13 @@
 
 - :mod:`~robodyn.control.optimal.protocol`: what a solver is given (:class:`TranscribableProblem`) and what it
   answers (:class:`SolverOutcome`): the one contract between the problem and the solvers.
+- :mod:`~robodyn.control.optimal.problem`: :class:`OptimalControlProblem`, the problem (checked when made) and its
+  ``solve``; :mod:`~robodyn.control.optimal.costs` (its running and terminal terms),
+  :mod:`~robodyn.control.optimal.constraints` (bounds, path and terminal constraints),
+  :mod:`~robodyn.control.optimal.references` (weights and references by name) and
+  :mod:`~robodyn.control.optimal.expressions` (user expressions compiled with their exact derivatives).
+- :mod:`~robodyn.control.optimal.problem_file`: the YAML problem file (``kind: optimal_control``) and
+  :func:`load_problem`.
+- :mod:`~robodyn.control.optimal.solvers`: the registry of solvers by method name.
+- :mod:`~robodyn.control.optimal.result`: :class:`OptimalTrajectory`, the answer (a Trajectory).
 """
