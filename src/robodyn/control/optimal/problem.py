@@ -22,6 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import ConvergenceError, InputError
+from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number, float_array, frozen
 from robodyn.control.optimal.constraints import BOUND_KEYS, Constraints, box, build_constraints
 from robodyn.control.optimal.costs import Costs, build_costs
@@ -29,7 +30,6 @@ from robodyn.control.optimal.protocol import CostDerivatives, SolverOutcome, Ter
 from robodyn.control.optimal.references import by_name, number, reference, trajectory_columns
 from robodyn.control.optimal.result import OptimalTrajectory, optimization_stats
 from robodyn.control.optimal.solvers import SOLVERS, solver
-from robodyn.model.names import did_you_mean
 from robodyn.model.system import require_model
 
 if TYPE_CHECKING:

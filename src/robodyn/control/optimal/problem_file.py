@@ -30,12 +30,12 @@ from pathlib import Path
 from typing import Any, Final
 
 from robodyn.base.errors import InputError, ModelFileError
+from robodyn.base.names import did_you_mean
 from robodyn.base.textfile import MAX_TEXT_BYTES, read_text_limited
 from robodyn.control.optimal.problem import OptimalControlProblem
 from robodyn.control.optimal.references import by_name
 from robodyn.files.yamlio import Document, read_yaml
 from robodyn.files.yamlio import Path as KeyPath
-from robodyn.model.names import did_you_mean
 
 __all__ = ["KIND", "PROBLEM_KEYS", "REQUIRED", "load_problem", "problem_from_document"]
 

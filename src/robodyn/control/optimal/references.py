@@ -21,9 +21,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import frozen as read_only
 from robodyn.control.weights import check_definite, check_symmetric, weight_matrix
-from robodyn.model.names import did_you_mean
 from robodyn.model.quantities import parse_number
 
 __all__ = ["Reference", "by_name", "number", "reference", "trajectory_columns", "weights"]

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from robodyn.base.errors import InputError
-from robodyn.model.names import did_you_mean
+from robodyn.base.names import did_you_mean
 
 __all__ = ["SOLVERS", "Solver", "solver"]
 
