@@ -65,8 +65,9 @@ class QuadraticProblem:
         return np.asarray(self.model.f_raw(t, x, u, self._p), dtype=float)
 
     def f_jacobians(self, t: float, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        A, B = self.model.jacobians_raw(t, x, u, self._p)
-        return np.asarray(A, dtype=float), np.asarray(B, dtype=float)
+        n, m = len(x), len(u)  # the flat [A | B | C | D] of the model's exact linearization, row-major blocks
+        flat = np.asarray(self.model.linearization_raw(t, x, u, self._p), dtype=float)
+        return flat[:n * n].reshape(n, n), flat[n * n:n * n + n * m].reshape(n, m)
 
     def running(self, t: float, x: np.ndarray, u: np.ndarray) -> float:
         dx, du = x - self.x_ref, u - self.u_ref
