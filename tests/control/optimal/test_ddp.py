@@ -95,3 +95,72 @@ def test_progress_is_reported_and_bad_options_are_refused() -> None:
         solve_ddp(_pendulum(knots=20), warm_start=(np.zeros((3, 2)), np.zeros((2, 1))))
     capped = solve_ddp(_pendulum(knots=20), max_iterations=1)
     assert not capped.converged and "not converged in 1 iterations" in capped.status
+
+
+crocoddyl = pytest.importorskip("crocoddyl")
+pin = pytest.importorskip("pinocchio")
+
+
+class _PinocchioArm(crocoddyl.DifferentialActionModelAbstract):  # type: ignore[misc]
+    """x' = (v, aba(q, v, u)) and 1/2 (x - r)' Q (x - r) + 1/2 u' R u through Pinocchio's Python bindings.
+
+    Crocoddyl's own DifferentialActionModelFreeFwdDynamics is not used: in this environment (libcrocoddyl 3.2.1
+    beside libpinocchio 4.1.0) it reads the model's gravity as ~0 (its acceleration at rest, zero torque, is
+    ~1e-309), while pinocchio.aba and robodyn agree; Crocoddyl's solvers are what is compared here."""
+
+    def __init__(self, model: object, Q: np.ndarray, R: np.ndarray, x_ref: np.ndarray) -> None:
+        nv = model.nv  # type: ignore[attr-defined]
+        crocoddyl.DifferentialActionModelAbstract.__init__(self, crocoddyl.StateVector(2 * nv), nv, 0)
+        self.pm, self.pd, self.Q, self.R, self.x_ref = model, model.createData(), Q, R, x_ref  # type: ignore
+
+    def calc(self, data: object, x: np.ndarray, u: np.ndarray | None = None) -> None:
+        nv, dx = self.pm.nv, x - self.x_ref
+        data.cost = 0.5 * dx @ self.Q @ dx  # type: ignore[attr-defined]
+        if u is not None:
+            data.xout[:] = pin.aba(self.pm, self.pd, x[:nv], x[nv:], u)  # type: ignore[attr-defined]
+            data.cost += 0.5 * u @ self.R @ u  # type: ignore[attr-defined]
+
+    def calcDiff(self, data: object, x: np.ndarray, u: np.ndarray | None = None) -> None:
+        nv = self.pm.nv
+        data.Lx[:], data.Lxx[:, :] = self.Q @ (x - self.x_ref), self.Q  # type: ignore[attr-defined]
+        if u is not None:
+            ddq_dq, ddq_dv, minv = pin.computeABADerivatives(self.pm, self.pd, x[:nv], x[nv:], u)
+            data.Fx[:, :nv], data.Fx[:, nv:] = ddq_dq, ddq_dv  # type: ignore[attr-defined]
+            data.Fu[:, :] = np.triu(minv) + np.triu(minv, 1).T  # type: ignore[attr-defined]
+            data.Lu[:], data.Luu[:, :] = self.R @ u, self.R  # type: ignore[attr-defined]
+
+    def createData(self) -> object:
+        return crocoddyl.DifferentialActionDataAbstract(self)
+
+
+@pytest.mark.parametrize("box", [None, np.array([50.0, 50.0, 40.0, 30.0, 40.0, 8.0])])
+def test_ur5_fddp_reaches_crocoddyls_optimal_cost(box: np.ndarray | None) -> None:
+    from pinocchio_reference import ROBOTS
+    if ROBOTS is None:
+        pytest.skip("example-robot-data is not installed")
+    from robodyn.mechanisms.urdf.chain import chain_from_urdf
+    path = ROBOTS / "ur_description/urdf/ur5_robot.urdf"
+    reference, model = pin.buildModelFromUrdf(str(path)), chain_from_urdf(path)
+    N, dt = 50, 0.01
+    x0 = np.concatenate([[0.0, -1.2, 1.5, -0.3, 0.4, 0.0], np.zeros(6)])
+    x_ref = np.concatenate([[0.6, -0.8, 1.0, 0.2, -0.3, 0.5], np.zeros(6)])
+    Q, R = np.diag(np.r_[np.full(6, 10.0), np.full(6, 0.1)]), np.diag(np.full(6, 1e-3))
+    Qf = np.diag(np.r_[np.full(6, 1e4), np.full(6, 10.0)])
+    holding = pin.rnea(reference, reference.createData(), x0[:6], np.zeros(6), np.zeros(6))
+    guess = (np.tile(x0, (N + 1, 1)), np.tile(holding, (N, 1)))
+    running = crocoddyl.IntegratedActionModelEuler(_PinocchioArm(reference, Q, R, x_ref), dt)
+    problem = QuadraticProblem(model, N * dt, N, x0, Q, R, Qf, x_ref, np.zeros(6), mechanical=6, guess=guess)
+    if box is not None:
+        running.u_lb, running.u_ub = -box, box
+        problem.input_bounds = np.column_stack([-box, box])
+    terminal = crocoddyl.IntegratedActionModelEuler(_PinocchioArm(reference, Qf, R, x_ref), 0.0)
+    shooting = crocoddyl.ShootingProblem(x0, [running] * N, terminal)
+    solver = crocoddyl.SolverFDDP(shooting) if box is None else crocoddyl.SolverBoxFDDP(shooting)
+    solver.th_stop = 1e-9
+    assert solver.solve(list(guess[0]), list(guess[1]), 200, False)
+    outcome = solve_ddp(problem, integrator="euler")
+    assert outcome.converged
+    # both stop at an expected improvement < 1e-9 on a cost ~2: the optimal costs agree far inside 1e-6
+    assert abs(outcome.cost - solver.cost) <= 1e-6 * solver.cost
+    if box is not None:
+        assert np.all(np.abs(outcome.U) <= box) and np.any(np.isclose(np.abs(outcome.U), box))
