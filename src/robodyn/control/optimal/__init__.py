@@ -2,4 +2,9 @@
 
 - :mod:`~robodyn.control.optimal.protocol`: what a solver is given (:class:`TranscribableProblem`) and what it
   answers (:class:`SolverOutcome`): the one contract between the problem and the solvers.
+- :mod:`~robodyn.control.optimal.steps`: the discretized dynamics x[k+1] = F(x[k], u[k]) (euler, rk4, zoh) and
+  their exact Jacobians through the step.
+- :mod:`~robodyn.control.optimal.ddp`: ``solve_ddp``, the DDP family (DDP/iLQR, FDDP, input boxes);
+  :mod:`~robodyn.control.optimal.ddp_passes` its compiled backward pass and box QP;
+  :mod:`~robodyn.control.optimal.ddp_constraints` its augmented Lagrangian for state bounds and constraints.
 """

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.control.optimal import ddp_passes
 from robodyn.control.optimal.ddp_constraints import AugmentedLagrangian, has_constraints
 from robodyn.control.optimal.protocol import SolverOutcome, TranscribableProblem
@@ -217,7 +217,10 @@ def _line_search(knots: _Knots, it: _Iterate, fddp: bool, bounds: Array, penalty
     d_g, d_q = terms
     alpha = ALPHAS[0]
     for alpha in ALPHAS:
-        X_try, U_try, objective, cost = _rollout(knots, it, alpha, fddp, bounds, penalty)
+        try:  # a rollout that diverges is a rejected step (Crocoddyl's forward_error)
+            X_try, U_try, objective, cost = _rollout(knots, it, alpha, fddp, bounds, penalty)
+        except NumericalError:
+            continue
         if not math.isfinite(cost) or not np.all(np.isfinite(X_try)):
             continue
         dv = 0.0
