@@ -11,4 +11,9 @@
   :func:`load_problem`.
 - :mod:`~robodyn.control.optimal.solvers`: the registry of solvers by method name.
 - :mod:`~robodyn.control.optimal.result`: :class:`OptimalTrajectory`, the answer (a Trajectory).
+- :mod:`~robodyn.control.optimal.steps`: the discretized dynamics x[k+1] = F(x[k], u[k]) (euler, rk4, zoh) and
+  their exact Jacobians through the step.
+- :mod:`~robodyn.control.optimal.ddp`: ``solve_ddp``, the DDP family (DDP/iLQR, FDDP, input boxes);
+  :mod:`~robodyn.control.optimal.ddp_passes` its compiled backward pass and box QP;
+  :mod:`~robodyn.control.optimal.ddp_constraints` its augmented Lagrangian for state bounds and constraints.
 """
