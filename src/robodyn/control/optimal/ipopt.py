@@ -53,6 +53,9 @@ IPOPT_STATUS: Final[Mapping[str, str]] = {
     "User_Requested_Stop": "stopped on request",
     "Feasible_Point_Found": "stopped at a feasible point (not optimal)",
 }
+#: IPOPT relaxes bounds by bound_relax_factor (1e-8) while it iterates; the answer is projected back into the
+#: original bounds, so that an input bound is never exceeded by the returned trajectory.
+DEFAULTS: Final[Mapping[str, Any]] = {"ipopt.honor_original_bounds": "yes"}
 CONVERGED: Final = frozenset({"Solve_Succeeded", "Solved_To_Acceptable_Level"})
 
 
@@ -124,7 +127,7 @@ def solve_ipopt(nlp: SparseNLP, z0: Array, bounds: tuple[Array, Array, Array, Ar
     z = ca.MX.sym("z", nlp.size)
     f, g = function(z)
     settings: dict[str, Any] = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
-                                "ipopt.hessian_approximation": "limited-memory"}
+                                "ipopt.hessian_approximation": "limited-memory", **DEFAULTS}
     settings.update({f"ipopt.{key}": value for key, value in (options or {}).items()})
     if progress is not None:
         monitor = _monitor(ca, nlp, progress, violation, errors)
