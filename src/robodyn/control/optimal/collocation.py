@@ -79,9 +79,8 @@ def solve_collocation(problem: TranscribableProblem, *, transcription: str = "he
     settings = {"max_iter": int(max_iterations), "tol": float(tolerance), "hessian_approximation": hessian,
                 **options}
     run = solve_ipopt(nlp, z0, tr.bounds(), options=settings, progress=progress, violation=tr.violation)
-    cost, g = nlp.values(run.z)
     X, U = tr.unpack(run.z)
-    return SolverOutcome(X=X, U=U[:-1].copy(), cost=cost, violation=tr.violation(run.z, g),
+    return SolverOutcome(X=X, U=U[:-1].copy(), cost=run.f, violation=tr.violation(run.z, run.g),
                          iterations=run.iterations, status=run.status, converged=run.converged,
                          seconds=run.seconds, method="collocation", U_final=U[-1].copy())
 

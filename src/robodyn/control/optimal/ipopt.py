@@ -81,8 +81,8 @@ class SparseNLP(Protocol):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class IpoptRun:
-    """What IPOPT returned: z (size,), f, g (n_constraints,), its iteration count, its return status (the
-    IPOPT name), whether it converged, and the seconds spent in the solve."""
+    """What IPOPT returned: z (size,) and f, g (n_constraints,) evaluated there, its iteration count, its
+    return status (the IPOPT name), whether it converged, and the seconds spent in the solve."""
 
     z: Array
     f: float
@@ -146,9 +146,10 @@ def solve_ipopt(nlp: SparseNLP, z0: Array, bounds: tuple[Array, Array, Array, Ar
         raise errors[0]
     stats = solver.stats()
     status = str(stats.get("return_status", "unknown"))
-    return IpoptRun(np.asarray(answer["x"]).ravel().copy(), float(answer["f"]),
-                    np.asarray(answer["g"]).ravel().copy(), int(stats.get("iter_count", 0)), status,
-                    status in CONVERGED, seconds)
+    z_final = np.asarray(answer["x"], dtype=float).ravel().copy()
+    f_final, g_final = nlp.values(z_final)  # at the answer projected into the bounds, not IPOPT's last iterate
+    return IpoptRun(z_final, float(f_final), np.asarray(g_final, dtype=float).copy(),
+                    int(stats.get("iter_count", 0)), status, status in CONVERGED, seconds)
 
 
 class _Cache:
