@@ -16,4 +16,10 @@
 - :mod:`~robodyn.control.optimal.ddp`: ``solve_ddp``, the DDP family (DDP/iLQR, FDDP, input boxes);
   :mod:`~robodyn.control.optimal.ddp_passes` its compiled backward pass and box QP;
   :mod:`~robodyn.control.optimal.ddp_constraints` its augmented Lagrangian for state bounds and constraints.
+- :mod:`~robodyn.control.optimal.transcription`: direct collocation's transcriptions (trapezoidal, Hermite–Simpson)
+  of a problem into a sparse nonlinear program: layout, defects, quadrature, the exact sparse Jacobian.
+- :mod:`~robodyn.control.optimal.ipopt`: IPOPT (CasADi's build) on such a program, fed robodyn's values and
+  Jacobians through ``casadi.Callback`` objects.
+- :mod:`~robodyn.control.optimal.collocation`: :func:`solve_collocation`, the solver registered as
+  ``"collocation"``.
 """

@@ -39,7 +39,7 @@ from robodyn.control.optimal.ddp_constraints import AugmentedLagrangian, has_con
 from robodyn.control.optimal.protocol import SolverOutcome, TranscribableProblem
 from robodyn.control.optimal.steps import DiscreteStep, discretize
 
-__all__ = ["DDPOptions", "solve_ddp"]
+__all__ = ["DDPOptions", "solve_ddp", "solve_registered_ddp", "solve_registered_fddp"]
 
 Array = NDArray[np.float64]
 Progress = Callable[[int, float, float], object]
@@ -342,3 +342,16 @@ def _iterate(knots: _Knots, X: Array, U: Array, method: str, max_iterations: int
         return SolverOutcome(X=it.X, U=it.U, cost=it.objective, violation=violation, iterations=iterations,
                              status=status, converged=converged, seconds=seconds, method=method, gains=gains)
     return finish
+
+
+def solve_registered_ddp(problem: TranscribableProblem, **options: Any) -> SolverOutcome:
+    """The registry's ``"ddp"``: :func:`solve_ddp` with ``method="ddp"`` and the problem's own ``integrator``
+    (an OptimalControlProblem's) unless ``options`` name one."""
+    options.setdefault("integrator", getattr(problem, "integrator", "rk4"))
+    return solve_ddp(problem, **{**options, "method": "ddp"})
+
+
+def solve_registered_fddp(problem: TranscribableProblem, **options: Any) -> SolverOutcome:
+    """The registry's ``"fddp"``: :func:`solve_ddp` with ``method="fddp"`` and the problem's own ``integrator``."""
+    options.setdefault("integrator", getattr(problem, "integrator", "rk4"))
+    return solve_ddp(problem, **{**options, "method": "fddp"})

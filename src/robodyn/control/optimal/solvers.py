@@ -23,9 +23,9 @@ Solver = Callable[..., Any]  # (problem, **options) -> SolverOutcome
 
 #: name -> the solver, or "module:function" imported on first use.
 SOLVERS: dict[str, Solver | str] = {
-    "ddp": "robodyn.control.optimal.ddp:solve_ddp",
-    "fddp": "robodyn.control.optimal.ddp:solve_fddp",
-    "collocation": "robodyn.control.optimal.collocation:solve_collocation",
+    "ddp": "robodyn.control.optimal.ddp:solve_registered_ddp",
+    "fddp": "robodyn.control.optimal.ddp:solve_registered_fddp",
+    "collocation": "robodyn.control.optimal.collocation:solve_registered_collocation",
 }
 
 

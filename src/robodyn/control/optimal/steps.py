@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.control.optimal.protocol import TranscribableProblem
-from robodyn.integrate.paths.exact import exact_discretization
+from robodyn.linear.exact import exact_discretization
 
 __all__ = ["STEPS", "DiscreteStep", "EulerStep", "RK4Step", "SemiImplicitEulerStep", "ZeroOrderHoldStep",
            "discretize"]

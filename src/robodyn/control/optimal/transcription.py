@@ -1,0 +1,280 @@
+"""Direct collocation: an optimal control problem written as a sparse nonlinear program.
+
+Two transcriptions of a :class:`~robodyn.control.optimal.protocol.TranscribableProblem` on the knots
+t_k = k h (h = T / N, k = 0..N) (Betts, *Practical Methods for Optimal Control*, 2nd ed., SIAM 2010, sec. 4.5;
+Kelly, "An Introduction to Trajectory Optimization", SIAM Review 59(4), 2017, secs. 3-4):
+
+- ``trapezoidal``: decision variables x_k, u_k at the knots (u linear between knots); defects
+  x_{k+1} - x_k - h/2 (f_k + f_{k+1}) = 0; running cost by the trapezoid rule. Second order.
+- ``hermite_simpson`` in the *separated* form: the midpoint state x_m and input u_m of each interval are decision
+  variables too; defects x_{k+1} - x_k - h/6 (f_k + 4 f_m + f_{k+1}) = 0 (Simpson) and
+  x_m - (x_k + x_{k+1})/2 - h/8 (f_k - f_{k+1}) = 0 (the cubic Hermite interpolant at the midpoint); running
+  cost by Simpson's rule. Fourth order. Separated rather than compressed (Betts sec. 4.6.6 recommends it for
+  sparse solvers): each defect depends on f at one point through that point's own variables, so its Jacobian is
+  made of the blocks h c [A | B] at each point, never a product A_m dx_m/dx_k; the constraint Jacobian stays
+  sparser, and the cost and midpoint terms stay separable (block-diagonal Hessians).
+
+Decision vector z: for k = 0..N-1 the knot block [x_k, u_k] followed (Hermite–Simpson) by the midpoint block
+[x_m, u_m]; then [x_N, u_N]. x_0 is fixed to ``problem.x0`` by its bounds; input and state bounds are variable
+bounds at every point. Constraints g: the defects interval by interval, then the path inequalities
+g(t_k, x_k, u_k) <= 0 at the knots k = 0..N, then the terminal equalities e(x_N) = 0. The objective is the
+quadrature of the running cost plus l_T(x_N).
+
+The values and Jacobians are gathered by one Python loop over the collocation points calling
+``problem.f`` / ``problem.f_jacobians`` / ``problem.running_derivatives`` (2N + 1 points for Hermite–Simpson,
+N + 1 for trapezoidal); the defects, the quadrature and the sparse Jacobian's entries are then vectorized.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+import numpy as np
+from numpy.typing import NDArray
+
+from robodyn.base.errors import InputError, ShapeError
+from robodyn.control.optimal.protocol import TranscribableProblem
+
+__all__ = ["TRANSCRIPTIONS", "Layout", "Transcription"]
+
+Array = NDArray[np.float64]
+Index = NDArray[np.intp]
+
+TRANSCRIPTIONS: Final = ("trapezoidal", "hermite_simpson")
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Layout:
+    """Where each point's variables sit in the decision vector z.
+
+    X : (N + 1, n), U : (N + 1, m) the indices of the knots' states and inputs; XM : (N, n), UM : (N, m) the
+    midpoints' (no rows for trapezoidal). ``size`` is len(z).
+    """
+
+    X: Index
+    U: Index
+    XM: Index
+    UM: Index
+    size: int
+
+    @classmethod
+    def build(cls, n: int, m: int, knots: int, midpoints: bool) -> Layout:
+        block = n + m
+        stride = 2 * block if midpoints else block
+        knot = np.arange(knots + 1)[:, None] * stride
+        mid = np.arange(knots)[:, None] * stride + block
+        XM = mid + np.arange(n) if midpoints else np.zeros((0, n), dtype=np.intp)
+        UM = mid + n + np.arange(m) if midpoints else np.zeros((0, m), dtype=np.intp)
+        return cls(knot + np.arange(n), knot + n + np.arange(m), XM, UM, knots * stride + block)
+
+    @property
+    def points(self) -> tuple[Index, Index]:
+        """((P, n), (P, m)): the indices of every collocation point's x and u, knots first, then midpoints."""
+        return np.concatenate([self.X, self.XM]), np.concatenate([self.U, self.UM])
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PointValues:
+    """Values at the P collocation points (knots first): F (P, n) the dynamics, L (P,) the running cost."""
+
+    F: Array
+    L: Array
+
+
+class Transcription:
+    """One problem transcribed by one scheme: values, sparse Jacobian, bounds and guesses of the NLP.
+
+    Parameters
+    ----------
+    problem : TranscribableProblem
+    scheme : ``"trapezoidal"`` or ``"hermite_simpson"``
+    """
+
+    def __init__(self, problem: TranscribableProblem, scheme: str) -> None:
+        if scheme not in TRANSCRIPTIONS:
+            raise InputError(f"unknown transcription {scheme!r}: use one of {', '.join(TRANSCRIPTIONS)}")
+        self.problem = problem
+        self.scheme = scheme
+        self.n, self.m, self.N = len(problem.states), len(problem.inputs), int(problem.knots)
+        self.h = float(problem.horizon) / self.N
+        self.layout = Layout.build(self.n, self.m, self.N, scheme == "hermite_simpson")
+        t = np.asarray(problem.times(), dtype=float)
+        self.t = np.concatenate([t, t[:-1] + self.h / 2]) if scheme == "hermite_simpson" else t
+        self.weights = self._quadrature()
+        self.n_defects = self.N * self.n * (2 if scheme == "hermite_simpson" else 1)
+        self.n_path, self.n_terminal = int(problem.n_path), int(problem.n_terminal)
+        self.n_constraints = self.n_defects + (self.N + 1) * self.n_path + self.n_terminal
+        self.rows, self.cols = self._pattern()
+
+    def _quadrature(self) -> Array:
+        """(P,) the weights of the running cost at the points: trapezoid h/2, h, ..., h, h/2; Simpson h/6 at the
+        interval ends (h/3 where two intervals meet) and 2h/3 at the midpoints."""
+        N, h = self.N, self.h
+        if self.scheme == "trapezoidal":
+            w = np.full(N + 1, h)
+            w[[0, -1]] = h / 2
+            return w
+        w = np.full(2 * N + 1, 2 * h / 3)
+        w[: N + 1] = h / 3
+        w[[0, N]] = h / 6
+        return w
+
+    # --- points ---------------------------------------------------------------------------------------------
+    def points(self, z: Array) -> tuple[Array, Array]:
+        """((P, n), (P, m)): x and u at every collocation point (knots, then midpoints)."""
+        ix, iu = self.layout.points
+        return z[ix], z[iu]
+
+    def evaluate(self, z: Array) -> PointValues:
+        """f and l at every point (the Python loop over points)."""
+        p, X, U = self.problem, *self.points(z)
+        F = np.empty_like(X)
+        L = np.empty(len(X))
+        for j, t in enumerate(self.t):
+            F[j] = p.f(float(t), X[j], U[j])
+            L[j] = p.running(float(t), X[j], U[j])
+        return PointValues(F, L)
+
+    def objective(self, z: Array, values: PointValues) -> float:
+        """The quadrature of the running cost plus the terminal cost at x_N."""
+        return float(self.weights @ values.L) + float(self.problem.terminal(z[self.layout.X[-1]]))
+
+    def constraints(self, z: Array, values: PointValues) -> Array:
+        """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities."""
+        N, h, lay, F = self.N, self.h, self.layout, values.F
+        X = z[lay.X]
+        F0, F1 = F[:N], F[1 : N + 1]
+        parts: list[Array]
+        if self.scheme == "trapezoidal":
+            parts = [(X[1:] - X[:-1] - h / 2 * (F0 + F1)).ravel()]
+        else:
+            FM = F[N + 1 :]
+            simpson = X[1:] - X[:-1] - h / 6 * (F0 + 4 * FM + F1)
+            midpoint = z[lay.XM] - (X[:-1] + X[1:]) / 2 - h / 8 * (F0 - F1)
+            parts = [np.stack([simpson, midpoint], axis=1).ravel()]
+        p = self.problem
+        if self.n_path:
+            U = z[lay.U]
+            parts.append(np.concatenate([p.path(float(self.t[k]), X[k], U[k]) for k in range(N + 1)]))
+        if self.n_terminal:
+            parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float))
+        return np.concatenate(parts)
+
+    # --- derivatives ----------------------------------------------------------------------------------------
+    def _pattern(self) -> tuple[Index, Index]:
+        """The constraint Jacobian's nonzero rows and columns, in the order :meth:`jacobian` fills them."""
+        rows: list[Index] = []
+        cols: list[Index] = []
+        for r, c in self._blocks():
+            rr, cc = np.broadcast_arrays(r[:, :, None], c[:, None, :])
+            rows.append(rr.ravel())
+            cols.append(cc.ravel())
+        return np.concatenate(rows), np.concatenate(cols)
+
+    def _blocks(self) -> list[tuple[Index, Index]]:
+        """(rows (K, r), cols (K, c)) of each dense block of the constraint Jacobian."""
+        N, n, lay = self.N, self.n, self.layout
+        knot = np.concatenate([lay.X, lay.U], axis=1)  # (N + 1, n + m): the columns of [x_k, u_k]
+        stages = 2 if self.scheme == "hermite_simpson" else 1
+        first = np.arange(N)[:, None] * stages * n + np.arange(n)  # (N, n): each interval's first defect rows
+        blocks = [(first, knot[:-1]), (first, knot[1:])]
+        if self.scheme == "hermite_simpson":
+            mid = np.concatenate([lay.XM, lay.UM], axis=1)
+            second = first + n
+            blocks += [(first, mid), (second, knot[:-1]), (second, knot[1:]), (second, lay.XM)]
+        if self.n_path:
+            prow = self.n_defects + np.arange(N + 1)[:, None] * self.n_path + np.arange(self.n_path)
+            blocks.append((prow, knot))
+        if self.n_terminal:
+            trow = self.n_defects + (N + 1) * self.n_path + np.arange(self.n_terminal)
+            blocks.append((trow[None, :], lay.X[-1:]))
+        return blocks
+
+    def jacobian(self, z: Array) -> tuple[Array, Array]:
+        """(grad (len(z),), values (len(rows),)): the objective's gradient and the constraint Jacobian's entries
+        at (:attr:`rows`, :attr:`cols`), from the problem's exact Jacobians."""
+        p, X, U = self.problem, *self.points(z)
+        N, n, m, h = self.N, self.n, self.m, self.h
+        AB = np.empty((len(X), n, n + m))
+        grad = np.zeros(self.layout.size)
+        gx, gu = np.empty((len(X), n)), np.empty((len(X), m))
+        for j, t in enumerate(self.t):
+            A, B = p.f_jacobians(float(t), X[j], U[j])
+            AB[j, :, :n], AB[j, :, n:] = A, B
+            d = p.running_derivatives(float(t), X[j], U[j])
+            gx[j], gu[j] = d.lx, d.lu
+        ix, iu = self.layout.points
+        grad[ix] = self.weights[:, None] * gx
+        grad[iu] = self.weights[:, None] * gu
+        grad[self.layout.X[-1]] += p.terminal_derivatives(X[N]).lx
+        E = np.zeros((n, n + m))
+        E[:, :n] = np.eye(n)
+        A0, A1 = AB[:N], AB[1 : N + 1]
+        if self.scheme == "trapezoidal":
+            values = [-E - h / 2 * A0, E - h / 2 * A1]
+        else:
+            AM = AB[N + 1 :]
+            ones = np.ones((N, n, n)) * np.eye(n)
+            values = [-E - h / 6 * A0, E - h / 6 * A1, -2 * h / 3 * AM,
+                      -E / 2 - h / 8 * A0, -E / 2 + h / 8 * A1, ones]
+        values += self._constraint_blocks(X[: N + 1], U[: N + 1])
+        return grad, np.concatenate([v.ravel() for v in values])
+
+    def _constraint_blocks(self, X: Array, U: Array) -> list[Array]:
+        p, out = self.problem, []
+        if self.n_path:
+            blocks = np.empty((self.N + 1, self.n_path, self.n + self.m))
+            for k in range(self.N + 1):
+                gx, gu = p.path_jacobians(float(self.t[k]), X[k], U[k])
+                blocks[k, :, : self.n], blocks[k, :, self.n :] = gx, gu
+            out.append(blocks)
+        if self.n_terminal:
+            out.append(np.asarray(p.terminal_constraint_jacobian(X[-1]), dtype=float)[None])
+        return out
+
+    # --- bounds, guesses, results -----------------------------------------------------------------------------
+    def bounds(self) -> tuple[Array, Array, Array, Array]:
+        """(lbz, ubz, lbg, ubg): variable bounds (x_0 fixed to problem.x0) and constraint bounds."""
+        lay, p = self.layout, self.problem
+        lbz, ubz = np.full(lay.size, -np.inf), np.full(lay.size, np.inf)
+        xb, ub = np.asarray(p.state_bounds, dtype=float), np.asarray(p.input_bounds, dtype=float)
+        for ix, iu in ((lay.X, lay.U), (lay.XM, lay.UM))[: 2 if self.scheme == "hermite_simpson" else 1]:
+            lbz[ix], ubz[ix] = xb[:, 0], xb[:, 1]
+            lbz[iu], ubz[iu] = ub[:, 0], ub[:, 1]
+        lbz[lay.X[0]] = ubz[lay.X[0]] = np.asarray(p.x0, dtype=float)
+        lbg, ubg = np.zeros(self.n_constraints), np.zeros(self.n_constraints)
+        lbg[self.n_defects : self.n_defects + (self.N + 1) * self.n_path] = -np.inf
+        return lbz, ubz, lbg, ubg
+
+    def guess(self, X: Array, U: Array) -> Array:
+        """z from states at the knots X (N + 1, n) and inputs U (N, m) (u_N = u_{N-1}) or (N + 1, m); the
+        midpoints from the Hermite interpolant of X and the mean of the neighbouring inputs."""
+        N, n, m, lay = self.N, self.n, self.m, self.layout
+        X, U = np.asarray(X, dtype=float), np.asarray(U, dtype=float)
+        if X.shape != (N + 1, n) or U.shape not in ((N, m), (N + 1, m)):
+            raise ShapeError(f"a guess of states {X.shape} and inputs {U.shape}: expected ({N + 1}, {n}) and "
+                             f"({N}, {m}) (or ({N + 1}, {m}) with the input at t_N)")
+        if not (np.all(np.isfinite(X)) and np.all(np.isfinite(U))):
+            raise InputError("a guess holds NaN or infinite values: give finite states and inputs")
+        if len(U) == N:
+            U = np.concatenate([U, U[-1:]])
+        z = np.zeros(lay.size)
+        z[lay.X], z[lay.U] = X, U
+        if self.scheme == "hermite_simpson":
+            F = np.array([self.problem.f(float(t), x, u) for t, x, u in zip(self.t[: N + 1], X, U)])
+            z[lay.XM] = (X[:-1] + X[1:]) / 2 + self.h / 8 * (F[:-1] - F[1:])
+            z[lay.UM] = (U[:-1] + U[1:]) / 2
+        z[lay.X[0]] = np.asarray(self.problem.x0, dtype=float)
+        return z
+
+    def unpack(self, z: Array) -> tuple[Array, Array]:
+        """(X (N + 1, n), U (N + 1, m)): the states and inputs at the knots."""
+        return z[self.layout.X], z[self.layout.U]
+
+    def violation(self, z: Array, g: Array) -> float:
+        """The largest violation of the defects, the variable bounds, the path inequalities and the terminal
+        equalities (0 when there is nothing to violate)."""
+        lbz, ubz, lbg, ubg = self.bounds()
+        worst = np.concatenate([lbz - z, z - ubz, lbg - g, g - ubg])
+        return float(max(0.0, np.max(worst, initial=0.0)))
