@@ -26,6 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, NumericalError, ShapeError
+from robodyn.control.weights import lqr_weights
 from robodyn.linear.controllability import pbh_modes
 from robodyn.linear.lti import as_linear
 from robodyn.model.kinds.linear import LinearSystem
@@ -36,8 +37,6 @@ __all__ = ["LQR", "lqr", "place"]
 Array = NDArray[np.float64]
 ComplexArray = NDArray[np.complex128]
 
-SYMMETRY_RTOL: Final = 1e-10  # |Q - Q^T| above this times max(1, max |Q|): not symmetric.
-DEFINITE_RTOL: Final = 1e-12  # Eigenvalues of a weight below -this (PSD) or <= this (PD) times max(1, ||W||).
 BOUNDARY_RTOL: Final = 1e-9  # |Re λ| (| |z| - 1 |) below this times max(1, ||A||): on the stability boundary.
 PLACE_RTOL: Final = 1e-8  # Closed-loop eigenvalues within this of the requested ones (relative to max(1, |p|)).
 
@@ -95,53 +94,6 @@ class LQR:
                               display.matrix_html(self.K, self.inputs, self.states, title="K"),
                               display.matrix_html(self.S, self.states, self.states, title="S"),
                               display.note(f"closed-loop eigenvalues: {values}")])
-
-
-def _matrix(value: ArrayLike, shape: tuple[int, int], label: str) -> Array:
-    """``value`` as a finite float matrix of ``shape`` (a number for a 1 x 1), or ShapeError / InputError."""
-    try:
-        matrix = np.array(value, dtype=float, ndmin=2)
-    except (TypeError, ValueError):
-        raise InputError(f"{label} must be a matrix of real numbers, got {value!r:.60}") from None
-    if np.iscomplexobj(np.asarray(value)):
-        raise InputError(f"{label} must be real, got complex entries")
-    if matrix.shape != shape:
-        diagonal = np.ndim(value) == 1 and shape[0] == shape[1] == matrix.shape[1] > 1
-        hint = ": for weights on the diagonal write np.diag([...])" if diagonal else ""
-        raise ShapeError(f"{label} has shape {np.shape(value)}, expected {shape}{hint}")
-    if not np.all(np.isfinite(matrix)):
-        raise InputError(f"{label} contains non-finite entries: give finite numbers")
-    return matrix
-
-
-def _symmetric(matrix: Array, label: str) -> None:
-    scale = max(1.0, float(np.max(np.abs(matrix))))
-    gap = float(np.max(np.abs(matrix - matrix.T)))
-    if gap > SYMMETRY_RTOL * scale:
-        raise InputError(f"{label} must be symmetric: it differs from its transpose by {gap:.3g}: use "
-                         f"({label} + {label}.T) / 2")
-
-
-def _definite(matrix: Array, label: str, strict: bool) -> None:
-    values = np.linalg.eigvalsh(0.5 * (matrix + matrix.T))
-    bound = DEFINITE_RTOL * max(1.0, float(np.max(np.abs(values))))
-    if (values[0] <= bound) if strict else (values[0] < -bound):
-        kind = "positive definite" if strict else "positive semidefinite"
-        raise InputError(f"{label} must be {kind}: its smallest eigenvalue is {values[0]:.6g}"
-                         f"{': every input needs a positive weight' if strict else ''}")
-
-
-def _weights(Q: ArrayLike, R: ArrayLike, N: ArrayLike | None, n: int, m: int) -> tuple[Array, Array, Array]:
-    """Q (n, n) symmetric PSD, R (m, m) symmetric PD, N (n, m) with [[Q, N], [N^T, R]] PSD."""
-    Q_, R_ = _matrix(Q, (n, n), "lqr: Q"), _matrix(R, (m, m), "lqr: R")
-    N_ = np.zeros((n, m)) if N is None else _matrix(N, (n, m), "lqr: N")
-    for label, matrix in (("Q", Q_), ("R", R_)):
-        _symmetric(matrix, label)
-    _definite(Q_, "Q", strict=False)
-    _definite(R_, "R", strict=True)
-    if N is not None:
-        _definite(np.block([[Q_, N_], [N_.T, R_]]), "the cost [[Q, N], [N^T, R]]", strict=False)
-    return 0.5 * (Q_ + Q_.T), 0.5 * (R_ + R_.T), N_  # exactly the given matrices when they are symmetric
 
 
 def _inputs(linear: LinearSystem, where: str) -> None:
@@ -220,7 +172,7 @@ def lqr(system: Any, Q: ArrayLike, R: ArrayLike, N: ArrayLike | None = None) -> 
     linear = as_linear(system, "lqr")
     _inputs(linear, "lqr")
     (n, m), A, B = linear.B.shape, linear.A, linear.B
-    Q_, R_, N_ = _weights(Q, R, N, n, m)
+    Q_, R_, N_ = lqr_weights(Q, R, N, n, m)
     _check_stabilizable(linear, "lqr")
     _check_detectable(linear, Q_, R_, N_)
     cross = None if N is None else N_

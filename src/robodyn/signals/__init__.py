@@ -8,6 +8,8 @@ The package's parts:
   parsed by :func:`parse_signal` without ``eval``;
 - :mod:`robodyn.signals.inputs`: :func:`resolve_inputs` -> :class:`Inputs` (with :class:`StateFeedback`)
   and :meth:`Inputs.compiled`, which packs them into the arrays the kernels read;
+- :mod:`robodyn.signals.tracking`: :class:`TrackingFeedback`, u = u*(t) - K(t) (x - x*(t)) tabulated at knots (what
+  ``robodyn.tvlqr`` gives ``simulate``), packed into the same arrays;
 - :mod:`robodyn.signals.kinds`: the kind codes of the packed rows, shared by the packer and the evaluator;
 - ``robodyn/signals/kernel.py``: the evaluator ``eval_inputs``, a numba-compatible source template that
   is pasted into generated modules or loaded by :func:`load_evaluator` (never imported as an ordinary module).
@@ -41,6 +43,7 @@ _LAZY: dict[str, str] = {
     "Step": "robodyn.signals.core",
     "Sum": "robodyn.signals.core",
     "Table": "robodyn.signals.core",
+    "TrackingFeedback": "robodyn.signals.tracking",
     "compile_inputs": "robodyn.signals.inputs",
     "load_evaluator": "robodyn.signals.inputs",
     "parse_input_assignments": "robodyn.signals.parse",
@@ -61,6 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     )
     from robodyn.signals.kinds import KIND_CODES
     from robodyn.signals.parse import parse_input_assignments, parse_signal
+    from robodyn.signals.tracking import TrackingFeedback
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
@@ -81,6 +85,7 @@ __all__ = [
     "Step",
     "Sum",
     "Table",
+    "TrackingFeedback",
     "compile_inputs",
     "load_evaluator",
     "parse_input_assignments",
