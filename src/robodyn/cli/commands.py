@@ -31,4 +31,5 @@ COMMANDS: Final = (
     ("export", ("export",)),
     ("identify", ("identify",)),
     ("sweep", ("sweep",)),
+    ("track", ("track",)),
 )
