@@ -7,10 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.cli_run import one_line, run
 
 import robodyn
 from robodyn.signals import Table
-from tests.cli_run import one_line, run
 
 Q = {"theta": 10.0, "theta_dot": 1.0}
 
