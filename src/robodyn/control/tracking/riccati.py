@@ -60,7 +60,7 @@ def continuous_riccati(t: Array, jacobians: Jacobians, Q: Array, R: Array, Qf: A
             return -(SA + SA.T - SB @ R_inv @ SB.T + Q).reshape(-1)
 
         solution = solve_ivp(rhs, (t[k + 1], t[k]), S[k + 1].reshape(-1), method="DOP853", rtol=rtol,
-                             atol=rtol * scale, first_step=float(t[k + 1] - t[k]))
+                             atol=rtol * scale)
         if not solution.success or not np.all(np.isfinite(solution.y[:, -1])):
             raise NumericalError(f"tvlqr: the Riccati equation could not be integrated back over "
                                  f"[{t[k]:g}, {t[k + 1]:g}] ({solution.message}): check that the trajectory is one of "

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
@@ -255,22 +256,23 @@ def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weigh
     how = interpolation if interpolation is not None else getattr(trajectory, "input_interpolation", "hold")
     if how not in INTERPOLATIONS:
         raise InputError(f"tvlqr: interpolation must be 'hold' or 'linear', got {how!r}")
-    path = reference_path(model, t, x, u, p, how)
-    if handover:
-        Qf_, K_end = _handover(model, path, Q_, R_, params, discrete)
-    else:
-        Qf_ = Q_ if Qf is None else weight_matrix(Qf, (n, n), "tvlqr: Qf", model.states)
-        lqr_weights(Qf_, R_, None, n, m, where="tvlqr")  # Qf symmetric PSD
-    jac = _jacobian_function(model, p)
-    A, B = _knot_jacobians(jac, t, x, u, model.name)
-    if discrete:
-        h = np.diff(t)
-        Phi, Gamma = zoh_discretization(A[:-1], B[:-1], h)
-        K_steps, S = discrete_riccati(Phi, Gamma, h, Q_, R_, Qf_)
-        K = np.concatenate([K_steps, (K_end if handover else K_steps[-1])[None]])
-    else:
-        S = continuous_riccati(t, _interval_jacobians(jac, path), Q_, R_, Qf_, time_rtol)
-        K = np.linalg.solve(R_, np.swapaxes(B, 1, 2) @ S)
+    with one_blas_thread():  # many small products and exponentials: BLAS's threads only cost (robodyn.base.blas)
+        path = reference_path(model, t, x, u, p, how)
+        if handover:
+            Qf_, K_end = _handover(model, path, Q_, R_, params, discrete)
+        else:
+            Qf_ = Q_ if Qf is None else weight_matrix(Qf, (n, n), "tvlqr: Qf", model.states)
+            lqr_weights(Qf_, R_, None, n, m, where="tvlqr")  # Qf symmetric PSD
+        jac = _jacobian_function(model, p)
+        A, B = _knot_jacobians(jac, t, x, u, model.name)
+        if discrete:
+            h = np.diff(t)
+            Phi, Gamma = zoh_discretization(A[:-1], B[:-1], h)
+            K_steps, S = discrete_riccati(Phi, Gamma, h, Q_, R_, Qf_)
+            K = np.concatenate([K_steps, (K_end if handover else K_steps[-1])[None]])
+        else:
+            S = continuous_riccati(t, _interval_jacobians(jac, path), Q_, R_, Qf_, time_rtol)
+            K = np.linalg.solve(R_, np.swapaxes(B, 1, 2) @ S)
     return TVLQR(t, K, S, x, u, model.states, model.inputs, discrete, handover, path)
 
 
