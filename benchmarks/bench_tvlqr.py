@@ -59,18 +59,18 @@ def stages(model, trajectory, Q, R) -> None:
     from robodyn.control.tracking.reference import reference_path
     from robodyn.control.tracking.riccati import discrete_riccati
     from robodyn.control.tracking.tvlqr import _jacobian_function, _knot_jacobians
-    from robodyn.linearization.ltv import zoh_discretization
+    from robodyn.control.tracking.zoh import zoh_models
 
     p = model.parameter_vector()
     t, x, u = trajectory.t, trajectory.x, trajectory.u
     jac = _jacobian_function(model, p)
     A, B = _knot_jacobians(jac, t, x, u, model.name)
     h = np.diff(t)
-    Phi, Gamma = zoh_discretization(A[:-1], B[:-1], h)
+    Phi, Gamma = zoh_models(A[:-1], B[:-1], h)
     parts = {
         "slopes of x* (f at 2 x 1,000 points)": lambda: reference_path(model, t, x, u, p, "hold"),
         "Jacobians at 1,001 knots": lambda: _knot_jacobians(jac, t, x, u, model.name),
-        "ZOH exponentials (batched expm)": lambda: zoh_discretization(A[:-1], B[:-1], h),
+        "ZOH exponentials (batched expm)": lambda: zoh_models(A[:-1], B[:-1], h),
         "Riccati recursion": lambda: discrete_riccati(Phi, Gamma, h, Q, R, Q),
     }
     from robodyn.base.blas import one_blas_thread

@@ -10,7 +10,7 @@ u = u*(t) - K(t) (x - x*(t)) and the cost-to-go (x - x*)' S(t) (x - x*) (Tedrake
 - continuous time: the Riccati differential equation with A(t), B(t) evaluated on x*(t), u*(t) inside each interval;
   K_k = R^-1 B(t_k)' S(t_k);
 - discrete time (``discrete=True``): the exact zero-order-hold model of each interval, Phi_k, Gamma_k of the
-  Jacobians at the knot (Van Loan; :func:`robodyn.linearization.ltv.zoh_discretization`), and the Riccati recursion
+  Jacobians at the knot (Van Loan; :mod:`~robodyn.control.tracking.zoh`), and the Riccati recursion
   with the stage cost h_k (x' Q x + u' R u); the last knot's gain repeats the one before;
 - ``handover=True``: Qf is the cost-to-go of the infinite-horizon LQR at the final point (``robodyn.lqr`` of
   ``robodyn.linearize`` there; in discrete time of its ZOH model over the last interval, with the weights h Q, h R),
@@ -32,9 +32,9 @@ from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
 from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, reference_path
 from robodyn.control.tracking.riccati import Jacobians, continuous_riccati, discrete_riccati
+from robodyn.control.tracking.zoh import zoh_models
 from robodyn.control.weights import lqr_weights, weight_matrix
 from robodyn.linearization.linearize import linearize
-from robodyn.linearization.ltv import zoh_discretization
 from robodyn.model.system import Values, require_euclidean, require_model
 from robodyn.signals.tracking import TrackingFeedback, hermite
 
@@ -267,7 +267,7 @@ def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weigh
         A, B = _knot_jacobians(jac, t, x, u, model.name)
         if discrete:
             h = np.diff(t)
-            Phi, Gamma = zoh_discretization(A[:-1], B[:-1], h)
+            Phi, Gamma = zoh_models(A[:-1], B[:-1], h)
             K_steps, S = discrete_riccati(Phi, Gamma, h, Q_, R_, Qf_)
             K = np.concatenate([K_steps, (K_end if handover else K_steps[-1])[None]])
         else:
