@@ -76,6 +76,8 @@ _LAZY: dict[str, str] = {
     "StepInfo": "robodyn.linear.lti",
     "SymbolicSystem": "robodyn.model.kinds.symbolic",
     "System": "robodyn.model.kinds.callables",
+    "TVLQR": "robodyn.control.tracking.tvlqr",
+    "TrackingFeedback": "robodyn.signals",
     "Trajectory": "robodyn.results.trajectory",
     "Validity": "robodyn.linearization.validity",
     "Verification": "robodyn.analysis.verify",
@@ -112,6 +114,7 @@ _LAZY: dict[str, str] = {
     "second_order": "robodyn.analysis.second_order",
     "simulate": "robodyn.integrate.simulate",
     "sweep": "robodyn.sweep",
+    "tvlqr": "robodyn.control.tracking.tvlqr",
     "validity": "robodyn.linearization.validity",
     "verify": "robodyn.analysis.verify",
 }
@@ -126,6 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
+    from robodyn.control.tracking.tvlqr import TVLQR, tvlqr
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
     from robodyn.files.catalog import CATALOG
@@ -163,7 +167,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.model.kinds.symbolic import SymbolicSystem
     from robodyn.model.system import Model
     from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
-    from robodyn.signals import StateFeedback
+    from robodyn.signals import StateFeedback, TrackingFeedback
     from robodyn.sweep import load_sweep, sweep
 
 
@@ -173,6 +177,7 @@ install_moved()  # old import paths of the modules that moved (robodyn.sweep_pla
 __all__ = [
     "CATALOG",
     "LQR",
+    "TVLQR",
     "BaseParameters",
     "BatchTrajectory",
     "Classification",
@@ -225,6 +230,7 @@ __all__ = [
     "StepInfo",
     "SymbolicSystem",
     "System",
+    "TrackingFeedback",
     "Trajectory",
     "UnknownNameError",
     "Validity",
@@ -263,6 +269,7 @@ __all__ = [
     "second_order",
     "simulate",
     "sweep",
+    "tvlqr",
     "validity",
     "verify",
 ]

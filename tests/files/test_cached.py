@@ -20,7 +20,7 @@ from robodyn.files.records import model_record_key
 from robodyn.model.system import Model
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-CATALOG_FILES = ["joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm"]
+CATALOG_FILES = ["joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm", "acrobot"]
 MODELS = [*CATALOG_FILES, str(DATA / "puma560.yaml")]
 
 

@@ -139,6 +139,7 @@ CAPABILITIES: dict[str, set[str]] = {
     "catalog:pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:double_pendulum": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:cart_pole": _SECOND_ORDER | {"energy"},  # no named points: no frames
+    "catalog:acrobot": _SECOND_ORDER | {"energy", "kinematics"},
     "catalog:two_link_arm": _SECOND_ORDER | {"energy", "kinematics", "torque_regressor", "linearization_call"},
     "chain file": _SECOND_ORDER | {"energy", "kinematics", "torque_regressor", "linearization_call"},
     "first-order file": {"compilable", "jacobian", "output_jacobians", "kernel_jacobian", "kernel_output",

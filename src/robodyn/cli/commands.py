@@ -32,4 +32,5 @@ COMMANDS: Final = (
     ("identify", ("identify",)),
     ("sweep", ("sweep",)),
     ("optimize", ("optimize",)),
+    ("track", ("track",)),
 )

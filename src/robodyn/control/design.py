@@ -26,7 +26,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
 from robodyn.base.errors import InputError, NumericalError, ShapeError
-from robodyn.control.weights import check_definite, check_symmetric, weight_matrix
+from robodyn.control.weights import lqr_weights
 from robodyn.linear.controllability import pbh_modes
 from robodyn.linear.systems import StateSpace, as_linear
 from robodyn.signals import StateFeedback
@@ -93,19 +93,6 @@ class LQR:
                               display.matrix_html(self.K, self.inputs, self.states, title="K"),
                               display.matrix_html(self.S, self.states, self.states, title="S"),
                               display.note(f"closed-loop eigenvalues: {values}")])
-
-
-def _weights(Q: ArrayLike, R: ArrayLike, N: ArrayLike | None, n: int, m: int) -> tuple[Array, Array, Array]:
-    """Q (n, n) symmetric PSD, R (m, m) symmetric PD, N (n, m) with [[Q, N], [N^T, R]] PSD."""
-    Q_, R_ = weight_matrix(Q, (n, n), "lqr: Q"), weight_matrix(R, (m, m), "lqr: R")
-    N_ = np.zeros((n, m)) if N is None else weight_matrix(N, (n, m), "lqr: N")
-    for label, matrix in (("Q", Q_), ("R", R_)):
-        check_symmetric(matrix, label)
-    check_definite(Q_, "Q", strict=False)
-    check_definite(R_, "R", strict=True)
-    if N is not None:
-        check_definite(np.block([[Q_, N_], [N_.T, R_]]), "the cost [[Q, N], [N^T, R]]", strict=False)
-    return 0.5 * (Q_ + Q_.T), 0.5 * (R_ + R_.T), N_  # exactly the given matrices when they are symmetric
 
 
 def _inputs(linear: StateSpace, where: str) -> None:
@@ -184,7 +171,7 @@ def lqr(system: Any, Q: ArrayLike, R: ArrayLike, N: ArrayLike | None = None) -> 
     linear = as_linear(system, "lqr")
     _inputs(linear, "lqr")
     (n, m), A, B = linear.B.shape, linear.A, linear.B
-    Q_, R_, N_ = _weights(Q, R, N, n, m)
+    Q_, R_, N_ = lqr_weights(Q, R, N, n, m)
     _check_stabilizable(linear, "lqr")
     _check_detectable(linear, Q_, R_, N_)
     cross = None if N is None else N_

@@ -12,6 +12,7 @@ name                   kind         model
 ``double_pendulum``    lagrangian   two links, point masses, torques tau1, tau2 at the joints
 ``two_link_arm``       chain        two-link arm, twin of examples/two_link_arm.urdf
 ``cart_pole``          lagrangian   cart on a rail with a pole, force F on the cart
+``acrobot``            lagrangian   Spong's acrobot, torque tau at the elbow only (Tedrake's parameters)
 ``mbk``                mechanical   chain of n masses, springs and dampers, force on each mass
 =====================  ===========  ==========================================================
 """
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CATALOG", "FILE_MODELS", "catalog_text", "mbk", "mbk_data"]
 
-_FILES = ("joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm")
+_FILES = ("joint", "joint_direct_drive", "pendulum", "double_pendulum", "cart_pole", "two_link_arm", "acrobot")
 #: The catalog models that are YAML files shipped with the package (:func:`catalog_text`).
 FILE_MODELS: Final = frozenset(_FILES)
 _CATALOG_FOLDER: Final = Path(__file__).resolve().parent / "builtin"  # robodyn/files/builtin

@@ -470,6 +470,8 @@ def _exact(model: ModelContract, t_span: tuple[float, float], x0: np.ndarray, p:
         raise InputError("events are not located on the exact path: use method='dopri5'")
     if inputs.function is not None:
         raise InputError("a Python input function u(t, x) has no exact form: use method='dopri5'")
+    if inputs.tracking is not None:
+        raise InputError("a tracking feedback (time-varying gain) has no exact form: use method='dopri5'")
     A, B, c = _linear_form(model, p)
     channels = list(inputs.signals)
     if inputs.feedback is not None:  # u = u_ref - K (x - x_ref): closed loop A - B K, constant B K x_ref

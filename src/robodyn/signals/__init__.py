@@ -6,6 +6,8 @@ The package's parts:
   :class:`Sine`, :class:`Pulse`, :class:`Table`, :class:`Sum`, :class:`Scaled`, :class:`FunctionSignal`);
 - :mod:`robodyn.signals.inputs`: :func:`resolve_inputs` -> :class:`Inputs` (with :class:`StateFeedback`)
   and :meth:`Inputs.compiled`, which packs them into the arrays the kernels read;
+- :mod:`robodyn.signals.tracking`: :class:`TrackingFeedback`, u = u*(t) - K(t) (x - x*(t)) tabulated at knots (what
+  ``robodyn.tvlqr`` gives ``simulate``), packed into the same arrays;
 - :mod:`robodyn.signals.kinds`: the kind codes of the packed rows, shared by the packer and the evaluator;
 - ``robodyn/signals/kernel.py``: the evaluator ``eval_inputs``, a numba-compatible source template that
   is pasted into generated modules or loaded by :func:`load_evaluator` (never imported as an ordinary module).
@@ -39,6 +41,7 @@ _LAZY: dict[str, str] = {
     "Step": "robodyn.signals.core",
     "Sum": "robodyn.signals.core",
     "Table": "robodyn.signals.core",
+    "TrackingFeedback": "robodyn.signals.tracking",
     "compile_inputs": "robodyn.signals.inputs",
     "load_evaluator": "robodyn.signals.inputs",
     "resolve_inputs": "robodyn.signals.inputs",
@@ -56,6 +59,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
         resolve_inputs,
     )
     from robodyn.signals.kinds import KIND_CODES
+    from robodyn.signals.tracking import TrackingFeedback
 
 
 _lazy_getattr, _lazy_dir = lazy_names(__name__, _LAZY)
@@ -89,6 +93,7 @@ __all__ = [
     "Step",
     "Sum",
     "Table",
+    "TrackingFeedback",
     "compile_inputs",
     "load_evaluator",
     "resolve_inputs",

@@ -7,8 +7,10 @@
 - ``codes`` int64 ``(n_terms, 2)``: channel index, kind code;
 - ``coef`` float64 ``(n_terms, N_COEF)``: the gain, then the kind's numbers (unused slots are 0);
 - ``tdata`` float64 ``(k,)``: for each table its n times then its n values, table after table;
-- ``K`` float64 ``(m, n)`` and ``xref`` float64 ``(n,)``: state feedback (zeros without feedback);
-- ``flags`` int64 ``(2,)``: ``flags[0]`` is 1 when state feedback is present, else 0; ``flags[1]`` is 1 when
+- ``K`` float64 ``(m, n)`` and ``xref`` float64 ``(n,)``: state feedback (zeros without feedback); for a
+  :class:`~robodyn.signals.tracking.TrackingFeedback`, its table ``(T, m n + 3 n)`` and its knots ``(T,)``;
+- ``flags`` int64 ``(2,)``: ``flags[0]`` is 1 when state feedback is present, 2 for a tracking feedback (then
+  ``flags`` has a third entry, 1 when its gain is held between knots), else 0; ``flags[1]`` is 1 when
   the inputs are held between breakpoints (only constants, steps, pulses and zero-order-hold tables, no
   feedback), so integrators evaluate them once per segment between stop points.
 
@@ -51,6 +53,7 @@ from robodyn.signals.core import (
     time_array,
 )
 from robodyn.signals.kinds import CONSTANT, HELD_KINDS, KIND_CODES, N_COEF, PULSE, RAMP, SINE, STEP
+from robodyn.signals.tracking import TrackingFeedback
 
 __all__ = [
     "EVALUATOR_SOURCE_PATH",
@@ -204,14 +207,15 @@ def _leaf_row(leaf: Signal, tdata: list[Array]) -> tuple[int, list[float]]:
 class Inputs:
     """The resolved inputs of a model (see :func:`resolve_inputs`).
 
-    Exactly one of three forms: per-channel ``signals`` (feedback and function None), a
-    ``feedback`` law (signals all None), or a Python ``function`` u(t, x) (signals all None).
+    Exactly one of four forms: per-channel ``signals`` (the others None), a ``feedback`` law, a ``tracking``
+    feedback u*(t) - K(t) (x - x*(t)) or a Python ``function`` u(t, x) (signals all None for the last three).
     """
 
     names: tuple[str, ...]
     signals: tuple[Signal | None, ...]
     feedback: StateFeedback | None = None
     function: Callable[[float, Array], ArrayLike] | None = None
+    tracking: TrackingFeedback | None = None
 
     def __post_init__(self) -> None:
         if len(self.signals) != len(self.names):
@@ -219,7 +223,7 @@ class Inputs:
 
     @property
     def depends_on_state(self) -> bool:
-        return self.feedback is not None or self.function is not None
+        return self.feedback is not None or self.function is not None or self.tracking is not None
 
     @property
     def is_compilable(self) -> bool:
@@ -227,11 +231,15 @@ class Inputs:
             return False
         if self.feedback is not None:
             return self.feedback.is_compilable
+        if self.tracking is not None:
+            return True
         return all(s is not None and s.is_compilable for s in self.signals)
 
     def _channels(self) -> tuple[Signal, ...]:
         if self.feedback is not None:
             return self.feedback.references
+        if self.tracking is not None:
+            return self.tracking.references
         return tuple(s if s is not None else Constant(0.0) for s in self.signals)
 
     def evaluate(self, t: float, x: ArrayLike | None = None) -> Array:
@@ -241,6 +249,8 @@ class Inputs:
             return self._call_function(time, _state(x, None, ndim=1))
         if self.feedback is not None:
             return self.feedback(time, _state(x, self.feedback.K.shape[1], ndim=1))
+        if self.tracking is not None:
+            return self.tracking(time, _state(x, self.tracking.n_states, ndim=1))
         return np.array([s(time) for s in self._channels()], dtype=float).reshape(len(self.names))
 
     def evaluate_many(self, ts: ArrayLike, xs: ArrayLike | None = None) -> Array:
@@ -249,11 +259,16 @@ class Inputs:
         if not self.depends_on_state:
             return self._columns(times)
         n = self.feedback.K.shape[1] if self.feedback is not None else None
+        if self.tracking is not None:
+            n = self.tracking.n_states
         states = _state(xs, n, ndim=2)
         if states.shape[0] != times.size:
             raise ShapeError(f"{times.size} times but {states.shape[0]} states: give one state row per time")
         if self.function is not None:
             return np.array([self._call_function(t, x) for t, x in zip(times, states)]).reshape(times.size, -1)
+        if self.tracking is not None:
+            law = self.tracking
+            return np.array([law(t, x) for t, x in zip(times, states)]).reshape(times.size, -1)
         assert self.feedback is not None
         return self._columns(times) - (states - self.feedback.reference_state) @ self.feedback.K.T
 
@@ -279,7 +294,19 @@ class Inputs:
         check_interval(t0, t1)
         if self.function is not None:
             return np.empty(0)
-        return _union([s.breakpoints(t0, t1) for s in self._channels()])
+        knots = [self.tracking.breakpoints(t0, t1)] if self.tracking is not None else []
+        return _union([*knots, *(s.breakpoints(t0, t1) for s in self._channels())])
+
+    def state_gain(self, t: float) -> Array | None:
+        """du/dx ``(m, n)`` at time ``t``: -K under state feedback, -K(t) under a tracking feedback, None for a
+        Python function u(t, x), zeros (``(m, 0)``) for time signals."""
+        if self.function is not None:
+            return None
+        if self.feedback is not None:
+            return -np.asarray(self.feedback.K, dtype=float)
+        if self.tracking is not None:
+            return -self.tracking.gain(t)
+        return np.zeros((len(self.names), 0))
 
     def left_limits(self, ts: Array, xs: Array, us: Array) -> Array | None:
         """The inputs just before each time of ``ts`` (T,), ``(T, m)``: ``us`` (the inputs at ``ts``) with the
@@ -327,6 +354,11 @@ class Inputs:
             if n_states is not None and n_states != n:
                 raise ShapeError(f"StateFeedback K has {n} columns but the model has {n_states} states")
             K, xref = self.feedback.K, self.feedback.reference_state
+        elif self.tracking is not None:
+            n = self.tracking.n_states
+            if n_states is not None and n_states != n:
+                raise ShapeError(f"TrackingFeedback K has {n} columns but the model has {n_states} states")
+            xref, K, hold = self.tracking.packed()
         else:
             K, xref = np.zeros((m, n_states or 0)), np.zeros(n_states or 0)
         # fresh, writable, C-contiguous arrays: numba types read-only arrays differently (a new compilation)
@@ -338,6 +370,8 @@ class Inputs:
             np.array(xref, dtype=np.float64, order="C"),
             np.array([int(self.feedback is not None), int(self.feedback is None and held)], dtype=np.int64),
         )
+        if self.tracking is not None:
+            inp = (*inp[:5], np.array([2, 0, hold], dtype=np.int64))
         return inp, python
 
     def python_evaluator(self) -> Callable[[float, float, Array, Any, Array], None]:
@@ -376,7 +410,8 @@ def resolve_inputs(input_names: Sequence[str], u: object = None) -> Inputs:
         ``None`` (all zero); a number or array of m numbers (constants); a sequence of m entries, each a
         Signal, a number or a callable u(t); a mapping ``{name: Signal | number | callable u(t)}``
         (inputs left out are 0); a :class:`Signal` when m == 1; a :class:`StateFeedback`; or a Python
-        callable ``u(t, x) -> (m,)`` (interpreted path only).
+        callable ``u(t, x) -> (m,)`` (interpreted path only); a :class:`TrackingFeedback` (``robodyn.tvlqr``'s
+        ``feedback``: compiled like StateFeedback).
 
     Raises
     ------
@@ -393,6 +428,11 @@ def resolve_inputs(input_names: Sequence[str], u: object = None) -> Inputs:
         if u.K.shape[0] != m:
             raise ShapeError(f"StateFeedback K has {u.K.shape[0]} rows but the model has {m} inputs ({_list(names)})")
         return Inputs(names, (None,) * m, feedback=u)
+    if isinstance(u, TrackingFeedback):
+        if u.K.shape[1] != m:
+            raise ShapeError(f"TrackingFeedback K has {u.K.shape[1]} rows but the model has {m} inputs "
+                             f"({_list(names)})")
+        return Inputs(names, (None,) * m, tracking=u)
     if isinstance(u, Signal):
         if m != 1:
             raise ShapeError(f"one signal given for {m} inputs ({_list(names)}): give a mapping {{name: signal}}")

@@ -11,7 +11,9 @@ The engine concatenates this source into generated modules, so it must not conta
 imports, and its private names start with ``_sig_`` / ``_SIG_`` to avoid clashes: the kind codes are
 imported from :mod:`robodyn.signals.kinds` (the table the packer uses too) under ``_SIG_`` aliases.
 
-``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`;
+``inp = (codes, coef, tdata, K, xref, flags)`` is built by :meth:`robodyn.signals.Inputs.compiled`
+(``flags[0]``: 0 no feedback, 1 state feedback K (m, n) about xref (n,), 2 tracking feedback tabulated in K and xref
+as :mod:`robodyn.signals.tracking` describes);
 :mod:`robodyn.signals.kinds` lists the kind codes and their ``coef`` columns. One row ``j`` of
 ``codes``/``coef`` is one term ``coef[j, 0] * f(t)`` added to channel ``codes[j, 0]``.
 """
@@ -68,6 +70,46 @@ def _sig_table(t, t_piece, tdata, offset, n, linear):
 
 
 @hjit
+def _sig_tracking(t, t_piece, x, K, knots, hold, out):
+    """out -= K(t) (x - x*(t)) of a tracking feedback: ``knots`` (T,) its times, ``K`` (T, m n + 3 n) its rows
+    ``[K_k | x_k | d0_k | d1_{k-1}]`` (robodyn.signals.tracking); the interval is chosen by ``t_piece``."""
+    m = out.shape[0]
+    n = x.shape[0]
+    T = knots.shape[0]
+    lo = 0
+    hi = T
+    while lo < hi:  # largest i with knots[i] <= t_piece
+        mid = (lo + hi) // 2
+        if knots[mid] <= t_piece:
+            lo = mid + 1
+        else:
+            hi = mid
+    i = min(max(lo - 1, 0), T - 2)
+    h = knots[i + 1] - knots[i]
+    s = min(max((t - knots[i]) / h, 0.0), 1.0)
+    past = t_piece >= knots[T - 1]  # after the end: the last knot's gain about the last knot's state
+    if past:
+        i = T - 2
+        s = 1.0
+    s2 = s * s
+    s3 = s2 * s
+    h00 = 2.0 * s3 - 3.0 * s2 + 1.0
+    h10 = (s3 - 2.0 * s2 + s) * h
+    h01 = -2.0 * s3 + 3.0 * s2
+    h11 = (s3 - s2) * h
+    w = s if hold == 0 or past else 0.0  # a held gain is K_i on the whole interval chosen by t_piece
+    mn = m * n
+    for r in range(m):
+        feedback = 0.0
+        for c in range(n):
+            x_ref = (h00 * K[i, mn + c] + h10 * K[i, mn + n + c] + h01 * K[i + 1, mn + c]
+                     + h11 * K[i + 1, mn + 2 * n + c])
+            gain = (1.0 - w) * K[i, r * n + c] + w * K[i + 1, r * n + c]
+            feedback += gain * (x[c] - x_ref)
+        out[r] -= feedback
+
+
+@hjit
 def eval_inputs(t, t_piece, x, inp, out):
     """Write the inputs u (m,) at time ``t`` into ``out``; ``t_piece`` picks the piece of piecewise terms.
 
@@ -106,7 +148,9 @@ def eval_inputs(t, t_piece, x, inp, out):
             linear = kind == _SIG_TABLE_LINEAR
             value = _sig_table(t, t_piece, tdata, int(coef[j, 1]), int(coef[j, 2]), linear)
         out[codes[j, 0]] += coef[j, 0] * value
-    if flags[0] != 0:
+    if flags[0] == 2:
+        _sig_tracking(t, t_piece, x, K, xref, flags[2], out)
+    elif flags[0] != 0:
         for i in range(K.shape[0]):
             feedback = 0.0
             for k in range(K.shape[1]):

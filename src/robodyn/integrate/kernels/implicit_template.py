@@ -110,17 +110,18 @@ def _f(fns, t, x, p, inp, t_piece, held, u, out):
 @hjit
 def _jacobian(fns, t, x, p, inp, t_piece, held, u, f0, J, jw, V, cnt):
     """J = d f(t, x, u(t, x)) / dx: the model's exact Jacobian (fns[2] != 0), with du/dx = -K of state
-    feedback, or forward differences of f (Hairer's increments sqrt(eps max(1e-5, |x_j|)))."""
+    feedback, or forward differences of f (Hairer's increments sqrt(eps max(1e-5, |x_j|))): also under a tracking
+    feedback (inp[5][0] == 2), whose gain varies in time."""
     n, m = x.size, u.size
     cnt[5] += 1
-    if fns[2] != 0:
+    if fns[2] != 0 and not (len(inp) == 6 and inp[5][0] == 2):  # a tracking feedback's K(t): differences
         if not held:
             eval_inputs(t, t_piece, x, inp, u)
         jac(fns, t, x, u, p, jw)
         for i in range(n):
             for j in range(n):
                 J[i, j] = jw[i * n + j]
-        if len(inp) == 6 and inp[5][0] != 0:  # u = ... - K (x - xref)
+        if len(inp) == 6 and inp[5][0] == 1:  # u = ... - K (x - xref)
             K = inp[3]
             for i in range(n):
                 for k in range(m):

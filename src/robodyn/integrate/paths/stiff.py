@@ -47,23 +47,16 @@ def _state_text(model: ModelContract, state: np.ndarray) -> str:
     return ", ".join(f"{name} = {value:.10g}" for name, value in zip(model.states, state.tolist()))
 
 
-def _input_jacobian(inputs: Inputs, n: int) -> np.ndarray | None:
-    """du/dx ``(m, n)``: -K under state feedback, zero for time signals, None for Python functions."""
-    if inputs.function is not None:
-        return None
-    if inputs.feedback is not None:
-        return -np.asarray(inputs.feedback.K, dtype=float)
-    return np.zeros((len(inputs.names), n))
-
-
 def _jacobian(model: ModelContract, inputs: Inputs, p: np.ndarray, evaluate_u: Callable[..., np.ndarray]) -> Any:
-    du_dx = _input_jacobian(inputs, model.n_states)
-    if du_dx is None or model.jacobian_method is None:
+    """df/dx + df/du du/dx, du/dx the inputs' ``state_gain(t)`` (-K under state feedback, -K(t) under a tracking
+    feedback, zero for time signals); None for Python functions u(t, x) or a model without exact Jacobians."""
+    if inputs.state_gain(0.0) is None or model.jacobian_method is None:
         return None
 
     def jacobian(t: float, x: np.ndarray) -> np.ndarray:
         dfdx, dfdu = model.jacobians_raw(float(t), x, evaluate_u(t, x), p)
-        return dfdx + dfdu @ du_dx
+        du_dx = inputs.state_gain(float(t))
+        return dfdx if du_dx is None or du_dx.shape[1] == 0 else dfdx + dfdu @ du_dx
 
     return jacobian
 

@@ -1,0 +1,84 @@
+"""TVLQR along 1,000 knots of the Panda (example-robot-data's stock URDF: 9 joints, 18 states): issue 47's speed goal
+is <= 50 ms.
+
+The trajectory: the robot falling from a bent pose under zero torque for 1 s, rk4 at 1 ms (1,001 knots, the inputs
+held). Both forms of robodyn.tvlqr are timed (best of 3, wall time), then profiled by stage: the Jacobians at the
+knots, the slopes of x* (f at the knots), the zero-order-hold exponentials and the Riccati recursion or ODE.
+
+    python benchmarks/bench_tvlqr.py
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+import robodyn
+
+GOAL = 0.050  # s, issue 47
+
+
+def panda() -> robodyn.Model:
+    folder = Path(str(importlib.metadata.distribution("example-robot-data").locate_file(
+        "cmeel.prefix/share/example-robot-data/robots")))
+    return robodyn.load(str(folder / "panda_description/urdf/panda.urdf"))
+
+
+def best(function, repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def main() -> None:
+    model = panda()
+    n, m = model.n_states, model.n_inputs
+    q0 = np.linspace(0.3, -0.3, n // 2)
+    trajectory = robodyn.simulate(model, 1.0, np.concatenate([q0, np.zeros(n // 2)]), None, method="rk4", dt=1e-3,
+                                  limits="ignore")
+    Q, R = np.eye(n), 0.01 * np.eye(m)
+    print(f"Panda (stock URDF): {n} states, {m} inputs, {len(trajectory)} knots; load {os.getloadavg()[0]:.2f}")
+    robodyn.tvlqr(model, trajectory, Q, R, discrete=True)  # compile and warm every path once
+    for label, discrete in (("discrete (ZOH + Riccati recursion)", True),
+                            ("continuous (Riccati ODE, DOP853)", False)):
+        seconds = best(lambda d=discrete: robodyn.tvlqr(model, trajectory, Q, R, discrete=d), 3 if discrete else 1)
+        print(f"  {label:38s} {seconds * 1e3:9.1f} ms   goal {GOAL * 1e3:.0f} ms: "
+              f"{'met' if seconds <= GOAL else 'not met'} (ratio {seconds / GOAL:.2f})")
+    stages(model, trajectory, Q, R)
+
+
+def stages(model, trajectory, Q, R) -> None:
+    """Where the time of the discrete form goes (the same steps tvlqr takes)."""
+    from robodyn.control.tracking.reference import reference_path
+    from robodyn.control.tracking.riccati import discrete_riccati
+    from robodyn.control.tracking.tvlqr import _jacobian_function, _knot_jacobians
+    from robodyn.control.tracking.zoh import zoh_models
+
+    p = model.parameter_vector()
+    t, x, u = trajectory.t, trajectory.x, trajectory.u
+    jac = _jacobian_function(model, p)
+    A, B = _knot_jacobians(jac, t, x, u, model.name)
+    h = np.diff(t)
+    Phi, Gamma = zoh_models(A[:-1], B[:-1], h)
+    parts = {
+        "slopes of x* (f at 2 x 1,000 points)": lambda: reference_path(model, t, x, u, p, "hold"),
+        "Jacobians at 1,001 knots": lambda: _knot_jacobians(jac, t, x, u, model.name),
+        "ZOH exponentials (batched expm)": lambda: zoh_models(A[:-1], B[:-1], h),
+        "Riccati recursion": lambda: discrete_riccati(Phi, Gamma, h, Q, R, Q),
+    }
+    from robodyn.base.blas import one_blas_thread
+
+    with one_blas_thread():
+        for label, function in parts.items():
+            print(f"    {label:38s} {best(function) * 1e3:9.1f} ms")
+
+
+if __name__ == "__main__":
+    main()
