@@ -287,7 +287,7 @@ def test_load_refuses_what_is_not_a_path(thing):
 def test_a_tilde_path_without_a_home(monkeypatch):
     monkeypatch.delenv("HOME", raising=False)
     monkeypatch.setattr("pathlib.Path.expanduser", _no_home)
-    from robodyn.signals import parse_input_assignments
+    from robodyn.files.signal_text import parse_input_assignments
 
     with pytest.raises(InputError, match="home folder is unknown"):
         parse_input_assignments(["tau=table(~/u.csv)"], ["tau"])

@@ -646,3 +646,12 @@ def test_step_ramp_and_pulse_take_the_switch_time_by_keyword():
     with warnings.catch_warnings():
         warnings.simplefilter("error", RobodynWarning)
         Step(at=0.0, before=0.0, after=1.0)
+
+
+def test_the_text_form_is_still_answered_at_its_old_place_with_a_warning():
+    import robodyn.signals
+
+    for name in ("parse_signal", "parse_input_assignments"):
+        with pytest.warns(DeprecationWarning, match=f"robodyn.files.signal_text.{name}"):
+            moved = getattr(robodyn.signals, name)
+        assert moved is globals()[name]
