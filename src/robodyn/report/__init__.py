@@ -15,7 +15,8 @@ Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the 
 continuous family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses,
 phase portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``page`` (tables, numbers,
 strict JSON), ``workers`` (where the independent parts run: here or in forked processes), ``kept`` (sections kept
-in the private cache for a model a file determines); ``identify`` is the fit report of ``robodyn.identify``.
+in the private cache for a model a file determines); ``identify`` is the fit report of ``robodyn.identify``;
+``optimize`` is the report of an optimal control solve (``robodyn optimize --report``).
 """
 
 from robodyn.report.analyze import MAX_POINTS, Report, analyze
