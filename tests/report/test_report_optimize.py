@@ -11,6 +11,7 @@ import shutil
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import numpy as np
 import pytest
@@ -76,22 +77,30 @@ def _tags(page: str) -> set[str]:
     return parser.outside_svg
 
 
+class Solved(NamedTuple):
+    folder: Path
+    page: str
+    problem: Any
+    result: Any
+    history: list[tuple[int, float, float]]
+
+
 @pytest.fixture(scope="module")
-def solved(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, object, list, str]:
+def solved(tmp_path_factory: pytest.TempPathFactory) -> Solved:
     """The scalar problem solved by FDDP (a real solve: input bound active, 40-odd iterations), its history and
     page."""
     folder = tmp_path_factory.mktemp("problem")
     (folder / "scalar.yaml").write_text(f"name: '{HOSTILE_NAME}'\n" + MODEL, encoding="utf-8")
     (folder / "problem.yaml").write_text(PROBLEM, encoding="utf-8")
     problem = robodyn.load_problem(folder / "problem.yaml")
-    history: list = []
+    history: list[tuple[int, float, float]] = []
     result = problem.solve(progress=lambda *row: history.append(row))
     page = optimization_page(result, problem, history=history, text=PROBLEM)
-    return folder, page, (problem, result), history, PROBLEM
+    return Solved(folder, page, problem, result, history)
 
 
-def test_the_page_holds_the_numbers_of_the_result(solved) -> None:
-    _, page, (problem, result), history, _ = solved
+def test_the_page_holds_the_numbers_of_the_result(solved: Solved) -> None:
+    page, result, history = solved.page, solved.result, solved.history
     assert _tags(page) <= TAGS
     assert result.converged and result.iterations == len(history) > 1
     cell = r"<td[^>]*>{}</td>"
@@ -107,8 +116,8 @@ def test_the_page_holds_the_numbers_of_the_result(solved) -> None:
     assert page.count("<svg") == 3  # states, inputs, convergence
 
 
-def test_the_inputs_are_shown_against_their_bounds(solved) -> None:
-    _, page, (problem, result), _, _ = solved
+def test_the_inputs_are_shown_against_their_bounds(solved: Solved) -> None:
+    page, result = solved.page, solved.result
     u = result.u[:-1, 0]  # the held inputs of the 40 intervals
     at_lower = int(np.sum(np.abs(u + 0.8) <= BOUND_RTOL))  # |bound| < 1: the tolerance is BOUND_RTOL itself
     at_upper = int(np.sum(np.abs(u - 1.0) <= BOUND_RTOL))
@@ -124,8 +133,8 @@ def test_the_inputs_are_shown_against_their_bounds(solved) -> None:
     assert state is not None and re.findall(r"<td>([^<]*)</td>", state.group(1))[-2:] == ["-1", "2"]
 
 
-def test_what_the_problem_and_its_model_say_is_escaped(solved) -> None:
-    _, page, _, _, text = solved
+def test_what_the_problem_and_its_model_say_is_escaped(solved: Solved) -> None:
+    page, text = solved.page, PROBLEM
     assert "pwned" in page and "<script" not in page and "<img" not in page and "<b>" not in page
     assert html.escape(text) in page  # the problem file as given, every character kept
     assert f"<title>Optimal trajectory of {html.escape(HOSTILE_NAME)}</title>" in page
@@ -162,10 +171,10 @@ def test_a_malformed_history_is_refused(history, words) -> None:
         checked_history(history)
 
 
-def test_the_report_is_written_atomically_and_refuses_a_folder(solved, tmp_path: Path) -> None:
-    _, page, (problem, result), history, text = solved
+def test_the_report_is_written_atomically_and_refuses_a_folder(solved: Solved, tmp_path: Path) -> None:
+    page, problem, result, history = solved.page, solved.problem, solved.result, solved.history
     out = tmp_path / "page.html"
-    write_optimization_report(result, problem, out, history=history, text=text)
+    write_optimization_report(result, problem, out, history=history, text=PROBLEM)
     written = out.read_text(encoding="utf-8")
     assert re.sub(r"<svg.*?</svg>", "", written, flags=re.S) == re.sub(r"<svg.*?</svg>", "", page, flags=re.S)
     (tmp_path / "folder.html").mkdir()
@@ -174,8 +183,8 @@ def test_the_report_is_written_atomically_and_refuses_a_folder(solved, tmp_path:
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="chromium is not installed (make test installs it)")
-def test_chromium_renders_the_page_without_console_errors_or_requests(solved) -> None:
-    folder, page, _, _, _ = solved
+def test_chromium_renders_the_page_without_console_errors_or_requests(solved: Solved) -> None:
+    folder, page = solved.folder, solved.page
     path = folder / "page.html"
     path.write_text(page, encoding="utf-8")
     flags = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run",
