@@ -360,7 +360,7 @@ def _inputs_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> s
         rows.append([name, np.min(result.u[:, k]), np.max(result.u[:, k]), lower, upper, *(str(a) for a in at)])
     body = table(["input", "min", "max", "lower bound", "upper bound", "knots at lower", "knots at upper"], rows)
     held = result.method not in HELD_EXCEPT
-    how = "held from each knot to the next" if held else "the values at the knots, linear between them"
+    how = "held from each knot to the next" if held else "the values at the knots, drawn linear between them"
     more = f"; the first {MAX_PANELS} of {len(result.inputs)} inputs" if len(result.inputs) > MAX_PANELS else ""
     caption = f"the inputs ({how}); dashed: their bounds; dotted: the input cost's reference{more}"
     return f"<h2>Inputs</h2>{body}{figure(_inputs_figure(result, problem), caption)}"
