@@ -15,8 +15,10 @@ Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the 
 family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses, phase
 portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``workers`` (where the
 independent parts run: here or in forked processes), ``kept`` (sections kept in the private cache for a model a file
-determines). The page's pieces (tables, numbers, strict JSON) are robodyn.display.page; the fit report of
-``robodyn.identify`` is robodyn.identification.report."""
+determines); ``optimize`` is the report of an optimal control solve (``robodyn optimize --report``). The page's
+pieces (tables, numbers, strict JSON) are robodyn.display.page; the fit report of ``robodyn.identify`` is
+robodyn.identification.report.
+"""
 
 from robodyn.report.analyze import MAX_POINTS, Report, analyze
 
