@@ -73,8 +73,6 @@ MAX_ALLOWED_CYCLES = 4
 ALLOWED: dict[tuple[str, str], str] = {
     # a trajectory follows a frame of its model: the kinematics of the run
     ("robodyn.results.trajectory", "robodyn.kinematics.paths"): "Trajectory.frame_path()",
-    # an identification writes its own fit report (the page's pieces are the report layer's)
-    ("robodyn.identification.result", "robodyn.report.identify"): "Identification.report(path)",
 }
 
 

@@ -1,8 +1,10 @@
-"""``robodyn optimize``: the CSV and the JSON of a solved problem file, one line and exit 2 for bad input, exit 1
-for a solve that does not converge, nothing written on failure (a real solver registered: the exact LQ solution)."""
+"""``robodyn optimize``: the CSV, the JSON and the report of a solved problem file, one line and exit 2 for bad
+input (output paths refused before the solve), exit 1 for a solve that does not converge, nothing written on failure
+(a real solver registered: the exact LQ solution)."""
 
 from __future__ import annotations
 
+import html
 import json
 
 import numpy as np
@@ -12,6 +14,7 @@ import robodyn
 from cli_run import one_line, run
 from optimal_reference import riccati_solver
 from robodyn.control.optimal import solvers
+from robodyn.display.page import number
 
 PROBLEM = """\
 kind: optimal_control
@@ -76,3 +79,39 @@ def test_a_solve_that_does_not_converge_exits_1_and_writes_nothing(folder, capsy
 def test_a_wrong_output_suffix_is_refused_before_solving(folder, capsys) -> None:
     code, _, err = run(capsys, "optimize", str(folder / "problem.yaml"), "--out", str(folder / "traj.txt"))
     assert code == 2 and "name a .csv file" in one_line(err)
+
+
+def test_report_is_written_with_the_csv_and_holds_the_history(folder, capsys) -> None:
+    out, page = folder / "traj.csv", folder / "page.html"
+    code, stdout, err = run(capsys, "optimize", str(folder / "problem.yaml"), "--out", str(out), "--report",
+                            str(page), "--json")
+    assert code == 0, err
+    summary = json.loads(stdout)
+    text = page.read_text(encoding="utf-8")
+    assert f"<td>{number(summary['cost'])}</td>" in text and out.exists()
+    # the one row riccati_solver reports to progress: (1, the cost, 0)
+    assert f'<tr><td class="text">1</td><td>{number(summary["cost"])}</td><td>0</td></tr>' in text
+    assert html.escape(PROBLEM) in text  # the problem file as given
+
+
+def test_a_failed_solve_writes_neither_the_csv_nor_the_report(folder, capsys) -> None:
+    out, page = folder / "traj.csv", folder / "page.html"
+    code, _, err = run(capsys, "optimize", str(folder / "problem.yaml"), "--out", str(out), "--report", str(page),
+                       "--method", "stuck")
+    assert code == 1 and "did not converge" in one_line(err)
+    assert not out.exists() and not page.exists()
+
+
+@pytest.mark.parametrize(("name", "words"), [("page.txt", "name a .html file"), ("taken.html", "folder"),
+                                             ("missing/sub/page.html", None)])
+def test_a_bad_report_path_is_refused_before_the_solve(folder, capsys, monkeypatch, name, words) -> None:
+    calls: list[object] = []
+    monkeypatch.setitem(solvers.SOLVERS, "counted", lambda problem, **o: calls.append(problem) or
+                        riccati_solver(problem, **o))
+    (folder / "taken.html").mkdir()
+    (folder / "missing").write_text("a file where a folder should be", encoding="utf-8")
+    out = folder / "traj.csv"
+    code, _, err = run(capsys, "optimize", str(folder / "problem.yaml"), "--out", str(out), "--report",
+                       str(folder / name), "--method", "counted")
+    assert code == 2 and "--report" in one_line(err) and (words is None or words in err)
+    assert calls == [] and not out.exists()

@@ -14,11 +14,11 @@ import robodyn
 from robodyn.cli import main
 from robodyn.codegen import kept as kept_module
 from robodyn.codegen.cache import cache_dir
+from robodyn.display.page import strict_json
 from robodyn.files.loading import model_text
 from robodyn.files.records import model_record_key
 from robodyn.report import kept
 from robodyn.report.analyze import analyze
-from robodyn.report.page import strict_json
 
 analyze_module = importlib.import_module("robodyn.report.analyze")  # robodyn.report.analyze is also the function
 

@@ -64,6 +64,8 @@ def forwarded_names(package: str, module: str, names: tuple[str, ...]) -> tuple[
 #: the second layout go in the release after it. (The kernels' templates are not here: they are sources a loader
 #: executes, never imported.)
 MOVED: Mapping[str, str] = {
+    "robodyn.report.page": "robodyn.display.page",
+    "robodyn.report.identify": "robodyn.identification.report",
     "robodyn.signals.parse": "robodyn.files.signal_text",
     "robodyn.model.names": "robodyn.base.names",
     "robodyn._lazy": "robodyn.base.lazy",

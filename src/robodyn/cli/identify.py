@@ -81,7 +81,7 @@ def _cmd_identify(args: argparse.Namespace) -> int:
                       atol=number_or(args.atol, "--atol", 1e-10), max_evaluations=args.max_evaluations)
     written = _write(result, args, text)
     if args.json:
-        from robodyn.report.page import strict_json
+        from robodyn.display.page import strict_json
 
         print(strict_json(result.to_dict()), end="")
     else:
@@ -99,7 +99,7 @@ def _write(result: Any, args: argparse.Namespace, text: tuple[str, str] | None) 
 
     files: dict[str, str] = {}
     if args.report is not None:
-        from robodyn.report.identify import identification_page
+        from robodyn.identification.report import identification_page
 
         files[args.report] = identification_page(result, f"Identification of {result.model.name}")
     if text is not None:

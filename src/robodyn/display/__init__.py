@@ -6,7 +6,9 @@
 - :mod:`robodyn.display.latex` — LaTeX for robodyn's names and expressions (``theta_dot`` -> ``\\dot{\\theta}``);
 - :mod:`robodyn.display.formulas` — a model's equations simplified for reading and typeset as SVG;
 - :mod:`robodyn.display.cache` — the private cache of what took long to typeset;
-- :mod:`robodyn.display.figures` — text on matplotlib figures: model names shown literally, plain log labels.
+- :mod:`robodyn.display.figures` — text on matplotlib figures: model names shown literally, plain log labels;
+- :mod:`robodyn.display.page` — the pieces of robodyn's HTML pages: numbers as people read them, tables, matrices,
+  figures, strict JSON.
 
 Objects display themselves by asking for these pieces; nothing here knows a model's kind or class.
 """

@@ -7,7 +7,8 @@
 - rigid bodies: the regressor (:mod:`~robodyn.identification.regressor`), base parameters
   (:mod:`~robodyn.identification.base_parameters`), excitation (:mod:`~robodyn.identification.excitation`), the fit
   (:mod:`~robodyn.identification.rigid`, data :mod:`~robodyn.identification.rigid_data`) and physically consistent
-  parameters (:mod:`~robodyn.identification.consistency`).
+  parameters (:mod:`~robodyn.identification.consistency`);
+- the fit report, one HTML page: :mod:`~robodyn.identification.report`.
 
 Not called ``identify``, as the function ``robodyn.identify`` is.
 """

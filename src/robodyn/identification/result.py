@@ -4,7 +4,7 @@ and the error of a fit that did not converge.
 Its own module so that the fit (robodyn.identification.fit), which makes the result, and
 :mod:`~robodyn.identification.identify`, which runs the fit and returns it, both import it and not each other; the
 statistics are those of robodyn.identification.identify's docstring. The fit report reads the result through a
-protocol of its own (robodyn.report.identify), so the report imports nothing of this folder.
+protocol of its own (robodyn.identification.report), so the report imports nothing of this folder.
 """
 
 from __future__ import annotations
@@ -107,8 +107,8 @@ class Identification:
                       preformatted(self.message)])
 
     def report(self, path: Any) -> None:
-        """Write the fit report, one HTML page (robodyn.report.identify), to ``path``."""
-        from robodyn.report.identify import write_identification_report
+        """Write the fit report, one HTML page (robodyn.identification.report), to ``path``."""
+        from robodyn.identification.report import write_identification_report
 
         write_identification_report(self, path)
 

@@ -11,11 +11,13 @@ as inline SVG. The page needs no network and no JavaScript.
 A section that cannot be computed for the model says why on the page (and in the JSON) instead of stopping
 the report: a report is for reading, and a partial one with the reason beats none.
 
-Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the operating points: one per
-continuous family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses,
-phase portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``page`` (tables, numbers,
-strict JSON), ``workers`` (where the independent parts run: here or in forked processes), ``kept`` (sections kept
-in the private cache for a model a file determines); ``identify`` is the fit report of ``robodyn.identify``.
+Modules: ``analyze`` (the order of the story, :class:`Report`), ``points`` (the operating points: one per continuous
+family of equilibria, joint limits flagged), ``point`` (one operating point), ``figures`` (responses, phase
+portrait, the mechanism), ``diagram`` (a diagram's drawing and its loops' margins), ``workers`` (where the
+independent parts run: here or in forked processes), ``kept`` (sections kept in the private cache for a model a file
+determines); ``optimize`` is the report of an optimal control solve (``robodyn optimize --report``). The page's
+pieces (tables, numbers, strict JSON) are robodyn.display.page; the fit report of ``robodyn.identify`` is
+robodyn.identification.report.
 """
 
 from robodyn.report.analyze import MAX_POINTS, Report, analyze

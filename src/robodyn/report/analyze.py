@@ -19,8 +19,8 @@ import numpy as np
 from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.base.progress import progress
 from robodyn.base.progress import quiet as quiet_progress
+from robodyn.display.page import guarded, number, page, strict_json, table
 from robodyn.model.system import require_model
-from robodyn.report.page import guarded, number, page, strict_json, table
 from robodyn.report.point import existence_section, point_section
 from robodyn.report.points import csv_row, operating_points
 from robodyn.report.workers import Workers

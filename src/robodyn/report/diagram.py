@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from robodyn.base.errors import RobodynError
-from robodyn.report.page import figure, number
+from robodyn.display.page import figure, number
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import RobodynError
+from robodyn.display.page import figure, number
 from robodyn.integrate.limits import limit_crossings
-from robodyn.report.page import figure, number
 from robodyn.results.trajectory import Trajectory
 
 if TYPE_CHECKING:

@@ -44,7 +44,7 @@ def kept_section(key: str | None, kind: str, inputs: tuple[Any, ...],
     """``compute()``'s section (HTML, JSON record) of the model ``key`` for ``inputs`` (arrays and numbers), kept in
     the private cache (computed every time when ``key`` is None). The record is JSON data either way (arrays as
     lists, non-finite numbers as None: what ``report.json`` holds)."""
-    from robodyn.report.page import json_data
+    from robodyn.display.page import json_data
 
     def computed() -> list[Any]:
         html, record = compute()

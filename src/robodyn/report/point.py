@@ -14,8 +14,8 @@ import numpy as np
 
 from robodyn.base.errors import RobodynError
 from robodyn.display import cleaned
+from robodyn.display.page import figure, matrix, number, table
 from robodyn.report import figures
-from robodyn.report.page import figure, matrix, number, table
 from robodyn.report.points import limits_text
 
 if TYPE_CHECKING:

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from robodyn.base.errors import RobodynError
+from robodyn.display.page import number, table
 from robodyn.integrate.limits import LIMIT_TOLERANCE
-from robodyn.report.page import number, table
 
 if TYPE_CHECKING:
     from robodyn.linearization.points import OperatingPoint

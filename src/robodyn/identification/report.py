@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from robodyn.base.atomic import check_output_path, write_text_atomic
-from robodyn.report.page import figure, matrix, page, table
+from robodyn.display.page import figure, matrix, page, table
 
 if TYPE_CHECKING:
     import numpy as np

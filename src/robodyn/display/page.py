@@ -1,4 +1,5 @@
-"""The pieces of the report's page: numbers as people read them, tables, matrices, figures, strict JSON.
+"""The pieces of robodyn's HTML pages (the analyze report, the fit report of an identification): numbers as people read
+them, tables, matrices, figures, strict JSON.
 
 Numbers are shown with 6 significant digits after :func:`robodyn.display.html.cleaned` (round-off against the
 scale of its row, or of its whole matrix for a matrix, is shown as 0); the JSON keeps every number as computed,
