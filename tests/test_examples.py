@@ -21,7 +21,8 @@ from tests.cli_run import run
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SLOW = {"box_on_incline.yaml", "quadruped_standing.yaml",  # stiff contacts: 10^5 steps of dopri5
-        "region_of_attraction.py", "upright_pendulum_lqr.py"}  # 80,000 runs; a bisection of 20 s runs
+        "region_of_attraction.py", "upright_pendulum_lqr.py",  # 80,000 runs; a bisection of 20 s runs
+        "control_figures.py"}  # solves the four optimal control examples (the acrobot's takes minutes)
 
 
 def _is_problem(path: Path) -> bool:
@@ -31,7 +32,8 @@ def _is_problem(path: Path) -> bool:
 PROBLEMS = sorted(p for p in EXAMPLES.glob("*.yaml") if _is_problem(p))
 MODELS = sorted(p for p in [*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf")] if not _is_problem(p))
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))
-ARGUMENTS = {"region_of_attraction.py": ["--figure", "roa.png"],  # not over docs/roa.png
+ARGUMENTS = {"control_figures.py": ["--out", "figures"],  # not over docs/figures
+             "region_of_attraction.py": ["--figure", "roa.png"],  # not over docs/roa.png
              "falling_quadruped.py": ["--time", "0.1"]}
 
 

@@ -43,6 +43,8 @@ class Example:
     R: dict[str, float]
     knots: int | None = None  # the default test's knots when the shipped ones are too slow (None: as shipped)
     target: dict[str, float] = field(default_factory=dict)  # the final state the problem demands
+    target_atol: float = 1e-6  # ... met to this: terminal equalities to IPOPT's tolerance 1e-8 (1e-6 leaves room)
+    slow: bool = False  # a solve of minutes: only in the slow tests
 
 
 EXAMPLE_CASES = {
@@ -50,6 +52,10 @@ EXAMPLE_CASES = {
                         target={"theta": math.pi, "theta_dot": 0.0}),
     "cart_pole": Example("cart_pole_swingup.yaml", {"x": 10.0, "theta": 100.0, "x_dot": 1.0, "theta_dot": 10.0},
                          {"F": 0.1}, target={"x": 0.0, "theta": 0.0, "x_dot": 0.0, "theta_dot": 0.0}),
+    # a terminal cost of weight 1e4, not equalities: the end is within ~1e-3 of the top, 1e-2 (the issue's) bounds it
+    "acrobot": Example("acrobot_swingup.yaml", {"theta1": 100.0, "theta2": 100.0, "theta1_dot": 10.0,
+                                                "theta2_dot": 10.0}, {"tau": 0.1}, slow=True, target_atol=1e-2,
+                       target={"theta1": math.pi, "theta2": 0.0, "theta1_dot": 0.0, "theta2_dot": 0.0}),
     "panda": Example("panda_reach.yaml", {**{f"panda_joint{j}": 100.0 for j in range(1, 8)},
                                           "panda_finger_joint1": 100.0,
                                           **{f"panda_joint{j}_dot": 1.0 for j in range(1, 8)},
@@ -106,8 +112,8 @@ def check_closed_loop(name: str, knots: int | None) -> None:
     model, T = problem.model, float(result.t[-1])
     assert result.converged, result.status
     target = result.x[-1]
-    if example.target:  # the solver honoured the terminal equalities (IPOPT's tolerance 1e-8; 1e-6 leaves room)
-        np.testing.assert_allclose(target, [example.target[s] for s in model.states], atol=1e-6)
+    if example.target:  # the solver brought the end where the problem asks
+        np.testing.assert_allclose(target, [example.target[s] for s in model.states], atol=example.target_atol)
     x0 = starts(result.x[0])
     design = robodyn.tvlqr(model, result, example.Q, example.R, handover=True, interpolation=interpolation(result))
     # limits="ignore": a URDF's position limits are not forces (simulate only reports leaving them), and the open
@@ -122,7 +128,7 @@ def check_closed_loop(name: str, knots: int | None) -> None:
 
 def _variants() -> list[Any]:
     """(name, knots): each example as shipped (marked slow when it has a coarser default variant) and the variant."""
-    shipped = [pytest.param(n, None, id=f"{n}-shipped", marks=[pytest.mark.slow] if e.knots else [])
+    shipped = [pytest.param(n, None, id=f"{n}-shipped", marks=[pytest.mark.slow] if e.knots or e.slow else [])
                for n, e in EXAMPLE_CASES.items()]
     return shipped + [pytest.param(n, e.knots, id=f"{n}-{e.knots}-knots") for n, e in EXAMPLE_CASES.items() if e.knots]
 
