@@ -2,10 +2,11 @@
 
 Run: ``python examples/control_figures.py [--out DIR]`` (default ``docs/figures``).
 
-For each problem file (``examples/*_swingup.yaml``, ``examples/panda_reach.yaml``; the acrobot's takes minutes) it solves the problem, designs
-``robodyn.tvlqr(..., handover=True)`` along the solution, simulates the nonlinear model from 5 seeded starts at
-|dx0| = 0.05 under the feedback and under the open-loop inputs alone, prints the largest distance from the
-trajectory's end of each, and plots the states and inputs (the bounds dashed) into ``DIR/<example>.png``.
+For each problem file (``examples/*_swingup.yaml``, ``examples/panda_reach.yaml``; the acrobot's solve takes
+minutes) it solves the problem, designs ``robodyn.tvlqr(..., handover=True)`` along the solution, simulates the
+nonlinear model from 5 seeded starts at |dx0| = 0.05 under the feedback and under the open-loop inputs alone,
+prints the largest distance from the trajectory's end of each, and plots the states and inputs (the bounds
+dashed) into ``DIR/<example>.png``.
 """
 
 from __future__ import annotations
