@@ -56,9 +56,15 @@ def test_pycon_blocks_are_doctests(page: Path) -> None:
 
 @pytest.mark.parametrize("page", [p for p in [*PAGES, ROOT / "README.md"] if _blocks(p, "yaml")],
                          ids=lambda p: p.name)
-def test_yaml_blocks_load_as_models(page: Path) -> None:
+def test_yaml_blocks_load_as_models(page: Path, tmp_path: Path) -> None:
+    """... and problem files (``kind: optimal_control``, docs/control.md) load as problems."""
     base = (ROOT / "tests" / "data" / "puma560.yaml").read_text(encoding="utf-8")
     for k, block in enumerate(_blocks(page, "yaml")):
+        if re.search(r"^kind: optimal_control\b", block, flags=re.M):
+            problem_file = tmp_path / f"{page.stem}_{k}.yaml"
+            problem_file.write_text(block, encoding="utf-8")
+            assert robodyn.load_problem(problem_file).knots >= 2
+            continue
         text = block if re.search(r"^kind:", block, flags=re.M) else base.replace("\njoints:", f"\n{block}joints:", 1)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", robodyn.RobodynWarning)  # the Puma's published link-3 inertia

@@ -1,6 +1,9 @@
 """Every file in examples/ runs as shipped: each model file and URDF robot simulates from its defaults (no --x0, no
 --param) with exit code 0 and finite numbers in a CSV whose columns are named once; each script runs to its end.
 
+Problem files (``kind: optimal_control``) are not models: tests/control/test_control_examples.py solves each one
+and tracks its solution; here they are only checked to be in its list.
+
 A model whose default start is off its constraints (a linkage laid out straight) is assembled by ``simulate`` and
 says so; a ball's default start lies on its floor, not below it; a sampled block without states gives its outputs.
 """
@@ -18,10 +21,19 @@ from tests.cli_run import run
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SLOW = {"box_on_incline.yaml", "quadruped_standing.yaml",  # stiff contacts: 10^5 steps of dopri5
-        "region_of_attraction.py", "upright_pendulum_lqr.py"}  # 80,000 runs; a bisection of 20 s runs
-MODELS = sorted([*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf")])
+        "region_of_attraction.py", "upright_pendulum_lqr.py",  # 80,000 runs; a bisection of 20 s runs
+        "control_figures.py"}  # solves the four optimal control examples (the acrobot's takes minutes)
+
+
+def _is_problem(path: Path) -> bool:
+    return path.suffix == ".yaml" and "\nkind: optimal_control\n" in path.read_text(encoding="utf-8")
+
+
+PROBLEMS = sorted(p for p in EXAMPLES.glob("*.yaml") if _is_problem(p))
+MODELS = sorted(p for p in [*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf")] if not _is_problem(p))
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))
-ARGUMENTS = {"region_of_attraction.py": ["--figure", "roa.png"],  # not over docs/roa.png
+ARGUMENTS = {"control_figures.py": ["--out", "figures"],  # not over docs/figures
+             "region_of_attraction.py": ["--figure", "roa.png"],  # not over docs/roa.png
              "falling_quadruped.py": ["--time", "0.1"]}
 
 
@@ -33,6 +45,14 @@ def test_every_example_is_run_here() -> None:
     """A new kind of file in examples/ gets a way to run it here."""
     assert {p.suffix for p in EXAMPLES.iterdir() if p.is_file()} <= {".yaml", ".urdf", ".py"}
     assert len(MODELS) >= 25 and len(SCRIPTS) >= 3
+
+
+def test_every_problem_file_is_solved_and_tracked() -> None:
+    """The optimal control examples are run by tests/control/test_control_examples.py (solved, then tracked)."""
+    from tests.control.test_control_examples import EXAMPLE_CASES
+
+    assert PROBLEMS, "no problem file found"
+    assert {p.name for p in PROBLEMS} == {case.file for case in EXAMPLE_CASES.values()}
 
 
 @pytest.mark.parametrize("path", _marked(MODELS))
