@@ -251,3 +251,17 @@ def test_every_public_result_displays_itself_in_a_notebook():
     assert "theta [rad] (run 0)" in text_of(shown[4]._repr_html_())
     trajectory = robodyn.simulate(pendulum, 1.0, {"theta": 0.3})
     assert "t [s]" in trajectory._repr_html_() and "theta [rad]" in trajectory._repr_html_()  # the thumbnail's units
+
+
+def test_the_control_designs_display_themselves():
+    pendulum = robodyn.load("pendulum")
+    problem = robodyn.OptimalControlProblem(pendulum, 1.0, 10, {"theta": 0.0, "theta_dot": 0.0},
+                                            {"input": {"weights": {"tau": 1.0}}},
+                                            bounds={"inputs": {"tau": [-1, 1]}})
+    assert "knots" in text_of(problem._repr_html_()) and "tau" in text_of(problem._repr_html_())
+    run = robodyn.simulate(pendulum, 1.0, {"theta": 0.3}, method="rk4", dt=0.1)
+    design = robodyn.tvlqr(pendulum, run, {"theta": 1.0, "theta_dot": 0.1}, {"tau": 1.0}, discrete=True)
+    for shown in (design, design.feedback):
+        page = shown._repr_html_()
+        assert page.startswith('<div class="robodyn">') and "<table" in page
+        assert display.number(float(design.K[0, 0, 0])) in text_of(page)

@@ -655,3 +655,21 @@ def test_the_text_form_is_still_answered_at_its_old_place_with_a_warning():
         with pytest.warns(DeprecationWarning, match=f"robodyn.files.signal_text.{name}"):
             moved = getattr(robodyn.signals, name)
         assert moved is globals()[name]
+
+
+def test_a_trajectory_gives_its_inputs_as_tables():
+    """A run (a Trajectory, an optimal control solution) is an input: each of the model's inputs from the column of
+    the same name, held between rows; as a whole or as a mapping value."""
+    import robodyn
+
+    pendulum = robodyn.load("pendulum")
+    source = robodyn.simulate(pendulum, 1.0, {"theta": 0.2}, {"tau": Sine(0.5, 3.0)}, method="rk4", dt=0.05)
+    table = Table(source.t, source.u[:, 0], "zoh")
+    expected = robodyn.simulate(pendulum, 1.0, {"theta": 0.0}, {"tau": table}, rtol=1e-10, atol=1e-12)
+    for given in (source, {"tau": source}):
+        replay = robodyn.simulate(pendulum, 1.0, {"theta": 0.0}, given, rtol=1e-10, atol=1e-12)
+        np.testing.assert_array_equal(replay.u, expected.u)
+        np.testing.assert_allclose(replay.x, expected.x, rtol=0, atol=1e-12)  # the same tables: the same run
+    arm = robodyn.load("two_link_arm")
+    with pytest.raises(UnknownNameError, match=r"given as inputs has no input '\w+' \(its inputs: tau\)"):
+        robodyn.simulate(arm, 1.0, None, source)

@@ -409,7 +409,10 @@ def resolve_inputs(input_names: Sequence[str], u: object = None) -> Inputs:
     u
         ``None`` (all zero); a number or array of m numbers (constants); a sequence of m entries, each a
         Signal, a number or a callable u(t); a mapping ``{name: Signal | number | callable u(t)}``
-        (inputs left out are 0); a :class:`Signal` when m == 1; a :class:`StateFeedback`; or a Python
+        (inputs left out are 0); a :class:`Signal` when m == 1; a trajectory (a :class:`robodyn.Trajectory`,
+        an optimal control solution): each input from its column of the same name, as a :class:`Table` (held
+        between rows, linear where the trajectory's ``input_interpolation`` says so), also as a mapping value
+        ``{name: trajectory}``; a :class:`StateFeedback`; or a Python
         callable ``u(t, x) -> (m,)`` (interpreted path only); a :class:`TrackingFeedback` (``robodyn.tvlqr``'s
         ``feedback``: compiled like StateFeedback).
 
@@ -442,8 +445,11 @@ def resolve_inputs(input_names: Sequence[str], u: object = None) -> Inputs:
         for key, value in u.items():
             if key not in names:
                 raise _unknown_input(str(key), names)
-            channels[names.index(key)] = _channel(value, f"input {key!r}")
+            channels[names.index(key)] = _run_tables(value, (key,))[0] if _is_run(value) else \
+                _channel(value, f"input {key!r}")
         return Inputs(names, tuple(channels))
+    if _is_run(u):
+        return Inputs(names, _run_tables(u, names))
     if callable(u):
         return Inputs(names, (None,) * m, function=u)
     if isinstance(u, list | tuple) and any(isinstance(v, Signal) or callable(v) for v in u):
@@ -451,6 +457,27 @@ def resolve_inputs(input_names: Sequence[str], u: object = None) -> Inputs:
             raise ShapeError(f"{len(u)} input signals given, expected {m} ({_list(names)})")
         return Inputs(names, tuple(_channel(v, f"input {name!r}") for name, v in zip(names, u)))
     return Inputs(names, tuple(Constant(v) for v in _constants(u, names)))
+
+
+def _is_run(value: object) -> bool:
+    """Whether ``value`` is a stored run (a Trajectory: times, inputs and their names), read as input tables."""
+    return not callable(value) and all(hasattr(value, name) for name in ("t", "u", "inputs"))
+
+
+def _run_tables(run: Any, names: tuple[str, ...]) -> tuple[Signal, ...]:
+    """The input columns ``names`` of ``run`` as tables: held between rows (``"zoh"``), or linear when the run's
+    ``input_interpolation`` is ``"linear"`` (collocation's inputs); at a repeated time (an event) the later row."""
+    inputs = tuple(run.inputs)
+    for name in names:
+        if name not in inputs:
+            raise UnknownNameError(f"the trajectory {getattr(run, 'model', '')!r} given as inputs has no input "
+                                   f"{name!r} (its inputs: {_list(inputs)}): give that input by name, e.g. "
+                                   f"{{{name!r}: signal}}")
+    t = np.asarray(run.t, dtype=float)
+    U = np.asarray(run.u, dtype=float).reshape(len(t), len(inputs))
+    keep = np.append(np.diff(t) > 0, True)
+    kind = "linear" if getattr(run, "input_interpolation", None) == "linear" else "zoh"
+    return tuple(Table(t[keep], U[keep, inputs.index(name)], kind) for name in names)
 
 
 def _channel(value: object, what: str) -> Signal:

@@ -144,6 +144,16 @@ class TrackingFeedback:
         reference = np.array([s(time) for s in self.references], dtype=float)
         return reference - self.gain(time) @ (state - self.reference_state(time))
 
+    def _repr_html_(self) -> str:
+        from robodyn.display import block, heading, html_table, matrix_html
+
+        T, m, n = self.K.shape
+        rows = [("span [s]", f"{self.t[0]:g} to {self.t[-1]:g}"), ("knots", T),
+                ("gain between knots", self.gain_interpolation)]
+        return block([heading("Tracking feedback u = u*(t) - K(t) (x - x*(t))"), html_table(rows, row_header=True),
+                      matrix_html(self.K[0], [f"u{i + 1}" for i in range(m)], [f"x{j + 1}" for j in range(n)],
+                                  title=f"K({self.t[0]:g})")])
+
     def breakpoints(self, t0: float, t1: float) -> Array:
         """The knots inside (t0, t1): x*, K and (held) u* change their formula there."""
         return self.t[(self.t > t0) & (self.t < t1)].copy()

@@ -332,6 +332,21 @@ class OptimalControlProblem:
                                  converged=bool(outcome.converged), seconds=float(outcome.seconds),
                                  method=outcome.method, gains=outcome.gains)
 
+    def _repr_html_(self) -> str:
+        """The problem at a glance: model, horizon, knots, method and its step, the cost terms, bounds and
+        constraints (for notebooks)."""
+        from robodyn.display import block, heading, html_table
+
+        bounded = [name for name, (lo, hi) in zip(self.inputs, self.input_bounds, strict=True)
+                   if np.isfinite(lo) or np.isfinite(hi)]
+        rows = [("model", self.model.name), ("horizon [s]", self._horizon), ("knots", self._knots),
+                ("dt [s]", self.dt), ("method", self.method), ("integrator (DDP family)", self.integrator),
+                ("transcription (collocation)", self.transcription),
+                ("cost terms", ", ".join(self.costs.names) or "none"),
+                ("bounded inputs", ", ".join(bounded) or "none"),
+                ("path inequalities", self.n_path), ("terminal equalities", self.n_terminal)]
+        return block([heading("Optimal control problem"), html_table(rows, row_header=True)])
+
     def __repr__(self) -> str:
         return (f"OptimalControlProblem({self.model.name!r}, horizon={self._horizon:g}, knots={self._knots}, "
                 f"method={self.method!r}, costs={', '.join(self.costs.names) or 'none'})")

@@ -117,6 +117,16 @@ class TVLQR:
         dx = state - self.reference.state(time)
         return float(dx @ S @ dx)
 
+    def _repr_html_(self) -> str:
+        """The design at a glance (span, knots, form, hand-over) and its first gain K(t0) (for notebooks)."""
+        from robodyn.display import block, heading, html_table, matrix_html
+
+        form = "discrete (exact ZOH, Riccati recursion)" if self.discrete else "continuous (Riccati ODE)"
+        rows = [("span [s]", f"{self.t[0]:g} to {self.t[-1]:g}"), ("knots", len(self.t)), ("form", form),
+                ("hand-over to LQR", self.handover)]
+        return block([heading("TVLQR: u = u*(t) - K(t) (x - x*(t))"), html_table(rows, row_header=True),
+                      matrix_html(self.K[0], self.inputs, self.states, title=f"K({self.t[0]:g})")])
+
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON: t, K, S, the reference and the names."""
         return {"t": self.t.tolist(), "K": self.K.tolist(), "S": self.S.tolist(), "x_ref": self.x_ref.tolist(),
