@@ -15,22 +15,15 @@ a Python one differ by rounding only.
 
 from __future__ import annotations
 
-from typing import Final
-
 import numba
 import numpy as np
 
 from robodyn.codegen.indirect import model_call
 from robodyn.control.optimal.ddp_passes import affine_inputs
+from robodyn.control.optimal.steps import EULER, SEMI_IMPLICIT, ZOH
 
-__all__ = ["EULER", "RK4", "RULES", "SEMI_IMPLICIT", "ZOH", "f_points", "jacobian_points", "rollout"]
+__all__ = ["f_points", "jacobian_points", "rollout"]
 
-#: The rules of :func:`rollout` by number (an argument of compiled code).
-EULER: Final = 0
-SEMI_IMPLICIT: Final = 1
-RK4: Final = 2
-ZOH: Final = 3
-RULES: Final = {"euler": EULER, "semi_implicit": SEMI_IMPLICIT, "rk4": RK4, "zoh": ZOH}
 
 _rhs = model_call(0)  # rhs(fns, t, x, u, p, out): the model's rhs_c at fns[0]
 _jac = model_call(2)  # jac(fns, t, x, u, p, out): df/dx then df/du, row-major, at fns[2]

@@ -106,7 +106,7 @@ class PointwiseBatch:
 
     def running_points(self, t: Array, X: Array, U: Array) -> Array:
         return np.array([self.running(float(tk), xk, uk)  # type: ignore[attr-defined]
-                         for tk, xk, uk in zip(t, X, U, strict=True)], dtype=float)
+                         for tk, xk, uk in zip(t, X, U, strict=True)], dtype=np.float64)
 
     def running_derivatives_points(self, t: Array, X: Array, U: Array) -> BatchCostDerivatives:
         rows = [self.running_derivatives(float(tk), xk, uk)  # type: ignore[attr-defined]
