@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import robodyn
-from robodyn.control.optimal.points import ModelPoints, PointwiseBatch
+from robodyn.control.optimal.batch.points import ModelPoints, PointwiseBatch
 from robodyn.control.optimal.protocol import BatchCostDerivatives, CostDerivatives, TerminalDerivatives
 from robodyn.model.protocol import ModelContract
 

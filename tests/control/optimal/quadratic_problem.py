@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from robodyn.control.optimal.points import ModelPoints, PointwiseBatch
+from robodyn.control.optimal.batch.points import ModelPoints, PointwiseBatch
 from robodyn.control.optimal.protocol import BatchCostDerivatives, CostDerivatives, TerminalDerivatives
 
 

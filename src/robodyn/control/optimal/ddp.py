@@ -4,7 +4,7 @@
 cost derivatives scaled by dt) subject to x_{k+1} = F(x_k, u_k), the step of :mod:`.steps`. Each iteration
 gathers every knot's derivatives into arrays through the problem's batched calls (:class:`_Knots`), runs one
 compiled backward pass (:mod:`.ddp_passes`), then a backtracking line search of rollouts (compiled, through the
-model's machine code, when the problem offers it: :mod:`.point_kernels`).
+model's machine code, when the problem offers it: :mod:`.batch.kernels`).
 
 - ``method="ddp"``: Crocoddyl's SolverDDP (iLQR: Gauss-Newton, no second derivatives of the dynamics); every
   rollout starts at x0 and closes all gaps at once.
@@ -194,7 +194,7 @@ def _rollout(knots: _Knots, it: _Iterate, alpha: float, fddp: bool, bounds: Arra
     keep_gaps = fddp and not it.feasible and alpha != 1.0
     lower, upper = knots.lower, knots.upper
     if knots.addresses is not None:
-        from robodyn.control.optimal.point_kernels import rollout
+        from robodyn.control.optimal.batch.kernels import rollout
 
         if not rollout(knots.addresses, knots.p, step.rule, knots.nq, step.zoh, dt, times, knots.x0, it.X, it.U,
                        knots.k, knots.K, knots.gaps, alpha, keep_gaps, lower, upper, X_try, U_try):

@@ -24,9 +24,9 @@ from numpy.typing import NDArray
 from robodyn.base.errors import ConvergenceError, InputError
 from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number, float_array, frozen
+from robodyn.control.optimal.batch.points import ModelPoints, points_arrays
 from robodyn.control.optimal.constraints import BOUND_KEYS, Constraints, box, build_constraints
 from robodyn.control.optimal.costs import Costs, build_costs
-from robodyn.control.optimal.points import ModelPoints, points_arrays
 from robodyn.control.optimal.protocol import (
     BatchCostDerivatives,
     CompiledDynamics,

@@ -11,7 +11,7 @@ Every per-point member has a batched twin over P points at once (``*_points``: t
 results with a leading P axis), equal to the per-point member row by row up to rounding: the solvers gather a
 whole trajectory's values and derivatives with a few calls instead of a Python loop over its points. A problem
 without a batch form of its own derives them from the per-point members with
-:class:`~robodyn.control.optimal.points.PointwiseBatch`. ``compiled_dynamics()`` offers the model's compiled f
+:class:`~robodyn.control.optimal.batch.points.PointwiseBatch`. ``compiled_dynamics()`` offers the model's compiled f
 (its address and parameters) for a compiled rollout, or None.
 
 A solver answers a :class:`SolverOutcome`; the problem wraps it into the public result.

@@ -55,7 +55,7 @@ class DiscreteStep(Protocol):
 
 
 _NO_ZOH = np.zeros((0, 0))
-#: The rules' numbers in the compiled rollout (robodyn.control.optimal.point_kernels).
+#: The rules' numbers in the compiled rollout (robodyn.control.optimal.batch.kernels).
 EULER: Final = 0
 SEMI_IMPLICIT: Final = 1
 RK4: Final = 2

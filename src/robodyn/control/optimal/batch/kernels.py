@@ -5,11 +5,11 @@ numba's on-disk cache of them serves every model.
 
 - :func:`f_points`, :func:`jacobian_points`: f and [df/dx | df/du] at P points, one compiled loop each;
 - :func:`rollout`: the forward rollout of the DDP family (affine feedback, then one step of the discretized
-  dynamics, knot after knot), with the step rules of :mod:`.steps` written out: explicit Euler, semi-implicit
+  dynamics, knot after knot), with the step rules of :mod:`..steps` written out: explicit Euler, semi-implicit
   Euler (Crocoddyl's ``IntegratedActionModelEuler``), classic RK4 (``IntegratedActionModelRK``), and the exact
   zero-order hold x+ = Phi x + Gamma u + gamma of a linear model (no calls of the model).
 
-The arithmetic of each rule is that of the classes of :mod:`.steps` in the same order, so a compiled rollout and
+The arithmetic of each rule is that of the classes of :mod:`..steps` in the same order, so a compiled rollout and
 a Python one differ by rounding only.
 """
 
@@ -84,7 +84,7 @@ def rollout(fns: np.ndarray, p: np.ndarray, rule: int, nq: int, zoh: np.ndarray,
             x0: np.ndarray, X: np.ndarray, U: np.ndarray, k_ff: np.ndarray, K: np.ndarray, gaps: np.ndarray,
             alpha: float, keep_gaps: bool, lower: np.ndarray, upper: np.ndarray, X_try: np.ndarray,
             U_try: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
-    """The DDP rollout (see :func:`robodyn.control.optimal.ddp._rollout`): X_try (N + 1, n), U_try (N, m) from
+    """The DDP rollout (the rollout of robodyn.control.optimal.ddp): X_try (N + 1, n), U_try (N, m) from
     x0 with u_k = clip(U_k - alpha k_k - K_k (x_k - X_k)); with ``keep_gaps`` each knot starts at
     F(previous) + (alpha - 1) gap_k. False when a state stops being finite (the step is rejected)."""
     N, n = U.shape[0], x0.shape[0]

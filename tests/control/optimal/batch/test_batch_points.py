@@ -12,7 +12,7 @@ from collocation_cases import cart_pole
 from quadratic_problem import QuadraticProblem
 
 import robodyn
-from robodyn.control.optimal.points import ModelPoints, PointwiseBatch
+from robodyn.control.optimal.batch.points import ModelPoints, PointwiseBatch
 
 #: Batched and per-point evaluations run the same generated expressions; only the order of sums (BLAS against
 #: einsum, a compiled loop against numpy) differs: a few ulps of the largest term.

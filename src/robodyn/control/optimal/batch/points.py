@@ -4,7 +4,7 @@ of its own (:class:`PointwiseBatch`).
 
 :class:`ModelPoints` runs one compiled loop over the points through the addresses of the model's generated
 ``rhs_c`` and ``jac_c`` (robodyn.model.compiled.model_addresses, the functions the integrator kernels call; loops in
-:mod:`.point_kernels`) when the model offers them: a compilable model with an exact Jacobian source, whose state is
+:mod:`.kernels`) when the model offers them: a compilable model with an exact Jacobian source, whose state is
 its own (no chart, constraints or impacts: their compiled f reads more than x). Otherwise the model's ``f_many``
 and a loop over ``jacobians_raw``. Either way row k equals ``f_raw`` / ``jacobians_raw`` at point k up to rounding
 (the same generated expressions).
@@ -65,7 +65,7 @@ class ModelPoints:
         compiled = self.compiled()
         if compiled is None:
             return np.asarray(self.model.f_many(t, X, U, self.p), dtype=float).reshape(len(t), self.n)
-        from robodyn.control.optimal.point_kernels import f_points
+        from robodyn.control.optimal.batch.kernels import f_points
 
         out = np.empty((len(t), self.n))
         f_points(compiled.addresses, t, X, U, self.p, out)
@@ -81,7 +81,7 @@ class ModelPoints:
             for k in range(P):
                 A[k], B[k] = self.model.jacobians_raw(float(t[k]), X[k], U[k], self.p)
             return A, B
-        from robodyn.control.optimal.point_kernels import jacobian_points
+        from robodyn.control.optimal.batch.kernels import jacobian_points
 
         flat = np.empty((P, n * (n + m)))
         jacobian_points(compiled.addresses, t, X, U, self.p, flat)
