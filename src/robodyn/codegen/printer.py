@@ -12,8 +12,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any, Final
 
-__all__ = ["code_symbols", "exact_float", "lambdify_entries", "numeric_form", "numpy_printer", "python_printer",
-           "safe_label", "shared_subexpressions"]
+__all__ = ["LambdifiedEntries", "code_symbols", "exact_float", "lambdify_entries", "numeric_form", "numpy_printer",
+           "python_printer", "safe_label", "shared_subexpressions"]
 
 _LABEL_UNSAFE: Final = re.compile(r"[^A-Za-z0-9_.:=()-]")  # Characters of a model name kept out of the source.
 #: The names generated code gives the symbols of its arguments, by position: the time, x[i], u[i], p[i] and a
@@ -107,10 +107,42 @@ def shared_subexpressions(exprs: Sequence[Any]) -> tuple[list[tuple[Any, Any]], 
     return sympy.cse(list(exprs), symbols=sympy.numbered_symbols("_c"), order="none")
 
 
-def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> Callable[..., Any]:
+class LambdifiedEntries:
+    """The compiled entries of :func:`lambdify_entries`: ``fn(*values) -> (size,)`` at one point, and
+    ``fn.points(count, *values) -> (count, size)`` at ``count`` points, each argument's symbols given as arrays
+    of ``count`` values (a vector argument as a ``(k, count)`` array: its rows are its symbols)."""
+
+    __slots__ = ("index", "raw", "size")
+
+    def __init__(self, raw: Callable[..., Any], index: Any, size: int) -> None:
+        self.raw, self.index, self.size = raw, index, size
+
+    def __call__(self, *values: Any) -> Any:
+        import numpy as np
+
+        if self.index.size == self.size:
+            return np.asarray(self.raw(*values), dtype=float).reshape(self.size)
+        out = np.zeros(self.size)
+        if self.index.size:
+            out[self.index] = np.asarray(self.raw(*values), dtype=float).reshape(-1)
+        return out
+
+    def points(self, count: int, *values: Any) -> Any:
+        import numpy as np
+
+        out = np.zeros((count, self.size))
+        if self.index.size:
+            entries = self.raw(*values)  # one value per entry: an array of count values, or a constant
+            for column, entry in zip(self.index, entries, strict=True):
+                out[:, column] = np.broadcast_to(np.asarray(entry, dtype=float), (count,))
+        return out
+
+
+def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> LambdifiedEntries:
     """``fn(*values) -> (len(entries),) float64``: the entries (sympy expressions in ``arguments``) evaluated
     by one ``sympy.lambdify`` call, common subexpressions shared, floats printed exactly, the symbols named as
-    the numba sources name them (:func:`code_symbols`: the same operations in the same order).
+    the numba sources name them (:func:`code_symbols`: the same operations in the same order); ``fn.points``
+    evaluates them at many points at once (:class:`LambdifiedEntries`).
 
     Only the entries that are not exactly 0 are printed (derivatives are mostly zeros: dM/dq of 60 masses has
     216,000 entries, all 0, and lambdify's time grows with every entry it prints); the others are 0 in the
@@ -126,15 +158,4 @@ def lambdify_entries(arguments: Sequence[Any], entries: Sequence[Any]) -> Callab
     printed = [flat[k].xreplace(renaming) if isinstance(flat[k], sympy.Basic) else flat[k] for k in nonzero]
     raw = sympy.lambdify(renamed, printed, modules="numpy",
                          cse=shared_subexpressions, printer=numpy_printer())  # no model name reaches the code
-    index = np.array(nonzero, dtype=np.intp)
-    size = len(flat)
-    if index.size == size:
-        return lambda *values: np.asarray(raw(*values), dtype=float).reshape(size)
-
-    def evaluate(*values: Any) -> Any:
-        out = np.zeros(size)
-        if index.size:
-            out[index] = np.asarray(raw(*values), dtype=float).reshape(-1)
-        return out
-
-    return evaluate
+    return LambdifiedEntries(raw, np.array(nonzero, dtype=np.intp), len(flat))

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import robodyn
-from robodyn.control.optimal.protocol import CostDerivatives, TerminalDerivatives
+from robodyn.control.optimal.batch.points import ModelPoints, PointwiseBatch
+from robodyn.control.optimal.protocol import BatchCostDerivatives, CostDerivatives, TerminalDerivatives
 from robodyn.model.protocol import ModelContract
 
 Array = np.ndarray
@@ -21,7 +22,7 @@ PathFunction = Callable[[float, Array, Array], tuple[Array, Array, Array]]  # (g
 
 
 @dataclass(eq=False)
-class QuadraticProblem:
+class QuadraticProblem(PointwiseBatch):
     """min  int_0^T 1/2 (x - xr)' Q (x - xr) + 1/2 (u - ur)' R (u - ur) dt + 1/2 (x_N - xf)' Qf (x_N - xf)
     under x' = f(t, x, u), bounds, g(t, x, u) <= 0 at the knots and x_N[i] = target[i] for i in ``terminal``."""
 
@@ -49,6 +50,7 @@ class QuadraticProblem:
     def __post_init__(self) -> None:
         n, m = self.model.n_states, self.model.n_inputs
         self.p = self.model.parameter_vector(None)
+        self._model_points = ModelPoints(self.model, self.p)
         self.x0 = np.asarray(self.x0, dtype=float)
         self.x_ref = np.zeros(n) if self.x_ref is None else np.asarray(self.x_ref, dtype=float)
         self.u_ref = np.zeros(m) if self.u_ref is None else np.asarray(self.u_ref, dtype=float)
@@ -111,6 +113,27 @@ class QuadraticProblem:
 
     def terminal_constraint_jacobian(self, x: Array) -> Array:
         return np.eye(len(x))[list(self.terminal_indices)]
+
+    # --- the batched twins: the model's compiled points (robodyn's ModelPoints) and vectorized quadratics ---
+    def f_points(self, t, X, U):
+        return self._model_points.f(t, X, U)
+
+    def f_jacobians_points(self, t, X, U):
+        return self._model_points.jacobians(t, X, U)
+
+    def running_points(self, t, X, U):
+        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
+        return 0.5 * (np.einsum("pi,ij,pj->p", dX, self.Q, dX) + np.einsum("pi,ij,pj->p", dU, self.R, dU))
+
+    def running_derivatives_points(self, t, X, U):
+        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
+        P, n, m = dX.shape[0], dX.shape[1], dU.shape[1]
+        return BatchCostDerivatives(self.running_points(t, X, U), dX @ self.Q.T, dU @ self.R.T,
+                                    np.broadcast_to(self.Q, (P, n, n)), np.broadcast_to(self.R, (P, m, m)),
+                                    np.zeros((P, m, n)))
+
+    def compiled_dynamics(self):
+        return self._model_points.compiled()
 
     def initial_guess(self) -> tuple[Array, Array]:
         if self.guess is not None:

@@ -10,11 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from robodyn.control.optimal.protocol import CostDerivatives, TerminalDerivatives
+from robodyn.control.optimal.batch.points import ModelPoints, PointwiseBatch
+from robodyn.control.optimal.protocol import BatchCostDerivatives, CostDerivatives, TerminalDerivatives
 
 
 @dataclass
-class QuadraticProblem:
+class QuadraticProblem(PointwiseBatch):
     model: Any
     horizon: float
     knots: int
@@ -34,6 +35,7 @@ class QuadraticProblem:
 
     def __post_init__(self) -> None:
         self._p = self.model.parameter_vector()
+        self._model_points = ModelPoints(self.model, self._p)
         n, m = len(self.model.states), len(self.model.inputs)
         if self.input_bounds is None:
             self.input_bounds = np.tile([-np.inf, np.inf], (m, 1))
@@ -99,6 +101,35 @@ class QuadraticProblem:
     def terminal_constraint_jacobian(self, x: np.ndarray) -> np.ndarray:
         assert self.terminal_rows is not None
         return np.eye(len(x))[self.terminal_rows[0]]
+
+    # --- the batched twins: the model's compiled points (robodyn's ModelPoints) and vectorized quadratics ---
+    def f_points(self, t, X, U):
+        return self._model_points.f(t, X, U)
+
+    def f_jacobians_points(self, t, X, U):
+        return self._model_points.jacobians(t, X, U)
+
+    def running_points(self, t, X, U):
+        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
+        return 0.5 * (np.einsum("pi,ij,pj->p", dX, self.Q, dX) + np.einsum("pi,ij,pj->p", dU, self.R, dU))
+
+    def running_derivatives_points(self, t, X, U):
+        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
+        P, n, m = dX.shape[0], dX.shape[1], dU.shape[1]
+        return BatchCostDerivatives(self.running_points(t, X, U), dX @ self.Q.T, dU @ self.R.T,
+                                    np.broadcast_to(self.Q, (P, n, n)), np.broadcast_to(self.R, (P, m, m)),
+                                    np.zeros((P, m, n)))
+
+    def compiled_dynamics(self):
+        return self._model_points.compiled()
+
+    def path_points(self, t, X, U):
+        return np.asarray(X) @ self.path_rows[:, :-1].T - self.path_rows[:, -1]
+
+    def path_jacobians_points(self, t, X, U):
+        P = len(t)
+        return (np.broadcast_to(self.path_rows[:, :-1], (P, self.n_path, np.shape(X)[1])),
+                np.zeros((P, self.n_path, np.shape(U)[1])))
 
     def initial_guess(self) -> tuple[np.ndarray, np.ndarray]:
         if self.guess is not None:

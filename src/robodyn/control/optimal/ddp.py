@@ -2,8 +2,9 @@
 
 :func:`solve_ddp` minimizes sum_k dt l(t_k, x_k, u_k) + l_T(x_N) (Crocoddyl's convention: costs on the knots,
 cost derivatives scaled by dt) subject to x_{k+1} = F(x_k, u_k), the step of :mod:`.steps`. Each iteration
-gathers every knot's derivatives into arrays through the problem's Python calls (:class:`_Knots`), runs one
-compiled backward pass (:mod:`.ddp_passes`), then a backtracking line search of rollouts.
+gathers every knot's derivatives into arrays through the problem's batched calls (:class:`_Knots`), runs one
+compiled backward pass (:mod:`.ddp_passes`), then a backtracking line search of rollouts (compiled, through the
+model's machine code, when the problem offers it: :mod:`.batch.kernels`).
 
 - ``method="ddp"``: Crocoddyl's SolverDDP (iLQR: Gauss-Newton, no second derivatives of the dynamics); every
   rollout starts at x0 and closes all gaps at once.
@@ -37,7 +38,7 @@ from robodyn.base.errors import InputError, NumericalError, ShapeError
 from robodyn.control.optimal import ddp_passes
 from robodyn.control.optimal.ddp_constraints import AugmentedLagrangian, has_constraints
 from robodyn.control.optimal.protocol import SolverOutcome, TranscribableProblem
-from robodyn.control.optimal.steps import DiscreteStep, discretize
+from robodyn.control.optimal.steps import ZOH, DiscreteStep, discretize
 
 __all__ = ["DDPOptions", "solve_ddp", "solve_registered_ddp", "solve_registered_fddp"]
 
@@ -110,22 +111,33 @@ class _Knots:
         self.Vx, self.Vxx = np.zeros((N + 1, n)), np.zeros((N + 1, n, n))
         self.Qu, self.Quuk = np.zeros((N, m)), np.zeros((N, m))
         self.lx_T, self.lxx_T = np.zeros(n), np.zeros((n, n))
+        bounds = np.asarray(problem.input_bounds, dtype=float).reshape(m, 2)
+        self.lower, self.upper = np.ascontiguousarray(bounds[:, 0]), np.ascontiguousarray(bounds[:, 1])
+        self.nq = int(problem.mechanical)
+        compiled = problem.compiled_dynamics()
+        self.addresses: NDArray[np.int64] | None = None
+        self.p = np.zeros(0)
+        if compiled is not None:
+            self.addresses, self.p = compiled.addresses, np.ascontiguousarray(compiled.p, dtype=float)
+        elif step.rule == ZOH:  # no call of the model: the compiled rollout needs no addresses
+            self.addresses = np.zeros(4, dtype=np.int64)
 
     def gather(self, X: Array, U: Array, penalty: AugmentedLagrangian | None) -> tuple[float, float]:
-        """Fill the derivatives and the gaps at (X, U); returns (the objective, the objective plus penalties)."""
+        """Fill the derivatives and the gaps at (X, U) with batched calls (the step's stages and the running
+        cost at every knot at once); returns (the objective, the objective plus penalties)."""
         problem, dt = self.problem, self.dt
-        objective, extra = 0.0, 0.0
+        t = self.times[:-1]
         self.gaps[0] = self.x0 - X[0]
-        for k in range(U.shape[0]):
-            t = float(self.times[k])
-            x_next, self.Fx[k], self.Fu[k] = self.step.linearize(t, X[k], U[k])
-            self.gaps[k + 1] = x_next - X[k + 1]
-            d = problem.running_derivatives(t, X[k], U[k])
-            objective += dt * d.l
-            self.lx[k], self.lu[k] = dt * d.lx, dt * d.lu
-            self.lxx[k], self.luu[k], self.lux[k] = dt * d.lxx, dt * d.luu, dt * d.lux
-            if penalty is not None:
-                p, px, pu, pxx, puu, pux = penalty.knot(k, t, X[k], U[k])
+        x_next, self.Fx[:], self.Fu[:] = self.step.linearize_points(t, X[:-1], U)
+        self.gaps[1:] = x_next - X[1:]
+        d = problem.running_derivatives_points(t, X[:-1], U)
+        objective = _knot_sum(dt * np.asarray(d.l, dtype=float))
+        self.lx[:], self.lu[:] = dt * d.lx, dt * d.lu
+        self.lxx[:], self.luu[:], self.lux[:] = dt * d.lxx, dt * d.luu, dt * d.lux
+        extra = 0.0
+        if penalty is not None:
+            for k in range(U.shape[0]):
+                p, px, pu, pxx, puu, pux = penalty.knot(k, float(t[k]), X[k], U[k])
                 extra += p
                 self.lx[k] += px
                 self.lu[k] += pu
@@ -163,28 +175,43 @@ class _Iterate:
     feasible: bool
 
 
+def _knot_sum(values: Array) -> float:
+    """The sum of the knots' terms in knot order (the order of a loop adding them one by one)."""
+    total = 0.0
+    for value in values.tolist():
+        total += value
+    return total
+
+
 def _rollout(knots: _Knots, it: _Iterate, alpha: float, fddp: bool, bounds: Array,
              penalty: AugmentedLagrangian | None) -> tuple[Array, Array, float, float]:
     """(X_try, U_try, objective, objective plus penalties) of the affine feedback with step alpha; the FDDP
-    rollout starts each knot at F(previous) + (alpha - 1) f_k (a gap closed by the factor 1 - alpha)."""
+    rollout starts each knot at F(previous) + (alpha - 1) f_k (a gap closed by the factor 1 - alpha). The
+    states and inputs come from the compiled rollout when the problem offers its compiled f (or the step is a
+    zero-order hold), else from a Python loop of steps; the costs from one batched call."""
     problem, step, dt, times = knots.problem, knots.step, knots.dt, knots.times
     X_try, U_try = np.empty_like(it.X), np.empty_like(it.U)
     keep_gaps = fddp and not it.feasible and alpha != 1.0
-    x = knots.x0
-    objective, extra = 0.0, 0.0
-    lower, upper = bounds[:, 0], bounds[:, 1]
-    for k in range(it.U.shape[0]):
-        X_try[k] = x + (alpha - 1.0) * knots.gaps[k] if keep_gaps else x
-        u = ddp_passes.affine_inputs(it.U, knots.k, knots.K, it.X, X_try[k], k, alpha, lower, upper)
-        U_try[k] = u
-        t = float(times[k])
-        objective += dt * problem.running(t, X_try[k], u)
-        if penalty is not None:
-            extra += penalty.knot_value(k, t, X_try[k], u)
-        x = step.advance(t, X_try[k], u)
-    X_try[-1] = x + (alpha - 1.0) * knots.gaps[-1] if keep_gaps else x
+    lower, upper = knots.lower, knots.upper
+    if knots.addresses is not None:
+        from robodyn.control.optimal.batch.kernels import rollout
+
+        if not rollout(knots.addresses, knots.p, step.rule, knots.nq, step.zoh, dt, times, knots.x0, it.X, it.U,
+                       knots.k, knots.K, knots.gaps, alpha, keep_gaps, lower, upper, X_try, U_try):
+            raise NumericalError("the rollout left the finite numbers")
+    else:
+        x = knots.x0
+        for k in range(it.U.shape[0]):
+            X_try[k] = x + (alpha - 1.0) * knots.gaps[k] if keep_gaps else x
+            U_try[k] = ddp_passes.affine_inputs(it.U, knots.k, knots.K, it.X, X_try[k], k, alpha, lower, upper)
+            x = step.advance(float(times[k]), X_try[k], U_try[k])
+        X_try[-1] = x + (alpha - 1.0) * knots.gaps[-1] if keep_gaps else x
+    objective = _knot_sum(dt * np.asarray(problem.running_points(times[:-1], X_try[:-1], U_try), dtype=float))
     objective += problem.terminal(X_try[-1])
+    extra = 0.0
     if penalty is not None:
+        for k in range(it.U.shape[0]):
+            extra += penalty.knot_value(k, float(times[k]), X_try[k], U_try[k])
         extra += penalty.terminal(X_try[-1])[0]
     return X_try, U_try, objective, objective + extra
 

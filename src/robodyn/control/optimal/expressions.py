@@ -9,14 +9,17 @@ renamed, common subexpressions shared, floats printed exactly), so no user name 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError
+
+if TYPE_CHECKING:
+    from robodyn.codegen.printer import LambdifiedEntries
 
 __all__ = ["CompiledExpressions", "compile_expressions"]
 
@@ -28,16 +31,17 @@ class CompiledExpressions:
     """k expressions e(t, x, u) and their exact derivatives, evaluated by one compiled call.
 
     ``values(t, x, u)`` : (k,); ``jacobians(t, x, u)`` : (ex (k, n), eu (k, m)); ``hessian(t, x, u)`` (only when
-    built with ``second=True``, for k = 1): (n + m, n + m), the variables ordered x then u.
+    built with ``second=True``, for k = 1): (n + m, n + m), the variables ordered x then u. The ``*_points``
+    twins take t (P,), X (P, n), U (P, m) and answer with a leading P axis (the same generated code on arrays).
     """
 
     count: int
     n: int
     m: int
     texts: tuple[str, ...]
-    _values: Callable[..., Any]
-    _first: Callable[..., Any]
-    _second: Callable[..., Any] | None
+    _values: LambdifiedEntries
+    _first: LambdifiedEntries
+    _second: LambdifiedEntries | None
 
     def values(self, t: float, x: Array, u: Array) -> Array:
         return np.asarray(self._values(t, x, u), dtype=float).reshape(self.count)
@@ -51,6 +55,22 @@ class CompiledExpressions:
             raise InputError("internal: these expressions were compiled without second derivatives")
         size = self.n + self.m
         return np.asarray(self._second(t, x, u), dtype=float).reshape(size, size)
+
+    def values_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P, k) the values at P points."""
+        return self._values.points(len(t), t, X.T, U.T)
+
+    def jacobians_points(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
+        """(ex (P, k, n), eu (P, k, m))."""
+        flat = self._first.points(len(t), t, X.T, U.T).reshape(len(t), self.count, self.n + self.m)
+        return flat[:, :, :self.n].copy(), flat[:, :, self.n:].copy()
+
+    def hessian_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P, n + m, n + m)."""
+        if self._second is None:
+            raise InputError("internal: these expressions were compiled without second derivatives")
+        size = self.n + self.m
+        return self._second.points(len(t), t, X.T, U.T).reshape(len(t), size, size)
 
 
 def compile_expressions(texts: Sequence[str | int | float], states: Sequence[str], inputs: Sequence[str],

@@ -6,8 +6,8 @@ The program: minimize f(z) subject to lbg <= g(z) <= ubg and lbz <= z <= ubz, gi
 nonlinear programming", Math. Programming 106, 2006) is CasADi's bundled build, reached through
 ``casadi.nlpsol``: the program is one ``casadi.Callback`` returning (f, g) whose ``get_jacobian`` is a second
 Callback returning (df/dz, dg/dz) with the declared sparsity, so CasADi never differentiates anything itself
-and IPOPT receives robodyn's numbers. The Hessian of the Lagrangian is IPOPT's limited-memory quasi-Newton
-(L-BFGS) approximation.
+and IPOPT receives robodyn's numbers, written straight into CasADi's buffers (``eval_buffer``: no DM made).
+The Hessian of the Lagrangian is IPOPT's limited-memory quasi-Newton (L-BFGS) approximation.
 
 CasADi is optional: ``pip install robodyn[collocation]`` (or ``casadi``).
 """
@@ -180,6 +180,17 @@ def _dense(arg: Any) -> Array:
     return np.asarray(arg, dtype=float).ravel()
 
 
+def _buffer(view: Any) -> Array:
+    """The float64 entries of one of CasADi's argument buffers (a memoryview of its nonzeros)."""
+    return np.frombuffer(view, dtype=np.float64)
+
+
+def _write(view: Any, values: Array) -> None:
+    """Write ``values`` into one of CasADi's result buffers (None or empty: an output nobody asked for)."""
+    if view is not None and len(view):
+        np.frombuffer(view, dtype=np.float64)[:] = values
+
+
 def _pattern(ca: Any, nlp: SparseNLP) -> tuple[Any, Index]:
     """The constraint Jacobian's casadi.Sparsity and the permutation of the NLP's entries into its order
     (CasADi stores entries column by column)."""
@@ -216,13 +227,20 @@ def _callback_class(ca: Any) -> Any:
         def get_sparsity_out(self, i: int) -> Any:
             return ca.Sparsity.dense(1, self.cache.nlp.size) if i == 0 else self.pattern
 
-        def eval(self, arg: list[Any]) -> list[Any]:
+        def has_eval_buffer(self) -> bool:
+            return True
+
+        def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
+            """The values written straight into CasADi's buffers (no DM made): the gradient, then the
+            Jacobian's entries in CasADi's column-major order."""
             try:
-                grad, entries = self.cache.derivatives_at(_dense(arg[0]))
+                grad, entries = self.cache.derivatives_at(_buffer(arg[0]).copy())
             except Exception as error:  # kept for solve_ipopt to raise; NaN makes IPOPT stop or step back
                 self.errors.append(error)
                 grad, entries = np.full(self.cache.nlp.size, np.nan), np.full(len(self.order), np.nan)
-            return [ca.DM(grad).T, ca.DM(self.pattern, entries[self.order])]
+            _write(res[0], grad)
+            _write(res[1], entries[self.order])
+            return 0
 
     class Function(ca.Callback):
         """z -> (f, g)."""
@@ -246,13 +264,19 @@ def _callback_class(ca: Any) -> Any:
         def get_sparsity_out(self, i: int) -> Any:
             return ca.Sparsity.dense(1, 1) if i == 0 else ca.Sparsity.dense(self.cache.nlp.n_constraints, 1)
 
-        def eval(self, arg: list[Any]) -> list[Any]:
+        def has_eval_buffer(self) -> bool:
+            return True
+
+        def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
+            """f and g written straight into CasADi's buffers (no DM made)."""
             try:
-                f, g = self.cache.value_at(_dense(arg[0]))
+                f, g = self.cache.value_at(_buffer(arg[0]).copy())
             except Exception as error:  # kept for solve_ipopt to raise; NaN makes IPOPT stop or step back
                 self.errors.append(error)
                 f, g = math.nan, np.full(self.cache.nlp.n_constraints, np.nan)
-            return [ca.DM(f), ca.DM(g)]
+            _write(res[0], np.array([f], dtype=float))
+            _write(res[1], g)
+            return 0
 
         def has_jacobian(self) -> bool:
             return True

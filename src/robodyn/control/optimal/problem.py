@@ -24,9 +24,16 @@ from numpy.typing import NDArray
 from robodyn.base.errors import ConvergenceError, InputError
 from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number, float_array, frozen
+from robodyn.control.optimal.batch.points import ModelPoints, points_arrays
 from robodyn.control.optimal.constraints import BOUND_KEYS, Constraints, box, build_constraints
 from robodyn.control.optimal.costs import Costs, build_costs
-from robodyn.control.optimal.protocol import CostDerivatives, SolverOutcome, TerminalDerivatives
+from robodyn.control.optimal.protocol import (
+    BatchCostDerivatives,
+    CompiledDynamics,
+    CostDerivatives,
+    SolverOutcome,
+    TerminalDerivatives,
+)
 from robodyn.control.optimal.references import by_name, number, reference, trajectory_columns
 from robodyn.control.optimal.result import OptimalTrajectory, optimization_stats
 from robodyn.control.optimal.solvers import SOLVERS, solver
@@ -142,6 +149,7 @@ class OptimalControlProblem:
         parameters = dict(zip(model.parameters, self.p.tolist(), strict=True))
         self.constraints: Constraints = build_constraints(constraints, states, inputs, parameters)
         self._linear: bool | None = None
+        self._points = ModelPoints(model, self.p)
         self._guess = None if guess is None else self._resampled(guess, folder)
 
     def _initial_state(self, x0: Any) -> Array:
@@ -265,6 +273,35 @@ class OptimalControlProblem:
         if terminal is None:
             return np.zeros((0, len(x)))
         return terminal.jacobians(self._horizon, x, np.zeros(self.model.n_inputs))[0]
+
+    # --- the batched twins (protocol.py): one call for P points ------------------------------------------
+    def f_points(self, t: Array, X: Array, U: Array) -> Array:
+        return self._points.f(t, X, U)
+
+    def f_jacobians_points(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
+        return self._points.jacobians(t, X, U)
+
+    def running_points(self, t: Array, X: Array, U: Array) -> Array:
+        return self.costs.running_points(*points_arrays(t, X, U))
+
+    def running_derivatives_points(self, t: Array, X: Array, U: Array) -> BatchCostDerivatives:
+        return self.costs.running_derivatives_points(*points_arrays(t, X, U))
+
+    def path_points(self, t: Array, X: Array, U: Array) -> Array:
+        path = self.constraints.path
+        if path is None:
+            return np.zeros((len(t), 0))
+        return path.values_points(*points_arrays(t, X, U))
+
+    def path_jacobians_points(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
+        path = self.constraints.path
+        if path is None:
+            return np.zeros((len(t), 0, self.model.n_states)), np.zeros((len(t), 0, self.model.n_inputs))
+        return path.jacobians_points(*points_arrays(t, X, U))
+
+    def compiled_dynamics(self) -> CompiledDynamics | None:
+        """The model's compiled f and Jacobian (addresses and parameters), or None for a model without them."""
+        return self._points.compiled()
 
     def initial_guess(self) -> tuple[Array, Array]:
         if self._guess is not None:

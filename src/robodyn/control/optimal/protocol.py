@@ -7,6 +7,13 @@ l(t, x, u) integrated over time and a terminal cost l_T(x), each with exact firs
 bounds on inputs and states, path inequalities g(t, x, u) <= 0 and terminal equalities e(x) = 0 with exact
 Jacobians. Every array is float64; shapes are given as (n,) for states, (m,) for inputs.
 
+Every per-point member has a batched twin over P points at once (``*_points``: t (P,), X (P, n), U (P, m), the
+results with a leading P axis), equal to the per-point member row by row up to rounding: the solvers gather a
+whole trajectory's values and derivatives with a few calls instead of a Python loop over its points. A problem
+without a batch form of its own derives them from the per-point members with
+:class:`~robodyn.control.optimal.batch.points.PointwiseBatch`. ``compiled_dynamics()`` offers the model's compiled f
+(its address and parameters) for a compiled rollout, or None.
+
 A solver answers a :class:`SolverOutcome`; the problem wraps it into the public result.
 """
 
@@ -20,7 +27,8 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import ShapeError
 
-__all__ = ["CostDerivatives", "SolverOutcome", "TerminalDerivatives", "TranscribableProblem"]
+__all__ = ["BatchCostDerivatives", "CompiledDynamics", "CostDerivatives", "SolverOutcome", "TerminalDerivatives",
+           "TranscribableProblem"]
 
 Array = NDArray[np.float64]
 
@@ -38,6 +46,29 @@ class CostDerivatives:
     lxx: Array
     luu: Array
     lux: Array
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class BatchCostDerivatives:
+    """A running cost and its exact derivatives at P points: l (P,), lx (P, n), lu (P, m), lxx (P, n, n),
+    luu (P, m, m), lux (P, m, n); row k is :class:`CostDerivatives` at point k."""
+
+    l: Array  # noqa: E741 - the textbook name of a stage cost
+    lx: Array
+    lu: Array
+    lxx: Array
+    luu: Array
+    lux: Array
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CompiledDynamics:
+    """A problem's f as machine code for compiled loops: ``addresses`` int64 (4,) the model's ``rhs_c`` and
+    ``jac_c`` at slots 0 and 2 (robodyn.model.compiled.model_addresses: ``fn(t, x, u, p, out)``) and ``p`` (n_p,)
+    the parameters to pass them."""
+
+    addresses: NDArray[np.int64]
+    p: Array
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -110,6 +141,22 @@ class TranscribableProblem(Protocol):
     def initial_guess(self) -> tuple[Array, Array]:
         """(X (N + 1, n), U (N, m)): the guess a solver starts from (x0 at every knot and the inputs that hold
         x0 still, or the user's guess)."""
+
+    # --- batched twins: P points at once (t (P,), X (P, n), U (P, m)), row k equal to the per-point member ---
+    def f_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P, n) f at every point."""
+    def f_jacobians_points(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
+        """(A (P, n, n), B (P, n, m))."""
+    def running_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P,) the running cost at every point."""
+    def running_derivatives_points(self, t: Array, X: Array, U: Array) -> BatchCostDerivatives:
+        """l and its derivatives at every point."""
+    def path_points(self, t: Array, X: Array, U: Array) -> Array:
+        """(P, n_path) g at every point."""
+    def path_jacobians_points(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
+        """(gx (P, n_path, n), gu (P, n_path, m))."""
+    def compiled_dynamics(self) -> CompiledDynamics | None:
+        """The model's f as machine code (for a compiled rollout), or None: then solvers call :meth:`f`."""
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -81,6 +81,15 @@ class Reference:
             return self.values[0]
         return np.array([np.interp(t, self.times, column) for column in self.values.T])
 
+    def at_points(self, t: Array) -> Array:
+        """(P, k) r at the times t (P,)."""
+        if self.times is None:
+            return np.broadcast_to(self.values, (len(t), self.values.size))
+        if self.times.size == 1:
+            return np.broadcast_to(self.values[0], (len(t), self.values.shape[1]))
+        return np.stack([np.interp(t, self.times, column) for column in self.values.T], axis=1).reshape(
+            len(t), self.values.shape[1])
+
 
 def reference(value: Any, names: Sequence[str], what: str, where: str, folder: Path) -> Reference:
     """The reference of a quadratic term over ``names`` (0 for the names it does not give): None; constants

@@ -20,9 +20,10 @@ bounds at every point. Constraints g: the defects interval by interval, then the
 g(t_k, x_k, u_k) <= 0 at the knots k = 0..N, then the terminal equalities e(x_N) = 0. The objective is the
 quadrature of the running cost plus l_T(x_N).
 
-The values and Jacobians are gathered by one Python loop over the collocation points calling
-``problem.f`` / ``problem.f_jacobians`` / ``problem.running_derivatives`` (2N + 1 points for Hermite–Simpson,
-N + 1 for trapezoidal); the defects, the quadrature and the sparse Jacobian's entries are then vectorized.
+The values and Jacobians at all the collocation points (2N + 1 for Hermite–Simpson, N + 1 for trapezoidal) come
+from one batched call each (``problem.f_points``, ``problem.f_jacobians_points``, ``problem.running_points``,
+``problem.running_derivatives_points``, ``problem.path_points``, ``problem.path_jacobians_points``); the defects,
+the quadrature and the sparse Jacobian's entries are then vectorized.
 """
 
 from __future__ import annotations
@@ -127,13 +128,10 @@ class Transcription:
         return z[ix], z[iu]
 
     def evaluate(self, z: Array) -> PointValues:
-        """f and l at every point (the Python loop over points)."""
+        """f and l at every point (one batched call each)."""
         p, X, U = self.problem, *self.points(z)
-        F = np.empty_like(X)
-        L = np.empty(len(X))
-        for j, t in enumerate(self.t):
-            F[j] = p.f(float(t), X[j], U[j])
-            L[j] = p.running(float(t), X[j], U[j])
+        F = np.asarray(p.f_points(self.t, X, U), dtype=float).reshape(X.shape)
+        L = np.asarray(p.running_points(self.t, X, U), dtype=float).reshape(len(X))
         return PointValues(F, L)
 
     def objective(self, z: Array, values: PointValues) -> float:
@@ -155,8 +153,7 @@ class Transcription:
             parts = [np.stack([simpson, midpoint], axis=1).ravel()]
         p = self.problem
         if self.n_path:
-            U = z[lay.U]
-            parts.append(np.concatenate([p.path(float(self.t[k]), X[k], U[k]) for k in range(N + 1)]))
+            parts.append(np.asarray(p.path_points(self.t[: N + 1], X, z[lay.U]), dtype=float).ravel())
         if self.n_terminal:
             parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float))
         return np.concatenate(parts)
@@ -198,12 +195,9 @@ class Transcription:
         N, n, m, h = self.N, self.n, self.m, self.h
         AB = np.empty((len(X), n, n + m))
         grad = np.zeros(self.layout.size)
-        gx, gu = np.empty((len(X), n)), np.empty((len(X), m))
-        for j, t in enumerate(self.t):
-            A, B = p.f_jacobians(float(t), X[j], U[j])
-            AB[j, :, :n], AB[j, :, n:] = A, B
-            d = p.running_derivatives(float(t), X[j], U[j])
-            gx[j], gu[j] = d.lx, d.lu
+        AB[:, :, :n], AB[:, :, n:] = p.f_jacobians_points(self.t, X, U)
+        d = p.running_derivatives_points(self.t, X, U)
+        gx, gu = d.lx, d.lu
         ix, iu = self.layout.points
         grad[ix] = self.weights[:, None] * gx
         grad[iu] = self.weights[:, None] * gu
@@ -225,9 +219,7 @@ class Transcription:
         p, out = self.problem, []
         if self.n_path:
             blocks = np.empty((self.N + 1, self.n_path, self.n + self.m))
-            for k in range(self.N + 1):
-                gx, gu = p.path_jacobians(float(self.t[k]), X[k], U[k])
-                blocks[k, :, : self.n], blocks[k, :, self.n :] = gx, gu
+            blocks[:, :, : self.n], blocks[:, :, self.n :] = p.path_jacobians_points(self.t[: self.N + 1], X, U)
             out.append(blocks)
         if self.n_terminal:
             out.append(np.asarray(p.terminal_constraint_jacobian(X[-1]), dtype=float)[None])
@@ -262,7 +254,7 @@ class Transcription:
         z = np.zeros(lay.size)
         z[lay.X], z[lay.U] = X, U
         if self.scheme == "hermite_simpson":
-            F = np.array([self.problem.f(float(t), x, u) for t, x, u in zip(self.t[: N + 1], X, U)])
+            F = np.asarray(self.problem.f_points(self.t[: N + 1], X, U), dtype=float).reshape(X.shape)
             z[lay.XM] = (X[:-1] + X[1:]) / 2 + self.h / 8 * (F[:-1] - F[1:])
             z[lay.UM] = (U[:-1] + U[1:]) / 2
         z[lay.X[0]] = np.asarray(self.problem.x0, dtype=float)
