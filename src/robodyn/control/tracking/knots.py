@@ -105,7 +105,7 @@ def derivatives_at_knots(model: ModelContract, t: Array, x: Array, u: Array, p: 
         knot_derivatives(fns, np.ascontiguousarray(t), np.ascontiguousarray(x), np.ascontiguousarray(u),
                          np.ascontiguousarray(p, dtype=float), hold, J, d0, d1)
         found = KnotDerivatives(J[:, :n * n].reshape(T, n, n), J[:, n * n:].reshape(T, n, m), d0, d1)
-    finite: NDArray[np.bool_] = np.isfinite(found.A).all(axis=(1, 2)) & np.isfinite(found.B).all(axis=(1, 2))
+    finite = np.asarray(np.isfinite(found.A).all(axis=(1, 2)) & np.isfinite(found.B).all(axis=(1, 2)), dtype=bool)
     finite[:-1] &= np.isfinite(found.d0).all(axis=1)  # d0_k at knot k, d1_k at knot k + 1
     finite[1:] &= np.isfinite(found.d1).all(axis=1)
     if not finite.all():

@@ -8,7 +8,9 @@ K = R^-1 B' S, where
     -S' = A' S + S A - S B R^-1 B' S + Q,    S(T) = Qf,
 
 integrated backward one interval [t_k, t_{k+1}] at a time (A(t), B(t) may have a kink or jump at a knot: a
-held input) by scipy's DOP853 (Hairer, Nørsett & Wanner, *Solving ODEs I*, II.10) at the tolerance given.
+held input) by scipy's DOP853 (Hairer, Nørsett & Wanner, *Solving ODEs I*, II.10) at the tolerance given: the path
+of models without compiled functions; :mod:`~robodyn.control.tracking.riccati_ode` integrates the same equation
+compiled over the whole horizon.
 
 Discrete time (Anderson & Moore, sec. 2.4; Crocoddyl's sum of dt l): on x_{k+1} = Phi_k x_k + Gamma_k u_k with the
 stage cost h_k (x_k' Q x_k + u_k' R u_k) and the terminal x_N' Qf x_N,

@@ -30,9 +30,10 @@ from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
-from robodyn.control.tracking.knots import derivatives_at_knots
+from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
 from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, check_knots, reference_path
 from robodyn.control.tracking.riccati import Jacobians, continuous_riccati, discrete_riccati
+from robodyn.control.tracking.riccati_ode import compiled_riccati
 from robodyn.control.tracking.zoh import zoh_models
 from robodyn.control.weights import lqr_weights, weight_matrix
 from robodyn.linearization.linearize import linearize
@@ -258,8 +259,12 @@ def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weigh
             K_steps, S = discrete_riccati(Phi, Gamma, h, Q_, R_, Qf_)
             K = np.concatenate([K_steps, (K_end if handover else K_steps[-1])[None]])
         else:
-            jac = _jacobian_function(model, p)
-            S = continuous_riccati(t, _interval_jacobians(jac, path), Q_, R_, Qf_, time_rtol)
+            fns = compiled_functions(model)
+            if fns is None:  # Python callables: scipy, one interval at a time
+                S = continuous_riccati(t, _interval_jacobians(_jacobian_function(model, p), path), Q_, R_, Qf_,
+                                       time_rtol)
+            else:
+                S = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, how == "hold", p, Q_, R_, Qf_, time_rtol)
             K = np.linalg.solve(R_, np.swapaxes(knots.B, 1, 2) @ S)
     return TVLQR(t, K, S, x, u, model.states, model.inputs, discrete, handover, path)
 
