@@ -330,7 +330,8 @@ class OptimalControlProblem:
                                  cost=float(outcome.cost), violation=float(outcome.violation),
                                  iterations=int(outcome.iterations), status=str(outcome.status),
                                  converged=bool(outcome.converged), seconds=float(outcome.seconds),
-                                 method=outcome.method, gains=outcome.gains)
+                                 method=outcome.method, gains=outcome.gains,
+                                 input_interpolation="linear" if outcome.method == "collocation" else "hold")
 
     def __repr__(self) -> str:
         return (f"OptimalControlProblem({self.model.name!r}, horizon={self._horizon:g}, knots={self._knots}, "
