@@ -237,3 +237,17 @@ def test_tvlqr_of_an_optimized_trajectory_takes_its_input_interpolation(pendulum
     u_mid = design.reference.input(t_mid)[0]
     assert u_mid == pytest.approx(optimized.u[3, 0] if expected == "hold" else
                                   0.5 * (optimized.u[3, 0] + optimized.u[4, 0]), rel=1e-14)
+
+
+@pytest.mark.parametrize("discrete", [True, False])
+def test_models_without_compiled_functions_take_the_python_path(pendulum, swing, monkeypatch, discrete) -> None:
+    from robodyn.control.tracking import knots, tvlqr
+
+    compiled = robodyn.tvlqr(pendulum, swing, Q, R, discrete=discrete)
+    monkeypatch.setattr(knots, "compiled_functions", lambda model: None)
+    monkeypatch.setattr(tvlqr, "compiled_functions", lambda model: None)
+    python = robodyn.tvlqr(pendulum, swing, Q, R, discrete=discrete)
+    # discrete: the same Jacobians (compiled and jacobians_raw agree to rounding) through the same recursion;
+    # continuous: scipy's DOP853 and the compiled one, both at rtol 1e-10, take different steps: ~1e-10 relative
+    tolerance = 1e-12 if discrete else 1e-8
+    assert np.max(np.abs(python.K - compiled.K)) <= tolerance * np.max(np.abs(compiled.K))
