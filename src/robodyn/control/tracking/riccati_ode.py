@@ -41,8 +41,8 @@ _MAX_STEPS: Final = 100_000  # Steps per interval before the integration is give
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray,
                  d0: np.ndarray, d1: np.ndarray, hold: bool, p: np.ndarray, Q: np.ndarray, R_inv: np.ndarray,
-                 point: np.ndarray, control: np.ndarray, J: np.ndarray,
-                 out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+                 point: np.ndarray, control: np.ndarray, J: np.ndarray, SA: np.ndarray, SB: np.ndarray,
+                 W: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
     """out (n n,) = S' at ``time`` in interval k, S (n n,) row-major."""
     n, m = Q.shape[0], R_inv.shape[0]
     h = t[k + 1] - t[k]
@@ -54,15 +54,30 @@ def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndar
     for j in range(m):
         control[j] = u[k, j] if hold else (1.0 - s) * u[k, j] + s * u[k + 1, j]
     _jac(fns, time, point, control, p, J)
-    A = J[:n * n].reshape((n, n))
-    B = J[n * n:].reshape((n, m))
-    P = S.reshape((n, n))
-    SA = P @ A
-    SB = P @ B
-    dS = SA + SA.T - (SB @ R_inv) @ SB.T + Q
-    for i in range(n):
+    nn = n * n
+    for i in range(n):  # SA = S A, SB = S B, W = S B R^-1 by loops: BLAS calls cost more than 16 x 16 products
         for j in range(n):
-            out[i * n + j] = -0.5 * (dS[i, j] + dS[j, i])
+            SA[i, j] = 0.0
+        for j in range(m):
+            SB[i, j] = 0.0
+        for q in range(n):
+            s_iq = S[i * n + q]
+            for j in range(n):
+                SA[i, j] += s_iq * J[q * n + j]
+            for j in range(m):
+                SB[i, j] += s_iq * J[nn + q * m + j]
+        for j in range(m):
+            v = 0.0
+            for q in range(m):
+                v += SB[i, q] * R_inv[q, j]
+            W[i, j] = v
+    for i in range(n):
+        for j in range(i, n):
+            v = SA[i, j] + SA[j, i] + Q[i, j]
+            for q in range(m):
+                v -= W[i, q] * SB[j, q]
+            out[i * n + j] = -v
+            out[j * n + i] = -v
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -78,13 +93,14 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
     K = np.empty((stages, N))
     y, y_new, work = np.empty(N), np.empty(N), np.empty(N)
     point, control, J = np.empty(n), np.empty(m), np.empty(n * (n + m))
+    SA, SB, W = np.empty((n, n)), np.empty((n, m)), np.empty((n, m))
     step = t[T - 1] - t[T - 2]
     for k in range(T - 2, -1, -1):
         y[:] = S[k + 1]
         time, end = t[k + 1], t[k]
         length = t[k + 1] - t[k]
         step = min(step, length)
-        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, K[0])
+        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, K[0])
         counts[1] += 1
         rejected = False
         taken = 0
@@ -99,15 +115,20 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
             for s in range(1, stages - 1):
                 work[:] = y
                 for j in range(s):
-                    if a[s, j] != 0.0:
-                        work += (h * a[s, j]) * K[j]
+                    weight = h * a[s, j]
+                    if weight != 0.0:
+                        for i in range(N):
+                            work[i] += weight * K[j, i]
                 _riccati_rhs(fns, time + c[s] * h, k, work, t, x, u, d0, d1, hold, p, Q, R_inv, point, control,
-                             J, K[s])
+                             J, SA, SB, W, K[s])
             y_new[:] = y
             for j in range(stages - 1):
-                y_new += (h * b[j]) * K[j]
-            _riccati_rhs(fns, time + h, k, y_new, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J,
-                         K[stages - 1])
+                weight = h * b[j]
+                if weight != 0.0:
+                    for i in range(N):
+                        y_new[i] += weight * K[j, i]
+            _riccati_rhs(fns, time + h, k, y_new, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB,
+                         W, K[stages - 1])
             counts[1] += stages - 1
             err5, err3 = 0.0, 0.0
             finite = True
