@@ -7,7 +7,7 @@ u_k) and d1_k = f(t_{k+1}, x_{k+1}, u*(t_{k+1}-)) (u_k with held inputs, u_{k+1}
 A model with compiled functions (``compilable`` with a ``kernel_jacobian_source``) is asked for them as machine
 addresses (:func:`robodyn.model.compiled.model_addresses`, the integrators' ``rhs`` and ``jac``) and
 :func:`knot_derivatives` calls them from numba through :func:`robodyn.codegen.indirect.model_call`, every knot in one
-call: the Panda's 1,001 Jacobians and 2,000 right-hand sides take ~8 ms where one Python call per knot took ~45 ms
+call: the Panda's 1,001 Jacobians and 2,000 right-hand sides take ~6 ms where one Python call per knot took ~45 ms
 (benchmarks/RESULTS.md, issue 47). The numbers are the model's compiled Jacobian's (exact, as ``jacobians_raw``'s
 to rounding). Other models (Python callables) are asked one knot at a time (:func:`python_derivatives`).
 """

@@ -8,7 +8,7 @@ degree 3, 5, 7, 9 or 13 chosen from the 1-norm so that the backward error stays 
 "The scaling and squaring method for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005,
 algorithm 2.3: its theta_m and Padé coefficients b_j). scipy's ``expm`` (Al-Mohy & Higham 2009) refines the same
 algorithm; the two agree to a few units of roundoff (tests/control/tracking/test_tracking_zoh.py). Compiled over the
-stack, the Panda's 1,000 exponentials take ~10 ms where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md,
+stack, the Panda's 1,000 exponentials take ~15 ms where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md,
 issue 47).
 """
 
