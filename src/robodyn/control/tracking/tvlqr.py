@@ -1,14 +1,15 @@
 """Time-varying LQR along a trajectory: :func:`tvlqr` and its result :class:`TVLQR`.
 
 Deviations dx = x - x*(t), du = u - u*(t) from a trajectory of x' = f(t, x, u) obey dx' = A(t) dx + B(t) du to
-first order, A, B the model's exact Jacobians (``jacobians_raw``) on the reference x*(t), u*(t) of
+first order, A, B the model's exact Jacobians on the reference x*(t), u*(t) of
 :mod:`~robodyn.control.tracking.reference` (x* cubic Hermite through the samples with the slopes of f, u* held or
 linear). The finite-horizon LQR of that LTV system (:mod:`~robodyn.control.tracking.riccati`) gives the feedback
 u = u*(t) - K(t) (x - x*(t)) and the cost-to-go (x - x*)' S(t) (x - x*) (Tedrake, *Underactuated Robotics*,
 "Trajectory Optimization" / "LQR trajectory stabilization"; Drake's FiniteHorizonLinearQuadraticRegulator).
 
-- continuous time: the Riccati differential equation with A(t), B(t) evaluated on x*(t), u*(t) inside each interval;
-  K_k = R^-1 B(t_k)' S(t_k);
+- continuous time: the Riccati differential equation with A(t), B(t) evaluated on x*(t), u*(t) inside each interval
+  (compiled DOP853 over the horizon calling the model's compiled Jacobian, :mod:`~robodyn.control.tracking.riccati_ode`;
+  scipy's, interval by interval, for a model without compiled functions); K_k = R^-1 B(t_k)' S(t_k);
 - discrete time (``discrete=True``): the exact zero-order-hold model of each interval, Phi_k, Gamma_k of the
   Jacobians at the knot (Van Loan; :mod:`~robodyn.control.tracking.zoh`), and the Riccati recursion
   with the stage cost h_k (x' Q x + u' R u); the last knot's gain repeats the one before;
