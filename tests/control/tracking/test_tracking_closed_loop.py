@@ -63,3 +63,12 @@ def test_the_feedback_runs_the_same_on_every_path(swing) -> None:
             for method, backend in (("dopri5", "auto"), ("dopri5", "interpreted"), ("radau", "auto"), ("bdf", "auto"))]
     # the loop is stable: the paths' local errors (rtol 1e-9) stay ~1e-8 at the end; 1e-6 leaves room for BDF
     assert np.max(np.abs(np.array(ends) - ends[0])) < 1e-6
+
+
+def test_sensitivities_under_the_tracking_feedback_name_it(swing) -> None:
+    from robodyn.base.errors import InputError
+
+    model, reference, _, starts = swing
+    design = robodyn.tvlqr(model, reference, np.diag([10.0, 1.0]), np.array([[0.1]]), discrete=True)
+    with pytest.raises(InputError, match=r"under a tracking feedback \(robodyn\.tvlqr"):
+        robodyn.simulate(model, (0.0, 0.1), starts[0], design.feedback, sensitivities="m")

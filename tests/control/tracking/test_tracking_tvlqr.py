@@ -194,3 +194,60 @@ def test_a_trajectory_of_another_model_is_refused(pendulum) -> None:
     bad = hold_still(pendulum, np.array([np.nan, 0.0]), np.zeros(1), 1.0, 3)
     with pytest.raises(InputError, match="non-finite"):
         robodyn.tvlqr(pendulum, bad, Q, R)
+
+
+def _rollout_solver(method: str):
+    """A stand-in solver registered under ``method``: the pendulum's rk4 rollout of a held torque at the knots (a
+    trajectory of the model, as any solver's), so that the test runs no optimizer."""
+    def solve(problem, **options):
+        from robodyn.control.optimal.protocol import SolverOutcome
+
+        knots, dt = problem.knots, problem.horizon / problem.knots
+        U = 0.5 * np.sin(np.arange(knots) * dt)[:, None]
+        X = np.empty((knots + 1, 2))
+        X[0] = problem.x0
+        for k in range(knots):
+            f = lambda x, k=k: problem.f(k * dt, x, U[k])  # noqa: E731
+            k1 = f(X[k])
+            k2 = f(X[k] + 0.5 * dt * k1)
+            k3 = f(X[k] + 0.5 * dt * k2)
+            X[k + 1] = X[k] + dt / 6 * (k1 + 2 * k2 + 2 * k3 + f(X[k] + dt * k3))
+        return SolverOutcome(X=X, U=U, cost=0.0, violation=0.0, iterations=1, status="done", converged=True,
+                             seconds=0.0, method=method)
+
+    return solve
+
+
+@pytest.mark.parametrize(("method", "expected"), [("fddp", "hold"), ("collocation", "linear")])
+def test_tvlqr_of_an_optimized_trajectory_takes_its_input_interpolation(pendulum, monkeypatch, method: str,
+                                                                         expected: str) -> None:
+    from robodyn.control.optimal import solvers
+
+    monkeypatch.setitem(solvers.SOLVERS, method, _rollout_solver(method))
+    problem = robodyn.OptimalControlProblem(pendulum, 1.0, 20, {"theta": 0.3, "theta_dot": 0.0},
+                                            {"state": {"weights": {"theta": 1.0}}}, method=method)
+    optimized = problem.solve()
+    assert optimized.input_interpolation == expected
+    design = robodyn.tvlqr(pendulum, optimized, Q, R)
+    assert design.reference.interpolation == expected and design.feedback.input_interpolation == expected
+    other = "linear" if expected == "hold" else "hold"
+    assert robodyn.tvlqr(pendulum, optimized, Q, R, interpolation=other).reference.interpolation == other
+    # the linear inputs' reference is u* at the knots and between them the mean of its ends
+    t_mid = 0.5 * (optimized.t[3] + optimized.t[4])
+    u_mid = design.reference.input(t_mid)[0]
+    assert u_mid == pytest.approx(optimized.u[3, 0] if expected == "hold" else
+                                  0.5 * (optimized.u[3, 0] + optimized.u[4, 0]), rel=1e-14)
+
+
+@pytest.mark.parametrize("discrete", [True, False])
+def test_models_without_compiled_functions_take_the_python_path(pendulum, swing, monkeypatch, discrete) -> None:
+    from robodyn.control.tracking import knots, tvlqr
+
+    compiled = robodyn.tvlqr(pendulum, swing, Q, R, discrete=discrete)
+    monkeypatch.setattr(knots, "compiled_functions", lambda model: None)
+    monkeypatch.setattr(tvlqr, "compiled_functions", lambda model: None)
+    python = robodyn.tvlqr(pendulum, swing, Q, R, discrete=discrete)
+    # discrete: the same Jacobians (compiled and jacobians_raw agree to rounding) through the same recursion;
+    # continuous: scipy's DOP853 and the compiled one, both at rtol 1e-10, take different steps: ~1e-10 relative
+    tolerance = 1e-12 if discrete else 1e-8
+    assert np.max(np.abs(python.K - compiled.K)) <= tolerance * np.max(np.abs(compiled.K))

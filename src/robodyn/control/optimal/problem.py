@@ -367,7 +367,8 @@ class OptimalControlProblem:
                                  cost=float(outcome.cost), violation=float(outcome.violation),
                                  iterations=int(outcome.iterations), status=str(outcome.status),
                                  converged=bool(outcome.converged), seconds=float(outcome.seconds),
-                                 method=outcome.method, gains=outcome.gains)
+                                 method=outcome.method, gains=outcome.gains,
+                                 input_interpolation="linear" if outcome.method == "collocation" else "hold")
 
     def _repr_html_(self) -> str:
         """The problem at a glance: model, horizon, knots, method and its step, the cost terms, bounds and

@@ -19,6 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.atomic import write_text_atomic
+from robodyn.base.errors import InputError
 from robodyn.base.numbers import frozen
 from robodyn.results.csv_text import csv_text
 from robodyn.results.trajectory import SimulationStats, Trajectory
@@ -43,6 +44,9 @@ class OptimalTrajectory(Trajectory):
     seconds : the solve's time (not loading or compiling)
     method : ``"fddp"``, ``"ddp"``, ``"collocation"``, ...
     gains : (N, m, n) the DDP family's feedback gains, or None
+    input_interpolation : how the inputs go between knots: ``"hold"`` (the DDP family: u_k held over
+        [t_k, t_{k+1})) or ``"linear"`` (collocation: the knot values, linear between them); what
+        :func:`robodyn.tvlqr` takes for u*(t) by default
     """
 
     cost: float = float("nan")
@@ -53,9 +57,13 @@ class OptimalTrajectory(Trajectory):
     seconds: float = 0.0
     method: str = ""
     gains: Array | None = None
+    input_interpolation: str = "hold"
 
     def __post_init__(self) -> None:
         Trajectory.__post_init__(self)
+        if self.input_interpolation not in ("hold", "linear"):
+            raise InputError(f"OptimalTrajectory input_interpolation must be 'hold' or 'linear', got "
+                             f"{self.input_interpolation!r}")
         if self.gains is not None:
             object.__setattr__(self, "gains", frozen(self.gains))
 

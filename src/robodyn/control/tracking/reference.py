@@ -27,7 +27,7 @@ from robodyn.signals.tracking import hermite
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["INTERPOLATIONS", "ReferencePath", "reference_path"]
+__all__ = ["INTERPOLATIONS", "ReferencePath", "check_knots", "reference_path"]
 
 Array = NDArray[np.float64]
 
@@ -79,19 +79,29 @@ class ReferencePath:
         return (1.0 - s) * self.u[k] + s * self.u[k + 1]
 
 
-def reference_path(model: ModelContract, t: Array, x: Array, u: Array, p: Array, interpolation: str) -> ReferencePath:
-    """The :class:`ReferencePath` of the samples ``t`` (T,), ``x`` (T, n), ``u`` (T, m) of ``model`` (its
-    ``f_many`` at the parameters ``p`` gives the slopes)."""
-    if interpolation not in INTERPOLATIONS:
-        raise InputError(f"the inputs between knots are {' or '.join(map(repr, INTERPOLATIONS))}, got "
-                         f"{interpolation!r}")
+def check_knots(t: Array) -> None:
+    """Refuse knots ``t`` that are fewer than 2 or not strictly increasing."""
     if t.ndim != 1 or t.size < 2:
         raise ShapeError(f"a trajectory to track needs at least 2 samples, got {t.size}")
     if not np.all(np.diff(t) > 0):
         raise InputError("the trajectory's times must increase strictly: remove repeated or unordered rows")
-    d0 = model.f_many(t[:-1], x[:-1], u[:-1], p)
-    arriving = u[:-1] if interpolation == "hold" else u[1:]
-    d1 = model.f_many(t[1:], x[1:], np.ascontiguousarray(arriving), p)
+
+
+def reference_path(model: ModelContract, t: Array, x: Array, u: Array, p: Array, interpolation: str,
+                   slopes: tuple[Array, Array] | None = None) -> ReferencePath:
+    """The :class:`ReferencePath` of the samples ``t`` (T,), ``x`` (T, n), ``u`` (T, m) of ``model``: the slopes
+    ``(d0, d1)`` (T - 1, n) when given (:mod:`~robodyn.control.tracking.knots` computes them with the Jacobians), else
+    the model's ``f_many`` at the parameters ``p``."""
+    if interpolation not in INTERPOLATIONS:
+        raise InputError(f"the inputs between knots are {' or '.join(map(repr, INTERPOLATIONS))}, got "
+                         f"{interpolation!r}")
+    check_knots(t)
+    if slopes is None:
+        d0 = model.f_many(t[:-1], x[:-1], u[:-1], p)
+        arriving = u[:-1] if interpolation == "hold" else u[1:]
+        d1 = model.f_many(t[1:], x[1:], np.ascontiguousarray(arriving), p)
+    else:
+        d0, d1 = slopes
     t_, x_, u_, d0_, d1_ = (np.array(a, dtype=float) for a in (t, x, u, d0, d1))
     for array in (t_, x_, u_, d0_, d1_):
         array.setflags(write=False)

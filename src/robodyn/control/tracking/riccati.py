@@ -8,7 +8,9 @@ K = R^-1 B' S, where
     -S' = A' S + S A - S B R^-1 B' S + Q,    S(T) = Qf,
 
 integrated backward one interval [t_k, t_{k+1}] at a time (A(t), B(t) may have a kink or jump at a knot: a
-held input) by scipy's DOP853 (Hairer, Nørsett & Wanner, *Solving ODEs I*, II.10) at the tolerance given.
+held input) by scipy's DOP853 (Hairer, Nørsett & Wanner, *Solving ODEs I*, II.10) at the tolerance given: the path
+of models without compiled functions; :mod:`~robodyn.control.tracking.riccati_ode` integrates the same equation
+compiled over the whole horizon.
 
 Discrete time (Anderson & Moore, sec. 2.4; Crocoddyl's sum of dt l): on x_{k+1} = Phi_k x_k + Gamma_k u_k with the
 stage cost h_k (x_k' Q x_k + u_k' R u_k) and the terminal x_N' Qf x_N,
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import numba
 import numpy as np
 from numpy.typing import NDArray
 
@@ -69,22 +72,71 @@ def continuous_riccati(t: Array, jacobians: Jacobians, Q: Array, R: Array, Qf: A
     return S
 
 
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _cholesky_solve(G: np.ndarray, X: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
+    """Overwrite X (m, c) with G^-1 X through the Cholesky factor of G (m, m), overwritten (Golub & Van Loan,
+    *Matrix Computations*, 4th ed., algorithm 4.2.1); False when G is not positive definite."""
+    m = G.shape[0]
+    for j in range(m):
+        s = G[j, j]
+        for q in range(j):
+            s -= G[j, q] * G[j, q]
+        if not s > 0.0:
+            return False
+        d = np.sqrt(s)
+        G[j, j] = d
+        for i in range(j + 1, m):
+            v = G[i, j]
+            for q in range(j):
+                v -= G[i, q] * G[j, q]
+            G[i, j] = v / d
+    for c in range(X.shape[1]):
+        for i in range(m):
+            v = X[i, c]
+            for q in range(i):
+                v -= G[i, q] * X[q, c]
+            X[i, c] = v / G[i, i]
+        for i in range(m - 1, -1, -1):
+            v = X[i, c]
+            for q in range(i + 1, m):
+                v -= G[q, i] * X[q, c]
+            X[i, c] = v / G[i, i]
+    return True
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _recursion(Phi: np.ndarray, Gamma: np.ndarray, h: np.ndarray, Q: np.ndarray, R: np.ndarray, K: np.ndarray,
+               S: np.ndarray) -> int:  # pragma: no cover - runs compiled only
+    """The recursion of the module docstring from S[N] down, into K and S; -1, or the knot where h R + Gamma' S
+    Gamma is not positive definite."""
+    N = Gamma.shape[0]
+    for k in range(N - 1, -1, -1):
+        P, G_k = Phi[k], Gamma[k]
+        SPhi = S[k + 1] @ P
+        SGamma = S[k + 1] @ G_k
+        G = h[k] * R + G_k.T @ SGamma
+        gain = SGamma.T @ P
+        if not _cholesky_solve(G, gain):
+            return k
+        K[k] = gain
+        Sk = h[k] * Q + P.T @ (SPhi - SGamma @ gain)
+        S[k] = 0.5 * (Sk + Sk.T)
+    return -1
+
+
 def discrete_riccati(Phi: Array, Gamma: Array, h: Array, Q: Array, R: Array, Qf: Array) -> tuple[Array, Array]:
     """(K (N, m, n), S (N + 1, n, n)) of the Riccati recursion (module docstring) on ``Phi`` (N, n, n),
-    ``Gamma`` (N, n, m) and the interval lengths ``h`` (N,)."""
+    ``Gamma`` (N, n, m) and the interval lengths ``h`` (N,), compiled over all knots."""
     N, n, m = Gamma.shape
     K = np.empty((N, m, n))
     S = np.empty((N + 1, n, n))
     S[N] = _symmetric(Qf)
-    for k in range(N - 1, -1, -1):
-        SPhi, SGamma = S[k + 1] @ Phi[k], S[k + 1] @ Gamma[k]
-        G = h[k] * R + Gamma[k].T @ SGamma
-        try:
-            K[k] = np.linalg.solve(G, SGamma.T @ Phi[k])
-        except np.linalg.LinAlgError:
-            raise NumericalError(f"tvlqr: the Riccati recursion met a singular h R + Gamma' S Gamma at knot {k}: "
-                                 "give R a larger weight") from None
-        S[k] = _symmetric(h[k] * Q + Phi[k].T @ (SPhi - SGamma @ K[k]))
+    c = np.ascontiguousarray
+    failed = _recursion(c(Phi, dtype=float), c(Gamma, dtype=float), c(h, dtype=float), c(Q, dtype=float),
+                        c(R, dtype=float), K, S)
+    if failed >= 0:
+        raise NumericalError(f"tvlqr: the Riccati recursion met a singular h R + Gamma' S Gamma at knot {failed}: "
+                             "give R a larger weight")
     if not (np.all(np.isfinite(K)) and np.all(np.isfinite(S))):
         raise NumericalError("tvlqr: the Riccati recursion overflowed: the trajectory diverges too fast for its "
                              "knots; use more knots or smaller weights")

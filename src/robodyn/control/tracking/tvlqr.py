@@ -1,14 +1,15 @@
 """Time-varying LQR along a trajectory: :func:`tvlqr` and its result :class:`TVLQR`.
 
 Deviations dx = x - x*(t), du = u - u*(t) from a trajectory of x' = f(t, x, u) obey dx' = A(t) dx + B(t) du to
-first order, A, B the model's exact Jacobians (``jacobians_raw``) on the reference x*(t), u*(t) of
+first order, A, B the model's exact Jacobians on the reference x*(t), u*(t) of
 :mod:`~robodyn.control.tracking.reference` (x* cubic Hermite through the samples with the slopes of f, u* held or
 linear). The finite-horizon LQR of that LTV system (:mod:`~robodyn.control.tracking.riccati`) gives the feedback
 u = u*(t) - K(t) (x - x*(t)) and the cost-to-go (x - x*)' S(t) (x - x*) (Tedrake, *Underactuated Robotics*,
 "Trajectory Optimization" / "LQR trajectory stabilization"; Drake's FiniteHorizonLinearQuadraticRegulator).
 
-- continuous time: the Riccati differential equation with A(t), B(t) evaluated on x*(t), u*(t) inside each interval;
-  K_k = R^-1 B(t_k)' S(t_k);
+- continuous time: the Riccati differential equation with A(t), B(t) evaluated on x*(t), u*(t) inside each interval
+  (compiled DOP853 over the horizon calling the model's compiled Jacobian, :mod:`~robodyn.control.tracking.riccati_ode`;
+  scipy's, interval by interval, for a model without compiled functions); K_k = R^-1 B(t_k)' S(t_k);
 - discrete time (``discrete=True``): the exact zero-order-hold model of each interval, Phi_k, Gamma_k of the
   Jacobians at the knot (Van Loan; :mod:`~robodyn.control.tracking.zoh`), and the Riccati recursion
   with the stage cost h_k (x' Q x + u' R u); the last knot's gain repeats the one before;
@@ -27,11 +28,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.blas import one_blas_thread
-from robodyn.base.errors import InputError, NumericalError, ShapeError
+from robodyn.base.errors import InputError, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
-from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, reference_path
+from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
+from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, check_knots, reference_path
 from robodyn.control.tracking.riccati import Jacobians, continuous_riccati, discrete_riccati
+from robodyn.control.tracking.riccati_ode import compiled_riccati
 from robodyn.control.tracking.zoh import zoh_models
 from robodyn.control.weights import lqr_weights, weight_matrix
 from robodyn.linearization.linearize import linearize
@@ -180,20 +183,6 @@ def _jacobian_function(model: ModelContract, p: Array) -> Callable[[float, Array
     return bound
 
 
-def _knot_jacobians(jac: Callable[[float, Array, Array], tuple[Array, Array]], t: Array, x: Array, u: Array,
-                    name: str) -> tuple[Array, Array]:
-    """A (T, n, n), B (T, n, m) at the knots."""
-    T, n, m = t.size, x.shape[1], u.shape[1]
-    A, B = np.empty((T, n, n)), np.empty((T, n, m))
-    for k in range(T):
-        A[k], B[k] = jac(float(t[k]), x[k], u[k])
-    if not (np.all(np.isfinite(A)) and np.all(np.isfinite(B))):
-        k = int(np.flatnonzero(~(np.isfinite(A).all(axis=(1, 2)) & np.isfinite(B).all(axis=(1, 2))))[0])
-        raise NumericalError(f"tvlqr: the Jacobians of {name!r} are not finite at t = {t[k]:g}: the trajectory "
-                             "passes a singular point of the model")
-    return A, B
-
-
 def _handover(model: ModelContract, path: ReferencePath, Q: Array, R: Array, params: Values | None,
               discrete: bool) -> tuple[Array, Array]:
     """(S, K) of the infinite-horizon LQR at the final point (module docstring)."""
@@ -266,23 +255,28 @@ def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weigh
     how = interpolation if interpolation is not None else getattr(trajectory, "input_interpolation", "hold")
     if how not in INTERPOLATIONS:
         raise InputError(f"tvlqr: interpolation must be 'hold' or 'linear', got {how!r}")
+    check_knots(t)
     with one_blas_thread():  # many small products and exponentials: BLAS's threads only cost (robodyn.base.blas)
-        path = reference_path(model, t, x, u, p, how)
+        knots = derivatives_at_knots(model, t, x, u, p, how == "hold")
+        path = reference_path(model, t, x, u, p, how, (knots.d0, knots.d1))
         if handover:
             Qf_, K_end = _handover(model, path, Q_, R_, params, discrete)
         else:
             Qf_ = Q_ if Qf is None else weight_matrix(Qf, (n, n), "tvlqr: Qf", model.states)
             lqr_weights(Qf_, R_, None, n, m, where="tvlqr")  # Qf symmetric PSD
-        jac = _jacobian_function(model, p)
-        A, B = _knot_jacobians(jac, t, x, u, model.name)
         if discrete:
             h = np.diff(t)
-            Phi, Gamma = zoh_models(A[:-1], B[:-1], h)
+            Phi, Gamma = zoh_models(knots.A[:-1], knots.B[:-1], h)
             K_steps, S = discrete_riccati(Phi, Gamma, h, Q_, R_, Qf_)
             K = np.concatenate([K_steps, (K_end if handover else K_steps[-1])[None]])
         else:
-            S = continuous_riccati(t, _interval_jacobians(jac, path), Q_, R_, Qf_, time_rtol)
-            K = np.linalg.solve(R_, np.swapaxes(B, 1, 2) @ S)
+            fns = compiled_functions(model)
+            if fns is None:  # Python callables: scipy, one interval at a time
+                S = continuous_riccati(t, _interval_jacobians(_jacobian_function(model, p), path), Q_, R_, Qf_,
+                                       time_rtol)
+            else:
+                S = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, how == "hold", p, Q_, R_, Qf_, time_rtol)
+            K = np.linalg.solve(R_, np.swapaxes(knots.B, 1, 2) @ S)
     return TVLQR(t, K, S, x, u, model.states, model.inputs, discrete, handover, path)
 
 

@@ -34,7 +34,7 @@ from robodyn.model.derived.sensitivity import Direction, SensitivityModel, sensi
 from robodyn.model.events import Event, is_expression
 from robodyn.model.structure import structure_of
 from robodyn.results.trajectory import BatchTrajectory, EventRecord, Trajectory
-from robodyn.signals import Signal, StateFeedback
+from robodyn.signals import Signal, StateFeedback, TrackingFeedback
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
@@ -92,6 +92,10 @@ def _inputs(model: ModelContract, u: Any, size: int) -> tuple[Any, np.ndarray | 
         reference = np.zeros(size)
         reference[:n] = u.reference_state
         return StateFeedback(K, reference, u.references), -u.K
+    if isinstance(u, TrackingFeedback):
+        raise InputError("sensitivities under a tracking feedback (robodyn.tvlqr's u = u*(t) - K(t) (x - x*(t))): "
+                         "its time-varying gain du/dx = -K(t) is not carried into the sensitivity system; simulate "
+                         "without sensitivities, or give a StateFeedback (a constant gain) or the inputs as signals")
     if callable(u) and not isinstance(u, Signal):
         raise InputError("sensitivities with an input function u(t, x): how u depends on x is not known; give the "
                          "inputs as signals (functions of t per input), a StateFeedback, or make the controller a "

@@ -1,0 +1,188 @@
+"""The Riccati differential equation of TVLQR integrated backward over the whole horizon in one compiled call.
+
+-S' = A' S + S A - S B R^-1 B' S + Q, S(t_T) = Qf (:mod:`~robodyn.control.tracking.riccati`), with A(t), B(t) the
+model's exact Jacobians on the reference x*(t), u*(t): at every stage of every step the compiled kernel evaluates the
+cubic Hermite x*(t) of the interval (:func:`robodyn.signals.tracking.hermite`), u*(t) held or linear, and calls the
+model's compiled ``jac`` through its address (:mod:`~robodyn.control.tracking.knots`). Nothing is interpolated or
+tabulated: A and B are exact at each stage point, as in the interval-by-interval scipy integration this replaces.
+
+The integrator is DOP853 (Hairer, Nørsett & Wanner, *Solving ODEs I*, II.5 and II.10; the tableau of
+:mod:`robodyn.integrate.methods.tableaus`, the step controller's constants of
+:mod:`robodyn.integrate.methods.controller`, scipy's error norm with the 5th- and 3rd-order estimators). Each
+interval [t_k, t_{k+1}] is integrated on its own (a held input puts a kink in A(t), B(t) at each knot), starting with
+the step the last interval ended with, at most the whole interval; accuracy is kept by the error control at ``rtol``
+and ``atol`` exactly as scipy's DOP853 keeps it, so the gains agree with scipy's at tight tolerance
+(tests/control/tracking/test_tracking_riccati_ode.py).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import numba
+import numpy as np
+from numpy.typing import NDArray
+
+from robodyn.base.errors import NumericalError
+from robodyn.codegen.indirect import model_call
+from robodyn.integrate.methods.controller import MAX_FACTOR, MIN_FACTOR, SAFETY, step_exponent
+from robodyn.integrate.methods.tableaus import DOP853
+
+__all__ = ["compiled_riccati"]
+
+Array = NDArray[np.float64]
+
+_jac = model_call(2)  # fns[2]: [df/dx | df/du] (n (n + m),)
+_EXPONENT: Final = step_exponent(7)  # DOP853's error estimate is of order 7
+_MIN_STEP: Final = 1e-12  # A step below this fraction of its interval has collapsed.
+_MAX_STEPS: Final = 100_000  # Steps per interval before the integration is given up.
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray,
+                 d0: np.ndarray, d1: np.ndarray, hold: bool, p: np.ndarray, Q: np.ndarray, R_inv: np.ndarray,
+                 point: np.ndarray, control: np.ndarray, J: np.ndarray, SA: np.ndarray, SB: np.ndarray,
+                 W: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """out (n n,) = S' at ``time`` in interval k, S (n n,) row-major."""
+    n, m = Q.shape[0], R_inv.shape[0]
+    h = t[k + 1] - t[k]
+    s = min(max((time - t[k]) / h, 0.0), 1.0)
+    s2, s3 = s * s, s * s * s
+    for i in range(n):
+        point[i] = ((2 * s3 - 3 * s2 + 1) * x[k, i] + (s3 - 2 * s2 + s) * h * d0[k, i]
+                    + (-2 * s3 + 3 * s2) * x[k + 1, i] + (s3 - s2) * h * d1[k, i])
+    for j in range(m):
+        control[j] = u[k, j] if hold else (1.0 - s) * u[k, j] + s * u[k + 1, j]
+    _jac(fns, time, point, control, p, J)
+    nn = n * n
+    for i in range(n):  # SA = S A, SB = S B, W = S B R^-1 by loops: BLAS calls cost more than 16 x 16 products
+        for j in range(n):
+            SA[i, j] = 0.0
+        for j in range(m):
+            SB[i, j] = 0.0
+        for q in range(n):
+            s_iq = S[i * n + q]
+            for j in range(n):
+                SA[i, j] += s_iq * J[q * n + j]
+            for j in range(m):
+                SB[i, j] += s_iq * J[nn + q * m + j]
+        for j in range(m):
+            v = 0.0
+            for q in range(m):
+                v += SB[i, q] * R_inv[q, j]
+            W[i, j] = v
+    for i in range(n):
+        for j in range(i, n):
+            v = SA[i, j] + SA[j, i] + Q[i, j]
+            for q in range(m):
+                v -= W[i, q] * SB[j, q]
+            out[i * n + j] = -v
+            out[j * n + i] = -v
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0: np.ndarray, d1: np.ndarray,
+               hold: bool, p: np.ndarray, Q: np.ndarray, R_inv: np.ndarray, rtol: float, atol: float,
+               a: np.ndarray, b: np.ndarray, c: np.ndarray, e5: np.ndarray, e3: np.ndarray, S: np.ndarray,
+               counts: np.ndarray) -> int:  # pragma: no cover - runs compiled only
+    """S (T, n n) from S[T - 1] back to S[0]; -1, or the interval whose integration failed. ``counts`` gets the
+    accepted steps and the right-hand sides."""
+    T, n, m = t.size, Q.shape[0], R_inv.shape[0]
+    N = n * n
+    stages = b.size  # 13: the 12 stages and f(t + h, y_new)
+    K = np.empty((stages, N))
+    y, y_new, work = np.empty(N), np.empty(N), np.empty(N)
+    point, control, J = np.empty(n), np.empty(m), np.empty(n * (n + m))
+    SA, SB, W = np.empty((n, n)), np.empty((n, m)), np.empty((n, m))
+    step = t[T - 1] - t[T - 2]
+    for k in range(T - 2, -1, -1):
+        y[:] = S[k + 1]
+        time, end = t[k + 1], t[k]
+        length = t[k + 1] - t[k]
+        step = min(step, length)
+        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, K[0])
+        counts[1] += 1
+        rejected = False
+        taken = 0
+        while time > end:
+            if taken > _MAX_STEPS or step < _MIN_STEP * length:
+                return k
+            taken += 1
+            h = -step
+            last = time + h - end < _MIN_STEP * length  # the last step lands on the knot
+            if last:
+                h = end - time
+            for s in range(1, stages - 1):
+                work[:] = y
+                for j in range(s):
+                    weight = h * a[s, j]
+                    if weight != 0.0:
+                        for i in range(N):
+                            work[i] += weight * K[j, i]
+                _riccati_rhs(fns, time + c[s] * h, k, work, t, x, u, d0, d1, hold, p, Q, R_inv, point, control,
+                             J, SA, SB, W, K[s])
+            y_new[:] = y
+            for j in range(stages - 1):
+                weight = h * b[j]
+                if weight != 0.0:
+                    for i in range(N):
+                        y_new[i] += weight * K[j, i]
+            _riccati_rhs(fns, time + h, k, y_new, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB,
+                         W, K[stages - 1])
+            counts[1] += stages - 1
+            err5, err3 = 0.0, 0.0
+            finite = True
+            for i in range(N):
+                scale = atol + rtol * max(abs(y[i]), abs(y_new[i]))
+                v5, v3 = 0.0, 0.0
+                for j in range(stages):
+                    v5 += e5[j] * K[j, i]
+                    v3 += e3[j] * K[j, i]
+                err5 += (v5 / scale) ** 2
+                err3 += (v3 / scale) ** 2
+                finite = finite and np.isfinite(y_new[i])
+            if err5 == 0.0 and err3 == 0.0:
+                error = 0.0
+            else:
+                error = abs(h) * err5 / np.sqrt((err5 + 0.01 * err3) * N)
+            if finite and error < 1.0:
+                factor = MAX_FACTOR if error == 0.0 else min(MAX_FACTOR, SAFETY * error ** _EXPONENT)
+                if rejected:
+                    factor = min(1.0, factor)
+                time = end if last else time + h
+                y[:] = y_new
+                K[0] = K[stages - 1]
+                step = abs(h) * factor
+                rejected = False
+                counts[0] += 1
+            else:
+                factor = MIN_FACTOR if not finite else max(MIN_FACTOR, SAFETY * error ** _EXPONENT)
+                step = abs(h) * factor
+                rejected = True
+        S[k] = y
+    return -1
+
+
+def compiled_riccati(fns: np.ndarray, t: Array, x: Array, u: Array, d0: Array, d1: Array, hold: bool, p: Array,
+                     Q: Array, R: Array, Qf: Array, rtol: float) -> Array:
+    """S (T, n, n) at the knots ``t`` (T,) of the Riccati differential equation (module docstring) on the reference
+    ``x`` (T, n), ``u`` (T, m) with the slopes ``d0``, ``d1`` (T - 1, n), through the model's addresses ``fns``.
+
+    ``rtol`` is DOP853's relative tolerance; its absolute tolerance is ``rtol`` times the size of the weights
+    (max(1, |Qf|, |Q| (t_T - t_0))), the scale of S.
+    """
+    T, n = x.shape
+    scale = max(1.0, float(np.max(np.abs(Qf))), float(np.max(np.abs(Q))) * float(t[-1] - t[0]))
+    S = np.empty((T, n * n))
+    S[-1] = (0.5 * (Qf + Qf.T)).reshape(-1)
+    counts = np.zeros(2, dtype=np.int64)
+    c = np.ascontiguousarray
+    tableau = DOP853
+    e5, e3 = np.asarray(tableau.e, dtype=float), np.asarray(tableau.e3, dtype=float)
+    failed = _integrate(fns, c(t), c(x), c(u), c(d0), c(d1), hold, c(p, dtype=float), c(Q), c(np.linalg.inv(R)),
+                        rtol, rtol * scale, c(tableau.A), c(tableau.b), c(tableau.c), e5, e3, S, counts)
+    if failed >= 0 or not np.all(np.isfinite(S)):
+        where = f"[{t[failed]:g}, {t[failed + 1]:g}]" if failed >= 0 else "the horizon"
+        raise NumericalError(f"tvlqr: the Riccati equation could not be integrated back over {where}: check that the "
+                             "trajectory is one of the model's and the weights are well scaled")
+    return S.reshape(T, n, n)
