@@ -13,9 +13,9 @@ a ratio whose costs differ by more than COST_RTOL is marked as another problem's
 
 from __future__ import annotations
 
+import re
 import sys
 import tempfile
-import re
 import time
 from pathlib import Path
 
