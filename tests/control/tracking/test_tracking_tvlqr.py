@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -155,6 +156,17 @@ def test_handover_ends_on_the_lqr_gain(pendulum, discrete: bool) -> None:
     assert np.allclose(result.S[-1], S, rtol=1e-9) and np.allclose(result.K[-1], K_end, rtol=1e-9)
     # the cost-to-go is already stationary: every knot has the LQR's S (to the integrator's tolerance)
     assert np.allclose(result.S[0], S, rtol=1e-7)
+
+
+def test_handover_warns_when_the_end_is_no_equilibrium(pendulum, swing) -> None:
+    """A trajectory that ends moving (here: swinging) leaves the LQR after it regulating about a point the model
+    cannot stay at: warned, naming the state whose rate is not 0. Ending at rest (the upright, held) is silent."""
+    with pytest.warns(robodyn.RobodynWarning, match="final point is no equilibrium"):
+        robodyn.tvlqr(pendulum, swing, Q, R, handover=True, discrete=True)
+    upright = hold_still(pendulum, np.array([math.pi, 0.0]), np.zeros(1), 1.0, 11)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", robodyn.RobodynWarning)
+        robodyn.tvlqr(pendulum, upright, Q, R, handover=True, discrete=True)
 
 
 def _zoh(A: np.ndarray, B: np.ndarray, h: float) -> tuple[np.ndarray, np.ndarray]:

@@ -20,6 +20,8 @@ u = u*(t) - K(t) (x - x*(t)) and the cost-to-go (x - x*)' S(t) (x - x*) (Tedrake
 
 from __future__ import annotations
 
+import warnings
+
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
@@ -28,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.blas import one_blas_thread
-from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, RobodynWarning, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
 from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
@@ -49,6 +51,7 @@ __all__ = ["DEFAULT_RTOL", "TVLQR", "tvlqr"]
 Array = NDArray[np.float64]
 
 DEFAULT_RTOL: Final = 1e-10  # DOP853's relative tolerance for the Riccati differential equation.
+HANDOVER_RATE: Final = 1e-2  # |x'| at the final point above this (in the states' units per s): no equilibrium, warned.
 Weight = ArrayLike | Mapping[str, float]
 
 
@@ -185,7 +188,16 @@ def _jacobian_function(model: ModelContract, p: Array) -> Callable[[float, Array
 
 def _handover(model: ModelContract, path: ReferencePath, Q: Array, R: Array, params: Values | None,
               discrete: bool) -> tuple[Array, Array]:
-    """(S, K) of the infinite-horizon LQR at the final point (module docstring)."""
+    """(S, K) of the infinite-horizon LQR at the final point (module docstring); a RobodynWarning when that point
+    is no equilibrium (the LQR after the end then holds the model about a point it cannot stay at)."""
+    rate = np.asarray(model.f(float(path.t[-1]), path.x[-1], path.u[-1], params), dtype=float)
+    if rate.size and float(np.max(np.abs(rate))) > HANDOVER_RATE:
+        worst = int(np.argmax(np.abs(rate)))
+        warnings.warn(f"tvlqr: the trajectory's final point is no equilibrium ({model.states[worst]}' = "
+                      f"{rate[worst]:.3g} there): the LQR that takes over after the end regulates about a point the "
+                      "model cannot stay at; end the trajectory at rest with its holding inputs (a terminal "
+                      "constraint or cost on the rates, a longer horizon), or leave handover out",
+                      RobodynWarning, stacklevel=3)
     linear = linearize(model, path.x[-1], path.u[-1], params=params, t=float(path.t[-1]))
     if discrete:
         h = float(path.t[-1] - path.t[-2])
