@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from tests.cli_run import run
+from tests.example_files import MODEL_FILES, PROBLEM_FILES
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 SLOW = {"box_on_incline.yaml", "quadruped_standing.yaml",  # stiff contacts: 10^5 steps of dopri5
@@ -25,12 +26,7 @@ SLOW = {"box_on_incline.yaml", "quadruped_standing.yaml",  # stiff contacts: 10^
         "control_figures.py"}  # solves the four optimal control examples (the acrobot's takes minutes)
 
 
-def _is_problem(path: Path) -> bool:
-    return path.suffix == ".yaml" and "\nkind: optimal_control\n" in path.read_text(encoding="utf-8")
-
-
-PROBLEMS = sorted(p for p in EXAMPLES.glob("*.yaml") if _is_problem(p))
-MODELS = sorted(p for p in [*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf")] if not _is_problem(p))
+PROBLEMS, MODELS = PROBLEM_FILES, MODEL_FILES
 SCRIPTS = sorted(EXAMPLES.glob("*.py"))
 ARGUMENTS = {"control_figures.py": ["--out", "figures"],  # not over docs/figures
              "region_of_attraction.py": ["--figure", "roa.png"],  # not over docs/roa.png

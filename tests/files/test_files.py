@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.example_files import MODEL_FILES
 
 import robodyn
 from robodyn.base.errors import InputError, ModelFileError, UnknownNameError
@@ -499,7 +500,7 @@ def test_catalog_model_has_an_identical_example_file(name):
     np.testing.assert_allclose(example.f(0.3, x, u), catalog.f(0.3, x, u), rtol=1e-12, atol=1e-12)
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yaml")), ids=lambda p: p.name)
+@pytest.mark.parametrize("path", [p for p in MODEL_FILES if p.suffix == ".yaml"], ids=lambda p: p.name)
 def test_every_example_file_loads_and_evaluates(path):
     model = robodyn.load(path)
     x, u = _point(model, seed=1)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from tests.example_files import MODEL_FILES
 
 import robodyn
 from cli_run import one_line, run  # tests/cli_run.py
@@ -344,8 +345,7 @@ def test_catalog_and_example_models_still_load():
         warnings.simplefilter("ignore", RobodynWarning)
         for name in catalog.CATALOG:
             robodyn.load(name)
-        for path in [*sorted((ROOT / "examples").glob("*.yaml")), *sorted((ROOT / "examples").glob("*.urdf")),
-                     *sorted((ROOT / "tests" / "data").glob("*.yaml"))]:
+        for path in [*MODEL_FILES, *sorted((ROOT / "tests" / "data").glob("*.yaml"))]:
             robodyn.load(path)
 
 

@@ -51,7 +51,7 @@ __all__ = ["DEFAULT_RTOL", "TVLQR", "tvlqr"]
 Array = NDArray[np.float64]
 
 DEFAULT_RTOL: Final = 1e-10  # DOP853's relative tolerance for the Riccati differential equation.
-HANDOVER_RATE: Final = 1e-2  # |x'| at the final point above this (in the states' units per s): no equilibrium, warned.
+HANDOVER_OFFSET: Final = 1e-2  # The hand-over LQR's steady offset from the final point (state units) warned above.
 Weight = ArrayLike | Mapping[str, float]
 
 
@@ -189,22 +189,33 @@ def _jacobian_function(model: ModelContract, p: Array) -> Callable[[float, Array
 def _handover(model: ModelContract, path: ReferencePath, Q: Array, R: Array, params: Values | None,
               discrete: bool) -> tuple[Array, Array]:
     """(S, K) of the infinite-horizon LQR at the final point (module docstring); a RobodynWarning when that point
-    is no equilibrium (the LQR after the end then holds the model about a point it cannot stay at)."""
-    rate = np.asarray(model.f(float(path.t[-1]), path.x[-1], path.u[-1], params), dtype=float)
-    if rate.size and float(np.max(np.abs(rate))) > HANDOVER_RATE:
-        worst = int(np.argmax(np.abs(rate)))
-        warnings.warn(f"tvlqr: the trajectory's final point is no equilibrium ({model.states[worst]}' = "
-                      f"{rate[worst]:.3g} there): the LQR that takes over after the end regulates about a point the "
-                      "model cannot stay at; end the trajectory at rest with its holding inputs (a terminal "
-                      "constraint or cost on the rates, a longer horizon), or leave handover out",
-                      RobodynWarning, stacklevel=3)
+    is so far from an equilibrium that the LQR after the end would hold the model visibly away from it."""
     linear = linearize(model, path.x[-1], path.u[-1], params=params, t=float(path.t[-1]))
     if discrete:
         h = float(path.t[-1] - path.t[-2])
         result = lqr(linear.discretize(h), h * Q, h * R)
     else:
         result = lqr(linear, Q, R)
+    _check_rest(model, path, params, linear.A - linear.B @ np.array(result.K))
     return np.array(result.S), np.array(result.K)
+
+
+def _check_rest(model: ModelContract, path: ReferencePath, params: Values | None, closed: Array) -> None:
+    """Warn when the final point is no equilibrium by enough to matter: with x' = f_N there, the LQR's closed loop
+    A - B K settles (to first order) at the offset -(A - B K)^-1 f_N from the final point; above
+    :data:`HANDOVER_OFFSET` in any state, the swing-up is not caught where it ends."""
+    rate = np.asarray(model.f(float(path.t[-1]), path.x[-1], path.u[-1], params), dtype=float)
+    try:
+        offset = -np.linalg.solve(closed, rate)
+    except np.linalg.LinAlgError:
+        return  # a closed loop that is singular has no steady state to speak of: lqr has said what it can
+    worst = int(np.argmax(np.abs(offset))) if offset.size else 0
+    if offset.size and abs(offset[worst]) > HANDOVER_OFFSET:
+        warnings.warn(f"tvlqr: the trajectory's final point is no equilibrium (x' = f there is "
+                      f"{float(np.max(np.abs(rate))):.3g} at most): the LQR that takes over after the end holds the "
+                      f"model about {abs(offset[worst]):.3g} away from it in {model.states[worst]}; end the trajectory "
+                      "at rest with its holding inputs (a terminal constraint or cost on the rates, a longer "
+                      "horizon), or leave handover out", RobodynWarning, stacklevel=4)
 
 
 def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weight | None = None, *,
