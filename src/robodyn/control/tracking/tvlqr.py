@@ -21,7 +21,6 @@ u = u*(t) - K(t) (x - x*(t)) and the cost-to-go (x - x*)' S(t) (x - x*) (Tedrake
 from __future__ import annotations
 
 import warnings
-
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
