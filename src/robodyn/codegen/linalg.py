@@ -7,25 +7,24 @@ import math
 import numba
 import numpy as np
 
-__all__ = ["cholesky_solve_lower", "manipulator_jacobians", "manipulator_solve", "tree_solve"]
+__all__ = ["cholesky_factor", "cholesky_solve_columns", "cholesky_solve_lower", "manipulator_jacobians",
+           "manipulator_solve", "tree_solve"]
 
 
-@numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
-            no_cfunc_wrapper=True)
-def cholesky_solve_lower(M: np.ndarray, r: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """Overwrite ``r`` (n,) with M^-1 r using the lower triangle of ``M`` (n, n), which is overwritten by
-    the Cholesky factor; ``r`` becomes NaN when M is not positive definite.
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def cholesky_factor(M: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
+    """Overwrite the lower triangle of ``M`` (n, n) with its Cholesky factor L (L L' = M, read from the lower
+    triangle; the upper triangle is left as it was); False, part-way, when M is not positive definite.
 
     Reference: G. H. Golub, C. F. Van Loan, *Matrix Computations*, 4th ed., algorithm 4.2.1.
     """
-    n = r.shape[0]
+    n = M.shape[0]
     for j in range(n):
         s = M[j, j]
         for k in range(j):
             s -= M[j, k] * M[j, k]
         if not s > 0.0:
-            r[:] = math.nan
-            return
+            return False
         d = math.sqrt(s)
         M[j, j] = d
         for i in range(j + 1, n):
@@ -33,16 +32,36 @@ def cholesky_solve_lower(M: np.ndarray, r: np.ndarray) -> None:  # pragma: no co
             for k in range(j):
                 v -= M[i, k] * M[j, k]
             M[i, j] = v / d
-    for i in range(n):
-        v = r[i]
-        for k in range(i):
-            v -= M[i, k] * r[k]
-        r[i] = v / M[i, i]
-    for i in range(n - 1, -1, -1):
-        v = r[i]
-        for k in range(i + 1, n):
-            v -= M[k, i] * r[k]
-        r[i] = v / M[i, i]
+    return True
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def cholesky_solve_columns(L: np.ndarray, B: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """Overwrite ``B`` (n, c) with (L L')^-1 B, reading the lower triangle of ``L`` (n, n): a forward and a back
+    substitution per column."""
+    n, c = B.shape
+    for col in range(c):
+        for i in range(n):
+            v = B[i, col]
+            for k in range(i):
+                v -= L[i, k] * B[k, col]
+            B[i, col] = v / L[i, i]
+        for i in range(n - 1, -1, -1):
+            v = B[i, col]
+            for k in range(i + 1, n):
+                v -= L[k, i] * B[k, col]
+            B[i, col] = v / L[i, i]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy", no_cpython_wrapper=True,  # type: ignore[call-overload]
+            no_cfunc_wrapper=True)
+def cholesky_solve_lower(M: np.ndarray, r: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """Overwrite ``r`` (n,) with M^-1 r using the lower triangle of ``M`` (n, n), which is overwritten by
+    the Cholesky factor (:func:`cholesky_factor`); ``r`` becomes NaN when M is not positive definite."""
+    if not cholesky_factor(M):
+        r[:] = math.nan
+        return
+    cholesky_solve_columns(M, r.reshape((r.shape[0], 1)))
 
 
 _HELPER = {"cache": True, "nogil": True, "error_model": "numpy", "no_cpython_wrapper": True, "no_cfunc_wrapper": True}

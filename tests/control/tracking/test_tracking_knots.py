@@ -11,9 +11,19 @@ import pytest
 
 import robodyn
 from robodyn.base.errors import NumericalError
-from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots, python_derivatives
+from robodyn.control.tracking.knots import KnotDerivatives, compiled_functions, derivatives_at_knots
 
 G = 9.81
+
+
+def python_derivatives(model, t, x, u, p, hold: bool) -> KnotDerivatives:
+    """The same quantities one point at a time through the model's Python entry points (jacobians_raw, f_raw)."""
+    A = np.array([model.jacobians_raw(float(tk), xk, uk, p)[0] for tk, xk, uk in zip(t, x, u)])
+    B = np.array([model.jacobians_raw(float(tk), xk, uk, p)[1] for tk, xk, uk in zip(t, x, u)])
+    arriving = u[:-1] if hold else u[1:]
+    d0 = np.array([model.f_raw(float(tk), xk, uk, p) for tk, xk, uk in zip(t[:-1], x[:-1], u[:-1])])
+    d1 = np.array([model.f_raw(float(tk), xk, uk, p) for tk, xk, uk in zip(t[1:], x[1:], arriving)])
+    return KnotDerivatives(A, B, d0, d1)
 
 
 @pytest.fixture(scope="module")

@@ -19,50 +19,13 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from robodyn.codegen.linalg import cholesky_factor, cholesky_solve_columns
+
 __all__ = ["affine_inputs", "backward_pass", "box_qp", "expected_terms", "gap_correction"]
 
 #: Projected Newton: the Armijo fraction of the box QP's line search and its steps 1, 1/2, ..., 2^-9.
 _QP_ACCEPT = 0.1
 _QP_STEPS = 10
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _cholesky(A: np.ndarray, L: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
-    """L (n, n) lower with L L' = A (Golub & Van Loan, algorithm 4.2.1); False when A is not positive definite."""
-    n = A.shape[0]
-    for j in range(n):
-        s = A[j, j]
-        for p in range(j):
-            s -= L[j, p] * L[j, p]
-        if not s > 0.0:
-            return False
-        d = np.sqrt(s)
-        L[j, j] = d
-        for i in range(j + 1, n):
-            s = A[i, j]
-            for p in range(j):
-                s -= L[i, p] * L[j, p]
-            L[i, j] = s / d
-        for i in range(j):
-            L[i, j] = 0.0
-    return True
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _solve_columns(L: np.ndarray, B: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """Overwrite B (n, c) with (L L')^-1 B."""
-    n, c = B.shape
-    for col in range(c):
-        for i in range(n):
-            s = B[i, col]
-            for p in range(i):
-                s -= L[i, p] * B[p, col]
-            B[i, col] = s / L[i, i]
-        for i in range(n - 1, -1, -1):
-            s = B[i, col]
-            for p in range(i + 1, n):
-                s -= L[p, i] * B[p, col]
-            B[i, col] = s / L[i, i]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -96,14 +59,14 @@ def box_qp(H: np.ndarray, q: np.ndarray, lb: np.ndarray, ub: np.ndarray, start: 
         for a in range(nf):
             for b in range(nf):
                 Hf[a, b] = H[index[a], index[b]]
-        L = np.zeros((nf, nf))
-        if not _cholesky(Hf, L):
+        L = Hf  # factored in place
+        if not cholesky_factor(L):
             return False
         gf = np.empty((nf, 1))
         for a in range(nf):
             gf[a, 0] = g[index[a]]
         newton = gf.copy()
-        _solve_columns(L, newton)
+        cholesky_solve_columns(L, newton)
         step[:] = 0.0
         for a in range(nf):
             step[index[a]] = -newton[a, 0]
@@ -127,7 +90,7 @@ def box_qp(H: np.ndarray, q: np.ndarray, lb: np.ndarray, ub: np.ndarray, start: 
             break
     H_free_inv[:, :] = 0.0
     inverse = np.eye(nf)
-    _solve_columns(L, inverse)
+    cholesky_solve_columns(L, inverse)
     for a in range(nf):
         for b in range(nf):
             H_free_inv[index[a], index[b]] = inverse[a, b]
@@ -177,12 +140,13 @@ def backward_pass(Fx: np.ndarray, Fu: np.ndarray, lx: np.ndarray, lu: np.ndarray
                 if not free[i]:
                     Qu[t, i] = 0.0
         else:
-            if not _cholesky(Quu, L):
+            L[:, :] = Quu
+            if not cholesky_factor(L):
                 return t
             K[t] = Qux
-            _solve_columns(L, K[t])
+            cholesky_solve_columns(L, K[t])
             column = Qu[t].copy().reshape(m, 1)
-            _solve_columns(L, column)
+            cholesky_solve_columns(L, column)
             k[t] = column[:, 0]
         Quuk[t] = Quu @ k[t]
         Vx[t] = Qx - K[t].T @ Qu[t]

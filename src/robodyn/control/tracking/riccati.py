@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.base.errors import NumericalError
+from robodyn.codegen.linalg import cholesky_factor, cholesky_solve_columns
 
 __all__ = ["Jacobians", "continuous_riccati", "discrete_riccati"]
 
@@ -73,38 +74,6 @@ def continuous_riccati(t: Array, jacobians: Jacobians, Q: Array, R: Array, Qf: A
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def _cholesky_solve(G: np.ndarray, X: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
-    """Overwrite X (m, c) with G^-1 X through the Cholesky factor of G (m, m), overwritten (Golub & Van Loan,
-    *Matrix Computations*, 4th ed., algorithm 4.2.1); False when G is not positive definite."""
-    m = G.shape[0]
-    for j in range(m):
-        s = G[j, j]
-        for q in range(j):
-            s -= G[j, q] * G[j, q]
-        if not s > 0.0:
-            return False
-        d = np.sqrt(s)
-        G[j, j] = d
-        for i in range(j + 1, m):
-            v = G[i, j]
-            for q in range(j):
-                v -= G[i, q] * G[j, q]
-            G[i, j] = v / d
-    for c in range(X.shape[1]):
-        for i in range(m):
-            v = X[i, c]
-            for q in range(i):
-                v -= G[i, q] * X[q, c]
-            X[i, c] = v / G[i, i]
-        for i in range(m - 1, -1, -1):
-            v = X[i, c]
-            for q in range(i + 1, m):
-                v -= G[q, i] * X[q, c]
-            X[i, c] = v / G[i, i]
-    return True
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _recursion(Phi: np.ndarray, Gamma: np.ndarray, h: np.ndarray, Q: np.ndarray, R: np.ndarray, K: np.ndarray,
                S: np.ndarray) -> int:  # pragma: no cover - runs compiled only
     """The recursion of the module docstring from S[N] down, into K and S; -1, or the knot where h R + Gamma' S
@@ -116,8 +85,9 @@ def _recursion(Phi: np.ndarray, Gamma: np.ndarray, h: np.ndarray, Q: np.ndarray,
         SGamma = S[k + 1] @ G_k
         G = h[k] * R + G_k.T @ SGamma
         gain = SGamma.T @ P
-        if not _cholesky_solve(G, gain):
+        if not cholesky_factor(G):
             return k
+        cholesky_solve_columns(G, gain)
         K[k] = gain
         Sk = h[k] * Q + P.T @ (SPhi - SGamma @ gain)
         S[k] = 0.5 * (Sk + Sk.T)
