@@ -115,7 +115,8 @@ def check_closed_loop(name: str, knots: int | None) -> None:
     if example.target:  # the solver brought the end where the problem asks
         np.testing.assert_allclose(target, [example.target[s] for s in model.states], atol=example.target_atol)
     x0 = starts(result.x[0])
-    design = robodyn.tvlqr(model, result, example.Q, example.R, handover=True, interpolation=interpolation(result))
+    # tracked over the trajectory's span (the hand-over after it: test_the_pendulum_is_caught_by_lqr_at_the_top)
+    design = robodyn.tvlqr(model, result, example.Q, example.R, interpolation=interpolation(result))
     # limits="ignore": a URDF's position limits are not forces (simulate only reports leaving them), and the open
     # loop leaves them on purpose; a start may lie a little outside (the Panda's fingers at 0.02 of [0, 0.04])
     closed = robodyn.simulate(model, (0.0, T), x0, design.feedback, rtol=RTOL, atol=ATOL, limits="ignore")

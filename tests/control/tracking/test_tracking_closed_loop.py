@@ -42,8 +42,11 @@ def swing():
 @pytest.mark.parametrize("discrete", [False, True])
 def test_tvlqr_tracks_where_the_open_loop_misses(swing, discrete: bool) -> None:
     model, reference, torque, starts = swing
-    design = robodyn.tvlqr(model, reference, {"theta": 10.0, "theta_dot": 1.0}, {"tau": 0.1}, handover=True,
-                           discrete=discrete, interpolation="linear")
+    # the swing ends near the upright but moving (|f| ~ 0.4 there): the hand-over LQR would settle ~0.03 off it, and
+    # tvlqr says so; the check below is at the trajectory's end, where the hand-over has not begun
+    with pytest.warns(robodyn.RobodynWarning, match="final point is no equilibrium"):
+        design = robodyn.tvlqr(model, reference, {"theta": 10.0, "theta_dot": 1.0}, {"tau": 0.1}, handover=True,
+                               discrete=discrete, interpolation="linear")
     closed = robodyn.simulate(model, (0.0, T), starts, design.feedback, rtol=1e-9, atol=1e-11)
     opened = robodyn.simulate(model, (0.0, T), starts, {"tau": torque}, rtol=1e-9, atol=1e-11)
     tracked = np.linalg.norm(closed.x[:, -1] - reference.x[-1], axis=1)
@@ -52,15 +55,20 @@ def test_tvlqr_tracks_where_the_open_loop_misses(swing, discrete: bool) -> None:
     assert missed.min() > 0.1
 
 
-def test_the_feedback_runs_the_same_on_every_path(swing) -> None:
-    """Compiled dopri5, interpreted dopri5, compiled radau (its Jacobian by differences under K(t)) and scipy's
-    BDF (its Jacobian df/dx - df/du K(t)) integrate the same closed loop: they agree to their tolerances."""
+PATHS = [("dopri5", "interpreted"), ("bdf", "auto"),
+         pytest.param("radau", "auto", marks=pytest.mark.slow)]  # a compiled implicit kernel: ~15 s to build cold
+
+
+@pytest.mark.parametrize(("method", "backend"), PATHS)
+def test_the_feedback_runs_the_same_on_every_path(swing, method: str, backend: str) -> None:
+    """Compiled dopri5 (the reference), interpreted dopri5, compiled radau (its Jacobian by differences under K(t))
+    and scipy's BDF (its Jacobian df/dx - df/du K(t)) integrate the same closed loop: they agree to their
+    tolerances."""
     model, reference, _, starts = swing
-    law = robodyn.tvlqr(model, reference, {"theta": 10.0, "theta_dot": 1.0}, {"tau": 0.1}, handover=True,
+    law = robodyn.tvlqr(model, reference, {"theta": 10.0, "theta_dot": 1.0}, {"tau": 0.1},
                         interpolation="linear").feedback
-    ends = [robodyn.simulate(model, (0.0, T), starts[0], law, method=method, backend=backend, rtol=1e-9,
-                             atol=1e-11).x[-1]
-            for method, backend in (("dopri5", "auto"), ("dopri5", "interpreted"), ("radau", "auto"), ("bdf", "auto"))]
+    ends = [robodyn.simulate(model, (0.0, T), starts[0], law, method=m, backend=b, rtol=1e-9, atol=1e-11).x[-1]
+            for m, b in (("dopri5", "auto"), (method, backend))]
     # the loop is stable: the paths' local errors (rtol 1e-9) stay ~1e-8 at the end; 1e-6 leaves room for BDF
     assert np.max(np.abs(np.array(ends) - ends[0])) < 1e-6
 
