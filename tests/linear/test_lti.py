@@ -150,7 +150,7 @@ def compare_step_info(ours: object, theirs: list[list[dict[str, float]]], system
     return compared
 
 
-@pytest.mark.parametrize("name", ["joint", "arm_lqr"])
+@pytest.mark.parametrize("name", ["joint", pytest.param("arm_lqr", marks=pytest.mark.slow)])  # arm_lqr: ~30 s
 def test_step_info_is_the_exact_response_and_near_control_on_a_fine_grid(name: str) -> None:
     # python-control reads the quantities off the samples: on a grid of step h its times are within h of the exact
     # ones and its extrema within h max|y'| below them (the response moves at most that far between samples)

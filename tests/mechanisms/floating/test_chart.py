@@ -74,7 +74,8 @@ def test_the_jacobian_at_the_centre_is_linearizes_A(base: str) -> None:
     assert np.abs(linear.A[:3, :6]).max() > 0.1  # the block that depends on the chart is not zero here
 
 
-@pytest.mark.parametrize("which", ["solo12 planar", "quadruped with contacts"])
+@pytest.mark.parametrize("which", ["solo12 planar",  # contacts on a moving base: test_floating_contacts.py
+                                   pytest.param("quadruped with contacts", marks=pytest.mark.slow)])  # ~23 s cold
 def test_the_kernel_jacobian_is_the_chart_rhs_derivative_at_the_centre(which: str) -> None:
     """The implicit methods' Jacobian (ChartModel.kernel_jacobian_source, from the analytical tangent-space
     linearization up to SOLVE_LIMIT velocities) equals central differences of the chart's rhs at a chart state with

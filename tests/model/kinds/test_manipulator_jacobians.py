@@ -56,7 +56,8 @@ def test_jacobians_report_singular_mass_matrix():
         model.jacobians(0.0, [np.pi / 2, 0.0], [0.0])
 
 
-@pytest.mark.parametrize("name", ["double_pendulum", "cart_pole", "pendulum", "joint", "mbk:n=6", "mbk:n=7"])
+@pytest.mark.parametrize("name", ["double_pendulum", "cart_pole", "pendulum", "joint", "mbk:n=6",
+                                  pytest.param("mbk:n=7", marks=pytest.mark.slow)])  # n=7: one more size, ~14 s
 def test_the_generated_jacobian_equals_the_explicit_symbolic_one(name):
     """The kernels' ``jac``: straight-line code on the unrolled factor up to UNROLL_LIMIT coordinates (compiled by
     LLVM, no numba), the work-array solve above; both against the symbolic inverse's Jacobian (the tolerance of
