@@ -26,7 +26,7 @@ sys.path[:0] = [str(Path(__file__).parents[1] / "tests"), str(Path(__file__).par
 import crocoddyl  # noqa: E402
 import pinocchio as pin  # noqa: E402
 from quadratic_problem import QuadraticProblem  # noqa: E402
-from test_ddp import _PinocchioArm  # noqa: E402
+from test_ddp import _PinocchioArm, native_model  # noqa: E402
 
 from pinocchio_reference import ROBOTS  # noqa: E402
 from robodyn.control.optimal.ddp import solve_ddp  # noqa: E402
@@ -46,19 +46,6 @@ def _panda_arm() -> Path:
     path = Path(tempfile.mkdtemp()) / "panda_arm.urdf"
     path.write_text(text, encoding="utf-8")
     return path
-
-
-def _native(reference: object, Q: np.ndarray, R: np.ndarray, x_ref: np.ndarray) -> object:
-    state = crocoddyl.StateMultibody(reference)
-    actuation = crocoddyl.ActuationModelFull(state)
-    costs = crocoddyl.CostModelSum(state, actuation.nu)
-    costs.addCost("x", crocoddyl.CostModelResidual(state, crocoddyl.ActivationModelWeightedQuad(np.diag(Q).copy()),
-                                                  crocoddyl.ResidualModelState(state, x_ref, actuation.nu)), 1.0)
-    if R is not None:
-        costs.addCost("u", crocoddyl.CostModelResidual(
-            state, crocoddyl.ActivationModelWeightedQuad(np.diag(R).copy()),
-            crocoddyl.ResidualModelControl(state, actuation.nu)), 1.0)
-    return crocoddyl.DifferentialActionModelFreeFwdDynamics(state, actuation, costs)
 
 
 def _crocoddyl(running: object, terminal: object, x0: np.ndarray, guess: tuple) -> tuple[float, int, float]:
@@ -89,7 +76,8 @@ def bench(name: str, path: Path) -> None:
     outcomes = [solve_ddp(problem, integrator="euler") for _ in range(REPEATS)]
     outcome = min(outcomes, key=lambda o: o.seconds)
     rows = [("robodyn fddp", outcome.seconds, max(outcome.iterations, 1), outcome.cost)]
-    rows.append(("crocoddyl native", *_crocoddyl(_native(reference, Q, R, x_ref), _native(reference, Qf, None, x_ref),
+    rows.append(("crocoddyl native", *_crocoddyl(native_model(reference, Q, R, x_ref),
+                                                 native_model(reference, Qf, None, x_ref),
                                                  x0, guess)))
     rows.append(("crocoddyl python dyn", *_crocoddyl(_PinocchioArm(reference, Q, R, x_ref),
                                                      _PinocchioArm(reference, Qf, R, x_ref), x0, guess)))

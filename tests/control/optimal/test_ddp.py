@@ -128,9 +128,9 @@ pin = pytest.importorskip("pinocchio")
 class _PinocchioArm(crocoddyl.DifferentialActionModelAbstract):  # type: ignore[misc]
     """x' = (v, aba(q, v, u)) and 1/2 (x - r)' Q (x - r) + 1/2 u' R u through Pinocchio's Python bindings.
 
-    Crocoddyl's own DifferentialActionModelFreeFwdDynamics is not used: in this environment (libcrocoddyl 3.2.1
-    beside libpinocchio 4.1.0) it reads the model's gravity as ~0 (its acceleration at rest, zero torque, is
-    ~1e-309), while pinocchio.aba and robodyn agree; Crocoddyl's solvers are what is compared here."""
+    Crocoddyl's solvers on Pinocchio's dynamics called from Python; :func:`native_model` is the same problem in
+    Crocoddyl's own C++ action model (which needs the Pinocchio build crocoddyl was made with: with libpinocchio
+    4.1.0 beside libcrocoddyl 3.2.1 it read gravity as ~0, hence the test extra's pin < 4.1)."""
 
     def __init__(self, model: object, Q: np.ndarray, R: np.ndarray, x_ref: np.ndarray) -> None:
         nv = model.nv  # type: ignore[attr-defined]
@@ -157,8 +157,23 @@ class _PinocchioArm(crocoddyl.DifferentialActionModelAbstract):  # type: ignore[
         return crocoddyl.DifferentialActionDataAbstract(self)
 
 
-@pytest.mark.parametrize("box", [None, np.array([50.0, 50.0, 40.0, 30.0, 40.0, 8.0])])
-def test_ur5_fddp_reaches_crocoddyls_optimal_cost(box: np.ndarray | None) -> None:
+def native_model(model: object, Q: np.ndarray, R: np.ndarray | None, x_ref: np.ndarray) -> object:
+    """Crocoddyl's DifferentialActionModelFreeFwdDynamics (ABA in C++) with the costs 1/2 (x - r)' Q (x - r) (+ 1/2 u'
+    R u) as weighted-quadratic state and control residuals: the problem of :class:`_PinocchioArm`, natively."""
+    state = crocoddyl.StateMultibody(model)
+    actuation = crocoddyl.ActuationModelFull(state)
+    costs = crocoddyl.CostModelSum(state, actuation.nu)
+    costs.addCost("x", crocoddyl.CostModelResidual(state, crocoddyl.ActivationModelWeightedQuad(np.diag(Q).copy()),
+                                                  crocoddyl.ResidualModelState(state, x_ref, actuation.nu)), 1.0)
+    if R is not None:
+        costs.addCost("u", crocoddyl.CostModelResidual(state, crocoddyl.ActivationModelWeightedQuad(np.diag(R).copy()),
+                                                      crocoddyl.ResidualModelControl(state, actuation.nu)), 1.0)
+    return crocoddyl.DifferentialActionModelFreeFwdDynamics(state, actuation, costs)
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["pinocchio-python", "native"])
+@pytest.mark.parametrize("box", [None, np.array([50.0, 50.0, 40.0, 30.0, 40.0, 8.0])], ids=["free", "box"])
+def test_ur5_fddp_reaches_crocoddyls_optimal_cost(box: np.ndarray | None, native: bool) -> None:
     from pinocchio_reference import ROBOTS
     if ROBOTS is None:
         pytest.skip("example-robot-data is not installed")
@@ -172,12 +187,13 @@ def test_ur5_fddp_reaches_crocoddyls_optimal_cost(box: np.ndarray | None) -> Non
     Qf = np.diag(np.r_[np.full(6, 1e4), np.full(6, 10.0)])
     holding = pin.rnea(reference, reference.createData(), x0[:6], np.zeros(6), np.zeros(6))
     guess = (np.tile(x0, (N + 1, 1)), np.tile(holding, (N, 1)))
-    running = crocoddyl.IntegratedActionModelEuler(_PinocchioArm(reference, Q, R, x_ref), dt)
+    arm = native_model if native else _PinocchioArm
+    running = crocoddyl.IntegratedActionModelEuler(arm(reference, Q, R, x_ref), dt)
     problem = QuadraticProblem(model, N * dt, N, x0, Q, R, Qf, x_ref, np.zeros(6), mechanical=6, guess=guess)
     if box is not None:
         running.u_lb, running.u_ub = -box, box
         problem.input_bounds = np.column_stack([-box, box])
-    terminal = crocoddyl.IntegratedActionModelEuler(_PinocchioArm(reference, Qf, R, x_ref), 0.0)
+    terminal = crocoddyl.IntegratedActionModelEuler(arm(reference, Qf, None if native else R, x_ref), 0.0)
     shooting = crocoddyl.ShootingProblem(x0, [running] * N, terminal)
     solver = crocoddyl.SolverFDDP(shooting) if box is None else crocoddyl.SolverBoxFDDP(shooting)
     solver.th_stop = 1e-9
