@@ -141,8 +141,8 @@ def test_a_generated_tree_of_n_coordinates_equals_pinocchio(tmp_path: Path, n: i
 
 
 @needs_robots
-@pytest.mark.parametrize("relative", ["baxter_description/urdf/baxter.urdf",
-                                      "g1_description/urdf/g1_29dof_rev_1_0.urdf"])
+@pytest.mark.parametrize("relative", [pytest.param("baxter_description/urdf/baxter.urdf", marks=pytest.mark.slow),
+                                      "g1_description/urdf/g1_29dof_rev_1_0.urdf"])  # baxter: the CLI test below
 def test_stock_robots_linearize_as_pinocchio(relative: str) -> None:
     """The stock file loads and linearizes as shipped (lean and general paths alike); its rigid bodies
     (``dynamics=False``: Pinocchio does not apply URDF damping and friction) equal Pinocchio."""

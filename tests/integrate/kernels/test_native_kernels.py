@@ -39,8 +39,9 @@ def _equal(a: object, b: object) -> None:
     assert [(e.name, e.t, e.x.tolist()) for e in a.events] == [(e.name, e.t, e.x.tolist()) for e in b.events]
 
 
-@pytest.mark.parametrize("method", ["dopri5", "dop853", pytest.param("radau", marks=pytest.mark.slow),  # ~30 s cold
-                                    "rosenbrock"])  # the implicit kernels: rosenbrock by default, radau with -m slow
+@pytest.mark.parametrize("method", ["dopri5", "dop853",  # the implicit kernels (~25 s each cold): with -m slow
+                                    pytest.param("radau", marks=pytest.mark.slow),
+                                    pytest.param("rosenbrock", marks=pytest.mark.slow)])
 def test_the_exported_kernels_equal_numbas_bit_for_bit(method: str) -> None:
     model = STIFF if method in ("radau", "rosenbrock") else MODEL
     u = Step(0.7, 0.0, 0.5) + Sine(amplitude=0.2, frequency=1.5)
