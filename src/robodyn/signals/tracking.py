@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
-from robodyn.base.numbers import finite_number
+from robodyn.base.numbers import finite_number, float_array
 from robodyn.signals.core import Signal, Table
 
 __all__ = ["GAIN_INTERPOLATIONS", "TrackingFeedback", "hermite"]
@@ -44,19 +44,6 @@ def hermite(s: float, h: float, x0: Array, x1: Array, d0: Array, d1: Array) -> A
     s2, s3 = s * s, s * s * s
     return ((2 * s3 - 3 * s2 + 1) * x0 + (s3 - 2 * s2 + s) * h * d0 + (-2 * s3 + 3 * s2) * x1
             + (s3 - s2) * h * d1)
-
-
-def _frozen(value: ArrayLike, shape: tuple[int, ...], label: str) -> Array:
-    try:
-        array = np.array(value, dtype=float)
-    except (TypeError, ValueError):
-        raise InputError(f"TrackingFeedback {label} must be numbers") from None
-    if array.shape != shape:
-        raise ShapeError(f"TrackingFeedback {label} has shape {array.shape}, expected {shape}")
-    if not np.all(np.isfinite(array)):
-        raise InputError(f"TrackingFeedback {label} has non-finite entries: give finite numbers")
-    array.setflags(write=False)
-    return array
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -103,7 +90,7 @@ class TrackingFeedback:
         t.setflags(write=False)
         object.__setattr__(self, "t", t)
         for name, shape in (("K", (T, m, n)), ("x", (T, n)), ("u", (T, m)), ("d0", (T - 1, n)), ("d1", (T - 1, n))):
-            object.__setattr__(self, name, _frozen(getattr(self, name), shape, name))
+            object.__setattr__(self, name, float_array(getattr(self, name), f"TrackingFeedback {name}", shape=shape))
 
     @property
     def n_states(self) -> int:
