@@ -147,6 +147,19 @@ def test_progress_reports_every_iteration() -> None:
     assert seen[-1][1] == pytest.approx(outcome.cost, rel=1e-12) and seen[-1][2] < 1e-8
 
 
+def test_a_progress_callback_that_raises_stops_the_solve_with_its_error() -> None:
+    seen: list[int] = []
+
+    def progress(iteration: int, cost: float, violation: float) -> None:
+        seen.append(iteration)
+        if iteration == 2:
+            raise RuntimeError("stop here")
+
+    with pytest.raises(RuntimeError, match="stop here"):
+        solve_collocation(double_integrator(8), progress=progress)
+    assert seen == [0, 1, 2]  # IPOPT stopped at the callback's request: no iteration after it
+
+
 def test_a_failing_model_raises_its_own_error() -> None:
     problem = double_integrator(4)
 

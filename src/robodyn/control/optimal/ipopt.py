@@ -176,13 +176,9 @@ class _Cache:
         return self.derivatives
 
 
-def _dense(arg: Any) -> Array:
-    return np.asarray(arg, dtype=float).ravel()
-
-
 def _buffer(view: Any) -> Array:
-    """The float64 entries of one of CasADi's argument buffers (a memoryview of its nonzeros)."""
-    return np.frombuffer(view, dtype=np.float64)
+    """The float64 entries of one of CasADi's argument buffers (a memoryview of its nonzeros; None: none)."""
+    return np.zeros(0) if view is None else np.frombuffer(view, dtype=np.float64)
 
 
 def _write(view: Any, values: Array) -> None:
@@ -323,14 +319,20 @@ def _monitor(ca: Any, nlp: SparseNLP, progress: Progress, violation: Callable[[A
             size = {"f": 1, "lam_p": 0}.get(name, nlp.size if name in ("x", "lam_x") else nlp.n_constraints)
             return ca.Sparsity.dense(size, 1)
 
-        def eval(self, arg: list[Any]) -> list[Any]:
-            z, f, g = _dense(arg[0]), float(arg[1]), _dense(arg[2])
+        def has_eval_buffer(self) -> bool:
+            return True
+
+        def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
+            """Read the iterate from CasADi's buffers (as the program's callbacks do) and write 1 to stop."""
+            z, f, g = _buffer(arg[0]).copy(), float(_buffer(arg[1])[0]), _buffer(arg[2]).copy()
             try:
                 progress(self.iteration, f, 0.0 if violation is None else violation(z, g))
             except Exception as error:
                 errors.append(error)
-                return [1]  # stop IPOPT; the error is raised after the solve
+                _write(res[0], np.ones(1))  # stop IPOPT; the error is raised after the solve
+                return 0
             self.iteration += 1
-            return [0]
+            _write(res[0], np.zeros(1))
+            return 0
 
     return Monitor()
