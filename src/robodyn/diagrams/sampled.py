@@ -358,7 +358,8 @@ class Flow(ComposedCode, Model):
 
             d = self.owner.diagram
             composed = None
-            if all(model.compilable for model in d.blocks.values()):
+            # the sampled blocks are held between instants: only the others' code is needed
+            if all(model.compilable for b, model in d.blocks.items() if b not in self.owner.every):
                 held = {b: s.start for b, s in self.owner.held_y.items()}
                 plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
                 index = {b: k for k, b in enumerate(d.blocks)}

@@ -2,7 +2,10 @@
 
 The contract's numeric members come from :class:`robodyn.model.system.Model`; a ``System`` has no closed forms, so
 consumers differentiate it numerically (complex step when its functions accept complex numbers, else central
-differences) and simulate it on the interpreted path.
+differences) and simulate it on the interpreted path. With ``sample=T`` it is a discrete-time model (``f`` the
+update map x[k+1] = f(t_k, x[k], u[k])): a diagram runs it as a sampled block, calling it once per instant (a
+controller or an estimator whose step is Python code: a QP solver, a filter), while the rest of the diagram stays
+compiled.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from robodyn.base.errors import InputError
+from robodyn.model.kinds.discrete import check_period
 from robodyn.model.system import Model, Vector, default_values, name_tuple
 from robodyn.model.values import check_names
 
@@ -38,6 +42,9 @@ class System(Model):
         Parameter names and default values, in the order ``p`` has.
     name
         The model's name.
+    sample
+        A sample period T in s: f is then the update map of a discrete-time model (which may have no states: a
+        sampled, held static map).
 
     Shapes are checked on every call; a wrong shape raises :class:`~robodyn.base.errors.ShapeError`.
 
@@ -58,6 +65,7 @@ class System(Model):
         outputs: Sequence[str] | None = None,
         parameters: Mapping[str, float] | None = None,
         name: str = "system",
+        sample: float | None = None,
     ):
         if not callable(f):
             raise InputError(f"system {name!r}: f must be callable f(t, x, u, p), got {type(f).__name__}")
@@ -76,8 +84,10 @@ class System(Model):
         if h is not None:
             groups["outputs"] = self.outputs
         check_names(groups, where=f"system {name!r}")
-        if not self.states:
-            raise InputError(f"system {name!r}: a model needs at least one state")
+        self._period = None if sample is None else check_period(sample, f"system {name!r}")
+        if not self.states and self._period is None:
+            raise InputError(f"system {name!r}: a model needs at least one state (or a sample period: a sampled "
+                             "static map)")
         self._rhs = f
         self._out = h
 
@@ -88,6 +98,11 @@ class System(Model):
         return x.copy() if self._out is None else self._out(t, x, u, p)
 
     kind = "python"
+
+    @property
+    def sample_period(self) -> float | None:
+        """The sample period T in s (then ``f`` is the update map), or None for a continuous-time system."""
+        return self._period
 
     @property
     def outputs_are_states(self) -> bool:
