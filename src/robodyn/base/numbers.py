@@ -24,8 +24,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from robodyn.base.errors import InputError, ShapeError
 
-__all__ = ["A_NUMBER", "FINITE", "FINITE_HINT", "REAL_NUMBER", "Array", "finite_number", "float_array", "frozen",
-           "is_real_number"]
+__all__ = ["A_NUMBER", "FINITE", "FINITE_HINT", "REAL_NUMBER", "Array", "check_period", "finite_number",
+           "float_array", "frozen", "is_real_number"]
 
 Array: TypeAlias = NDArray[np.float64]
 
@@ -122,3 +122,9 @@ def frozen(value: ArrayLike) -> Array:
     array = np.array(value, dtype=np.float64)
     array.setflags(write=False)
     return array
+
+
+def check_period(value: object, where: str) -> float:
+    """A sample period: a finite number > 0 (InputError naming ``where`` otherwise)."""
+    message = "{what}: the sample period must be a finite number of seconds > 0, got {value!r}"
+    return finite_number(value, where, not_real=message, not_finite=message, positive=message)

@@ -32,6 +32,7 @@ from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, RobodynWarning, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
+from robodyn.control.tracking.block import TrackingBlock
 from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
 from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, check_knots, reference_path
 from robodyn.control.tracking.riccati import Jacobians, continuous_riccati, discrete_riccati
@@ -107,6 +108,12 @@ class TVLQR:
         return TrackingFeedback(self.t, self.K, self.x_ref, self.u_ref, path.d0, path.d1,
                                 input_interpolation=path.interpolation,
                                 gain_interpolation="hold" if self.discrete else "linear")
+
+    def block(self, sample: float | None = None, *, name: str = "tvlqr") -> TrackingBlock:
+        """The feedback as a sampled diagram block (:class:`~robodyn.control.tracking.block.TrackingBlock`): inputs
+        the states, outputs the inputs, u_k computed at each instant and held; ``sample`` defaults to the knot
+        spacing."""
+        return TrackingBlock(self, sample, name=name)
 
     def cost_to_go(self, t: float, x: ArrayLike) -> float:
         """(x - x*(t))' S(t) (x - x*(t)), S linear between knots (held in discrete time), the last after the end."""

@@ -16,7 +16,7 @@ from typing import Any
 from numpy.typing import ArrayLike
 
 from robodyn.base.errors import InputError
-from robodyn.model.kinds.discrete import check_period
+from robodyn.base.numbers import check_period
 from robodyn.model.system import Model, Vector, default_values, name_tuple
 from robodyn.model.values import check_names
 

@@ -23,16 +23,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Self
 
 from robodyn.base.errors import InputError
-from robodyn.base.numbers import finite_number
+from robodyn.base.numbers import check_period
 from robodyn.model.kinds.symbolic import ExprLike, SymbolicSystem
 
 __all__ = ["DiscreteSystem", "check_period"]
-
-
-def check_period(value: Any, where: str) -> float:
-    """A sample period: a finite number > 0 (InputError naming ``where`` otherwise)."""
-    message = "{what}: the sample period must be a finite number of seconds > 0, got {value!r}"
-    return finite_number(value, where, not_real=message, not_finite=message, positive=message)
 
 
 class DiscreteSystem(SymbolicSystem):
