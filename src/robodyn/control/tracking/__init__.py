@@ -8,6 +8,6 @@
 - :mod:`~robodyn.control.tracking.riccati_ode`: the Riccati differential equation, compiled DOP853 over the horizon;
 - :mod:`~robodyn.control.tracking.zoh`: the exact zero-order-hold models of the intervals, compiled exponentials;
 - :mod:`~robodyn.control.tracking.tvlqr`: :func:`tvlqr` and its result :class:`TVLQR`, whose ``feedback`` is the
-  :class:`robodyn.signals.tracking.TrackingFeedback` that ``simulate`` takes as an input;
-- :mod:`~robodyn.control.tracking.block`: that feedback as a sampled diagram block (``TVLQR.block()``).
+  :class:`robodyn.signals.tracking.TrackingFeedback` that ``simulate`` takes as an input, and ``block()``, the same
+  as a sampled diagram block (:mod:`robodyn.control.feedback_block`).
 """

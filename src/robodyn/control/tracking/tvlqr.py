@@ -32,7 +32,7 @@ from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, RobodynWarning, ShapeError
 from robodyn.base.numbers import finite_number
 from robodyn.control.design import lqr
-from robodyn.control.tracking.block import TrackingBlock
+from robodyn.control.feedback_block import FeedbackBlock, uniform_period
 from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
 from robodyn.control.tracking.reference import INTERPOLATIONS, ReferencePath, check_knots, reference_path
 from robodyn.control.tracking.riccati import Jacobians, continuous_riccati, discrete_riccati
@@ -109,11 +109,16 @@ class TVLQR:
                                 input_interpolation=path.interpolation,
                                 gain_interpolation="hold" if self.discrete else "linear")
 
-    def block(self, sample: float | None = None, *, name: str = "tvlqr") -> TrackingBlock:
-        """The feedback as a sampled diagram block (:class:`~robodyn.control.tracking.block.TrackingBlock`): inputs
-        the states, outputs the inputs, u_k computed at each instant and held; ``sample`` defaults to the knot
-        spacing."""
-        return TrackingBlock(self, sample, name=name)
+    def block(self, sample: float | None = None, *, name: str = "tvlqr") -> FeedbackBlock:
+        """The feedback as a sampled diagram block (:class:`~robodyn.control.feedback_block.FeedbackBlock`): inputs
+        the states, outputs the inputs, u_k = u*(t_k) - K(t_k) (x_k - x*(t_k)) computed at each instant and held,
+        its exact derivative -K(t_k); ``sample`` defaults to the knot spacing (required when uneven). A discrete
+        design sampled at its knots is the loop it was made for."""
+        period = uniform_period(self.t, "TVLQR block") if sample is None else sample
+        law = self.feedback
+        form = "discrete-time" if self.discrete else "continuous-time"
+        return FeedbackBlock(law, self.states, self.inputs, period, gain=lambda t, x: -law.gain(t), name=name,
+                             describe=f"TVLQR ({form} design) over [{self.t[0]:g}, {self.t[-1]:g}] s")
 
     def cost_to_go(self, t: float, x: ArrayLike) -> float:
         """(x - x*(t))' S(t) (x - x*(t)), S linear between knots (held in discrete time), the last after the end."""

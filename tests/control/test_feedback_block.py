@@ -1,4 +1,5 @@
-"""TVLQR as a sampled diagram block: the loop the discrete-time design assumed, run and linearized as a diagram.
+"""A state-feedback law as a sampled diagram block (robodyn.control.feedback_block), with TVLQR's law: the loop
+the discrete-time design assumed, run and linearized as a diagram.
 
 The plant is the catalog pendulum; the reference its swing to the upright of test_tracking_closed_loop (the
 time-reversed undamped motion under tau = 1.5 sin 2t), sampled every 10 ms. The discrete design's block, sampled at
@@ -17,7 +18,7 @@ import pytest
 
 import robodyn
 from robodyn.base.errors import InputError
-from robodyn.control.tracking.block import port_name
+from robodyn.control.feedback_block import port_name
 from robodyn.signals import Sine
 
 T = 3.0
@@ -96,8 +97,10 @@ def test_uneven_knots_need_a_period(design) -> None:
     times = np.concatenate([np.linspace(0.0, 0.5, 11), np.linspace(0.6, 1.0, 3)])  # 0.05 s, then 0.2 s apart
     uneven = robodyn.simulate(model, (0.0, 1.0), reference.x[0], {"tau": 0.0}, t_eval=times)
     design_ = robodyn.tvlqr(model, uneven, np.eye(2), np.eye(1), discrete=True)
-    with pytest.raises(InputError, match="not evenly spaced: give sample=T"):
+    with pytest.raises(InputError, match="knots are not evenly spaced: give sample=T"):
         design_.block()
     assert design_.block(sample=0.05).sample_period == 0.05
     with pytest.raises(InputError, match="sample period must be"):
         tracking.block(sample=0.0)
+    block = tracking.block()
+    assert str(block).startswith("tvlqr: TVLQR (discrete-time design) over [0, 3] s, sampled every 0.01 s")
