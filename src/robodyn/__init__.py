@@ -60,6 +60,7 @@ _LAZY: dict[str, str] = {
     "Model": "robodyn.model.system",
     "OptimalControlProblem": "robodyn.control.optimal.problem",
     "OptimalTrajectory": "robodyn.control.optimal.result",
+    "RecedingHorizon": "robodyn.control.mpc.receding",
     "Modes": "robodyn.linear.modes",
     "Observability": "robodyn.linear.controllability",
     "Identification": "robodyn.identification.identify",
@@ -126,6 +127,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
+    from robodyn.control.mpc.receding import RecedingHorizon
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
@@ -216,6 +218,7 @@ __all__ = [
     "OptimalTrajectory",
     "PicardIterates",
     "Pose",
+    "RecedingHorizon",
     "Regressor",
     "Response",
     "RigidIdentification",

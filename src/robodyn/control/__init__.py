@@ -2,6 +2,7 @@
 :func:`~robodyn.control.design.place` (:mod:`~robodyn.control.design`); the checks of their weights
 (:mod:`~robodyn.control.weights`); tracking a trajectory by time-varying LQR (:mod:`~robodyn.control.tracking`);
 optimal trajectories (:mod:`~robodyn.control.optimal`: the problem, the DDP family and direct collocation);
-a state-feedback law as a sampled diagram block (:mod:`~robodyn.control.feedback_block`).
+a state-feedback law as a sampled diagram block (:mod:`~robodyn.control.feedback_block`); model predictive control
+(:mod:`~robodyn.control.mpc`).
 Controllers that the control issues add (MPC, estimators, robust synthesis) live here, one module each.
 """

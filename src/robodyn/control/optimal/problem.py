@@ -13,6 +13,7 @@ model with exact derivatives.
 
 from __future__ import annotations
 
+import copy
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -136,6 +137,7 @@ class OptimalControlProblem:
         self.model = model
         self.p = frozen(model.parameter_vector(None))
         self._x0 = self._initial_state(x0)
+        self._t0 = 0.0
         states, inputs = tuple(model.states), tuple(model.inputs)
         self.costs: Costs = build_costs(costs, model, self.p, folder)
         given_bounds = by_name(bounds or {}, BOUND_KEYS, "bound kind", "bounds")
@@ -233,7 +235,18 @@ class OptimalControlProblem:
         return self.constraints.n_terminal
 
     def times(self) -> Array:
-        return np.linspace(0.0, self._horizon, self._knots + 1)
+        """t0 + k dt, k = 0..N (t0 = 0 unless :meth:`receding` moved it)."""
+        return self._t0 + np.linspace(0.0, self._horizon, self._knots + 1)
+
+    def receding(self, x0: Any, t0: float = 0.0) -> OptimalControlProblem:
+        """The same problem started from ``x0`` (n,) at time ``t0``: its knots t0 + k dt, where references, running
+        costs and a time-varying model are read. Everything else is shared, nothing rebuilt: the problem a receding
+        horizon solves at each sample (:mod:`~robodyn.control.mpc.receding`). ``x0`` may lie outside the state
+        bounds (a measured state); the solvers' bounds then pull the plan back inside."""
+        clone = copy.copy(self)
+        clone._x0 = float_array(x0, "x0", shape=(self.model.n_states,))
+        clone._t0 = finite_number(t0, "t0")
+        return clone
 
     def f(self, t: float, x: Array, u: Array) -> Array:
         return np.asarray(self.model.f_raw(t, x, u, self.p), dtype=float)
@@ -315,12 +328,12 @@ class OptimalControlProblem:
         input that acts on no rate stays 0), clipped to the input bounds; 0 where f is not finite."""
         rows = slice(self.mechanical, None)
         u = np.zeros(self.model.n_inputs)
-        scale = max(1.0, float(np.max(np.abs(self.f(0.0, self._x0, u)[rows]), initial=0.0)))
+        scale = max(1.0, float(np.max(np.abs(self.f(self._t0, self._x0, u)[rows]), initial=0.0)))
         for _ in range(HOLD_ITERATIONS):
-            residual = self.f(0.0, self._x0, u)[rows]
+            residual = self.f(self._t0, self._x0, u)[rows]
             if not np.all(np.isfinite(residual)) or np.max(np.abs(residual), initial=0.0) <= HOLD_RTOL * scale:
                 break
-            B = self.f_jacobians(0.0, self._x0, u)[1][rows]
+            B = self.f_jacobians(self._t0, self._x0, u)[1][rows]
             step = np.linalg.lstsq(B, residual, rcond=None)[0]
             if not np.all(np.isfinite(step)):
                 break
