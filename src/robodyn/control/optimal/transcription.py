@@ -77,8 +77,11 @@ class Layout:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PointValues:
-    """Values at the P collocation points (knots first): F (P, n) the dynamics, L (P,) the running cost."""
+    """Values at the P collocation points (knots first): X (P, n), U (P, m) the points, F (P, n) the dynamics,
+    L (P,) the running cost."""
 
+    X: Array
+    U: Array
     F: Array
     L: Array
 
@@ -106,7 +109,11 @@ class Transcription:
         self.n_defects = self.N * self.n * (2 if scheme == "hermite_simpson" else 1)
         self.n_path, self.n_terminal = int(problem.n_path), int(problem.n_terminal)
         self.n_constraints = self.n_defects + (self.N + 1) * self.n_path + self.n_terminal
-        self.rows, self.cols = self._pattern()
+        self._ix, self._iu = self.layout.points
+        self.terms = self._terms()
+        self.rows, self.cols = self.terms.rows, self.terms.cols
+        points = np.arange(len(self.t))
+        self._dropped = _Sources(len(self.t), self.n, self.m, 0, 0, 0).f(points)[:, ~self.structure()].ravel()
 
     def _quadrature(self) -> Array:
         """(P,) the weights of the running cost at the points: trapezoid h/2, h, ..., h, h/2; Simpson h/6 at the
@@ -124,24 +131,23 @@ class Transcription:
     # --- points ---------------------------------------------------------------------------------------------
     def points(self, z: Array) -> tuple[Array, Array]:
         """((P, n), (P, m)): x and u at every collocation point (knots, then midpoints)."""
-        ix, iu = self.layout.points
-        return z[ix], z[iu]
+        return z[self._ix], z[self._iu]
 
     def evaluate(self, z: Array) -> PointValues:
         """f and l at every point (one batched call each)."""
         p, X, U = self.problem, *self.points(z)
         F = np.asarray(p.f_points(self.t, X, U), dtype=float).reshape(X.shape)
         L = np.asarray(p.running_points(self.t, X, U), dtype=float).reshape(len(X))
-        return PointValues(F, L)
+        return PointValues(X, U, F, L)
 
     def objective(self, z: Array, values: PointValues) -> float:
         """The quadrature of the running cost plus the terminal cost at x_N."""
-        return float(self.weights @ values.L) + float(self.problem.terminal(z[self.layout.X[-1]]))
+        return float(self.weights @ values.L) + float(self.problem.terminal(values.X[self.N]))
 
     def constraints(self, z: Array, values: PointValues) -> Array:
         """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities."""
-        N, h, lay, F = self.N, self.h, self.layout, values.F
-        X = z[lay.X]
+        N, h, F = self.N, self.h, values.F
+        X = values.X[: N + 1]
         F0, F1 = F[:N], F[1 : N + 1]
         parts: list[Array]
         if self.scheme == "trapezoidal":
@@ -149,81 +155,90 @@ class Transcription:
         else:
             FM = F[N + 1 :]
             simpson = X[1:] - X[:-1] - h / 6 * (F0 + 4 * FM + F1)
-            midpoint = z[lay.XM] - (X[:-1] + X[1:]) / 2 - h / 8 * (F0 - F1)
+            midpoint = values.X[N + 1 :] - (X[:-1] + X[1:]) / 2 - h / 8 * (F0 - F1)
             parts = [np.stack([simpson, midpoint], axis=1).ravel()]
         p = self.problem
         if self.n_path:
-            parts.append(np.asarray(p.path_points(self.t[: N + 1], X, z[lay.U]), dtype=float).ravel())
+            parts.append(np.asarray(p.path_points(self.t[: N + 1], X, values.U[: N + 1]), dtype=float).ravel())
         if self.n_terminal:
             parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float))
         return np.concatenate(parts)
 
     # --- derivatives ----------------------------------------------------------------------------------------
-    def _pattern(self) -> tuple[Index, Index]:
-        """The constraint Jacobian's nonzero rows and columns, in the order :meth:`jacobian` fills them."""
-        rows: list[Index] = []
-        cols: list[Index] = []
-        for r, c in self._blocks():
-            rr, cc = np.broadcast_arrays(r[:, :, None], c[:, None, :])
-            rows.append(rr.ravel())
-            cols.append(cc.ravel())
-        return np.concatenate(rows), np.concatenate(cols)
+    def structure(self) -> NDArray[np.bool_]:
+        """(n, n + m): the entries of [df/dx | df/du] that may be nonzero. All of them, except on a mechanical
+        problem (``problem.mechanical`` = nq > 0: x = (q, v) with q' = v), whose first nq rows are [0 I 0] by
+        the contract: row i has its one entry at column nq + i. :meth:`jacobian` checks the zeros at every
+        point it evaluates, so no nonzero is ever left out of the pattern silently."""
+        n, m = self.n, self.m
+        nq = int(self.problem.mechanical)
+        keep = np.ones((n, n + m), dtype=bool)
+        if nq:
+            if 2 * nq != n:
+                raise InputError(f"a mechanical problem with nq = {nq} needs 2 nq states, it has {n}: set "
+                                 "mechanical to 0 for a first-order model")
+            keep[:nq] = False
+            keep[np.arange(nq), nq + np.arange(nq)] = True
+        return keep
 
-    def _blocks(self) -> list[tuple[Index, Index]]:
-        """(rows (K, r), cols (K, c)) of each dense block of the constraint Jacobian."""
-        N, n, lay = self.N, self.n, self.layout
+    def _terms(self) -> JacobianTerms:
+        """The constraint Jacobian's entries as constant + coefficient * S[source] (S: :meth:`jacobian`'s flat
+        sources), in CasADi's column-major order; a structural zero of f's Jacobian with no constant is left
+        out (:meth:`structure`)."""
+        N, n, m, h, lay = self.N, self.n, self.m, self.h, self.layout
         knot = np.concatenate([lay.X, lay.U], axis=1)  # (N + 1, n + m): the columns of [x_k, u_k]
         stages = 2 if self.scheme == "hermite_simpson" else 1
         first = np.arange(N)[:, None] * stages * n + np.arange(n)  # (N, n): each interval's first defect rows
-        blocks = [(first, knot[:-1]), (first, knot[1:])]
-        if self.scheme == "hermite_simpson":
-            mid = np.concatenate([lay.XM, lay.UM], axis=1)
-            second = first + n
-            blocks += [(first, mid), (second, knot[:-1]), (second, knot[1:]), (second, lay.XM)]
+        E, keep = np.eye(n, n + m), self.structure()
+        k0, k1, km = np.arange(N), np.arange(1, N + 1), N + 1 + np.arange(N)
+        sources = _Sources(len(self.t), n, m, self.n_path, self.n_terminal, N + 1)
+        blocks: list[_Block]
+        if self.scheme == "trapezoidal":
+            blocks = [_Block(first, knot[:-1], -E, -h / 2, sources.f(k0), keep),
+                      _Block(first, knot[1:], E, -h / 2, sources.f(k1), keep)]
+        else:
+            mid, second = np.concatenate([lay.XM, lay.UM], axis=1), first + n
+            blocks = [_Block(first, knot[:-1], -E, -h / 6, sources.f(k0), keep),
+                      _Block(first, knot[1:], E, -h / 6, sources.f(k1), keep),
+                      _Block(first, mid, 0 * E, -2 * h / 3, sources.f(km), keep),
+                      _Block(second, knot[:-1], -E / 2, -h / 8, sources.f(k0), keep),
+                      _Block(second, knot[1:], -E / 2, h / 8, sources.f(k1), keep),
+                      _Block(second, lay.XM, np.eye(n), 0.0, None, np.eye(n, dtype=bool))]
         if self.n_path:
             prow = self.n_defects + np.arange(N + 1)[:, None] * self.n_path + np.arange(self.n_path)
-            blocks.append((prow, knot))
+            blocks.append(_Block(prow, knot, np.zeros((self.n_path, n + m)), 1.0, sources.path(),
+                                 np.ones((self.n_path, n + m), dtype=bool)))
         if self.n_terminal:
             trow = self.n_defects + (N + 1) * self.n_path + np.arange(self.n_terminal)
-            blocks.append((trow[None, :], lay.X[-1:]))
-        return blocks
+            blocks.append(_Block(trow[None, :], lay.X[-1:], np.zeros((self.n_terminal, n)), 1.0,
+                                 sources.terminal(), np.ones((self.n_terminal, n), dtype=bool)))
+        return JacobianTerms.assemble(blocks, sources.zero)
 
     def jacobian(self, z: Array) -> tuple[Array, Array]:
         """(grad (len(z),), values (len(rows),)): the objective's gradient and the constraint Jacobian's entries
         at (:attr:`rows`, :attr:`cols`), from the problem's exact Jacobians."""
         p, X, U = self.problem, *self.points(z)
-        N, n, m, h = self.N, self.n, self.m, self.h
-        AB = np.empty((len(X), n, n + m))
-        grad = np.zeros(self.layout.size)
-        AB[:, :, :n], AB[:, :, n:] = p.f_jacobians_points(self.t, X, U)
-        d = p.running_derivatives_points(self.t, X, U)
-        gx, gu = d.lx, d.lu
-        ix, iu = self.layout.points
-        grad[ix] = self.weights[:, None] * gx
-        grad[iu] = self.weights[:, None] * gu
-        grad[self.layout.X[-1]] += p.terminal_derivatives(X[N]).lx
-        E = np.zeros((n, n + m))
-        E[:, :n] = np.eye(n)
-        A0, A1 = AB[:N], AB[1 : N + 1]
-        if self.scheme == "trapezoidal":
-            values = [-E - h / 2 * A0, E - h / 2 * A1]
-        else:
-            AM = AB[N + 1 :]
-            ones = np.ones((N, n, n)) * np.eye(n)
-            values = [-E - h / 6 * A0, E - h / 6 * A1, -2 * h / 3 * AM,
-                      -E / 2 - h / 8 * A0, -E / 2 + h / 8 * A1, ones]
-        values += self._constraint_blocks(X[: N + 1], U[: N + 1])
-        return grad, np.concatenate([v.ravel() for v in values])
-
-    def _constraint_blocks(self, X: Array, U: Array) -> list[Array]:
-        p, out = self.problem, []
+        N = self.N
+        A, B = p.f_jacobians_points(self.t, X, U)
+        parts = [np.asarray(A, dtype=float).ravel(), np.asarray(B, dtype=float).ravel()]
         if self.n_path:
-            blocks = np.empty((self.N + 1, self.n_path, self.n + self.m))
-            blocks[:, :, : self.n], blocks[:, :, self.n :] = p.path_jacobians_points(self.t[: self.N + 1], X, U)
-            out.append(blocks)
+            gx, gu = p.path_jacobians_points(self.t[: N + 1], X[: N + 1], U[: N + 1])
+            parts += [np.asarray(gx, dtype=float).ravel(), np.asarray(gu, dtype=float).ravel()]
         if self.n_terminal:
-            out.append(np.asarray(p.terminal_constraint_jacobian(X[-1]), dtype=float)[None])
-        return out
+            parts.append(np.asarray(p.terminal_constraint_jacobian(X[N]), dtype=float).ravel())
+        parts.append(np.zeros(1))
+        S, terms = np.concatenate(parts), self.terms
+        if len(self._dropped) and np.any(S[self._dropped]):
+            nq = int(p.mechanical)
+            raise InputError(f"the problem declares mechanical = {nq} (x = (q, v) with q' = v) but the Jacobian of "
+                             f"the first {nq} rows of its f is not [0 I 0]: set mechanical to 0")
+        entries = terms.constant + terms.coefficient * S[terms.source]
+        d = p.running_derivatives_points(self.t, X, U)
+        grad = np.zeros(self.layout.size)
+        grad[self._ix] = self.weights[:, None] * d.lx
+        grad[self._iu] = self.weights[:, None] * d.lu
+        grad[self.layout.X[-1]] += p.terminal_derivatives(X[N]).lx
+        return grad, entries
 
     # --- bounds, guesses, results -----------------------------------------------------------------------------
     def bounds(self) -> tuple[Array, Array, Array, Array]:
@@ -270,3 +285,79 @@ class Transcription:
         lbz, ubz, lbg, ubg = self.bounds()
         worst = np.concatenate([lbz - z, z - ubz, lbg - g, g - ubg])
         return float(max(0.0, np.max(worst, initial=0.0)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Block:
+    """A block of the constraint Jacobian: rows (K, r) and cols (K, c) of its K copies, each entry
+    constant (r, c) + coefficient * S[source (K, r, c)] (no source: the constant alone); ``keep`` (r, c) the
+    entries of the source that may be nonzero."""
+
+    rows: Index
+    cols: Index
+    constant: Array
+    coefficient: float
+    source: Index | None
+    keep: NDArray[np.bool_]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JacobianTerms:
+    """The constraint Jacobian's nonzeros (rows, cols (nnz,), sorted column by column as CasADi stores them),
+    each entry constant + coefficient * S[source] with S the flat sources of :meth:`Transcription.jacobian`."""
+
+    rows: Index
+    cols: Index
+    constant: Array
+    coefficient: Array
+    source: Index
+
+    @classmethod
+    def assemble(cls, blocks: list[_Block], zero: int) -> JacobianTerms:
+        """The blocks' entries that are not structurally zero, sorted; ``zero`` the index of S's 0."""
+        rows, cols, sources, constants, coefficients = [], [], [], [], []
+        for b in blocks:
+            shape = (len(b.rows), *b.constant.shape)
+            kept = (b.constant != 0) | (b.keep if b.source is not None else False)
+            rows.append(np.broadcast_to(b.rows[:, :, None], shape)[:, kept].ravel())
+            cols.append(np.broadcast_to(b.cols[:, None, :], shape)[:, kept].ravel())
+            source = np.full(shape, zero, dtype=np.intp) if b.source is None else b.source
+            sources.append(source[:, kept].ravel())
+            constants.append(np.broadcast_to(b.constant, shape)[:, kept].ravel())
+            coefficients.append(np.full(shape, 0.0 if b.source is None else b.coefficient)[:, kept].ravel())
+        row, col = np.concatenate(rows), np.concatenate(cols)
+        order = np.lexsort((row, col))
+        return cls(row[order], col[order], np.concatenate(constants)[order], np.concatenate(coefficients)[order],
+                   np.concatenate(sources)[order])
+
+
+class _Sources:
+    """Where each derivative sits in the flat sources S = [A, B (the dynamics' Jacobians at the P points), gx, gu
+    (the path constraints' at the knots), the terminal constraints' Jacobian, 0] (each array raveled)."""
+
+    def __init__(self, P: int, n: int, m: int, n_path: int, n_terminal: int, knots: int) -> None:
+        self.n, self.m, self.n_path, self.n_terminal, self.knots = n, m, n_path, n_terminal, knots
+        self.offsets = np.cumsum([0, P * n * n, P * n * m, knots * n_path * n, knots * n_path * m,
+                                  n_terminal * n])
+        self.zero = int(self.offsets[-1])
+
+    def _split(self, first: int, points: Index, r: int) -> Index:
+        """(K, r, n + m) the sources of [gx | gu] blocks of r rows at ``points`` (K,), the x part starting at
+        offset ``first`` and the u part at the next."""
+        n, m = self.n, self.m
+        p, i = points[:, None, None], np.arange(r)[None, :, None]
+        x = self.offsets[first] + p * r * n + i * n + np.arange(n)
+        u = self.offsets[first + 1] + p * r * m + i * m + np.arange(m)
+        return np.concatenate([x, u], axis=2)
+
+    def f(self, points: Index) -> Index:
+        """(K, n, n + m): the sources of [df/dx | df/du] at the points."""
+        return self._split(0, points, self.n)
+
+    def path(self) -> Index:
+        """(N + 1, n_path, n + m): the path constraints' Jacobians at the knots."""
+        return self._split(2, np.arange(self.knots), self.n_path)
+
+    def terminal(self) -> Index:
+        """(1, n_terminal, n): the terminal constraints' Jacobian."""
+        return (self.offsets[4] + np.arange(self.n_terminal * self.n)).reshape(1, self.n_terminal, self.n)
