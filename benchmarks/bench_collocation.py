@@ -9,10 +9,11 @@ to upright at rest at x = 0 in 2 s, |F| <= 10 N, |x| <= 0.3 m, cost int 1/2 (0.1
 - python-control ``solve_optimal_trajectory(..., trajectory_method="collocation")`` (trapezoidal defects and
   cost, scipy SLSQP with finite-difference gradients) on the same dynamics (robodyn's f), costs and bounds.
 
-Times: the IPOPT solve alone for robodyn (SolverOutcome.seconds) and Opti (its t_wall_total), the two solvers
-alternating round by round (``--rounds``; blocks of rounds one side after the other measured the load's changes
-between the blocks: ratios 0.87-1.46 for one code within minutes); the best of each side and the per-round
-ratios; python-control's one call. ``--breakdown``: CasADi's CPU time of both by function IPOPT calls. Goals
+Times: the IPOPT solve alone, by CasADi's own clocks on both sides (``record_time``: t_wall_total, and
+t_proc_total the process's CPU time, which a busy machine stretches less), the two solvers alternating round by
+round (``--rounds``; blocks of rounds one side after the other measured the load's changes between the blocks:
+ratios 0.87-1.46 for one code within minutes); the best of each side and the per-round ratios; python-control's
+one call. ``--breakdown``: the CPU time of both by function IPOPT calls. Goals
 (issue 47): robodyn / Opti <= 1; python-control / robodyn >= 50 at equal cost (1e-3 relative). Times vary on a
 shared machine; the ratios are what to compare.
 
@@ -22,6 +23,7 @@ shared machine; the ratios are what to compare.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import cProfile
 import datetime
 import io
@@ -30,12 +32,13 @@ import platform
 import pstats
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.control.optimal.casadi_reference import build_opti, cart_pole_rhs, solve_opti
+from tests.control.optimal.casadi_reference import build_opti, cart_pole_rhs
 from tests.control.optimal.collocation_cases import cart_pole
 
 import robodyn
@@ -45,48 +48,58 @@ FORCE, RAIL = 10.0, 0.3
 FUNCTIONS = ("nlp_f", "nlp_g", "nlp_grad_f", "nlp_jac_g")
 
 
-def side_by_side(knots: int, transcription: str, rounds: int) -> dict[str, np.ndarray | float | int]:
-    """Both solvers, alternating round by round (robodyn, then Opti): a load that changes during the run
-    stretches both sides alike. Times (rounds,) in seconds; the costs and iteration counts of the last round."""
-    rhs = cart_pole_rhs(dict(robodyn.load("cart_pole").parameters))
-    ours, theirs = np.empty(rounds), np.empty(rounds)
-    for k in range(rounds):
-        outcome = solve_collocation(cart_pole(knots, force=FORCE, rail=RAIL), transcription=transcription)
-        assert outcome.converged, outcome.status
-        solution = solve_opti(cart_pole(knots, force=FORCE, rail=RAIL), rhs, transcription)
-        ours[k], theirs[k] = outcome.seconds, solution.seconds
-    return {"ours": ours, "theirs": theirs, "cost": outcome.cost, "reference": solution.cost,
-            "iterations": outcome.iterations, "opti_iterations": solution.iterations}
-
-
-def breakdown(knots: int, transcription: str, rounds: int) -> str:
-    """CasADi's own CPU times of both solves by function IPOPT called (``record_time``; the round with the
-    shortest total): the program's values (nlp_f, nlp_g), its derivatives (nlp_grad_f, nlp_jac_g) and IPOPT's
-    remainder (the steps, the linear algebra)."""
+@contextlib.contextmanager
+def recorded_solvers() -> Iterator[list]:
+    """robodyn's IPOPT solvers with CasADi's timers on (``record_time``, as casadi_reference.py sets for Opti), kept
+    in the list yielded: both sides then timed by the same clocks."""
     import casadi
 
     solvers: list = []
     nlpsol = casadi.nlpsol
 
-    def recording(name, plugin, program, options):  # robodyn's solver with CasADi's timers on, kept
+    def recording(name, plugin, program, options):
         solvers.append(nlpsol(name, plugin, program, {**options, "record_time": True}))
         return solvers[-1]
 
-    rhs = cart_pole_rhs(dict(robodyn.load("cart_pole").parameters))
-    best: dict[str, dict] = {}
     casadi.nlpsol = recording
     try:
-        for _ in range(rounds):
-            solve_collocation(cart_pole(knots, force=FORCE, rail=RAIL), transcription=transcription)
-            opti = build_opti(cart_pole(knots, force=FORCE, rail=RAIL), rhs, transcription)[0]
-            opti.solve()
-            for side, stats in (("robodyn", solvers[-1].stats()), ("Opti", opti.stats())):
-                if side not in best or stats["t_proc_total"] < best[side]["t_proc_total"]:
-                    best[side] = stats
+        yield solvers
     finally:
         casadi.nlpsol = nlpsol
+
+
+def side_by_side(knots: int, transcription: str, rounds: int) -> dict:
+    """Both solvers alternating round by round (robodyn, then Opti): a load that changes during the run stretches
+    both sides alike. CasADi's statistics of each round (``robodyn``, ``Opti``: lists); the last round's costs."""
+    rhs = cart_pole_rhs(dict(robodyn.load("cart_pole").parameters))
+    ours, theirs = [], []
+    with recorded_solvers() as solvers:
+        for _ in range(rounds):
+            outcome = solve_collocation(cart_pole(knots, force=FORCE, rail=RAIL), transcription=transcription)
+            assert outcome.converged, outcome.status
+            opti, J = build_opti(cart_pole(knots, force=FORCE, rail=RAIL), rhs, transcription)[:2]
+            solution = opti.solve()
+            ours.append(solvers[-1].stats())
+            theirs.append(opti.stats())
+    return {"robodyn": ours, "Opti": theirs, "cost": outcome.cost, "reference": float(solution.value(J))}
+
+
+def ratios(run: dict, clock: str) -> str:
+    """robodyn / Opti on CasADi's ``t_wall_total`` or ``t_proc_total``: best against best, and per round."""
+    ours = np.array([stats[f"t_{clock}_total"] for stats in run["robodyn"]])
+    theirs = np.array([stats[f"t_{clock}_total"] for stats in run["Opti"]])
+    per_round = ours / theirs
+    return (f"{clock:>4}: robodyn {ours.min() * 1e3:7.1f} ms, Opti {theirs.min() * 1e3:7.1f} ms, ratio "
+            f"{ours.min() / theirs.min():.2f} best against best, per round median {np.median(per_round):.2f} "
+            f"({per_round.min():.2f}-{per_round.max():.2f})")
+
+
+def breakdown(run: dict) -> str:
+    """CasADi's CPU times by function IPOPT called, in each side's round of least CPU time: the program's values
+    (nlp_f, nlp_g), its derivatives (nlp_grad_f, nlp_jac_g) and IPOPT's remainder (steps, linear algebra)."""
     lines = [f"{'':>9}{'total':>9}" + "".join(f"{name:>19}" for name in FUNCTIONS) + f"{'IPOPT':>9}{'it':>4}"]
-    for side, stats in best.items():
+    for side in ("robodyn", "Opti"):
+        stats = min(run[side], key=lambda s: s["t_proc_total"])
         calls = sum(stats.get(f"t_proc_{name}", 0.0) for name in FUNCTIONS)
         cells = "".join(f"{stats.get(f't_proc_{name}', 0.0) * 1e3:9.2f} ms {stats.get(f'n_call_{name}', 0):4d}x"
                         for name in FUNCTIONS)
@@ -138,22 +151,19 @@ def main() -> None:
           f"load {os.getloadavg()[0]:.2f}, {platform.processor() or platform.machine()}")
     for transcription in ("hermite_simpson", "trapezoidal"):
         run = side_by_side(args.knots, transcription, args.rounds)
-        ours, theirs = run["ours"], run["theirs"]
-        ratios = ours / theirs
-        print(f"{transcription:>16}: robodyn {ours.min() * 1e3:8.1f} ms ({run['iterations']} it, cost "
-              f"{run['cost']:.10f})   Opti {theirs.min() * 1e3:8.1f} ms ({run['opti_iterations']} it, cost "
-              f"{run['reference']:.10f})")
-        print(f"{'':>16}  robodyn / Opti = {ours.min() / theirs.min():.2f} best against best, per round: median "
-              f"{np.median(ratios):.2f}, {ratios.min():.2f}-{ratios.max():.2f} (goal <= 1); cost differs by "
-              f"{abs(run['cost'] - run['reference']) / abs(run['reference']):.1e} relative")
+        its = run["robodyn"][-1]["iter_count"], run["Opti"][-1]["iter_count"]
+        print(f"{transcription:>16}: {its[0]} and {its[1]} iterations, costs {run['cost']:.10f} and "
+              f"{run['reference']:.10f} ({abs(run['cost'] - run['reference']) / abs(run['reference']):.1e} relative)")
+        for clock in ("wall", "proc"):
+            print(f"{'':>16}  {ratios(run, clock)}")
         if args.breakdown:
-            print(breakdown(args.knots, transcription, args.rounds))
+            print(breakdown(run))
         if transcription == "trapezoidal" and not args.skip_control:
             seconds, control_cost, success = control_side(args.knots)
-            cost = run["cost"]
+            cost, ours = run["cost"], min(stats["t_wall_total"] for stats in run["robodyn"])
             print(f"{'':>16}  python-control {seconds:8.2f} s (success {success}, cost {control_cost:.10f}, "
                   f"{abs(control_cost - cost) / abs(cost):.1e} relative)")
-            print(f"{'':>16}  python-control / robodyn = {seconds / ours.min():.0f} (goal >= 50)")
+            print(f"{'':>16}  python-control / robodyn = {seconds / ours:.0f} (goal >= 50)")
     print(f"load {os.getloadavg()[0]:.2f} at the end")
     if args.profile:
         print(profile(args.knots))

@@ -23,7 +23,16 @@ quadrature of the running cost plus l_T(x_N).
 The values and Jacobians at all the collocation points (2N + 1 for Hermite–Simpson, N + 1 for trapezoidal) come
 from one batched call each (``problem.f_points``, ``problem.f_jacobians_points``, ``problem.running_points``,
 ``problem.running_derivatives_points``, ``problem.path_points``, ``problem.path_jacobians_points``); the defects,
-the quadrature and the sparse Jacobian's entries are then vectorized.
+the quadrature and the sparse Jacobian's entries are then vectorized. Every entry of the constraint Jacobian is
+a constant plus a coefficient times one derivative (a defect's -1, 1 or 1/2 and -c h times an entry of [A | B] at
+one point, or an entry of a constraint's Jacobian): the pattern, those constants, coefficients and the place of
+each derivative in the flat array of all of them are made once, in CasADi's column-major order, and
+:meth:`Transcription.jacobian` is one gather. The pattern leaves out the entries that are zero by the problem's
+contract: on a mechanical problem (x = (q, v), q' = v) the q rows of [A | B] are [0 I 0], so a q row of a defect
+has 2 entries per point where n + m would be dense (checked at every point the Jacobian is evaluated at: a
+problem that declares it falsely is refused, never given a wrong pattern). Symbolic structural zeros of the
+dynamics' rows of A are not known through the contract, and a pattern measured at sample points could miss an
+entry that vanishes there (a contact force off contact): those rows stay dense.
 """
 
 from __future__ import annotations
@@ -145,7 +154,8 @@ class Transcription:
         return float(self.weights @ values.L) + float(self.problem.terminal(values.X[self.N]))
 
     def constraints(self, z: Array, values: PointValues) -> Array:
-        """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities."""
+        """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities (``values``:
+        :meth:`evaluate` at z, which holds the points)."""
         N, h, F = self.N, self.h, values.F
         X = values.X[: N + 1]
         F0, F1 = F[:N], F[1 : N + 1]
@@ -327,8 +337,11 @@ class JacobianTerms:
             coefficients.append(np.full(shape, 0.0 if b.source is None else b.coefficient)[:, kept].ravel())
         row, col = np.concatenate(rows), np.concatenate(cols)
         order = np.lexsort((row, col))
-        return cls(row[order], col[order], np.concatenate(constants)[order], np.concatenate(coefficients)[order],
-                   np.concatenate(sources)[order])
+        arrays = [row, col, np.concatenate(constants), np.concatenate(coefficients), np.concatenate(sources)]
+        for k, array in enumerate(arrays):
+            arrays[k] = array[order]
+            arrays[k].flags.writeable = False
+        return cls(*arrays)
 
 
 class _Sources:
