@@ -23,16 +23,12 @@ quadrature of the running cost plus l_T(x_N).
 The values and Jacobians at all the collocation points (2N + 1 for Hermite–Simpson, N + 1 for trapezoidal) come
 from one batched call each (``problem.f_points``, ``problem.f_jacobians_points``, ``problem.running_points``,
 ``problem.running_derivatives_points``, ``problem.path_points``, ``problem.path_jacobians_points``); the defects,
-the quadrature and the sparse Jacobian's entries are then vectorized. Every entry of the constraint Jacobian is
-a constant plus a coefficient times one derivative (a defect's -1, 1 or 1/2 and -c h times an entry of [A | B] at
-one point, or an entry of a constraint's Jacobian): the pattern, those constants, coefficients and the place of
-each derivative in the flat array of all of them are made once, in CasADi's column-major order, and
-:meth:`Transcription.jacobian` is one gather. The pattern leaves out the entries that are zero by the problem's
-contract: on a mechanical problem (x = (q, v), q' = v) the q rows of [A | B] are [0 I 0], so a q row of a defect
-has 2 entries per point where n + m would be dense (checked at every point the Jacobian is evaluated at: a
-problem that declares it falsely is refused, never given a wrong pattern). Symbolic structural zeros of the
-dynamics' rows of A are not known through the contract, and a pattern measured at sample points could miss an
-entry that vanishes there (a contact force off contact): those rows stay dense.
+the quadrature and the sparse Jacobian's entries are then vectorized: each entry of the constraint Jacobian is a
+constant plus a coefficient times one derivative, set up once in CasADi's column-major order, so that
+:meth:`Transcription.jacobian` is one gather. Its pattern leaves out the zeros the problem's contract promises: a
+mechanical problem's q rows of [A | B] are [0 I 0] (q' = v; checked wherever the Jacobian is evaluated). The zeros
+of the other rows are not known through the contract (sampled points could miss an entry that vanishes there, such
+as a contact force off contact): those stay dense.
 """
 
 from __future__ import annotations
@@ -121,8 +117,8 @@ class Transcription:
         self._ix, self._iu = self.layout.points
         self.terms = self._terms()
         self.rows, self.cols = self.terms.rows, self.terms.cols
-        points = np.arange(len(self.t))
-        self._dropped = _Sources(len(self.t), self.n, self.m, 0, 0, 0).f(points)[:, ~self.structure()].ravel()
+        P, n, m = len(self.t), self.n, self.m  # where the structural zeros of A and B sit in the flat derivatives
+        self._dropped = _sources(0, P * n * n, np.arange(P), n, n, m)[:, ~self.structure()].ravel()
 
     def _quadrature(self) -> Array:
         """(P,) the weights of the running cost at the points: trapezoid h/2, h, ..., h, h/2; Simpson h/6 at the
@@ -193,36 +189,37 @@ class Transcription:
 
     def _terms(self) -> JacobianTerms:
         """The constraint Jacobian's entries as constant + coefficient * S[source] (S: :meth:`jacobian`'s flat
-        sources), in CasADi's column-major order; a structural zero of f's Jacobian with no constant is left
-        out (:meth:`structure`)."""
-        N, n, m, h, lay = self.N, self.n, self.m, self.h, self.layout
+        derivatives, ending in a 0 where a block has a constant alone or a structural zero of f's Jacobian)."""
+        N, n, m, h, lay, P = self.N, self.n, self.m, self.h, self.layout, len(self.t)
         knot = np.concatenate([lay.X, lay.U], axis=1)  # (N + 1, n + m): the columns of [x_k, u_k]
         stages = 2 if self.scheme == "hermite_simpson" else 1
         first = np.arange(N)[:, None] * stages * n + np.arange(n)  # (N, n): each interval's first defect rows
-        E, keep = np.eye(n, n + m), self.structure()
+        # where A, B (P points), gx, gu (N + 1 knots), the terminal constraints' Jacobian start in S; then the 0
+        start = np.cumsum([0, P * n * n, P * n * m, (N + 1) * self.n_path * n, (N + 1) * self.n_path * m,
+                           self.n_terminal * n])
+        zero, E, keep = int(start[-1]), np.eye(n, n + m), self.structure()
+
+        def f_at(k: Index) -> Index:
+            return np.where(keep, _sources(start[0], start[1], k, n, n, m), zero)
+
         k0, k1, km = np.arange(N), np.arange(1, N + 1), N + 1 + np.arange(N)
-        sources = _Sources(len(self.t), n, m, self.n_path, self.n_terminal, N + 1)
-        blocks: list[_Block]
         if self.scheme == "trapezoidal":
-            blocks = [_Block(first, knot[:-1], -E, -h / 2, sources.f(k0), keep),
-                      _Block(first, knot[1:], E, -h / 2, sources.f(k1), keep)]
+            blocks = [(first, knot[:-1], -E, -h / 2, f_at(k0)), (first, knot[1:], E, -h / 2, f_at(k1))]
         else:
             mid, second = np.concatenate([lay.XM, lay.UM], axis=1), first + n
-            blocks = [_Block(first, knot[:-1], -E, -h / 6, sources.f(k0), keep),
-                      _Block(first, knot[1:], E, -h / 6, sources.f(k1), keep),
-                      _Block(first, mid, 0 * E, -2 * h / 3, sources.f(km), keep),
-                      _Block(second, knot[:-1], -E / 2, -h / 8, sources.f(k0), keep),
-                      _Block(second, knot[1:], -E / 2, h / 8, sources.f(k1), keep),
-                      _Block(second, lay.XM, np.eye(n), 0.0, None, np.eye(n, dtype=bool))]
+            blocks = [(first, knot[:-1], -E, -h / 6, f_at(k0)), (first, knot[1:], E, -h / 6, f_at(k1)),
+                      (first, mid, 0 * E, -2 * h / 3, f_at(km)), (second, knot[:-1], -E / 2, -h / 8, f_at(k0)),
+                      (second, knot[1:], -E / 2, h / 8, f_at(k1)),
+                      (second, lay.XM, np.eye(n), 0.0, np.full((N, n, n), zero))]
         if self.n_path:
             prow = self.n_defects + np.arange(N + 1)[:, None] * self.n_path + np.arange(self.n_path)
-            blocks.append(_Block(prow, knot, np.zeros((self.n_path, n + m)), 1.0, sources.path(),
-                                 np.ones((self.n_path, n + m), dtype=bool)))
+            blocks.append((prow, knot, np.zeros((self.n_path, n + m)), 1.0,
+                           _sources(start[2], start[3], np.arange(N + 1), self.n_path, n, m)))
         if self.n_terminal:
             trow = self.n_defects + (N + 1) * self.n_path + np.arange(self.n_terminal)
-            blocks.append(_Block(trow[None, :], lay.X[-1:], np.zeros((self.n_terminal, n)), 1.0,
-                                 sources.terminal(), np.ones((self.n_terminal, n), dtype=bool)))
-        return JacobianTerms.assemble(blocks, sources.zero)
+            blocks.append((trow[None, :], lay.X[-1:], np.zeros((self.n_terminal, n)), 1.0,
+                           (start[4] + np.arange(self.n_terminal * n)).reshape(1, self.n_terminal, n)))
+        return JacobianTerms.assemble(blocks, zero)
 
     def jacobian(self, z: Array) -> tuple[Array, Array]:
         """(grad (len(z),), values (len(rows),)): the objective's gradient and the constraint Jacobian's entries
@@ -298,23 +295,9 @@ class Transcription:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class _Block:
-    """A block of the constraint Jacobian: rows (K, r) and cols (K, c) of its K copies, each entry
-    constant (r, c) + coefficient * S[source (K, r, c)] (no source: the constant alone); ``keep`` (r, c) the
-    entries of the source that may be nonzero."""
-
-    rows: Index
-    cols: Index
-    constant: Array
-    coefficient: float
-    source: Index | None
-    keep: NDArray[np.bool_]
-
-
-@dataclass(frozen=True, slots=True, eq=False)
 class JacobianTerms:
     """The constraint Jacobian's nonzeros (rows, cols (nnz,), sorted column by column as CasADi stores them),
-    each entry constant + coefficient * S[source] with S the flat sources of :meth:`Transcription.jacobian`."""
+    each entry constant + coefficient * S[source] with S the flat derivatives of :meth:`Transcription.jacobian`."""
 
     rows: Index
     cols: Index
@@ -323,54 +306,27 @@ class JacobianTerms:
     source: Index
 
     @classmethod
-    def assemble(cls, blocks: list[_Block], zero: int) -> JacobianTerms:
-        """The blocks' entries that are not structurally zero, sorted; ``zero`` the index of S's 0."""
-        rows, cols, sources, constants, coefficients = [], [], [], [], []
-        for b in blocks:
-            shape = (len(b.rows), *b.constant.shape)
-            kept = (b.constant != 0) | (b.keep if b.source is not None else False)
-            rows.append(np.broadcast_to(b.rows[:, :, None], shape)[:, kept].ravel())
-            cols.append(np.broadcast_to(b.cols[:, None, :], shape)[:, kept].ravel())
-            source = np.full(shape, zero, dtype=np.intp) if b.source is None else b.source
-            sources.append(source[:, kept].ravel())
-            constants.append(np.broadcast_to(b.constant, shape)[:, kept].ravel())
-            coefficients.append(np.full(shape, 0.0 if b.source is None else b.coefficient)[:, kept].ravel())
-        row, col = np.concatenate(rows), np.concatenate(cols)
-        order = np.lexsort((row, col))
-        arrays = [row, col, np.concatenate(constants), np.concatenate(coefficients), np.concatenate(sources)]
+    def assemble(cls, blocks: list[tuple[Index, Index, Array, float, Index]], zero: int) -> JacobianTerms:
+        """From blocks (rows (K, r), cols (K, c), constant (r, c), coefficient, source (K, r, c)): the entries
+        with a constant or a source other than S's 0 (index ``zero``), sorted."""
+        parts = []
+        for rows, cols, constant, coefficient, source in blocks:
+            kept = (source != zero) | (constant != 0)
+            parts.append((np.broadcast_to(rows[:, :, None], source.shape)[kept],
+                          np.broadcast_to(cols[:, None, :], source.shape)[kept],
+                          np.broadcast_to(constant, source.shape)[kept], np.full(kept.sum(), coefficient),
+                          source[kept]))
+        arrays = [np.concatenate(part) for part in zip(*parts, strict=True)]
+        order = np.lexsort((arrays[0], arrays[1]))
         for k, array in enumerate(arrays):
             arrays[k] = array[order]
             arrays[k].flags.writeable = False
         return cls(*arrays)
 
 
-class _Sources:
-    """Where each derivative sits in the flat sources S = [A, B (the dynamics' Jacobians at the P points), gx, gu
-    (the path constraints' at the knots), the terminal constraints' Jacobian, 0] (each array raveled)."""
-
-    def __init__(self, P: int, n: int, m: int, n_path: int, n_terminal: int, knots: int) -> None:
-        self.n, self.m, self.n_path, self.n_terminal, self.knots = n, m, n_path, n_terminal, knots
-        self.offsets = np.cumsum([0, P * n * n, P * n * m, knots * n_path * n, knots * n_path * m,
-                                  n_terminal * n])
-        self.zero = int(self.offsets[-1])
-
-    def _split(self, first: int, points: Index, r: int) -> Index:
-        """(K, r, n + m) the sources of [gx | gu] blocks of r rows at ``points`` (K,), the x part starting at
-        offset ``first`` and the u part at the next."""
-        n, m = self.n, self.m
-        p, i = points[:, None, None], np.arange(r)[None, :, None]
-        x = self.offsets[first] + p * r * n + i * n + np.arange(n)
-        u = self.offsets[first + 1] + p * r * m + i * m + np.arange(m)
-        return np.concatenate([x, u], axis=2)
-
-    def f(self, points: Index) -> Index:
-        """(K, n, n + m): the sources of [df/dx | df/du] at the points."""
-        return self._split(0, points, self.n)
-
-    def path(self) -> Index:
-        """(N + 1, n_path, n + m): the path constraints' Jacobians at the knots."""
-        return self._split(2, np.arange(self.knots), self.n_path)
-
-    def terminal(self) -> Index:
-        """(1, n_terminal, n): the terminal constraints' Jacobian."""
-        return (self.offsets[4] + np.arange(self.n_terminal * self.n)).reshape(1, self.n_terminal, self.n)
+def _sources(x_start: int, u_start: int, points: Index, r: int, n: int, m: int) -> Index:
+    """(K, r, n + m): where the entries of [gx | gu] at ``points`` (K,) sit in the flat derivatives, for gx
+    (P, r, n) raveled from x_start and gu (P, r, m) from u_start."""
+    p, i = points[:, None, None], np.arange(r)[None, :, None]
+    return np.concatenate([x_start + p * r * n + i * n + np.arange(n), u_start + p * r * m + i * m + np.arange(m)],
+                          axis=2)
