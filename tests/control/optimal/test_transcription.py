@@ -111,19 +111,3 @@ def test_a_problem_whose_q_rows_are_not_v_is_refused() -> None:
     problem.mechanical = 2  # and nq must be half the states
     with pytest.raises(InputError, match="2 nq states"):
         Transcription(problem, "trapezoidal")
-
-
-def test_the_guess_starts_on_the_terminal_equalities() -> None:
-    """x_N of the guess moved onto e(x_N) = 0: the target itself for x_N = 0 (one step), and the nearest point of
-    a circle for a nonlinear e by Gauss-Newton (x_N = (0, pi, 0, 0) -> (0, 1, 0, 0) on x^2 + theta^2 = 1)."""
-    problem = cart_pole(5)
-    X, U = problem.initial_guess()
-    tr = Transcription(problem, "hermite_simpson")
-    z = tr.guess(X, U)
-    np.testing.assert_array_equal(z[tr.layout.X[-1]], problem.terminal_target)
-    np.testing.assert_array_equal(z[tr.layout.X[:-1]], X[:-1])  # the other knots as given
-    problem.terminal_indices = (0,)  # one equality
-    problem.terminal_constraint = lambda x: np.array([x[0] ** 2 + x[1] ** 2 - 1.0])  # type: ignore[method-assign]
-    problem.terminal_constraint_jacobian = lambda x: np.array([[2 * x[0], 2 * x[1], 0.0, 0.0]])  # type: ignore
-    z = Transcription(problem, "trapezoidal").guess(X, U)
-    np.testing.assert_allclose(z[-5:-1], [0.0, 1.0, 0.0, 0.0], atol=1e-12)  # Newton's quadratic convergence

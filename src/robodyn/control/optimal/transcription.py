@@ -263,8 +263,7 @@ class Transcription:
 
     def guess(self, X: Array, U: Array) -> Array:
         """z from states at the knots X (N + 1, n) and inputs U (N, m) (u_N = u_{N-1}) or (N + 1, m); the
-        midpoints from the Hermite interpolant of X and the mean of the neighbouring inputs; x_0 = problem.x0 and
-        x_N moved onto the terminal equalities (:meth:`_onto_terminal`), as x_0 and x_N fixed by bounds start."""
+        midpoints from the Hermite interpolant of X and the mean of the neighbouring inputs."""
         N, n, m, lay = self.N, self.n, self.m, self.layout
         X, U = np.asarray(X, dtype=float), np.asarray(U, dtype=float)
         if X.shape != (N + 1, n) or U.shape not in ((N, m), (N + 1, m)):
@@ -281,20 +280,7 @@ class Transcription:
             z[lay.XM] = (X[:-1] + X[1:]) / 2 + self.h / 8 * (F[:-1] - F[1:])
             z[lay.UM] = (U[:-1] + U[1:]) / 2
         z[lay.X[0]] = np.asarray(self.problem.x0, dtype=float)
-        z[lay.X[-1]] = self._onto_terminal(X[-1])
         return z
-
-    def _onto_terminal(self, x: Array, steps: int = 10) -> Array:
-        """x (n,) moved onto e(x) = 0 by minimum-norm Gauss–Newton steps (on e(x) = x_i - c: one step, which sets
-        x_i = c as Opti's fixed variables start); x itself when there are no equalities, e is not finite or the
-        steps do not reach |e| <= 1e-12 (1 + |x|)."""
-        p, y = self.problem, x.copy()
-        for _ in range(steps if self.n_terminal else 0):
-            e = np.asarray(p.terminal_constraint(y), dtype=float)
-            if not np.all(np.isfinite(e)) or np.max(np.abs(e)) <= 1e-12 * (1 + np.max(np.abs(y))):
-                return y if np.all(np.isfinite(e)) else x
-            y -= np.linalg.lstsq(np.asarray(p.terminal_constraint_jacobian(y), dtype=float), e, rcond=None)[0]
-        return x
 
     def unpack(self, z: Array) -> tuple[Array, Array]:
         """(X (N + 1, n), U (N + 1, m)): the states and inputs at the knots."""
