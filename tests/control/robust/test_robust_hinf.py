@@ -50,19 +50,14 @@ def check_against_slycot(P: LinearSystem, nmeas: int, ncon: int) -> None:
     assert norm <= float(control.linfnorm(CL)[0]) * (1 + 1e-6)  # no worse than Slycot's controller
     # the closed loop is python-control's lower LFT of the plant and the controller
     w = np.logspace(-3, 3, 13)
-    reference = to_control(P).lft(to_control(result.K), nmeas, ncon)
+    reference = to_control(P).lft(to_control(result.K), ncon, nmeas)
     expected = np.array([reference(1j * x) for x in w]).reshape(len(w), *result.closed_loop.D.shape)
     actual = frequency_response(result.closed_loop, w)
     assert np.abs(actual - expected).max() <= 1e-7 * np.abs(expected).max()  # controller gains ~1e9: 1e-7
 
 
-def test_skogestad_siso_mixed_sensitivity() -> None:
-    """Example 2.11: W1 on S, W2 = 1 on K S (python-control's augw builds the plant)."""
-    P = control.augw(control.ss(siso_plant()), control.ss(weight(10.0)), control.ss(control.tf(1.0, 1.0)), None)
-    check_against_slycot(as_linear(P), 1, 1)
-
-
 def test_skogestad_siso_with_a_weight_on_t() -> None:
+    """Example 2.11's plant and W1 (its S / K S design is test_robust_mixsyn's), W2 = 0.1 and a weight on T."""
     W3 = control.ss(control.tf([1, 0.5], [0.01, 1]))  # feedthrough 100: D11 != 0 through z3
     P = control.augw(control.ss(siso_plant()), control.ss(weight(10.0)), control.ss(control.tf(0.1, 1.0)), W3)
     check_against_slycot(as_linear(P), 1, 1)
@@ -73,7 +68,7 @@ def test_the_arm_plant() -> None:
 
 
 @pytest.mark.parametrize(("seed", "d22"), [(2, False), (1, True),
-                                           *(pytest.param(seed, d22, marks=pytest.mark.slow) for seed in (0, 3, 4, 5)
+                                           *(pytest.param(seed, d22, marks=pytest.mark.slow) for seed in (0, 3)
                                              for d22 in (False, True))])
 def test_random_plants_with_every_d_block(seed: int, d22: bool) -> None:
     """D11 (and D22) nonzero: the general formulas (Glover & Doyle) and the loop shift. Slow: sb10ad takes up to
@@ -127,3 +122,16 @@ def test_refusals_are_named() -> None:
     with pytest.raises(InputError, match="gamma_tol"):
         hinfsyn(P, 2, 2, gamma_tol=-1.0)
     assert ConvergenceError  # the error for no level up to 1e18 (not reachable with the checks above)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", [4, 5])
+def test_random_plants_where_slycot_misses_its_level(seed: int) -> None:
+    """On these plants sb10ad reports a level (2.26 or 3.14 on seed 4, from run to run) that its own controller
+    misses (its loop's norm 3.58): hinfsyn's level is met by its loop, whose norm is below Slycot's loop's."""
+    P = random_plant(seed, d11=True, d22=False)
+    result = hinfsyn(P, 2, 2)
+    _, CL, _, _ = control.hinfsyn(to_control(P), 2, 2)
+    norm = hinfnorm(result.closed_loop)
+    assert norm <= result.gamma * (1 + 1e-6)
+    assert norm <= float(control.linfnorm(CL)[0])
