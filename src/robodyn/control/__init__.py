@@ -1,6 +1,8 @@
 """Feedback design and optimal control: :func:`~robodyn.control.design.lqr` and
 :func:`~robodyn.control.design.place` (:mod:`~robodyn.control.design`); the checks of their weights
 (:mod:`~robodyn.control.weights`); tracking a trajectory by time-varying LQR (:mod:`~robodyn.control.tracking`);
-optimal trajectories (:mod:`~robodyn.control.optimal`: the problem, the DDP family and direct collocation).
+optimal trajectories (:mod:`~robodyn.control.optimal`: the problem, the DDP family and direct collocation);
+state estimation (:mod:`~robodyn.control.estimation`: the steady-state Kalman filter and LQG); robust synthesis
+(:mod:`~robodyn.control.robust`: H-infinity, H2 and mixed sensitivity).
 Controllers that the control issues add (MPC, estimators, robust synthesis) live here, one module each.
 """

@@ -1,25 +1,20 @@
-"""System norms of a linear system G(s) = C (s I - A)^-1 B + D (G(z) in discrete time): H-infinity and H2.
+"""H-infinity and H2 norms of G(s) = C (s I - A)^-1 B + D (G(z) in discrete time).
 
-- :func:`hinfnorm`: sup over frequencies of the largest singular value of G(j w) (G(exp(j w dt))), by the
-  quadratically convergent level-set iteration of Bruinsma & Steinbuch (1990): at a level gamma above a lower
-  bound, the imaginary eigenvalues j w_i of the Hamiltonian H(gamma) are the frequencies where a singular value of
-  G equals gamma; the largest singular value at the midpoints of consecutive w_i is the next lower bound; no
-  imaginary eigenvalue means gamma is an upper bound. Discrete time: on the continuous system of the bilinear
-  map z = (1 + s) / (1 - s), which maps the unit circle onto the imaginary axis with the same gains.
-  :func:`hinf_peak` also gives the frequency of the peak.
-- :func:`h2norm`: sqrt(trace(C W C^T)) (+ trace(D D^T) in discrete time), W the controllability Gramian
-  (``scipy.linalg.solve_continuous_lyapunov`` / ``solve_discrete_lyapunov``); infinite for a continuous-time
-  system with D != 0.
+- :func:`hinfnorm` (:func:`hinf_peak` with the peak's frequency): sup over w of the largest singular value of
+  G(j w), by Bruinsma & Steinbuch's quadratically convergent level sets: the imaginary eigenvalues j w_i of the
+  Hamiltonian H(gamma) are where a singular value equals gamma; the gains at the midpoints of the w_i raise the
+  lower bound; none means gamma bounds the norm. Discrete time: on the continuous system of the bilinear map
+  z = (1 + s) / (1 - s) (the unit circle onto the imaginary axis, the same gains).
+- :func:`h2norm`: sqrt(trace(C W C^T)) (+ trace(D D^T) in discrete time), W the controllability Gramian (scipy's
+  Lyapunov solvers); infinite for a continuous-time system with D != 0.
 
-Both norms are those of the Hardy spaces: a system that is not asymptotically stable (a pole with Re s >= 0, or
-|z| >= 1, within BOUNDARY_RTOL) is not in H-infinity or H2 and its norm is ``math.inf``, as MATLAB's ``hinfnorm``
-and ``norm`` answer (python-control's ``linfnorm``, Slycot's ab13dd, computes the L-infinity norm, finite for an
-unstable system without poles on the axis: the two agree on stable systems).
+A system that is not asymptotically stable is in neither Hardy space: its norms are ``math.inf`` (MATLAB's
+``hinfnorm`` and ``norm``; python-control's ``linfnorm``, Slycot's ab13dd, is the L-infinity norm, finite without
+poles on the axis: the two agree on stable systems).
 
-References: S. Boyd, V. Balakrishnan and P. Kabamba, "A bisection method for computing the H-infinity norm of a
-transfer matrix and related problems", Math. Control Signals Systems 2 (1989); N. A. Bruinsma and M. Steinbuch,
-"A fast algorithm to compute the H-infinity-norm of a transfer function matrix", Systems & Control Letters 14
-(1990); K. Zhou, J. C. Doyle and K. Glover, *Robust and Optimal Control* (1996), sec. 4.4 and 4.7.
+References: S. Boyd, V. Balakrishnan and P. Kabamba, Math. Control Signals Systems 2 (1989); N. A. Bruinsma and
+M. Steinbuch, "A fast algorithm to compute the H-infinity-norm of a transfer function matrix", Systems & Control
+Letters 14 (1990); K. Zhou, J. C. Doyle and K. Glover, *Robust and Optimal Control* (1996), sec. 4.4, 4.7, 21.1.
 """
 
 from __future__ import annotations
@@ -84,20 +79,15 @@ def _continuous_peak(A: Array, B: Array, C: Array, D: Array, rtol: float) -> tup
     values = np.linalg.eigvals(A)
     candidates = [0.0, *np.abs(values).tolist()]  # w = 0 and the poles' natural frequencies (their sec. 3)
     gains = [_gain(A, B, C, D, w) for w in candidates]
+    gains.append(float(np.linalg.norm(D, 2)))  # the gain as w -> inf
+    candidates.append(math.inf)
     k = int(np.argmax(gains))
     lower, peak = gains[k], candidates[k]
-    high = float(np.linalg.norm(D, 2))  # the gain as w -> inf
-    if high > lower:
-        lower, peak = high, math.inf
     if lower == 0.0:
         return 0.0, 0.0
     for _ in range(MAX_ITERATIONS):
         gamma = (1.0 + 2.0 * rtol) * lower
-        try:
-            w = _crossings(_hamiltonian(A, B, C, D, gamma))
-        except np.linalg.LinAlgError:
-            raise NumericalError("hinfnorm: the Hamiltonian of the level-set iteration is singular: the system is "
-                                 "ill-conditioned (balance or rescale it)") from None
+        w = _crossings(_hamiltonian(A, B, C, D, gamma))  # R, S are definite: gamma > the gain at infinity
         if w.size == 0:
             return lower, peak
         mids = 0.5 * (w[:-1] + w[1:]) if w.size > 1 else w
@@ -111,19 +101,19 @@ def _continuous_peak(A: Array, B: Array, C: Array, D: Array, rtol: float) -> tup
 
 
 def _bilinear(linear: StateSpace) -> tuple[Array, Array, Array, Array]:
-    """The continuous system with G_c(s) = G_d(z), z = (1 + s) / (1 - s) (Zhou, Doyle & Glover, sec. 21.1):
-    Ac = (A + I)^-1 (A - I), Bc = sqrt2 (A + I)^-1 B, Cc = sqrt2 C (A + I)^-1, Dc = D - C (A + I)^-1 B."""
+    """G_c(s) = G_d((1 + s) / (1 - s)): Ac = (A + I)^-1 (A - I), Bc = sqrt2 (A + I)^-1 B, Cc = sqrt2 C (A + I)^-1,
+    Dc = D - C (A + I)^-1 B."""
     A, B, C, D = linear.A, linear.B, linear.C, linear.D
     plus = A + np.eye(A.shape[0])  # nonsingular: a stable system has no pole at z = -1
-    inv_B, inv_A = np.linalg.solve(plus, B), np.linalg.solve(plus, A - np.eye(A.shape[0]))
-    C_inv = np.linalg.solve(plus.T, C.T).T
-    return inv_A, math.sqrt(2.0) * inv_B, math.sqrt(2.0) * C_inv, D - C @ inv_B
+    inv_B, C_inv = np.linalg.solve(plus, B), np.linalg.solve(plus.T, C.T).T
+    blocks = (np.linalg.solve(plus, A - np.eye(A.shape[0])), math.sqrt(2.0) * inv_B, math.sqrt(2.0) * C_inv,
+              D - C @ inv_B)
+    return tuple(np.asarray(M, dtype=np.float64) for M in blocks)  # type: ignore[return-value]
 
 
 def hinf_peak(sys: Any, rtol: float = HINF_RTOL) -> tuple[float, float]:
-    """The H-infinity norm and the frequency (rad/s) where it is reached: ``(math.inf, nan)`` for a system that is
-    not asymptotically stable, frequency ``inf`` when the peak is the gain at infinite frequency (continuous time)
-    and ``0`` for a zero system. See :func:`hinfnorm`."""
+    """(:func:`hinfnorm`, the frequency in rad/s of the peak): ``(inf, nan)`` for a system that is not stable,
+    frequency ``inf`` for the gain at infinite frequency (continuous time)."""
     linear = as_linear(sys, "hinfnorm")
     if not (isinstance(rtol, float | int) and 0.0 < rtol < 1e-2):
         raise InputError(f"hinfnorm: rtol = {rtol!r} must be a number in (0, 0.01), e.g. 1e-12")
@@ -138,35 +128,17 @@ def hinf_peak(sys: Any, rtol: float = HINF_RTOL) -> tuple[float, float]:
 
 
 def hinfnorm(sys: Any, rtol: float = HINF_RTOL) -> float:
-    """The H-infinity norm of a LinearSystem: sup over w of the largest singular value of G(j w)
-    (G(exp(j w dt)) in discrete time); ``math.inf`` if the system is not asymptotically stable.
-
-    Parameters
-    ----------
-    sys
-        A LinearSystem (continuous or discrete time), or a model linear by construction.
-    rtol
-        The relative width of the final bracket: the norm is in [result, result (1 + 2 rtol)] (the result is the
-        gain at a frequency, so never above the norm).
-
-    Returns
-    -------
-    float
-        Equal to python-control's ``linfnorm`` (Slycot's ab13dd) on stable systems.
+    """The H-infinity norm of a LinearSystem (continuous or discrete time): sup over w of the largest singular
+    value of G(j w) (G(exp(j w dt))); ``math.inf`` if it is not asymptotically stable. The result is the gain at a
+    frequency, and the norm is in [result, result (1 + 2 rtol)]: python-control's ``linfnorm`` on stable systems.
     """
     return hinf_peak(sys, rtol)[0]
 
 
 def h2norm(sys: Any) -> float:
-    """The H2 norm of a LinearSystem: sqrt(trace(C W C^T)) with A W + W A^T + B B^T = 0 (continuous time; ``inf``
-    when D != 0) or sqrt(trace(C W C^T + D D^T)) with W = A W A^T + B B^T (discrete time); ``math.inf`` for a
-    system that is not asymptotically stable.
-
-    Returns
-    -------
-    float
-        Equal to python-control's ``system_norm(sys, 2)``.
-    """
+    """The H2 norm of a LinearSystem: sqrt(trace(C W C^T)), A W + W A^T + B B^T = 0 (continuous time; ``inf`` when
+    D != 0) or sqrt(trace(C W C^T + D D^T)), W = A W A^T + B B^T (discrete time); ``math.inf`` for a system that is
+    not asymptotically stable. python-control's ``system_norm(sys, 2)``."""
     import scipy.linalg
 
     linear = as_linear(sys, "h2norm")

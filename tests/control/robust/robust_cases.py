@@ -5,9 +5,9 @@ of the two-link arm (torque disturbances, position sensors with noise), and rand
 from __future__ import annotations
 
 import numpy as np
+from tests.linear.linear_cases import arm
 
 from robodyn import LinearSystem
-from tests.linear.linear_cases import arm
 
 M, WB, A_LOW = 1.5, 10.0, 1e-4  # Skogestad & Postlethwaite's performance weight: peak of S, bandwidth, low gain
 

@@ -61,7 +61,7 @@ def test_the_optimum_is_below_other_stabilizing_controllers() -> None:
 
 def test_refusals_are_named() -> None:
     P = random_plant(0, d11=True, d22=False)
-    with pytest.raises(InputError, match="D11 .* must be zero"):
+    with pytest.raises(InputError, match=r"D11 .* must be zero"):
         h2syn(P, 2, 2)
     arm = arm_plant()
     blind = LinearSystem(arm.A, arm.B, np.vstack([arm.C[:6], np.zeros((2, 4))]), arm.D)

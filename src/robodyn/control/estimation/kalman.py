@@ -83,8 +83,10 @@ class Kalman:
         sys = self.system
         A, B, C, D = sys.A, sys.B, sys.C, sys.D
         names = tuple(f"{s}_hat" for s in sys.states)
-        return LinearSystem(A - self.L @ C, np.hstack([B - self.L @ D, self.L]), None, None, states=names,
-                            inputs=(*sys.inputs, *sys.outputs), name=f"{sys.name}_estimator", dt=sys.dt)
+        n, m, p = A.shape[0], B.shape[1], C.shape[0]
+        return LinearSystem(A - self.L @ C, np.hstack([B - self.L @ D, self.L]), np.eye(n), np.zeros((n, m + p)),
+                            states=names, inputs=(*sys.inputs, *sys.outputs), outputs=names,
+                            name=f"{sys.name}_estimator", dt=sys.dt)
 
     def _repr_html_(self) -> str:
         """L and P as labelled matrices and the estimator's poles."""
@@ -235,5 +237,5 @@ def lqg(sys: Any, Q: ArrayLike, R: ArrayLike, Qn: ArrayLike, Rn: ArrayLike, G: A
     K, L = regulator.K, filter_.L
     A, B, C, D = linear.A, linear.B, linear.C, linear.D
     names = tuple(f"{s}_hat" for s in linear.states)
-    return LinearSystem(A - B @ K - L @ C + L @ D @ K, L, -K, None, states=names, inputs=linear.outputs,
-                        outputs=linear.inputs, name=f"{linear.name}_lqg", dt=linear.dt)
+    return LinearSystem(A - B @ K - L @ C + L @ D @ K, L, -K, np.zeros((K.shape[0], L.shape[1])), states=names,
+                        inputs=linear.outputs, outputs=linear.inputs, name=f"{linear.name}_lqg", dt=linear.dt)

@@ -152,7 +152,7 @@ def _care(A: Array, B: Array, Q: Array, R: Array, S: Array) -> Array | None:
     if not np.all(np.isfinite(H)):
         return None
     scale = max(1.0, float(np.linalg.norm(H, 1)))
-    T, U, sdim = scipy.linalg.schur(H, output="real", sort=lambda re, im: re < -AXIS_RTOL * scale)
+    _, U, sdim = scipy.linalg.schur(H, output="real", sort=lambda re, im: re < -AXIS_RTOL * scale)
     if sdim != n:
         return None
     U1, U2 = U[:n, :n], U[n:, :n]
@@ -165,7 +165,7 @@ def _care(A: Array, B: Array, Q: Array, R: Array, S: Array) -> Array | None:
 
 def _riccati(plant: Plant, gamma: float) -> tuple[Array, Array, Array, Array] | None:
     """(X, Y, F, L) of conditions 2-4 at gamma, or None when gamma is not achievable."""
-    n, m1, m2, p1, p2 = plant.sizes
+    _, m1, _, p1, _ = plant.sizes
     A = plant.A
     B = np.hstack([plant.B1, plant.B2])
     C = np.vstack([plant.C1, plant.C2])
@@ -186,7 +186,7 @@ def _riccati(plant: Plant, gamma: float) -> tuple[Array, Array, Array, Array] | 
         return None
     if float(np.max(np.abs(np.linalg.eigvals(X @ Y)))) >= gamma**2:
         return None
-    return X, Y, F, L
+    return X, Y, np.asarray(F, dtype=np.float64), np.asarray(L, dtype=np.float64)
 
 
 def _hat(blocks: _Blocks, gamma: float) -> tuple[Array, Array, Array]:
@@ -200,7 +200,7 @@ def _hat(blocks: _Blocks, gamma: float) -> tuple[Array, Array, Array]:
     D11 = -D1121 @ D1111.T @ np.linalg.solve(left, D1112) - D1122
     D12 = np.linalg.cholesky(np.eye(D1121.shape[0]) - D1121 @ np.linalg.solve(right, D1121.T))
     D21 = np.linalg.cholesky(np.eye(D1112.shape[1]) - D1112.T @ np.linalg.solve(left, D1112)).T
-    return D11, D12, D21
+    return tuple(np.asarray(M, dtype=np.float64) for M in (D11, D12, D21))  # type: ignore[return-value]
 
 
 def central_controller(plant: Plant, gamma: float, X: Array, Y: Array, F: Array, L: Array
@@ -239,9 +239,10 @@ def _bracket(plant: Plant, floor: float, gamma_max: float | None) -> tuple[float
 def _build(plant: Plant, normalized: Normalized, optimal: float
            ) -> tuple[LinearSystem, LinearSystem, float, tuple[Array, Array]]:
     """The central controller at the first level gamma = optimal (1 + d), d in BACKOFFS, whose closed loop is
-    stable with ||T_zw||_inf <= gamma (1 + NORM_RTOL) and whose ||Ak|| is below GAIN_LIMIT max(1, ||A||): near the optimum X or Y grows without bound and the controller's gains with
-    it (to 1e9 at 1e-6 above the optimum), and its loop is too ill-conditioned to meet the bound in floating point
-    (python-control's Slycot controllers there exceed their level by up to 3 %)."""
+    stable with ||T_zw||_inf <= gamma (1 + NORM_RTOL) and whose ||Ak|| is below GAIN_LIMIT max(1, ||A||): near the
+    optimum X, Y or (I - Y X / gamma^2)^-1 grows without bound and the controller's gains with it (to 1e9 at 1e-6
+    above the optimum), and its loop is too ill-conditioned to meet the bound in floating point (python-control's
+    Slycot controllers there exceed their level by up to 3 %)."""
     scaled = normalized.plant
     for factor in BACKOFFS:
         level = optimal * (1.0 + factor)

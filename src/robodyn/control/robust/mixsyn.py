@@ -45,8 +45,9 @@ def _weight(value: Any, channels: int, label: str) -> Weight | None:
         raise InputError(f"mixsyn: {label} is discrete-time: the weights must be continuous-time, like the plant")
     A, B, C, D = linear.A, linear.B, linear.C, linear.D
     if D.shape == (1, 1) and channels > 1:  # one weight on every channel
-        return (scipy.linalg.block_diag(*[A] * channels), scipy.linalg.block_diag(*[B] * channels),
-                scipy.linalg.block_diag(*[C] * channels), np.kron(np.eye(channels), D))
+        blocks = (scipy.linalg.block_diag(*[A] * channels), scipy.linalg.block_diag(*[B] * channels),
+                  scipy.linalg.block_diag(*[C] * channels), np.kron(np.eye(channels), D))
+        return tuple(np.asarray(M, dtype=np.float64) for M in blocks)  # type: ignore[return-value]
     if D.shape[1] != channels:
         raise ShapeError(f"mixsyn: {label} has {D.shape[1]} inputs, expected {channels} (or one, repeated)")
     return A, B, C, D

@@ -22,8 +22,7 @@ every w.
 
 from __future__ import annotations
 
-import operator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
@@ -78,12 +77,9 @@ class Normalized:
 
 
 def _count(value: object, label: str, where: str) -> int:
-    if isinstance(value, bool):
-        raise InputError(f"{where}: {label} must be a whole number >= 1, got {value!r}")
-    try:
-        number = operator.index(value)  # type: ignore[call-overload]
-    except TypeError:
-        raise InputError(f"{where}: {label} must be a whole number >= 1, got {value!r:.60}") from None
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        raise InputError(f"{where}: {label} must be a whole number >= 1, got {value!r:.60}")
+    number = int(value)
     if number < 1:
         raise InputError(f"{where}: {label} = {number} must be at least 1")
     return int(number)
@@ -122,7 +118,7 @@ def _rank_split(M: Array, rows: bool, label: str, where: str) -> tuple[Array, Ar
 
 def normalize(plant: Plant, where: str) -> Normalized:
     """D12 -> [0; I], D21 -> [0, I], D22 -> 0 (module docstring); InputError when D12 or D21 lacks full rank."""
-    n, m1, m2, p1, p2 = plant.sizes
+    _, m1, m2, p1, p2 = plant.sizes
     if p1 < m2:
         raise InputError(f"{where}: {m2} controls but only {p1} performance outputs: D12 cannot have full column "
                          "rank; penalize every control in z")
@@ -163,7 +159,7 @@ def check_assumptions(normalized: Normalized, where: str) -> None:
     :func:`normalize`. With D12 = [0; I] the first imaginary-axis condition is: (A - B2 C1b, C1a) has no
     unobservable mode on the axis (C1 = [C1a; C1b]); dually (A - B1b C2, B1a) no uncontrollable one."""
     plant = normalized.plant
-    n, m1, m2, p1, p2 = plant.sizes
+    _, m1, m2, p1, p2 = plant.sizes
     name = plant.source.name
     for mode in _unstable_modes(plant.A, plant.B2):
         raise InputError(f"{where}: the mode {display.number(mode)} of {name!r} is not stable and the controls u "
@@ -230,7 +226,3 @@ def close_loop(plant: Plant, K: LinearSystem, name: str) -> LinearSystem:
     return LinearSystem(Acl, Bcl, Ccl, Dcl, states=states, inputs=source.inputs[:m1], outputs=source.outputs[:p1],
                         name=name)
 
-
-def without_d22(plant: Plant) -> Plant:
-    """The plant with D22 = 0 (what the synthesis formulas see; :func:`recover` puts it back)."""
-    return replace(plant, D22=np.zeros_like(plant.D22))
