@@ -60,6 +60,7 @@ STABLE_RTOL: Final = 1e-9  # Re λ of A + B F, A + L C below -this max(1, ||A||)
 PSD_RTOL: Final = 1e-8  # Eigenvalues of X, Y above -this max(1, ||X||): positive semidefinite.
 AXIS_RTOL: Final = 1e-12  # Eigenvalues of a Hamiltonian with |Re λ| below this ||H||_1: on the imaginary axis.
 MAX_DOUBLINGS: Final = 60  # Upper bracket: gamma doubled at most this many times (2^60 ~ 1e18).
+MAX_BISECTIONS: Final = 200  # Bisections at most (gamma_tol = 1e-6 takes about 25).
 BACKOFFS: Final = (0.0, 1e-6, 3e-6, 1e-5, 3e-5, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2)  # Relative steps of the
 # controller's level above the bracket, tried in turn until its closed loop meets the level.
 NORM_RTOL: Final = 1e-6  # The computed closed-loop norm may exceed the level by this (its rounding near the optimum).
@@ -304,7 +305,9 @@ def hinfsyn(P: Any, nmeas: int, ncon: int, gamma_tol: float = GAMMA_TOL, gamma_m
     scaled = normalized.plant
     floor = _floor(_blocks(scaled))
     lower, upper = _bracket(scaled, floor, cap)
-    while upper - lower > tol * upper:
+    for _ in range(MAX_BISECTIONS):  # a bound: with lower = 0 (an optimum of 0) the halving never closes the gap
+        if upper - lower <= tol * upper:
+            break
         middle = math.sqrt(lower * upper) if lower > 0.0 else 0.5 * upper
         if middle > floor and _riccati(scaled, middle) is not None:
             upper = middle
