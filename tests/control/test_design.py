@@ -2,7 +2,8 @@
 
 Tolerance 1e-10 relative to the largest entry (both tools call the same scipy solvers, python-control by
 ``method="scipy"``: with Slycot installed its default is Slycot's sb02md, whose closed-loop eigenvalues agree to
-only 1e-8; the gains differ by the rounding of a few products). Placed poles: 1e-8 relative (scipy's Tits–Yang iteration stops there).
+only 1e-8; the gains differ by the rounding of a few products). Placed poles: 1e-8 relative (scipy's Tits–Yang
+iteration stops there).
 """
 
 from __future__ import annotations

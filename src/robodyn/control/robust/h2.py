@@ -9,9 +9,9 @@ Khargonekar & Francis, IEEE TAC 34 (1989)):
 - Y2 stabilizing of A Y + Y A^T + B1 B1^T - (Y C2^T + B1 D21^T)(C2 Y + D21 B1^T) = 0, L2 = -(Y2 C2^T + B1 D21^T);
 - K = [[A + B2 F2 + L2 C2, -L2], [F2, 0]] (u = K y),
 
-both Riccati equations by ``scipy.linalg.solve_continuous_are`` (R = I). The controller of the original plant
-undoes the scaling of u and y and shifts D22 back. The closed loop's H2 norm is finite only when D11 = 0 (a
-strictly proper map w -> z): a plant with D11 != 0 is refused.
+both Riccati equations by ``scipy.linalg.solve_continuous_are`` (R = I; unbalanced when balancing fails). The
+controller of the original plant undoes the scaling of u and y and shifts D22 back. The closed loop's H2 norm is
+finite only when D11 = 0 (a strictly proper map w -> z): a plant with D11 != 0 is refused.
 """
 
 from __future__ import annotations
@@ -58,19 +58,24 @@ class H2:
 
 
 def _solve(A: Array, B: Array, Q: Array, S: Array, what: str) -> Array:
+    """The stabilizing solution of A^T X + X A + Q - (X B + S)(B^T X + S^T) = 0 by scipy's solver, balanced, then
+    (when its balancing fails near the imaginary axis, as a weight's slow pole makes it) without balancing."""
     import scipy.linalg
 
-    try:
-        X = scipy.linalg.solve_continuous_are(A, B, Q, np.eye(B.shape[1]), s=S)
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise NumericalError(f"h2syn: the {what} Riccati equation could not be solved ({exc}): the plant is "
-                             "ill-conditioned; rescale it") from None
-    closed = A - B @ (B.T @ X + S.T)
-    if not (np.all(np.isfinite(X)) and np.all(np.linalg.eigvals(closed).real
-                                                < -STABLE_RTOL * max(1.0, float(np.linalg.norm(A, 2))))):
-        raise NumericalError(f"h2syn: the {what} Riccati solution does not stabilize: the plant is ill-conditioned; "
-                             "rescale it")
-    return X
+    scale = max(1.0, float(np.linalg.norm(A, 2)))
+    failure = "no solution"
+    for balanced in (True, False):
+        try:
+            X = scipy.linalg.solve_continuous_are(A, B, Q, np.eye(B.shape[1]), s=S, balanced=balanced)
+        except (np.linalg.LinAlgError, ValueError) as exc:
+            failure = str(exc)
+            continue
+        closed = A - B @ (B.T @ X + S.T)
+        if np.all(np.isfinite(X)) and np.all(np.linalg.eigvals(closed).real < -STABLE_RTOL * scale):
+            return X
+        failure = "the solution does not stabilize"
+    raise NumericalError(f"h2syn: the {what} Riccati equation has no stabilizing solution in floating point "
+                         f"({failure}): the plant is ill-conditioned; rescale it")
 
 
 def h2syn(P: Any, nmeas: int, ncon: int) -> H2:

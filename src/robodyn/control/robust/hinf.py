@@ -13,11 +13,12 @@ after Glover & Doyle, Systems & Control Letters 11 (1988)):
    C = [C1; C2], D.1 = [D11; D21], R~ = D.1 D.1^T - diag(gamma^2 I, 0);
 4. rho(X Y) < gamma^2.
 
-Both Riccati equations are solved by ``scipy.linalg.solve_continuous_are`` (its ordered QZ of the extended pencil
-takes an indefinite R); a solution counts only if it is finite, symmetric positive semidefinite and stabilizing
-(A + B F, A + L C stable by a margin). The smallest feasible gamma is bracketed by doubling and bisected to the
-relative width ``gamma_tol``; the central controller (Q = 0 in the theorem's parametrization) is built at the
-feasible end of the bracket, for the original plant by undoing the normalization and shifting D22 back.
+Both Riccati equations (R indefinite) are solved from the stable invariant subspace of their Hamiltonian
+(``scipy.linalg.schur`` ordered); a solution counts only if the Hamiltonian has no eigenvalue on the imaginary axis
+and the solution is symmetric positive semidefinite and stabilizing (A + B F, A + L C stable by a margin). The
+smallest feasible gamma is bracketed by doubling and bisected to the relative width ``gamma_tol``; the central
+controller (Q = 0 in the theorem's parametrization) is built at the feasible end of the bracket (or a little above,
+:func:`_build`), for the original plant by undoing the normalization and shifting D22 back.
 
 References: J. C. Doyle, K. Glover, P. P. Khargonekar and B. A. Francis, "State-space solutions to standard H2
 and H-infinity control problems", IEEE TAC 34 (1989); K. Glover and J. C. Doyle, "State-space formulae for all
