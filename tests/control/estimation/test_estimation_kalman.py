@@ -160,5 +160,9 @@ def test_refusals_are_named() -> None:
         kalman(good, 1.0, np.eye(2))
     with pytest.raises(InputError, match=r"\[\[Qn, N\], \[N\^T, Rn\]\]"):
         kalman(good, 1.0, 1.0, N=[[2.0]])
+    with pytest.raises(ShapeError, match="G has shape"):
+        kalman(good, 1.0, 1.0, G=[[1.0, 2.0], [3.0, 4.0]])
+    column = kalman(LinearSystem(-np.eye(2), None, [[1.0, 0.0]]), 2.0, 1.0, G=[1.0, 0.5])  # a vector: one column
+    assert column.G.shape == (2, 1) and column.Qn.shape == (1, 1)
     with pytest.raises(InputError, match="needs a linear system"):
         kalman(object(), 1.0, 1.0)

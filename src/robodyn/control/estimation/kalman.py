@@ -141,7 +141,16 @@ def _noise(linear: StateSpace, Qn: ArrayLike, Rn: ArrayLike, G: ArrayLike | None
            ) -> tuple[Array, Array, Array, Array]:
     """G (n, g), Qn (g, g) symmetric PSD, Rn (p, p) symmetric PD, N (g, p) with [[Qn, N], [N^T, Rn]] PSD."""
     n, p = len(linear.states), len(linear.outputs)
-    G_ = np.eye(n) if G is None else weight_matrix(G, (n, np.shape(np.atleast_2d(G))[1]), "kalman: G")
+    if G is None:
+        G_ = np.eye(n)
+    else:  # a vector of n entries is one noise input's column
+        try:
+            given = np.shape(G)
+        except ValueError:  # ragged rows
+            raise InputError(f"kalman: G must be an n x g matrix of real numbers (n = {n}), got {G!r:.60}") from None
+        columns = 1 if len(given) == 1 and given[0] == n else (given[1] if len(given) == 2 else -1)
+        G_ = weight_matrix(np.reshape(G, (n, 1)) if len(given) == 1 and given[0] == n else G, (n, columns),
+                           "kalman: G")
     g = G_.shape[1]
     Qn_ = weight_matrix(Qn, (g, g), "kalman: Qn")
     Rn_ = weight_matrix(Rn, (p, p), "kalman: Rn")
