@@ -43,6 +43,8 @@ def check_against_slycot(P: LinearSystem, nmeas: int, ncon: int) -> None:
 
 def test_the_arm_plant() -> None:
     check_against_slycot(arm_plant(), 2, 2)
+    result = h2syn(arm_plant(), 2, 2)
+    assert f"{result.norm:.6g}" in result._repr_html_() and "m1, m2 -&gt; tau1, tau2" in result._repr_html_()
 
 
 @pytest.mark.parametrize(("seed", "d22"), [(0, False), (1, True), (2, False), (3, True)])

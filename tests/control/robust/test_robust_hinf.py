@@ -65,6 +65,8 @@ def test_skogestad_siso_with_a_weight_on_t() -> None:
 
 def test_the_arm_plant() -> None:
     check_against_slycot(arm_plant(), 2, 2)
+    result = hinfsyn(arm_plant(), 2, 2)
+    assert f"gamma = {result.gamma:.6g}" in result._repr_html_()
 
 
 @pytest.mark.parametrize(("seed", "d22"), [(2, False), (1, True),

@@ -22,6 +22,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn import display
 from robodyn.base.errors import InputError, NumericalError
 from robodyn.control.robust.partition import check_assumptions, close_loop, controller, normalize, partition, recover
 from robodyn.linear.norms import h2norm
@@ -55,6 +56,13 @@ class H2:
     norm: float
     X: Array
     Y: Array
+
+    def _repr_html_(self) -> str:
+        """The optimal norm and the controller's size."""
+        K = self.K
+        return display.block([
+            display.heading(f"H2-optimal controller: ||T_zw||_2 = {display.number(self.norm)}"),
+            display.note(f"K: {len(K.states)} states, {', '.join(K.inputs)} -> {', '.join(K.outputs)}")])
 
 
 def _solve(A: Array, B: Array, Q: Array, S: Array, what: str) -> Array:

@@ -37,6 +37,7 @@ from typing import Any, Final
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn import display
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError
 from robodyn.base.numbers import finite_number
 from robodyn.control.robust.partition import (
@@ -100,6 +101,14 @@ class HInfinity:
     def norm(self) -> float:
         """The closed loop's H-infinity norm (:func:`robodyn.hinfnorm`), at most ``gamma``."""
         return hinfnorm(self.closed_loop)
+
+    def _repr_html_(self) -> str:
+        """The levels and the controller's size."""
+        K = self.K
+        return display.block([
+            display.heading(f"H-infinity controller: gamma = {display.number(self.gamma)}"),
+            display.note(f"optimum in [{display.number(self.gamma_lower)}, {display.number(self.gamma_optimal)}]; "
+                         f"K: {len(K.states)} states, {', '.join(K.inputs)} -> {', '.join(K.outputs)}")])
 
 
 @dataclass(frozen=True, slots=True)
