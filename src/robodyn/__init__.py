@@ -118,6 +118,16 @@ _LAZY: dict[str, str] = {
     "tvlqr": "robodyn.control.tracking.tvlqr",
     "validity": "robodyn.linearization.validity",
     "verify": "robodyn.analysis.verify",
+    "H2": "robodyn.control.robust.h2",
+    "HInfinity": "robodyn.control.robust.hinf",
+    "Kalman": "robodyn.control.estimation.kalman",
+    "h2norm": "robodyn.linear.norms",
+    "h2syn": "robodyn.control.robust.h2",
+    "hinfnorm": "robodyn.linear.norms",
+    "hinfsyn": "robodyn.control.robust.hinf",
+    "kalman": "robodyn.control.estimation.kalman",
+    "lqg": "robodyn.control.estimation.kalman",
+    "mixsyn": "robodyn.control.robust.mixsyn",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
@@ -127,10 +137,14 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
+    from robodyn.control.estimation.kalman import Kalman, kalman, lqg
     from robodyn.control.mpc.receding import RecedingHorizon
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
+    from robodyn.control.robust.h2 import H2, h2syn
+    from robodyn.control.robust.hinf import HInfinity, hinfsyn
+    from robodyn.control.robust.mixsyn import mixsyn
     from robodyn.control.tracking.tvlqr import TVLQR, tvlqr
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
@@ -151,6 +165,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.linear.lti import StepInfo
     from robodyn.linear.margins import Margins
     from robodyn.linear.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.linear.norms import h2norm, hinfnorm
     from robodyn.linear.response import forced_response
     from robodyn.linearization.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.linearization.linearize import linearize
@@ -178,6 +193,7 @@ install_moved()  # old import paths of the modules that moved (robodyn.sweep_pla
 
 __all__ = [
     "CATALOG",
+    "H2",
     "LQR",
     "TVLQR",
     "BaseParameters",
@@ -194,9 +210,11 @@ __all__ = [
     "ExpressionError",
     "FloatingChain",
     "FramePath",
+    "HInfinity",
     "IKResult",
     "Identification",
     "InputError",
+    "Kalman",
     "Kinematics",
     "LTVSystem",
     "LagrangianSystem",
@@ -251,10 +269,15 @@ __all__ = [
     "export_c",
     "find_equilibrium",
     "forced_response",
+    "h2norm",
+    "h2syn",
+    "hinfnorm",
+    "hinfsyn",
     "identify",
     "identify_rigid",
     "integrate_configuration",
     "inverse_kinematics",
+    "kalman",
     "linearize",
     "linearize_trajectory",
     "lipschitz",
@@ -262,7 +285,9 @@ __all__ = [
     "load_file",
     "load_problem",
     "load_sweep",
+    "lqg",
     "lqr",
+    "mixsyn",
     "modal_decomposition",
     "modes",
     "picard",
