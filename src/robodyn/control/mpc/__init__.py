@@ -1,0 +1,9 @@
+"""Linear model-predictive control: :func:`~robodyn.control.mpc.controller.mpc` (``robodyn.mpc``).
+
+- :mod:`~robodyn.control.mpc.plant`: the discrete-time affine model predicted with (exact zero-order hold of a
+  continuous-time system, exact linearization of a nonlinear model);
+- :mod:`~robodyn.control.mpc.bounds`: the input and state bounds as problem files write them;
+- :mod:`~robodyn.control.mpc.formulation`: the QP, sparse (states as variables) or condensed, built once;
+- :mod:`~robodyn.control.mpc.solvers`: OSQP, Clarabel and ProxQP behind one call, and the statuses;
+- :mod:`~robodyn.control.mpc.controller`: :func:`mpc`, the controller :class:`MPC` and its :class:`MPCPlan`.
+"""
