@@ -1,6 +1,7 @@
 """The QP solver of robodyn.mpc, chosen by measurement (issue 48): OSQP, Clarabel and ProxQP side by side, each on
 the sparse (states as variables) and the condensed formulation, on the same problems:
 
+- a double integrator (2 states, 1 input; dt 0.1 s), its force and speed bounded;
 - the joint of the course (``joint``: 2 states, 1 input; dt 10 ms), its torque bounded;
 - the cart-pole linearized upright (4 states, 1 input; dt 20 ms), force and track bounded;
 - six oscillating masses (12 states, 3 inputs; dt 0.5 s; Wang & Boyd, "Fast model predictive control using online
@@ -10,9 +11,9 @@ horizons 10, 30 and 50. Each problem is a closed loop of STEPS samples on the pr
 disturbance, run once with the reference (Clarabel, sparse); every solver then solves the QPs at the same recorded
 states in order (warm-started as in use). Shown per solver and form: the median wall time and the median CPU time of
 the thread (which other processes on the shared machine do not stretch) of ``controller.solve`` (the whole call:
-vectors, QP, plan), the mean iterations, and the largest difference of the
-first input from the exact solution (the KKT system on the reference's active set, solved by numpy: exact to
-rounding). Then OSQP's tolerance against its time and accuracy (the cart-pole, N = 30).
+vectors, QP, plan), the mean iterations, the largest difference of the first input from the exact solution (an
+active-set iteration whose KKT systems numpy solves: exact to rounding) and the statuses met. Then each solver's
+tolerance against its time and accuracy (the cart-pole, N = 30, sparse).
 
     python benchmarks/bench_mpc.py
 """
@@ -21,13 +22,18 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import robodyn
 from robodyn.control.mpc.controller import MPC, mpc
 from robodyn.control.mpc.solvers import installed
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "control" / "mpc"))
+from mpc_cases import exact_plan  # the tests' exact QP solution, one definition
 
 STEPS = 60  # closed-loop samples per problem
 HORIZONS = (10, 30, 50)
@@ -54,8 +60,12 @@ def problems() -> list[tuple[str, dict, np.ndarray, float]]:
     mass = dict(sys=masses(), Q=np.eye(12), R=np.eye(3), dt=0.5,
                 bounds={"inputs": {f: [-0.5, 0.5] for f in ("f1", "f2", "f3")},
                         "states": {f"p{i}": [-4.0, 4.0] for i in range(6)}})
+    di = dict(sys=robodyn.LinearSystem([[0.0, 1.0], [0.0, 0.0]], [[0.0], [1.0]], states=["p", "v"], inputs=["u"]),
+              Q=np.eye(2), R=np.array([[0.1]]), dt=0.1,
+              bounds={"inputs": {"u": [-1.0, 1.0]}, "states": {"v": [-1.5, 1.5]}})
     x_mass = np.concatenate([np.array([3.0, -2.0, 1.5, -3.0, 2.0, 1.0]), np.zeros(6)])
-    return [("joint (n=2)", joint, np.array([1.0, 0.0]), 0.01),
+    return [("double int. (2)", di, np.array([4.0, 0.0]), 0.01),
+            ("joint (n=2)", joint, np.array([1.0, 0.0]), 0.01),
             ("cart-pole (n=4)", cart, np.array([0.2, 0.12, 0.0, 0.0]), 0.002),
             ("masses (n=12)", mass, x_mass, 0.05)]
 
@@ -73,39 +83,13 @@ def record(controller: MPC, x0: np.ndarray, scale: float) -> list[np.ndarray]:
 
 
 def exact_first_input(controller: MPC, x: np.ndarray, plan) -> np.ndarray:
-    """The first input of the QP solved exactly: the KKT system on an active set by numpy (dense), the set started
-    from ``plan``'s nearly active rows and corrected (a multiplier of the wrong sign leaves, a violated row joins)
-    until it is optimal (a primal-dual active-set check; Nocedal & Wright, *Numerical Optimization*, 16.5)."""
-    form = controller._form  # the benchmark reads the QP the controller built
-    qp, (n, m), N = form.qp, controller.plant.B.shape, controller.horizon
-    q, b, lo, hi = form.vectors(x - controller.plant.x_op, np.zeros((N + 1, n)), np.zeros((N, m)))
-    dx, du = plan.states - controller.plant.x_op, plan.inputs - controller.plant.u_op
-    sparse = qp.E.shape[0] > 0
-    z = np.concatenate([dx.ravel(), du.ravel()]) if sparse else du.ravel()
-    P, E, G = qp.P.toarray(), qp.E.toarray(), qp.G.toarray()
-    Gz = G @ z
-    near = 1e-6 * np.maximum(1.0, np.abs(Gz))
-    upper = np.abs(Gz - hi) <= near  # rows held at hi; lower ones at lo
-    lower = (np.abs(Gz - lo) <= near) & ~upper
-    for _ in range(50):
-        active = upper | lower
-        C = np.vstack([E, G[active]])
-        d = np.concatenate([b, np.where(upper, hi, lo)[active]])
-        kkt = np.block([[P, C.T], [C, np.zeros((C.shape[0], C.shape[0]))]])
-        solution = np.linalg.lstsq(kkt, np.concatenate([-q, d]), rcond=None)[0]
-        z, multipliers = solution[:P.shape[0]], np.zeros(G.shape[0])
-        multipliers[active] = solution[P.shape[0] + E.shape[0]:]
-        wrong = (upper & (multipliers < -1e-9)) | (lower & (multipliers > 1e-9))
-        Gz = G @ z
-        slack = 1e-9 * np.maximum(1.0, np.abs(Gz))
-        above, below = (Gz > hi + slack) & ~active, (Gz < lo - slack) & ~active
-        if not (wrong.any() or above.any() or below.any()):
-            break
-        upper, lower = (upper & ~wrong) | above, (lower & ~wrong) | below
-    else:
-        raise RuntimeError("the active-set check did not settle")
-    first = z[(N + 1) * n:][:m] if sparse else z[:m]
-    return first + controller.plant.u_op
+    """The first input of the QP solved exactly (tests/control/mpc/mpc_cases.py: a primal-dual active-set
+    iteration on the condensed problem, the KKT systems solved by numpy), started from ``plan``'s active set."""
+    plant = controller.plant
+    inputs = exact_plan(plant.A, plant.B, plant.c, controller.Q, controller.R, controller.Qf, controller.horizon,
+                        x - plant.x_op, controller.input_bounds - plant.u_op[:, None],
+                        controller.state_bounds - plant.x_op[:, None], plan.inputs - plant.u_op)
+    return inputs[0] + plant.u_op
 
 
 def run(problem: dict, N: int, solver: str, form: str, states: list[np.ndarray], exact: list[np.ndarray],
@@ -151,7 +135,7 @@ def main() -> None:
 
 def tolerances(solvers: tuple[str, ...]) -> None:
     """Each solver's time and accuracy against its tolerance (the cart-pole, N = 30, sparse)."""
-    name, problem, x0, scale = problems()[1]
+    name, problem, x0, scale = problems()[2]
     reference = mpc(problem["sys"], 30, problem["Q"], problem["R"], bounds=problem["bounds"], dt=problem["dt"],
                     solver="clarabel")
     states = record(reference, x0, scale)

@@ -60,6 +60,8 @@ _LAZY: dict[str, str] = {
     "Model": "robodyn.model.system",
     "OptimalControlProblem": "robodyn.control.optimal.problem",
     "OptimalTrajectory": "robodyn.control.optimal.result",
+    "MPC": "robodyn.control.mpc.controller",
+    "MPCPlan": "robodyn.control.mpc.controller",
     "Modes": "robodyn.linear.modes",
     "Observability": "robodyn.linear.controllability",
     "Identification": "robodyn.identification.identify",
@@ -106,6 +108,7 @@ _LAZY: dict[str, str] = {
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.linear.modes",
     "modes": "robodyn.linear.modes",
+    "mpc": "robodyn.control.mpc.controller",
     "identify": "robodyn.identification.identify",
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.control.design",
@@ -126,6 +129,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
+    from robodyn.control.mpc.controller import MPC, MPCPlan, mpc
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
@@ -177,6 +181,7 @@ install_moved()  # old import paths of the modules that moved (robodyn.sweep_pla
 __all__ = [
     "CATALOG",
     "LQR",
+    "MPC",
     "TVLQR",
     "BaseParameters",
     "BatchTrajectory",
@@ -201,6 +206,7 @@ __all__ = [
     "LinearSystem",
     "Linearizer",
     "LipschitzBound",
+    "MPCPlan",
     "ManipulatorSystem",
     "Margins",
     "MechanicalSystem",
@@ -262,6 +268,7 @@ __all__ = [
     "lqr",
     "modal_decomposition",
     "modes",
+    "mpc",
     "picard",
     "place",
     "read_model_text",

@@ -71,7 +71,8 @@ class MPCPlan:
     solve_time
         Wall time of the QP solve in s.
     solver
-        The QP solver's name; ``detail``: its own status text.
+        The QP solver's name (``"direct"``: no bounds, the KKT equations solved exactly); ``detail``: its own
+        status text.
     """
 
     inputs: Array
@@ -191,7 +192,8 @@ class MPC:
         else:
             states, inputs, cost = np.full((N + 1, n), np.nan), np.full((N, m), np.nan), math.nan
             self._answer = None
-        plan = MPCPlan(inputs, states, answer.status, answer.iterations, cost, elapsed, self.solver, answer.detail)
+        plan = MPCPlan(inputs, states, answer.status, answer.iterations, cost, elapsed, self._solver.name,
+                       answer.detail)
         self.last = plan
         return plan
 

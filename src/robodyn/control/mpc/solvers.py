@@ -13,8 +13,10 @@ vectors (q, b, lo, hi) at every call, warm-started from a guess (primal and mult
   versatile quadratic programming solver for real-time robotics applications and beyond", 2023), its sparse backend
   (its dense one for the condensed form); warm-started.
 
-The statuses are one registry, :data:`STATUSES` (status -> what it means). The tolerances (:data:`TOLERANCE`) are
-set so that the unconstrained MPC equals the LQR to ~1e-9 (tests/control/mpc/test_mpc_controller.py).
+A QP without bounds is no QP but one linear system: :class:`DirectSolver` solves it exactly, whichever solver was
+named (the unconstrained MPC then equals the LQR to rounding). The statuses are one registry, :data:`STATUSES`
+(status -> what it means). The tolerances (:data:`TOLERANCE`) put a plan whose bounds are inactive within ~1e-8 of
+the LQR's (tests/control/mpc/test_mpc_controller.py).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ from numpy.typing import NDArray
 from robodyn.base.errors import InputError
 from robodyn.control.mpc.formulation import QP
 
-__all__ = ["DEFAULT_SOLVER", "SOLVERS", "STATUSES", "TOLERANCE", "Answer", "QPSolver", "installed", "make_solver"]
+__all__ = ["DEFAULT_SOLVER", "SOLVERS", "STATUSES", "TOLERANCE", "Answer", "DirectSolver", "QPSolver", "installed",
+           "make_solver"]
 
 Array = NDArray[np.float64]
 
@@ -73,6 +76,7 @@ class QPSolver(Protocol):
     previous solution (``guess``, the previous plan shifted, when :attr:`shifts`), else cold."""
 
     shifts: bool
+    name: str
 
     def solve(self, q: Array, b: Array, lo: Array, hi: Array, guess: Guess | None, warm: bool) -> Answer: ...
 
@@ -94,6 +98,7 @@ class OSQPSolver:
     finds no active row (on stdout, from C, whatever ``verbose`` says)."""
 
     shifts = True
+    name = "osqp"
 
     def __init__(self, qp: QP, tolerance: float) -> None:
         self.osqp = _module("osqp", "osqp")
@@ -110,8 +115,8 @@ class OSQPSolver:
             self.solver = self.osqp.OSQP()
             self.solver.setup(self.P, q, self.A, low, high, verbose=False, eps_abs=self.tolerance,
                               eps_rel=self.tolerance, eps_prim_inf=1e-8, eps_dual_inf=1e-8,
-                              polishing=self.neq > 0 and self.A.shape[0] > self.neq,  # see the class max_iter=MAX_ITERATIONS,
-                              check_termination=5)
+                              polishing=self.neq > 0 and self.A.shape[0] > self.neq,  # see the class
+                              max_iter=MAX_ITERATIONS, check_termination=5)
         else:
             self.solver.update(q=q, l=low, u=high)
         if warm and guess is not None:
@@ -133,6 +138,7 @@ class ClarabelSolver:
     """Clarabel on E z + s = b (zero cone), G z + s = hi, -G z + s = -lo (non-negative cones, finite limits only)."""
 
     shifts = False
+    name = "clarabel"
 
     def __init__(self, qp: QP, tolerance: float) -> None:
         self.clarabel = _module("clarabel", "clarabel")
@@ -176,6 +182,7 @@ class ProxsuiteSolver:
     previous result, benchmarks/RESULTS.md)."""
 
     shifts = False
+    name = "proxsuite"
 
     def __init__(self, qp: QP, tolerance: float) -> None:
         self.proxsuite = _module("proxsuite", "proxsuite")
@@ -186,6 +193,9 @@ class ProxsuiteSolver:
         settings = self.solver.settings
         settings.eps_abs, settings.eps_rel, settings.verbose = tolerance, 0.0, False
         settings.max_iter = MAX_ITERATIONS
+        # ProxQP's default 1e-4 declared feasible QPs infeasible after a warm start (the constrained double
+        # integrator of tests/control/mpc/test_mpc_controller.py): its certificate is asked to 1e-9
+        settings.eps_primal_inf = settings.eps_dual_inf = 1e-9
         self.matrices = (qp.P.toarray(), qp.E.toarray(), qp.G.toarray()) if qp.dense else (qp.P, qp.E, qp.G)
         self.started = False
 
@@ -211,6 +221,28 @@ class ProxsuiteSolver:
                       np.array(results.z, dtype=float), status, int(results.info.iter), str(results.info.status))
 
 
+class DirectSolver:
+    """A QP without inequality rows (no bounds) is one linear system, the KKT equations [[P, E'], [E, 0]] [z; y] =
+    [-q; b] (Nocedal & Wright, *Numerical Optimization*, 2nd ed., sec. 16.1): factorized once (SuperLU, partial
+    pivoting), solved exactly to rounding at every call, whatever solver was named; no iterations."""
+
+    shifts = False
+    name = "direct"
+
+    def __init__(self, qp: QP, tolerance: float) -> None:
+        from scipy.sparse.linalg import splu
+
+        nz, neq = qp.P.shape[0], qp.E.shape[0]
+        kkt = sp.bmat([[qp.P, qp.E.T], [qp.E, sp.csc_matrix((neq, neq))]], format="csc")
+        self.nz, self.lu = nz, splu(kkt)
+
+    def solve(self, q: Array, b: Array, lo: Array, hi: Array, guess: Guess | None, warm: bool) -> Answer:
+        solution = self.lu.solve(np.concatenate([-q, b]))
+        if not np.all(np.isfinite(solution)):
+            return Answer(solution[:self.nz], solution[self.nz:], np.zeros(0), "failed", 0, "non-finite solution")
+        return Answer(solution[:self.nz], solution[self.nz:], np.zeros(0), "solved", 0, "solved (KKT system)")
+
+
 #: The solvers by name: the adapter, made from the QP's matrices.
 SOLVERS: Final[dict[str, Callable[[QP, float], QPSolver]]] = {"osqp": OSQPSolver, "clarabel": ClarabelSolver,
                                                       "proxsuite": ProxsuiteSolver}
@@ -229,7 +261,9 @@ def installed() -> tuple[str, ...]:
 
 
 def make_solver(name: str, qp: QP, tolerance: float | None = None) -> QPSolver:
-    """The adapter ``name`` for ``qp`` (its :data:`TOLERANCE` unless given), or InputError naming the solvers."""
+    """The adapter ``name`` for ``qp`` (its :data:`TOLERANCE` unless given), or InputError naming the solvers; a QP
+    without inequalities gets the :class:`DirectSolver` (``name`` is still checked to be installed)."""
     if name not in SOLVERS:
         raise InputError(f"mpc: unknown QP solver {name!r}: one of {', '.join(SOLVERS)}")
-    return SOLVERS[name](qp, TOLERANCE[name] if tolerance is None else tolerance)
+    chosen = SOLVERS[name](qp, TOLERANCE[name] if tolerance is None else tolerance)
+    return DirectSolver(qp, 0.0) if qp.G.shape[0] == 0 else chosen
