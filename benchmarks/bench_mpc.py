@@ -141,12 +141,30 @@ def tolerances(solvers: tuple[str, ...]) -> None:
     states = record(reference, x0, scale)
     reference.reset()
     exact = [exact_first_input(reference, x, reference.solve(x)) for x in states]
-    print(f"\ntolerance against time and accuracy ({name}, N = 30, sparse; load {os.getloadavg()[0]:.2f})")
+    print(f"\ntolerance against time and accuracy ({name}, N = 30, sparse; load {os.getloadavg()[0]:.2f}); then OSQP's "
+          "polish at each tolerance on every problem (sparse): solves whose polish failed and ADMM went on to 1e-10")
     for solver in solvers:
         for tolerance in (1e-3, 1e-5, 1e-7, 1e-9, 1e-10):
             wall, cpu, iterations, error, statuses = run(problem, 30, solver, "sparse", states, exact, tolerance)
             print(f"  {solver:10s} eps {tolerance:7.0e} {wall * 1e6:7.0f}us {cpu * 1e6:7.0f}us {iterations:7.1f} "
                   f"{error:12.1e}  {','.join(sorted(statuses))}", flush=True)
+    for name, problem, x0, scale in problems():
+        for N in HORIZONS:
+            reference = mpc(problem["sys"], N, problem["Q"], problem["R"], bounds=problem["bounds"],
+                            dt=problem["dt"], solver="clarabel")
+            states = record(reference, x0, scale)
+            reference.reset()
+            exact = [exact_first_input(reference, x, reference.solve(x)) for x in states]
+            row = []
+            for tolerance in (1e-3, 1e-4, 1e-5, 1e-6):
+                controller = mpc(problem["sys"], N, problem["Q"], problem["R"], bounds=problem["bounds"],
+                                 dt=problem["dt"], solver="osqp", tolerance=tolerance)
+                plans = [controller.solve(x) for x in states]
+                refined = sum("refined" in plan.detail for plan in plans)
+                error = max(float(np.max(np.abs(plan.inputs[0] - u))) for plan, u in zip(plans, exact))
+                row.append(f"{tolerance:.0e}: {refined} refined, {np.mean([p.iterations for p in plans]):5.1f} it, "
+                           f"err {error:.0e}")
+            print(f"  {name:16s} {N:3d}  " + " | ".join(row), flush=True)
 
 
 if __name__ == "__main__":

@@ -175,13 +175,12 @@ class MPC:
         x0 = float_array(x, "mpc: the state x", shape=(n,)) - self.plant.x_op
         r, v = self._references(x_ref, u_ref)
         q, b, lo, hi = self._form.vectors(x0, r, v)
-        guess, warm = None, self._answer is not None
-        if warm and self._solver.shifts:
-            form, answer = self._form, self._answer
-            guess = (shift_blocks(answer.z, form.primal), shift_blocks(answer.y_eq, form.equality),
-                     shift_blocks(answer.y_in, form.inequality))
+        guess, previous, form = None, self._answer, self._form
+        if previous is not None and self._solver.shifts:
+            guess = (shift_blocks(previous.z, form.primal), shift_blocks(previous.y_eq, form.equality),
+                     shift_blocks(previous.y_in, form.inequality))
         start = time.perf_counter()
-        answer = self._solver.solve(q, b, lo, hi, guess, warm)
+        answer = self._solver.solve(q, b, lo, hi, guess, previous is not None)
         elapsed = time.perf_counter() - start
         N, m = self.horizon, self.plant.B.shape[1]
         if answer.status in USABLE and np.all(np.isfinite(answer.z)):

@@ -22,6 +22,7 @@ state out). Inequality rows come stage by stage, inputs first ((u_0)_i, ..., (u_
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Protocol
 
@@ -173,7 +174,9 @@ class CondensedForm:
         return np.vstack([x0, states.reshape(self.N, self.n)]), z.reshape(self.N, self.m)
 
 
-FORMULATIONS: Final = {"sparse": SparseForm, "condensed": CondensedForm}
+#: The forms by name: each made from (plant, N, Q, R, Qf, state bounds, input bounds).
+FORMULATIONS: Final[Mapping[str, Callable[[Plant, int, Array, Array, Array, Array, Array], Formulation]]] = {
+    "sparse": SparseForm, "condensed": CondensedForm}
 
 
 def formulation(name: str, plant: Plant, N: int, Q: Array, R: Array, Qf: Array, x_box: Array,
