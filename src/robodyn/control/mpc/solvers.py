@@ -49,7 +49,8 @@ STATUSES: Final = {
 
 #: The default absolute and relative stopping tolerance of each solver (residuals in the QP's units: the weights
 #: times the states and inputs), measured on the benchmark's problems against exact solutions (benchmarks/RESULTS.md,
-#: "Issue 48: MPC's QP solver"): OSQP's polished answers are exact to ~1e-9 from ADMM stopped anywhere in 1e-3 ... 1e-10;
+#: "Issue 48: MPC's QP solver"): OSQP's polished answers are exact to ~1e-9 from ADMM stopped anywhere in
+#: 1e-3 ... 1e-10;
 #: at 1e-5 no polish failed in 720 solves (1e-3, 1e-4: one each) and it takes 25-60 iterations where 1e-10 took 400.
 #: Clarabel's and ProxQP's plans are within ~3e-7 and ~1e-10 of the exact ones at 1e-10 (at 1e-7: 7e-4 and 1e-8).
 TOLERANCE: Final = {"osqp": 1e-5, "clarabel": 1e-10, "proxsuite": 1e-10}
