@@ -187,7 +187,7 @@ def test_a_linearized_model_works_in_absolute_values() -> None:
     np.testing.assert_allclose(controller([0.5, 0.0]), [hold], atol=1e-7)  # at the point: its holding input
     plan = controller.solve([0.6, 0.0])
     assert plan.inputs[0, 0] < hold and plan.states[-1, 0] < 0.6  # pulls back towards 0.5
-    np.testing.assert_allclose(plan.states[0], [0.6, 0.0], atol=1e-13)  # x_op + (x - x_op): rounding only
+    np.testing.assert_allclose(plan.states[0], [0.6, 0.0], atol=1e-15)  # x_op + (x - x_op): rounding only
 
 
 def test_plan_is_frozen_and_json(cart_pole) -> None:

@@ -47,7 +47,7 @@ def test_sparse_equalities_hold_on_a_simulated_trajectory(plant: Plant) -> None:
     z = np.concatenate([X.ravel(), U.ravel()])
     np.testing.assert_allclose(form.qp.E @ z, b, atol=1e-13)  # the same products in another order: rounding
     states, inputs = form.plan(x0, z)
-    np.testing.assert_array_equal(states, X)
+    np.testing.assert_array_equal(states, X)  # the variables themselves
     np.testing.assert_array_equal(inputs, U)
 
 

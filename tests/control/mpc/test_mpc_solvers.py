@@ -83,4 +83,4 @@ def test_names_and_tolerances() -> None:
     qp, *_ = small_qp()
     with pytest.raises(InputError, match="unknown QP solver 'gurobi'"):
         make_solver("gurobi", qp)
-    assert set(TOLERANCE) == {"osqp", "clarabel", "proxsuite"} and all(t <= 1e-9 for t in TOLERANCE.values())
+    assert set(TOLERANCE) == {"osqp", "clarabel", "proxsuite"} and all(0 < t <= 1e-4 for t in TOLERANCE.values())

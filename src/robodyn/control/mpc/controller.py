@@ -185,6 +185,7 @@ class MPC:
         N, m = self.horizon, self.plant.B.shape[1]
         if answer.status in USABLE and np.all(np.isfinite(answer.z)):
             dx, du = self._form.plan(x0, answer.z)
+            dx[0] = x0  # the measured state, a constraint of the QP: exactly, not to the solver's tolerance
             cost = _cost(dx, du, r, v, self.Q, self.R, self.Qf)
             states, inputs = dx + self.plant.x_op, du + self.plant.u_op
             self._answer = answer

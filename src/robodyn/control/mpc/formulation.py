@@ -67,7 +67,7 @@ class Formulation(Protocol):
         ...
 
     def plan(self, x0: Array, z: Array) -> tuple[Array, Array]:
-        """The deviations' states (N+1, n) and inputs (N, m) of a solution z."""
+        """The deviations' states (N+1, n) and inputs (N, m) of a solution z (new arrays)."""
         ...
 
 
@@ -128,7 +128,7 @@ class SparseForm:
 
     def plan(self, x0: Array, z: Array) -> tuple[Array, Array]:
         cut = (self.N + 1) * self.n
-        return z[:cut].reshape(self.N + 1, self.n), z[cut:].reshape(self.N, self.m)
+        return z[:cut].reshape(self.N + 1, self.n).copy(), z[cut:].reshape(self.N, self.m).copy()
 
 
 class CondensedForm:
@@ -171,7 +171,7 @@ class CondensedForm:
 
     def plan(self, x0: Array, z: Array) -> tuple[Array, Array]:
         states = self.Sx @ x0 + self.Sc + self.Su @ z
-        return np.vstack([x0, states.reshape(self.N, self.n)]), z.reshape(self.N, self.m)
+        return np.vstack([x0, states.reshape(self.N, self.n)]), z.reshape(self.N, self.m).copy()
 
 
 #: The forms by name: each made from (plant, N, Q, R, Qf, state bounds, input bounds).
