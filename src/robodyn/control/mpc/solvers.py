@@ -51,7 +51,7 @@ STATUSES: Final = {
 #: times the states and inputs), measured on the benchmark's problems against exact solutions (benchmarks/RESULTS.md,
 #: "Issue 48: MPC's QP solver"): OSQP's polished answers are exact to ~1e-9 from ADMM stopped anywhere in
 #: 1e-3 ... 1e-10;
-#: at 1e-5 no polish failed in 720 solves (1e-3, 1e-4: one each) and it takes 25-60 iterations where 1e-10 took 400.
+#: at 1e-5 no polish failed in 720 solves (at 1e-3: three, 1e-4: one) and it takes 25-60 iterations (1e-10: 400).
 #: Clarabel's and ProxQP's plans are within ~3e-7 and ~1e-10 of the exact ones at 1e-10 (at 1e-7: 7e-4 and 1e-8).
 TOLERANCE: Final = {"osqp": 1e-5, "clarabel": 1e-10, "proxsuite": 1e-10}
 TIGHT: Final = 1e-10  # OSQP's ADMM tolerance where it does not polish (the condensed form, a failed polish).
