@@ -199,6 +199,9 @@ def test_plan_is_frozen_and_json(cart_pole) -> None:
     data = json.loads(json.dumps(plan.to_dict(), allow_nan=False))
     assert data["status"] == "solved" and len(data["inputs"]) == 5
     assert controller.last is plan and "horizon=5" in repr(controller)
+    assert "solved" in plan._repr_html_() and "F in [" not in controller._repr_html_()  # no bounds given
+    bounded = robodyn.mpc(cart_pole, 5, CART_Q, CART_R, dt=0.02, bounds={"inputs": {"F": [-1, 1]}})
+    assert "F in [-1, 1]" in bounded._repr_html_() and "Qf" in bounded._repr_html_()
 
 
 BAD = [

@@ -95,6 +95,17 @@ class MPCPlan:
         """Whether the plan is usable (status ``"solved"`` or ``"inaccurate"``)."""
         return self.status in USABLE
 
+    def _repr_html_(self) -> str:
+        """The status, iterations, cost and solve time, and the first planned input (for notebooks)."""
+        from robodyn.display import block, heading, html_table
+
+        first = ", ".join(f"{u:.6g}" for u in self.inputs[0]) if self.inputs.size else "none"
+        rows = [("status", self.status), ("solver", f"{self.solver} ({self.detail})"),
+                ("iterations", self.iterations), ("cost", f"{self.cost:.6g}"),
+                ("solve time [s]", f"{self.solve_time:.3g}"), ("first input", first),
+                ("steps", self.inputs.shape[0])]
+        return block([heading("MPC plan"), html_table(rows, row_header=True)])
+
     def to_dict(self) -> dict[str, Any]:
         """Strict JSON (NaN as null)."""
         def rows(array: Array) -> list[list[float | None]]:
@@ -196,6 +207,24 @@ class MPC:
                        answer.detail)
         self.last = plan
         return plan
+
+    def _repr_html_(self) -> str:
+        """The design at a glance: model, horizon, sample period, solver, the bounds and the weights."""
+        from robodyn.display import block, heading, html_table, matrix_html
+
+        def bounds(box: Array, names: tuple[str, ...]) -> str:
+            given = [f"{name} in [{lo:g}, {hi:g}]" for name, (lo, hi) in zip(names, box, strict=True)
+                     if np.isfinite(lo) or np.isfinite(hi)]
+            return ", ".join(given) or "none"
+
+        rows = [("model", self.plant.name), ("horizon", f"{self.horizon} steps ({self.horizon * self.dt:g} s)"),
+                ("dt [s]", f"{self.dt:g}"), ("solver", f"{self.solver}, {self.formulation} form"),
+                ("input bounds", bounds(self.input_bounds, self.inputs)),
+                ("state bounds", bounds(self.state_bounds, self.states))]
+        return block([heading("MPC"), html_table(rows, row_header=True),
+                      matrix_html(self.Q, self.states, self.states, title="Q"),
+                      matrix_html(self.R, self.inputs, self.inputs, title="R"),
+                      matrix_html(self.Qf, self.states, self.states, title="Qf")])
 
     def __repr__(self) -> str:
         return (f"MPC({self.plant.name!r}, horizon={self.horizon}, dt={self.dt:g}, solver={self.solver!r}, "
