@@ -223,6 +223,10 @@ BAD = [
     (dict(dt=-0.1), InputError, "dt"),
     (dict(solver="quadprog"), InputError, "unknown QP solver"),
     (dict(formulation="dense"), InputError, "unknown formulation"),
+    (dict(formulation=[]), InputError, "unknown formulation"),
+    (dict(solver=["osqp"]), InputError, "unknown QP solver"),
+    (dict(Q="a"), InputError, "Q must be a matrix"),
+    (dict(bounds=5), InputError, "expected a mapping"),
     (dict(tolerance=1.0), InputError, "tolerance"),
     (dict(x_op=[0.0, 0.0]), InputError, "is linear"),
 ]

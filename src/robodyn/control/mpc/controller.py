@@ -310,10 +310,10 @@ def mpc(sys: ModelContract, horizon: int, Q: Weight, R: Weight, Qf: Weight | Non
         names, lower > upper, NaN bounds; a continuous-time system without dt; an unknown or missing solver.
     """
     N = _horizon(horizon)
-    if formulation not in FORMULATIONS:
+    if not isinstance(formulation, str) or formulation not in FORMULATIONS:
         raise InputError(f"mpc: unknown formulation {formulation!r}: one of {', '.join(FORMULATIONS)}")
     name = DEFAULT_SOLVER if solver is None else solver
-    if name not in SOLVERS:
+    if not isinstance(name, str) or name not in SOLVERS:
         raise InputError(f"mpc: unknown QP solver {name!r}: one of {', '.join(SOLVERS)}")
     plant = discrete_plant(sys, dt, x_op, u_op, params)
     (n, m) = plant.B.shape

@@ -288,7 +288,7 @@ def installed() -> tuple[str, ...]:
 def make_solver(name: str, qp: QP, tolerance: float | None = None) -> QPSolver:
     """The adapter ``name`` for ``qp`` (its :data:`TOLERANCE` unless given), or InputError naming the solvers; a QP
     without inequalities gets the :class:`DirectSolver` (``name`` is still checked to be installed)."""
-    if name not in SOLVERS:
+    if not isinstance(name, str) or name not in SOLVERS:
         raise InputError(f"mpc: unknown QP solver {name!r}: one of {', '.join(SOLVERS)}")
     chosen = SOLVERS[name](qp, tolerance)
     return DirectSolver(qp) if qp.G.shape[0] == 0 else chosen
