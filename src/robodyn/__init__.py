@@ -61,6 +61,8 @@ _LAZY: dict[str, str] = {
     "OptimalControlProblem": "robodyn.control.optimal.problem",
     "OptimalTrajectory": "robodyn.control.optimal.result",
     "RecedingHorizon": "robodyn.control.mpc.receding",
+    "MPC": "robodyn.control.mpc.controller",
+    "MPCPlan": "robodyn.control.mpc.controller",
     "Modes": "robodyn.linear.modes",
     "Observability": "robodyn.linear.controllability",
     "Identification": "robodyn.identification.identify",
@@ -107,6 +109,7 @@ _LAZY: dict[str, str] = {
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.linear.modes",
     "modes": "robodyn.linear.modes",
+    "mpc": "robodyn.control.mpc.controller",
     "identify": "robodyn.identification.identify",
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.control.design",
@@ -138,6 +141,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
     from robodyn.control.estimation.kalman import Kalman, kalman, lqg
+    from robodyn.control.mpc.controller import MPC, MPCPlan, mpc
     from robodyn.control.mpc.receding import RecedingHorizon
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
@@ -195,6 +199,7 @@ __all__ = [
     "CATALOG",
     "H2",
     "LQR",
+    "MPC",
     "TVLQR",
     "BaseParameters",
     "BatchTrajectory",
@@ -221,6 +226,7 @@ __all__ = [
     "LinearSystem",
     "Linearizer",
     "LipschitzBound",
+    "MPCPlan",
     "ManipulatorSystem",
     "Margins",
     "MechanicalSystem",
@@ -290,6 +296,7 @@ __all__ = [
     "mixsyn",
     "modal_decomposition",
     "modes",
+    "mpc",
     "picard",
     "place",
     "read_model_text",
