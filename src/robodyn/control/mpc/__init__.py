@@ -7,6 +7,8 @@
 - :mod:`~robodyn.control.mpc.solvers`: OSQP, Clarabel and ProxQP behind one call, and the statuses;
 - :mod:`~robodyn.control.mpc.controller`: linear MPC, :func:`mpc` (``robodyn.mpc``), the controller :class:`MPC`
   and its :class:`MPCPlan`;
+- :mod:`~robodyn.control.mpc.sensitivity`: the exact derivative of the first input at a plan's active set;
+- :mod:`~robodyn.control.mpc.block`: linear MPC as a sampled diagram block (``MPC.block()``), its status recorded;
 - :mod:`~robodyn.control.mpc.receding`: nonlinear MPC by real-time iterations of the optimal-control solvers
   (:class:`RecedingHorizon`).
 """

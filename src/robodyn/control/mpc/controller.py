@@ -40,6 +40,7 @@ from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values
 
 if TYPE_CHECKING:
+    from robodyn.control.feedback_block import FeedbackBlock
     from robodyn.model.protocol import ModelContract
 
 __all__ = ["MPC", "MPCPlan", "mpc"]
@@ -207,6 +208,26 @@ class MPC:
                        answer.detail)
         self.last = plan
         return plan
+
+    def gain(self, x: ArrayLike, x_ref: ArrayLike | None = None, references: bool = False) -> Array:
+        """The exact derivative of the first input at the plan from ``x`` (:mod:`~robodyn.control.mpc.sensitivity`):
+        du_0/dx (m, n), or du_0/d(x, x_ref) (m, 2 n) with ``references`` (x_ref a state reference held over the
+        horizon). Solves from ``x`` first (it becomes the last plan); a NumericalError when that plan is unusable."""
+        from robodyn.control.mpc.sensitivity import first_input_gain
+
+        plan = self.solve(x, x_ref)
+        if plan.status not in USABLE or self._answer is None:
+            raise NumericalError(f"mpc: no derivative of the first input where the QP is {plan.status} "
+                                 f"({STATUSES[plan.status]})")
+        r, v = self._references(x_ref, None)
+        return first_input_gain(self._form, self._answer, r, v, self.plant.A.shape[0], references)
+
+    def block(self, *, references: bool = False, name: str = "mpc") -> FeedbackBlock:
+        """The controller as a sampled diagram block at its period ``dt``
+        (:func:`~robodyn.control.mpc.block.mpc_block`)."""
+        from robodyn.control.mpc.block import mpc_block
+
+        return mpc_block(self, references=references, name=name)
 
     def _repr_html_(self) -> str:
         """The design at a glance: model, horizon, sample period, solver, the bounds and the weights."""
