@@ -24,7 +24,9 @@ PathFunction = Callable[[float, Array, Array], tuple[Array, Array, Array]]  # (g
 @dataclass(eq=False)
 class QuadraticProblem(PointwiseBatch):
     """min  int_0^T 1/2 (x - xr)' Q (x - xr) + 1/2 (u - ur)' R (u - ur) dt + 1/2 (x_N - xf)' Qf (x_N - xf)
-    under x' = f(t, x, u), bounds, g(t, x, u) <= 0 at the knots and x_N[i] = target[i] for i in ``terminal``."""
+    under x' = f(t, x, u), bounds, g(t, x, u) <= 0 at the knots and x_N[i] = target[i] for i in
+    ``terminal_indices`` (in the states' order; offered as fixed states by ``terminal_values`` unless
+    ``fixed_terminal`` is False: then they are general equalities to every solver)."""
 
     model: ModelContract
     horizon: float
@@ -45,6 +47,7 @@ class QuadraticProblem(PointwiseBatch):
     guess: tuple[Array, Array] | None = None
     mechanical: int = 0
     linear: bool = False
+    fixed_terminal: bool = True
     p: Array = field(init=False)
 
     def __post_init__(self) -> None:
@@ -59,7 +62,8 @@ class QuadraticProblem(PointwiseBatch):
         self.input_bounds = np.tile(unbounded, (m, 1)) if self.input_bounds is None else np.asarray(self.input_bounds)
         self.state_bounds = np.tile(unbounded, (n, 1)) if self.state_bounds is None else np.asarray(self.state_bounds)
         self.terminal_target = np.zeros(n) if self.terminal_target is None else np.asarray(self.terminal_target)
-        self._terminal_jacobian = np.eye(n)[list(self.terminal_indices)]
+        self.terminal_indices = sorted(self.terminal_indices)
+        self._terminal_jacobian = np.eye(n)[self.terminal_indices]
         self._hessian_views: dict[int, tuple[Array, Array, Array]] = {}
 
     @property
@@ -141,6 +145,12 @@ class QuadraticProblem(PointwiseBatch):
 
     def terminal_constraint_jacobian(self, x: Array) -> Array:
         return self._terminal_jacobian
+
+    def terminal_values(self) -> Array:
+        values = np.full(len(self.states), np.nan)
+        if self.fixed_terminal:
+            values[self.terminal_indices] = self.terminal_target[self.terminal_indices]
+        return values
 
     def compiled_dynamics(self):
         return self._model_points.compiled()

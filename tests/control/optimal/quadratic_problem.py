@@ -102,6 +102,10 @@ class QuadraticProblem(PointwiseBatch):
         assert self.terminal_rows is not None
         return np.eye(len(x))[self.terminal_rows[0]]
 
+    def terminal_values(self) -> np.ndarray:
+        """None fixed: the terminal rows stay equalities (in any order) to every solver."""
+        return np.full(len(self.model.states), np.nan)
+
     # --- the batched twins: the model's compiled points (robodyn's ModelPoints) and vectorized quadratics ---
     def f_points(self, t, X, U):
         return self._model_points.f(t, X, U)

@@ -81,8 +81,27 @@ def test_cart_pole_swing_up_matches_casadi_opti(transcription: str,
     # Both stop at IPOPT's tol 1e-8 on the same NLP from the same guess: the costs agree far inside 1e-6 (the
     # issue's bound; measured ~1e-13), the trajectories to the optimum's sensitivity to a 1e-8 KKT error.
     assert abs(outcome.cost - reference.cost) <= 1e-6 * abs(reference.cost)
+    assert outcome.iterations == reference.iterations  # the same program: x_N fixed by bounds on both sides
     assert np.max(np.abs(outcome.X - reference.X)) < 1e-4
     assert np.max(np.abs(np.vstack([outcome.U, outcome.U_final]) - reference.U)) < 1e-3
+
+
+@pytest.mark.parametrize("knots", [16, 50])
+@pytest.mark.parametrize("transcription", ["hermite_simpson", "trapezoidal"])
+def test_iterations_equal_opti_s_across_knots(transcription: str, knots: int) -> None:
+    """The terminal states fixed by bounds make robodyn's program Opti's (which turns X[:, N] == v into fixed
+    variables): IPOPT takes the same path, to the iteration (measured equal at N = 16..50, both schemes; with the
+    equalities as rows of g the counts differed either way, e.g. 60 against 39 at N = 16). The rows' form reaches
+    the same optimum."""
+    rhs = casadi_reference.cart_pole_rhs(dict(robodyn.load("cart_pole").parameters))
+    problem = cart_pole(knots, force=FORCE, rail=RAIL)
+    outcome = solve_collocation(problem, transcription=transcription)
+    reference = casadi_reference.solve_opti(problem, rhs, transcription)
+    assert outcome.converged and outcome.iterations == reference.iterations
+    assert abs(outcome.cost - reference.cost) <= 1e-6 * abs(reference.cost)  # measured < 1e-13
+    problem.fixed_terminal = False
+    rows = solve_collocation(problem, transcription=transcription)
+    assert rows.converged and abs(rows.cost - reference.cost) <= 1e-6 * abs(reference.cost)
 
 
 def test_cart_pole_equations_in_casadi_equal_the_model() -> None:

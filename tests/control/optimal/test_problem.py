@@ -129,6 +129,19 @@ def test_constraint_jacobians_against_central_differences(pendulum) -> None:
     np.testing.assert_array_equal(problem.terminal_constraint_jacobian(x), np.eye(2))
 
 
+def test_terminal_values_are_the_states_the_mapping_fixes(pendulum) -> None:
+    """The mapping form fixes its states (its rows in the states' order, whatever the mapping's); the expression
+    form fixes none (the transcription keeps them as equalities)."""
+    mapping = _problem(pendulum, constraints={"terminal": {"theta_dot": 0.5, "theta": "pi"}})
+    np.testing.assert_array_equal(mapping.terminal_values(), [np.pi, 0.5])
+    x = np.array([0.4, -1.2])
+    np.testing.assert_array_equal(mapping.terminal_constraint(x), x - [np.pi, 0.5])
+    np.testing.assert_array_equal(mapping.terminal_constraint_jacobian(x), np.eye(2))
+    texts = _problem(pendulum, constraints={"terminal": ["theta - pi"]})
+    assert np.all(np.isnan(texts.terminal_values())) and texts.n_terminal == 1
+    assert np.all(np.isnan(_problem(pendulum).terminal_values()))
+
+
 @pytest.fixture()
 def registered(monkeypatch):
     monkeypatch.setitem(solvers.SOLVERS, "riccati", riccati_solver)

@@ -8,7 +8,7 @@ import pytest
 from tests.control.optimal.collocation_cases import QuadraticProblem, cart_pole
 
 import robodyn
-from robodyn.base.errors import InputError
+from robodyn.base.errors import InputError, ShapeError
 from robodyn.control.optimal.transcription import TRANSCRIPTIONS, Transcription
 
 
@@ -53,15 +53,26 @@ def test_defects_vanish_on_the_schemes_polynomials(scheme: str, degree: int) -> 
     assert np.max(np.abs(tr.constraints(z, tr.evaluate(z)))) > 1e-5
 
 
+def fixing(problem: QuadraticProblem, fixed: str) -> QuadraticProblem:
+    """The cart-pole's four terminal equalities x_N = 0 as fixed states (``all``), as rows of g (``none``), or the
+    positions fixed and the rates rows (``some``: the fixed rows come first, as the contract asks)."""
+    problem.fixed_terminal = fixed != "none"
+    if fixed == "some":
+        problem.terminal_values = lambda: np.array([0.0, 0.0, np.nan, np.nan])  # type: ignore[method-assign]
+    return problem
+
+
+@pytest.mark.parametrize("fixed", ["all", "some", "none"])
 @pytest.mark.parametrize("scheme", TRANSCRIPTIONS)
-def test_jacobian_equals_central_differences(scheme: str) -> None:
+def test_jacobian_equals_central_differences(scheme: str, fixed: str) -> None:
     def speed(t: float, x: np.ndarray, u: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         return np.array([x[2] ** 2 - 1.0, x[0] * u[0]]), np.array([[0, 0, 2 * x[2], 0], [u[0], 0, 0, 0]]), \
             np.array([[0.0], [x[0]]])
 
-    problem = cart_pole(4)
+    problem = fixing(cart_pole(4), fixed)
     problem.path_function, problem.n_path = speed, 2
     tr = Transcription(problem, scheme)
+    assert tr.n_terminal == {"all": 0, "some": 2, "none": 4}[fixed]
     z = np.random.default_rng(3).normal(size=tr.layout.size)
     grad, entries = tr.jacobian(z)
     J = np.zeros((tr.n_constraints, tr.layout.size))
@@ -111,3 +122,38 @@ def test_a_problem_whose_q_rows_are_not_v_is_refused() -> None:
     problem.mechanical = 2  # and nq must be half the states
     with pytest.raises(InputError, match="2 nq states"):
         Transcription(problem, "trapezoidal")
+
+
+@pytest.mark.parametrize("scheme", TRANSCRIPTIONS)
+def test_fixed_terminal_states_are_bounds_not_rows(scheme: str) -> None:
+    """The four terminal equalities as fixed variables (lbz = ubz, CasADi Opti's form) or as rows of g: the same
+    variables, four constraints and their 4 x 4 Jacobian entries (e's Jacobian has no known zeros) fewer, and the
+    same largest violation."""
+    rows, bounds = Transcription(fixing(cart_pole(6), "none"), scheme), Transcription(cart_pole(6), scheme)
+    assert bounds.layout.size == rows.layout.size
+    assert rows.n_constraints - bounds.n_constraints == 4 and len(rows.rows) - len(bounds.rows) == 16
+    (lb_rows, ub_rows, *_), (lb, ub, *_) = rows.bounds(), bounds.bounds()
+    last = bounds.layout.X[-1]
+    assert np.all(lb[last] == 0.0) and np.all(ub[last] == 0.0)
+    assert not np.all(lb_rows[last] == ub_rows[last])
+    others = np.setdiff1d(np.arange(bounds.layout.size), last)
+    np.testing.assert_array_equal(lb[others], lb_rows[others])
+    np.testing.assert_array_equal(ub[others], ub_rows[others])
+    # The guess (hanging at rest, f = 0) meets every defect; its x_N misses theta_N = 0 by pi, a bound or a row
+    for tr in (rows, bounds):
+        z = tr.guess(*tr.problem.initial_guess())
+        assert tr.violation(z, tr.constraints(z, tr.evaluate(z))) == np.pi
+
+
+def test_terminal_values_that_break_the_contract_are_refused() -> None:
+    problem = cart_pole(4)
+    problem.terminal_values = lambda: np.array([np.nan, 1.0, np.nan, np.nan])  # type: ignore[method-assign]
+    with pytest.raises(InputError, match="x_i - v_i"):  # e's first row is x - 0, not theta - 1
+        Transcription(problem, "trapezoidal")
+    problem.terminal_values = lambda: np.zeros(3)  # type: ignore[method-assign]
+    with pytest.raises(ShapeError, match="terminal_values"):
+        Transcription(problem, "trapezoidal")
+    outside = cart_pole(4, rail=0.3)
+    outside.terminal_target = np.array([0.5, 0.0, 0.0, 0.0])
+    with pytest.raises(InputError, match="outside its state's bounds"):
+        Transcription(outside, "trapezoidal")

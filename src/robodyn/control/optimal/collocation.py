@@ -18,7 +18,7 @@ from numpy.typing import NDArray
 from robodyn.base.errors import InputError
 from robodyn.control.optimal.ipopt import solve_ipopt
 from robodyn.control.optimal.protocol import SolverOutcome, TranscribableProblem
-from robodyn.control.optimal.transcription import TRANSCRIPTIONS, Transcription
+from robodyn.control.optimal.transcription import Transcription
 
 __all__ = ["HESSIANS", "solve_collocation", "solve_registered_collocation"]
 
@@ -71,7 +71,7 @@ def solve_collocation(problem: TranscribableProblem, *, transcription: str = "he
         (the quadrature of the running cost plus the terminal cost), the largest violation of defects, bounds
         and constraints; IPOPT's iterations and status in words; ``seconds`` the IPOPT solve alone.
     """
-    _check_settings(transcription, max_iterations, tolerance, hessian, options)
+    _check_settings(max_iterations, tolerance, hessian, options)
     tr = Transcription(problem, transcription)
     problem.compiled_dynamics()  # the model's machine code made or loaded here, not inside the timed solve
     X0, U0 = problem.initial_guess() if warm_start is None else warm_start
@@ -86,10 +86,7 @@ def solve_collocation(problem: TranscribableProblem, *, transcription: str = "he
                          seconds=run.seconds, method="collocation", U_final=U[-1].copy())
 
 
-def _check_settings(transcription: str, max_iterations: int, tolerance: float, hessian: str,
-                    options: Mapping[str, Any]) -> None:
-    if transcription not in TRANSCRIPTIONS:
-        raise InputError(f"unknown transcription {transcription!r}: use one of {', '.join(TRANSCRIPTIONS)}")
+def _check_settings(max_iterations: int, tolerance: float, hessian: str, options: Mapping[str, Any]) -> None:
     if hessian not in HESSIANS:
         raise InputError(f"hessian {hessian!r} is not available: use one of {', '.join(HESSIANS)} (the exact "
                          "Hessian needs second derivatives of the dynamics, which the problem does not give)")

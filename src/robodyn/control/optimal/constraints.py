@@ -3,8 +3,9 @@
 - ``bounds: {inputs: {name: [lower, upper]}, states: {name: [lower, upper]}}``: boxes (``null`` for no bound on
   one side), lower <= upper;
 - ``constraints: {path: [g, ...], terminal: {state: value} or [e, ...]}``: path inequalities g(t, x, u) <= 0 and
-  terminal equalities e(x_N) = 0, expressions in the model-file grammar (a mapping ``{x_i: v}`` is x_i - v = 0),
-  compiled with their exact Jacobians (:mod:`~robodyn.control.optimal.expressions`).
+  terminal equalities e(x_N) = 0, expressions in the model-file grammar (a mapping ``{x_i: v}`` is x_i - v = 0, its
+  rows in the states' order, the states it fixes kept as ``Constraints.terminal_values``), compiled with their
+  exact Jacobians (:mod:`~robodyn.control.optimal.expressions`).
 """
 
 from __future__ import annotations
@@ -49,10 +50,12 @@ def box(spec: Any, names: Sequence[str], what: str, where: str) -> Array:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Constraints:
-    """Path inequalities and terminal equalities (None: none)."""
+    """Path inequalities and terminal equalities (None: none); terminal_values (n,) the states the mapping form
+    fixes (x_N,i = v_i), NaN for the others."""
 
     path: CompiledExpressions | None
     terminal: CompiledExpressions | None
+    terminal_values: Array
 
     @property
     def n_path(self) -> int:
@@ -66,8 +69,9 @@ class Constraints:
 def build_constraints(spec: Any, states: Sequence[str], inputs: Sequence[str], parameters: Mapping[str, float],
                       where: str = "constraints") -> Constraints:
     """The :class:`Constraints` of a ``constraints`` mapping (see the module docstring)."""
+    fixed = np.full(len(states), np.nan)
     if spec is None:
-        return Constraints(None, None)
+        return Constraints(None, None, frozen(fixed))
     given = by_name(spec, CONSTRAINT_KEYS, "constraint kind", where)
     path = None
     if given.get("path") is not None:
@@ -77,9 +81,11 @@ def build_constraints(spec: Any, states: Sequence[str], inputs: Sequence[str], p
     terminal = None
     spec_t = given.get("terminal")
     if isinstance(spec_t, Mapping):
-        values = by_name(spec_t, states, "state", f"{where}.terminal")
+        given = by_name(spec_t, states, "state", f"{where}.terminal")
+        values = {name: number(given[name], f"{where}.terminal.{name}") for name in states if name in given}
         if values:
-            offsets = [number(v, f"{where}.terminal.{name}") for name, v in values.items()]
+            offsets = list(values.values())
+            fixed[[states.index(name) for name in values]] = offsets
             terminal = compile_expressions(list(values), states, inputs, parameters, where=f"{where}.terminal",
                                            allow_time=False, allow_inputs=False, offsets=offsets)
     elif spec_t is not None:
@@ -87,4 +93,4 @@ def build_constraints(spec: Any, states: Sequence[str], inputs: Sequence[str], p
         if texts:
             terminal = compile_expressions(texts, states, inputs, parameters, where=f"{where}.terminal",
                                            allow_time=False, allow_inputs=False)
-    return Constraints(path, terminal)
+    return Constraints(path, terminal, frozen(fixed))

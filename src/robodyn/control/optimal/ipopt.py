@@ -57,8 +57,10 @@ IPOPT_STATUS: Final[Mapping[str, str]] = {
     "Feasible_Point_Found": "stopped at a feasible point (not optimal)",
 }
 #: IPOPT relaxes bounds by bound_relax_factor (1e-8) while it iterates; the answer is projected back into the
-#: original bounds, so that an input bound is never exceeded by the returned trajectory.
-DEFAULTS: Final[Mapping[str, Any]] = {"ipopt.honor_original_bounds": "yes"}
+#: original bounds, so that an input bound is never exceeded by the returned trajectory. Variables with equal bounds
+#: (x_0, fixed terminal states) are removed from the program: IPOPT's default, which CasADi Opti keeps too.
+DEFAULTS: Final[Mapping[str, Any]] = {"ipopt.honor_original_bounds": "yes",
+                                      "ipopt.fixed_variable_treatment": "make_parameter"}
 #: CasADi's ``nlp_grad`` (the gradient of the Lagrangian, for the multipliers of p and a recomputation of those of
 #: z after the solve) would be made by differentiating the program, which has no derivatives of its own: not made.
 #: The bound multipliers stay IPOPT's; there is no p.
@@ -227,26 +229,14 @@ def _oracle_class(ca: Any) -> Any:
                             "jac_g": [g, pattern]}[kind]
             self.construct(kind, {})
 
-        def get_n_in(self) -> int:
-            return 2
-
-        def get_n_out(self) -> int:
-            return 2
-
-        def get_name_in(self, i: int) -> str:
-            return ("x", "p")[i]
-
-        def get_name_out(self, i: int) -> str:
-            return str(_ORACLES[self.kind][i])
-
-        def get_sparsity_in(self, i: int) -> Any:
-            return self.inputs[i]
-
-        def get_sparsity_out(self, i: int) -> Any:
-            return self.outputs[i]
-
-        def has_eval_buffer(self) -> bool:
-            return True
+        # CasADi's questions about the Callback's signature
+        def get_n_in(self) -> int: return 2
+        def get_n_out(self) -> int: return 2
+        def get_name_in(self, i: int) -> str: return ("x", "p")[i]
+        def get_name_out(self, i: int) -> str: return str(_ORACLES[self.kind][i])
+        def get_sparsity_in(self, i: int) -> Any: return self.inputs[i]
+        def get_sparsity_out(self, i: int) -> Any: return self.outputs[i]
+        def has_eval_buffer(self) -> bool: return True
 
         def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
             """The outputs written straight into CasADi's buffers (no DM made); the Jacobian's entries in
@@ -289,25 +279,18 @@ def _monitor(ca: Any, nlp: SparseNLP, progress: Progress, violation: Callable[[A
             self.iteration = 0
             self.construct("progress", {})
 
-        def get_n_in(self) -> int:
-            return int(ca.nlpsol_n_out())
-
-        def get_n_out(self) -> int:
-            return 1
-
-        def get_name_in(self, i: int) -> str:
-            return str(ca.nlpsol_out(i))
-
-        def get_name_out(self, i: int) -> str:
-            return "ret"
+        # CasADi's questions about the Callback's signature: nlpsol's outputs in, one flag out
+        def get_n_in(self) -> int: return int(ca.nlpsol_n_out())
+        def get_n_out(self) -> int: return 1
+        def get_name_in(self, i: int) -> str: return str(ca.nlpsol_out(i))
+        def get_name_out(self, i: int) -> str: return "ret"
 
         def get_sparsity_in(self, i: int) -> Any:
             name = ca.nlpsol_out(i)
             size = {"f": 1, "lam_p": 0}.get(name, nlp.size if name in ("x", "lam_x") else nlp.n_constraints)
             return ca.Sparsity.dense(size, 1)
 
-        def has_eval_buffer(self) -> bool:
-            return True
+        def has_eval_buffer(self) -> bool: return True
 
         def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
             """Read the iterate from CasADi's buffers (as the program's callbacks do) and write 1 to stop."""

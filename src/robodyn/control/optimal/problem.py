@@ -180,20 +180,13 @@ class OptimalControlProblem:
 
     # --- TranscribableProblem ----------------------------------------------------------------------------
     @property
-    def states(self) -> tuple[str, ...]:
-        return tuple(self.model.states)
-
+    def states(self) -> tuple[str, ...]: return tuple(self.model.states)
     @property
-    def inputs(self) -> tuple[str, ...]:
-        return tuple(self.model.inputs)
-
+    def inputs(self) -> tuple[str, ...]: return tuple(self.model.inputs)
     @property
-    def horizon(self) -> float:
-        return self._horizon
-
+    def horizon(self) -> float: return self._horizon
     @property
-    def knots(self) -> int:
-        return self._knots
+    def knots(self) -> int: return self._knots
 
     @property
     def dt(self) -> float:
@@ -201,8 +194,7 @@ class OptimalControlProblem:
         return self._horizon / self._knots
 
     @property
-    def x0(self) -> Array:
-        return self._x0
+    def x0(self) -> Array: return self._x0
 
     @property
     def mechanical(self) -> int:
@@ -219,20 +211,13 @@ class OptimalControlProblem:
         return self._linear
 
     @property
-    def input_bounds(self) -> Array:
-        return self._input_bounds
-
+    def input_bounds(self) -> Array: return self._input_bounds
     @property
-    def state_bounds(self) -> Array:
-        return self._state_bounds
-
+    def state_bounds(self) -> Array: return self._state_bounds
     @property
-    def n_path(self) -> int:
-        return self.constraints.n_path
-
+    def n_path(self) -> int: return self.constraints.n_path
     @property
-    def n_terminal(self) -> int:
-        return self.constraints.n_terminal
+    def n_terminal(self) -> int: return self.constraints.n_terminal
 
     def times(self) -> Array:
         """t0 + k dt, k = 0..N (t0 = 0 unless :meth:`receding` moved it)."""
@@ -286,6 +271,10 @@ class OptimalControlProblem:
         if terminal is None:
             return np.zeros((0, len(x)))
         return terminal.jacobians(self._horizon, x, np.zeros(self.model.n_inputs))[0]
+
+    def terminal_values(self) -> Array:
+        """(n,) the states ``terminal: {state: value}`` fixes, NaN for the others (and for the expression form)."""
+        return self.constraints.terminal_values
 
     # --- the batched twins (protocol.py): one call for P points ------------------------------------------
     def f_points(self, t: Array, X: Array, U: Array) -> Array:

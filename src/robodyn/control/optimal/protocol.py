@@ -5,7 +5,8 @@ The solvers (the DDP family on discretized dynamics, direct collocation with an 
 :class:`TranscribableProblem`: continuous dynamics x' = f(t, x, u) with their exact Jacobians, a running cost
 l(t, x, u) integrated over time and a terminal cost l_T(x), each with exact first and second derivatives, box
 bounds on inputs and states, path inequalities g(t, x, u) <= 0 and terminal equalities e(x) = 0 with exact
-Jacobians. Every array is float64; shapes are given as (n,) for states, (m,) for inputs.
+Jacobians; ``terminal_values()`` names the states e fixes (x_N,i = v_i), which collocation makes bounds. Every
+array is float64; shapes are given as (n,) for states, (m,) for inputs.
 
 Every per-point member has a batched twin over P points at once (``*_points``: t (P,), X (P, n), U (P, m), the
 results with a leading P axis), equal to the per-point member row by row up to rounding: the solvers gather a
@@ -138,6 +139,9 @@ class TranscribableProblem(Protocol):
         """(n_terminal,) e(x); feasible where every entry is 0."""
     def terminal_constraint_jacobian(self, x: Array) -> Array:
         """(n_terminal, n)."""
+    def terminal_values(self) -> Array:
+        """(n,) v_i for each state e fixes (x_N,i = v_i), NaN for the others. The rows of the k fixed states come
+        first in e, in the states' order, each x_i - v_i exactly: a solver may make them bounds and drop them."""
     def initial_guess(self) -> tuple[Array, Array]:
         """(X (N + 1, n), U (N, m)): the guess a solver starts from (x0 at every knot and the inputs that hold
         x0 still, or the user's guess)."""

@@ -15,10 +15,11 @@ Kelly, "An Introduction to Trajectory Optimization", SIAM Review 59(4), 2017, se
   sparser, and the cost and midpoint terms stay separable (block-diagonal Hessians).
 
 Decision vector z: for k = 0..N-1 the knot block [x_k, u_k] followed (Hermite–Simpson) by the midpoint block
-[x_m, u_m]; then [x_N, u_N]. x_0 is fixed to ``problem.x0`` by its bounds; input and state bounds are variable
-bounds at every point. Constraints g: the defects interval by interval, then the path inequalities
-g(t_k, x_k, u_k) <= 0 at the knots k = 0..N, then the terminal equalities e(x_N) = 0. The objective is the
-quadrature of the running cost plus l_T(x_N).
+[x_m, u_m]; then [x_N, u_N]. x_0 is fixed to ``problem.x0`` by its bounds, and so are the states of x_N the
+terminal equalities fix (``problem.terminal_values()``: IPOPT removes fixed variables, as it does for CasADi Opti's
+``X[:, N] == v``); input and state bounds are variable bounds at every point. Constraints g: the defects interval
+by interval, then the path inequalities g(t_k, x_k, u_k) <= 0 at the knots k = 0..N, then the other terminal
+equalities e(x_N) = 0. The objective is the quadrature of the running cost plus l_T(x_N).
 
 The values and Jacobians at all the collocation points (2N + 1 for Hermite–Simpson, N + 1 for trapezoidal) come
 from one batched call each (``problem.f_points``, ``problem.f_jacobians_points``, ``problem.running_points``,
@@ -112,13 +113,31 @@ class Transcription:
         self.t = np.concatenate([t, t[:-1] + self.h / 2]) if scheme == "hermite_simpson" else t
         self.weights = self._quadrature()
         self.n_defects = self.N * self.n * (2 if scheme == "hermite_simpson" else 1)
-        self.n_path, self.n_terminal = int(problem.n_path), int(problem.n_terminal)
+        self.fixed, self.fixed_values = self._fixed_states()
+        self.n_path, self.n_terminal = int(problem.n_path), int(problem.n_terminal) - len(self.fixed)
         self.n_constraints = self.n_defects + (self.N + 1) * self.n_path + self.n_terminal
         self._ix, self._iu = self.layout.points
         self.terms = self._terms()
         self.rows, self.cols = self.terms.rows, self.terms.cols
         P, n, m = len(self.t), self.n, self.m  # where the structural zeros of A and B sit in the flat derivatives
         self._dropped = _sources(0, P * n * n, np.arange(P), n, n, m)[:, ~self.structure()].ravel()
+
+    def _fixed_states(self) -> tuple[Index, Array]:
+        """The indices (k,) and values (k,) of the states the terminal equalities fix, checked against the contract
+        at x0 (the first k rows of e are x_i - v_i) and against the state bounds."""
+        p, n, x0 = self.problem, self.n, np.asarray(self.problem.x0, dtype=float)
+        values = np.asarray(p.terminal_values(), dtype=float)
+        if values.shape != (n,):
+            raise ShapeError(f"terminal_values() has shape {values.shape}: expected ({n},), NaN where not fixed")
+        fixed = np.flatnonzero(np.isfinite(values))
+        k, v, bounds = len(fixed), values[fixed], np.asarray(p.state_bounds)
+        if k and (k > p.n_terminal or np.any(np.asarray(p.terminal_constraint_jacobian(x0))[:k] != np.eye(n)[fixed])
+                  or np.any(np.asarray(p.terminal_constraint(x0))[:k] != x0[fixed] - v)):
+            raise InputError(f"the first {k} terminal equalities are not x_i - v_i of the states terminal_values() "
+                             "fixes, in their order: fix the problem")
+        if np.any((v < bounds[fixed, 0]) | (v > bounds[fixed, 1])):
+            raise InputError("a terminal value is outside its state's bounds: move the value or the bounds")
+        return fixed, v
 
     def _quadrature(self) -> Array:
         """(P,) the weights of the running cost at the points: trapezoid h/2, h, ..., h, h/2; Simpson h/6 at the
@@ -167,7 +186,7 @@ class Transcription:
         if self.n_path:
             parts.append(np.asarray(p.path_points(self.t[: N + 1], X, values.U[: N + 1]), dtype=float).ravel())
         if self.n_terminal:
-            parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float))
+            parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float)[len(self.fixed) :])
         return np.concatenate(parts)
 
     # --- derivatives ----------------------------------------------------------------------------------------
@@ -232,7 +251,7 @@ class Transcription:
             gx, gu = p.path_jacobians_points(self.t[: N + 1], X[: N + 1], U[: N + 1])
             parts += [np.asarray(gx, dtype=float).ravel(), np.asarray(gu, dtype=float).ravel()]
         if self.n_terminal:
-            parts.append(np.asarray(p.terminal_constraint_jacobian(X[N]), dtype=float).ravel())
+            parts.append(np.asarray(p.terminal_constraint_jacobian(X[N]), dtype=float)[len(self.fixed) :].ravel())
         parts.append(np.zeros(1))
         S, terms = np.concatenate(parts), self.terms
         if len(self._dropped) and np.any(S[self._dropped]):
@@ -249,7 +268,7 @@ class Transcription:
 
     # --- bounds, guesses, results -----------------------------------------------------------------------------
     def bounds(self) -> tuple[Array, Array, Array, Array]:
-        """(lbz, ubz, lbg, ubg): variable bounds (x_0 fixed to problem.x0) and constraint bounds."""
+        """(lbz, ubz, lbg, ubg): variable bounds (x_0 and the terminal values fixed) and constraint bounds."""
         lay, p = self.layout, self.problem
         lbz, ubz = np.full(lay.size, -np.inf), np.full(lay.size, np.inf)
         xb, ub = np.asarray(p.state_bounds, dtype=float), np.asarray(p.input_bounds, dtype=float)
@@ -257,6 +276,7 @@ class Transcription:
             lbz[ix], ubz[ix] = xb[:, 0], xb[:, 1]
             lbz[iu], ubz[iu] = ub[:, 0], ub[:, 1]
         lbz[lay.X[0]] = ubz[lay.X[0]] = np.asarray(p.x0, dtype=float)
+        lbz[lay.X[-1, self.fixed]] = ubz[lay.X[-1, self.fixed]] = self.fixed_values
         lbg, ubg = np.zeros(self.n_constraints), np.zeros(self.n_constraints)
         lbg[self.n_defects : self.n_defects + (self.N + 1) * self.n_path] = -np.inf
         return lbz, ubz, lbg, ubg
@@ -287,8 +307,8 @@ class Transcription:
         return z[self.layout.X], z[self.layout.U]
 
     def violation(self, z: Array, g: Array) -> float:
-        """The largest violation of the defects, the variable bounds, the path inequalities and the terminal
-        equalities (0 when there is nothing to violate)."""
+        """The largest violation of the defects, the variable bounds (the fixed terminal states among them), the
+        path inequalities and the other terminal equalities (0 when there is nothing to violate)."""
         lbz, ubz, lbg, ubg = self.bounds()
         worst = np.concatenate([lbz - z, z - ubz, lbg - g, g - ubg])
         return float(max(0.0, np.max(worst, initial=0.0)))
