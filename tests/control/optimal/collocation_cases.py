@@ -65,6 +65,9 @@ class QuadraticProblem(PointwiseBatch):
         self.terminal_indices = sorted(self.terminal_indices)
         self._terminal_jacobian = np.eye(n)[self.terminal_indices]
         self._hessian_views: dict[int, tuple[Array, Array, Array]] = {}
+        # the batched quadratics on d = (x, u) - (x_ref, u_ref): 1/2 d' W d with W = diag(Q, R)
+        self._W = np.block([[self.Q, np.zeros((n, m))], [np.zeros((m, n)), self.R]]).T.copy()
+        self._reference = np.concatenate([self.x_ref, self.u_ref])
 
     @property
     def states(self) -> tuple[str, ...]:
@@ -125,14 +128,15 @@ class QuadraticProblem(PointwiseBatch):
         return self._model_points.jacobians(t, X, U)
 
     def running_points(self, t, X, U):
-        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
-        return 0.5 * (((dX @ self.Q.T) * dX).sum(1) + ((dU @ self.R.T) * dU).sum(1))
+        d = np.concatenate([X, U], axis=1) - self._reference
+        return 0.5 * np.einsum("pi,pi->p", d @ self._W, d)
 
     def running_derivatives_points(self, t, X, U):
-        dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
-        lx, lu = dX @ self.Q.T, dU @ self.R.T  # rows Q dx, R du; then l = 1/2 (dx' Q dx + du' R du)
-        cost = 0.5 * ((lx * dX).sum(1) + (lu * dU).sum(1))
-        return BatchCostDerivatives(cost, lx, lu, *self._hessians(len(dX)))
+        d = np.concatenate([X, U], axis=1) - self._reference
+        gradient = d @ self._W  # rows (Q dx, R du); then l = 1/2 d' W d
+        n = len(self.states)
+        return BatchCostDerivatives(0.5 * np.einsum("pi,pi->p", gradient, d), gradient[:, :n], gradient[:, n:],
+                                    *self._hessians(len(d)))
 
     def _hessians(self, P: int) -> tuple[Array, Array, Array]:
         """(lxx, luu, lux) at P points: read-only views of Q and R, made once per P (the transcriptions ask for
