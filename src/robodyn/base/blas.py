@@ -13,14 +13,21 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["one_blas_thread"]
 
+#: The modules that load a BLAS library of their own (scipy's wheels ship one apart from numpy's).
+_OWN_BLAS = ("numpy", "scipy.linalg")
+
 
 @functools.cache
-def _controller() -> Any:
+def _controller(libraries: frozenset[str]) -> Any:
+    """A controller of the BLAS libraries loaded now (``libraries``: the modules that bring their own; threadpoolctl
+    finds the libraries when the controller is made, so one made before scipy.linalg loaded scipy's own OpenBLAS
+    would leave it on its threads)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # an environment without it: BLAS keeps its threads
@@ -31,7 +38,7 @@ def _controller() -> Any:
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Run the ``with`` block with BLAS on one thread (see the module docstring)."""
-    controller = _controller()
+    controller = _controller(frozenset(name for name in _OWN_BLAS if name in sys.modules))
     if controller is None:
         yield
         return
