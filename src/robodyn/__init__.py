@@ -9,7 +9,8 @@ The public API::
     robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
@@ -28,6 +29,7 @@ from robodyn.base.errors import (
 )
 from robodyn.base.lazy import install_moved, lazy_names
 from robodyn.base.version import __version__
+from robodyn.files.provided_blocks import provide_block as _provide_block
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
@@ -190,6 +192,23 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
+
+
+def _estimator_block(kind: str) -> Callable[[], Callable[..., Any]]:
+    """The loader of the estimator block ``kind`` (robodyn.control.estimation.blocks), imported on first use."""
+
+    def load() -> Callable[..., Any]:
+        from robodyn.control.estimation import blocks
+
+        factory: Callable[..., Any] = getattr(blocks, kind)
+        return factory
+
+    return load
+
+
+# the estimators are diagram blocks of the control layer: a diagram file (the files layer, below) finds them here
+for _kind in ("kalman", "ekf", "ukf"):
+    _provide_block(_kind, _estimator_block(_kind))
 
 __all__ = [
     "CATALOG",
