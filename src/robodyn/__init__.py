@@ -29,7 +29,6 @@ from robodyn.base.errors import (
 )
 from robodyn.base.lazy import install_moved, lazy_names
 from robodyn.base.version import __version__
-from robodyn.files.provided_blocks import provide_block as _provide_block
 
 # public name -> module that defines it
 _LAZY: dict[str, str] = {
@@ -206,9 +205,16 @@ def _estimator_block(kind: str) -> Callable[[], Callable[..., Any]]:
     return load
 
 
-# the estimators are diagram blocks of the control layer: a diagram file (the files layer, below) finds them here
-for _kind in ("kalman", "ekf", "ukf"):
-    _provide_block(_kind, _estimator_block(_kind))
+def _provide_estimators() -> None:
+    """The estimators are diagram blocks of the control layer: a diagram file (the files layer, below) finds them
+    in robodyn.files.provided_blocks, registered here."""
+    from robodyn.files.provided_blocks import provide_block
+
+    for kind in ("kalman", "ekf", "ukf"):
+        provide_block(kind, _estimator_block(kind))
+
+
+_provide_estimators()
 
 __all__ = [
     "CATALOG",
