@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import robodyn
+from cli_run import one_line, run  # tests/cli_run.py
 from robodyn.base.errors import ModelFileError
 from robodyn.signals import WhiteNoise
 
@@ -88,3 +89,40 @@ def test_mistakes_name_the_file_and_the_block(change, message, tmp_path: Path) -
     with pytest.raises(ModelFileError, match=message) as caught:
         robodyn.load(str(path))
     assert str(caught.value).startswith(str(path)) and "\n" not in str(caught.value)
+
+
+def test_the_plant_may_be_written_in(tmp_path: Path) -> None:
+    path = tmp_path / "lag.yaml"
+    path.write_text("""\
+name: lag_estimate
+kind: diagram
+blocks:
+  estimator:
+    model: ukf
+    sample: 0.1
+    parameters:
+      plant: {name: lag, kind: first_order, states: [y], inputs: [v], parameters: {a: 2.0}, dynamics: {y: -a*y + v}}
+      Qn: {y: 1e-2}
+      Rn: {y: 2.5e-3}
+inputs: {y: estimator.y, v: estimator.v}
+outputs: {y_hat: estimator.y_hat}
+""", encoding="utf-8")
+    estimator = robodyn.load(str(path)).blocks["estimator"]
+    assert estimator.inputs == ("y", "v") and estimator.outputs == ("y_hat", "P_y")
+    assert estimator.sample_period == 0.1
+
+
+def test_simulate_writes_the_estimate_and_its_variance(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path, out = tmp_path / "lqg.yaml", tmp_path / "run.csv"
+    path.write_text(DIAGRAM.format(kind="ekf", plant="pendulum"), encoding="utf-8")
+    code, _, err = run(capsys, "simulate", str(path), "--t-final", "0.1", "--x0", "plant.theta=0.5", "--input",
+                       "noise=white_noise(0.05, 0.01, 7)", "--out", str(out))
+    assert code == 0, err
+    header = out.read_text(encoding="utf-8").splitlines()[0].split(",")
+    assert header == ["t", "plant.theta", "plant.theta_dot", "estimator.theta_prior", "estimator.theta_dot_prior",
+                      "estimator.P_0_0", "estimator.P_0_1", "estimator.P_1_1", "theta", "theta_hat", "P_theta"]
+    rows = np.loadtxt(out, delimiter=",", skiprows=1)
+    assert rows.shape[0] == 11 and np.all(rows[:, -1] > 0)  # one row per instant; a variance is positive
+    code, _, err = run(capsys, "simulate", str(path), "--t-final", "0.1", "--input",
+                       "noise=white_noise(0.05, 0.01, 1.5)")
+    assert code == 2 and "seed must be an integer" in one_line(err)
