@@ -69,6 +69,19 @@ def test_a_file_gives_the_diagram_built_in_python(kind, tmp_path: Path) -> None:
     np.testing.assert_array_equal(a.y, b.y)
 
 
+def test_the_bundled_text_writes_the_plant_file_in(tmp_path: Path) -> None:
+    """A sweep rebuilds a diagram from its text alone: the estimator's plant file is written into it."""
+    from robodyn.files.diagram import bundled_text
+
+    (tmp_path / "swing.yaml").write_text(robodyn.files.model_text("pendulum")[0], encoding="utf-8")
+    path = tmp_path / "lqg.yaml"
+    path.write_text(DIAGRAM.format(kind="ekf", plant="swing.yaml"), encoding="utf-8")
+    text = bundled_text(path.read_text(encoding="utf-8"), str(path))
+    assert "swing.yaml" not in text and "kind: lagrangian" in text
+    alone = robodyn.read_model_text(text, "bundled.yaml")
+    assert alone.states == robodyn.load(str(path)).states
+
+
 def test_the_plant_may_be_a_catalog_name(tmp_path: Path) -> None:
     path = tmp_path / "lqg.yaml"
     path.write_text(DIAGRAM.format(kind="ekf", plant="pendulum"), encoding="utf-8")

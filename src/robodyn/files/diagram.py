@@ -255,6 +255,16 @@ def bundled_text(text: str, source: str) -> str:
                     raise InputError(f"{where}: the diagram includes itself through block {label!r} ({target})")
                 child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
                 entry["model"] = bundled(read_yaml(child, path).data, path, (*seen, path))
+            parameters = entry.get("parameters")
+            plant = parameters.get("plant") if isinstance(parameters, dict) else None
+            if isinstance(plant, str) and plant.strip().lower().endswith(_FILE_SUFFIXES):  # an estimator's plant
+                path = os.path.realpath(os.path.join(folder, plant.strip()))
+                if path.lower().endswith(".urdf"):
+                    raise InputError(f"{where}: the plant of block {label!r} is a URDF file ({plant}): a diagram "
+                                     "swept from its text needs it as a model file (a kind: chain file)")
+                child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
+                entry["parameters"] = {**parameters, "plant": bundled(read_yaml(child, path).data, path,
+                                                                       (*seen, path))}
             blocks[label] = entry if isinstance(spec, dict) or isinstance(entry["model"], dict) else spec
         return {**data, "blocks": blocks}
 
