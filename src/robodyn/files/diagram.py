@@ -256,7 +256,8 @@ def bundled_text(text: str, source: str) -> str:
                 child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
                 entry["model"] = bundled(read_yaml(child, path).data, path, (*seen, path))
             parameters = entry.get("parameters")
-            plant = parameters.get("plant") if isinstance(parameters, dict) else None
+            parameters = parameters if isinstance(parameters, dict) else {}
+            plant = parameters.get("plant")
             if isinstance(plant, str) and plant.strip().lower().endswith(_FILE_SUFFIXES):  # an estimator's plant
                 path = os.path.realpath(os.path.join(folder, plant.strip()))
                 if path.lower().endswith(".urdf"):
