@@ -9,7 +9,8 @@ The public API::
     robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
@@ -194,6 +195,30 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
+
+
+def _estimator_block(kind: str) -> Callable[[], Callable[..., Any]]:
+    """The loader of the estimator block ``kind`` (robodyn.control.estimation.blocks), imported on first use."""
+
+    def load() -> Callable[..., Any]:
+        from robodyn.control.estimation import blocks
+
+        factory: Callable[..., Any] = getattr(blocks, kind)
+        return factory
+
+    return load
+
+
+def _provide_estimators() -> None:
+    """The estimators are diagram blocks of the control layer: a diagram file (the files layer, below) finds them
+    in robodyn.files.provided_blocks, registered here."""
+    from robodyn.files.provided_blocks import provide_block
+
+    for kind in ("kalman", "ekf", "ukf"):
+        provide_block(kind, _estimator_block(kind))
+
+
+_provide_estimators()
 
 __all__ = [
     "CATALOG",
