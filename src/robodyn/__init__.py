@@ -197,28 +197,37 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
 
 
-def _estimator_block(kind: str) -> Callable[[], Callable[..., Any]]:
-    """The loader of the estimator block ``kind`` (robodyn.control.estimation.blocks), imported on first use."""
+#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory).
+_PROVIDED: dict[str, tuple[str, str]] = {
+    "kalman": ("robodyn.control.estimation.blocks", "kalman"),
+    "ekf": ("robodyn.control.estimation.blocks", "ekf"),
+    "ukf": ("robodyn.control.estimation.blocks", "ukf"),
+    "mpc": ("robodyn.control.mpc.block", "mpc_from_plant"),
+}
+
+
+def _provided_loader(module: str, factory: str) -> Callable[[], Callable[..., Any]]:
+    """The loader of a provided block: imports ``module`` on first use and returns its ``factory``."""
 
     def load() -> Callable[..., Any]:
-        from robodyn.control.estimation import blocks
+        import importlib
 
-        factory: Callable[..., Any] = getattr(blocks, kind)
-        return factory
+        found: Callable[..., Any] = getattr(importlib.import_module(module), factory)
+        return found
 
     return load
 
 
-def _provide_estimators() -> None:
-    """The estimators are diagram blocks of the control layer: a diagram file (the files layer, below) finds them
-    in robodyn.files.provided_blocks, registered here."""
+def _provide_blocks() -> None:
+    """The estimators and the MPC are diagram blocks of the control layer: a diagram file (the files layer, below)
+    finds them in robodyn.files.provided_blocks, registered here."""
     from robodyn.files.provided_blocks import provide_block
 
-    for kind in ("kalman", "ekf", "ukf"):
-        provide_block(kind, _estimator_block(kind))
+    for kind, (module, factory) in _PROVIDED.items():
+        provide_block(kind, _provided_loader(module, factory))
 
 
-_provide_estimators()
+_provide_blocks()
 
 __all__ = [
     "CATALOG",

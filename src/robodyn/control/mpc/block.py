@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 from robodyn.control.feedback_block import FeedbackBlock
 from robodyn.control.mpc.solvers import STATUSES
 
-__all__ = ["REPORTS", "mpc_block"]
+__all__ = ["REPORTS", "mpc_block", "mpc_from_plant"]
 
 Array = NDArray[np.float64]
 
@@ -78,3 +78,19 @@ def mpc_block(controller: Any, *, references: bool = False, name: str = "mpc") -
     return FeedbackBlock(law, controller.states, controller.inputs, controller.dt, gain=law.gain, reports=REPORTS,
                          signals=signals, name=name,
                          describe=f"linear MPC ({controller.solver}, horizon {controller.horizon} steps)")
+
+
+def mpc_from_plant(plant: Any, sample: float | None, *, horizon: Any, Q: Any, R: Any, Qf: Any = None,
+                   bounds: Any = None, x_op: Any = None, u_op: Any = None, solver: str | None = None,
+                   references: bool = False, name: str = "mpc") -> FeedbackBlock:
+    """``model: mpc`` of a diagram file: the block of ``robodyn.mpc(plant, horizon, Q, R, Qf, bounds, dt=sample,
+    x_op=, u_op=, solver=)`` (:func:`mpc_block`); ``sample`` (the block's ``sample:``) is required."""
+    from robodyn.base.errors import InputError
+    from robodyn.control.mpc.controller import mpc
+
+    if sample is None:
+        raise InputError(f"block {name!r} (mpc): give sample: T beside model: mpc, the controller's period in s")
+    if isinstance(horizon, float) and horizon.is_integer():
+        horizon = int(horizon)  # a text number read as a float
+    controller = mpc(plant, horizon, Q, R, Qf, bounds, dt=sample, x_op=x_op, u_op=u_op, solver=solver)
+    return mpc_block(controller, references=bool(references), name=name)
