@@ -202,7 +202,7 @@ _PROVIDED: dict[str, tuple[str, str]] = {
     "kalman": ("robodyn.control.estimation.blocks", "kalman"),
     "ekf": ("robodyn.control.estimation.blocks", "ekf"),
     "ukf": ("robodyn.control.estimation.blocks", "ukf"),
-    "mpc": ("robodyn.control.mpc.block", "mpc_from_plant"),
+    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant"),
 }
 
 

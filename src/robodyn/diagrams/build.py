@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, RobodynError, UnknownNameError
 from robodyn.base.names import did_you_mean
 
 if TYPE_CHECKING:
@@ -130,7 +130,8 @@ def has_exact(model: ModelContract) -> bool:
 def feedthrough(model: ModelContract) -> frozenset[int]:
     """The inputs an output depends on at once (direct feedthrough): the columns of dh/du nonzero at either of two
     probe points. An input outside it (an estimator's applied input, which only its update reads) may be driven
-    by a block that the block drives without an algebraic loop."""
+    by a block that the block drives without an algebraic loop. A block whose output derivative cannot be evaluated
+    at a probe point feeds every input through (the safe side: a loop through it is refused, never misordered)."""
     if model.n_inputs == 0:
         return frozenset()
     p = model.parameter_vector()
@@ -138,7 +139,10 @@ def feedthrough(model: ModelContract) -> frozenset[int]:
     for scale in (0.1, -0.37):
         x = scale * (1.0 + np.arange(model.n_states)) / max(model.n_states, 1)
         u = scale * (1.0 + np.arange(model.n_inputs)) / model.n_inputs
-        exact = model.output_jacobians_raw(0.0, x, u, p)
+        try:
+            exact = model.output_jacobians_raw(0.0, x, u, p)
+        except RobodynError:  # no derivative at this probe point (an MPC infeasible there): every input counts
+            return frozenset(range(model.n_inputs))
         if exact is not None:
             D = np.asarray(exact[1], dtype=float)
         else:

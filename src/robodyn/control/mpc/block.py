@@ -8,8 +8,9 @@ index in :data:`~robodyn.control.mpc.solvers.STATUSES` (0 solved, 1 inaccurate, 
 
 When a solve gives no usable plan the block applies the last usable plan's input for this instant (that plan
 shifted by the samples elapsed, its last input held past its end), or the operating point's input when there was
-none: what a real controller falls back on, recorded by ``status``. A run that starts earlier than the last solve
-starts the controller afresh (its warm start and fallback forgotten).
+none: what a real controller falls back on, recorded by ``status``. An instant no later than the last solve's (a new
+run, or a diagram probing its blocks) starts the controller afresh (its warm start and fallback forgotten), so that a
+run's numbers do not depend on what was solved before it.
 
 Its derivative for ``linearize`` is exact: the first input's sensitivity at the plan's active set
 (:mod:`~robodyn.control.mpc.sensitivity`); the reports' rows are zero.
@@ -26,7 +27,7 @@ from numpy.typing import NDArray
 from robodyn.control.feedback_block import FeedbackBlock
 from robodyn.control.mpc.solvers import STATUSES
 
-__all__ = ["REPORTS", "mpc_block", "mpc_from_plant"]
+__all__ = ["REPORTS", "mpc_block"]
 
 Array = NDArray[np.float64]
 
@@ -46,7 +47,7 @@ class _Law:
 
     def __call__(self, t: float, signals: Array) -> Array:
         controller = self.controller
-        if t < self.time:  # a new run
+        if t <= self.time:  # a new run (or the diagram probing the block before one): start afresh
             controller.reset()
             self.good = None
         self.time = t
@@ -79,18 +80,3 @@ def mpc_block(controller: Any, *, references: bool = False, name: str = "mpc") -
                          signals=signals, name=name,
                          describe=f"linear MPC ({controller.solver}, horizon {controller.horizon} steps)")
 
-
-def mpc_from_plant(plant: Any, sample: float | None, *, horizon: Any, Q: Any, R: Any, Qf: Any = None,
-                   bounds: Any = None, x_op: Any = None, u_op: Any = None, solver: str | None = None,
-                   references: bool = False, name: str = "mpc") -> FeedbackBlock:
-    """``model: mpc`` of a diagram file: the block of ``robodyn.mpc(plant, horizon, Q, R, Qf, bounds, dt=sample,
-    x_op=, u_op=, solver=)`` (:func:`mpc_block`); ``sample`` (the block's ``sample:``) is required."""
-    from robodyn.base.errors import InputError
-    from robodyn.control.mpc.controller import mpc
-
-    if sample is None:
-        raise InputError(f"block {name!r} (mpc): give sample: T beside model: mpc, the controller's period in s")
-    if isinstance(horizon, float) and horizon.is_integer():
-        horizon = int(horizon)  # a text number read as a float
-    controller = mpc(plant, horizon, Q, R, Qf, bounds, dt=sample, x_op=x_op, u_op=u_op, solver=solver)
-    return mpc_block(controller, references=bool(references), name=name)
