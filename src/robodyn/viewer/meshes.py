@@ -2,7 +2,8 @@
 
 A mesh becomes one :class:`MeshPart` per coloured piece (a DAE's nodes keep their materials' colours), its
 vertices in the file's units and frame (a DAE's node transforms and its ``<unit meter>`` applied by trimesh).
-Only the named file is read: its bytes are read here (a regular file of at most :data:`MAX_MESH_BYTES`, no
+A DAE's ``<unit meter>`` scales its vertices to metres (as RViz and
+MeshCat show it; trimesh leaves it to the caller). Only the named file is read: its bytes are read here (a regular file of at most :data:`MAX_MESH_BYTES`, no
 symbolic link, checked on the open descriptor) and handed to trimesh as a buffer, so no texture, material library
 or other file is opened; a DAE that refers to another document (``url="other.dae#..."``) or declares a DTD is
 refused. Every refusal is one :class:`InputError` line naming the link and the file.
@@ -31,6 +32,7 @@ MAX_MESH_BYTES: Final = 200_000_000  # a robot link's mesh is a few MB; a file l
 MAX_MESH_TRIANGLES: Final = 5_000_000  # what one page can draw smoothly, summed over a mesh's parts
 FORMATS: Final = {".stl": "stl", ".obj": "obj", ".dae": "dae"}
 _EXTERNAL: Final = re.compile(rb"""\burl\s*=\s*["'](?!#)([^"']*)["']""")
+_UNIT: Final = re.compile(rb"""<unit\b[^>]*\bmeter\s*=\s*["']([^"']+)["']""")
 _MEMORY: dict[tuple[str, int, int], Mesh] = {}
 _MEMORY_LIMIT: Final = 256  # meshes kept in memory (a large robot has about a hundred)
 
@@ -148,13 +150,33 @@ def load_mesh(path: Path, link: str) -> Mesh:
         if external is not None:
             raise InputError(f"{where}: refers to another file ({external.group(1).decode(errors='replace')!r}): "
                              "robodyn reads one self-contained file per mesh; merge it in")
-    mesh = Mesh(path, tuple(_parse(data, kind, where)))
+    parts = _parse(data, kind, where)
+    if kind == "dae":
+        parts = _in_metres(parts, data, where)
+    mesh = Mesh(path, tuple(parts))
     if mesh.triangles > MAX_MESH_TRIANGLES:
         raise InputError(f"{where}: {mesh.triangles} triangles, more than {MAX_MESH_TRIANGLES}: simplify it")
     if len(_MEMORY) >= _MEMORY_LIMIT:
         _MEMORY.pop(next(iter(_MEMORY)))
     _MEMORY[key] = mesh
     return mesh
+
+
+def _in_metres(parts: list[MeshPart], data: bytes, where: str) -> list[MeshPart]:
+    """The parts of a DAE scaled by its ``<asset><unit meter>`` (metres per unit of the file)."""
+    found = _UNIT.search(data)
+    if found is None:
+        return parts
+    try:
+        unit = float(found.group(1))
+    except ValueError:
+        unit = float("nan")
+    if not (unit > 0 and np.isfinite(unit)):
+        raise InputError(f"{where}: <unit meter={found.group(1).decode(errors='replace')!r}> is not a positive "
+                         "number of metres: correct it")
+    if unit == 1.0:
+        return parts
+    return [MeshPart((part.vertices * unit).astype(np.float32), part.faces, part.rgba) for part in parts]
 
 
 def _parse(data: bytes, kind: str, where: str) -> list[MeshPart]:
