@@ -9,6 +9,7 @@ JavaScript and take screenshots. WebGL runs on SwiftShader (software), so the te
 from __future__ import annotations
 
 import base64
+import contextlib
 import io
 import json
 import re
@@ -45,7 +46,8 @@ class Chromium:
             ["chromium", *FLAGS, f"--window-size={width},{height}", f"--user-data-dir={self.folder}",
              "--remote-debugging-port=0", "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         url = self._endpoint()
-        self.socket = connect(url, max_size=None, open_timeout=timeout)
+        self.stack = contextlib.ExitStack()
+        self.socket = self.stack.enter_context(connect(url, max_size=None, open_timeout=timeout))
         self.next_id = 0
         self.events: list[dict[str, Any]] = []
         target = self.call("Target.createTarget", {"url": "about:blank"})["targetId"]
@@ -77,7 +79,7 @@ class Chromium:
 
     def close(self) -> None:
         try:
-            self.socket.close()
+            self.stack.close()
         finally:
             self.process.kill()
             self.process.wait(timeout=30)
