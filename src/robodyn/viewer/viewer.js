@@ -1,4 +1,4 @@
-// robodyn's 3-D view: draws the scene of the <script id="robodyn-scene" type="application/json"> block with three.js.
+// robodyn's 3-D view: draws the scene of the JSON block "robodyn-scene" (type application/json) with three.js.
 // Text from the model reaches the page only through textContent; arrays are inflated with DecompressionStream.
 "use strict";
 (function () {
