@@ -118,6 +118,7 @@ _LAZY: dict[str, str] = {
     "tvlqr": "robodyn.control.tracking.tvlqr",
     "validity": "robodyn.linearization.validity",
     "verify": "robodyn.analysis.verify",
+    "view": "robodyn.viewer.view",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
@@ -171,6 +172,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
     from robodyn.signals import StateFeedback, TrackingFeedback
     from robodyn.sweep import load_sweep, sweep
+    from robodyn.viewer.view import view
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
@@ -275,4 +277,5 @@ __all__ = [
     "tvlqr",
     "validity",
     "verify",
+    "view",
 ]
