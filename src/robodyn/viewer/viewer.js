@@ -204,6 +204,7 @@
       setPose(view.links, view.poses, index, view.L);
       slider.value = String(index);
       clock.textContent = "t = " + times[index].toFixed(3) + " s";
+      state.time = times[index];
       request();
     }
     function find(t) {  // the last instant at or before t
@@ -236,6 +237,7 @@
         renderer.render(view.scene, camera);
         dirty = false;
         state.rendered = (state.rendered || 0) + 1;
+        if (state.rendered === 1) state.interactiveAt = performance.now();  // ms since the navigation started
       }
       requestAnimationFrame(frame);
     }
@@ -248,6 +250,7 @@
         return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
       },
       toolPosition: () => view.tool ? view.tool.getWorldPosition(new THREE.Vector3()).toArray() : null,
+      play: () => { if (!playing) play.click(); },
       toggle: (name, on) => { const b = document.getElementById("robodyn-" + name); b.checked = on; b.dispatchEvent(new Event("change")); },
       ready: true,
     });
