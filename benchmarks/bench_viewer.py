@@ -26,8 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT / "tests" / "viewer"))
 
-import robodyn  # noqa: E402
 from chromium_session import Chromium, available  # noqa: E402
+
+import robodyn  # noqa: E402
 from pinocchio_reference import ROBOTS  # noqa: E402
 from robodyn.viewer.page import LIBRARIES  # noqa: E402
 from robodyn.viewer.view import view  # noqa: E402

@@ -24,7 +24,8 @@ import numpy as np
 
 __all__ = ["Chromium", "available"]
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu-sandbox", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu-sandbox", "--use-angle=swiftshader",
+         "--enable-unsafe-swiftshader",
          "--disable-background-networking", "--no-first-run", "--disable-component-update", "--disable-sync",
          "--disable-default-apps", "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
          "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1", "--hide-scrollbars", "--mute-audio"]

@@ -17,7 +17,7 @@ from robodyn.kinematics.frames import kinematics
 from robodyn.viewer.geometry import frame_geometry, urdf_geometry
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pinocchio_reference import ROBOTS  # noqa: E402
+from pinocchio_reference import ROBOTS
 
 pytest.importorskip("trimesh")
 

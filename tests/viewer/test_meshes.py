@@ -1,4 +1,5 @@
-"""robodyn.viewer.meshes: STL (ASCII, binary), OBJ and DAE read to the triangles written by hand; hostile files refused."""
+"""robodyn.viewer.meshes: STL (ASCII, binary), OBJ and DAE read to the triangles written by hand; hostile files
+refused."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ TRIANGLES = np.array([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
 def _ascii_stl(path: Path) -> None:
     lines = ["solid tet"]
     for tri in TRIANGLES:
-        lines += ["facet normal 0 0 0", "outer loop", *(f"vertex {' '.join(map(repr, CORNERS[i].tolist()))}" for i in tri),
+        corners = (f"vertex {' '.join(map(repr, CORNERS[i].tolist()))}" for i in tri)
+        lines += ["facet normal 0 0 0", "outer loop", *corners,
                   "endloop", "endfacet"]
     path.write_text("\n".join([*lines, "endsolid tet", ""]))
 
@@ -32,7 +34,8 @@ def _binary_stl(path: Path) -> None:
 
 
 def _obj(path: Path) -> None:
-    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in CORNERS.tolist()] + [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in TRIANGLES]
+    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in CORNERS.tolist()]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in TRIANGLES]
     path.write_text("\n".join(lines) + "\n")
 
 
@@ -127,7 +130,7 @@ def test_a_malformed_mesh_is_refused_naming_link_and_file(tmp_path: Path, name: 
 
 def test_unknown_formats_and_links_are_refused(tmp_path: Path) -> None:
     (tmp_path / "part.ply").write_text("ply\n")
-    with pytest.raises(InputError, match="unknown mesh format '.ply'"):
+    with pytest.raises(InputError, match=r"unknown mesh format '\.ply'"):
         load_mesh(tmp_path / "part.ply", "l")
     _ascii_stl(tmp_path / "real.stl")
     (tmp_path / "link.stl").symlink_to(tmp_path / "real.stl")

@@ -9,13 +9,12 @@ import re
 from pathlib import Path
 
 import pytest
+from chromium_session import Chromium, available
 
 import robodyn
 from robodyn.base.errors import InputError
 from robodyn.viewer.page import LIBRARIES, json_block, library_script, page_html, script_safe
 from robodyn.viewer.view import view
-
-from chromium_session import Chromium, available
 
 pytest.importorskip("trimesh")
 
@@ -24,7 +23,8 @@ URDF = """<robot name="{name}">
   <material name="{name}"><color rgba="1 0 0 1"/></material>
   <link name="base"><visual><geometry><box size="0.1 0.1 0.1"/></geometry><material name="{name}"/></visual></link>
   <link name="{name}"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/>
-    </inertial><visual><origin xyz="0 0 0.2"/><geometry><cylinder radius="0.02" length="0.4"/></geometry></visual></link>
+    </inertial><visual><origin xyz="0 0 0.2"/><geometry><cylinder radius="0.02" length="0.4"/></geometry></visual>
+  </link>
   <joint name="j" type="revolute"><parent link="base"/><child link="{name}"/><axis xyz="0 1 0"/>
     <limit lower="-1" upper="1" effort="1" velocity="1"/></joint>
 </robot>

@@ -19,9 +19,9 @@ from robodyn.kinematics.frames import kinematics
 from robodyn.viewer.view import View, view
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pinocchio_reference import ROBOTS  # noqa: E402
+from chromium_session import Chromium, available
 
-from chromium_session import Chromium, available  # noqa: E402
+from pinocchio_reference import ROBOTS
 
 pytest.importorskip("trimesh")
 needs_chromium = pytest.mark.skipif(not available(), reason="chromium is not installed (make test installs it)")

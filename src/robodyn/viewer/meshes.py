@@ -1,10 +1,10 @@
 """Mesh files read through trimesh (STL binary and ASCII, OBJ, Collada DAE through pycollada) as triangle parts.
 
 A mesh becomes one :class:`MeshPart` per coloured piece (a DAE's nodes keep their materials' colours), its
-vertices in the file's units and frame (a DAE's node transforms and its ``<unit meter>`` applied by trimesh).
-A DAE's ``<unit meter>`` scales its vertices to metres (as RViz and
-MeshCat show it; trimesh leaves it to the caller). Only the named file is read: its bytes are read here (a regular file of at most :data:`MAX_MESH_BYTES`, no
-symbolic link, checked on the open descriptor) and handed to trimesh as a buffer, so no texture, material library
+vertices in the file's frame (a DAE's node transforms applied by trimesh) and in metres (a DAE's ``<unit meter>``
+applied here, as RViz and MeshCat show it; trimesh leaves it to the caller). Only the named file is read: its
+bytes are read here (a regular file of at most :data:`MAX_MESH_BYTES`, no symbolic link,
+checked on the open descriptor) and handed to trimesh as a buffer, so no texture, material library
 or other file is opened; a DAE that refers to another document (``url="other.dae#..."``) or declares a DTD is
 refused. Every refusal is one :class:`InputError` line naming the link and the file.
 

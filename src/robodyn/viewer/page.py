@@ -97,4 +97,5 @@ def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRA
         f'<input type="range" id="robodyn-time" min="0" max="0" value="0" step="1"{hidden}>',
         '<span id="robodyn-clock"></span>', *toggles, "</div>",
         f'<script id="robodyn-scene" type="application/json">{json_block(scene)}</script>',
-        f"<script>{library_script(library)}</script>", f"<script>{_viewer_script()}</script>", "</body>", "</html>", ""])
+        f"<script>{library_script(library)}</script>", f"<script>{_viewer_script()}</script>", "</body>", "</html>",
+        ""])
