@@ -25,7 +25,10 @@ from pinocchio_reference import ROBOTS
 
 pytest.importorskip("trimesh")
 needs_chromium = pytest.mark.skipif(not available(), reason="chromium is not installed (make test installs it)")
-ROBOT_FILES = {"panda": "panda_description/urdf/panda.urdf", "ur5": "ur_description/urdf/ur5_robot.urdf"}
+ROBOT_FILES = {"panda": "panda_description/urdf/panda.urdf", "ur5": "ur_description/urdf/ur5_robot.urdf",
+               "solo12": "solo_description/robots/solo12.urdf", "talos": "talos_data/robots/talos_reduced.urdf"}
+#: the large robots' pages take seconds more (fk compiled for 17 and 52 links, 94 meshes for Talos)
+CASES = ["panda", "ur5", pytest.param("solo12", marks=pytest.mark.slow), pytest.param("talos", marks=pytest.mark.slow)]
 PIXELS = 2.0  # the issue's bound between a marker's projection and where it is drawn
 
 
@@ -63,7 +66,7 @@ def _centroid(image: np.ndarray, colour: str) -> np.ndarray:
 
 
 @needs_chromium
-@pytest.mark.parametrize("name", list(ROBOT_FILES))
+@pytest.mark.parametrize("name", CASES)
 def test_the_marker_at_fks_tool_position_is_drawn_where_the_tool_frame_is(browser: Chromium, tmp_path: Path,
                                                                          name: str) -> None:
     model = _robot(name)
