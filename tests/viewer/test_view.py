@@ -99,6 +99,7 @@ def test_a_trajectory_plays_at_the_display_rate_and_its_instants_are_fks(browser
     page = view(model, trajectory=run)
     assert len(page.scene.times) == 601  # decimated to 60 instants a second
     _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.toggle('com', true)")
     shots = []
     for index in (0, 300, 600):
         browser.evaluate(f"window.robodynView.setTime({index})")
@@ -106,6 +107,9 @@ def test_a_trajectory_plays_at_the_display_rate_and_its_instants_are_fks(browser
         expected = kin.position(np.interp(instant, t, q[:, 0]) * np.eye(n)[0] + np.interp(instant, t, q[:, 1])
                                 * np.eye(n)[1], kin.default_frame)
         np.testing.assert_allclose(browser.evaluate("window.robodynView.toolPosition()"), expected, atol=1e-6)
+        assert page.scene.com is not None  # the centre of mass follows the instant (float32 in the page)
+        np.testing.assert_allclose(browser.evaluate("window.robodynView.comPosition()"), page.scene.com[index],
+                                   atol=1e-6)
         shots.append(browser.screenshot().astype(int))
     for a, b in ((0, 1), (1, 2)):
         changed = np.abs(shots[a] - shots[b]).sum(axis=2) > 30

@@ -80,11 +80,13 @@ html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
 
 
 def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRARY, trajectory: bool = False,
-              target: bool = False) -> str:
+              target: bool = False, com: bool = False) -> str:
     """The page of ``scene`` (robodyn.viewer.scene.SceneData.as_json); ``trajectory`` shows the time slider and
-    play button, ``target`` the target's toggle."""
+    play button, ``target`` the target's toggle, ``com`` the centre of mass's."""
     hidden = "" if trajectory else " hidden"
     toggles = ['<label><input type="checkbox" id="robodyn-frames"> frames</label>']
+    if com:
+        toggles.append('<label><input type="checkbox" id="robodyn-com"> centre of mass</label>')
     if target:
         toggles.append('<label><input type="checkbox" id="robodyn-target" checked> target</label>')
     return "\n".join([

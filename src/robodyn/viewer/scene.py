@@ -20,6 +20,7 @@ import numpy as np
 
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.kinematics.frames import Kinematics
+from robodyn.viewer.centre import centre_of_mass
 from robodyn.viewer.geometry import RobotGeometry
 from robodyn.viewer.meshes import Mesh
 
@@ -69,8 +70,8 @@ def _interpolated(t: np.ndarray, q: np.ndarray, times: np.ndarray) -> np.ndarray
 
 @dataclass(frozen=True, slots=True)
 class SceneData:
-    """What a page draws: ``times`` (K,), ``poses`` (K, L, 12) float32 of ``links`` (rotation row-major, then
-    position; world frame), the shapes by link, the meshes, the tool frame and a target point."""
+    """What a page draws: ``times`` (K,), ``poses`` (K, L, 12) of ``links`` (rotation row-major, then position;
+    world frame), the shapes by link, the meshes, the tool frame, a target point and the centre of mass (K, 3)."""
 
     title: str
     links: tuple[str, ...]
@@ -79,6 +80,7 @@ class SceneData:
     geometry: RobotGeometry
     tool: str
     target: tuple[float, float, float] | None
+    com: np.ndarray | None = None  # (K, 3): the centre of mass at each instant, when the model offers it
 
     def as_json(self) -> dict[str, Any]:
         """The scene as JSON-ready data (arrays packed: :func:`pack`)."""
@@ -102,7 +104,8 @@ class SceneData:
         return {"title": self.title, "links": list(self.links), "times": self.times.tolist(),
                 "poses": pack(self.poses.astype(np.float32)), "shapes": shapes, "meshes": mesh_list,
                 "missing": [index[link] for link in self.geometry.missing if link in index],
-                "tool": index.get(self.tool), "target": None if self.target is None else list(self.target)}
+                "tool": index.get(self.tool), "target": None if self.target is None else list(self.target),
+                "com": None if self.com is None else pack(self.com.astype(np.float32))}
 
 
 def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -147,4 +150,5 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         if values.shape != (3,) or not np.all(np.isfinite(values)):
             raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
         point = (float(values[0]), float(values[1]), float(values[2]))
-    return SceneData(title, links, times, poses, geometry, kin.default_frame, point)
+    com = centre_of_mass(kin.model, kin.coordinates, q)
+    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com)

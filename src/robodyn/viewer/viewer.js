@@ -126,7 +126,13 @@
       scene.add(target);
       layers.target.push(target);
     }
-    return {data, poses, L, K, scene, links, layers, tool, box, size};
+    let com = null;
+    if (data.com) {
+      com = {marker: marker(0xffa000, 0.02 * size), path: await unpack(data.com)};
+      scene.add(com.marker);
+      layers.com.push(com.marker);
+    }
+    return {data, poses, L, K, scene, links, layers, tool, box, size, com};
   }
 
   function setPose(links, poses, k, L) {
@@ -202,6 +208,7 @@
     function show(k) {
       index = Math.max(0, Math.min(view.K - 1, k));
       setPose(view.links, view.poses, index, view.L);
+      if (view.com) view.com.marker.position.fromArray(view.com.path, 3 * index);
       slider.value = String(index);
       clock.textContent = "t = " + times[index].toFixed(3) + " s";
       state.time = times[index];
@@ -249,6 +256,7 @@
         const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera), r = renderer.domElement.getBoundingClientRect();
         return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
       },
+      comPosition: () => view.com ? view.com.marker.getWorldPosition(new THREE.Vector3()).toArray() : null,
       toolPosition: () => view.tool ? view.tool.getWorldPosition(new THREE.Vector3()).toArray() : null,
       play: () => { if (!playing) play.click(); },
       toggle: (name, on) => { const b = document.getElementById("robodyn-" + name); b.checked = on; b.dispatchEvent(new Event("change")); },
