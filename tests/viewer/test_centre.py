@@ -14,7 +14,7 @@ from robodyn.kinematics.frames import kinematics
 from robodyn.viewer.centre import centre_of_mass
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from pinocchio_reference import ROBOTS, coupling  # noqa: E402
+from pinocchio_reference import ROBOTS, coupling
 
 
 def test_the_panda_centre_of_mass_is_pinocchios() -> None:
