@@ -146,3 +146,20 @@ def test_view_checks_its_arguments() -> None:
     page = view(model, at={"shoulder": 0.5})
     np.testing.assert_allclose(page.scene.poses[0, -1, 9:],
                                kinematics(model).position([0.5, 0.0], page.scene.links[-1]), atol=1e-12)
+
+
+def test_a_diagrams_robot_block_is_drawn_with_its_meshes_under_its_prefix() -> None:
+    panda = _robot("panda")
+    diagram = robodyn.Diagram({"arm": panda}, [], inputs={u: f"arm.{u}" for u in panda.inputs},
+                              outputs={"q1": f"arm.{panda.outputs[0]}"}, name="panda_in_a_diagram")
+    page = view(diagram, at={f"arm.{panda.states[0]}": 0.4})
+    alone = view(panda, at={panda.states[0]: 0.4})
+    assert page.scene.links == tuple(f"arm.{link}" for link in alone.scene.links)
+    assert [v.link for v in page.scene.geometry.visuals] == [f"arm.{v.link}" for v in alone.scene.geometry.visuals]
+    np.testing.assert_allclose(page.scene.poses, alone.scene.poses, atol=1e-15)
+
+
+def test_a_urdf_without_shapes_is_drawn_from_its_frames() -> None:
+    model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "two_link_arm.urdf"))
+    shapes = {v.shape for v in view(model).scene.geometry.visuals}
+    assert shapes == {"capsule", "sphere"}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,15 +49,25 @@ class View:
 
 def model_geometry(model: ModelContract, *, collision: bool = False,
                    package_dirs: Mapping[str, str | os.PathLike[str]] | None = None) -> RobotGeometry:
-    """The shapes drawn of ``model``: its robot file's (a URDF) when it has one, else its frames'."""
-    source = model.geometry_file
+    """The shapes drawn of ``model``: its robot file's (a URDF) when it has one (a diagram: its robot block's, the
+    links named ``block.link`` as the diagram's frames are), else (or when the file draws nothing) its frames'."""
+    source, prefix = model.geometry_file, ""
+    block = model.robot_block() if source is None else None
+    if block is not None and block[1].geometry_file is not None:
+        source, prefix = block[1].geometry_file, f"{block[0]}."
     if source is None:
         if collision:
             raise InputError(f"model {model.name!r} has no robot file, so no collision shapes: drop collision",
                              key="collision")
         return frame_geometry(kinematics(model))
     dirs = {name: Path(folder) for name, folder in (package_dirs or {}).items()}
-    return urdf_geometry(source, collision=collision, locator=MeshLocator(Path(source), dirs))
+    geometry = urdf_geometry(source, collision=collision, locator=MeshLocator(Path(source), dirs))
+    if not geometry.visuals and not geometry.missing and not collision:  # a URDF without shapes: its frames'
+        return frame_geometry(kinematics(model))
+    if not prefix:
+        return geometry
+    return RobotGeometry(tuple(replace(v, link=prefix + v.link) for v in geometry.visuals),
+                         tuple(prefix + link for link in geometry.missing))
 
 
 def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray | None = None,
