@@ -163,3 +163,11 @@ def test_a_urdf_without_shapes_is_drawn_from_its_frames() -> None:
     model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "two_link_arm.urdf"))
     shapes = {v.shape for v in view(model).scene.geometry.visuals}
     assert shapes == {"capsule", "sphere"}
+
+
+def test_a_trajectory_file_is_read_by_its_path(tmp_path: Path) -> None:
+    model = robodyn.load("two_link_arm")
+    run = robodyn.simulate(model, 1.0, {"shoulder": 0.5})
+    run.to_csv(tmp_path / "run.csv")
+    from_file, from_run = view(model, trajectory=tmp_path / "run.csv"), view(model, trajectory=run)
+    np.testing.assert_allclose(from_file.scene.poses, from_run.scene.poses, atol=1e-9)  # the CSV's 17 digits

@@ -79,8 +79,8 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
     Parameters
     ----------
     model : a model with frames (a URDF robot, a chain file, a catalog arm, a diagram with a robot block)
-    trajectory : a run of the model (``robodyn.simulate``'s result, a loaded CSV or NPZ run), played at real
-        time with a time slider; or None
+    trajectory : a run of the model (``robodyn.simulate``'s result, a loaded run, or the path of a CSV or NPZ
+        run), played at real time with a time slider; or None
     at : the configuration shown without a trajectory, ``(n,)`` or by coordinate name (zeros by default)
     target : a point (x, y, z) in m drawn as a marker (an optimal-control target)
     out : write the page there too (atomically)
@@ -98,6 +98,10 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
         raise InputError("give a trajectory or a configuration at=..., not both", key="at")
     kin = kinematics(model)
     q = None if at is None else _configuration(kin, at)
+    if isinstance(trajectory, (str, os.PathLike)):
+        from robodyn.results.trajectory import Trajectory
+
+        trajectory = Trajectory.load(trajectory, states=model.states)
     geometry = model_geometry(model, collision=collision, package_dirs=package_dirs)
     scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target)
     page = page_html(scene.as_json(), title=f"{model.name} - robodyn", library=library,

@@ -187,7 +187,7 @@
     const camera = new THREE.PerspectiveCamera(40, 1, 0.001 * view.size, 100 * view.size);
     camera.up.set(0, 0, 1);
     const centre = view.box.isEmpty() ? new THREE.Vector3() : view.box.getCenter(new THREE.Vector3());
-    camera.position.copy(centre).add(new THREE.Vector3(1.6, 1.2, 0.9).multiplyScalar(view.size));
+    camera.position.copy(centre).add(new THREE.Vector3(1.25, 0.95, 0.7).multiplyScalar(view.size));
     let dirty = true;
     const request = () => { dirty = true; };
     function resize() {
