@@ -54,6 +54,9 @@ def test_every_links_pose_is_fks_at_the_interpolated_configuration() -> None:
             pose = kin.pose(qk, link)
             np.testing.assert_allclose(scene.poses[k, j, :9], pose.rotation.ravel(), atol=1e-14)
             np.testing.assert_allclose(scene.poses[k, j, 9:], pose.position, atol=1e-14)
+    group, names, values = scene.series[0]  # the coordinates plotted under the run, at the shown instants
+    assert (group, names) == ("coordinates", kin.coordinates)
+    np.testing.assert_allclose(values[7], [np.interp(scene.times[7], t, q[:, j]) for j in range(2)], atol=1e-15)
     data = scene.as_json()
     np.testing.assert_allclose(_unpack(data["poses"]), scene.poses, atol=1e-6)  # float32 in the page
     assert data["links"][data["tool"]] == kin.default_frame

@@ -115,6 +115,7 @@ def test_a_trajectory_plays_at_the_display_rate_and_its_instants_are_fks(browser
         changed = np.abs(shots[a] - shots[b]).sum(axis=2) > 30
         assert changed.sum() > 500  # the arm moved on the screen
     assert browser.evaluate("document.getElementById('robodyn-play').hidden") is False
+    assert browser.evaluate("document.getElementById('robodyn-plot').clientHeight") > 100  # the run plotted
 
 
 @needs_chromium

@@ -75,6 +75,9 @@ html, body { margin: 0; height: 100%; font: 14px system-ui, sans-serif; }
 #robodyn-bar { position: absolute; left: 0; right: 0; bottom: 0; height: 44px; display: flex; gap: 12px;
   align-items: center; padding: 0 12px; background: #f6f7f9; border-top: 1px solid #ccd; box-sizing: border-box; }
 #robodyn-time { flex: 1; }
+body.robodyn-run #robodyn-canvas { bottom: 204px; }
+#robodyn-plot { position: absolute; left: 0; width: 100%; bottom: 44px; height: 160px; display: none; }
+body.robodyn-run #robodyn-plot { display: block; }
 #robodyn-title { position: absolute; left: 12px; top: 8px; color: #333; pointer-events: none; }
 """
 
@@ -93,8 +96,9 @@ def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRA
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{html.escape(title)}</title>", f"<style>{_STYLE}</style>", "</head>", "<body>",
-        '<div id="robodyn-canvas"></div>', f'<div id="robodyn-title">{html.escape(title)}</div>',
+        f"<title>{html.escape(title)}</title>", f"<style>{_STYLE}</style>", "</head>",
+        '<body class="robodyn-run">' if trajectory else "<body>", '<div id="robodyn-canvas"></div>',
+        '<canvas id="robodyn-plot"></canvas>', f'<div id="robodyn-title">{html.escape(title)}</div>',
         '<div id="robodyn-bar">', f'<button id="robodyn-play"{hidden}>play</button>',
         f'<input type="range" id="robodyn-time" min="0" max="0" value="0" step="1"{hidden}>',
         '<span id="robodyn-clock"></span>', *toggles, "</div>",

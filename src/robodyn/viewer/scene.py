@@ -81,6 +81,7 @@ class SceneData:
     tool: str
     target: tuple[float, float, float] | None
     com: np.ndarray | None = None  # (K, 3): the centre of mass at each instant, when the model offers it
+    series: tuple[tuple[str, tuple[str, ...], np.ndarray], ...] = ()  # (group, names, (K, s)) plotted under a run
 
     def as_json(self) -> dict[str, Any]:
         """The scene as JSON-ready data (arrays packed: :func:`pack`)."""
@@ -105,7 +106,9 @@ class SceneData:
                 "poses": pack(self.poses.astype(np.float32)), "shapes": shapes, "meshes": mesh_list,
                 "missing": [index[link] for link in self.geometry.missing if link in index],
                 "tool": index.get(self.tool), "target": None if self.target is None else list(self.target),
-                "com": None if self.com is None else pack(self.com.astype(np.float32))}
+                "com": None if self.com is None else pack(self.com.astype(np.float32)),
+                "series": [{"group": group, "names": list(names), "values": pack(values.astype(np.float32))}
+                           for group, names, values in self.series]}
 
 
 def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -151,4 +154,17 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
             raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
         point = (float(values[0]), float(values[1]), float(values[2]))
     com = centre_of_mass(kin.model, kin.coordinates, q)
-    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com)
+    series = () if trajectory is None else _series(kin, trajectory, times, q)
+    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series)
+
+
+def _series(kin: Kinematics, trajectory: Any, times: np.ndarray, q: np.ndarray
+            ) -> tuple[tuple[str, tuple[str, ...], np.ndarray], ...]:
+    """What is plotted under a run: its coordinates, and its inputs when it carries some (at the shown instants)."""
+    groups: list[tuple[str, tuple[str, ...], np.ndarray]] = [("coordinates", tuple(kin.coordinates), q)]
+    u = np.asarray(getattr(trajectory, "u", np.zeros((0, 0))), dtype=float)
+    inputs = tuple(getattr(trajectory, "inputs", ()))
+    t = np.asarray(trajectory.t, dtype=float)
+    if inputs and u.shape == (len(t), len(inputs)) and np.all(np.isfinite(u)):
+        groups.append(("inputs", inputs, _interpolated(t, u, times)))
+    return tuple(groups)

@@ -178,6 +178,55 @@
     update();
   }
 
+  const COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#17becf"];
+
+  async function plotter(series, times) {
+    // the run's coordinates and inputs, one panel per group, and a cursor at the instant shown (2-D canvas)
+    const canvas = document.getElementById("robodyn-plot");
+    if (!canvas || series.length === 0 || times.length < 2) return () => {};
+    const groups = await Promise.all(series.map(async (s) => ({names: s.names, values: await unpack(s.values)})));
+    const K = times.length, t0 = times[0], t1 = times[K - 1];
+    let background = null;
+    function draw() {
+      const w = canvas.clientWidth, h = canvas.clientHeight, g = canvas.getContext("2d");
+      canvas.width = w; canvas.height = h;
+      g.fillStyle = "#fff"; g.fillRect(0, 0, w, h);
+      const panel = w / groups.length;
+      groups.forEach((group, p) => {
+        const n = group.names.length, v = group.values;
+        let lo = Infinity, hi = -Infinity;
+        for (let i = 0; i < v.length; i++) { lo = Math.min(lo, v[i]); hi = Math.max(hi, v[i]); }
+        if (!(hi > lo)) { lo -= 1; hi += 1; }
+        const x = (k) => p * panel + 40 + (times[k] - t0) / (t1 - t0) * (panel - 50);
+        const y = (value) => h - 18 - (value - lo) / (hi - lo) * (h - 36);
+        g.strokeStyle = "#ccc"; g.strokeRect(p * panel + 40, 18, panel - 50, h - 36);
+        g.fillStyle = "#333"; g.font = "11px sans-serif";
+        g.fillText(hi.toPrecision(3), p * panel + 2, 24); g.fillText(lo.toPrecision(3), p * panel + 2, h - 18);
+        let legend = p * panel + 44;
+        for (let j = 0; j < n; j++) {
+          g.strokeStyle = COLOURS[j % COLOURS.length]; g.beginPath();
+          for (let k = 0; k < K; k++) { const X = x(k), Y = y(v[k * n + j]); k ? g.lineTo(X, Y) : g.moveTo(X, Y); }
+          g.stroke();
+          g.fillStyle = COLOURS[j % COLOURS.length];
+          g.fillText(group.names[j], legend, 12);
+          legend += g.measureText(group.names[j]).width + 8;
+        }
+      });
+      background = g.getImageData(0, 0, w, h);
+    }
+    draw();
+    window.addEventListener("resize", draw);
+    return (k) => {
+      const g = canvas.getContext("2d"), w = canvas.width, h = canvas.height, panel = w / groups.length;
+      if (background) g.putImageData(background, 0, 0);
+      g.strokeStyle = "#000";
+      for (let p = 0; p < groups.length; p++) {
+        const X = p * panel + 40 + (times[k] - t0) / (t1 - t0) * (panel - 50);
+        g.beginPath(); g.moveTo(X, 18); g.lineTo(X, h - 18); g.stroke();
+      }
+    };
+  }
+
   async function main() {
     const view = await build();
     const holder = document.getElementById("robodyn-canvas");
@@ -205,6 +254,7 @@
     const play = document.getElementById("robodyn-play"), times = view.data.times;
     slider.max = String(view.K - 1);
     let index = 0, playing = null;
+    const cursor = await plotter(view.data.series, times);
     function show(k) {
       index = Math.max(0, Math.min(view.K - 1, k));
       setPose(view.links, view.poses, index, view.L);
@@ -212,6 +262,7 @@
       slider.value = String(index);
       clock.textContent = "t = " + times[index].toFixed(3) + " s";
       state.time = times[index];
+      cursor(index);
       request();
     }
     function find(t) {  // the last instant at or before t
