@@ -172,3 +172,20 @@ def test_a_trajectory_file_is_read_by_its_path(tmp_path: Path) -> None:
     run.to_csv(tmp_path / "run.csv")
     from_file, from_run = view(model, trajectory=tmp_path / "run.csv"), view(model, trajectory=run)
     np.testing.assert_allclose(from_file.scene.poses, from_run.scene.poses, atol=1e-9)  # the CSV's 17 digits
+
+
+@needs_chromium
+def test_the_notebook_display_draws_the_robot_inside_its_iframe(browser: Chromium, tmp_path: Path) -> None:
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text("<!DOCTYPE html><html><body style='margin:0'>"
+                        + view(robodyn.load("two_link_arm"), at=[0.6, -0.9])._repr_html_() + "</body></html>")
+    browser.open(notebook)
+    blue = 0
+    for _ in range(100):  # the iframe's page draws after its own load: wait for the arm's colour to appear
+        image = browser.screenshot().astype(int)
+        r, g, b = image[..., 0], image[..., 1], image[..., 2]
+        blue = int(((b > 150) & (b > r + 60) & (g > r + 20)).sum())  # the capsules' (0.35, 0.55, 0.8), shaded
+        if blue > 200:
+            break
+    assert blue > 200
+    assert browser.errors() == [] and browser.requests() == [notebook.as_uri()]
