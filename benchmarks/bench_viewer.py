@@ -48,7 +48,11 @@ def libraries(folder: Path, rounds: int) -> None:
     print(f"1. the Panda's page by three.js build, median of {rounds} openings in headless Chromium")
     with Chromium(1000, 700) as browser:
         for name, (package, file, what) in LIBRARIES.items():
-            page = view(model, library=name).write(folder / f"panda-{name}.html")
+            try:
+                page = view(model, library=name).write(folder / f"panda-{name}.html")
+            except robodyn.InputError:
+                print(f"   {name:10s} not installed (pip install {package})")
+                continue
             times = [_interactive(browser, page) for _ in range(rounds)]
             print(f"   {name:10s} {page.stat().st_size / 1e6:6.2f} MB  interactive in {statistics.median(times):.2f} s "
                   f"(min {min(times):.2f}, max {max(times):.2f})  [{what}: {package}/{file.split('/', 1)[1]}]")

@@ -32,6 +32,11 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu-sandbox", "--use-angle=swi
 
 
 def available() -> bool:
+    """Whether chromium and the websocket client are installed."""
+    try:
+        import websockets.sync.client  # noqa: F401
+    except ImportError:
+        return False
     return shutil.which("chromium") is not None
 
 
