@@ -61,6 +61,8 @@ _LAZY: dict[str, str] = {
     "OptimalControlProblem": "robodyn.control.optimal.problem",
     "OptimalTrajectory": "robodyn.control.optimal.result",
     "RecedingHorizon": "robodyn.control.mpc.receding",
+    "MPC": "robodyn.control.mpc.controller",
+    "MPCPlan": "robodyn.control.mpc.controller",
     "Modes": "robodyn.linear.modes",
     "Observability": "robodyn.linear.controllability",
     "Identification": "robodyn.identification.identify",
@@ -107,6 +109,7 @@ _LAZY: dict[str, str] = {
     "load_sweep": "robodyn.sweep",
     "modal_decomposition": "robodyn.linear.modes",
     "modes": "robodyn.linear.modes",
+    "mpc": "robodyn.control.mpc.controller",
     "identify": "robodyn.identification.identify",
     "picard": "robodyn.analysis.existence",
     "place": "robodyn.control.design",
@@ -118,6 +121,16 @@ _LAZY: dict[str, str] = {
     "tvlqr": "robodyn.control.tracking.tvlqr",
     "validity": "robodyn.linearization.validity",
     "verify": "robodyn.analysis.verify",
+    "H2": "robodyn.control.robust.h2",
+    "HInfinity": "robodyn.control.robust.hinf",
+    "Kalman": "robodyn.control.estimation.kalman",
+    "h2norm": "robodyn.linear.norms",
+    "h2syn": "robodyn.control.robust.h2",
+    "hinfnorm": "robodyn.linear.norms",
+    "hinfsyn": "robodyn.control.robust.hinf",
+    "kalman": "robodyn.control.estimation.kalman",
+    "lqg": "robodyn.control.estimation.kalman",
+    "mixsyn": "robodyn.control.robust.mixsyn",
     "view": "robodyn.viewer.view",
 }
 
@@ -128,10 +141,15 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.analysis.second_order import Response, SecondOrder, second_order
     from robodyn.analysis.verify import Verification, verify
     from robodyn.control.design import LQR, lqr, place
+    from robodyn.control.estimation.kalman import Kalman, kalman, lqg
+    from robodyn.control.mpc.controller import MPC, MPCPlan, mpc
     from robodyn.control.mpc.receding import RecedingHorizon
     from robodyn.control.optimal.problem import OptimalControlProblem
     from robodyn.control.optimal.problem_file import load_problem
     from robodyn.control.optimal.result import OptimalTrajectory
+    from robodyn.control.robust.h2 import H2, h2syn
+    from robodyn.control.robust.hinf import HInfinity, hinfsyn
+    from robodyn.control.robust.mixsyn import mixsyn
     from robodyn.control.tracking.tvlqr import TVLQR, tvlqr
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
@@ -152,6 +170,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.linear.lti import StepInfo
     from robodyn.linear.margins import Margins
     from robodyn.linear.modes import ModalDecomposition, Mode, Modes, modal_decomposition, modes
+    from robodyn.linear.norms import h2norm, hinfnorm
     from robodyn.linear.response import forced_response
     from robodyn.linearization.equilibrium import OperatingPoint, find_equilibrium
     from robodyn.linearization.linearize import linearize
@@ -180,7 +199,9 @@ install_moved()  # old import paths of the modules that moved (robodyn.sweep_pla
 
 __all__ = [
     "CATALOG",
+    "H2",
     "LQR",
+    "MPC",
     "TVLQR",
     "BaseParameters",
     "BatchTrajectory",
@@ -196,15 +217,18 @@ __all__ = [
     "ExpressionError",
     "FloatingChain",
     "FramePath",
+    "HInfinity",
     "IKResult",
     "Identification",
     "InputError",
+    "Kalman",
     "Kinematics",
     "LTVSystem",
     "LagrangianSystem",
     "LinearSystem",
     "Linearizer",
     "LipschitzBound",
+    "MPCPlan",
     "ManipulatorSystem",
     "Margins",
     "MechanicalSystem",
@@ -253,10 +277,15 @@ __all__ = [
     "export_c",
     "find_equilibrium",
     "forced_response",
+    "h2norm",
+    "h2syn",
+    "hinfnorm",
+    "hinfsyn",
     "identify",
     "identify_rigid",
     "integrate_configuration",
     "inverse_kinematics",
+    "kalman",
     "linearize",
     "linearize_trajectory",
     "lipschitz",
@@ -264,9 +293,12 @@ __all__ = [
     "load_file",
     "load_problem",
     "load_sweep",
+    "lqg",
     "lqr",
+    "mixsyn",
     "modal_decomposition",
     "modes",
+    "mpc",
     "picard",
     "place",
     "read_model_text",

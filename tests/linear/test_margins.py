@@ -55,7 +55,9 @@ def test_a_third_order_loop_against_its_closed_forms() -> None:
 def test_the_joint_has_no_phase_crossover_and_its_gain_margin_is_infinite() -> None:
     loop = LinearSystem(joint().A, joint().B, [[1.0, 0.0]], name="joint_loop")  # 100 / (s^2 + 10 s + 100)
     theirs = control.stability_margins(loop.to_control())
-    assert theirs[0] > 1e15 and theirs[3] > 1e8  # python-control's artefact: a crossing from rounding
+    # python-control's artefact without Slycot (its transfer function from scipy): a crossing from rounding; with
+    # Slycot (tb04ad) none, as ours
+    assert (theirs[0] > 1e15 and theirs[3] > 1e8) or (theirs[0] == math.inf and math.isnan(theirs[3]))
     ours = loop.margins()
     assert ours.gain_margin == math.inf and math.isnan(ours.phase_crossover)
     assert ours.crossings["phase_crossovers"].size == 0
@@ -177,6 +179,7 @@ def test_a_sampled_diagram_loop_with_an_integrator_finds_its_crossover() -> None
     theirs = control.stability_margins(control.ss(L.A, L.B, L.C, L.D, L.dt))
     np.testing.assert_allclose(ours.as_control()[:5], theirs[:5], rtol=1e-6)  # python-control's z-polynomials
     # the smallest |1 + L| is reached where we say, and python-control's (at a frequency 1e-7 off) is not below it
+    # (with Slycot installed, python-control's polynomials from tb04ad put it 1.5e-8 below: 1e-7)
     z = np.exp(1j * ours.stability_margin_frequency * L.dt)
     closed = abs(1.0 + (L.C @ np.linalg.solve(z * np.eye(L.A.shape[0]) - L.A, L.B) + L.D).item())
-    assert ours.stability_margin == pytest.approx(closed, rel=1e-12) and ours.stability_margin <= theirs[2]
+    assert ours.stability_margin == pytest.approx(closed, rel=1e-12) and ours.stability_margin <= theirs[2] * (1 + 1e-7)

@@ -3,6 +3,7 @@
 (:mod:`~robodyn.control.weights`); tracking a trajectory by time-varying LQR (:mod:`~robodyn.control.tracking`);
 optimal trajectories (:mod:`~robodyn.control.optimal`: the problem, the DDP family and direct collocation);
 a state-feedback law as a sampled diagram block (:mod:`~robodyn.control.feedback_block`); model predictive control
-(:mod:`~robodyn.control.mpc`).
-Controllers that the control issues add (MPC, estimators, robust synthesis) live here, one module each.
+(:mod:`~robodyn.control.mpc`: linear MPC on a QP solver, nonlinear MPC by real-time iterations);
+state estimation (:mod:`~robodyn.control.estimation`: the steady-state Kalman filter and LQG); robust synthesis
+(:mod:`~robodyn.control.robust`: H-infinity, H2 and mixed sensitivity).
 """

@@ -53,17 +53,19 @@ class FeedbackBlock(Model):
     Parameters
     ----------
     law
-        ``law(t, x) -> y`` with x (n,) the model's state and y (len(inputs) + len(reports),) the inputs it applies
-        followed by the reports.
+        ``law(t, s) -> y`` with s the block's input signals — the model's state (n,), then the ``signals`` — and y
+        (len(inputs) + len(reports),) the inputs it applies followed by the reports.
     states, inputs
         The controlled model's state and input names (the block's ports, dots as ``__``).
     sample
         The period T in s.
     gain
-        ``gain(t, x) -> dy/dx`` (len(inputs) + len(reports), n), exact, or None (the loop is then simulated but not
-        linearized).
+        ``gain(t, s) -> dy/ds`` (len(inputs) + len(reports), n + len(signals)), exact, or None (the loop is then
+        simulated but not linearized).
     reports
         Names of further outputs (a solver's status, its cost).
+    signals
+        Names of further input ports after the states (references).
     name, describe
         The block's model name and one line saying what it does (``str(block)``).
     """
@@ -72,16 +74,17 @@ class FeedbackBlock(Model):
 
     def __init__(self, law: Callable[[float, Array], Any], states: Sequence[str], inputs: Sequence[str],
                  sample: float, *, gain: Callable[[float, Array], Any] | None = None,
-                 reports: Sequence[str] = (), name: str = "controller", describe: str = "state feedback"):
+                 reports: Sequence[str] = (), signals: Sequence[str] = (), name: str = "controller",
+                 describe: str = "state feedback"):
         self._period = check_period(sample, f"block {name!r}")
         self._law, self._gain = law, gain
         self.name = name
         self.states = ()
-        self.inputs = tuple(port_name(s) for s in states)
+        self.inputs = tuple(port_name(s) for s in states) + tuple(signals)
         self.outputs = tuple(port_name(u) for u in inputs) + tuple(reports)
         if len(set(self.inputs)) != len(self.inputs) or len(set(self.outputs)) != len(self.outputs):
-            raise InputError(f"block {name!r}: the names {', '.join([*states, *inputs, *reports])} collide once dots "
-                             "become __: rename the states, inputs or reports")
+            raise InputError(f"block {name!r}: the names {', '.join([*states, *signals, *inputs, *reports])} collide "
+                             "once dots become __: rename the states, inputs or reports")
         self.parameters = MappingProxyType({})
         self._describe = describe
 

@@ -4,7 +4,7 @@
 :mod:`~robodyn.linear.margins`, :mod:`~robodyn.linear.plots`), controllability and observability
 (:mod:`~robodyn.linear.controllability`, :mod:`~robodyn.linear.balancing`), exact responses and discretizations by
 matrix exponentials (:mod:`~robodyn.linear.exact`, with the exponentials of many steps shared:
-:mod:`~robodyn.linear.exact_steps`).
+:mod:`~robodyn.linear.exact_steps`), system norms (:mod:`~robodyn.linear.norms`: H-infinity and H2).
 
 This folder sits below the models: it works on matrices and on any object with them
 (:class:`~robodyn.linear.systems.StateSpace`); :class:`robodyn.LinearSystem` (a model kind) calls down into it for

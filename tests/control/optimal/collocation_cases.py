@@ -59,6 +59,8 @@ class QuadraticProblem(PointwiseBatch):
         self.input_bounds = np.tile(unbounded, (m, 1)) if self.input_bounds is None else np.asarray(self.input_bounds)
         self.state_bounds = np.tile(unbounded, (n, 1)) if self.state_bounds is None else np.asarray(self.state_bounds)
         self.terminal_target = np.zeros(n) if self.terminal_target is None else np.asarray(self.terminal_target)
+        self._terminal_jacobian = np.eye(n)[list(self.terminal_indices)]
+        self._hessian_views: dict[int, tuple[Array, Array, Array]] = {}
 
     @property
     def states(self) -> tuple[str, ...]:
@@ -111,9 +113,6 @@ class QuadraticProblem(PointwiseBatch):
         index = list(self.terminal_indices)
         return x[index] - self.terminal_target[index]
 
-    def terminal_constraint_jacobian(self, x: Array) -> Array:
-        return np.eye(len(x))[list(self.terminal_indices)]
-
     # --- the batched twins: the model's compiled points (robodyn's ModelPoints) and vectorized quadratics ---
     def f_points(self, t, X, U):
         return self._model_points.f(t, X, U)
@@ -123,14 +122,25 @@ class QuadraticProblem(PointwiseBatch):
 
     def running_points(self, t, X, U):
         dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
-        return 0.5 * (np.einsum("pi,ij,pj->p", dX, self.Q, dX) + np.einsum("pi,ij,pj->p", dU, self.R, dU))
+        return 0.5 * (((dX @ self.Q.T) * dX).sum(1) + ((dU @ self.R.T) * dU).sum(1))
 
     def running_derivatives_points(self, t, X, U):
         dX, dU = np.asarray(X) - self.x_ref, np.asarray(U) - self.u_ref
-        P, n, m = dX.shape[0], dX.shape[1], dU.shape[1]
-        return BatchCostDerivatives(self.running_points(t, X, U), dX @ self.Q.T, dU @ self.R.T,
-                                    np.broadcast_to(self.Q, (P, n, n)), np.broadcast_to(self.R, (P, m, m)),
-                                    np.zeros((P, m, n)))
+        lx, lu = dX @ self.Q.T, dU @ self.R.T  # rows Q dx, R du; then l = 1/2 (dx' Q dx + du' R du)
+        cost = 0.5 * ((lx * dX).sum(1) + (lu * dU).sum(1))
+        return BatchCostDerivatives(cost, lx, lu, *self._hessians(len(dX)))
+
+    def _hessians(self, P: int) -> tuple[Array, Array, Array]:
+        """(lxx, luu, lux) at P points: read-only views of Q and R, made once per P (the transcriptions ask for
+        the same P at every iteration)."""
+        if P not in self._hessian_views:
+            n, m = self.Q.shape[0], self.R.shape[0]
+            self._hessian_views[P] = (np.broadcast_to(self.Q, (P, n, n)), np.broadcast_to(self.R, (P, m, m)),
+                                      np.broadcast_to(np.zeros((m, n)), (P, m, n)))
+        return self._hessian_views[P]
+
+    def terminal_constraint_jacobian(self, x: Array) -> Array:
+        return self._terminal_jacobian
 
     def compiled_dynamics(self):
         return self._model_points.compiled()

@@ -18,7 +18,7 @@ class Rosenbrock:
         self.size, self.n_constraints, self.c = size, size - 1, c
         self.rows = np.repeat(np.arange(size - 1), 2)
         self.cols = (np.arange(size - 1)[:, None] + np.array([0, 1])).ravel()
-        self.calls = 0
+        self.calls = self.derivative_calls = 0
 
     def objective(self, z: np.ndarray) -> float:
         return float(np.sum(100 * (z[1:] - z[:-1] ** 2) ** 2 + (1 - z[:-1]) ** 2))
@@ -35,6 +35,7 @@ class Rosenbrock:
         return self.objective(z), z[:-1] + z[1:] - self.c
 
     def derivatives(self, z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        self.derivative_calls += 1
         return self.gradient(z), np.ones(len(self.rows))
 
 
@@ -64,3 +65,5 @@ def test_values_are_computed_once_per_point() -> None:
     run = solve_ipopt(nlp, np.zeros(4), (np.full(4, -np.inf), np.full(4, np.inf), np.zeros(3), np.zeros(3)))
     assert run.converged
     assert nlp.calls <= 3 * (run.iterations + 1)  # objective and constraints share one evaluation per trial point
+    # IPOPT asks for df/dz and dg/dz once per accepted iterate: the two share one evaluation
+    assert nlp.derivative_calls == run.iterations + 1, (nlp.derivative_calls, run.iterations)

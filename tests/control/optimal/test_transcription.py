@@ -83,3 +83,31 @@ def test_jacobian_equals_central_differences(scheme: str) -> None:
 def test_unknown_scheme_is_refused() -> None:
     with pytest.raises(InputError, match="hermite_simpson"):
         Transcription(integrator(3), "radau")
+
+
+def test_mechanical_rows_leave_their_structural_zeros_out() -> None:
+    """The cart-pole (x = (q, v), q' = v): a defect row of a q keeps, per [x_k, u_k] block, the q's own 1 and the
+    v's -c h, where a dense [A | B] block has n + m = 5 entries."""
+    dense, mechanical = cart_pole(6), cart_pole(6)
+    dense.mechanical = 0
+    n, m, N, nq = 4, 1, 6, 2
+    # blocks per interval with the identity's constant (they keep 2 of n + m) and without (Hermite-Simpson's
+    # f at the midpoint in the Simpson defect: keeps 1)
+    for scheme, with_identity, without in (("trapezoidal", 2, 0), ("hermite_simpson", 4, 1)):
+        full, sparse = Transcription(dense, scheme), Transcription(mechanical, scheme)
+        assert sparse.structure()[:nq].sum() == nq and sparse.structure()[nq:].all()
+        lost = N * nq * (with_identity * (n + m - 2) + without * (n + m - 1))
+        assert len(full.rows) - len(sparse.rows) == lost
+
+
+def test_a_problem_whose_q_rows_are_not_v_is_refused() -> None:
+    """A problem that declares mechanical = 1 while q' = q + v: the Jacobian check names the fix."""
+    system = robodyn.LinearSystem(np.array([[1.0, 1.0], [0.0, 0.0]]), np.array([[0.0], [1.0]]),
+                                  states=("q", "v"), inputs=("a",))
+    problem = QuadraticProblem(system, 1.0, 4, np.zeros(2), np.eye(2), np.eye(1), np.eye(2), mechanical=1)
+    tr = Transcription(problem, "trapezoidal")
+    with pytest.raises(InputError, match="mechanical to 0"):
+        tr.jacobian(np.zeros(tr.layout.size))
+    problem.mechanical = 2  # and nq must be half the states
+    with pytest.raises(InputError, match="2 nq states"):
+        Transcription(problem, "trapezoidal")

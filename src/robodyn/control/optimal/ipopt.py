@@ -4,10 +4,13 @@ The program: minimize f(z) subject to lbg <= g(z) <= ubg and lbz <= z <= ubz, gi
 (values, the objective's gradient and the constraint Jacobian's entries at a fixed sparsity pattern). IPOPT
 (Wächter & Biegler, "On the implementation of an interior-point filter line-search algorithm for large-scale
 nonlinear programming", Math. Programming 106, 2006) is CasADi's bundled build, reached through
-``casadi.nlpsol``: the program is one ``casadi.Callback`` returning (f, g) whose ``get_jacobian`` is a second
-Callback returning (df/dz, dg/dz) with the declared sparsity, so CasADi never differentiates anything itself
-and IPOPT receives robodyn's numbers, written straight into CasADi's buffers (``eval_buffer``: no DM made).
-The Hessian of the Lagrangian is IPOPT's limited-memory quasi-Newton (L-BFGS) approximation.
+``casadi.nlpsol``. IPOPT calls three functions of z, each a ``casadi.Callback`` given to nlpsol as itself: the
+program (f, g), and as nlpsol's ``grad_f`` and ``jac_g`` options (f, df/dz) and (g, dg/dz) with the declared
+sparsity. CasADi never differentiates anything itself, no MX graph wraps the calls (one Python call per
+function IPOPT asks for, where a program called inside an MX graph with a Jacobian Callback took two for a
+derivative), and IPOPT receives robodyn's numbers written straight into CasADi's buffers (``eval_buffer``: no
+DM made). The three share one cache: the values and the derivatives are computed once per point. The Hessian of
+the Lagrangian is IPOPT's limited-memory quasi-Newton (L-BFGS) approximation.
 
 CasADi is optional: ``pip install robodyn[collocation]`` (or ``casadi``).
 """
@@ -56,6 +59,10 @@ IPOPT_STATUS: Final[Mapping[str, str]] = {
 #: IPOPT relaxes bounds by bound_relax_factor (1e-8) while it iterates; the answer is projected back into the
 #: original bounds, so that an input bound is never exceeded by the returned trajectory.
 DEFAULTS: Final[Mapping[str, Any]] = {"ipopt.honor_original_bounds": "yes"}
+#: CasADi's ``nlp_grad`` (the gradient of the Lagrangian, for the multipliers of p and a recomputation of those of
+#: z after the solve) would be made by differentiating the program, which has no derivatives of its own: not made.
+#: The bound multipliers stay IPOPT's; there is no p.
+WITHOUT_NLP_GRAD: Final[Mapping[str, Any]] = {"no_nlp_grad": True, "calc_lam_p": False, "calc_lam_x": False}
 CONVERGED: Final = frozenset({"Solve_Succeeded", "Solved_To_Acceptable_Level"})
 
 
@@ -123,16 +130,15 @@ def solve_ipopt(nlp: SparseNLP, z0: Array, bounds: tuple[Array, Array, Array, Ar
     """
     ca = _casadi()
     errors: list[BaseException] = []
-    function = _callback_class(ca)(_Cache(nlp), errors)
-    z = ca.MX.sym("z", nlp.size)
-    f, g = function(z)
+    oracles = _oracles(ca, nlp, errors)
     settings: dict[str, Any] = {"print_time": False, "ipopt.print_level": 0, "ipopt.sb": "yes",
-                                "ipopt.hessian_approximation": "limited-memory", **DEFAULTS}
+                                "ipopt.hessian_approximation": "limited-memory", **DEFAULTS,
+                                "grad_f": oracles["grad_f"], "jac_g": oracles["jac_g"], **WITHOUT_NLP_GRAD}
     settings.update({f"ipopt.{key}": value for key, value in (options or {}).items()})
     if progress is not None:
         monitor = _monitor(ca, nlp, progress, violation, errors)
         settings["iteration_callback"] = monitor
-    solver = ca.nlpsol("collocation", "ipopt", {"x": z, "f": f, "g": g}, settings)
+    solver = ca.nlpsol("collocation", "ipopt", oracles["nlp"], settings)
     lbz, ubz, lbg, ubg = bounds
     start = time.perf_counter()
     try:
@@ -187,109 +193,90 @@ def _write(view: Any, values: Array) -> None:
         np.frombuffer(view, dtype=np.float64)[:] = values
 
 
-def _pattern(ca: Any, nlp: SparseNLP) -> tuple[Any, Index]:
+def _pattern(ca: Any, nlp: SparseNLP) -> tuple[Any, Index | None]:
     """The constraint Jacobian's casadi.Sparsity and the permutation of the NLP's entries into its order
-    (CasADi stores entries column by column)."""
+    (CasADi stores entries column by column; None when the NLP gives them in that order already)."""
     order = np.lexsort((nlp.rows, nlp.cols))
     colind = np.searchsorted(nlp.cols[order], np.arange(nlp.size + 1))
-    return ca.Sparsity(nlp.n_constraints, nlp.size, colind.tolist(), nlp.rows[order].tolist()), order
+    sparsity = ca.Sparsity(nlp.n_constraints, nlp.size, colind.tolist(), nlp.rows[order].tolist())
+    return sparsity, None if np.array_equal(order, np.arange(len(order))) else order
+
+
+#: The three functions of z IPOPT calls, by CasADi's names: the program, the objective's gradient, the
+#: constraints' Jacobian; each (x, p) -> its two outputs (p empty).
+_ORACLES: Final = {"nlp": ("f", "g"), "grad_f": ("f", "grad_f_x"), "jac_g": ("g", "jac_g_x")}
 
 
 @functools.cache
-def _callback_class(ca: Any) -> Any:
-    """The two Callback classes, made once casadi is imported (casadi stays an optional import)."""
+def _oracle_class(ca: Any) -> Any:
+    """The Callback class, made once casadi is imported (casadi stays an optional import)."""
 
-    class Jacobian(ca.Callback):
-        """(z, f, g) -> (df/dz (1, size) dense, dg/dz (n_constraints, size) with the NLP's pattern)."""
+    class Oracle(ca.Callback):
+        """One of :data:`_ORACLES` over the shared :class:`_Cache`: "nlp" (x, p) -> (f, g); "grad_f" -> (f,
+        df/dz (size,)); "jac_g" -> (g, dg/dz with the NLP's pattern)."""
 
-        def __init__(self, name: str, cache: _Cache, errors: list[BaseException], opts: dict[str, Any]) -> None:
+        def __init__(self, kind: str, cache: _Cache, errors: list[BaseException], pattern: Any,
+                     order: Index | None) -> None:
             ca.Callback.__init__(self)
             nlp = cache.nlp
-            self.cache, self.errors = cache, errors
-            self.pattern, self.order = _pattern(ca, nlp)
-            self.shapes = [ca.Sparsity.dense(nlp.size, 1), ca.Sparsity.dense(1, 1),
-                           ca.Sparsity.dense(nlp.n_constraints, 1)]
-            self.construct(name, opts)
+            self.kind, self.cache, self.errors, self.order = kind, cache, errors, order
+            self.n_entries = len(nlp.rows)
+            scalar, g = ca.Sparsity.dense(1, 1), ca.Sparsity.dense(nlp.n_constraints, 1)
+            self.inputs = [ca.Sparsity.dense(nlp.size, 1), ca.Sparsity(0, 1)]
+            self.outputs = {"nlp": [scalar, g], "grad_f": [scalar, ca.Sparsity.dense(nlp.size, 1)],
+                            "jac_g": [g, pattern]}[kind]
+            self.construct(kind, {})
 
         def get_n_in(self) -> int:
-            return 3
+            return 2
 
         def get_n_out(self) -> int:
             return 2
 
+        def get_name_in(self, i: int) -> str:
+            return ("x", "p")[i]
+
+        def get_name_out(self, i: int) -> str:
+            return str(_ORACLES[self.kind][i])
+
         def get_sparsity_in(self, i: int) -> Any:
-            return self.shapes[i]
+            return self.inputs[i]
 
         def get_sparsity_out(self, i: int) -> Any:
-            return ca.Sparsity.dense(1, self.cache.nlp.size) if i == 0 else self.pattern
+            return self.outputs[i]
 
         def has_eval_buffer(self) -> bool:
             return True
 
         def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
-            """The values written straight into CasADi's buffers (no DM made): the gradient, then the
-            Jacobian's entries in CasADi's column-major order."""
+            """The outputs written straight into CasADi's buffers (no DM made); the Jacobian's entries in
+            CasADi's column-major order."""
+            nlp, kind = self.cache.nlp, self.kind
+            z = _buffer(arg[0]).copy()
             try:
-                grad, entries = self.cache.derivatives_at(_buffer(arg[0]).copy())
+                f, g = self.cache.value_at(z)
+                grad, entries = self.cache.derivatives_at(z) if kind != "nlp" else (g, g)
             except Exception as error:  # kept for solve_ipopt to raise; NaN makes IPOPT stop or step back
                 self.errors.append(error)
-                grad, entries = np.full(self.cache.nlp.size, np.nan), np.full(len(self.order), np.nan)
-            _write(res[0], grad)
-            _write(res[1], entries[self.order])
+                f, g = math.nan, np.full(nlp.n_constraints, np.nan)
+                grad, entries = np.full(nlp.size, np.nan), np.full(self.n_entries, np.nan)
+            if kind == "jac_g":
+                _write(res[0], g)
+                _write(res[1], entries if self.order is None else entries[self.order])
+            else:
+                _write(res[0], np.array([f], dtype=float))
+                _write(res[1], g if kind == "nlp" else grad)
             return 0
 
-    class Function(ca.Callback):
-        """z -> (f, g)."""
+    return Oracle
 
-        def __init__(self, cache: _Cache, errors: list[BaseException]) -> None:
-            ca.Callback.__init__(self)
-            self.cache, self.errors = cache, errors
-            self.jacobian_function: Any = None
-            self.pattern = _pattern(ca, cache.nlp)[0]
-            self.construct("nlp", {})
 
-        def get_n_in(self) -> int:
-            return 1
-
-        def get_n_out(self) -> int:
-            return 2
-
-        def get_sparsity_in(self, i: int) -> Any:
-            return ca.Sparsity.dense(self.cache.nlp.size, 1)
-
-        def get_sparsity_out(self, i: int) -> Any:
-            return ca.Sparsity.dense(1, 1) if i == 0 else ca.Sparsity.dense(self.cache.nlp.n_constraints, 1)
-
-        def has_eval_buffer(self) -> bool:
-            return True
-
-        def eval_buffer(self, arg: list[Any], res: list[Any]) -> int:
-            """f and g written straight into CasADi's buffers (no DM made)."""
-            try:
-                f, g = self.cache.value_at(_buffer(arg[0]).copy())
-            except Exception as error:  # kept for solve_ipopt to raise; NaN makes IPOPT stop or step back
-                self.errors.append(error)
-                f, g = math.nan, np.full(self.cache.nlp.n_constraints, np.nan)
-            _write(res[0], np.array([f], dtype=float))
-            _write(res[1], g)
-            return 0
-
-        def has_jacobian(self) -> bool:
-            return True
-
-        def has_jac_sparsity(self, oind: int, iind: int) -> bool:
-            return True
-
-        def get_jac_sparsity(self, oind: int, iind: int, symmetric: bool) -> Any:
-            """The Jacobian's pattern (otherwise CasADi assumes every output depends on every input and hands
-            IPOPT a dense Jacobian)."""
-            return ca.Sparsity.dense(1, self.cache.nlp.size) if oind == 0 else self.pattern
-
-        def get_jacobian(self, name: str, inames: list[str], onames: list[str], opts: dict[str, Any]) -> Any:
-            self.jacobian_function = Jacobian(name, self.cache, self.errors, opts)  # CasADi holds no reference
-            return self.jacobian_function
-
-    return Function
+def _oracles(ca: Any, nlp: SparseNLP, errors: list[BaseException]) -> dict[str, Any]:
+    """The three Callbacks of :data:`_ORACLES` over one cache."""
+    cache = _Cache(nlp)
+    pattern, order = _pattern(ca, nlp)
+    oracle = _oracle_class(ca)
+    return {kind: oracle(kind, cache, errors, pattern, order) for kind in _ORACLES}
 
 
 def _monitor(ca: Any, nlp: SparseNLP, progress: Progress, violation: Callable[[Array, Array], float] | None,

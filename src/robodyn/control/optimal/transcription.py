@@ -23,7 +23,12 @@ quadrature of the running cost plus l_T(x_N).
 The values and Jacobians at all the collocation points (2N + 1 for Hermite–Simpson, N + 1 for trapezoidal) come
 from one batched call each (``problem.f_points``, ``problem.f_jacobians_points``, ``problem.running_points``,
 ``problem.running_derivatives_points``, ``problem.path_points``, ``problem.path_jacobians_points``); the defects,
-the quadrature and the sparse Jacobian's entries are then vectorized.
+the quadrature and the sparse Jacobian's entries are then vectorized: each entry of the constraint Jacobian is a
+constant plus a coefficient times one derivative, set up once in CasADi's column-major order, so that
+:meth:`Transcription.jacobian` is one gather. Its pattern leaves out the zeros the problem's contract promises: a
+mechanical problem's q rows of [A | B] are [0 I 0] (q' = v; checked wherever the Jacobian is evaluated). The zeros
+of the other rows are not known through the contract (sampled points could miss an entry that vanishes there, such
+as a contact force off contact): those stay dense.
 """
 
 from __future__ import annotations
@@ -77,8 +82,11 @@ class Layout:
 
 @dataclass(frozen=True, slots=True, eq=False)
 class PointValues:
-    """Values at the P collocation points (knots first): F (P, n) the dynamics, L (P,) the running cost."""
+    """Values at the P collocation points (knots first): X (P, n), U (P, m) the points, F (P, n) the dynamics,
+    L (P,) the running cost."""
 
+    X: Array
+    U: Array
     F: Array
     L: Array
 
@@ -106,7 +114,11 @@ class Transcription:
         self.n_defects = self.N * self.n * (2 if scheme == "hermite_simpson" else 1)
         self.n_path, self.n_terminal = int(problem.n_path), int(problem.n_terminal)
         self.n_constraints = self.n_defects + (self.N + 1) * self.n_path + self.n_terminal
-        self.rows, self.cols = self._pattern()
+        self._ix, self._iu = self.layout.points
+        self.terms = self._terms()
+        self.rows, self.cols = self.terms.rows, self.terms.cols
+        P, n, m = len(self.t), self.n, self.m  # where the structural zeros of A and B sit in the flat derivatives
+        self._dropped = _sources(0, P * n * n, np.arange(P), n, n, m)[:, ~self.structure()].ravel()
 
     def _quadrature(self) -> Array:
         """(P,) the weights of the running cost at the points: trapezoid h/2, h, ..., h, h/2; Simpson h/6 at the
@@ -124,24 +136,24 @@ class Transcription:
     # --- points ---------------------------------------------------------------------------------------------
     def points(self, z: Array) -> tuple[Array, Array]:
         """((P, n), (P, m)): x and u at every collocation point (knots, then midpoints)."""
-        ix, iu = self.layout.points
-        return z[ix], z[iu]
+        return z[self._ix], z[self._iu]
 
     def evaluate(self, z: Array) -> PointValues:
         """f and l at every point (one batched call each)."""
         p, X, U = self.problem, *self.points(z)
         F = np.asarray(p.f_points(self.t, X, U), dtype=float).reshape(X.shape)
         L = np.asarray(p.running_points(self.t, X, U), dtype=float).reshape(len(X))
-        return PointValues(F, L)
+        return PointValues(X, U, F, L)
 
     def objective(self, z: Array, values: PointValues) -> float:
         """The quadrature of the running cost plus the terminal cost at x_N."""
-        return float(self.weights @ values.L) + float(self.problem.terminal(z[self.layout.X[-1]]))
+        return float(self.weights @ values.L) + float(self.problem.terminal(values.X[self.N]))
 
     def constraints(self, z: Array, values: PointValues) -> Array:
-        """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities."""
-        N, h, lay, F = self.N, self.h, self.layout, values.F
-        X = z[lay.X]
+        """(n_constraints,) the defects, the path inequalities at the knots, the terminal equalities (``values``:
+        :meth:`evaluate` at z, which holds the points)."""
+        N, h, F = self.N, self.h, values.F
+        X = values.X[: N + 1]
         F0, F1 = F[:N], F[1 : N + 1]
         parts: list[Array]
         if self.scheme == "trapezoidal":
@@ -149,81 +161,91 @@ class Transcription:
         else:
             FM = F[N + 1 :]
             simpson = X[1:] - X[:-1] - h / 6 * (F0 + 4 * FM + F1)
-            midpoint = z[lay.XM] - (X[:-1] + X[1:]) / 2 - h / 8 * (F0 - F1)
+            midpoint = values.X[N + 1 :] - (X[:-1] + X[1:]) / 2 - h / 8 * (F0 - F1)
             parts = [np.stack([simpson, midpoint], axis=1).ravel()]
         p = self.problem
         if self.n_path:
-            parts.append(np.asarray(p.path_points(self.t[: N + 1], X, z[lay.U]), dtype=float).ravel())
+            parts.append(np.asarray(p.path_points(self.t[: N + 1], X, values.U[: N + 1]), dtype=float).ravel())
         if self.n_terminal:
             parts.append(np.asarray(p.terminal_constraint(X[-1]), dtype=float))
         return np.concatenate(parts)
 
     # --- derivatives ----------------------------------------------------------------------------------------
-    def _pattern(self) -> tuple[Index, Index]:
-        """The constraint Jacobian's nonzero rows and columns, in the order :meth:`jacobian` fills them."""
-        rows: list[Index] = []
-        cols: list[Index] = []
-        for r, c in self._blocks():
-            rr, cc = np.broadcast_arrays(r[:, :, None], c[:, None, :])
-            rows.append(rr.ravel())
-            cols.append(cc.ravel())
-        return np.concatenate(rows), np.concatenate(cols)
+    def structure(self) -> NDArray[np.bool_]:
+        """(n, n + m): the entries of [df/dx | df/du] that may be nonzero. All of them, except on a mechanical
+        problem (``problem.mechanical`` = nq > 0: x = (q, v) with q' = v), whose first nq rows are [0 I 0] by
+        the contract: row i has its one entry at column nq + i. :meth:`jacobian` checks the zeros at every
+        point it evaluates, so no nonzero is ever left out of the pattern silently."""
+        n, m = self.n, self.m
+        nq = int(self.problem.mechanical)
+        keep = np.ones((n, n + m), dtype=bool)
+        if nq:
+            if 2 * nq != n:
+                raise InputError(f"a mechanical problem with nq = {nq} needs 2 nq states, it has {n}: set "
+                                 "mechanical to 0 for a first-order model")
+            keep[:nq] = False
+            keep[np.arange(nq), nq + np.arange(nq)] = True
+        return keep
 
-    def _blocks(self) -> list[tuple[Index, Index]]:
-        """(rows (K, r), cols (K, c)) of each dense block of the constraint Jacobian."""
-        N, n, lay = self.N, self.n, self.layout
+    def _terms(self) -> JacobianTerms:
+        """The constraint Jacobian's entries as constant + coefficient * S[source] (S: :meth:`jacobian`'s flat
+        derivatives, ending in a 0 where a block has a constant alone or a structural zero of f's Jacobian)."""
+        N, n, m, h, lay, P = self.N, self.n, self.m, self.h, self.layout, len(self.t)
         knot = np.concatenate([lay.X, lay.U], axis=1)  # (N + 1, n + m): the columns of [x_k, u_k]
         stages = 2 if self.scheme == "hermite_simpson" else 1
         first = np.arange(N)[:, None] * stages * n + np.arange(n)  # (N, n): each interval's first defect rows
-        blocks = [(first, knot[:-1]), (first, knot[1:])]
-        if self.scheme == "hermite_simpson":
-            mid = np.concatenate([lay.XM, lay.UM], axis=1)
-            second = first + n
-            blocks += [(first, mid), (second, knot[:-1]), (second, knot[1:]), (second, lay.XM)]
+        # where A, B (P points), gx, gu (N + 1 knots), the terminal constraints' Jacobian start in S; then the 0
+        start = np.cumsum([0, P * n * n, P * n * m, (N + 1) * self.n_path * n, (N + 1) * self.n_path * m,
+                           self.n_terminal * n])
+        zero, E, keep = int(start[-1]), np.eye(n, n + m), self.structure()
+
+        def f_at(k: Index) -> Index:
+            return np.where(keep, _sources(start[0], start[1], k, n, n, m), zero)
+
+        k0, k1, km = np.arange(N), np.arange(1, N + 1), N + 1 + np.arange(N)
+        if self.scheme == "trapezoidal":
+            blocks = [(first, knot[:-1], -E, -h / 2, f_at(k0)), (first, knot[1:], E, -h / 2, f_at(k1))]
+        else:
+            mid, second = np.concatenate([lay.XM, lay.UM], axis=1), first + n
+            blocks = [(first, knot[:-1], -E, -h / 6, f_at(k0)), (first, knot[1:], E, -h / 6, f_at(k1)),
+                      (first, mid, 0 * E, -2 * h / 3, f_at(km)), (second, knot[:-1], -E / 2, -h / 8, f_at(k0)),
+                      (second, knot[1:], -E / 2, h / 8, f_at(k1)),
+                      (second, lay.XM, np.eye(n), 0.0, np.full((N, n, n), zero))]
         if self.n_path:
             prow = self.n_defects + np.arange(N + 1)[:, None] * self.n_path + np.arange(self.n_path)
-            blocks.append((prow, knot))
+            blocks.append((prow, knot, np.zeros((self.n_path, n + m)), 1.0,
+                           _sources(start[2], start[3], np.arange(N + 1), self.n_path, n, m)))
         if self.n_terminal:
             trow = self.n_defects + (N + 1) * self.n_path + np.arange(self.n_terminal)
-            blocks.append((trow[None, :], lay.X[-1:]))
-        return blocks
+            blocks.append((trow[None, :], lay.X[-1:], np.zeros((self.n_terminal, n)), 1.0,
+                           (start[4] + np.arange(self.n_terminal * n)).reshape(1, self.n_terminal, n)))
+        return JacobianTerms.assemble(blocks, zero)
 
     def jacobian(self, z: Array) -> tuple[Array, Array]:
         """(grad (len(z),), values (len(rows),)): the objective's gradient and the constraint Jacobian's entries
         at (:attr:`rows`, :attr:`cols`), from the problem's exact Jacobians."""
         p, X, U = self.problem, *self.points(z)
-        N, n, m, h = self.N, self.n, self.m, self.h
-        AB = np.empty((len(X), n, n + m))
-        grad = np.zeros(self.layout.size)
-        AB[:, :, :n], AB[:, :, n:] = p.f_jacobians_points(self.t, X, U)
-        d = p.running_derivatives_points(self.t, X, U)
-        gx, gu = d.lx, d.lu
-        ix, iu = self.layout.points
-        grad[ix] = self.weights[:, None] * gx
-        grad[iu] = self.weights[:, None] * gu
-        grad[self.layout.X[-1]] += p.terminal_derivatives(X[N]).lx
-        E = np.zeros((n, n + m))
-        E[:, :n] = np.eye(n)
-        A0, A1 = AB[:N], AB[1 : N + 1]
-        if self.scheme == "trapezoidal":
-            values = [-E - h / 2 * A0, E - h / 2 * A1]
-        else:
-            AM = AB[N + 1 :]
-            ones = np.ones((N, n, n)) * np.eye(n)
-            values = [-E - h / 6 * A0, E - h / 6 * A1, -2 * h / 3 * AM,
-                      -E / 2 - h / 8 * A0, -E / 2 + h / 8 * A1, ones]
-        values += self._constraint_blocks(X[: N + 1], U[: N + 1])
-        return grad, np.concatenate([v.ravel() for v in values])
-
-    def _constraint_blocks(self, X: Array, U: Array) -> list[Array]:
-        p, out = self.problem, []
+        N = self.N
+        A, B = p.f_jacobians_points(self.t, X, U)
+        parts = [np.asarray(A, dtype=float).ravel(), np.asarray(B, dtype=float).ravel()]
         if self.n_path:
-            blocks = np.empty((self.N + 1, self.n_path, self.n + self.m))
-            blocks[:, :, : self.n], blocks[:, :, self.n :] = p.path_jacobians_points(self.t[: self.N + 1], X, U)
-            out.append(blocks)
+            gx, gu = p.path_jacobians_points(self.t[: N + 1], X[: N + 1], U[: N + 1])
+            parts += [np.asarray(gx, dtype=float).ravel(), np.asarray(gu, dtype=float).ravel()]
         if self.n_terminal:
-            out.append(np.asarray(p.terminal_constraint_jacobian(X[-1]), dtype=float)[None])
-        return out
+            parts.append(np.asarray(p.terminal_constraint_jacobian(X[N]), dtype=float).ravel())
+        parts.append(np.zeros(1))
+        S, terms = np.concatenate(parts), self.terms
+        if len(self._dropped) and np.any(S[self._dropped]):
+            nq = int(p.mechanical)
+            raise InputError(f"the problem declares mechanical = {nq} (x = (q, v) with q' = v) but the Jacobian of "
+                             f"the first {nq} rows of its f is not [0 I 0]: set mechanical to 0")
+        entries = terms.constant + terms.coefficient * S[terms.source]
+        d = p.running_derivatives_points(self.t, X, U)
+        grad = np.zeros(self.layout.size)
+        grad[self._ix] = self.weights[:, None] * d.lx
+        grad[self._iu] = self.weights[:, None] * d.lu
+        grad[self.layout.X[-1]] += p.terminal_derivatives(X[N]).lx
+        return grad, entries
 
     # --- bounds, guesses, results -----------------------------------------------------------------------------
     def bounds(self) -> tuple[Array, Array, Array, Array]:
@@ -270,3 +292,41 @@ class Transcription:
         lbz, ubz, lbg, ubg = self.bounds()
         worst = np.concatenate([lbz - z, z - ubz, lbg - g, g - ubg])
         return float(max(0.0, np.max(worst, initial=0.0)))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class JacobianTerms:
+    """The constraint Jacobian's nonzeros (rows, cols (nnz,), sorted column by column as CasADi stores them),
+    each entry constant + coefficient * S[source] with S the flat derivatives of :meth:`Transcription.jacobian`."""
+
+    rows: Index
+    cols: Index
+    constant: Array
+    coefficient: Array
+    source: Index
+
+    @classmethod
+    def assemble(cls, blocks: list[tuple[Index, Index, Array, float, Index]], zero: int) -> JacobianTerms:
+        """From blocks (rows (K, r), cols (K, c), constant (r, c), coefficient, source (K, r, c)): the entries
+        with a constant or a source other than S's 0 (index ``zero``), sorted."""
+        parts = []
+        for rows, cols, constant, coefficient, source in blocks:
+            kept = (source != zero) | (constant != 0)
+            parts.append((np.broadcast_to(rows[:, :, None], source.shape)[kept],
+                          np.broadcast_to(cols[:, None, :], source.shape)[kept],
+                          np.broadcast_to(constant, source.shape)[kept], np.full(kept.sum(), coefficient),
+                          source[kept]))
+        arrays = [np.concatenate(part) for part in zip(*parts, strict=True)]
+        order = np.lexsort((arrays[0], arrays[1]))
+        for k, array in enumerate(arrays):
+            arrays[k] = array[order]
+            arrays[k].flags.writeable = False
+        return cls(*arrays)
+
+
+def _sources(x_start: int, u_start: int, points: Index, r: int, n: int, m: int) -> Index:
+    """(K, r, n + m): where the entries of [gx | gu] at ``points`` (K,) sit in the flat derivatives, for gx
+    (P, r, n) raveled from x_start and gu (P, r, m) from u_start."""
+    p, i = points[:, None, None], np.arange(r)[None, :, None]
+    return np.concatenate([x_start + p * r * n + i * n + np.arange(n), u_start + p * r * m + i * m + np.arange(m)],
+                          axis=2)
