@@ -132,6 +132,7 @@ _LAZY: dict[str, str] = {
     "kalman": "robodyn.control.estimation.kalman",
     "lqg": "robodyn.control.estimation.kalman",
     "mixsyn": "robodyn.control.robust.mixsyn",
+    "view": "robodyn.viewer.view",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
@@ -191,6 +192,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
     from robodyn.signals import StateFeedback, TrackingFeedback
     from robodyn.sweep import load_sweep, sweep
+    from robodyn.viewer.view import view
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
@@ -341,4 +343,5 @@ __all__ = [
     "tvlqr",
     "validity",
     "verify",
+    "view",
 ]
