@@ -25,12 +25,12 @@ demo: $(VENV)/.installed-test+control
 # Peers the tests and benchmarks compare with that pip cannot resolve beside the test extra: crocoddyl's metadata
 # asks for example-robot-data 5 (whose Python loaders overwrite the 6.0 robot files the tests read), while it needs
 # only the Pinocchio libraries the test extra brings. Installed without their dependencies.
-$(VENV)/.installed-peers: $(VENV)/.installed-test+control+urdf+collocation+mpc
+$(VENV)/.installed-peers: $(VENV)/.installed-test+control+urdf+collocation+mpc+viewer
 	$(BIN)/python -m pip install --quiet --no-deps "crocoddyl==3.2.1" "libcrocoddyl==3.2.1"
 	touch $@
 
 # One worker per core (pytest-xdist), each test file whole in one worker (its module fixtures built once).
-test: $(VENV)/.installed-test+control+urdf+collocation+mpc $(VENV)/.installed-peers chromium
+test: $(VENV)/.installed-test+control+urdf+collocation+mpc+viewer $(VENV)/.installed-peers chromium
 	$(BIN)/python -m pytest -q -n auto --dist loadfile
 
 # tests/report/test_report.py screenshots the HTML report in headless Chromium (Debian's package): installed when
@@ -43,7 +43,7 @@ chromium:
 
 # Byte-compiled first, as an installed (not editable) package is: the start-up benchmark then measures
 # robodyn, not Python compiling its sources again (PYTHONDONTWRITEBYTECODE=1 stops it writing them).
-bench: $(VENV)/.installed-test+control+urdf+collocation+mpc+bench $(VENV)/.installed-peers
+bench: $(VENV)/.installed-test+control+urdf+collocation+mpc+viewer+bench $(VENV)/.installed-peers
 	$(BIN)/python -m compileall -q src
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 

@@ -39,6 +39,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("analysis", ("robodyn.analysis",)),
     ("kinematics", ("robodyn.kinematics",)),
     ("control", ("robodyn.control",)),
+    ("viewer", ("robodyn.viewer",)),
     ("export", ("robodyn.export",)),
     ("report", ("robodyn.report", "robodyn.sweep")),
     ("api", ("robodyn", "robodyn.reference", "robodyn.blocks")),

@@ -9,7 +9,8 @@ The public API::
     robodyn.simulate(model, 10.0, {"theta": 1.0})   # compiled DOPRI5 -> Trajectory
 """
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 # Errors are imported eagerly (they are small and every module uses them); everything else is loaded
 # on first use (PEP 562), so `import robodyn` stays light: numba, scipy.optimize and mpmath load only when
@@ -131,6 +132,7 @@ _LAZY: dict[str, str] = {
     "kalman": "robodyn.control.estimation.kalman",
     "lqg": "robodyn.control.estimation.kalman",
     "mixsyn": "robodyn.control.robust.mixsyn",
+    "view": "robodyn.viewer.view",
 }
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same names, imported eagerly
@@ -190,10 +192,44 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Trajectory
     from robodyn.signals import StateFeedback, TrackingFeedback
     from robodyn.sweep import load_sweep, sweep
+    from robodyn.viewer.view import view
 
 
 __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
+
+
+#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory).
+_PROVIDED: dict[str, tuple[str, str]] = {
+    "kalman": ("robodyn.control.estimation.blocks", "kalman"),
+    "ekf": ("robodyn.control.estimation.blocks", "ekf"),
+    "ukf": ("robodyn.control.estimation.blocks", "ukf"),
+    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant"),
+}
+
+
+def _provided_loader(module: str, factory: str) -> Callable[[], Callable[..., Any]]:
+    """The loader of a provided block: imports ``module`` on first use and returns its ``factory``."""
+
+    def load() -> Callable[..., Any]:
+        import importlib
+
+        found: Callable[..., Any] = getattr(importlib.import_module(module), factory)
+        return found
+
+    return load
+
+
+def _provide_blocks() -> None:
+    """The estimators and the MPC are diagram blocks of the control layer: a diagram file (the files layer, below)
+    finds them in robodyn.files.provided_blocks, registered here."""
+    from robodyn.files.provided_blocks import provide_block
+
+    for kind, (module, factory) in _PROVIDED.items():
+        provide_block(kind, _provided_loader(module, factory))
+
+
+_provide_blocks()
 
 __all__ = [
     "CATALOG",
@@ -307,4 +343,5 @@ __all__ = [
     "tvlqr",
     "validity",
     "verify",
+    "view",
 ]

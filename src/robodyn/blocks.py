@@ -4,10 +4,15 @@ rest.
 Each block is an ordinary robodyn model with the promised port names; ``robodyn.Diagram`` wires them to
 mechanisms, and a ``kind: diagram`` file names them as ``model:`` with their arguments as ``parameters:``. A block
 added to the library (one module in ``robodyn/diagrams/blocks/``) is here too, by its name.
+
+The state estimators ``kalman``, ``ekf`` and ``ukf`` (:mod:`robodyn.control.estimation.blocks`: sampled Python
+blocks built from a plant model, above the diagrams in the layers) are here too; a diagram file names them as
+``model: ekf`` with the plant among their ``parameters`` (robodyn.files.diagram).
 """
 
 from typing import Any
 
+from robodyn.control.estimation.blocks import ekf, kalman, ukf
 from robodyn.diagrams.blocks.library import (
     BLOCKS,
     dc_motor,
@@ -22,8 +27,8 @@ from robodyn.diagrams.blocks.library import (
     sum,
 )
 
-__all__ = ["BLOCKS", "dc_motor", "first_order", "gain", "integrator", "lti", "make_block", "pid", "quantizer",
-           "saturation", "sum"]
+__all__ = ["BLOCKS", "dc_motor", "ekf", "first_order", "gain", "integrator", "kalman", "lti", "make_block", "pid",
+           "quantizer", "saturation", "sum", "ukf"]
 __all__ += sorted(set(BLOCKS) - set(__all__))  # blocks added to the library since (found from its files)
 
 

@@ -79,3 +79,20 @@ def test_the_command_line_runs_blas_on_one_thread_unless_told(monkeypatch, capsy
     environment = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=environment, check=True)
     assert done.stderr.strip().splitlines()[-1] == "1"
+
+
+def test_a_blas_loaded_after_the_first_limit_is_limited_too() -> None:
+    """scipy's own OpenBLAS loads with scipy.linalg: a fresh process that limits BLAS first and imports scipy after
+    still runs scipy's factorizations on one thread."""
+    import json
+    import subprocess
+    import sys
+
+    script = ("import json, threadpoolctl\nfrom robodyn.base.blas import one_blas_thread\n"
+              "with one_blas_thread():\n    pass\nimport scipy.linalg\n"
+              "with threadpoolctl.threadpool_limits(limits=2, user_api='blas'):\n    with one_blas_thread():\n"
+              "        print(json.dumps([e['num_threads'] for e in threadpoolctl.threadpool_info()"
+              " if e['user_api'] == 'blas']))")
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert set(json.loads(done.stdout.splitlines()[-1])) == {1}
+

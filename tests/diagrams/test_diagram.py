@@ -143,6 +143,27 @@ def test_a_loop_through_a_block_with_state_is_no_algebraic_loop():
     assert loop().n_states == 3
 
 
+def test_feedthrough_is_judged_per_input():
+    """A block whose output reads its first input at once and its second only through its state: a loop through
+    the second input is no algebraic loop (an estimator fed the input it helped compute); through the first it
+    is, named."""
+    from robodyn.diagrams.build import feedthrough
+
+    block = robodyn.LinearSystem(np.array([[-1.0]]), np.array([[0.0, 1.0]]), np.array([[1.0]]),
+                                 np.array([[2.0, 0.0]]), states=("s",), inputs=("a", "b"), outputs=("y",), name="b")
+    gain = robodyn.blocks.gain(k=-3.0)
+    assert feedthrough(block) == {0} and feedthrough(gain) == {0} and feedthrough(robodyn.load("joint")) == set()
+    ok = robodyn.Diagram({"blk": block, "k": gain}, ["blk.y -> k.u", "k.y -> blk.b"], inputs={"r": "blk.a"},
+                         outputs={"y": "k.y"}, name="through_b")
+    # y = -3 (2 r + s), s' = -s + y: the loop closes through the state, evaluated in one pass
+    x, u = np.array([0.7]), np.array([0.2])
+    np.testing.assert_allclose(ok.f(0.0, x, u), [-0.7 - 3.0 * (0.4 + 0.7)], rtol=1e-14)
+    np.testing.assert_allclose(ok.h(0.0, x, u), [-3.0 * (0.4 + 0.7)], rtol=1e-14)
+    with pytest.raises(InputError, match="algebraic loop"):
+        robodyn.Diagram({"blk": block, "k": gain}, ["blk.y -> k.u", "k.y -> blk.a"], inputs={"r": "blk.b"},
+                        name="through_a")
+
+
 def test_one_pass_of_the_chain_rule_gives_all_four_matrices():
     """linearization_raw (A, B, C, D from one pass) equals the Jacobians of f and h asked for apart."""
     diagram = loop("pendulum")

@@ -146,8 +146,8 @@ CAPABILITIES: dict[str, set[str]] = {
                          "symbol_table", "symbolic_form", "explicit_form", "latex", "affine_form",
                          "exported_functions", "parameter_jacobian", "kernel_parameter_jacobian"},
     "urdf tape": _SECOND_ORDER | {"energy", "kinematics", "position_limits", "torque_regressor",
-                                  "linearization_call"},
-    "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits"},
+                                  "linearization_call", "geometry_file"},
+    "urdf pinocchio": {"jacobian", "output_jacobians", "manipulator", "position_limits", "geometry_file"},
     "parsed-model record": _SECOND_ORDER | {"energy", "kinematics"},
     "python callable": {"output_jacobians"},
     "python callable with outputs": set(),
@@ -297,6 +297,9 @@ def _offered(model: ModelContract) -> set[str]:
     if model.sample_period is not None:
         assert model.sample_period > 0
         found.add("sample_period")
+    if model.geometry_file is not None:  # a robot file with shapes to draw (robodyn.viewer)
+        assert model.geometry_file.is_file()
+        found.add("geometry_file")
     constraints = model.constraints()
     if constraints is not None:  # closed loops: residuals named by row, a state assembled onto them
         assert isinstance(constraints, ConstraintSet) and 0 < constraints.k <= constraints.n == n // 2

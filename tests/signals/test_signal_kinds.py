@@ -19,6 +19,7 @@ from robodyn.signals import (
     Sine,
     Step,
     Table,
+    WhiteNoise,
     kinds,
     load_evaluator,
     resolve_inputs,
@@ -33,6 +34,8 @@ EXAMPLES = {
     "pulse": (Pulse(0.5, 0.25, 3.0, 1.0, period=1.0), [0.0, 0.5, 0.6, 0.75, 1.5, np.nextafter(1.75, 0.0), 2.2]),
     "table_zoh": (Table([0.0, 1.0, 3.0], [1.0, -2.0, 4.0]), [-1.0, 0.0, 0.5, 1.0, 2.9, 3.0, 5.0]),
     "table_linear": (Table([0.0, 1.0, 3.0], [1.0, -2.0, 4.0], "linear"), [-1.0, 0.0, 0.5, 1.0, 2.0, 3.0, 5.0]),
+    "white_noise": (WhiteNoise(0.3, 0.25, 11, mean=0.1, start=0.5), [-1.0, 0.0, 0.5, np.nextafter(0.75, 0.0), 0.75,
+                                                                     1e6]),
 }
 
 

@@ -5,22 +5,27 @@ cost far more than the arithmetic: a Householder QR of 150 x 62 took 0.5-20 ms w
 that numpy and scipy ship, against 0.14 ms on one thread (two cores, measured 2026-12-06), and the Panda's
 identification of docs/identification.md spent 50 s of its 57 s there. :func:`one_blas_thread` limits BLAS to one
 thread while robodyn runs such a loop and gives the user's setting back after it (threadpoolctl; without it, or
-with no BLAS found, nothing changes). Starting a limit costs about 15 us; the first one also finds the loaded
-libraries (about 3 ms, once per process).
+with no BLAS found, nothing changes). Starting a limit costs about 15 us; the first one, and the first after modules
+were imported (a BLAS library loads with a module: scipy.linalg brings its own), also finds the loaded
+libraries (about 3 ms).
 """
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import sys
 from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["one_blas_thread"]
 
 
-@functools.cache
-def _controller() -> Any:
+@functools.lru_cache(maxsize=1)
+def _controller(modules: int) -> Any:
+    """A controller of the BLAS libraries loaded now. threadpoolctl finds the libraries when the controller is made,
+    so one made before scipy.linalg loaded scipy's own OpenBLAS would leave that on its threads: the controller is
+    made again when modules were imported since (``modules``: how many; a library loads with a module)."""
     try:
         from threadpoolctl import ThreadpoolController
     except ImportError:  # an environment without it: BLAS keeps its threads
@@ -31,7 +36,7 @@ def _controller() -> Any:
 @contextlib.contextmanager
 def one_blas_thread() -> Iterator[None]:
     """Run the ``with`` block with BLAS on one thread (see the module docstring)."""
-    controller = _controller()
+    controller = _controller(len(sys.modules))
     if controller is None:
         yield
         return

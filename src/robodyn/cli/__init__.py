@@ -10,7 +10,7 @@
 - :mod:`robodyn.cli.kinematics` — fk, ik, animate; :mod:`robodyn.cli.constraints` — assemble;
   :mod:`robodyn.cli.export` — export; :mod:`robodyn.cli.identify` — identify; :mod:`robodyn.cli.report` — demo,
   analyze; :mod:`robodyn.cli.sweep` — sweep; :mod:`robodyn.cli.optimize` — optimize; :mod:`robodyn.cli.track` — track
-  (TVLQR along a trajectory file).
+  (TVLQR along a trajectory file); :mod:`robodyn.cli.view` — view (the model in 3-D, one offline HTML page).
 
 A new command: docs/dev/architecture.md, "How to add".
 Shared by the commands: the command table (:mod:`~robodyn.cli.commands`) and what a run prints and writes

@@ -33,4 +33,5 @@ COMMANDS: Final = (
     ("sweep", ("sweep",)),
     ("optimize", ("optimize",)),
     ("track", ("track",)),
+    ("view", ("view",)),
 )

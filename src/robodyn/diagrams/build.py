@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Final
 
 import numpy as np
 
-from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.base.errors import InputError, RobodynError, UnknownNameError
 from robodyn.base.names import did_you_mean
 
 if TYPE_CHECKING:
@@ -127,15 +127,22 @@ def has_exact(model: ModelContract) -> bool:
     return model.output_jacobians_raw(0.0, x, u, model.parameter_vector()) is not None
 
 
-def feedthrough(model: ModelContract) -> bool:
-    """Whether an output depends on an input: dh/du nonzero at either of two probe points."""
+def feedthrough(model: ModelContract) -> frozenset[int]:
+    """The inputs an output depends on at once (direct feedthrough): the columns of dh/du nonzero at either of two
+    probe points. An input outside it (an estimator's applied input, which only its update reads) may be driven
+    by a block that the block drives without an algebraic loop. A block whose output derivative cannot be evaluated
+    at a probe point feeds every input through (the safe side: a loop through it is refused, never misordered)."""
     if model.n_inputs == 0:
-        return False
+        return frozenset()
     p = model.parameter_vector()
+    found: set[int] = set()
     for scale in (0.1, -0.37):
         x = scale * (1.0 + np.arange(model.n_states)) / max(model.n_states, 1)
         u = scale * (1.0 + np.arange(model.n_inputs)) / model.n_inputs
-        exact = model.output_jacobians_raw(0.0, x, u, p)
+        try:
+            exact = model.output_jacobians_raw(0.0, x, u, p)
+        except RobodynError:  # no derivative at this probe point (an MPC infeasible there): every input counts
+            return frozenset(range(model.n_inputs))
         if exact is not None:
             D = np.asarray(exact[1], dtype=float)
         else:
@@ -143,16 +150,16 @@ def feedthrough(model: ModelContract) -> bool:
             base = model.h_raw(0.0, x, u, p)
             D = np.column_stack([(model.h_raw(0.0, x, u + step * e, p) - base) / step for e in np.eye(u.size)])
             D = D * (np.abs(D) > 1e-6 * (1.0 + np.abs(base))[:, None])  # differencing noise is not feedthrough
-        if np.any(np.abs(D) > _FEEDTHROUGH_TOLERANCE):
-            return True
-    return False
+        found.update(int(j) for j in np.flatnonzero(np.any(np.abs(D) > _FEEDTHROUGH_TOLERANCE, axis=0)))
+    return frozenset(found)
 
 
 def evaluation_order(blocks: Mapping[str, ModelContract], wires: Sequence[Wire], name: str,
-                      through: Mapping[str, bool]) -> tuple[str, ...]:
-    """Blocks ordered so that every feedthrough block (``through``) follows the blocks that drive it; an algebraic
-    loop (a cycle of feedthrough blocks) is an InputError naming the cycle."""
-    needs = {b: sorted({w.source for w in wires if w.target == b}) if through[b] else [] for b in blocks}
+                      through: Mapping[str, frozenset[int]]) -> tuple[str, ...]:
+    """Blocks ordered so that every block follows the blocks that drive its feedthrough inputs (``through``: each
+    block's, :func:`feedthrough`); an algebraic loop (a cycle through feedthrough inputs) is an InputError naming
+    the cycle."""
+    needs = {b: sorted({w.source for w in wires if w.target == b and w.inlet in through[b]}) for b in blocks}
     order: list[str] = []
     state = dict.fromkeys(blocks, 0)  # 0 new, 1 on the path, 2 done
 

@@ -8,12 +8,13 @@ the rest take it as they take any model.
 - **Ports.** A block's output ports are its model's outputs (its states when it declares none); its input ports
   are its inputs. A wire ``"a.y -> b.u"`` drives the input ``u`` of block ``b`` with the output ``y`` of block
   ``a``; a diagram input drives one or more block inputs. Every block input is driven exactly once.
-- **Evaluation.** f(t, x, u, p): the blocks' outputs in an order in which each block with direct feedthrough
-  (an output that depends on an input: a nonzero dh/du) comes after the blocks that drive it, then each block's
-  f at its inputs. A cycle of feedthrough blocks (an algebraic loop) is refused when the diagram is made, with
-  the cycle named. Feedthrough is judged per block, from dh/du at two probe points (exact where the block has
-  output Jacobians, else central differences), so a loop through a block whose driven output does not depend on
-  the loop's input is refused too: split such a block.
+- **Evaluation.** f(t, x, u, p): the blocks' outputs in an order in which each block comes after the blocks
+  that drive its feedthrough inputs (an input some output depends on at once: a nonzero column of dh/du), then
+  each block's f at its inputs. A cycle through feedthrough inputs (an algebraic loop) is refused when the
+  diagram is made, with the cycle named. Feedthrough is judged per input, from dh/du at two probe points (exact
+  where the block has output Jacobians, else differences): a loop through an input that no output reads at once
+  (an estimator's applied input, read by its update only) is no algebraic loop; one through a block whose driven
+  output does not depend on the loop's input while another output does is refused: split such a block.
 - **Exact Jacobians** when every block has them (``jacobian_method = "diagram"``): the chain rule through the
   wires, in the same order — du_b/dz from the wires' sources, dy_b/dz = C_b dx_b/dz + D_b du_b/dz, then
   df_b/dz = A_b dx_b/dz + B_b du_b/dz for z = x and z = u. Otherwise ``linearize`` differences f. The same with
@@ -400,16 +401,15 @@ class Diagram(ComposedCode, DiagramParameters, Model):
 
     def _needed_for_outputs(self) -> set[str]:
         """The blocks the diagram's outputs depend on at an instant: their own blocks and, through blocks with
-        direct feedthrough, the blocks that drive those."""
+        direct feedthrough, the blocks that drive those inputs."""
         needed = {block for block, _ in self._outputs.values()}
         pending = list(needed)
         while pending:
             block = pending.pop()
-            if self._through[block]:
-                for wire in self._wires:
-                    if wire.target == block and wire.source not in needed:
-                        needed.add(wire.source)
-                        pending.append(wire.source)
+            for wire in self._wires:
+                if wire.target == block and wire.inlet in self._through[block] and wire.source not in needed:
+                    needed.add(wire.source)
+                    pending.append(wire.source)
         return needed
 
     # --- compiled: the blocks' sources composed (robodyn.diagrams.code) -------------------------------------

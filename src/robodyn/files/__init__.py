@@ -10,6 +10,7 @@
   under which key (:mod:`~robodyn.files.records`), what a diagram's record adds
   (:mod:`~robodyn.files.cached_diagram`), the symbol table that builds the full model on first use
   (:mod:`~robodyn.files.deferred`), and the light reader of plain first-order files (:mod:`robodyn.files.light`);
+- :mod:`~robodyn.files.provided_blocks` — the diagram blocks layers above provide (the estimators: ``model: ekf``);
 - :mod:`~robodyn.files.parameter_values` — new parameter values written into a model file's own text;
 - :mod:`~robodyn.files.signal_text` — input signals as written on the command line (``step(0, 0, 1) + 0.5*sine(1,
   2)``), parsed without ``eval``.

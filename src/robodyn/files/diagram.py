@@ -18,7 +18,16 @@ A block may run sampled (``sample: T``; ``discretization: backward_euler | tusti
 one). A block named like a library block (``pid``, ``dc_motor``, ...: :mod:`robodyn.diagrams.blocks.library`) is made
 with its
 ``parameters`` as arguments (numbers, ``signs: "+-"``, ``lti``'s matrices as lists of rows). A file path is
-relative to the diagram file's folder. Every error names the file and the key; the diagram's own
+relative to the diagram file's folder. The state estimators (``kalman``, ``ekf``, ``ukf``: blocks provided by
+robodyn.control, :mod:`robodyn.files.provided_blocks`) take the plant among their parameters, as a block names its
+model::
+
+    estimator:
+      model: ekf
+      sample: 0.01
+      parameters: {plant: pendulum, outputs: [theta], Qn: {theta_dot: 0.01}, Rn: {theta: 0.0025},
+                   x0: {theta: 0.0}, P0: [[1, 0], [0, 1]]}
+ Every error names the file and the key; the diagram's own
 checks (ports, inputs driven twice or not at all, algebraic loops) name the block and the port
 (:mod:`robodyn.diagrams.diagram`). A diagram that includes itself, directly or through other diagrams, is refused.
 """
@@ -34,6 +43,7 @@ from robodyn.base.errors import InputError, ModelFileError, RobodynError, Unknow
 from robodyn.diagrams.blocks.library import BLOCKS, make_block
 from robodyn.diagrams.build import MAX_DIAGRAM_DEPTH, check_size
 from robodyn.diagrams.diagram import Diagram
+from robodyn.files.provided_blocks import provided_block, provided_names
 
 if TYPE_CHECKING:
     from robodyn.files.reader import DocumentReader
@@ -170,6 +180,9 @@ def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
     target = "" if inline else spec.strip()
     if target in BLOCKS:
         return _library_block(r, label, target, parameters, timing)
+    factory = provided_block(target) if target else None
+    if factory is not None:
+        return _provided(r, label, target, factory, parameters, timing, folder)
     if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
@@ -203,14 +216,15 @@ def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
     return model
 
 
-def _inline_model(r: DocumentReader, label: str, data: dict[str, Any]) -> Model:
+def _inline_model(r: DocumentReader, label: str, data: dict[str, Any],
+                  prefix: tuple[Any, ...] | None = None) -> Model:
     """A block given as a model document inside the diagram (``model: {name: ..., kind: ...}``: what
-    :func:`bundled_text` writes for a block file)."""
+    :func:`bundled_text` writes for a block file; ``prefix`` its path in the document)."""
     from robodyn.files.reader import model_from_document
     from robodyn.files.yamlio import Document
 
-    prefix = ("blocks", label, "model")
-    lines = {path[3:]: line for path, line in r.doc.lines.items() if path[:3] == prefix}
+    prefix = prefix or ("blocks", label, "model")
+    lines = {path[len(prefix):]: line for path, line in r.doc.lines.items() if path[:len(prefix)] == prefix}
     return model_from_document(Document(f"{r.doc.source}#blocks.{label}", data, lines), default_name=label)
 
 
@@ -241,6 +255,17 @@ def bundled_text(text: str, source: str) -> str:
                     raise InputError(f"{where}: the diagram includes itself through block {label!r} ({target})")
                 child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
                 entry["model"] = bundled(read_yaml(child, path).data, path, (*seen, path))
+            parameters = entry.get("parameters")
+            parameters = parameters if isinstance(parameters, dict) else {}
+            plant = parameters.get("plant")
+            if isinstance(plant, str) and plant.strip().lower().endswith(_FILE_SUFFIXES):  # an estimator's plant
+                path = os.path.realpath(os.path.join(folder, plant.strip()))
+                if path.lower().endswith(".urdf"):
+                    raise InputError(f"{where}: the plant of block {label!r} is a URDF file ({plant}): a diagram "
+                                     "swept from its text needs it as a model file (a kind: chain file)")
+                child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
+                entry["parameters"] = {**parameters, "plant": bundled(read_yaml(child, path).data, path,
+                                                                       (*seen, path))}
             blocks[label] = entry if isinstance(spec, dict) or isinstance(entry["model"], dict) else spec
         return {**data, "blocks": blocks}
 
@@ -257,11 +282,11 @@ def _known_name(name: str) -> None:
     from robodyn.base.names import did_you_mean
     from robodyn.files.catalog import CATALOG
 
-    if name in CATALOG or name in BLOCKS or os.sep in name:
+    if name in CATALOG or name in BLOCKS or name in provided_names() or os.sep in name:
         return
-    known = [*CATALOG, *BLOCKS]
+    known = [*CATALOG, *BLOCKS, *provided_names()]
     raise UnknownNameError(f"unknown model {name!r}: give a path to a .yaml or .urdf file, a catalog model "
-                           f"({', '.join(CATALOG)}) or a library block ({', '.join(BLOCKS)})"
+                           f"({', '.join(CATALOG)}) or a library block ({', '.join([*BLOCKS, *provided_names()])})"
                            f"{did_you_mean(name, known)}")
 
 
@@ -290,3 +315,48 @@ def _library_block(r: DocumentReader, label: str, kind: str, parameters: dict[st
         return make_block(kind, values, name=label)
     except RobodynError as exc:  # its messages name the block already
         raise r.fail(("blocks", label), " ".join(str(exc).split())) from None
+
+
+def _provided(r: DocumentReader, label: str, kind: str, factory: Any, parameters: dict[str, Any],
+              timing: dict[str, Any], folder: str) -> Model:
+    """A block provided from above (an estimator): its ``plant`` resolved as a block is, its weights read as numbers,
+    lists of rows or ``{name: value}`` diagonals, ``sample:`` its period."""
+    import inspect
+
+    from robodyn.base.names import did_you_mean
+
+    where = ("blocks", label, "parameters")
+    allowed = [p for p in inspect.signature(factory).parameters if p not in ("name", "sample")]
+    for key in parameters:
+        if key not in allowed:
+            raise r.fail((*where, key), f"block {kind!r} has no parameter {key!r} (its parameters: "
+                                        f"{', '.join(allowed)}){did_you_mean(str(key), allowed)}")
+    if "plant" not in parameters:
+        raise r.fail(("blocks", label), f"block {kind!r} estimates a plant: give parameters: {{plant: pendulum}} (a "
+                                        "catalog name, a file path or a model)")
+    if "discretization" in timing:
+        raise r.fail(("blocks", label, "discretization"), "discretization is for pid blocks")
+    values = {str(k): v if k in ("plant", "outputs") else _numbers(r, (*where, k), v) for k, v in parameters.items()}
+    plant_spec = values.pop("plant")
+    if isinstance(plant_spec, dict):
+        plant = _inline_model(r, label, plant_spec, ("blocks", label, "parameters", "plant"))
+    elif isinstance(plant_spec, str) and plant_spec.strip():
+        plant = _block(r, label, plant_spec, folder)
+    else:
+        raise r.fail((*where, "plant"), "the plant is a catalog name, a file path or a model (a mapping)")
+    sample = _value(r, ("blocks", label, "sample"), timing["sample"]) if "sample" in timing else None
+    try:
+        return factory(plant, sample, name=label, **values)
+    except RobodynError as exc:
+        raise r.fail(("blocks", label), f"block {label!r}: {' '.join(str(exc).split())}") from None
+    except TypeError as exc:  # a required weight left out
+        raise r.fail(("blocks", label), f"block {label!r} ({kind}): {exc}") from None
+
+
+def _numbers(r: DocumentReader, path: tuple[Any, ...], value: Any) -> Any:
+    """``value`` with its text numbers read (``1e-3``, ``pi/4``), lists and mappings entry by entry."""
+    if isinstance(value, dict):
+        return {k: _numbers(r, (*path, k), v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_numbers(r, (*path, i), v) for i, v in enumerate(value)]
+    return _value(r, path, value) if isinstance(value, str) else value

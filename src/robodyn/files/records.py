@@ -94,15 +94,19 @@ def _walk(data: Any, folder: str, lines: list[str], seen: dict[str, str], stack:
     to be recorded (:func:`_file`)."""
     blocks = data.get("blocks") if isinstance(data, dict) and data.get("kind") == "diagram" else None
     for label, spec in (blocks.items() if isinstance(blocks, dict) else ()):
-        target = spec.get("model") if isinstance(spec, dict) else spec
-        if isinstance(target, dict):  # a model written in: its own blocks are relative to this folder
-            if not _walk(target, folder, lines, seen, stack):
-                return False
-        elif isinstance(target, str):
-            found = _file(target.strip(), folder, seen, stack)
-            if found is None:
-                return False
-            lines.append(f"{label}\0{target}\0{found}")
+        targets = [spec.get("model") if isinstance(spec, dict) else spec]
+        parameters = spec.get("parameters") if isinstance(spec, dict) else None
+        if isinstance(parameters, dict) and "plant" in parameters:  # an estimator's plant (files/diagram.py)
+            targets.append(parameters["plant"])
+        for target in targets:
+            if isinstance(target, dict):  # a model written in: its own blocks are relative to this folder
+                if not _walk(target, folder, lines, seen, stack):
+                    return False
+            elif isinstance(target, str):
+                found = _file(target.strip(), folder, seen, stack)
+                if found is None:
+                    return False
+                lines.append(f"{label}\0{target}\0{found}")
     return True
 
 

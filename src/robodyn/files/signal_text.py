@@ -14,6 +14,7 @@ Grammar (whitespace is free)::
               | sine(amplitude, frequency[, phase[, offset]])      frequency in Hz, phase in rad
               | pulse(t0, width, amplitude[, base[, period]])
               | table(PATH[, linear | zoh][, column=NAME])         PATH may be quoted
+              | white_noise(std, sample, seed[, mean])              held per sample, seeded (WhiteNoise)
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from robodyn.base.errors import ExpressionError, InputError, UnknownNameError
 from robodyn.base.names import MAX_DEPTH, MAX_LENGTH
 from robodyn.model.quantities import parse_number
 from robodyn.signals.core import Constant, Pulse, Ramp, Signal, Sine, Step, Table
+from robodyn.signals.noise import WhiteNoise
 from robodyn.signals.tables import read_table_csv
 
 __all__ = ["SIGNAL_FUNCTIONS", "parse_input_assignments", "parse_signal", "read_table_csv"]
@@ -40,12 +42,17 @@ def _pulse(t0: float, width: float, amplitude: float, base: float = 0.0, period:
     return Pulse(t0, width, amplitude, base, period)
 
 
+def _white_noise(std: float, sample: float, seed: float, mean: float = 0.0) -> Signal:
+    return WhiteNoise(std, sample, seed, mean)  # the seed read as a number: WhiteNoise refuses one not whole
+
+
 # name -> (constructor, fewest and most arguments, the form shown in error messages)
 SIGNAL_FUNCTIONS: Final[Mapping[str, tuple[Callable[..., Signal], int, int, str]]] = {
     "step": (Step, 3, 3, "step(t0, before, after)"),
     "ramp": (Ramp, 2, 3, "ramp(t0, slope[, initial])"),
     "sine": (Sine, 2, 4, "sine(amplitude, frequency[, phase[, offset]])"),
     "pulse": (_pulse, 3, 5, "pulse(t0, width, amplitude[, base[, period]])"),
+    "white_noise": (_white_noise, 3, 4, "white_noise(std, sample, seed[, mean])"),
 }
 TABLE_FORM: Final = "table(path.csv[, linear|zoh][, column=NAME])"
 

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self, runtime_checkable
 
 import numpy as np
@@ -195,6 +196,8 @@ class ModelContract(Protocol):
     def outputs_are_states(self) -> bool: ...
     @property
     def record_key(self) -> str | None: ...
+    @property
+    def geometry_file(self) -> Path | None: ...
     @property
     def sample_period(self) -> float | None: ...
     def sampling(self) -> Sampling | None: ...

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Self
 
@@ -255,6 +256,12 @@ class Model:
         """The content key of the parsed-model record this model was built from (a model file read through the
         cache, robodyn.files.records), which names what was remembered of its runs; None (the default) for
         a model built any other way."""
+        return None
+
+    @property
+    def geometry_file(self) -> Path | None:
+        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``: the 3-D view,
+        robodyn.viewer), or None (the default) for a model without one."""
         return None
 
     @property

@@ -8,6 +8,8 @@ The package's parts:
   and :meth:`Inputs.compiled`, which packs them into the arrays the kernels read;
 - :mod:`robodyn.signals.tracking`: :class:`TrackingFeedback`, u = u*(t) - K(t) (x - x*(t)) tabulated at knots (what
   ``robodyn.tvlqr`` gives ``simulate``), packed into the same arrays;
+- :mod:`robodyn.signals.noise`: :class:`WhiteNoise`, seeded white noise held per sample (a counter-based generator:
+  the same numbers compiled and interpreted, whatever steps the integrator takes);
 - :mod:`robodyn.signals.kinds`: the kind codes of the packed rows, shared by the packer and the evaluator;
 - ``robodyn/signals/kernel.py``: the evaluator ``eval_inputs``, a numba-compatible source template that
   is pasted into generated modules or loaded by :func:`load_evaluator` (never imported as an ordinary module).
@@ -42,6 +44,7 @@ _LAZY: dict[str, str] = {
     "Sum": "robodyn.signals.core",
     "Table": "robodyn.signals.core",
     "TrackingFeedback": "robodyn.signals.tracking",
+    "WhiteNoise": "robodyn.signals.noise",
     "compile_inputs": "robodyn.signals.inputs",
     "load_evaluator": "robodyn.signals.inputs",
     "resolve_inputs": "robodyn.signals.inputs",
@@ -59,6 +62,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
         resolve_inputs,
     )
     from robodyn.signals.kinds import KIND_CODES
+    from robodyn.signals.noise import WhiteNoise
     from robodyn.signals.tracking import TrackingFeedback
 
 
@@ -94,6 +98,7 @@ __all__ = [
     "Sum",
     "Table",
     "TrackingFeedback",
+    "WhiteNoise",
     "compile_inputs",
     "load_evaluator",
     "resolve_inputs",

@@ -52,7 +52,8 @@ from robodyn.signals.core import (
     sorted_unique,
     time_array,
 )
-from robodyn.signals.kinds import CONSTANT, HELD_KINDS, KIND_CODES, N_COEF, PULSE, RAMP, SINE, STEP
+from robodyn.signals.kinds import CONSTANT, HELD_KINDS, KIND_CODES, N_COEF, PULSE, RAMP, SINE, STEP, WHITE_NOISE
+from robodyn.signals.noise import WhiteNoise
 from robodyn.signals.tracking import TrackingFeedback
 
 __all__ = [
@@ -200,6 +201,8 @@ def _leaf_row(leaf: Signal, tdata: list[Array]) -> tuple[int, list[float]]:
         offset = sum(a.size for a in tdata)
         tdata.extend((leaf.times, leaf.values))
         return KIND_CODES["table_" + leaf.interpolation], [float(offset), float(leaf.times.size)]
+    if isinstance(leaf, WhiteNoise):
+        return WHITE_NOISE, [leaf.start, leaf.sample, leaf.std, leaf.mean, float(leaf.seed)]
     raise InputError(f"{type(leaf).__name__} has no compiled form: use an interpreted method")
 
 

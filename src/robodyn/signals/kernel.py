@@ -30,6 +30,58 @@ from robodyn.signals.kinds import RAMP as _SIG_RAMP
 from robodyn.signals.kinds import SINE as _SIG_SINE
 from robodyn.signals.kinds import STEP as _SIG_STEP
 from robodyn.signals.kinds import TABLE_LINEAR as _SIG_TABLE_LINEAR
+from robodyn.signals.kinds import WHITE_NOISE as _SIG_WHITE_NOISE
+
+
+@hjit
+def _sig_mulhilo(a, b):
+    """(hi, lo) 32-bit words of a * b for 32-bit a, b, from 16-bit halves: every product and sum fits in 63 bits, so
+    numba's int64 and Python's ints give the same words."""
+    a0 = a & 0xFFFF
+    a1 = a >> 16
+    b0 = b & 0xFFFF
+    b1 = b >> 16
+    p00 = a0 * b0
+    p01 = a0 * b1
+    p10 = a1 * b0
+    middle = (p00 >> 16) + (p01 & 0xFFFF) + (p10 & 0xFFFF)
+    hi = a1 * b1 + (p01 >> 16) + (p10 >> 16) + (middle >> 16)
+    return hi & 0xFFFFFFFF, ((middle & 0xFFFF) << 16) | (p00 & 0xFFFF)
+
+
+@hjit
+def _sig_normal(seed, k):
+    """N_k of the stream ``seed``: Philox4x32-10 of the counter (k, 0) and key seed, then Box-Muller (the
+    arithmetic of robodyn.signals.noise.standard_normals, on integers)."""
+    x0 = k & 0xFFFFFFFF
+    x1 = (k >> 32) & 0xFFFFFFFF
+    x2 = 0
+    x3 = 0
+    k0 = seed & 0xFFFFFFFF
+    k1 = (seed >> 32) & 0xFFFFFFFF
+    for r in range(10):
+        if r > 0:
+            k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+            k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        hi0, lo0 = _sig_mulhilo(0xD2511F53, x0)
+        hi1, lo1 = _sig_mulhilo(0xCD9E8D57, x2)
+        x0, x1, x2, x3 = hi1 ^ x1 ^ k0, lo1, hi0 ^ x3 ^ k1, lo0
+    first = float(x0 >> 5) * 67108864.0 + float(x1 >> 6)
+    second = float(x2 >> 5) * 67108864.0 + float(x3 >> 6)
+    u1 = 1.0 - first * 1.1102230246251565e-16  # 2**-53
+    u2 = second * 1.1102230246251565e-16
+    return math.sqrt(-2.0 * math.log(u1)) * math.cos(2.0 * math.pi * u2)
+
+
+@hjit
+def _sig_noise_index(t_piece, start, period):
+    """k of the hold interval [start + k period, start + (k + 1) period) holding ``t_piece``."""
+    k = math.floor((t_piece - start) / period)
+    if t_piece < start + k * period:
+        k -= 1
+    elif t_piece >= start + (k + 1) * period:
+        k += 1
+    return int(k)
 
 
 @hjit
@@ -144,6 +196,9 @@ def eval_inputs(t, t_piece, x, inp, out):
             value = coef[j, 4]
             if _sig_pulse_on(t_piece, coef[j, 1], coef[j, 2], coef[j, 5]):
                 value = coef[j, 4] + coef[j, 3]
+        elif kind == _SIG_WHITE_NOISE:
+            k = _sig_noise_index(t_piece, coef[j, 1], coef[j, 2])
+            value = coef[j, 4] + coef[j, 3] * _sig_normal(int(coef[j, 5]), k)
         else:  # a table: zero-order hold (TABLE_ZOH) or linear (TABLE_LINEAR)
             linear = kind == _SIG_TABLE_LINEAR
             value = _sig_table(t, t_piece, tdata, int(coef[j, 1]), int(coef[j, 2]), linear)

@@ -14,6 +14,7 @@ code   name            kind           ``coef[j, 1:]``
 4      PULSE           pulse          t0, width, amplitude, base, period (0: not periodic)
 5      TABLE_ZOH       table, zoh     offset into ``tdata``, length n
 6      TABLE_LINEAR    table, linear  offset into ``tdata``, length n
+7      WHITE_NOISE     white_noise    start, sample, std, mean, seed (robodyn.signals.noise)
 =====  ==============  =============  =====================================================
 
 Unused ``coef`` slots are 0. The codes are plain ints: numba reads module-level integer globals as
@@ -36,6 +37,7 @@ __all__ = [
     "STEP",
     "TABLE_LINEAR",
     "TABLE_ZOH",
+    "WHITE_NOISE",
 ]
 
 CONSTANT: Final = 0  # coef: gain, value
@@ -45,6 +47,7 @@ SINE: Final = 3  # coef: gain, amplitude, omega (rad/s), phase, offset
 PULSE: Final = 4  # coef: gain, t0, width, amplitude, base, period (0 = not periodic)
 TABLE_ZOH: Final = 5  # coef: gain, offset into tdata, length n (times then values)
 TABLE_LINEAR: Final = 6  # coef: as TABLE_ZOH
+WHITE_NOISE: Final = 7  # coef: gain, start, sample, std, mean, seed (an integer < 2**53, exact as a float)
 
 #: Kind name -> code; table kinds are named ``"table_" + Table.interpolation``.
 KIND_CODES: Final[Mapping[str, int]] = {
@@ -55,11 +58,12 @@ KIND_CODES: Final[Mapping[str, int]] = {
     "pulse": PULSE,
     "table_zoh": TABLE_ZOH,
     "table_linear": TABLE_LINEAR,
+    "white_noise": WHITE_NOISE,
 }
 
-#: Kind codes whose value depends only on the piece (constant, step, pulse, zero-order-hold table): inputs made
-#: of these alone are constant between breakpoints.
-HELD_KINDS: Final = (CONSTANT, STEP, PULSE, TABLE_ZOH)
+#: Kind codes whose value depends only on the piece (constant, step, pulse, zero-order-hold table, held noise):
+#: inputs made of these alone are constant between breakpoints.
+HELD_KINDS: Final = (CONSTANT, STEP, PULSE, TABLE_ZOH, WHITE_NOISE)
 
 #: Columns of ``coef``: the gain and up to five numbers of the kind.
 N_COEF: Final = 6

@@ -103,3 +103,53 @@ def test_reference_ports_move_the_setpoint() -> None:
     run = robodyn.simulate(diagram, 2.0, [0.0, 0.0], {"r": 0.05})
     held = 0.05  # the joint's spring needs a torque k q at rest: within the bound for 0.05 rad
     assert run.x[-1, 0] == pytest.approx(held, abs=5e-3)
+
+
+def test_a_diagram_file_names_the_mpc_block(tmp_path) -> None:
+    from robodyn.base.errors import ModelFileError
+
+    text = """name: joint_mpc
+kind: diagram
+blocks:
+  plant: joint
+  mpc:
+    model: mpc
+    sample: 0.01
+    parameters: {plant: joint, horizon: 20, Q: {q: 100, q_dot: 1}, R: {u: 0.01}, bounds: {inputs: {u: [-1, 1]}}}
+connect: [plant.q -> mpc.q, plant.q_dot -> mpc.q_dot, mpc.u -> plant.u]
+"""
+    (tmp_path / "loop.yaml").write_text(text)
+    from_file = robodyn.load(tmp_path / "loop.yaml")
+    by_hand = loop(robodyn.load("joint"), controller().block())
+    a = robodyn.simulate(from_file, 0.3, [1.0, 0.0])
+    b = robodyn.simulate(by_hand, 0.3, [1.0, 0.0])
+    np.testing.assert_array_equal(a.x, b.x)  # the same controller from the same numbers: the same run
+    assert "mpc.status" in a.outputs
+    for old, new, words in (("    sample: 0.01\n", "", "give sample: T beside model: mpc"),
+                            ("horizon: 20", "horizon: 20, gains: 3", "has no parameter 'gains'"),
+                            ("{u: [-1, 1]}", "{u: [1, -1]}", "lower bound 1 is above the upper bound")):
+        (tmp_path / "bad.yaml").write_text(text.replace(old, new))
+        with pytest.raises(ModelFileError, match=words):
+            robodyn.load(tmp_path / "bad.yaml")
+
+
+def test_the_cart_pole_example_balances_on_noisy_sensors() -> None:
+    """examples/cart_pole_mpc_ekf.yaml from 0.2 rad with seeded sensor noise (0.01 standard deviation on x and
+    theta): the MPC keeps its force and track limits on the EKF's estimate and brings the pole up."""
+    from pathlib import Path
+
+    from robodyn.signals import WhiteNoise
+
+    loop_ = robodyn.load(Path(__file__).resolve().parents[3] / "examples" / "cart_pole_mpc_ekf.yaml")
+    x0 = np.zeros(loop_.n_states)
+    x0[loop_.states.index("plant.theta")] = 0.2
+    noise = {"noise_x": WhiteNoise(0.01, 0.02, 1), "noise_theta": WhiteNoise(0.01, 0.02, 2)}
+    run = robodyn.simulate(loop_, 5.0, x0, noise, t_eval=np.linspace(0.0, 5.0, 251))
+    column = {name: run.y[:, run.outputs.index(name)] for name in ("x", "theta", "theta_hat", "P_theta", "F",
+                                                                    "status")}
+    assert np.all(column["status"] == 0)  # every QP solved
+    assert np.all(np.abs(column["F"]) <= 5.0 + 1e-8) and np.abs(column["F"]).max() > 4.9  # the limit used
+    assert np.all(np.abs(column["x"]) <= 1.0 + 1e-2)  # the track (a linear prediction of a nonlinear plant)
+    assert np.all(np.abs(column["theta"][150:]) < 0.05)  # upright from 3 s on, within the noise's reach
+    error = np.abs(column["theta_hat"] - column["theta"])[25:]
+    assert np.mean(error <= 4.0 * np.sqrt(column["P_theta"][25:])) > 0.95  # the estimate within its variance

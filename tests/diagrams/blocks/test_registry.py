@@ -38,7 +38,8 @@ def test_the_table_keeps_its_order_and_is_read_only() -> None:
     with pytest.raises(TypeError):
         library.BLOCKS["mine"] = library.gain  # type: ignore[index]
     assert robodyn.blocks.BLOCKS is library.BLOCKS and sorted(robodyn.blocks.__all__) == robodyn.blocks.__all__
-    assert set(robodyn.blocks.__all__) == {"BLOCKS", "make_block", *ORDER}
+    # the library's blocks and the estimators (robodyn.control.estimation.blocks, above the library in the layers)
+    assert set(robodyn.blocks.__all__) == {"BLOCKS", "make_block", *ORDER, "kalman", "ekf", "ukf"}
 
 
 def test_collect_sorts_and_refuses_two_blocks_of_one_name() -> None:

@@ -1,2 +1,7 @@
 """State estimation: the steady-state Kalman filter of a linear system and the LQG controller built from it
-(:mod:`~robodyn.control.estimation.kalman`)."""
+(:mod:`~robodyn.control.estimation.kalman`); the estimators as sampled diagram blocks, ``kalman``, ``ekf`` and
+``ukf`` (:mod:`~robodyn.control.estimation.blocks`), the arithmetic of one filter step
+(:mod:`~robodyn.control.estimation.filters`: Joseph's update, the scaled unscented transform) and what a
+period of the continuous plant gives them (:mod:`~robodyn.control.estimation.discretization`: Van Loan's
+process noise, the zero-order hold, the RK4 mean).
+"""

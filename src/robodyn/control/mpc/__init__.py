@@ -9,6 +9,7 @@
   and its :class:`MPCPlan`;
 - :mod:`~robodyn.control.mpc.sensitivity`: the exact derivative of the first input at a plan's active set;
 - :mod:`~robodyn.control.mpc.block`: linear MPC as a sampled diagram block (``MPC.block()``), its status recorded;
+- :mod:`~robodyn.control.mpc.from_file`: ``model: mpc`` of diagram files;
 - :mod:`~robodyn.control.mpc.receding`: nonlinear MPC by real-time iterations of the optimal-control solvers
   (:class:`RecedingHorizon`).
 """

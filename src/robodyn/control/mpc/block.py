@@ -8,8 +8,9 @@ index in :data:`~robodyn.control.mpc.solvers.STATUSES` (0 solved, 1 inaccurate, 
 
 When a solve gives no usable plan the block applies the last usable plan's input for this instant (that plan
 shifted by the samples elapsed, its last input held past its end), or the operating point's input when there was
-none: what a real controller falls back on, recorded by ``status``. A run that starts earlier than the last solve
-starts the controller afresh (its warm start and fallback forgotten).
+none: what a real controller falls back on, recorded by ``status``. An instant no later than the last solve's (a new
+run, or a diagram probing its blocks) starts the controller afresh (its warm start and fallback forgotten), so that a
+run's numbers do not depend on what was solved before it.
 
 Its derivative for ``linearize`` is exact: the first input's sensitivity at the plan's active set
 (:mod:`~robodyn.control.mpc.sensitivity`); the reports' rows are zero.
@@ -46,7 +47,7 @@ class _Law:
 
     def __call__(self, t: float, signals: Array) -> Array:
         controller = self.controller
-        if t < self.time:  # a new run
+        if t <= self.time:  # a new run (or the diagram probing the block before one): start afresh
             controller.reset()
             self.good = None
         self.time = t
@@ -78,3 +79,4 @@ def mpc_block(controller: Any, *, references: bool = False, name: str = "mpc") -
     return FeedbackBlock(law, controller.states, controller.inputs, controller.dt, gain=law.gain, reports=REPORTS,
                          signals=signals, name=name,
                          describe=f"linear MPC ({controller.solver}, horizon {controller.horizon} steps)")
+

@@ -6,8 +6,8 @@ the plan. Solving each problem to convergence is what the plans would ideally be
 (Diehl, Bock & Schlöder, "A real-time iteration scheme for nonlinear optimization in optimal feedback control",
 SIAM J. Control Optim. 43(5), 2005) instead takes a fixed number of iterations (one by default) of the solver from the
 previous plan shifted by the time elapsed, linearizing along it: the plan converges while the system moves, at a
-bounded cost per sample. The first sample (and any sample earlier than the last one or more than a horizon after it:
-a new run) is solved to convergence.
+bounded cost per sample. The first sample (and any sample no later than the last one or more than a horizon after
+it: a new run, or a diagram probing its blocks) is solved to convergence.
 
 The solver is the problem's method (the DDP family: FDDP takes the shifted plan with its gaps, so a measured state
 off the plan is no infeasible start; collocation works too, from the same warm start). The plan's first input u_0
@@ -139,9 +139,10 @@ class RecedingHorizon:
 
     def _shifted(self, t: float) -> tuple[Array, Array] | None:
         """The last plan moved to start at ``t``: by whole knots when the time elapsed is a whole number of them
-        (the last knot's values repeated at the end), else linearly interpolated; None for a new run."""
+        (the last knot's values repeated at the end), else linearly interpolated; None for a new run (``t`` no
+        later than the last plan's start, or past its end)."""
         last = self._last
-        if last is None or t < last.t[0] or t - last.t[0] > last.t[-1] - last.t[0]:
+        if last is None or t <= last.t[0] or t - last.t[0] > last.t[-1] - last.t[0]:
             return None
         dt = float(last.t[1] - last.t[0])
         shift = (t - last.t[0]) / dt

@@ -26,6 +26,7 @@ import functools
 import math
 import warnings
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any, Final
 
 import numpy as np
@@ -495,6 +496,10 @@ class FloatingChain(Model):
         if "chart" not in memo:
             memo["chart"] = ChartModel(self)
         return memo["chart"]
+
+    @property
+    def geometry_file(self) -> Path | None:
+        return self.chain.geometry_file
 
     def show_text(self) -> str:
         joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.chain.joints]

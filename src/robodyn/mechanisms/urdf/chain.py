@@ -367,6 +367,10 @@ class UrdfRobot(UrdfRobotInfo, ChainSystem):
 
     _massless_fix = MASSLESS_FIX
 
+    @property
+    def geometry_file(self) -> Path | None:
+        return self.path
+
     def show_text(self) -> str:
         return "\n".join([f"URDF {self.path}", *self.joint_table(), "", super().show_text()])
 

@@ -414,6 +414,10 @@ class UrdfSystem(UrdfRobotInfo, Model):
     def show_text(self) -> str:
         return "\n".join(self.joint_table())
 
+    @property
+    def geometry_file(self) -> Path | None:
+        return self.path
+
     def __repr__(self) -> str:
         source = f", path={str(self.path)!r}" if self.path is not None else ""
         return f"UrdfSystem(name={self.name!r}, coordinates={list(self.coordinates)}{source})"

@@ -1,0 +1,170 @@
+"""The scene a page draws, as JSON: shapes and meshes by link, and every link's pose at each displayed instant.
+
+Poses come from robodyn's own forward kinematics (robodyn.kinematics.frames: one compiled batch call per link
+for all instants). A trajectory is shown at the display's rate: its configurations are interpolated linearly at
+:data:`DISPLAY_RATE` instants a second (a 10 s run sampled at 1 kHz becomes 601 instants), so the page plays it at
+real time whatever its sampling. Arrays travel compressed: meshes as uint16 positions quantized over their bounding
+box (a 0.3 m link to 5 micrometres) and uint16 or uint32 triangle indices, poses as float32, each zlib-compressed
+and base64-encoded (the page inflates them with the browser's DecompressionStream).
+"""
+
+from __future__ import annotations
+
+import base64
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+import numpy as np
+
+from robodyn.base.errors import InputError, ShapeError
+from robodyn.kinematics.frames import Kinematics
+from robodyn.viewer.centre import centre_of_mass
+from robodyn.viewer.geometry import RobotGeometry
+from robodyn.viewer.meshes import Mesh
+
+__all__ = ["DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "display_times", "pack", "scene_data"]
+
+DISPLAY_RATE: Final = 60.0  # instants per second of a trajectory shown (a display's refresh rate)
+MAX_INSTANTS: Final = 36_000  # ten minutes at the display rate: longer runs are shown at a lower rate
+_LEVEL: Final = 6  # zlib's default trade of size for speed
+
+
+def pack(array: np.ndarray) -> dict[str, Any]:
+    """A numeric array as JSON: dtype, shape and its little-endian bytes, zlib-compressed then base64."""
+    data = np.ascontiguousarray(array)
+    dtype = data.dtype.newbyteorder("<")
+    raw = data.astype(dtype, copy=False).tobytes()
+    return {"dtype": dtype.str[1:], "shape": list(data.shape),
+            "data": base64.b64encode(zlib.compress(raw, _LEVEL)).decode("ascii")}
+
+
+def _mesh_json(mesh: Mesh) -> list[dict[str, Any]]:
+    parts = []
+    for part in mesh.parts:
+        low = part.vertices.min(axis=0)
+        span = np.maximum(part.vertices.max(axis=0) - low, 1e-12)
+        quantized = np.rint((part.vertices - low) / span * 65535.0).astype(np.uint16)
+        faces = part.faces.astype(np.uint16 if len(part.vertices) <= 65536 else np.uint32)
+        parts.append({"positions": pack(quantized), "low": low.astype(float).tolist(),
+                      "span": span.astype(float).tolist(), "indices": pack(faces),
+                      "rgba": None if part.rgba is None else list(part.rgba)})
+    return parts
+
+
+def display_times(t: np.ndarray, rate: float = DISPLAY_RATE) -> np.ndarray:
+    """The instants shown of a run over ``t`` (T,): every 1/rate s from t[0] to t[-1] (both included), at most
+    :data:`MAX_INSTANTS`."""
+    span = float(t[-1] - t[0])
+    count = min(int(np.floor(span * rate + 1e-9)) + 1, MAX_INSTANTS)
+    times = t[0] + np.arange(count) / rate if count < MAX_INSTANTS else np.linspace(t[0], t[-1], count)
+    return times if times[-1] == t[-1] or span == 0 else np.append(times, t[-1])
+
+
+def _interpolated(t: np.ndarray, q: np.ndarray, times: np.ndarray) -> np.ndarray:
+    """q (T, n) at ``times`` by linear interpolation (each coordinate)."""
+    return np.column_stack([np.interp(times, t, q[:, j]) for j in range(q.shape[1])]) if q.shape[1] else \
+        np.zeros((len(times), 0))
+
+
+@dataclass(frozen=True, slots=True)
+class SceneData:
+    """What a page draws: ``times`` (K,), ``poses`` (K, L, 12) of ``links`` (rotation row-major, then position;
+    world frame), the shapes by link, the meshes, the tool frame, a target point and the centre of mass (K, 3)."""
+
+    title: str
+    links: tuple[str, ...]
+    times: np.ndarray
+    poses: np.ndarray
+    geometry: RobotGeometry
+    tool: str
+    target: tuple[float, float, float] | None
+    com: np.ndarray | None = None  # (K, 3): the centre of mass at each instant, when the model offers it
+    series: tuple[tuple[str, tuple[str, ...], np.ndarray], ...] = ()  # (group, names, (K, s)) plotted under a run
+
+    def as_json(self) -> dict[str, Any]:
+        """The scene as JSON-ready data (arrays packed: :func:`pack`)."""
+        index = {link: k for k, link in enumerate(self.links)}
+        meshes: dict[str, int] = {}
+        mesh_list: list[list[dict[str, Any]]] = []
+        shapes = []
+        for visual in self.geometry.visuals:
+            if visual.link not in index:
+                continue
+            mesh = None
+            if visual.mesh is not None:
+                key = str(visual.mesh.file)
+                if key not in meshes:
+                    meshes[key] = len(mesh_list)
+                    mesh_list.append(_mesh_json(visual.mesh))
+                mesh = meshes[key]
+            shapes.append({"link": index[visual.link], "origin": visual.origin.ravel().tolist(), "shape": visual.shape,
+                           "size": list(visual.size), "rgba": None if visual.rgba is None else list(visual.rgba),
+                           "mesh": mesh})
+        return {"title": self.title, "links": list(self.links), "times": self.times.tolist(),
+                "poses": pack(self.poses.astype(np.float32)), "shapes": shapes, "meshes": mesh_list,
+                "missing": [index[link] for link in self.geometry.missing if link in index],
+                "tool": index.get(self.tool), "target": None if self.target is None else list(self.target),
+                "com": None if self.com is None else pack(self.com.astype(np.float32)),
+                "series": [{"group": group, "names": list(names), "values": pack(values.astype(np.float32))}
+                           for group, names, values in self.series]}
+
+
+def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(times (K,), q (K, n)) to show: the trajectory's at the display rate, else the one configuration ``at``."""
+    n = len(kin.coordinates)
+    if trajectory is None:
+        q = np.zeros(n) if at is None else at
+        return np.zeros(1), q.reshape(1, n)
+    t = np.asarray(trajectory.t, dtype=float)
+    x = np.asarray(trajectory.x, dtype=float)
+    states = tuple(trajectory.states)
+    missing = [c for c in kin.coordinates if c not in states]
+    if missing:
+        raise InputError(f"the trajectory has no states {missing}: it is not a run of this model (its states are "
+                         f"{', '.join(states)})", key="trajectory")
+    if t.ndim != 1 or len(t) == 0 or x.shape[0] != len(t) or not np.all(np.diff(t) >= 0):
+        raise ShapeError(f"the trajectory needs increasing times t (T,) and states x (T, n), got {t.shape} and "
+                         f"{x.shape}")
+    q = x[:, [states.index(c) for c in kin.coordinates]]
+    if not np.all(np.isfinite(q)):
+        raise InputError("the trajectory's configurations have non-finite values: show the part before the failure",
+                         key="trajectory")
+    times = display_times(t)
+    return times, _interpolated(t, q, times)
+
+
+def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
+               at: np.ndarray | None = None, target: Sequence[float] | None = None) -> SceneData:
+    """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
+    ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given)."""
+    times, q = _configurations(kin, trajectory, at)
+    drawn = set(geometry.links) | set(geometry.missing) | {kin.default_frame}
+    links = tuple(frame for frame in kin.frames if frame in drawn)
+    poses = np.empty((len(times), len(links), 12))
+    for k, link in enumerate(links):
+        pose = kin.pose(q, link)
+        poses[:, k, :9] = np.asarray(pose.rotation).reshape(len(times), 9)
+        poses[:, k, 9:] = np.asarray(pose.position).reshape(len(times), 3)
+    point = None
+    if target is not None:
+        values = np.asarray(target, dtype=float).ravel()
+        if values.shape != (3,) or not np.all(np.isfinite(values)):
+            raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
+        point = (float(values[0]), float(values[1]), float(values[2]))
+    com = centre_of_mass(kin.model, kin.coordinates, q)
+    series = () if trajectory is None else _series(kin, trajectory, times, q)
+    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series)
+
+
+def _series(kin: Kinematics, trajectory: Any, times: np.ndarray, q: np.ndarray
+            ) -> tuple[tuple[str, tuple[str, ...], np.ndarray], ...]:
+    """What is plotted under a run: its coordinates, and its inputs when it carries some (at the shown instants)."""
+    groups: list[tuple[str, tuple[str, ...], np.ndarray]] = [("coordinates", tuple(kin.coordinates), q)]
+    u = np.asarray(getattr(trajectory, "u", np.zeros((0, 0))), dtype=float)
+    inputs = tuple(getattr(trajectory, "inputs", ()))
+    t = np.asarray(trajectory.t, dtype=float)
+    if inputs and u.shape == (len(t), len(inputs)) and np.all(np.isfinite(u)):
+        groups.append(("inputs", inputs, _interpolated(t, u, times)))
+    return tuple(groups)

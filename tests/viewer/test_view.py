@@ -1,0 +1,191 @@
+"""robodyn.view in a real browser (headless Chromium through the DevTools protocol): the stock Panda and UR5 open
+without console errors and without one request; a marker at fk's tool position is drawn where the page's camera
+projects it and where the tool frame's origin is drawn (2 pixels); a trajectory's instants differ on screen and
+place the tool where fk does; the Panda's page is at most 10 MB. The request log is itself checked on a page that
+asks for an image from the network."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+import robodyn
+from robodyn.base.errors import InputError
+from robodyn.kinematics.frames import kinematics
+from robodyn.viewer.view import View, view
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from chromium_session import Chromium, available
+
+from pinocchio_reference import ROBOTS
+
+pytest.importorskip("trimesh")
+needs_chromium = pytest.mark.skipif(not available(), reason="chromium is not installed (make test installs it)")
+ROBOT_FILES = {"panda": "panda_description/urdf/panda.urdf", "ur5": "ur_description/urdf/ur5_robot.urdf",
+               "solo12": "solo_description/robots/solo12.urdf", "talos": "talos_data/robots/talos_reduced.urdf"}
+#: the large robots' pages take seconds more (fk compiled for 17 and 52 links, 94 meshes for Talos)
+CASES = ["panda", "ur5", pytest.param("solo12", marks=pytest.mark.slow), pytest.param("talos", marks=pytest.mark.slow)]
+PIXELS = 2.0  # the issue's bound between a marker's projection and where it is drawn
+
+
+def _robot(name: str) -> robodyn.Model:
+    path = None if ROBOTS is None else ROBOTS / ROBOT_FILES[name]
+    if path is None or not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    return robodyn.load(str(path))
+
+
+@pytest.fixture(scope="module")
+def browser() -> Chromium:
+    if not available():
+        pytest.skip("chromium is not installed (make test installs it)")
+    with Chromium(width=800, height=600) as chromium:
+        yield chromium
+
+
+def _open(browser: Chromium, page: View, folder: Path, name: str = "robot.html") -> None:
+    path = page.write(folder / name)
+    browser.open(path)
+    assert browser.wait_for("window.robodynView && (window.robodynView.rendered >= 1 || window.robodynView.error)")
+    assert browser.evaluate("window.robodynView.error") is None
+    assert browser.errors() == []
+    assert browser.requests() == [path.as_uri()]  # the file itself, nothing else
+
+
+def _centroid(image: np.ndarray, colour: str) -> np.ndarray:
+    """(x, y) mean pixel of the markers' colour (magenta target, cyan tool), pixel centres at +0.5."""
+    r, g, b = (image[..., k].astype(int) for k in range(3))
+    mask = (r > 220) & (g < 40) & (b > 220) if colour == "magenta" else (r < 40) & (g > 170) & (b > 220)
+    ys, xs = np.nonzero(mask)
+    assert len(xs) > 10, f"no {colour} marker on the screen"
+    return np.array([xs.mean() + 0.5, ys.mean() + 0.5])
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", CASES)
+def test_the_marker_at_fks_tool_position_is_drawn_where_the_tool_frame_is(browser: Chromium, tmp_path: Path,
+                                                                         name: str) -> None:
+    model = _robot(name)
+    kin = kinematics(model)
+    q = np.linspace(0.3, -0.6, len(kin.coordinates))
+    tool = kin.position(q, kin.default_frame)
+    page = view(model, at=q, target=tool)
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.toggle('frames', true)")
+    projected = np.array(browser.evaluate(f"window.robodynView.project({tool.tolist()})"))
+    drawn = np.array(browser.evaluate("window.robodynView.toolPosition()"))
+    np.testing.assert_allclose(drawn, tool, atol=1e-6)  # the page's poses are fk's, as float32 (1 m: 6e-8)
+    target = _centroid(browser.screenshot(), "magenta")
+    assert np.linalg.norm(target - projected) <= PIXELS
+    browser.evaluate("window.robodynView.toggle('target', false)")
+    frame = _centroid(browser.screenshot(), "cyan")  # the tool frame's origin, drawn from the scene graph
+    assert np.linalg.norm(frame - projected) <= PIXELS and np.linalg.norm(frame - target) <= PIXELS
+
+
+@needs_chromium
+def test_a_trajectory_plays_at_the_display_rate_and_its_instants_are_fks(browser: Chromium, tmp_path: Path) -> None:
+    model = _robot("panda")
+    kin = kinematics(model)
+    n = len(kin.coordinates)
+    t = np.linspace(0.0, 10.0, 10_001)  # 10 s at 1 kHz
+    q = np.zeros((len(t), n))
+    q[:, 0] = 1.2 * np.sin(0.3 * t)
+    q[:, 1] = -0.5 * t / 10
+    run = SimpleNamespace(t=t, x=np.hstack([q, np.zeros_like(q)]), states=model.states)
+    page = view(model, trajectory=run)
+    assert len(page.scene.times) == 601  # decimated to 60 instants a second
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.toggle('com', true)")
+    shots = []
+    for index in (0, 300, 600):
+        browser.evaluate(f"window.robodynView.setTime({index})")
+        instant = page.scene.times[index]
+        expected = kin.position(np.interp(instant, t, q[:, 0]) * np.eye(n)[0] + np.interp(instant, t, q[:, 1])
+                                * np.eye(n)[1], kin.default_frame)
+        np.testing.assert_allclose(browser.evaluate("window.robodynView.toolPosition()"), expected, atol=1e-6)
+        assert page.scene.com is not None  # the centre of mass follows the instant (float32 in the page)
+        np.testing.assert_allclose(browser.evaluate("window.robodynView.comPosition()"), page.scene.com[index],
+                                   atol=1e-6)
+        shots.append(browser.screenshot().astype(int))
+    for a, b in ((0, 1), (1, 2)):
+        changed = np.abs(shots[a] - shots[b]).sum(axis=2) > 30
+        assert changed.sum() > 500  # the arm moved on the screen
+    assert browser.evaluate("document.getElementById('robodyn-play').hidden") is False
+    assert browser.evaluate("document.getElementById('robodyn-plot').clientHeight") > 100  # the run plotted
+
+
+@needs_chromium
+def test_the_request_log_catches_a_page_that_asks_the_network(browser: Chromium, tmp_path: Path) -> None:
+    page = tmp_path / "asks.html"
+    page.write_text('<!DOCTYPE html><html><body><img src="http://example.com/robot.png"></body></html>')
+    browser.open(page)
+    assert "http://example.com/robot.png" in browser.requests()
+
+
+def test_the_panda_page_with_meshes_is_at_most_10_mb(tmp_path: Path) -> None:
+    page = view(_robot("panda"))
+    assert len(page.html.encode("utf-8")) <= 10_000_000
+    written = page.write(tmp_path / "panda.html")
+    assert written.read_bytes() == page.html.encode("utf-8")
+    assert page._repr_html_().startswith("<iframe srcdoc=") and "<script" not in page._repr_html_()
+
+
+def test_view_checks_its_arguments() -> None:
+    model = robodyn.load("two_link_arm")
+    with pytest.raises(InputError, match="not both"):
+        view(model, trajectory=SimpleNamespace(t=[0.0], x=[[0, 0, 0, 0]], states=model.states), at=[0, 0])
+    with pytest.raises(InputError, match="target"):
+        view(model, target=[1.0, 2.0])
+    with pytest.raises(InputError, match="no states"):
+        view(model, trajectory=SimpleNamespace(t=[0.0], x=[[0.0]], states=("other",)))
+    with pytest.raises(InputError, match="no robot file"):
+        view(model, collision=True)
+    page = view(model, at={"shoulder": 0.5})
+    np.testing.assert_allclose(page.scene.poses[0, -1, 9:],
+                               kinematics(model).position([0.5, 0.0], page.scene.links[-1]), atol=1e-12)
+
+
+def test_a_diagrams_robot_block_is_drawn_with_its_meshes_under_its_prefix() -> None:
+    panda = _robot("panda")
+    diagram = robodyn.Diagram({"arm": panda}, [], inputs={u: f"arm.{u}" for u in panda.inputs},
+                              outputs={"q1": f"arm.{panda.outputs[0]}"}, name="panda_in_a_diagram")
+    page = view(diagram, at={f"arm.{panda.states[0]}": 0.4})
+    alone = view(panda, at={panda.states[0]: 0.4})
+    assert page.scene.links == tuple(f"arm.{link}" for link in alone.scene.links)
+    assert [v.link for v in page.scene.geometry.visuals] == [f"arm.{v.link}" for v in alone.scene.geometry.visuals]
+    np.testing.assert_allclose(page.scene.poses, alone.scene.poses, atol=1e-15)
+
+
+def test_a_urdf_without_shapes_is_drawn_from_its_frames() -> None:
+    model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "two_link_arm.urdf"))
+    shapes = {v.shape for v in view(model).scene.geometry.visuals}
+    assert shapes == {"capsule", "sphere"}
+
+
+def test_a_trajectory_file_is_read_by_its_path(tmp_path: Path) -> None:
+    model = robodyn.load("two_link_arm")
+    run = robodyn.simulate(model, 1.0, {"shoulder": 0.5})
+    run.to_csv(tmp_path / "run.csv")
+    from_file, from_run = view(model, trajectory=tmp_path / "run.csv"), view(model, trajectory=run)
+    np.testing.assert_allclose(from_file.scene.poses, from_run.scene.poses, atol=1e-9)  # the CSV's 17 digits
+
+
+@needs_chromium
+def test_the_notebook_display_draws_the_robot_inside_its_iframe(browser: Chromium, tmp_path: Path) -> None:
+    notebook = tmp_path / "notebook.html"
+    notebook.write_text("<!DOCTYPE html><html><body style='margin:0'>"
+                        + view(robodyn.load("two_link_arm"), at=[0.6, -0.9])._repr_html_() + "</body></html>")
+    browser.open(notebook)
+    blue = 0
+    for _ in range(100):  # the iframe's page draws after its own load: wait for the arm's colour to appear
+        image = browser.screenshot().astype(int)
+        r, g, b = image[..., 0], image[..., 1], image[..., 2]
+        blue = int(((b > 150) & (b > r + 60) & (g > r + 20)).sum())  # the capsules' (0.35, 0.55, 0.8), shaded
+        if blue > 200:
+            break
+    assert blue > 200
+    assert browser.errors() == [] and browser.requests() == [notebook.as_uri()]
