@@ -380,6 +380,11 @@ class CachedModel(Model):
         """None: a model on a manifold (a floating base) is never recorded (:func:`_record`)."""
         return None
 
+    @property
+    def geometry_file(self) -> None:
+        """None: robot files (URDF), whose links carry shapes, are loaded whole, not recorded (:func:`load_cached`)."""
+        return None
+
     def kernel_chart_source(self) -> None:
         return None
 

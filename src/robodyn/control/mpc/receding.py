@@ -171,6 +171,18 @@ class RecedingHorizon:
         D[:m] = -plan.gains[0]
         return D
 
+    def _repr_html_(self) -> str:
+        """The controller at a glance: its problem, solver, iterations per sample and its last plan (notebooks)."""
+        from robodyn.display import block, heading, html_table
+
+        problem, last = self.problem, self._last
+        rows = [("model", problem.model.name), ("horizon [s]", problem.horizon), ("knots", problem.knots),
+                ("method", self.method), ("iterations per sample", self._iterations)]
+        if last is not None:
+            rows += [("last plan at t [s]", f"{last.t[0]:g}"), ("its cost", f"{last.cost:.6g}"),
+                     ("its violation", f"{last.violation:.3g}"), ("its status", last.status)]
+        return block([heading("Nonlinear MPC by real-time iterations"), html_table(rows, row_header=True)])
+
     def block(self, sample: float | None = None, *, name: str = "mpc") -> FeedbackBlock:
         """The controller as a sampled diagram block (module docstring); ``sample`` defaults to the problem's knot
         spacing. Its outputs ``cost`` and ``violation`` are recorded with the run; its derivative (for
