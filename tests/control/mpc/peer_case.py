@@ -34,15 +34,16 @@ BOUNDS = {"inputs": {"F": [-FORCE, FORCE]}, "states": {"x": [-TRACK, TRACK]}}
 # From here the force saturates at +5 N for the first 9 samples of the closed loop and the track bound x <= 1 m is
 # active in 23 of its first 25 plans (and the problem stays feasible).
 X0 = np.array([0.3, 0.2, 0.6, 0.0])
-# SLSQP stops when the cost (~10-100 here) changes by less than ftol between iterations: 1e-12 brings its inputs to
-# ~1e-5 of the exact QP solution (its gradients are forward differences, step ~1.5e-8: its limit); maxiter: SLSQP
-# needs 15-40 iterations here, 1000 only keeps it from stopping short.
+# SLSQP stops when the cost (~100 here) changes by less than ftol between iterations (its default 1e-6 leaves the
+# inputs ~1e-3 off): 1e-12 brings them to ~3e-5 of the exact QP solution (its gradients are forward differences,
+# step ~1.5e-8: its limit); maxiter: SLSQP needs 15-40 iterations here, 1000 only keeps it from stopping short.
 SLSQP: dict[str, Any] = {"ftol": 1e-12, "maxiter": 1000}
 
 
-def controller() -> robodyn.MPC:
-    """robodyn's MPC of the cart-pole linearized upright (theta = 0), held over DT by the exact ZOH."""
-    return robodyn.mpc(robodyn.load("cart_pole"), N, Q, R, bounds=BOUNDS, dt=DT)
+def controller(solver: str | None = None) -> robodyn.MPC:
+    """robodyn's MPC of the cart-pole linearized upright (theta = 0), held over DT by the exact ZOH (with its default
+    QP solver, or ``solver``)."""
+    return robodyn.mpc(robodyn.load("cart_pole"), N, Q, R, bounds=BOUNDS, dt=DT, solver=solver)
 
 
 def peer(mpc: robodyn.MPC) -> Any:
