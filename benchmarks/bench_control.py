@@ -7,8 +7,17 @@ libcrocoddyl 3.2.1 beside libpinocchio 4.1.0, it reads gravity as ~0, so it solv
 per-iteration time is still the C++ cost) and with the same problem's dynamics through Pinocchio's Python
 bindings (the same problem as robodyn's; its solver in C++, the dynamics calls in Python).
 
-Run: PYTHONPATH=src python benchmarks/bench_control.py (pinocchio 4.0.0 for Crocoddyl's native dynamics to be right;
-a ratio whose costs differ by more than COST_RTOL is marked as another problem's).
+MPC part (issue 48): one step of robodyn's linear MPC (`controller.solve(x)`, warm-started from the plan at the
+previous sample of the closed loop) against one step of python-control's `create_mpc_iosystem` (its update at the
+same x, warm-started from its own plan at the previous sample, which it shifts) on the same problem
+(tests/control/mpc/peer_case.py: the cart-pole linearized upright, horizon 30, dt 20 ms, 4 states, force and track
+bounds), at states of the closed loop where the bounds are active. Prints the wall and CPU (thread) times and the
+ratio python-control / robodyn for each of robodyn's QP solvers, and the first inputs' difference (the ratio is
+quoted at the same solution: within MPC_ATOL).
+
+Run: PYTHONPATH=src python benchmarks/bench_control.py [ddp] [mpc] (both by default; pinocchio 4.0.0 for
+Crocoddyl's native dynamics to be right; a ratio whose costs differ by more than COST_RTOL is marked as another
+problem's).
 """
 
 from __future__ import annotations
@@ -17,21 +26,28 @@ import re
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
-sys.path[:0] = [str(Path(__file__).parents[1] / "tests"), str(Path(__file__).parents[1] / "tests/control/optimal")]
+sys.path[:0] = [str(Path(__file__).parents[1] / "tests"), str(Path(__file__).parents[1] / "tests/control/optimal"),
+                str(Path(__file__).parents[1] / "tests/control/mpc")]
 
 import crocoddyl  # noqa: E402
+import peer_case as case  # noqa: E402
 import pinocchio as pin  # noqa: E402
 from quadratic_problem import QuadraticProblem  # noqa: E402
 from test_ddp import _PinocchioArm, native_model  # noqa: E402
 
+import robodyn  # noqa: E402
 from pinocchio_reference import ROBOTS  # noqa: E402
+from robodyn.control.mpc.solvers import DEFAULT_SOLVER, installed  # noqa: E402
 from robodyn.control.optimal.ddp import solve_ddp  # noqa: E402
 from robodyn.mechanisms.urdf.chain import chain_from_urdf  # noqa: E402
 
+T = TypeVar("T")
 N, DT = 100, 0.01
 REPEATS = 5  # each solve timed this often from the same guess, the fastest kept (the machine is noisy)
 COST_RTOL = 1e-6  # a ratio is quoted for the same problem only: optimal costs within this, relative
@@ -93,6 +109,80 @@ def bench(name: str, path: Path) -> None:
                                   f"{abs(cost - rows[0][3]) / abs(rows[0][3]):.1e} relative)"))
 
 
+MPC_SAMPLES = (1, 3, 5, 8, 12, 20)  # samples of the closed loop from X0 timed: the force saturated up to 9, the track
+#                                    bound active in the plans from 2 on
+MPC_REPEATS = 20  # robodyn's step timed this often (each from the same warm start), the fastest kept
+MPC_ATOL = 1e-4  # the same solution: first inputs within this (N)
+
+
+def _timed(function: Callable[[], T]) -> tuple[float, float, T]:
+    """Wall and CPU (this thread's) seconds of one call, and its value."""
+    start, start_cpu = time.perf_counter(), time.thread_time()
+    value = function()
+    return time.perf_counter() - start, time.thread_time() - start_cpu, value
+
+
+def _loop_states() -> list[np.ndarray]:
+    """The closed loop x_{k+1} = A x_k + B u_k from X0 under robodyn's MPC (ProxQP: the exact plans) up to the last
+    sample timed."""
+    controller = case.controller("proxsuite" if "proxsuite" in installed() else "clarabel")
+    A, B = np.asarray(controller.plant.A), np.asarray(controller.plant.B)
+    states = [case.X0]
+    for _ in range(max(MPC_SAMPLES)):
+        states.append(A @ states[-1] + B @ controller(states[-1]))
+    return states
+
+
+def _robodyn_step(controller: robodyn.MPC, before: np.ndarray, x: np.ndarray) -> tuple[float, float, np.ndarray]:
+    """The fastest of MPC_REPEATS warm steps at ``x`` (each after a solve at ``before``): wall, CPU, first input."""
+    wall = cpu = np.inf
+    first = np.full(1, np.nan)
+    for _ in range(MPC_REPEATS):
+        controller.reset()
+        controller.solve(before)
+        seconds, cpu_seconds, plan = _timed(lambda: controller.solve(x))
+        wall, cpu, first = min(wall, seconds), min(cpu, cpu_seconds), plan.inputs[0]
+    return wall, cpu, first
+
+
+def bench_mpc() -> None:
+    import control
+
+    states = _loop_states()
+    solvers = [DEFAULT_SOLVER, *(s for s in installed() if s != DEFAULT_SOLVER)]
+    controllers = {s: case.controller(s) for s in solvers}
+    io = case.peer(controllers[DEFAULT_SOLVER])
+    print(f"MPC step: cart-pole, horizon {case.N}, dt {case.DT}, 4 states, |F| <= 5 N, |x| <= 1 m; python-control "
+          f"{control.__version__} create_mpc_iosystem (SLSQP, ftol 1e-12) against robodyn ({', '.join(solvers)})")
+    print("sample  python-control wall / cpu    solver      robodyn wall / cpu     |du0|    ratio wall / cpu")
+    ratios: dict[str, list[tuple[float, float, bool]]] = {s: [] for s in solvers}
+    for k in MPC_SAMPLES:
+        before, x = states[k - 1], states[k]
+        guess = case.peer_plan(io, before, np.zeros(case.N + 1))  # its plan at the previous sample (untimed)
+        wall_pc, cpu_pc, plan = _timed(lambda: case.peer_plan(io, x, guess))  # noqa: B023
+        for s in solvers:
+            wall, cpu, first = _robodyn_step(controllers[s], before, x)
+            gap = float(np.max(np.abs(first - plan[:1])))
+            same = gap <= MPC_ATOL
+            ratios[s].append((wall_pc / wall, cpu_pc / cpu, same))
+            print(f"{k:6d}  {wall_pc * 1e3:10.1f} / {cpu_pc * 1e3:8.1f} ms   {s:10s} {wall * 1e6:8.0f} / "
+                  f"{cpu * 1e6:6.0f} us  {gap:8.1e}  {wall_pc / wall:8.0f} / {cpu_pc / cpu:6.0f}"
+                  + ("" if same else "  (NOT the same solution)"))
+    for s in solvers:
+        same = [r for r in ratios[s] if r[2]]
+        label = " (the default)" if s == DEFAULT_SOLVER else ""
+        if same:
+            print(f"  median ratio python-control / robodyn {s}{label}: wall {np.median([r[0] for r in same]):.0f}, "
+                  f"cpu {np.median([r[1] for r in same]):.0f} over the {len(same)} of {len(ratios[s])} samples at "
+                  f"the same solution")
+        else:
+            print(f"  robodyn {s}{label}: no sample at the same solution (first inputs within {MPC_ATOL:g})")
+
+
 if __name__ == "__main__":
-    bench("UR5", ROBOTS / "ur_description/urdf/ur5_robot.urdf")
-    bench("Panda", _panda_arm())
+    parts = sys.argv[1:] or ["ddp", "mpc"]
+    if "ddp" in parts:
+        bench("UR5", ROBOTS / "ur_description/urdf/ur5_robot.urdf")
+        bench("Panda", _panda_arm())
+    if "mpc" in parts:
+        bench_mpc()
