@@ -5,8 +5,8 @@ The plant is the catalog joint (J q'' + b q' + k q = u, linear by construction) 
 diagram's run equals the hand-written sampled loop (one simulate call per sample, the first planned input held);
 the loop's linearization at rest equals Phi - Gamma K of the discrete LQR (the unconstrained MPC with the default
 terminal weight is the LQR: robodyn.lqr on the ZOH model); with a bound active later in the plan the first input's
-derivative equals the slope of u_0(x) (affine on the active set's region: central differences of polished QP
-solutions, which agree to ~1e-9, over a step that keeps the active set); the status of every solve is recorded,
+derivative equals the slope of u_0(x) (affine on the active set's region: central differences of the QP solved
+exactly on its active set, over a step that keeps the active set); the status of every solve is recorded,
 and an infeasible state bound falls back on the last usable plan.
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from mpc_cases import exact_plan
 
 import robodyn
 from robodyn.control.mpc.block import REPORTS
@@ -74,11 +75,19 @@ def test_the_first_inputs_derivative_on_an_active_set_is_its_slope(x: list[float
     else:
         assert abs(plan.inputs[0, 0]) < 0.99 and np.isclose(plan.states[1:, 0], 0.05, atol=1e-8).sum() == 1
     gain = mpc.gain(point)
+    plant = mpc.plant
+
+    def exact_first_input(x: np.ndarray) -> np.ndarray:  # the QP solved exactly on its active set (mpc_cases)
+        inputs = exact_plan(plant.A, plant.B, plant.c, mpc.Q, mpc.R, mpc.Qf, 20, x, mpc.input_bounds,
+                            mpc.state_bounds, plan.inputs)
+        return inputs[0]
+
     h = 1e-5
-    slope = np.column_stack([(mpc(point + h * e) - mpc(point - h * e)) / (2 * h) for e in np.eye(2)])
-    # u_0 is affine on the active set's region, which the steps stay in; polished solutions are exact to ~1e-9,
-    # so the differences are good to ~1e-9 / 1e-5
-    np.testing.assert_allclose(gain, slope, rtol=1e-6, atol=1e-3)
+    slope = np.column_stack([(exact_first_input(point + h * e) - exact_first_input(point - h * e)) / (2 * h)
+                             for e in np.eye(2)])
+    # u_0 is affine on the active set's region, which the steps stay in: the exact solutions' differences are its
+    # slope to rounding (~1e-16 / 1e-5, times the KKT system's conditioning)
+    np.testing.assert_allclose(gain, slope, rtol=1e-7, atol=1e-8)
     assert np.abs(gain - free.gain(point)).max() > 1.0  # the active set changed the law
 
 
