@@ -56,11 +56,12 @@ STATUSES: Final = {
 TOLERANCE: Final = {"osqp": 1e-5, "clarabel": 1e-10, "proxsuite": 1e-10}
 TIGHT: Final = 1e-10  # OSQP's ADMM tolerance where it does not polish (the condensed form, a failed polish).
 MAX_ITERATIONS: Final = 10_000  # Per solve: ADMM's count (OSQP); interior-point and ProxQP need tens.
-#: Chosen by measurement (benchmarks/RESULTS.md, "Issue 48: MPC's QP solver" and its python-control subsection):
-#: ProxQP's sparse plans are within ~1e-10 of the exact ones on every benchmark problem and along the cart-pole's
-#: closed loop with its track bound active over many stages, where OSQP (the first choice, faster on a 12-state
-#: model) stopped up to 3e-2 from the exact plan, "solved", or at its iteration limit.
-DEFAULT_SOLVER: Final = "proxsuite"
+#: Chosen by measurement (benchmarks/RESULTS.md, "Issue 48: MPC's QP solver" and its subsections): Clarabel's plans
+#: are within ~3e-7 of the exact ones on every benchmark problem and along the cart-pole's closed loop with its track
+#: bound active over many stages, where OSQP (the first choice, the fastest on a 12-state model) stopped up to 3e-2
+#: from the exact plan; and it proves infeasibility in milliseconds, where ProxQP (exact to 1e-10, the fastest on the
+#: cart-pole) takes ~0.5 s per infeasible solve at the threshold that keeps it from refusing feasible ones.
+DEFAULT_SOLVER: Final = "clarabel"
 
 
 @dataclass(frozen=True, slots=True)
