@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import math
 
-import control
 import numpy as np
 
+import control
 import robodyn
 from robodyn.linearization.validity import validity
 from robodyn.signals import Constant
