@@ -31,7 +31,7 @@ from robodyn.linear.controllability import pbh_modes
 from robodyn.linear.systems import StateSpace, as_linear
 from robodyn.signals import StateFeedback
 
-__all__ = ["LQR", "lqr", "place"]
+__all__ = ["BOUNDARY_RTOL", "LQR", "lqr", "on_boundary", "place", "riccati_gain", "unstable"]
 
 Array = NDArray[np.float64]
 ComplexArray = NDArray[np.complex128]
@@ -100,11 +100,13 @@ def _inputs(linear: StateSpace, where: str) -> None:
         raise InputError(f"{where}: {linear.name!r} has no inputs: there is nothing to feed back")
 
 
-def _on_boundary(value: complex, dt: float | None, tol: float) -> bool:
+def on_boundary(value: complex, dt: float | None, tol: float) -> bool:
+    """Whether an eigenvalue is on the stability boundary within ``tol`` (|z| = 1 with ``dt``, Re = 0 without)."""
     return abs(abs(value) - 1.0) <= tol if dt is not None else abs(value.real) <= tol
 
 
-def _unstable(value: complex, dt: float | None, tol: float) -> bool:
+def unstable(value: complex, dt: float | None, tol: float) -> bool:
+    """Whether an eigenvalue is not asymptotically stable within ``tol`` (|z| >= 1 with ``dt``, Re >= 0 without)."""
     return abs(value) >= 1.0 - tol if dt is not None else value.real >= -tol
 
 
@@ -113,7 +115,7 @@ def _check_stabilizable(linear: StateSpace, where: str) -> None:
     tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(linear.A, 2)))
     modes, _ = pbh_modes(linear.A, linear.B)
     for mode in modes:
-        if not mode.passes and _unstable(mode.eigenvalue, linear.dt, tol):
+        if not mode.passes and unstable(mode.eigenvalue, linear.dt, tol):
             raise InputError(
                 f"{where}: the mode {display.number(mode.eigenvalue)} of {linear.name!r} is not stable and the "
                 f"inputs cannot move it (rank [λI - A, B] = {mode.rank} < {len(linear.states)}): no state feedback "
@@ -130,11 +132,39 @@ def _check_detectable(linear: StateSpace, Q: Array, R: Array, N: Array) -> None:
     tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(Ae, 2)))
     modes, _ = pbh_modes(Ae.T, root.T)
     for mode in modes:
-        if not mode.passes and _on_boundary(mode.eigenvalue, linear.dt, tol):
+        if not mode.passes and on_boundary(mode.eigenvalue, linear.dt, tol):
             boundary = "unit circle" if linear.dt is not None else "imaginary axis"
             raise InputError(f"lqr: the mode {display.number(mode.eigenvalue)} on the {boundary} is not seen by the "
                              "cost (rank [λI - A; Q^1/2] < n): the Riccati equation has no stabilizing solution; put "
                              "weight on it in Q")
+
+
+def riccati_gain(A: Array, B: Array, Q: Array, R: Array, N: Array | None, dt: float | None, where: str, loop: str,
+                 weights: str) -> tuple[Array, Array, ComplexArray]:
+    """S (n, n), K (m, n) and the sorted eigenvalues of A - B K of the algebraic Riccati equation of the LQR
+    (continuous, or discrete when ``dt`` is set; N the cross weight or None), checked to stabilize. The Kalman
+    filter is its dual (A', C', G Qn G', Rn, G N: L = K'). A failed solve or a solution that does not stabilize is a
+    NumericalError beginning with ``where`` and naming ``loop`` and the ``weights`` to rescale."""
+    import scipy.linalg
+
+    cross = np.zeros((A.shape[0], B.shape[1])) if N is None else N
+    try:
+        if dt is None:
+            S = scipy.linalg.solve_continuous_are(A, B, Q, R, s=N)
+            K = np.linalg.solve(R, B.T @ S + cross.T)
+        else:
+            S = scipy.linalg.solve_discrete_are(A, B, Q, R, s=N)
+            K = np.linalg.solve(B.T @ S @ B + R, B.T @ S @ A + cross.T)
+    except (np.linalg.LinAlgError, ValueError) as exc:
+        raise NumericalError(f"{where} could not be solved ({exc}): check that {weights} are well scaled") from None
+    closed = np.linalg.eigvals(A - B @ K).astype(np.complex128)
+    closed = closed[np.lexsort((closed.imag, closed.real))]
+    tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(A, 2)))
+    if not np.all(np.isfinite(K)) or any(unstable(z, dt, tol) for z in closed):
+        raise NumericalError(f"{where}: its solution does not stabilize {loop} (eigenvalues "
+                             f"{', '.join(display.number(complex(z)) for z in closed)}): the problem is "
+                             f"ill-conditioned; rescale {weights}")
+    return S, K, closed
 
 
 def lqr(system: Any, Q: ArrayLike, R: ArrayLike, N: ArrayLike | None = None) -> LQR:
@@ -166,7 +196,6 @@ def lqr(system: Any, Q: ArrayLike, R: ArrayLike, N: ArrayLike | None = None) -> 
     NumericalError
         The Riccati solver failed or its solution does not stabilize (an ill-conditioned problem).
     """
-    import scipy.linalg
 
     linear = as_linear(system, "lqr")
     _inputs(linear, "lqr")
@@ -174,24 +203,8 @@ def lqr(system: Any, Q: ArrayLike, R: ArrayLike, N: ArrayLike | None = None) -> 
     Q_, R_, N_ = lqr_weights(Q, R, N, n, m)
     _check_stabilizable(linear, "lqr")
     _check_detectable(linear, Q_, R_, N_)
-    cross = None if N is None else N_
-    try:
-        if linear.dt is None:
-            S = scipy.linalg.solve_continuous_are(A, B, Q_, R_, s=cross)
-            K = np.linalg.solve(R_, B.T @ S + N_.T)
-        else:
-            S = scipy.linalg.solve_discrete_are(A, B, Q_, R_, s=cross)
-            K = np.linalg.solve(B.T @ S @ B + R_, B.T @ S @ A + N_.T)
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise NumericalError(f"lqr: the Riccati equation of {linear.name!r} could not be solved ({exc}): check that "
-                             "the weights are well scaled (Q and R of comparable size)") from None
-    closed = np.linalg.eigvals(A - B @ K).astype(np.complex128)
-    closed = closed[np.lexsort((closed.imag, closed.real))]
-    tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(A, 2)))
-    if not np.all(np.isfinite(K)) or any(_unstable(z, linear.dt, tol) for z in closed):
-        raise NumericalError(f"lqr: the Riccati solution of {linear.name!r} does not stabilize the loop (closed-loop "
-                             f"eigenvalues {', '.join(display.number(complex(z)) for z in closed)}): the problem is "
-                             "ill-conditioned; rescale Q and R")
+    S, K, closed = riccati_gain(A, B, Q_, R_, None if N is None else N_, linear.dt, f"lqr: the Riccati equation of "
+                                f"{linear.name!r}", "the closed loop", "Q and R")
     for array in (K, S, closed, Q_, R_, N_):
         array.setflags(write=False)
     return LQR(K, S, closed, Q_, R_, N_, linear.states, linear.inputs, linear.dt, linear.x_op, linear.u_op)

@@ -28,14 +28,14 @@ References: R. E. Kalman and R. S. Bucy, "New results in linear filtering and pr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from robodyn import display
-from robodyn.base.errors import InputError, NumericalError
-from robodyn.control.design import lqr
+from robodyn.base.errors import InputError
+from robodyn.control.design import BOUNDARY_RTOL, lqr, on_boundary, riccati_gain, unstable
 from robodyn.control.weights import check_definite, check_symmetric, weight_matrix
 from robodyn.linear.controllability import pbh_modes
 from robodyn.linear.systems import StateSpace, as_linear
@@ -46,7 +46,6 @@ __all__ = ["Kalman", "kalman", "lqg"]
 Array = NDArray[np.float64]
 ComplexArray = NDArray[np.complex128]
 
-BOUNDARY_RTOL: Final = 1e-9  # |Re λ| (| |z| - 1 |) below this times max(1, ||A||): on the stability boundary.
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -99,20 +98,12 @@ class Kalman:
                               display.note(f"poles of A - L C: {values}")])
 
 
-def _unstable(value: complex, dt: float | None, tol: float) -> bool:
-    return abs(value) >= 1.0 - tol if dt is not None else value.real >= -tol
-
-
-def _on_boundary(value: complex, dt: float | None, tol: float) -> bool:
-    return abs(abs(value) - 1.0) <= tol if dt is not None else abs(value.real) <= tol
-
-
 def _check_detectable(linear: StateSpace) -> None:
     """InputError naming a mode that is not asymptotically stable and that the outputs do not see."""
     tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(linear.A, 2)))
     modes, _ = pbh_modes(linear.A.T, linear.C.T)
     for mode in modes:
-        if not mode.passes and _unstable(mode.eigenvalue, linear.dt, tol):
+        if not mode.passes and unstable(mode.eigenvalue, linear.dt, tol):
             raise InputError(
                 f"kalman: the mode {display.number(mode.eigenvalue)} of {linear.name!r} is not stable and the outputs "
                 f"do not see it (rank [λI - A; C] = {mode.rank} < {len(linear.states)}): (A, C) is not detectable, "
@@ -129,7 +120,7 @@ def _check_excited(linear: StateSpace, G: Array, Qn: Array, Rn: Array, N: Array)
     tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(Ae, 2)))
     modes, _ = pbh_modes(Ae, root)
     for mode in modes:
-        if not mode.passes and _on_boundary(mode.eigenvalue, linear.dt, tol):
+        if not mode.passes and on_boundary(mode.eigenvalue, linear.dt, tol):
             boundary = "unit circle" if linear.dt is not None else "imaginary axis"
             raise InputError(f"kalman: the mode {display.number(mode.eigenvalue)} on the {boundary} is not excited by "
                              "the process noise (rank [λI - A, G Qn^1/2] < n): (A, G Qn^1/2) is not stabilizable and "
@@ -195,7 +186,6 @@ def kalman(sys: Any, Qn: ArrayLike, Rn: ArrayLike, G: ArrayLike | None = None, N
     NumericalError
         The Riccati solver failed or its solution does not stabilize A - L C.
     """
-    import scipy.linalg
 
     linear = as_linear(sys, "kalman")
     if not linear.outputs:
@@ -204,24 +194,10 @@ def kalman(sys: Any, Qn: ArrayLike, Rn: ArrayLike, G: ArrayLike | None = None, N
     _check_detectable(linear)
     _check_excited(linear, G_, Qn_, Rn_, N_)
     A, C = linear.A, linear.C
-    cross = None if N is None else G_ @ N_
-    try:
-        if linear.dt is None:
-            P = scipy.linalg.solve_continuous_are(A.T, C.T, G_ @ Qn_ @ G_.T, Rn_, s=cross)
-            L = np.linalg.solve(Rn_, C @ P + (G_ @ N_).T).T
-        else:
-            P = scipy.linalg.solve_discrete_are(A.T, C.T, G_ @ Qn_ @ G_.T, Rn_, s=cross)
-            L = np.linalg.solve(C @ P @ C.T + Rn_, C @ P @ A.T + (G_ @ N_).T).T
-    except (np.linalg.LinAlgError, ValueError) as exc:
-        raise NumericalError(f"kalman: the Riccati equation of {linear.name!r} could not be solved ({exc}): check "
-                             "that Qn and Rn are well scaled") from None
-    poles = np.linalg.eigvals(A - L @ C).astype(np.complex128)
-    poles = poles[np.lexsort((poles.imag, poles.real))]
-    tol = BOUNDARY_RTOL * max(1.0, float(np.linalg.norm(A, 2)))
-    if not np.all(np.isfinite(L)) or any(_unstable(z, linear.dt, tol) for z in poles):
-        raise NumericalError(f"kalman: the Riccati solution of {linear.name!r} does not stabilize A - L C (poles "
-                             f"{', '.join(display.number(complex(z)) for z in poles)}): the problem is "
-                             "ill-conditioned; rescale Qn and Rn")
+    # the dual of the LQR: (A', C', G Qn G', Rn, G N) gives P and K = L'; eig(A' - C' K) = eig(A - L C)
+    P, gain, poles = riccati_gain(A.T, C.T, G_ @ Qn_ @ G_.T, Rn_, None if N is None else G_ @ N_, linear.dt,
+                                  f"kalman: the Riccati equation of {linear.name!r}", "A - L C", "Qn and Rn")
+    L = np.ascontiguousarray(gain.T)
     for array in (L, P, poles, Qn_, Rn_, N_, G_):
         array.setflags(write=False)
     return Kalman(L, P, poles, linear, Qn_, Rn_, N_, G_)
