@@ -33,6 +33,7 @@ from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number
+from robodyn.control.estimation.compiled import CompiledExtended, CompiledKalman, CompiledSample
 from robodyn.control.estimation.discretization import hold_discretization, noise_discretization, rk4_points
 from robodyn.control.estimation.filters import (
     joseph_update,
@@ -132,8 +133,15 @@ class _Setup:
         return self.G @ self.Qn @ self.G.T
 
 
-def _block(setup: _Setup, steps: _Filter) -> System:
-    """The sampled System running ``steps`` (see the module docstring for its ports and state)."""
+def _flag(compiled: bool, setup: _Setup) -> bool:
+    if not isinstance(compiled, bool | np.bool_):
+        raise InputError(f"{setup.where}: compiled must be true or false, got {compiled!r}")
+    return bool(compiled)
+
+
+def _block(setup: _Setup, steps: _Filter, fast: CompiledSample | None = None) -> System:
+    """The sampled System running ``steps`` (see the module docstring for its ports and state), or ``fast`` (the
+    same sample in one compiled call, robodyn.control.estimation.compiled) when given."""
     plant, n = setup.plant, setup.plant.n_states
     p, m = len(setup.measured), plant.n_inputs
     upper = np.triu_indices(n)
@@ -142,6 +150,13 @@ def _block(setup: _Setup, steps: _Filter) -> System:
     if clash:
         raise InputError(f"{setup.where}: the plant's output {clash[0]!r} is named like one of its inputs: the "
                          "block's inputs would be ambiguous; rename one of them")
+    states = [*(f"{s}_prior" for s in plant.states), *(f"P_{i}_{j}" for i, j in zip(*upper, strict=True))]
+    outputs = [*(f"{s}_hat" for s in plant.states), *(f"P_{s}" for s in plant.states)]
+    inputs = [*measured, *plant.inputs]
+    if fast is not None:
+        return System(lambda t, z, v, _: fast.sample(t, z, v)[1], states, inputs,
+                      h=lambda t, z, v, _: fast.sample(t, z, v)[0], outputs=outputs, name=setup.name,
+                      sample=setup.T)
     last: dict[str, Any] = {}
 
     def posterior(t: float, z: Array, v: Array) -> tuple[Array, Array]:
@@ -166,10 +181,7 @@ def _block(setup: _Setup, steps: _Filter) -> System:
             x, P = steps.predict(t, *prior, v[p:p + m])
         return np.concatenate([x - setup.x0, (P - setup.P0)[upper]])
 
-    states = [*(f"{s}_prior" for s in plant.states), *(f"P_{i}_{j}" for i, j in zip(*upper, strict=True))]
-    outputs = [*(f"{s}_hat" for s in plant.states), *(f"P_{s}" for s in plant.states)]
-    return System(update, states, [*measured, *plant.inputs], h=output, outputs=outputs, name=setup.name,
-                  sample=setup.T)
+    return System(update, states, inputs, h=output, outputs=outputs, name=setup.name, sample=setup.T)
 
 
 class _Linear:
@@ -233,6 +245,22 @@ class _Extended(_Nonlinear):
         Phi, Qd = self.transition(t, x, u)
         return self.mean(t, x, u)[0], Phi @ P @ Phi.T + Qd
 
+    def compiled(self) -> CompiledExtended | None:
+        """The same sample in one compiled call, or None for a plant without compiled f and Jacobian."""
+        dynamics = self.points.compiled()
+        if dynamics is None:
+            return None
+        setup = self.setup
+
+        def outputs(t: float, x: Array, u: Array) -> tuple[Array, Array]:
+            found = self.plant.output_jacobians_raw(t, x, u, self.p)
+            assert found is not None  # checked when made
+            return self.h(t, x, u), np.asarray(found[0], dtype=float)[self.measured]
+
+        return CompiledExtended(dynamics.addresses, dynamics.p, setup.x0, setup.P0, self.measured, self.R, self.Qc,
+                                self.T, self.substeps, None if self.plant.outputs_are_states else outputs,
+                                self.plant.n_inputs, self.where)
+
 
 class _Unscented(_Nonlinear):
     def __init__(self, setup: _Setup, substeps: int, alpha: float, beta: float, kappa: float):
@@ -255,7 +283,7 @@ class _Unscented(_Nonlinear):
 
 def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *,
            x0: Weight | None = None, P0: Weight | None = None, outputs: Sequence[str] | None = None,
-           G: ArrayLike | None = None, name: str = "kalman") -> System:
+           G: ArrayLike | None = None, name: str = "kalman", compiled: bool = True) -> System:
     """The linear Kalman filter of a linear plant as a sampled block (time-varying covariance).
 
     Parameters
@@ -276,6 +304,10 @@ def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *
         The measured outputs (default: all the plant's).
     G : (n, g)
         How the process noise enters the states (default the identity).
+    compiled
+        Run each sample (update and prediction) as one compiled call (:mod:`robodyn.control.estimation.compiled`;
+        the default); False: numpy and scipy per sample, the reference the compiled sample equals to ~1e-12
+        (tests/control/estimation/test_estimation_compiled.py).
 
     Its gain converges to python-control's ``dlqe`` of the held plant (tests/control/estimation/test_blocks.py).
     """
@@ -293,21 +325,27 @@ def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *
                          "a discrete plant is estimated at its own period (leave sample out)")
     else:
         Phi, Gamma, Qd = A, B, setup.process_noise()
-    return _block(setup, _Linear(setup, Phi, Gamma, Qd, C, D))
+    steps = _Linear(setup, Phi, Gamma, Qd, C, D)
+    fast = CompiledKalman(setup.x0, setup.P0, steps.C, steps.D, setup.Rn, Phi, Gamma, Qd, setup.where) if _flag(
+        compiled, setup) else None
+    return _block(setup, steps, fast)
 
 
 def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
         P0: Weight | None = None, outputs: Sequence[str] | None = None, G: ArrayLike | None = None,
-        substeps: int = 1, name: str = "ekf") -> System:
+        substeps: int = 1, name: str = "ekf", compiled: bool = True) -> System:
     """The extended Kalman filter of a plant with exact Jacobians of f and h, as a sampled block.
 
     Update: H = dh/dx at x_{k|k-1}, the Joseph form. Prediction: the mean by ``substeps`` classic RK4 steps of
     the plant over T with u_k held (:func:`~robodyn.control.estimation.discretization.rk4_points`), the covariance
     Phi P Phi' + Qd with Phi = e^{A T}, A = df/dx at (x_{k|k}, u_k), and Qd by Van Loan. The arguments are
-    :func:`kalman`'s (``sample`` required).
+    :func:`kalman`'s (``sample`` required). ``compiled``: the whole sample in one compiled call when the plant has
+    compiled f and Jacobian (:class:`~robodyn.control.estimation.compiled.CompiledExtended`: its rhs_c and jac_c;
+    a plant without them runs numpy and scipy per sample, as ``compiled=False``).
     """
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
-    return _block(setup, _Extended(setup, substeps))
+    steps = _Extended(setup, substeps)
+    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)
 
 
 def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,

@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, NumericalError
 
-__all__ = ["MerweWeights", "joseph_update", "merwe_weights", "sigma_points", "unscented_transform",
+__all__ = ["MerweWeights", "innovation_error", "joseph_update", "merwe_weights", "sigma_points", "unscented_transform",
            "unscented_update"]
 
 Array = NDArray[np.float64]
@@ -36,10 +36,17 @@ def _gain(cross: Array, S: Array, where: str) -> Array:
     try:
         factor = cho_factor(S, lower=True)
     except np.linalg.LinAlgError:
-        raise NumericalError(f"{where}: the innovation covariance H P H' + Rn is not positive definite "
-                             f"(smallest eigenvalue {np.linalg.eigvalsh(0.5 * (S + S.T))[0]:.3g}): check Rn and "
-                             "P0") from None
+        raise innovation_error(S, where) from None
     return np.asarray(cho_solve(factor, cross.T).T)
+
+
+def innovation_error(S: Array, where: str) -> NumericalError:
+    """The error of an innovation covariance S (p, p) that is not positive definite (no gain)."""
+    if not np.all(np.isfinite(S)):
+        return NumericalError(f"{where}: the innovation covariance H P H' + Rn is not finite (the estimate "
+                              "diverged): check Qn, Rn, P0 and the plant's inputs")
+    return NumericalError(f"{where}: the innovation covariance H P H' + Rn is not positive definite (smallest "
+                          f"eigenvalue {np.linalg.eigvalsh(0.5 * (S + S.T))[0]:.3g}): check Rn and P0")
 
 
 def joseph_update(x: Array, P: Array, innovation: Array, H: Array, R: Array, where: str = "kalman"

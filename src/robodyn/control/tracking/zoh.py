@@ -6,10 +6,10 @@ E_k = expm(h_k [[A_k, B_k], [0, 0]]) (Van Loan, "Computing integrals involving t
 the products of the whole matrix). Each exponential is the scaling and squaring of a diagonal Padé approximant,
 degree 3, 5, 7, 9 or 13 chosen from the 1-norm so that the backward error stays below the unit roundoff (Higham,
 "The scaling and squaring method for the matrix exponential revisited", SIAM J. Matrix Anal. Appl. 26(4), 2005,
-algorithm 2.3: its theta_m and Padé coefficients b_j). scipy's ``expm`` (Al-Mohy & Higham 2009) refines the same
-algorithm; the two agree to a few units of roundoff (tests/control/tracking/test_tracking_zoh.py). Compiled over the
-stack, the Panda's 1,000 exponentials take ~15 ms where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md,
-issue 47).
+algorithm 2.3: its theta_m and Padé coefficients b_j, :mod:`robodyn.control.pade`'s). scipy's ``expm`` (Al-Mohy &
+Higham 2009) refines the same algorithm; the two agree to a few units of roundoff
+(tests/control/tracking/test_tracking_zoh.py). Compiled over the stack, the Panda's 1,000 exponentials take ~15 ms
+where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md, issue 47).
 """
 
 from __future__ import annotations
@@ -20,24 +20,11 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn.control.pade import PADE_B3, PADE_B5, PADE_B7, PADE_B9, PADE_B13, PADE_THETA, lu_solve
+
 __all__ = ["zoh_models"]
 
 Array = NDArray[np.float64]
-
-#: theta_m of Higham (2005), table 2.3: the largest 1-norm for which the Padé approximant of degree m is exact to
-#: the unit roundoff (m = 3, 5, 7, 9, 13).
-_THETA = np.array([1.495585217958292e-2, 2.539398330063230e-1, 9.504178996162932e-1, 2.097847961257068e0,
-                   5.371920351148152e0])
-#: The Padé coefficients b_0 ... b_m of degree m (Higham 2005, eq. 2.5 and the algorithm's listing).
-_B3 = np.array([120.0, 60.0, 12.0, 1.0])
-_B5 = np.array([30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0])
-_B7 = np.array([17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0])
-_B9 = np.array([17643225600.0, 8821612800.0, 2075673600.0, 302702400.0, 30270240.0, 2162160.0, 110880.0, 3960.0,
-                90.0, 1.0])
-_B13 = np.array([64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0,
-                 129060195264000.0, 10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0,
-                 960960.0, 16380.0, 182.0, 1.0])
-
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _hold_pade(F: np.ndarray, G: np.ndarray, b: np.ndarray) -> np.ndarray:  # pragma: no cover - runs compiled only
@@ -69,42 +56,8 @@ def _hold_pade(F: np.ndarray, G: np.ndarray, b: np.ndarray) -> np.ndarray:  # pr
     X[:, :n] = V[:, :n] + U[:, :n]
     X[:, n:] = 2.0 * U[:, n:]  # X' - X = (V + U) - (V - U) in the top-right block
     solved = np.ascontiguousarray(X)
-    _lu_solve(P, solved)
+    lu_solve(P, solved)
     return solved
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
-def _lu_solve(M: np.ndarray, X: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """Overwrite X (n, c) with M^-1 X by Gaussian elimination with partial pivoting (Golub & Van Loan, *Matrix
-    Computations*, 4th ed., algorithm 3.4.1); M (n, n) is overwritten."""
-    n, c_ = X.shape
-    for j in range(n):
-        pivot = j
-        for i in range(j + 1, n):
-            if abs(M[i, j]) > abs(M[pivot, j]):
-                pivot = i
-        if pivot != j:
-            for c in range(n):
-                M[j, c], M[pivot, c] = M[pivot, c], M[j, c]
-            for c in range(c_):
-                X[j, c], X[pivot, c] = X[pivot, c], X[j, c]
-        d = M[j, j]
-        for i in range(j + 1, n):
-            f = M[i, j] / d
-            if f != 0.0:
-                for c in range(j + 1, n):
-                    M[i, c] -= f * M[j, c]
-                for c in range(c_):
-                    X[i, c] -= f * X[j, c]
-    for j in range(n - 1, -1, -1):
-        d = M[j, j]
-        for c in range(c_):
-            X[j, c] /= d
-        for i in range(j):
-            f = M[i, j]
-            if f != 0.0:
-                for c in range(c_):
-                    X[i, c] -= f * X[j, c]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -117,16 +70,16 @@ def _hold_exponential(F: np.ndarray, G: np.ndarray) -> np.ndarray:  # pragma: no
         norm = max(norm, np.sum(np.abs(F[:, c])))
     for c in range(m):
         norm = max(norm, np.sum(np.abs(G[:, c])))
-    if norm <= _THETA[0]:
-        return _hold_pade(F, G, _B3)
-    if norm <= _THETA[1]:
-        return _hold_pade(F, G, _B5)
-    if norm <= _THETA[2]:
-        return _hold_pade(F, G, _B7)
-    if norm <= _THETA[3]:
-        return _hold_pade(F, G, _B9)
-    s = max(0, math.ceil(math.log2(norm / _THETA[4])))
-    top = _hold_pade(F / 2.0 ** s, G / 2.0 ** s, _B13)
+    if norm <= PADE_THETA[0]:
+        return _hold_pade(F, G, PADE_B3)
+    if norm <= PADE_THETA[1]:
+        return _hold_pade(F, G, PADE_B5)
+    if norm <= PADE_THETA[2]:
+        return _hold_pade(F, G, PADE_B7)
+    if norm <= PADE_THETA[3]:
+        return _hold_pade(F, G, PADE_B9)
+    s = max(0, math.ceil(math.log2(norm / PADE_THETA[4])))
+    top = _hold_pade(F / 2.0 ** s, G / 2.0 ** s, PADE_B13)
     for _ in range(s):
         left = np.ascontiguousarray(top[:, :n])
         right = left @ np.ascontiguousarray(top[:, n:]) + top[:, n:]
