@@ -72,19 +72,10 @@ def lu_solve(M: np.ndarray, X: np.ndarray) -> None:  # pragma: no cover - runs c
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def multiply(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """out (a, c) = A (a, b) @ B (b, c), row by row (the inner loop over a contiguous row of B vectorizes); a zero
-    entry of A skips its row of B (the block-triangular matrices of Van Loan's method are half zeros). ``out``
-    must not share memory with A or B."""
-    a, b = A.shape
-    c_ = B.shape[1]
-    for i in range(a):
-        for c in range(c_):
-            out[i, c] = 0.0
-        for k in range(b):
-            f = A[i, k]
-            if f != 0.0:
-                for c in range(c_):
-                    out[i, c] += f * B[k, c]
+    """out (a, c) = A (a, b) @ B (b, c) by BLAS's dgemm (numba calls it without Python: 0.2 us for 14 x 14, a
+    quarter of a compiled loop's time); A or B may be a transpose (``B.T``). ``out`` must not share memory with A
+    or B."""
+    np.dot(A, B, out)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -111,39 +102,32 @@ def _powers(X: np.ndarray, Y: np.ndarray, b: np.ndarray, V11: np.ndarray, V12: n
     X2, Y2, Xp, Yp, scratch, other = work[0], work[1], work[2], work[3], work[4], work[5]
     multiply(X, X, X2)
     multiply(X, Y, Y2)
+    multiply(Y, X.T, scratch)
     for i in range(n):
-        for j in range(n):
-            s = 0.0
-            for k in range(n):
-                s += Y[i, k] * X[j, k]
-            Y2[i, j] -= s
-    V11[:, :] = 0.0
-    O11[:, :] = 0.0
-    V12[:, :] = 0.0
-    O12[:, :] = 0.0
-    for i in range(n):
-        V11[i, i] = b[0]
-        O11[i, i] = b[1]
-    for j in range(2, b.size, 2):
-        if j == 2:
-            Xp[:, :] = X2
-            Yp[:, :] = Y2
-        else:
-            multiply(Xp, Y2, scratch)
-            for r in range(n):
-                for c in range(n):
-                    s = 0.0
-                    for k in range(n):
-                        s += Yp[r, k] * X2[c, k]
-                    scratch[r, c] += s
-            Yp[:, :] = scratch
-            multiply(Xp, X2, other)
-            Xp[:, :] = other
-        V11 += b[j] * Xp
-        V12 += b[j] * Yp
-        if j + 1 < b.size:
-            O11 += b[j + 1] * Xp
-            O12 += b[j + 1] * Yp
+        for c in range(n):
+            Y2[i, c] -= scratch[i, c]
+            V11[i, c] = b[2] * X2[i, c]
+            V12[i, c] = b[2] * Y2[i, c]
+            O11[i, c] = b[3] * X2[i, c]
+            O12[i, c] = b[3] * Y2[i, c]
+        V11[i, i] += b[0]
+        O11[i, i] += b[1]
+    Xp[:, :] = X2
+    Yp[:, :] = Y2
+    for j in range(4, b.size, 2):
+        multiply(Xp, Y2, scratch)
+        multiply(Yp, X2.T, other)
+        for i in range(n):
+            for c in range(n):
+                Yp[i, c] = scratch[i, c] + other[i, c]
+        multiply(Xp, X2, other)
+        Xp[:, :] = other
+        for i in range(n):
+            for c in range(n):
+                V11[i, c] += b[j] * Xp[i, c]
+                V12[i, c] += b[j] * Yp[i, c]
+                O11[i, c] += b[j + 1] * Xp[i, c]  # m is odd: b_j+1 exists for every even j < m
+                O12[i, c] += b[j + 1] * Yp[i, c]
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
@@ -158,12 +142,8 @@ def _van_loan_pade(X: np.ndarray, Y: np.ndarray, b: np.ndarray, E11: np.ndarray,
     U11, U12, scratch = work[4], work[5], work[6]
     multiply(X, O11, U11)
     multiply(X, O12, U12)
-    for i in range(n):
-        for j in range(n):
-            s = 0.0
-            for k in range(n):
-                s += Y[i, k] * O11[j, k]
-            U12[i, j] += s
+    multiply(Y, O11.T, scratch)
+    U12 += scratch
     Qt = work[7]
     for i in range(n):
         for j in range(n):

@@ -42,17 +42,6 @@ _jac = model_call(2)  # jac(fns, t, x, u, p, out): df/dx then df/du, row-major, 
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def _multiply_bt(A: np.ndarray, B: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """out (a, c) = A (a, b) @ B' (B (c, b))."""
-    for i in range(A.shape[0]):
-        for c in range(B.shape[0]):
-            s = 0.0
-            for k in range(A.shape[1]):
-                s += A[i, k] * B[c, k]
-            out[i, c] = s
-
-
-@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _unpack(z: np.ndarray, x0: np.ndarray, P0: np.ndarray, x: np.ndarray, P: np.ndarray) -> None:  # pragma: no cover
     """x = x0 + z[:n], P = P0 + the symmetric matrix of the upper triangle z[n:] (row by row)."""
     n = x0.size
@@ -109,7 +98,7 @@ def _joseph(x: np.ndarray, P: np.ndarray, innovation: np.ndarray, H: np.ndarray,
     positive definite, S kept); gain (3, n, p) and mats (2, n, n) scratch."""
     n, p = H.shape[1], H.shape[0]
     PH, K, KR = gain[0], gain[1], gain[2]
-    _multiply_bt(P, H, PH)
+    multiply(P, H.T, PH)
     multiply(H, PH, S)
     S += R
     if not _cholesky(S, L):
@@ -135,9 +124,9 @@ def _joseph(x: np.ndarray, P: np.ndarray, innovation: np.ndarray, H: np.ndarray,
         for j in range(n):
             I_KH[i, j] = (1.0 if i == j else 0.0) - I_KH[i, j]
     multiply(I_KH, P, left)
-    _multiply_bt(left, I_KH, P_out)
+    multiply(left, I_KH.T, P_out)
     multiply(K, R, KR)
-    _multiply_bt(KR, K, left)
+    multiply(KR, K.T, left)
     P_out += left
     return True
 
@@ -147,7 +136,7 @@ def _propagate(Phi: np.ndarray, P: np.ndarray, Qd: np.ndarray, P_out: np.ndarray
                ) -> None:  # pragma: no cover - runs compiled only
     """P_out = Phi P Phi' + Qd."""
     multiply(Phi, P, scratch)
-    _multiply_bt(scratch, Phi, P_out)
+    multiply(scratch, Phi.T, P_out)
     P_out += Qd
 
 
@@ -266,12 +255,89 @@ def _ekf_sample(fns: np.ndarray, p: np.ndarray, t: float, T: float, substeps: in
     return True
 
 
+#: The arrays of a kernel's one float64 buffer, in order (:class:`_Buffer`; the kernels find each by its offset,
+#: ``ints[_OFFSETS + slot]``): one argument instead of twenty, since a compiled function's dispatch from Python costs
+#: ~0.2 us per array argument.
+_KALMAN_SLOTS = ("x0", "P0", "C", "D", "R", "Phi", "Gamma", "Qd", "vec", "mats", "gain", "S", "L")
+_EKF_SLOTS = ("T", "x0", "P0", "R", "Qc", "hx", "H", "u", "jac", "vec", "mats", "gain", "S", "L", "big", "wide")
+#: The slots of the int64 argument: sizes, flags and addresses, then the buffer's offsets, then the measured outputs.
+_N, _Q, _M, _SUBSTEPS, _DIRECT, _FNS = 0, 1, 2, 3, 4, 5
+_OFFSETS = _FNS + 4
+_K_X0, _K_P0, _K_C, _K_D, _K_R, _K_PHI, _K_GAMMA, _K_QD, _K_VEC, _K_MATS, _K_GAIN, _K_S, _K_L = (
+    _KALMAN_SLOTS.index(name) for name in ("x0", "P0", "C", "D", "R", "Phi", "Gamma", "Qd", "vec", "mats", "gain",
+                                           "S", "L"))
+(_E_T, _E_X0, _E_P0, _E_R, _E_QC, _E_HX, _E_H, _E_U, _E_JAC, _E_VEC, _E_MATS, _E_GAIN, _E_S, _E_L, _E_BIG,
+ _E_WIDE) = (_EKF_SLOTS.index(name) for name in ("T", "x0", "P0", "R", "Qc", "hx", "H", "u", "jac", "vec", "mats",
+                                                 "gain", "S", "L", "big", "wide"))
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _part(data: np.ndarray, ints: np.ndarray, slot: int, size: int) -> np.ndarray:  # pragma: no cover - compiled only
+    """The buffer's array at ``slot``, flat (size,)."""
+    start = ints[_OFFSETS + slot]
+    return data[start:start + size]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _kalman_entry(ints: np.ndarray, z: np.ndarray, v: np.ndarray, data: np.ndarray, out: np.ndarray
+                  ) -> bool:  # pragma: no cover - runs compiled only
+    """:func:`_kalman_sample` on the arrays of ``data`` (_KALMAN_SLOTS); out = [outputs, next state]."""
+    n, q, m = ints[_N], ints[_Q], ints[_M]
+    w = max(n, q)
+    return _kalman_sample(
+        z, v, _part(data, ints, _K_X0, n), _part(data, ints, _K_P0, n * n).reshape((n, n)),
+        _part(data, ints, _K_C, q * n).reshape((q, n)), _part(data, ints, _K_D, q * m).reshape((q, m)),
+        _part(data, ints, _K_R, q * q).reshape((q, q)), _part(data, ints, _K_PHI, n * n).reshape((n, n)),
+        _part(data, ints, _K_GAMMA, n * m).reshape((n, m)), _part(data, ints, _K_QD, n * n).reshape((n, n)),
+        out[:2 * n], out[2 * n:], _part(data, ints, _K_VEC, 8 * w).reshape((8, w)),
+        _part(data, ints, _K_MATS, 6 * n * n).reshape((6, n, n)),
+        _part(data, ints, _K_GAIN, 3 * n * q).reshape((3, n, q)), _part(data, ints, _K_S, q * q).reshape((q, q)),
+        _part(data, ints, _K_L, q * q).reshape((q, q)))
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _ekf_entry(ints: np.ndarray, p: np.ndarray, t: float, z: np.ndarray, v: np.ndarray, data: np.ndarray,
+               out: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
+    """:func:`_ekf_sample` on the arrays of ``data`` (_EKF_SLOTS); out = [outputs, next state]."""
+    n, q, m = ints[_N], ints[_Q], ints[_M]
+    w = max(n, q)
+    measured = ints[_OFFSETS + len(_EKF_SLOTS):_OFFSETS + len(_EKF_SLOTS) + q]
+    return _ekf_sample(
+        ints[_FNS:_FNS + 4], p, t, _part(data, ints, _E_T, 1)[0], ints[_SUBSTEPS], z, v,
+        _part(data, ints, _E_X0, n), _part(data, ints, _E_P0, n * n).reshape((n, n)), measured,
+        ints[_DIRECT] != 0, _part(data, ints, _E_HX, q), _part(data, ints, _E_H, q * n).reshape((q, n)),
+        _part(data, ints, _E_R, q * q).reshape((q, q)), _part(data, ints, _E_QC, n * n).reshape((n, n)),
+        out[:2 * n], out[2 * n:], _part(data, ints, _E_U, m), _part(data, ints, _E_JAC, n * (n + m)),
+        _part(data, ints, _E_VEC, 8 * w).reshape((8, w)), _part(data, ints, _E_MATS, 6 * n * n).reshape((6, n, n)),
+        _part(data, ints, _E_GAIN, 3 * n * q).reshape((3, n, q)), _part(data, ints, _E_S, q * q).reshape((q, q)),
+        _part(data, ints, _E_L, q * q).reshape((q, q)), _part(data, ints, _E_BIG, 19 * n * n).reshape((19, n, n)),
+        _part(data, ints, _E_WIDE, 2 * n * n).reshape((n, 2 * n)))
+
+
+class _Buffer:
+    """Named arrays in one float64 buffer, in the order of ``shapes`` (a kernel's slots)."""
+
+    def __init__(self, shapes: list[tuple[str, tuple[int, ...]]]):
+        sizes = [int(np.prod(shape)) for _, shape in shapes]
+        self.offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.data = np.zeros(sum(sizes))
+        self.views = {name: self.data[start:start + size].reshape(shape)
+                      for (name, shape), start, size in zip(shapes, self.offsets, sizes, strict=True)}
+
+
+def _work_shapes(n: int, q: int) -> dict[str, tuple[int, ...]]:
+    """The scratch arrays' shapes (n states, q measured outputs)."""
+    return {"vec": (8, max(n, q)), "mats": (6, n, n), "gain": (3, n, q), "S": (q, q), "L": (q, q),
+            "big": (19, n, n), "wide": (n, 2 * n)}
+
+
 class CompiledSample:
     """The last sample's answer, kept for the block's two questions at the same (t, z, v)."""
 
     def __init__(self, n: int, where: str):
         self.where = where  # what the error names
-        self.out, self.next = np.empty(2 * n), np.empty(n + n * (n + 1) // 2)
+        self.n = n
+        self.out = np.empty(2 * n + n + n * (n + 1) // 2)  # the outputs, then the next state
         self.key: tuple[float, bytes, bytes] | None = None
 
     def sample(self, t: float, z: Array, v: Array) -> tuple[Array, Array]:
@@ -285,23 +351,14 @@ class CompiledSample:
             if not self._run(float(t), z, v):
                 raise innovation_error(self._innovation(), self.where)
             self.key = key
-        return self.out.copy(), self.next.copy()
+        out = self.out.copy()
+        return out[:2 * self.n], out[2 * self.n:]
 
     def _run(self, t: float, z: Array, v: Array) -> bool:
         raise NotImplementedError
 
     def _innovation(self) -> Array:
         raise NotImplementedError
-
-
-class _Work:
-    """The scratch arrays of one estimator's kernel (n states, q measured outputs)."""
-
-    def __init__(self, n: int, q: int):
-        self.vec = np.empty((8, max(n, q)))
-        self.mats = np.empty((6, n, n))
-        self.gain = np.empty((3, n, q))
-        self.S, self.L = np.empty((q, q)), np.empty((q, q))
 
 
 class CompiledKalman(CompiledSample):
@@ -310,18 +367,20 @@ class CompiledKalman(CompiledSample):
 
     def __init__(self, x0: Array, P0: Array, C: Array, D: Array, R: Array, Phi: Array, Gamma: Array, Qd: Array,
                  where: str):
-        super().__init__(x0.size, where)
-        self.x0, self.P0, self.C, self.D, self.R, self.Phi, self.Gamma, self.Qd = (
-            np.ascontiguousarray(a, dtype=float) for a in (x0, P0, C, D, R, Phi, Gamma, Qd))
-        self.work = _Work(x0.size, C.shape[0])
+        n, q, m = x0.size, C.shape[0], Gamma.shape[1]
+        super().__init__(n, where)
+        given = {"x0": x0, "P0": P0, "C": C, "D": D, "R": R, "Phi": Phi, "Gamma": Gamma, "Qd": Qd}
+        shapes = {**{name: np.shape(a) for name, a in given.items()}, **_work_shapes(n, q)}
+        self.buffer = _Buffer([(name, shapes[name]) for name in _KALMAN_SLOTS])
+        for name, a in given.items():
+            self.buffer.views[name][...] = a
+        self.ints = np.concatenate([[n, q, m, 0, 0, 0, 0, 0, 0], self.buffer.offsets]).astype(np.int64)
 
     def _run(self, t: float, z: Array, v: Array) -> bool:
-        w = self.work
-        return bool(_kalman_sample(z, v, self.x0, self.P0, self.C, self.D, self.R, self.Phi, self.Gamma, self.Qd,
-                                   self.out, self.next, w.vec, w.mats, w.gain, w.S, w.L))
+        return bool(_kalman_entry(self.ints, z, v, self.buffer.data, self.out))
 
     def _innovation(self) -> Array:
-        return self.work.S
+        return self.buffer.views["S"]
 
 
 class CompiledExtended(CompiledSample):
@@ -344,33 +403,30 @@ class CompiledExtended(CompiledSample):
     outputs
         ``outputs(t, x, u) -> (h (q,), dh/dx (q, n))`` of the measured outputs, or None when they are the states
         x[measured].
+    m
+        The plant's number of inputs.
     """
 
     def __init__(self, addresses: NDArray[np.int64], p: Array, x0: Array, P0: Array, measured: list[int],
                  R: Array, Qc: Array, T: float, substeps: int, outputs: Outputs | None, m: int, where: str):
         n, q = x0.size, len(measured)
         super().__init__(n, where)
-        self.fns, self.p = np.ascontiguousarray(addresses, dtype=np.int64), np.ascontiguousarray(p, dtype=float)
-        self.T, self.substeps, self.outputs = float(T), int(substeps), outputs
-        self.x0, self.P0 = np.ascontiguousarray(x0, dtype=float), np.ascontiguousarray(P0, dtype=float)
-        self.R, self.Qc = np.ascontiguousarray(R, dtype=float), np.ascontiguousarray(Qc, dtype=float)
-        self.measured = np.array(measured, dtype=np.int64)
-        self.hx, self.H = np.zeros(q), np.zeros((q, n))
+        self.p, self.outputs = np.ascontiguousarray(p, dtype=float), outputs
+        shapes = {"T": (1,), "x0": (n,), "P0": (n, n), "R": (q, q), "Qc": (n, n), "hx": (q,), "H": (q, n),
+                  "u": (m,), "jac": (n * (n + m),), **_work_shapes(n, q)}
+        self.buffer = _Buffer([(name, shapes[name]) for name in _EKF_SLOTS])
+        views = self.buffer.views
+        views["T"][0], views["x0"][:], views["P0"][:], views["R"][:], views["Qc"][:] = T, x0, P0, R, Qc
         if outputs is None:  # y = x[measured]: H is rows of the identity
-            self.H[np.arange(q), self.measured] = 1.0
-        self.u, self.jac = np.empty(m), np.empty(n * (n + m))
-        self.work = _Work(n, q)
-        self.big, self.wide = np.empty((19, n, n)), np.empty((n, 2 * n))
+            views["H"][np.arange(q), measured] = 1.0
+        self.ints = np.concatenate([[n, q, m, substeps, outputs is None], np.asarray(addresses, dtype=np.int64),
+                                    self.buffer.offsets, measured]).astype(np.int64)
 
     def _run(self, t: float, z: Array, v: Array) -> bool:
         if self.outputs is not None:
-            n, q = self.x0.size, self.measured.size
-            self.hx[:], self.H[:] = self.outputs(t, self.x0 + z[:n], v[q:])
-        w = self.work
-        return bool(_ekf_sample(self.fns, self.p, t, self.T, self.substeps, z, v, self.x0, self.P0,
-                                self.measured, self.outputs is None, self.hx, self.H, self.R, self.Qc, self.out,
-                                self.next, self.u, self.jac, w.vec, w.mats, w.gain, w.S, w.L, self.big,
-                                self.wide))
+            views, q = self.buffer.views, int(self.ints[_Q])
+            views["hx"][:], views["H"][:] = self.outputs(t, views["x0"] + z[:self.n], v[q:])
+        return bool(_ekf_entry(self.ints, self.p, t, z, v, self.buffer.data, self.out))
 
     def _innovation(self) -> Array:
-        return self.work.S
+        return self.buffer.views["S"]
