@@ -1,8 +1,9 @@
 """The compiled sample of the estimator blocks (robodyn.control.estimation.compiled) against the blocks' Python path
 (``compiled=False``: numpy, scipy's expm and Cholesky per sample) step by step, from the same block state and
 inputs at every step: the pendulum, the cart-pole, the Panda (example-robot-data's, fingers fixed), a chain whose
-measured outputs are not its states (the tool position of examples/arm_with_tip.yaml), and the linear filter. The
-compiled EKF against filterpy is tests/control/estimation/test_estimator_blocks.py (the blocks' default path).
+measured outputs are not its states (the tool position of examples/arm_with_tip.yaml), the UKF (robodyn.control.
+estimation.compiled_ukf) and the linear filter. The compiled filters against filterpy are
+tests/control/estimation/test_estimator_blocks.py (the blocks' default path).
 
 Tolerance: 1e-12 of max(1, |value|). The mean is the same RK4 through the same machine code (equal bit for bit);
 Phi and Qd come from two backward-stable exponentials of the same matrix (Higham 2005 against Al-Mohy & Higham
@@ -19,8 +20,8 @@ import pytest
 
 import robodyn
 from robodyn.base.errors import InputError, NumericalError
-from robodyn.control.estimation import compiled
-from robodyn.control.estimation.blocks import ekf, kalman
+from robodyn.control.estimation import compiled, compiled_ukf
+from robodyn.control.estimation.blocks import ekf, kalman, ukf
 from robodyn.control.optimal.batch.points import ModelPoints
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
@@ -171,3 +172,40 @@ def test_compiled_must_be_a_flag() -> None:
     with pytest.raises(InputError, match="compiled must be true or false"):
         ekf(robodyn.load("pendulum"), 0.01, {"theta_dot": 0.2}, {"theta": 1e-3}, outputs=["theta"],
             compiled="yes")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("name", "T", "Qn", "Rn", "outputs", "sigma"), [
+    ("pendulum", 0.01, {"theta_dot": 0.2}, {"theta": 1e-3}, ["theta"], {}),
+    ("pendulum", 0.01, {"theta_dot": 0.2}, {"theta": 1e-3}, ["theta"], {"alpha": 0.5, "kappa": 1.0}),
+    ("cart_pole", 0.001, {"x_dot": 0.1, "theta_dot": 0.1}, {"x": 1e-4, "theta": 1e-4}, ["x", "theta"], {}),
+])
+def test_the_compiled_ukf_is_the_python_ukf(name: str, T: float, Qn: dict, Rn: dict, outputs: list[str],
+                                            sigma: dict, monkeypatch: pytest.MonkeyPatch) -> None:
+    plant = robodyn.load(name)
+    calls = _spy(monkeypatch, compiled_ukf.CompiledUnscented)
+    fast = ukf(plant, T, Qn, Rn, outputs=outputs, substeps=2, **sigma)
+    python = ukf(plant, T, Qn, Rn, outputs=outputs, substeps=2, compiled=False, **sigma)
+    inputs = 0.5 * np.sin(0.3 * np.arange(100))[:, None] * np.ones(plant.n_inputs)
+    measured = [plant.outputs.index(o) for o in outputs]
+    assert _step_by_step(fast, python, measured, inputs, 0.02, T) <= TOLERANCE
+    assert len(calls) == 100
+
+
+def test_a_ukf_of_outputs_that_are_not_states_keeps_the_python_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = _spy(monkeypatch, compiled_ukf.CompiledUnscented)
+    plant = robodyn.load(str(EXAMPLES / "arm_with_tip.yaml"))
+    block = ukf(plant, 0.005, 1e-2 * np.eye(4), np.diag([1e-4, 1e-4]), outputs=["tip_x", "tip_z"])
+    block.h_raw(0.0, np.zeros(block.n_states), np.array([1.0, 0.5, 0.0, 0.0]), block.parameter_vector())
+    assert calls == []
+
+
+def test_a_ukf_without_sigma_points_is_the_same_error_on_both_paths() -> None:
+    z = np.array([0.0, 0.0, -2.0, 0.0, 0.0])  # P_{0|-1}[0, 0] = 1 - 2
+    messages = []
+    for flag in (True, False):
+        block = ukf(robodyn.load("pendulum"), 0.01, Qn=np.zeros((2, 2)), Rn=1e-4, outputs=["theta"], P0=np.eye(2),
+                    compiled=flag)
+        with pytest.raises(NumericalError, match=r"not positive definite .* no sigma points") as caught:
+            block.h_raw(0.0, z, np.zeros(2), np.zeros(0))
+        messages.append(str(caught.value))
+    assert messages[0] == messages[1]

@@ -3,6 +3,7 @@
 ``ukf`` (:mod:`~robodyn.control.estimation.blocks`), the arithmetic of one filter step
 (:mod:`~robodyn.control.estimation.filters`: Joseph's update, the scaled unscented transform) and what a
 period of the continuous plant gives them (:mod:`~robodyn.control.estimation.discretization`: Van Loan's
-process noise, the zero-order hold, the RK4 mean), and the Kalman filter's and the EKF's whole sample as one
-compiled call (:mod:`~robodyn.control.estimation.compiled`).
+process noise, the zero-order hold, the RK4 mean), and each filter's whole sample as one compiled call
+(:mod:`~robodyn.control.estimation.compiled`: the Kalman filter and the EKF;
+:mod:`~robodyn.control.estimation.compiled_ukf`: the UKF).
 """

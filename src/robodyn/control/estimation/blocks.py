@@ -34,6 +34,7 @@ from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number
 from robodyn.control.estimation.compiled import CompiledExtended, CompiledKalman, CompiledSample
+from robodyn.control.estimation.compiled_ukf import CompiledUnscented
 from robodyn.control.estimation.discretization import hold_discretization, noise_discretization, rk4_points
 from robodyn.control.estimation.filters import (
     joseph_update,
@@ -280,6 +281,16 @@ class _Unscented(_Nonlinear):
         Qd = self.transition(t, x, u)[1] if self.exact else self.Qc * self.T  # first order without a Jacobian
         return unscented_transform(self.mean(t, X, u), self.weights, Qd)
 
+    def compiled(self) -> CompiledUnscented | None:
+        """The same sample in one compiled call, or None: for a plant with compiled f and exact Jacobian whose
+        measured outputs are states."""
+        dynamics = self.points.compiled()
+        if dynamics is None or not self.exact or not self.plant.outputs_are_states:
+            return None
+        setup = self.setup
+        return CompiledUnscented(dynamics.addresses, dynamics.p, setup.x0, setup.P0, self.measured, self.R, self.Qc,
+                                 self.T, self.substeps, self.weights, self.plant.n_inputs, self.where)
+
 
 def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *,
            x0: Weight | None = None, P0: Weight | None = None, outputs: Sequence[str] | None = None,
@@ -350,7 +361,8 @@ def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
 
 def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
         P0: Weight | None = None, outputs: Sequence[str] | None = None, G: ArrayLike | None = None,
-        alpha: float = 1.0, beta: float = 2.0, kappa: float = 0.0, substeps: int = 1, name: str = "ukf") -> System:
+        alpha: float = 1.0, beta: float = 2.0, kappa: float = 0.0, substeps: int = 1, name: str = "ukf",
+        compiled: bool = True) -> System:
     """The unscented Kalman filter (additive noise; Särkkä 2013, algorithm 5.14) of a plant, as a sampled block.
 
     Sigma points: Wan & van der Merwe's scaled points with ``alpha`` (spread, in (0, 1]), ``beta`` (2: optimal for
@@ -358,8 +370,11 @@ def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
     kappa = 0 put the 2 n points at +- sqrt(n) standard deviations with no weight on the mean's own point. The
     prediction propagates the points of (x_{k|k}, P_{k|k}) by RK4 (as :func:`ekf`'s mean) and adds Qd (Van Loan
     at the Jacobian at x_{k|k} when the plant has exact Jacobians, else Qn T); the update draws points of
-    (x_{k|k-1}, P_{k|k-1}) anew. P0 must be positive definite. The other arguments are :func:`ekf`'s.
+    (x_{k|k-1}, P_{k|k-1}) anew. P0 must be positive definite. The other arguments are :func:`ekf`'s; ``compiled``:
+    the whole sample in one compiled call (:class:`~robodyn.control.estimation.compiled_ukf.CompiledUnscented`) when
+    the plant has compiled f and exact Jacobian and its measured outputs are states, else numpy and scipy per sample.
     """
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
     check_definite(setup.P0, f"{setup.where}: P0 (the sigma points need a positive definite covariance)", True)
-    return _block(setup, _Unscented(setup, substeps, alpha, beta, kappa))
+    steps = _Unscented(setup, substeps, alpha, beta, kappa)
+    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)

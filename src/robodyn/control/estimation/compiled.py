@@ -148,7 +148,7 @@ def _kalman_sample(z: np.ndarray, v: np.ndarray, x0: np.ndarray, P0: np.ndarray,
     """The linear filter's sample: out = [x_{k|k}, diag P_{k|k}], nxt the block's next state; False when the
     innovation covariance is not positive definite (S holds it)."""
     n, p = x0.size, C.shape[0]
-    x, x_post, innovation = vec[0], vec[1], vec[2, :p]
+    x, x_post, innovation = vec[0, :n], vec[1, :n], vec[2, :p]
     P, P_post = mats[0], mats[1]
     _unpack(z, x0, P0, x, P)
     for i in range(p):
@@ -233,7 +233,7 @@ def _ekf_sample(fns: np.ndarray, p: np.ndarray, t: float, T: float, substeps: in
     ``direct``: y = x[measured] (else hx, H are h and dh/dx at x_{k|k-1}). False when the innovation covariance is
     not positive definite (S holds it)."""
     n, q = x0.size, measured.size
-    x, x_post, innovation = vec[0], vec[1], vec[2, :q]
+    x, x_post, innovation = vec[0, :n], vec[1, :n], vec[2, :q]
     P, P_post, Phi, Qd = mats[0], mats[1], mats[2], mats[3]
     _unpack(z, x0, P0, x, P)
     for i in range(u.size):
@@ -334,6 +334,8 @@ def _work_shapes(n: int, q: int) -> dict[str, tuple[int, ...]]:
 class CompiledSample:
     """The last sample's answer, kept for the block's two questions at the same (t, z, v)."""
 
+    buffer: _Buffer  # the kernel's arrays (a subclass makes them)
+
     def __init__(self, n: int, where: str):
         self.where = where  # what the error names
         self.n = n
@@ -349,7 +351,7 @@ class CompiledSample:
         if key != self.key:
             self.key = None
             if not self._run(float(t), z, v):
-                raise innovation_error(self._innovation(), self.where)
+                raise self._error()
             self.key = key
         out = self.out.copy()
         return out[:2 * self.n], out[2 * self.n:]
@@ -357,8 +359,9 @@ class CompiledSample:
     def _run(self, t: float, z: Array, v: Array) -> bool:
         raise NotImplementedError
 
-    def _innovation(self) -> Array:
-        raise NotImplementedError
+    def _error(self) -> Exception:
+        """The error of a sample that failed: its innovation covariance is not positive definite."""
+        return innovation_error(self.buffer.views["S"], self.where)
 
 
 class CompiledKalman(CompiledSample):
@@ -378,9 +381,6 @@ class CompiledKalman(CompiledSample):
 
     def _run(self, t: float, z: Array, v: Array) -> bool:
         return bool(_kalman_entry(self.ints, z, v, self.buffer.data, self.out))
-
-    def _innovation(self) -> Array:
-        return self.buffer.views["S"]
 
 
 class CompiledExtended(CompiledSample):
@@ -427,6 +427,3 @@ class CompiledExtended(CompiledSample):
             views, q = self.buffer.views, int(self.ints[_Q])
             views["hx"][:], views["H"][:] = self.outputs(t, views["x0"] + z[:self.n], v[q:])
         return bool(_ekf_entry(self.ints, self.p, t, z, v, self.buffer.data, self.out))
-
-    def _innovation(self) -> Array:
-        return self.buffer.views["S"]

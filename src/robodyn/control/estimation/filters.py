@@ -23,8 +23,8 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, NumericalError
 
-__all__ = ["MerweWeights", "innovation_error", "joseph_update", "merwe_weights", "sigma_points", "unscented_transform",
-           "unscented_update"]
+__all__ = ["MerweWeights", "innovation_error", "joseph_update", "merwe_weights", "sigma_error", "sigma_points",
+           "unscented_transform", "unscented_update"]
 
 Array = NDArray[np.float64]
 
@@ -89,10 +89,18 @@ def sigma_points(x: Array, P: Array, weights: MerweWeights, where: str = "ukf") 
     try:
         L = np.linalg.cholesky(weights.scale * P)
     except np.linalg.LinAlgError:
-        raise NumericalError(f"{where}: the covariance is not positive definite (smallest eigenvalue "
-                             f"{np.linalg.eigvalsh(0.5 * (P + P.T))[0]:.3g}): no sigma points; give P0 > 0 or more "
-                             "process noise Qn") from None
+        raise sigma_error(P, where) from None
     return np.vstack([x, x + L.T, x - L.T])
+
+
+def sigma_error(P: Array, where: str) -> NumericalError:
+    """The error of a covariance P (n, n) that is not positive definite (no sigma points)."""
+    if not np.all(np.isfinite(P)):
+        return NumericalError(f"{where}: the covariance is not finite (the estimate diverged): check Qn, Rn, P0 and "
+                              "the plant's inputs")
+    return NumericalError(f"{where}: the covariance is not positive definite (smallest eigenvalue "
+                          f"{np.linalg.eigvalsh(0.5 * (P + P.T))[0]:.3g}): no sigma points; give P0 > 0 or more "
+                          "process noise Qn")
 
 
 def unscented_transform(Y: Array, weights: MerweWeights, noise: Array) -> tuple[Array, Array]:
