@@ -14,7 +14,8 @@ Lines (median over SAMPLES samples of a run, each at new inputs so that nothing 
   through ModelPoints, Van Loan's Phi and Qd by scipy's expm, the RK4 mean).
 
 Agreement is printed for the last sample: the compiled block against the Python path, and filterpy's posterior
-against robodyn's.
+against robodyn's. Then the UKF's sample on the same Panda and the cart-pole's EKF, compiled against the Python
+path.
 
 Run: PYTHONPATH=src python benchmarks/bench_estimation.py
 """
@@ -34,7 +35,7 @@ sys.path[:0] = [str(Path(__file__).parents[1] / "tests")]
 from filterpy.kalman import ExtendedKalmanFilter  # noqa: E402
 
 from pinocchio_reference import ROBOTS  # noqa: E402
-from robodyn.control.estimation.blocks import ekf  # noqa: E402
+from robodyn.control.estimation.blocks import ekf, ukf  # noqa: E402
 from robodyn.control.estimation.compiled import CompiledExtended  # noqa: E402
 from robodyn.control.estimation.discretization import noise_discretization, rk4_points  # noqa: E402
 from robodyn.control.optimal.batch.points import ModelPoints  # noqa: E402
@@ -122,6 +123,12 @@ def main() -> None:
     gap_filterpy = max(float(np.max(np.abs(mine[0][:n] - theirs.x_post))),
                        float(np.max(np.abs(mine[0][n:] - np.diag(theirs.P_post)))))
     print(f"  agreement at the last sample: compiled vs Python path {gap:.1e}; filterpy's posterior {gap_filterpy:.1e}")
+    unscented, unscented_python = (ukf(plant, T, Qn, Rn, outputs=joints, P0=P0, compiled=flag)
+                                   for flag in (True, False))
+    (wall_u, cpu_u), (wall_up, cpu_up) = _median(block(unscented)), _median(block(unscented_python))
+    print(f"UKF sample, the same Panda (29 sigma points): compiled block {wall_u * 1e6:.1f} us wall / "
+          f"{cpu_u * 1e6:.1f} us cpu, Python path {wall_up * 1e6:.1f} / {cpu_up * 1e6:.1f} us "
+          f"({wall_up / wall_u:.1f} x)")
     cart_pole()
 
 

@@ -24,7 +24,7 @@ The plant is evaluated at its parameters' values when the block is made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -33,8 +33,6 @@ from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.base.names import did_you_mean
 from robodyn.base.numbers import finite_number
-from robodyn.control.estimation.compiled import CompiledExtended, CompiledKalman, CompiledSample
-from robodyn.control.estimation.compiled_ukf import CompiledUnscented
 from robodyn.control.estimation.discretization import hold_discretization, noise_discretization, rk4_points
 from robodyn.control.estimation.filters import (
     joseph_update,
@@ -48,6 +46,10 @@ from robodyn.control.weights import DEFINITE_RTOL, check_definite, check_symmetr
 from robodyn.linear.systems import as_linear
 from robodyn.model.kinds.callables import System
 from robodyn.model.protocol import ModelContract
+
+if TYPE_CHECKING:  # the compiled samples import numba: loaded when a block is made
+    from robodyn.control.estimation.compiled import CompiledExtended, CompiledKalman, CompiledSample
+    from robodyn.control.estimation.compiled_ukf import CompiledUnscented
 
 __all__ = ["ekf", "kalman", "ukf"]
 
@@ -189,7 +191,7 @@ class _Linear:
     """The Kalman filter of x_{k+1} = Phi x_k + Gamma u_k + w_k, y_k = C x_k + D u_k + v_k."""
 
     def __init__(self, setup: _Setup, Phi: Array, Gamma: Array, Qd: Array, C: Array, D: Array):
-        self.where, self.R = setup.where, setup.Rn
+        self.where, self.R, self.x0, self.P0 = setup.where, setup.Rn, setup.x0, setup.P0
         self.Phi, self.Gamma, self.Qd = Phi, Gamma, Qd
         self.C, self.D = C[setup.measured], D[setup.measured]
 
@@ -198,6 +200,12 @@ class _Linear:
 
     def predict(self, t: float, x: Array, P: Array, u: Array) -> tuple[Array, Array]:
         return self.Phi @ x + self.Gamma @ u, self.Phi @ P @ self.Phi.T + self.Qd
+
+    def compiled(self) -> CompiledKalman:
+        """The same sample in one compiled call."""
+        from robodyn.control.estimation.compiled import CompiledKalman
+
+        return CompiledKalman(self.x0, self.P0, self.C, self.D, self.R, self.Phi, self.Gamma, self.Qd, self.where)
 
 
 class _Nonlinear:
@@ -251,6 +259,8 @@ class _Extended(_Nonlinear):
         dynamics = self.points.compiled()
         if dynamics is None:
             return None
+        from robodyn.control.estimation.compiled import CompiledExtended
+
         setup = self.setup
 
         def outputs(t: float, x: Array, u: Array) -> tuple[Array, Array]:
@@ -287,6 +297,8 @@ class _Unscented(_Nonlinear):
         dynamics = self.points.compiled()
         if dynamics is None or not self.exact or not self.plant.outputs_are_states:
             return None
+        from robodyn.control.estimation.compiled_ukf import CompiledUnscented
+
         setup = self.setup
         return CompiledUnscented(dynamics.addresses, dynamics.p, setup.x0, setup.P0, self.measured, self.R, self.Qc,
                                  self.T, self.substeps, self.weights, self.plant.n_inputs, self.where)
@@ -337,9 +349,7 @@ def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *
     else:
         Phi, Gamma, Qd = A, B, setup.process_noise()
     steps = _Linear(setup, Phi, Gamma, Qd, C, D)
-    fast = CompiledKalman(setup.x0, setup.P0, steps.C, steps.D, setup.Rn, Phi, Gamma, Qd, setup.where) if _flag(
-        compiled, setup) else None
-    return _block(setup, steps, fast)
+    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)
 
 
 def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
