@@ -9,6 +9,11 @@ and Padé coefficients b_j). The approximant r_m = (V - U)^-1 (V + U), U the odd
 numerator, is evaluated by even powers of the matrix (the same loop for every degree) and solved by Gaussian
 elimination with partial pivoting. scipy's ``expm`` (Al-Mohy & Higham 2009) refines the same algorithm; the two
 agree to a few units of roundoff (tests/control/test_pade.py).
+
+:func:`van_loan_exponential` is that algorithm on Van Loan's block matrix M = [[X, Y], [0, -X']] written in
+n x n blocks: the even powers of M are [[X^2k, Y_2k], [0, (X^2k)']], so V's and U's bottom-right blocks are V11' and
+-U11' and need no products, and (V - U)^-1 (V + U) is solved block by block (two n x n factorizations instead of one
+of 2n x 2n); the squarings square the block-triangular matrix by its blocks.
 """
 
 from __future__ import annotations

@@ -8,15 +8,19 @@ arithmetic of their Python steps (:mod:`.filters`, :mod:`.discretization`) writt
   mechanism of the DDP rollout and the batched points, :class:`~robodyn.control.optimal.batch.points.ModelPoints`,
   whose addresses the Python path uses too); the mean is the same ``substeps`` classic RK4 steps in the same order
   (:func:`~.discretization.rk4_points`), so it equals the Python path's bit for bit; Phi and Qd are Van Loan's
-  exponential (:func:`~.discretization.noise_discretization`) by :func:`robodyn.control.pade.expm_into` (Higham
-  2005) where the Python path calls scipy's ``expm`` (Al-Mohy & Higham 2009): the two agree to a few units of
-  roundoff. The measured outputs: y = x[measured] and H its rows of the identity when the plant's outputs are its
-  states; otherwise h and dh/dx at x_{k|k-1} are the plant's own (``h_raw``, ``output_jacobians_raw``), evaluated
-  before the call.
+  exponential (:func:`~.discretization.noise_discretization`) by
+  :func:`robodyn.control.pade.van_loan_exponential` (Higham 2005, in n x n blocks) where the Python path calls
+  scipy's ``expm`` (Al-Mohy & Higham 2009) on the 2n x 2n matrix: the two agree to a few units of roundoff. The
+  measured outputs: y = x[measured] and H its rows of the identity when the plant's outputs are its states;
+  otherwise h and dh/dx at x_{k|k-1} are the plant's own (``h_raw``, ``output_jacobians_raw``), evaluated before
+  the call.
 
 Both work on the block's state and inputs directly (z = [x_{k|k-1} - x0, upper triangle of P_{k|k-1} - P0],
-v = [y_k, u_k]: robodyn.control.estimation.blocks) into preallocated arrays, and keep the last sample's answer:
-the block asks for its outputs and its next state at the same (t, z, v). The update is Joseph's form with the gain
+v = [y_k, u_k]: robodyn.control.estimation.blocks) into arrays made once (one float64 buffer of named arrays and
+one int64 table of sizes, addresses and offsets: a compiled call's dispatch costs ~0.2 us per array argument), and
+keep the last sample's answer: the block asks for its outputs and its next state at the same (t, z, v). The UKF's
+sample is :mod:`.compiled_ukf`'s, on the same pieces. A block's compiled sample is not shared between threads (one
+buffer per block, as the Python path's one kept answer). The update is Joseph's form with the gain
 by a Cholesky factor of the innovation covariance (its failure is the Python path's NumericalError).
 """
 
