@@ -276,9 +276,9 @@ _K_X0, _K_P0, _K_C, _K_D, _K_R, _K_PHI, _K_GAMMA, _K_QD, _K_VEC, _K_MATS, _K_GAI
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
-def _part(data: np.ndarray, ints: np.ndarray, slot: int, size: int) -> np.ndarray:  # pragma: no cover - compiled only
-    """The buffer's array at ``slot``, flat (size,)."""
-    start = ints[_OFFSETS + slot]
+def _part(data: np.ndarray, start: int, size: int) -> np.ndarray:  # pragma: no cover - runs compiled only
+    """The buffer's array at ``start`` (its slot's offset, read from ``ints`` when the kernel runs: a constant slot
+    here would be compiled once per slot), flat (size,)."""
     return data[start:start + size]
 
 
@@ -286,36 +286,36 @@ def _part(data: np.ndarray, ints: np.ndarray, slot: int, size: int) -> np.ndarra
 def _kalman_entry(ints: np.ndarray, z: np.ndarray, v: np.ndarray, data: np.ndarray, out: np.ndarray
                   ) -> bool:  # pragma: no cover - runs compiled only
     """:func:`_kalman_sample` on the arrays of ``data`` (_KALMAN_SLOTS); out = [outputs, next state]."""
-    n, q, m = ints[_N], ints[_Q], ints[_M]
+    n, q, m, o = ints[_N], ints[_Q], ints[_M], ints[_OFFSETS:]  # o: the buffer's offsets
     w = max(n, q)
     return _kalman_sample(
-        z, v, _part(data, ints, _K_X0, n), _part(data, ints, _K_P0, n * n).reshape((n, n)),
-        _part(data, ints, _K_C, q * n).reshape((q, n)), _part(data, ints, _K_D, q * m).reshape((q, m)),
-        _part(data, ints, _K_R, q * q).reshape((q, q)), _part(data, ints, _K_PHI, n * n).reshape((n, n)),
-        _part(data, ints, _K_GAMMA, n * m).reshape((n, m)), _part(data, ints, _K_QD, n * n).reshape((n, n)),
-        out[:2 * n], out[2 * n:], _part(data, ints, _K_VEC, 8 * w).reshape((8, w)),
-        _part(data, ints, _K_MATS, 6 * n * n).reshape((6, n, n)),
-        _part(data, ints, _K_GAIN, 3 * n * q).reshape((3, n, q)), _part(data, ints, _K_S, q * q).reshape((q, q)),
-        _part(data, ints, _K_L, q * q).reshape((q, q)))
+        z, v, _part(data, o[_K_X0], n), _part(data, o[_K_P0], n * n).reshape((n, n)),
+        _part(data, o[_K_C], q * n).reshape((q, n)), _part(data, o[_K_D], q * m).reshape((q, m)),
+        _part(data, o[_K_R], q * q).reshape((q, q)), _part(data, o[_K_PHI], n * n).reshape((n, n)),
+        _part(data, o[_K_GAMMA], n * m).reshape((n, m)), _part(data, o[_K_QD], n * n).reshape((n, n)),
+        out[:2 * n], out[2 * n:], _part(data, o[_K_VEC], 8 * w).reshape((8, w)),
+        _part(data, o[_K_MATS], 6 * n * n).reshape((6, n, n)),
+        _part(data, o[_K_GAIN], 3 * n * q).reshape((3, n, q)), _part(data, o[_K_S], q * q).reshape((q, q)),
+        _part(data, o[_K_L], q * q).reshape((q, q)))
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _ekf_entry(ints: np.ndarray, p: np.ndarray, t: float, z: np.ndarray, v: np.ndarray, data: np.ndarray,
                out: np.ndarray) -> bool:  # pragma: no cover - runs compiled only
     """:func:`_ekf_sample` on the arrays of ``data`` (_EKF_SLOTS); out = [outputs, next state]."""
-    n, q, m = ints[_N], ints[_Q], ints[_M]
+    n, q, m, o = ints[_N], ints[_Q], ints[_M], ints[_OFFSETS:]  # o: the buffer's offsets
     w = max(n, q)
     measured = ints[_OFFSETS + len(_EKF_SLOTS):_OFFSETS + len(_EKF_SLOTS) + q]
     return _ekf_sample(
-        ints[_FNS:_FNS + 4], p, t, _part(data, ints, _E_T, 1)[0], ints[_SUBSTEPS], z, v,
-        _part(data, ints, _E_X0, n), _part(data, ints, _E_P0, n * n).reshape((n, n)), measured,
-        ints[_DIRECT] != 0, _part(data, ints, _E_HX, q), _part(data, ints, _E_H, q * n).reshape((q, n)),
-        _part(data, ints, _E_R, q * q).reshape((q, q)), _part(data, ints, _E_QC, n * n).reshape((n, n)),
-        out[:2 * n], out[2 * n:], _part(data, ints, _E_U, m), _part(data, ints, _E_JAC, n * (n + m)),
-        _part(data, ints, _E_VEC, 8 * w).reshape((8, w)), _part(data, ints, _E_MATS, 6 * n * n).reshape((6, n, n)),
-        _part(data, ints, _E_GAIN, 3 * n * q).reshape((3, n, q)), _part(data, ints, _E_S, q * q).reshape((q, q)),
-        _part(data, ints, _E_L, q * q).reshape((q, q)), _part(data, ints, _E_BIG, 19 * n * n).reshape((19, n, n)),
-        _part(data, ints, _E_WIDE, 2 * n * n).reshape((n, 2 * n)))
+        ints[_FNS:_FNS + 4], p, t, _part(data, o[_E_T], 1)[0], ints[_SUBSTEPS], z, v,
+        _part(data, o[_E_X0], n), _part(data, o[_E_P0], n * n).reshape((n, n)), measured,
+        ints[_DIRECT] != 0, _part(data, o[_E_HX], q), _part(data, o[_E_H], q * n).reshape((q, n)),
+        _part(data, o[_E_R], q * q).reshape((q, q)), _part(data, o[_E_QC], n * n).reshape((n, n)),
+        out[:2 * n], out[2 * n:], _part(data, o[_E_U], m), _part(data, o[_E_JAC], n * (n + m)),
+        _part(data, o[_E_VEC], 8 * w).reshape((8, w)), _part(data, o[_E_MATS], 6 * n * n).reshape((6, n, n)),
+        _part(data, o[_E_GAIN], 3 * n * q).reshape((3, n, q)), _part(data, o[_E_S], q * q).reshape((q, q)),
+        _part(data, o[_E_L], q * q).reshape((q, q)), _part(data, o[_E_BIG], 19 * n * n).reshape((19, n, n)),
+        _part(data, o[_E_WIDE], 2 * n * n).reshape((n, 2 * n)))
 
 
 class _Buffer:

@@ -143,24 +143,24 @@ def _ukf_entry(ints: np.ndarray, p: np.ndarray, t: float, z: np.ndarray, v: np.n
                out: np.ndarray) -> int:  # pragma: no cover - runs compiled only
     """The UKF's sample: out = [x_{k|k}, diag P_{k|k}, the block's next state]; the kernel's answer (mats[0] holds
     the covariance without sigma points, S the innovation covariance)."""
-    n, q, m = ints[_N], ints[_Q], ints[_M]
+    n, q, m, o = ints[_N], ints[_Q], ints[_M], ints[_OFFSETS:]  # o: the buffer's offsets
     w, points = max(n, q), 2 * n + 1
     fns, measured = ints[_FNS:_FNS + 4], ints[_OFFSETS + len(_UKF_SLOTS):_OFFSETS + len(_UKF_SLOTS) + q]
-    T, scale = _part(data, ints, _U_T, 1)[0], _part(data, ints, _U_SCALE, 1)[0]
-    x0, P0 = _part(data, ints, _U_X0, n), _part(data, ints, _U_P0, n * n).reshape((n, n))
-    Wm, Wc, u = _part(data, ints, _U_WM, points), _part(data, ints, _U_WC, points), _part(data, ints, _U_U, m)
-    X, Y = _part(data, ints, _U_X, points * n).reshape((points, n)), _part(data, ints, _U_Y, points * w).reshape(
+    T, scale = _part(data, o[_U_T], 1)[0], _part(data, o[_U_SCALE], 1)[0]
+    x0, P0 = _part(data, o[_U_X0], n), _part(data, o[_U_P0], n * n).reshape((n, n))
+    Wm, Wc, u = _part(data, o[_U_WM], points), _part(data, o[_U_WC], points), _part(data, o[_U_U], m)
+    X, Y = _part(data, o[_U_X], points * n).reshape((points, n)), _part(data, o[_U_Y], points * w).reshape(
         (points, w))
-    vec, mats = _part(data, ints, _U_VEC, 8 * w).reshape((8, w)), _part(data, ints, _U_MATS, 6 * n * n).reshape(
+    vec, mats = _part(data, o[_U_VEC], 8 * w).reshape((8, w)), _part(data, o[_U_MATS], 6 * n * n).reshape(
         (6, n, n))
-    S, L = _part(data, ints, _U_S, q * q).reshape((q, q)), _part(data, ints, _U_L, q * q).reshape((q, q))
+    S, L = _part(data, o[_U_S], q * q).reshape((q, q)), _part(data, o[_U_L], q * q).reshape((q, q))
     x, x_post, mean = vec[1, :n], vec[2, :n], vec[3, :n]
     P, P_post, Phi, Qd = mats[2], mats[3], mats[4], mats[5]
     _unpack(z, x0, P0, x, P)
     for i in range(m):
         u[i] = v[q + i]
-    answer = _update(x, P, v[:q], measured, scale, Wm, Wc, _part(data, ints, _U_R, q * q).reshape((q, q)), X, Y,
-                     x_post, P_post, vec, mats, _part(data, ints, _U_GAIN, 3 * n * q).reshape((3, n, q)), S, L)
+    answer = _update(x, P, v[:q], measured, scale, Wm, Wc, _part(data, o[_U_R], q * q).reshape((q, q)), X, Y,
+                     x_post, P_post, vec, mats, _part(data, o[_U_GAIN], 3 * n * q).reshape((3, n, q)), S, L)
     if answer != OK:
         if answer == SIGMA:
             mats[0] = P
@@ -171,11 +171,11 @@ def _ukf_entry(ints: np.ndarray, p: np.ndarray, t: float, z: np.ndarray, v: np.n
     if not _sigma_points(x_post, P_post, scale, X, mats[0], mats[1]):
         mats[0] = P_post
         return SIGMA
-    jac = _part(data, ints, _U_JAC, n * (n + m))
+    jac = _part(data, o[_U_JAC], n * (n + m))
     _jac(fns, t, x_post, u, p, jac)
-    _van_loan(jac[:n * n].reshape((n, n)), _part(data, ints, _U_QC, n * n).reshape((n, n)), T, Phi, Qd,
-              _part(data, ints, _U_BIG, 19 * n * n).reshape((19, n, n)),
-              _part(data, ints, _U_WIDE, 2 * n * n).reshape((n, 2 * n)))
+    _van_loan(jac[:n * n].reshape((n, n)), _part(data, o[_U_QC], n * n).reshape((n, n)), T, Phi, Qd,
+              _part(data, o[_U_BIG], 19 * n * n).reshape((19, n, n)),
+              _part(data, o[_U_WIDE], 2 * n * n).reshape((n, 2 * n)))
     for r in range(points):
         _rk4(fns, p, t, T, ints[_SUBSTEPS], X[r], u, vec[3:8])
     _transform(X, Wm, Wc, Qd, mean, P)
