@@ -2,7 +2,7 @@
 <= 50 us): one sample of robodyn's EKF block on example-robot-data's Panda (fingers fixed, as bench_control.py's),
 T = 1 ms, the 7 joint angles measured, against the same sample on the block's Python path and filterpy.
 
-Lines (median over SAMPLES samples of a run, each at new inputs so that nothing is reused):
+Lines (median over SAMPLES samples of a run, each at new inputs so that nothing is reused; the lines take turns):
 
 - robodyn compiled, block: the block's outputs then its next state (``h_raw``, ``f_raw``: what a diagram calls per
   sample), one compiled call (robodyn.control.estimation.compiled);
@@ -15,7 +15,9 @@ Lines (median over SAMPLES samples of a run, each at new inputs so that nothing 
 
 Agreement is printed for the last sample: the compiled block against the Python path, and filterpy's posterior
 against robodyn's. Then the UKF's sample on the same Panda and the cart-pole's EKF, compiled against the Python
-path.
+path. BLAS runs on one thread throughout (robodyn.base.blas.one_blas_thread): one run without the limit measured
+every line 1.5-2x slower and filterpy's scipy-based line 50x, OpenBLAS's idle threads spinning on the 2 shared
+cores.
 
 Run: PYTHONPATH=src python benchmarks/bench_estimation.py
 """
@@ -35,6 +37,7 @@ sys.path[:0] = [str(Path(__file__).parents[1] / "tests")]
 from filterpy.kalman import ExtendedKalmanFilter  # noqa: E402
 
 from pinocchio_reference import ROBOTS  # noqa: E402
+from robodyn.base.blas import one_blas_thread  # noqa: E402
 from robodyn.control.estimation.blocks import ekf, ukf  # noqa: E402
 from robodyn.control.estimation.compiled import CompiledExtended  # noqa: E402
 from robodyn.control.estimation.discretization import noise_discretization, rk4_points  # noqa: E402
@@ -43,6 +46,7 @@ from robodyn.mechanisms.urdf.chain import chain_from_urdf  # noqa: E402
 
 T = 0.001  # s, the sample period (a 1 kHz loop)
 SAMPLES = 2000  # timed samples per line; the median is kept (the machine is shared)
+ROUNDS = 10  # the lines take turns, SAMPLES / ROUNDS samples at a time
 GOAL = 50e-6  # s per update (issue 48)
 
 
@@ -53,17 +57,22 @@ def _panda() -> object:
     return chain_from_urdf(path)
 
 
-def _median(step: Callable[[int], object]) -> tuple[float, float]:
-    """The median wall and CPU (this thread's: other processes on a shared machine do not stretch it) times of
-    ``step(k)`` over SAMPLES values of k (after 20 untimed)."""
-    for k in range(20):
-        step(k)
-    wall, cpu = np.empty(SAMPLES), np.empty(SAMPLES)
-    for k in range(SAMPLES):
-        start, start_cpu = time.perf_counter(), time.thread_time()
-        step(k)
-        wall[k], cpu[k] = time.perf_counter() - start, time.thread_time() - start_cpu
-    return float(np.median(wall)), float(np.median(cpu))
+def _medians(steps: dict[str, Callable[[int], object]]) -> dict[str, tuple[float, float]]:
+    """The median wall and CPU (this thread's: other processes on a shared machine do not stretch it) times of each
+    ``step(k)`` over SAMPLES values of k (after 20 untimed), the lines interleaved in ROUNDS rounds so that a busy
+    moment of the machine falls on all of them alike."""
+    for step in steps.values():
+        for k in range(20):
+            step(k)
+    wall, cpu = {label: np.empty(SAMPLES) for label in steps}, {label: np.empty(SAMPLES) for label in steps}
+    per_round = SAMPLES // ROUNDS
+    for r in range(ROUNDS):
+        for label, step in steps.items():
+            for k in range(r * per_round, (r + 1) * per_round):
+                start, start_cpu = time.perf_counter(), time.thread_time()
+                step(k)
+                wall[label][k], cpu[label][k] = time.perf_counter() - start, time.thread_time() - start_cpu
+    return {label: (float(np.median(wall[label])), float(np.median(cpu[label]))) for label in steps}
 
 
 def main() -> None:
@@ -104,11 +113,11 @@ def main() -> None:
         theirs.predict()
         theirs.x = mean
 
-    lines = {"robodyn compiled, block (h + f)": _median(block(fast)),
-             "robodyn compiled, kernel alone": _median(lambda k: kernel.sample(k * T, z, inputs[k])),
-             "robodyn Python path (compiled=False)": _median(block(python)),
-             "filterpy EKF, matrices given": _median(given),
-             "filterpy EKF, same work (Jacobian, expm, RK4)": _median(same_work)}
+    lines = _medians({"robodyn compiled, block (h + f)": block(fast),
+                      "robodyn compiled, kernel alone": lambda k: kernel.sample(k * T, z, inputs[k]),
+                      "robodyn Python path (compiled=False)": block(python),
+                      "filterpy EKF, matrices given": given,
+                      "filterpy EKF, same work (Jacobian, expm, RK4)": same_work})
     wall, cpu = lines["robodyn compiled, block (h + f)"]
     print(f"EKF sample, Panda (14 states, 7 measured joint angles), T = {T * 1e3:g} ms; median of {SAMPLES}")
     print(f"  {'':48s} {'wall':>9s}    {'cpu':>7s}     ratio to the compiled block (wall / cpu)")
@@ -125,7 +134,8 @@ def main() -> None:
     print(f"  agreement at the last sample: compiled vs Python path {gap:.1e}; filterpy's posterior {gap_filterpy:.1e}")
     unscented, unscented_python = (ukf(plant, T, Qn, Rn, outputs=joints, P0=P0, compiled=flag)
                                    for flag in (True, False))
-    (wall_u, cpu_u), (wall_up, cpu_up) = _median(block(unscented)), _median(block(unscented_python))
+    found = _medians({"compiled": block(unscented), "Python path": block(unscented_python)})
+    (wall_u, cpu_u), (wall_up, cpu_up) = found["compiled"], found["Python path"]
     print(f"UKF sample, the same Panda (29 sigma points): compiled block {wall_u * 1e6:.1f} us wall / "
           f"{cpu_u * 1e6:.1f} us cpu, Python path {wall_up * 1e6:.1f} / {cpu_up * 1e6:.1f} us "
           f"({wall_up / wall_u:.1f} x)")
@@ -144,8 +154,8 @@ def cart_pole() -> None:
     rng = np.random.default_rng(1)
     inputs = [0.01 * rng.standard_normal(3) for _ in range(SAMPLES + 20)]
     z, p = np.zeros(fast.n_states), fast.parameter_vector()
-    times = {label: _median(lambda k, b=b: (b.h_raw(k * T, z, inputs[k], p), b.f_raw(k * T, z, inputs[k], p)))
-             for label, b in (("compiled", fast), ("Python path", python))}
+    times = _medians({label: lambda k, b=b: (b.h_raw(k * T, z, inputs[k], p), b.f_raw(k * T, z, inputs[k], p))
+                      for label, b in (("compiled", fast), ("Python path", python))})
     (wall, cpu), (wall_py, cpu_py) = times["compiled"], times["Python path"]
     print(f"EKF sample, cart-pole (4 states, x and theta measured), T = {T * 1e3:g} ms: compiled block "
           f"{wall * 1e6:.1f} us wall / {cpu * 1e6:.1f} us cpu, Python path {wall_py * 1e6:.1f} / {cpu_py * 1e6:.1f} us "
@@ -153,4 +163,5 @@ def cart_pole() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    with one_blas_thread():  # every line on one BLAS thread: OpenBLAS's idle threads otherwise spin on 2 shared cores
+        main()
