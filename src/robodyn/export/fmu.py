@@ -17,7 +17,7 @@ import platform
 import subprocess
 import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -119,6 +119,7 @@ def export_fmu(model: Any, path: str | Path, *, fmi: int = 2, kind: str = "me", 
     target = check_output_path(path, "export: cannot write")
     _refuse_sampled(model)
     folder, suffix = _platform(fmi)
+    cc = compiler()  # before the model's C is made: a missing compiler is said at once
     c = c_sources(model, functions=["f", "h", "linearize", "step_rk4"], prefix=prefix, source=source)
     variables = fmu_variables(model)
     p, co_simulation = c.prefix, kind == "cs"
@@ -126,12 +127,12 @@ def export_fmu(model: Any, path: str | Path, *, fmi: int = 2, kind: str = "me", 
     sources = (f"{p}.c", wrapper_name)
     unit = Unit(p, fmi, co_simulation, model.name, "", step, sources, _dependencies(model, c.exported, variables))
     guid = _guid(c.digest, model_description(variables, unit))
-    unit = Unit(p, fmi, co_simulation, model.name, guid, step, sources, unit.dependencies)
+    unit = replace(unit, guid=guid)
     wrapper = (fmi3_wrapper if fmi == 3 else fmi2_wrapper)(
         p, (model.n_states, model.n_inputs, model.n_outputs), list(c.names.fields.values()), guid=guid,
         co_simulation=co_simulation, max_step=step)
     texts = {f"{p}.h": c.header, f"{p}.c": c.code, wrapper_name: wrapper}
-    binary = _compile(texts, p, sources, suffix)
+    binary = _compile(cc, texts, p, sources, suffix)
     files = {"modelDescription.xml": model_description(variables, unit), f"binaries/{folder}/{p}{suffix}": binary,
              **{f"sources/{name}": text.encode() for name, text in texts.items()}}
     write_files_atomic({target: _zip(files)}, "export: cannot write")
@@ -154,14 +155,14 @@ def _guid(digest: str, description: bytes) -> str:
     return f"{{{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:32]}}}"
 
 
-def _compile(texts: dict[str, str], p: str, sources: tuple[str, ...], suffix: str) -> bytes:
-    """The shared library built from ``texts`` in a temporary folder by the system's C compiler."""
+def _compile(cc: str, texts: dict[str, str], p: str, sources: tuple[str, ...], suffix: str) -> bytes:
+    """The shared library built from ``texts`` in a temporary folder by the C compiler ``cc``."""
     with tempfile.TemporaryDirectory(prefix="robodyn-fmu-") as work:
         folder = Path(work)
         for name, text in texts.items():
             (folder / name).write_text(text)
         library = folder / f"{p}{suffix}"
-        command = [compiler(), *_FLAGS, *(str(folder / name) for name in sources), "-o", str(library), "-lm"]
+        command = [cc, *_FLAGS, *(str(folder / name) for name in sources), "-o", str(library), "-lm"]
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
