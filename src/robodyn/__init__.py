@@ -89,6 +89,7 @@ _LAZY: dict[str, str] = {
     "assemble": "robodyn.mechanisms.loops.assembly",
     "base_parameters": "robodyn.identification.base_parameters",
     "export_c": "robodyn.export.c",
+    "export_fmu": "robodyn.export.fmu",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
     "consistent_parameters": "robodyn.identification.consistency",
@@ -154,6 +155,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.control.tracking.tvlqr import TVLQR, tvlqr
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
+    from robodyn.export.fmu import export_fmu
     from robodyn.files.catalog import CATALOG
     from robodyn.files.loading import load, load_file, read_model_text
     from robodyn.identification.base_parameters import BaseParameters, base_parameters
@@ -309,6 +311,7 @@ __all__ = [
     "difference",
     "existence",
     "export_c",
+    "export_fmu",
     "find_equilibrium",
     "forced_response",
     "h2norm",
