@@ -332,8 +332,8 @@ def _provided(r: DocumentReader, label: str, kind: str, factory: Any, parameters
             raise r.fail((*where, key), f"block {kind!r} has no parameter {key!r} (its parameters: "
                                         f"{', '.join(allowed)}){did_you_mean(str(key), allowed)}")
     if "plant" not in parameters:
-        raise r.fail(("blocks", label), f"block {kind!r} estimates a plant: give parameters: {{plant: pendulum}} (a "
-                                        "catalog name, a file path or a model)")
+        raise r.fail(("blocks", label), f"block {kind!r} needs the plant it estimates or controls: give parameters: "
+                                        "{plant: pendulum} (a catalog name, a file path or a model)")
     if "discretization" in timing:
         raise r.fail(("blocks", label, "discretization"), "discretization is for pid blocks")
     words = ("plant", "outputs", *provided_text(kind))  # a plant, port names, a method's name: as written

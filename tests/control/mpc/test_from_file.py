@@ -108,7 +108,7 @@ def test_bad_parameters_name_the_fix(change: dict, words: str) -> None:
 
 def test_a_file_names_the_method_as_a_word(tmp_path) -> None:
     for old, new, words in (("method: fddp", "method: newton", "unknown method 'newton'"),
-                            ("      plant: cart_pole\n      method", "      method", "estimates a plant")):
+                            ("      plant: cart_pole\n      method", "      method", "needs the plant it .* controls")):
         with pytest.raises(ModelFileError, match=words) as raised:
             diagram(tmp_path, LOOP.replace(old, new), "bad.yaml")
         assert "\n" not in str(raised.value)  # one line
