@@ -62,20 +62,20 @@ def mpc_from_plant(plant: Any, sample: float | None, *, horizon: Any, Q: Any, R:
     if sample is None:
         raise InputError(f"block {name!r} (mpc): give sample: T beside model: mpc, the controller's period in s")
     if not isinstance(method, str) or method not in METHODS:
-        raise InputError(f"block {name!r} (mpc): unknown method {method!r}: use one of {', '.join(METHODS)}"
+        raise InputError(f"mpc: unknown method {method!r}: use one of {', '.join(METHODS)}"
                          f"{did_you_mean(str(method), list(METHODS))}")
     horizon, iterations = _whole(horizon), _whole(iterations)
     if method == "linear":
         for label, value in (("integrator", integrator), ("iterations", iterations)):
             if value is not None:
-                raise InputError(f"block {name!r} (mpc): {label} is for the nonlinear methods "
+                raise InputError(f"mpc: {label} is for the nonlinear methods "
                                  f"({', '.join(METHODS[1:])}): give method: fddp, or leave {label} out")
         controller = mpc(plant, horizon, Q, R, Qf, bounds, dt=sample, x_op=x_op, u_op=u_op, solver=solver)
         return mpc_block(controller, references=bool(references), name=name)
     for label, value, why in (("solver", solver, "names the linear MPC's QP solver"),
                               ("references", references or None, "are the linear MPC's reference ports")):
         if value is not None:
-            raise InputError(f"block {name!r} (mpc): {label} {why}; method {method} plans with the plant's own "
+            raise InputError(f"mpc: {label} {why}; method {method} plans with the plant's own "
                              f"dynamics: leave {label} out (or use method: linear)")
     from robodyn.control.mpc.receding import RecedingHorizon
 
