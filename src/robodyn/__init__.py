@@ -201,12 +201,13 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
 
 
-#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory).
-_PROVIDED: dict[str, tuple[str, str]] = {
-    "kalman": ("robodyn.control.estimation.blocks", "kalman"),
-    "ekf": ("robodyn.control.estimation.blocks", "ekf"),
-    "ukf": ("robodyn.control.estimation.blocks", "ukf"),
-    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant"),
+#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory, the parameters
+#: that are words, passed as written).
+_PROVIDED: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "kalman": ("robodyn.control.estimation.blocks", "kalman", ()),
+    "ekf": ("robodyn.control.estimation.blocks", "ekf", ()),
+    "ukf": ("robodyn.control.estimation.blocks", "ukf", ()),
+    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant", ("method", "solver", "integrator")),
 }
 
 
@@ -227,8 +228,8 @@ def _provide_blocks() -> None:
     finds them in robodyn.files.provided_blocks, registered here."""
     from robodyn.files.provided_blocks import provide_block
 
-    for kind, (module, factory) in _PROVIDED.items():
-        provide_block(kind, _provided_loader(module, factory))
+    for kind, (module, factory, text) in _PROVIDED.items():
+        provide_block(kind, _provided_loader(module, factory), text)
 
 
 _provide_blocks()
