@@ -75,6 +75,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
 
         step(description=f"point {k}: loops")
         parts.append(loops_section(model, point, record, pictures))
+    if model.roles():  # a loop with estimators or predictive controllers: the estimate and the bounds along a run
+        from robodyn.report.closed_loop import closed_loop_section
+
+        step(description=f"point {k}: closed loop")
+        parts.append(closed_loop_section(model, point, horizon, record, pictures))
     step(description=f"point {k}: validity")
     parts.append(_validity(model, point, record, pictures))
     step(description=f"point {k}: responses")
