@@ -19,6 +19,10 @@ the Jacobian A at x_{k|k} (Van Loan: Qd = integral_0^T e^{A s} G Qn G' e^{A' s} 
 (``kalman`` of a LinearSystem with ``dt``) Qn is the covariance of w_k in x_{k+1} = A x_k + B u_k + G w_k. ``Rn`` is
 the covariance of the measurement noise of one sample. Weights are matrices or ``{name: variance}`` diagonals.
 The plant is evaluated at its parameters' values when the block is made.
+
+Each block also says where it rests for held inputs (``rest_state``: the plant's rest point and the steady-state
+filter's prior covariance) and what it is to a report (``roles()``: an estimator of the plant's states):
+robodyn.control.estimation.rest.
 """
 
 from __future__ import annotations

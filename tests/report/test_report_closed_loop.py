@@ -77,6 +77,8 @@ def test_the_report_finds_the_upright_point_and_its_closed_loop_poles(report) ->
     # are offsets from P0 = I): the extrapolated differences' O((h / 1e-4)^4) error, 2.3e-5 measured
     assert np.max(errors[8:]) < 1e-4
     assert np.max(np.abs(expected)) < 1.0  # a stable loop: a pole the report got wrong would show
+    continuous = np.array([complex(re, im) for re, im in point["continuous_eigenvalues"]])
+    np.testing.assert_allclose(np.exp(continuous * T), found, rtol=1e-12, atol=0)  # s = ln z / T
 
 
 def test_the_report_shows_the_estimate_against_the_truth(report, tmp_path: Path) -> None:
