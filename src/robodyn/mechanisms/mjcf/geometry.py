@@ -2,9 +2,10 @@
 from the geoms of a body that has no ``<inertial>``.
 
 Orientations (MuJoCo's conventions; at most one per element): ``quat`` w x y z (normalized); ``axisangle`` x y z a
-(axis normalized, a in the compiler's angle unit); ``euler`` three angles about the axes ``eulerseq`` names, a
-lower-case letter a rotating (intrinsic) axis, an upper-case one a fixed (extrinsic) axis; ``xyaxes`` the frame's x and y axes
-(y made orthogonal to x, z = x cross y); ``zaxis`` the frame's z axis, reached from (0, 0, 1) by the smallest rotation.
+(axis normalized, a in the compiler's angle unit); ``euler`` three angles about the axes ``eulerseq`` names, a lower-
+case letter a rotating (intrinsic) axis, an upper-case one a fixed (extrinsic) axis; ``xyaxes`` the frame's x and y
+axes (y made orthogonal to x, z = x cross y); ``zaxis`` the frame's z axis, reached from (0, 0, 1) by the smallest
+rotation.
 
 A geom's mass is ``mass=`` or its density (default 1000 kg/m^3) times its volume; its inertia is the solid's
 (sphere, capsule — a cylinder and two half-spheres —, cylinder, box, ellipsoid; ``size`` holds radii and half-lengths),

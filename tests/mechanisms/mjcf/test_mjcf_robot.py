@@ -1,0 +1,119 @@
+"""MJCF robots against MuJoCo itself: the DeepMind control suite's models (dm_control's package data), read by
+robodyn and compiled by MuJoCo from the same file with contact, limits, equality constraints and frictionloss disabled
+(a ``<flag>`` written into a copy of the file, which robodyn honours too): the mass matrix equals ``mj_fullM`` and the
+forward dynamics MuJoCo's ``qacc`` from ``mj_forward`` at 20 random states each, with the joints' damping, springs
+and armature and the actuators' gears. A free-floating robot is compared in MuJoCo's tangent space: its free joint's
+linear velocity is in the world frame, robodyn's (Pinocchio's) in the base's own."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import robodyn
+from robodyn.base.errors import RobodynWarning
+
+mujoco = pytest.importorskip("mujoco")
+_SPEC = importlib.util.find_spec("dm_control")
+if _SPEC is None or _SPEC.origin is None:
+    pytest.skip("dm_control is not installed (the test extra has it)", allow_module_level=True)
+SUITE = Path(_SPEC.origin).parent / "suite"
+FLAGS = '<option><flag contact="disable" limit="disable" equality="disable" frictionloss="disable"/></option>'
+# Relative agreement: both sides run the same recursive algorithms in double precision; 1e-10 leaves 5 digits of
+# room over the ~1e-15 rounding seen and would still catch any wrong term (a missing armature is 1e-2).
+RTOL = 1e-10
+STATES = 20
+
+
+def suite_copy(tmp_path: Path, name: str) -> Path:
+    """The suite's model ``name`` with its includes, copied with the flags above written into it."""
+    folder = tmp_path / "suite"
+    if not folder.exists():
+        shutil.copytree(SUITE, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "*.png"))
+    path = folder / f"{name}.xml"
+    text = path.read_text()
+    path.write_text(re.sub(r"(<mujoco[^>]*>)", lambda m: m.group(1) + FLAGS, text, count=1))
+    return path
+
+
+def load_quietly(path: Path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RobodynWarning)
+        return robodyn.load(str(path))
+
+
+def compare(path: Path, seed: int = 0) -> None:
+    robot = load_quietly(path)
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    floating = model.nq != model.nv
+    rng = np.random.default_rng(seed)
+    n = model.nv
+    for _ in range(STATES):
+        q, v, u = rng.uniform(-1, 1, model.nq), rng.uniform(-1, 1, n), rng.uniform(-1, 1, model.nu)
+        if floating:
+            q[3:7] /= np.linalg.norm(q[3:7])
+        data.qpos[:], data.qvel[:], data.ctrl[:] = q, v, u
+        mujoco.mj_forward(model, data)
+        mass = np.zeros((n, n))
+        mujoco.mj_fullM(model, data, mass)
+        if floating:  # MuJoCo: (p, w x y z, joints), linear velocity in the world; robodyn: x y z w, in the base
+            rotation = np.zeros(9)
+            mujoco.mju_quat2Mat(rotation, q[3:7])
+            rotation = rotation.reshape(3, 3)
+            to_base = np.eye(n)
+            to_base[:3, :3] = rotation.T
+            velocity = to_base @ v
+            x = np.concatenate([q[:3], q[4:7], q[3:4], q[7:], velocity])
+            ours_mass = to_base.T @ robot.mass_matrix(x[:model.nq]) @ to_base
+            acceleration = robot.f(0.0, x, u)[model.nq:]
+            acceleration[:3] = rotation @ (acceleration[:3] + np.cross(velocity[3:6], velocity[:3]))
+        else:
+            x = np.concatenate([q, v])
+            ours_mass = robot.mass_raw(0.0, x, u, robot.parameter_vector())
+            acceleration = robot.f(0.0, x, u)[n:]
+        np.testing.assert_allclose(ours_mass, mass, rtol=0, atol=RTOL * np.abs(mass).max())
+        np.testing.assert_allclose(acceleration, data.qacc, rtol=0, atol=RTOL * max(1.0, np.abs(data.qacc).max()))
+
+
+@pytest.mark.parametrize("name", ["pendulum", "cartpole", "acrobot", "reacher", "hopper"])
+def test_suite_models_match_mujoco(tmp_path: Path, name: str) -> None:
+    compare(suite_copy(tmp_path, name))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["finger", "walker", "cheetah", "humanoid"])
+def test_larger_suite_models_match_mujoco(tmp_path: Path, name: str) -> None:
+    compare(suite_copy(tmp_path, name))
+
+
+def test_the_inputs_are_the_actuators_with_their_gears(tmp_path: Path) -> None:
+    robot = load_quietly(suite_copy(tmp_path, "hopper"))
+    assert robot.inputs == ("waist_ctrl", "hip_ctrl", "knee_ctrl", "ankle_ctrl")  # named like their joints
+    assert robot.coordinates == ("rootx", "rootz", "rooty", "waist", "hip", "knee", "ankle")
+
+
+def test_a_damped_run_of_2_s_matches_mujoco_rk4(tmp_path: Path) -> None:
+    """Both sides step RK4 at 1 ms from the same state with a constant input: the two discrete maps differ only by
+    the rounding of f (1e-15), so after 2000 steps of a damped cart-pole they agree far below RK4's own error."""
+    path = suite_copy(tmp_path, "cartpole")
+    robot = load_quietly(path)
+    model = mujoco.MjModel.from_xml_path(str(path))
+    model.opt.integrator = mujoco.mjtIntegrator.mjINT_RK4
+    model.opt.timestep = 1e-3
+    data = mujoco.MjData(model)
+    x0 = np.array([0.1, 2.5, 0.1, -1.0])
+    data.qpos[:], data.qvel[:], data.ctrl[:] = x0[:2], x0[2:], [0.02]
+    for _ in range(2000):
+        mujoco.mj_step(model, data)
+    run = robodyn.simulate(robot, 2.0, x0, {"slide": 0.02}, method="rk4", dt=1e-3)
+    final = np.asarray(run.x)[:, -1] if np.asarray(run.x).shape[0] == 4 else np.asarray(run.x)[-1]
+    # 1e-9: the rounding of 2000 steps (~1e-13 each) grown by the pendulum's instability over 2 s; RK4's own error at
+    # 1 ms is ~1e-8 here, so a difference in the dynamics (a missing damping of 5e-4) would be far above it.
+    np.testing.assert_allclose(final, np.concatenate([data.qpos, data.qvel]), rtol=0, atol=1e-9)
