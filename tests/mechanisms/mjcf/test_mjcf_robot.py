@@ -24,6 +24,7 @@ _SPEC = importlib.util.find_spec("dm_control")
 if _SPEC is None or _SPEC.origin is None:
     pytest.skip("dm_control is not installed (the test extra has it)", allow_module_level=True)
 SUITE = Path(_SPEC.origin).parent / "suite"
+KINOVA = Path(_SPEC.origin).parent / "third_party" / "kinova"  # the Jaco arm: mesh geoms with masses
 FLAGS = '<option><flag contact="disable" limit="disable" equality="disable" frictionloss="disable"/></option>'
 # Relative agreement: both sides run the same recursive algorithms in double precision; 1e-10 leaves 5 digits of
 # room over the ~1e-15 rounding seen and would still catch any wrong term (a missing armature is 1e-2).
@@ -31,11 +32,12 @@ RTOL = 1e-10
 STATES = 20
 
 
-def suite_copy(tmp_path: Path, name: str) -> Path:
-    """The suite's model ``name`` with its includes, copied with the flags above written into it."""
-    folder = tmp_path / "suite"
+def suite_copy(tmp_path: Path, name: str, source: Path = SUITE) -> Path:
+    """The model ``name`` of the folder ``source`` with its includes (and meshes), copied with the flags above
+    written into it."""
+    folder = tmp_path / source.name
     if not folder.exists():
-        shutil.copytree(SUITE, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "*.png"))
+        shutil.copytree(source, folder, ignore=shutil.ignore_patterns("*.py", "__pycache__", "*.png"))
     path = folder / f"{name}.xml"
     text = path.read_text()
     path.write_text(re.sub(r"(<mujoco[^>]*>)", lambda m: m.group(1) + FLAGS, text, count=1))
@@ -85,6 +87,11 @@ def compare(path: Path, seed: int = 0) -> None:
 @pytest.mark.parametrize("name", ["pendulum", "cartpole", "acrobot", "reacher", "hopper"])
 def test_suite_models_match_mujoco(tmp_path: Path, name: str) -> None:
     compare(suite_copy(tmp_path, name))
+
+
+def test_the_jaco_arm_matches_mujoco(tmp_path: Path) -> None:
+    """The Kinova Jaco: mesh geoms given their masses, the inertia MuJoCo's compiler derives from each STL."""
+    compare(suite_copy(tmp_path, "jaco_arm", KINOVA))
 
 
 @pytest.mark.slow

@@ -35,6 +35,7 @@ from robodyn.mechanisms.mjcf.geometry import (
     MassProperties,
     axis_angle,
     geom_mass,
+    geom_placement,
     inertial_mass,
     numbers,
     orientation,
@@ -46,6 +47,7 @@ from robodyn.mechanisms.urdf.file import JointLimits
 __all__ = ["BodyTree", "JointInfo", "lower_bodies", "matrix_rpy"]
 
 Resolve = Callable[[Node], dict[str, str]]  # an element's attributes with its default class's
+Meshes = Callable[[Node, dict[str, str]], MassProperties]  # a mesh geom's mass properties in its own frame
 
 
 def matrix_rpy(rotation: np.ndarray) -> list[float]:
@@ -113,8 +115,9 @@ def _flag(attrib: dict[str, str], key: str, node: Node) -> str:
 class _Lowering:
     """The walk over the body tree (one per model)."""
 
-    def __init__(self, compiler: Compiler, resolve: Resolve, names: dict[str, str], dynamics: bool):
+    def __init__(self, compiler: Compiler, resolve: Resolve, names: dict[str, str], dynamics: bool, meshes: Meshes):
         self.compiler, self.resolve, self.names, self.dynamics = compiler, resolve, names, dynamics
+        self.meshes = meshes
         self.tree = BodyTree()
         self.bodies: dict[str, MassProperties] = {}
         self.link_names: set[str] = set()
@@ -152,8 +155,9 @@ class _Lowering:
                 raise ModelFileError(f"{geom.where}: <geom shellinertia=\"true\">: robodyn gives geoms the inertia of "
                                      "solids: remove it, or give the body an <inertial>")
             if kind == "mesh":
-                raise ModelFileError(f"{geom.where}: a mesh geom's mass properties need the mesh: give its body an "
-                                     "<inertial> (robodyn does not compute a mesh's inertia yet)")
+                rotation, position, _ = geom_placement(geom, attrib, kind, self.compiler)
+                total = total.plus(self.meshes(geom, attrib).placed(rotation, position))
+                continue
             if kind not in ("sphere", "capsule", "cylinder", "box", "ellipsoid"):
                 raise ModelFileError(f"{geom.where}: <geom type={kind!r}> is not a MuJoCo solid: use sphere, capsule, "
                                      "cylinder, box, ellipsoid, mesh, plane or hfield")
@@ -299,11 +303,11 @@ class _Lowering:
         return anchor
 
 
-def lower_bodies(world: Node, compiler: Compiler, resolve: Resolve, names: dict[str, str], *,
+def lower_bodies(world: Node, compiler: Compiler, resolve: Resolve, names: dict[str, str], meshes: Meshes, *,
                  dynamics: bool = True) -> tuple[BodyTree, dict[str, MassProperties]]:
     """The chain parts of ``<worldbody>`` (see the module docstring) and each chain link's mass properties in its
-    frame (``names``: MJCF joint name -> coordinate name, every joint's)."""
-    walker = _Lowering(compiler, resolve, names, dynamics)
+    frame (``names``: MJCF joint name -> coordinate name, every joint's; ``meshes``: a mesh geom's mass properties)."""
+    walker = _Lowering(compiler, resolve, names, dynamics, meshes)
     walker.link_names.add("world")
     walker.bodies["world"] = NOTHING
     walker.walk(world, "world", np.eye(3), np.zeros(3), True)

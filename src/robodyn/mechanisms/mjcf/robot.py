@@ -36,7 +36,7 @@ from robodyn.base.errors import InputError, ModelFileError, RobodynWarning
 from robodyn.mechanisms.chain.system import ChainSystem, Joint, Link
 from robodyn.mechanisms.mjcf.bodies import BodyTree, lower_bodies
 from robodyn.mechanisms.mjcf.document import Node, class_table, default_key, read_mjcf
-from robodyn.mechanisms.mjcf.geometry import Compiler, numbers
+from robodyn.mechanisms.mjcf.geometry import Compiler, MassProperties, numbers
 from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES, IGNORED_SECTIONS, SECTIONS
 from robodyn.mechanisms.urdf.file import UrdfJoint, UrdfRobotInfo, coordinate_names
 from robodyn.model.kinds.mechanical import velocity_name
@@ -93,7 +93,7 @@ def _compiler(root: Node) -> Compiler:
     if inertia not in ("true", "false", "auto"):
         raise ModelFileError(f"{where} inertiafromgeom={inertia!r}>: use true, false or auto")
     total = numbers(Node("compiler", values, root.file, root.line), "settotalmass", 1)
-    return Compiler(angle == "degree", sequence, values.get("meshdir", ""), inertia,
+    return Compiler(angle == "degree", sequence, values.get("meshdir", values.get("assetdir", "")), inertia,
                     values.get("autolimits", "true") == "true", None if total is None or total[0] <= 0 else
                     float(total[0]))
 
@@ -283,7 +283,8 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     joints = [j for j in world.iter("joint")]
     names = coordinate_names([j.get("name") or f"joint{k}" for k, j in enumerate(joints)])
     keyed = {j.get("name") or f"joint{k}": names[j.get("name") or f"joint{k}"] for k, j in enumerate(joints)}
-    tree, bodies = lower_bodies(world, compiler, _unnamed(resolve, joints), keyed, dynamics=dynamics)
+    tree, bodies = lower_bodies(world, compiler, _unnamed(resolve, joints), keyed,
+                                _mesh_reader(root, resolve, Path(path).resolve().parent, compiler), dynamics=dynamics)
     _passive_flags(tree, disabled)
     notes: list[str] = []
     forces = _Forces()
@@ -304,6 +305,28 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     links = [Link(name=name, mass=float(scale * b.mass), com=tuple(b.com.tolist()),
                   inertia=[[float(scale * v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     return MjcfParts(root.get("model") or Path(path).stem, tree, links, inputs, gravity)
+
+
+def _mesh_reader(root: Node, resolve: Any, folder: Path, compiler: Compiler) -> Any:
+    """A mesh geom's mass properties from the ``<mesh>`` assets (robodyn.mechanisms.mjcf.meshes), each file read
+    once."""
+    assets: dict[str, Node] = {}
+    for mesh in (m for s in root.children if s.tag == "asset" for m in s.children if m.tag == "mesh"):
+        name = mesh.get("name") or Path(mesh.get("file") or "").stem
+        assets[name] = Node("mesh", resolve(mesh), mesh.file, mesh.line)
+    done: dict[tuple[str, str, str], MassProperties] = {}
+
+    def properties(geom: Node, attrib: dict[str, str]) -> MassProperties:
+        from robodyn.mechanisms.mjcf.meshes import mesh_mass
+
+        name = attrib.get("mesh", "")
+        if name not in assets:
+            raise ModelFileError(f"{geom.where}: <geom mesh={name!r}> names no <mesh> of the <asset> section")
+        key = (name, attrib.get("mass", ""), attrib.get("density", ""))
+        if key not in done:
+            done[key] = mesh_mass(geom, attrib, assets[name], folder, compiler.meshdir)
+        return done[key]
+    return properties
 
 
 def _unnamed(resolve: Any, joints: list[Node]) -> Any:
