@@ -84,7 +84,7 @@ def compare(path: Path, seed: int = 0) -> None:
         np.testing.assert_allclose(acceleration, data.qacc, rtol=0, atol=RTOL * max(1.0, np.abs(data.qacc).max()))
 
 
-@pytest.mark.parametrize("name", ["pendulum", "cartpole", "acrobot", "reacher", "hopper"])
+@pytest.mark.parametrize("name", ["pendulum", "cartpole", "acrobot", "reacher", "hopper", "point_mass"])
 def test_suite_models_match_mujoco(tmp_path: Path, name: str) -> None:
     compare(suite_copy(tmp_path, name))
 
@@ -95,7 +95,7 @@ def test_the_jaco_arm_matches_mujoco(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["finger", "walker", "cheetah", "humanoid"])
+@pytest.mark.parametrize("name", ["finger", "walker", "cheetah", "humanoid", "manipulator"])
 def test_larger_suite_models_match_mujoco(tmp_path: Path, name: str) -> None:
     compare(suite_copy(tmp_path, name))
 
@@ -124,3 +124,26 @@ def test_a_damped_run_of_2_s_matches_mujoco_rk4(tmp_path: Path) -> None:
     # 1e-9: the rounding of 2000 steps (~1e-13 each) grown by the pendulum's instability over 2 s; RK4's own error at
     # 1 ms is ~1e-8 here, so a difference in the dynamics (a missing damping of 5e-4) would be far above it.
     np.testing.assert_allclose(final, np.concatenate([data.qpos, data.qvel]), rtol=0, atol=1e-9)
+
+
+def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    """``robodyn convert robot.xml --to chain.yaml``: the chain file reads back to the same numbers (repr floats); a
+    free-floating robot keeps its base; fixed tendons' forces and the actuators' gears are written as joint forces."""
+    from tests.cli_run import run
+
+    for name in ("point_mass", "humanoid"):
+        path = suite_copy(tmp_path, name)
+        target = tmp_path / f"{name}.yaml"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RobodynWarning)
+            code, out, err = run(capsys, "convert", str(path), "--to", str(target))
+            assert code == 0, err
+            converted, direct = robodyn.load(str(target)), robodyn.load(str(path))
+        assert converted.states == direct.states and converted.inputs == direct.inputs
+        rng = np.random.default_rng(3)
+        x = rng.uniform(-1, 1, len(direct.states))
+        if name == "humanoid":
+            x[3:7] /= np.linalg.norm(x[3:7])
+        u = rng.uniform(-1, 1, len(direct.inputs))
+        np.testing.assert_array_equal(converted.f(0.0, x, u), direct.f(0.0, x, u))

@@ -69,6 +69,13 @@ def is_mjcf_text(text: str) -> bool:
         start = text.find("<", start)
         if start < 0:
             return False
+        if text.startswith("<!DOCTYPE", start):  # skipped: the reader refuses it, naming it
+            bracket, close = text.find("[", start), text.find(">", start)
+            end = text.find("]>", start) + 1 if 0 <= bracket < close else close
+            if end <= 0:
+                return False
+            start = end + 1
+            continue
         if text.startswith(("<?", "<!--"), start):
             end = text.find("?>" if text.startswith("<?", start) else "-->", start)
             if end < 0:

@@ -286,6 +286,7 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     tree, bodies = lower_bodies(world, compiler, _unnamed(resolve, joints), keyed,
                                 _mesh_reader(root, resolve, Path(path).resolve().parent, compiler), dynamics=dynamics)
     _passive_flags(tree, disabled)
+    _angle_units(world, resolve, compiler, path)
     notes: list[str] = []
     forces = _Forces()
     tendons = _tendons(root, resolve, tree, disabled, forces, notes)
@@ -327,6 +328,29 @@ def _mesh_reader(root: Node, resolve: Any, folder: Path, compiler: Compiler) -> 
             done[key] = mesh_mass(geom, attrib, assets[name], folder, compiler.meshdir)
         return done[key]
     return properties
+
+
+DEGREE_LIKE: Final = 6.3  # rad: a hinge range or an Euler/axis-angle angle beyond one turn is written in degrees.
+
+
+def _angle_units(world: Node, resolve: Any, compiler: Compiler, path: Any) -> None:
+    """Warn when a radian model writes angles that look like degrees (MuJoCo's default unit is the degree)."""
+    if compiler.degrees:
+        return
+    found: list[str] = []
+    for node in (n for tag in ("body", "joint", "geom", "site", "inertial") for n in world.iter(tag)):
+        attrib = node.attrib if node.tag in ("body", "inertial") else resolve(node)
+        view = Node(node.tag, attrib, node.file, node.line)
+        values = [numbers(view, "euler", 3), (numbers(view, "axisangle", 4) if "axisangle" in attrib else None)]
+        if node.tag == "joint" and attrib.get("type", "hinge") == "hinge":
+            values += [numbers(view, "range", 2), numbers(view, "ref", 1), numbers(view, "springref", 1)]
+        angles = [v[-1:] if len(v) == 4 else v for v in values if v is not None]
+        if any(np.any(np.abs(a) > DEGREE_LIKE) for a in angles):
+            found.append(f"<{node.tag}> at line {node.line}")
+    if found:
+        warnings.warn(f"{path}: <compiler angle=\"radian\"> but angles of {', '.join(found[:5])}"
+                      f"{' and more' if len(found) > 5 else ''} exceed a full turn: they look like degrees; write "
+                      "them in radians or set angle=\"degree\"", RobodynWarning, stacklevel=4)
 
 
 def _unnamed(resolve: Any, joints: list[Node]) -> Any:
