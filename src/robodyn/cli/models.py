@@ -267,14 +267,13 @@ def _cmd_convert(args: argparse.Namespace) -> int:
         from robodyn.files.loading import load
         from robodyn.mechanisms.mjcf.convert import mjcf_chain_yaml
 
-        model = load(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
+        model: Any = load(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
         text = mjcf_chain_yaml(args.urdf, dynamics=not args.no_dynamics)
     else:
         text = chain_yaml(args.urdf, dynamics=not args.no_dynamics)
         model = chain_from_urdf(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
     write_text_atomic(args.to, text)
-    joints = model.coordinates
-    print(f"{model.name}: {len(joints)} joints ({', '.join(joints)}); wrote {args.to}")
+    print(f"{model.name}: {len(model.states)} states, {len(model.inputs)} inputs; wrote {args.to}")
     return 0
 
 

@@ -164,7 +164,8 @@ def model_text(model: object) -> tuple[str, str] | None:
 
 
 def load(model: str | os.PathLike[str], **options: Any) -> Model:
-    """Load a model: a YAML, URDF or MJCF (MuJoCo ``.xml``) file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
+    """Load a model: a YAML, URDF or MJCF (MuJoCo ``.xml``) file path, or a catalog name (``"joint"``, ``"pendulum"``,
+    ``"mbk"``, ...).
 
     A URDF robot takes the options ``backend`` (``"tape"``, the default: compiled on robodyn's rigid-body
     tape; ``"pinocchio"``: Pinocchio's algorithms), ``dynamics`` (False ignores the joints' ``<dynamics>``)

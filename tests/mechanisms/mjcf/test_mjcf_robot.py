@@ -137,7 +137,7 @@ def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys: pytest.Captu
         target = tmp_path / f"{name}.yaml"
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RobodynWarning)
-            code, out, err = run(capsys, "convert", str(path), "--to", str(target))
+            code, _, err = run(capsys, "convert", str(path), "--to", str(target))
             assert code == 0, err
             converted, direct = robodyn.load(str(target)), robodyn.load(str(path))
         assert converted.states == direct.states and converted.inputs == direct.inputs

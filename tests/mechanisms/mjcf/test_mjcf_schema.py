@@ -48,5 +48,6 @@ def test_the_sections_and_body_children_are_mujocos() -> None:
     schema = printed_schema()
     sections = {path.split("/")[1] for path in schema if path.count("/") == 1}
     assert sections | {"include", "worldbody"} == SECTIONS | {"(world)body"}
-    children = {path.split("/")[2] for path in schema if path.startswith("mujoco/(world)body/") and path.count("/") == 2}
+    children = {path.split("/")[2] for path in schema
+                if path.startswith("mujoco/(world)body/") and path.count("/") == 2}
     assert children <= BODY_CHILDREN  # frame, replicate and composite: MuJoCo reads them without printing them

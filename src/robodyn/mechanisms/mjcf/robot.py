@@ -100,7 +100,7 @@ def _compiler(root: Node) -> Compiler:
 
 def _options(root: Node) -> tuple[tuple[float, ...], set[str]]:
     """The gravity vector and the flags set to ``disable``."""
-    gravity = (0.0, 0.0, -9.81)
+    gravity: tuple[float, ...] = (0.0, 0.0, -9.81)
     disabled: set[str] = set()
     for node in (n for n in root.children if n.tag == "option"):
         _check(node)
@@ -135,7 +135,7 @@ def _assign_classes(node: Node, childclass: str | None) -> None:
 
 def _resolver(classes: Mapping[str, Mapping[str, Mapping[str, str]]]) -> Any:
     def resolve(node: Node) -> dict[str, str]:
-        label = node.get("class", "main")
+        label = node.get("class") or "main"
         if label not in classes:
             raise ModelFileError(f"{node.where}: <{node.tag} class={label!r}> names no <default> class: define it or "
                                  f"correct the name (classes: {', '.join(sorted(classes))})")
@@ -189,7 +189,7 @@ def _tendons(root: Node, resolve: Any, tree: BodyTree, disabled: set[str], force
                 if part.tag != "joint" or not part.get("joint") or part.get("coef") is None:
                     raise ModelFileError(f"{part.where}: a fixed tendon holds <joint joint=\"<name>\" coef=\"c\"/>")
                 _check(part, "fixed/joint")
-                info = tree.info.get(part.get("joint", ""))
+                info = tree.info.get(part.get("joint") or "")
                 if info is None:
                     raise ModelFileError(f"{part.where}: <joint joint={part.get('joint')!r}> names no hinge or slide "
                                          "joint of the model")
@@ -366,14 +366,14 @@ def _passive_flags(tree: BodyTree, disabled: set[str]) -> None:
     drop = {key for flag, key in (("spring", "stiffness"), ("damper", "damping"), ("frictionloss", "friction"))
             if flag in disabled}
     if drop:
-        tree.joints = [Joint(**{**{f: getattr(j, f) for f in Joint.__slots__},  # type: ignore[attr-defined]
+        tree.joints = [Joint(**{**{f: getattr(j, f) for f in Joint.__slots__},
                                 **{k: 0 for k in drop}}) for j in tree.joints]
         if "frictionloss" in disabled:
             tree.friction.clear()
 
 
 def _with_force(joint: Joint, force: str) -> Joint:
-    fields = {f: getattr(joint, f) for f in Joint.__slots__}  # type: ignore[attr-defined]
+    fields = {f: getattr(joint, f) for f in Joint.__slots__}
     return Joint(**{**fields, "force": force})
 
 
