@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
 import numpy as np
 
@@ -48,6 +48,27 @@ __all__ = ["BodyTree", "JointInfo", "lower_bodies", "matrix_rpy"]
 
 Resolve = Callable[[Node], dict[str, str]]  # an element's attributes with its default class's
 Meshes = Callable[[Node, dict[str, str]], MassProperties]  # a mesh geom's mass properties in its own frame
+
+
+EXACT: Final = 1e-12  # A rotation entry this close to 0 or +-1, an angle this close to a multiple of pi/2, is one.
+
+
+def cleaned(rotation: np.ndarray) -> np.ndarray:
+    """``rotation`` with entries within :data:`EXACT` of 0 or +-1 made exact when all of them are (a quarter-turn
+    frame, as files write with rounded quaternions): the tape then prunes the products by its zeros."""
+    nearest = np.round(rotation)
+    return nearest if np.all(np.abs(rotation - nearest) < EXACT) else rotation
+
+
+def exact_rpy(rotation: np.ndarray) -> tuple[float | str, ...]:
+    """:func:`matrix_rpy` with each angle within :data:`EXACT` of a multiple of pi/2 written as that multiple (text for
+    the chain's parser, so that its sines and cosines are exact)."""
+    words = {0: "0", 1: "pi/2", 2: "pi", -1: "-pi/2", -2: "-pi"}
+    result: list[float | str] = []
+    for angle in matrix_rpy(rotation):
+        quarter = round(angle / (math.pi / 2))
+        result.append(words[quarter] if abs(angle - quarter * math.pi / 2) < EXACT and quarter in words else angle)
+    return tuple(result)
 
 
 def matrix_rpy(rotation: np.ndarray) -> list[float]:
@@ -198,7 +219,7 @@ class _Lowering:
             if body.get(key) not in (None, "0", "false"):
                 raise ModelFileError(f"{body.where}: <body {key}=...>: robodyn has no {key} bodies: remove it")
         name = body.get("name") or f"body{len(self.link_names)}"
-        turn = orientation(body, self.compiler)
+        turn = cleaned(orientation(body, self.compiler))
         offset = numbers(body, "pos", 3)
         frame_r = rotation @ turn
         frame_p = position + rotation @ (np.zeros(3) if offset is None else offset)
@@ -269,7 +290,7 @@ class _Lowering:
         anchor_given = numbers(view, "pos", 3)
         anchor = (np.zeros(3) if anchor_given is None else anchor_given) if kind == "hinge" else previous
         if kind == "hinge":
-            placement_r = rotation @ quat_matrix(axis_angle(axis, -ref))
+            placement_r = cleaned(rotation @ quat_matrix(axis_angle(axis, -ref)))
             placement_p = position + rotation @ anchor
         else:
             placement_r, placement_p = rotation, position + rotation @ (previous - axis * ref)
@@ -296,7 +317,7 @@ class _Lowering:
             self.tree.limited.append(mj_name)
         self.tree.joints.append(Joint(name=coordinate, parent=parent, child=child,
                                       type="revolute" if kind == "hinge" else "prismatic", axis=tuple(axis.tolist()),
-                                      xyz=tuple(placement_p.tolist()), rpy=tuple(matrix_rpy(placement_r)),
+                                      xyz=tuple(placement_p.tolist()), rpy=exact_rpy(placement_r),
                                       force="0", **terms))
         self.tree.info[mj_name] = JointInfo(mj_name, coordinate, kind, body, (float(axis[0]), float(axis[1]),
                                             float(axis[2])), JointLimits(lower, upper, None, None), ref)

@@ -25,7 +25,8 @@ def _number(value: Any) -> str:
 
 
 def _vector(values: Any) -> str:
-    return "[" + ", ".join(_number(v) for v in values) + "]"
+    """Numbers as YAML, an exact angle's text (``pi/2``) as the expression it is."""
+    return "[" + ", ".join(v if isinstance(v, str) else _number(v) for v in values) + "]"
 
 
 def _text(name: str) -> str:  # a YAML (JSON) string: names may hold ':' or ',' that plain YAML misreads
