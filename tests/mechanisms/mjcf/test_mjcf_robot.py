@@ -147,3 +147,17 @@ def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys: pytest.Captu
             x[3:7] /= np.linalg.norm(x[3:7])
         u = rng.uniform(-1, 1, len(direct.inputs))
         np.testing.assert_array_equal(converted.f(0.0, x, u), direct.f(0.0, x, u))
+
+
+def test_the_mjcf_twin_of_the_urdf_arm_has_its_dynamics() -> None:
+    """examples/two_link_arm.xml writes two_link_arm.urdf in MJCF: the same f, frames and limits (no MuJoCo needed:
+    the URDF path is checked against Pinocchio elsewhere)."""
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    twin, urdf = robodyn.load(str(examples / "two_link_arm.xml")), robodyn.load(str(examples / "two_link_arm.urdf"))
+    assert twin.states == urdf.states and twin.inputs == urdf.inputs
+    x, u = np.array([0.4, -1.1, 0.7, 0.2]), np.array([1.5, -0.5])
+    # the URDF's inertia is given about the centre of mass in the same frame: the same numbers up to rounding
+    np.testing.assert_allclose(twin.f(0.0, x, u), urdf.f(0.0, x, u), rtol=1e-14, atol=1e-14)
+    assert twin.position_limits() == urdf.position_limits()
+    tips = [m.kinematics().evaluate("pose", "tool", np.atleast_2d(x), m.parameter_vector()) for m in (twin, urdf)]
+    np.testing.assert_allclose(tips[0], tips[1], rtol=0, atol=1e-14)

@@ -23,6 +23,7 @@ Reference: MuJoCo XML reference, mujoco.readthedocs.io/en/stable/XMLreference.ht
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 from collections.abc import Mapping
@@ -414,6 +415,9 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         self.joint_records = tuple(UrdfJoint(i.name, i.type, i.body, i.body, i.axis, i.limits) for i in info)
         self.limits = MappingProxyType({i.coordinate: i.limits for i in info})
         self._file_names = {i.coordinate: i.name for i in info}
+        # the chain's mass check picks its generic configuration inside the ranges (as a URDF robot's)
+        self._bounds = ([math.nan if i.limits.lower is None else i.limits.lower for i in info],
+                        [math.nan if i.limits.upper is None else i.limits.upper for i in info])
         super().__init__(parts.joints, parts.links, gravity=parts.gravity, inputs=parts.inputs,
                          name=name or parts.name, check_inertia=check_inertia, frames=parts.tree.frames,
                          free_root=free_root)
