@@ -161,3 +161,54 @@ def test_the_mjcf_twin_of_the_urdf_arm_has_its_dynamics() -> None:
     assert twin.position_limits() == urdf.position_limits()
     tips = [m.kinematics().evaluate("pose", "tool", np.atleast_2d(x), m.parameter_vector()) for m in (twin, urdf)]
     np.testing.assert_allclose(tips[0], tips[1], rtol=0, atol=1e-14)
+
+
+ZOO = """<mujoco model="zoo">
+  <compiler angle="degree" eulerseq="zyx"/>
+  <option gravity="0.3 -0.2 -9.6"><flag contact="disable" limit="disable"/></option>
+  <default>
+    <joint damping="0.2" armature="0.05"/>
+    <default class="springy"><joint stiffness="3" springref="20"/></default>
+  </default>
+  <worldbody>
+    <body name="carriage" pos="0.1 0.2 0.3" euler="10 20 30">
+      <joint name="track" type="slide" axis="1 1 0" ref="0.1"/>
+      <joint name="swivel" class="springy" pos="0.05 0 0.1" axis="0 0 1" ref="15"/>
+      <geom type="box" size="0.1 0.05 0.04"/>
+      <body name="arm" pos="0.2 0 0" axisangle="1 0 1 30" childclass="springy">
+        <joint name="lift" axis="0 1 0" pos="0 0.02 0"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.03"/>
+        <body name="hand" pos="0.4 0 0" xyaxes="0 1 0 -1 0 0">
+          <joint name="wrist" axis="1 0 0"/>
+          <geom type="ellipsoid" size="0.05 0.03 0.02" density="800"/>
+          <body name="tip" pos="0.05 0 0" zaxis="0 1 1">
+            <geom type="cylinder" size="0.01 0.02" mass="0.05"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+  <tendon>
+    <fixed name="coupler" stiffness="2" damping="0.3" springlength="0.2">
+      <joint joint="lift" coef="1"/><joint joint="wrist" coef="-0.5"/>
+    </fixed>
+  </tendon>
+  <actuator>
+    <motor name="push" joint="track" gear="4"/>
+    <position name="servo" joint="swivel" kp="5" kv="0.5" gear="2"/>
+    <velocity name="spin" joint="wrist" kv="0.7"/>
+    <general name="pull" tendon="coupler" gear="1.5" gainprm="2" biastype="affine" biasprm="0.1 -0.4 -0.2"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_joint_actuator_and_tendon_terms_match_mujoco(tmp_path: Path) -> None:
+    """Every term at once against MuJoCo: several joints in one body (a slide, a hinge about an offset anchor), refs,
+    springs about springref, armature, damping, every orientation form, a fixed tendon's spring and damper, and
+    motor, position, velocity and affine general actuators on joints and the tendon."""
+    path = tmp_path / "zoo.xml"
+    path.write_text(ZOO)
+    robot = load_quietly(path)
+    assert robot.inputs == ("push", "servo", "spin", "pull")
+    compare(path, seed=5)

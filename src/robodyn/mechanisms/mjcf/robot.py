@@ -9,9 +9,10 @@ has the URDF robots' dynamics, derivatives, kinematics and exports. What else is
   (``boundmass``, ``boundinertia``, ``settotalmass``, ``balanceinertia``) and ``coordinate="global"`` are refused;
 - ``<option gravity>`` and the ``<flag>`` s ``gravity``, ``spring``, ``damper``, ``frictionloss`` (``disable`` drops the
   term); fluid forces (``density``, ``viscosity``, ``wind``) are refused;
-- actuators: ``<motor>`` (and ``<general>`` with a fixed gain, no bias and no activation dynamics) on a joint or a fixed
-  tendon, each one input named after the actuator, its force ``gear * gain * u`` (MuJoCo's ``ctrlrange`` and
-  ``forcerange`` clamps are not applied); any other actuator is refused, naming it;
+- actuators on a joint or a fixed tendon whose force is ``gain * u`` plus a bias affine in their length and velocity:
+  ``<motor>``, ``<position>`` and ``<velocity>`` (without ``timeconst`` or ``dampratio``), ``<general>`` with a fixed
+  gain, no or an affine bias and no activation dynamics; each one input named after the actuator (MuJoCo's
+  ``ctrlrange`` and ``forcerange`` clamps are not applied); any other actuator is refused, naming it;
 - fixed tendons: their ``stiffness`` (about ``springlength``, else the length at the joints' ``ref``) and
   ``damping`` act on their joints through the tendon's coefficients (L = sum c_i q_i);
 - warned about, not modelled: contacts between geoms, joint and tendon limits (``limit_events()`` gives events at
@@ -221,9 +222,43 @@ def _tendons(root: Node, resolve: Any, tree: BodyTree, disabled: set[str], force
     return found
 
 
+def _law(element: Node, attrib: dict[str, str]) -> tuple[float, float, float, float]:
+    """(gain, b0, b1, b2) of an actuator whose force is gain u + b0 + b1 length + b2 velocity (MuJoCo's fixed gain and
+    affine bias, no activation dynamics); ModelFileError for any other."""
+    def number(key: str, default: float) -> float:
+        value = numbers(Node(element.tag, attrib, element.file, element.line), key, 1)
+        return default if value is None else float(value[0])
+
+    def prm(key: str, default: tuple[float, ...]) -> list[float]:
+        values = [float(v) for v in attrib.get(key, "").split()]
+        return values + list(default[len(values):])
+
+    tag = element.tag
+    if tag == "motor":
+        return 1.0, 0.0, 0.0, 0.0
+    if tag == "position" and number("timeconst", 0.0) <= 0 and number("dampratio", 0.0) == 0:
+        kp, kv = number("kp", 1.0), number("kv", 0.0)
+        return kp, 0.0, -kp, -kv
+    if tag == "velocity":
+        kv = number("kv", 1.0)
+        return kv, 0.0, 0.0, -kv
+    if tag == "general" and attrib.get("gaintype", "fixed") == "fixed" and attrib.get("dyntype", "none") == "none" \
+            and attrib.get("biastype", "none") in ("none", "affine"):
+        gain = prm("gainprm", (1.0,))[0]
+        bias = prm("biasprm", (0.0, 0.0, 0.0)) if attrib.get("biastype", "none") == "affine" else [0.0, 0.0, 0.0]
+        return gain, bias[0], bias[1], bias[2]
+    raise ModelFileError(f"{element.where}: <{tag}> actuator {element.get('name')!r}: robodyn models actuators whose "
+                         "force is gain * u plus a bias affine in their length and velocity (<motor>, <position> and "
+                         "<velocity> without time constant or damping ratio, <general> with a fixed gain, no or an "
+                         "affine bias and no dynamics); this one's dynamics would be wrong: remove it or make it a "
+                         "<motor>")
+
+
 def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list[tuple[str, float]]],
                disabled: set[str], forces: _Forces) -> list[str]:
-    """The inputs (one per actuator, in file order) and their forces on the coordinates."""
+    """The inputs (one per actuator, in file order) and their forces on the coordinates: with moment arms r_i (gear
+    times the tendon's coefficients, or the gear on a joint) the actuator's length is sum r_i q_i and each coordinate
+    gets r_i (gain u + b0 + b1 length + b2 length')."""
     elements = [a for section in root.children if section.tag == "actuator" for a in section.children]
     taken = {i.coordinate for i in tree.info.values()} | {velocity_name(i.coordinate) for i in tree.info.values()}
     names = coordinate_names([a.get("name") or f"{a.get('joint') or a.get('tendon')}_motor" for a in elements])
@@ -234,18 +269,11 @@ def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list
         if element.tag in ATTRIBUTES:
             _check(element)
         attrib = resolve(element)
-        gain = 1.0
-        if element.tag == "general" and all(attrib.get(k, "none" if k != "gaintype" else "fixed") == v for k, v in
-                                            (("gaintype", "fixed"), ("biastype", "none"), ("dyntype", "none"))):
-            gain = float(attrib.get("gainprm", "1").split()[0])
-        elif element.tag != "motor":
-            raise ModelFileError(f"{element.where}: <{element.tag}> actuator {element.get('name')!r}: robodyn models "
-                                 "<motor> actuators (and <general> with a fixed gain, no bias and no dynamics) as its "
-                                 "inputs; this one's dynamics would be wrong: remove it or make it a <motor>")
+        gain, *bias = _law(element, attrib)
         for key in ("armature", "damping"):
             if float(attrib.get(key, "0")) != 0:
                 raise ModelFileError(f"{element.where}: <{element.tag} {key}=...>: put the {key} on the joint")
-        gear = float(attrib.get("gear", "1").split()[0]) * gain
+        gear = float(attrib.get("gear", "1").split()[0])
         label = label + CONTROL_SUFFIX if label in taken else label
         if label in taken or label in inputs:
             raise ModelFileError(f"{element.where}: actuator {label!r} is named like a joint, its velocity or another "
@@ -258,15 +286,23 @@ def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list
             if info is None:
                 raise ModelFileError(f"{element.where}: joint={attrib['joint']!r} names no hinge or slide joint of "
                                      "the model")
-            forces.add(info.coordinate, _term(gear, label))
+            arms = [(info.coordinate, gear)]
         elif "tendon" in attrib:
             if attrib["tendon"] not in tendons:
                 raise ModelFileError(f"{element.where}: tendon={attrib['tendon']!r} names no fixed tendon")
-            for coordinate, coefficient in tendons[attrib["tendon"]]:
-                forces.add(coordinate, _term(gear * coefficient, label))
+            arms = [(coordinate, gear * coefficient) for coordinate, coefficient in tendons[attrib["tendon"]]]
         else:
             raise ModelFileError(f"{element.where}: actuator {label!r}: robodyn reads joint and fixed-tendon "
                                  "transmissions: give joint=\"...\" or tendon=\"...\"")
+        if not any(bias):
+            for coordinate, arm in arms:
+                forces.add(coordinate, _term(arm * gain, label))
+            continue
+        length = " + ".join(_term(arm, q) for q, arm in arms)
+        rate = " + ".join(_term(arm, velocity_name(q)) for q, arm in arms)
+        force = f"({gain!r})*{label} + ({bias[0]!r}) + ({bias[1]!r})*({length}) + ({bias[2]!r})*({rate})"
+        for coordinate, arm in arms:
+            forces.add(coordinate, f"({arm!r})*({force})")
     return inputs
 
 
