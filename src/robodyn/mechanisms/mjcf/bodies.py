@@ -44,7 +44,7 @@ from robodyn.mechanisms.mjcf.geometry import (
 from robodyn.mechanisms.mjcf.schema import ATTRIBUTES, BODY_CHILDREN
 from robodyn.mechanisms.urdf.file import JointLimits
 
-__all__ = ["BodyTree", "JointInfo", "lower_bodies", "matrix_rpy"]
+__all__ = ["BodyTree", "GeomShape", "JointInfo", "lower_bodies", "matrix_rpy"]
 
 Resolve = Callable[[Node], dict[str, str]]  # an element's attributes with its default class's
 Meshes = Callable[[Node, dict[str, str]], MassProperties]  # a mesh geom's mass properties in its own frame
@@ -95,6 +95,26 @@ class JointInfo:
     ref: float
 
 
+SHAPE_KINDS = ("sphere", "capsule", "cylinder", "box", "ellipsoid", "mesh")
+
+
+@dataclass(frozen=True, slots=True)
+class GeomShape:
+    """A geom as a shape of a chain link: placed at (``rotation`` (3, 3), ``position`` (3,)) in the link's frame,
+    its MuJoCo ``size`` (radii and half-lengths, 3 values), colour (None: the default), mesh asset name, whether it
+    collides (contype or conaffinity) and its visibility ``group``."""
+
+    link: str
+    rotation: np.ndarray
+    position: np.ndarray
+    kind: str
+    size: tuple[float, ...]
+    rgba: tuple[float, float, float, float] | None
+    mesh: str | None
+    collides: bool
+    group: int
+
+
 @dataclass(slots=True)
 class BodyTree:
     """The chain parts of a ``<worldbody>``: joints, links, frames (welded bodies and sites), the joints by MJCF
@@ -108,6 +128,7 @@ class BodyTree:
     friction: list[str] = field(default_factory=list)
     limited: list[str] = field(default_factory=list)
     contacts: int = 0
+    shapes: list[GeomShape] = field(default_factory=list)
 
 
 def _check(node: Node, allowed: frozenset[str]) -> None:
@@ -187,6 +208,22 @@ class _Lowering:
             return inertial_mass(inertial[0], self.compiler)
         return total
 
+    def shapes(self, body: Node, link: str, rotation: np.ndarray, position: np.ndarray) -> None:
+        """Record the body's geoms as shapes of chain link ``link``, in which the body's frame is at (R, p)."""
+        for geom in (child for child in body.children if child.tag == "geom"):
+            attrib = self.resolve(geom)
+            kind = attrib.get("type", "sphere")
+            if kind not in SHAPE_KINDS:
+                continue
+            turn, offset, size = geom_placement(geom, attrib, kind, self.compiler)
+            view = Node("geom", attrib, geom.file, geom.line)
+            rgba, group = numbers(view, "rgba", 4), numbers(view, "group", 1)
+            self.tree.shapes.append(GeomShape(
+                link, rotation @ turn, position + rotation @ offset, kind, tuple(size.tolist()),
+                None if rgba is None else (float(rgba[0]), float(rgba[1]), float(rgba[2]), float(rgba[3])),
+                attrib.get("mesh"), attrib.get("contype", "1") != "0" or attrib.get("conaffinity", "1") != "0",
+                0 if group is None else int(group[0])))
+
     def walk(self, node: Node, link: str, rotation: np.ndarray, position: np.ndarray, top: bool) -> None:
         """Lower the bodies below ``node``, whose frame is at (R, p) in chain link ``link``."""
         for child in node.children:
@@ -229,6 +266,7 @@ class _Lowering:
             self.welded.add(name)
             self.tree.frames.pop(name, None)  # a site of that name gives way to the body
             self.bodies[parent] = self.bodies[parent].plus(self.mass(body).placed(frame_r, frame_p))
+            self.shapes(body, parent, frame_r, frame_p)
             self.frame(name, parent, frame_r, frame_p, body)
             self.walk(body, parent, frame_r, frame_p, False)
             return
@@ -242,6 +280,7 @@ class _Lowering:
                                      "robodyn reads one robot; split the file into one model per robot")
             self.tree.free = self.link(name, body)
             self.bodies[name] = self.mass(body)
+            self.shapes(body, name, np.eye(3), np.zeros(3))
             self.walk(body, name, np.eye(3), np.zeros(3), False)
             return
         if self.tree.free is not None and top:
@@ -256,6 +295,7 @@ class _Lowering:
             link = self.link(child, joint)
             r, p = np.eye(3), -anchor  # the next joint's placement in this link: from the anchor back to the body
         self.bodies[name] = self.mass(body).placed(np.eye(3), -anchor)
+        self.shapes(body, name, np.eye(3), -anchor)
         self.walk(body, name, np.eye(3), -anchor, False)
 
     def _kind(self, joint: Node) -> str:

@@ -7,11 +7,11 @@ case letter a rotating (intrinsic) axis, an upper-case one a fixed (extrinsic) a
 axes (y made orthogonal to x, z = x cross y); ``zaxis`` the frame's z axis, reached from (0, 0, 1) by the smallest
 rotation.
 
-A geom's mass is ``mass=`` or its density (default 1000 kg/m^3) times its volume; its inertia is the solid's
-(sphere, capsule — a cylinder and two half-spheres —, cylinder, box, ellipsoid; ``size`` holds radii and half-lengths),
-about its centre in its own frame (``fromto`` puts the centre midway and z along the segment, with the half-length
-from the segment and, for a box or an ellipsoid, ``size[0]`` across it both ways). A body's mass
-properties are the sum of its geoms', moved to their common centre of mass (parallel-axis theorem).
+A geom's mass is ``mass=`` or its density (default 1000 kg/m^3) times its volume; its inertia is the solid's (sphere,
+capsule — a cylinder and two half-spheres —, cylinder, box, ellipsoid; ``size`` holds radii and half-lengths), about
+its centre in its own frame (``fromto`` puts the centre midway and z along the segment, from its second point to its
+first, with the half-length from the segment and, for a box or an ellipsoid, ``size[0]`` across it both ways). A
+body's mass properties are the sum of its geoms', moved to their common centre of mass (parallel-axis theorem).
 
 Reference: MuJoCo XML reference (compiler, body/inertial, body/geom), mujoco.readthedocs.io; MuJoCo modeling guide,
 "Frame orientations"; any mechanics text for the solids' inertias (e.g. Meriam and Kraige, Dynamics, appendix D).
@@ -240,7 +240,8 @@ def geom_placement(node: Node, attrib: dict[str, str], kind: str, compiler: Comp
             size[1] = length / 2
         else:  # a box or ellipsoid along the segment: size[0] across it both ways
             size[1:] = size[0], length / 2
-        return z_to(segment / length), (ends[:3] + ends[3:]) / 2, size
+        # MuJoCo's geom z axis points from the second point to the first (the solids are symmetric end for end)
+        return z_to(-segment / length), (ends[:3] + ends[3:]) / 2, size
     position = numbers(view, "pos", 3)
     return orientation(node, compiler, attrib), np.zeros(3) if position is None else position, size
 

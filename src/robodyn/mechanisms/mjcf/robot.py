@@ -55,8 +55,11 @@ class MjcfParts:
     """An MJCF robot as chain parts: joints, links, frames, inputs, gravity, the free body (None: fixed base), the
     joint table and the file's name; made by :func:`mjcf_parts`."""
 
-    def __init__(self, name: str, tree: BodyTree, links: list[Link], inputs: list[str], gravity: tuple[float, ...]):
+    def __init__(self, name: str, tree: BodyTree, links: list[Link], inputs: list[str], gravity: tuple[float, ...],
+                 meshes: Mapping[str, tuple[Path, tuple[float, ...]]] = MappingProxyType({})):
         self.name, self.tree, self.links, self.inputs, self.gravity = name, tree, links, inputs, gravity
+        #: The mesh assets by name: the file (resolved in the model's folder, not yet read) and its scale.
+        self.meshes = meshes
 
     @property
     def joints(self) -> list[Joint]:
@@ -342,7 +345,22 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
         scale = compiler.total_mass / weight
     links = [Link(name=name, mass=float(scale * b.mass), com=tuple(b.com.tolist()),
                   inertia=[[float(scale * v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
-    return MjcfParts(root.get("model") or Path(path).stem, tree, links, inputs, gravity)
+    return MjcfParts(root.get("model") or Path(path).stem, tree, links, inputs, gravity,
+                     _mesh_files(root, resolve, Path(path).resolve().parent, compiler))
+
+
+def _mesh_files(root: Node, resolve: Any, folder: Path, compiler: Compiler
+                ) -> dict[str, tuple[Path, tuple[float, ...]]]:
+    """The mesh assets: name -> (the file inside the model's folder, the scale); a file outside is left out."""
+    found: dict[str, tuple[Path, tuple[float, ...]]] = {}
+    for mesh in (m for s in root.children if s.tag == "asset" for m in s.children if m.tag == "mesh"):
+        attrib = resolve(mesh)
+        name = attrib.get("name") or Path(attrib.get("file") or "").stem
+        path = (folder / compiler.meshdir / (attrib.get("file") or "")).resolve()
+        scale = numbers(Node("mesh", attrib, mesh.file, mesh.line), "scale", 3)
+        if attrib.get("file") and path.is_relative_to(folder):
+            found[name] = (path, (1.0, 1.0, 1.0) if scale is None else tuple(float(v) for v in scale))
+    return found
 
 
 def _mesh_reader(root: Node, resolve: Any, folder: Path, compiler: Compiler) -> Any:
@@ -457,6 +475,11 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         super().__init__(parts.joints, parts.links, gravity=parts.gravity, inputs=parts.inputs,
                          name=name or parts.name, check_inertia=check_inertia, frames=parts.tree.frames,
                          free_root=free_root)
+
+    @property
+    def geometry_file(self) -> Path | None:
+        """The MJCF file, whose geoms the 3-D view draws (robodyn.viewer.mjcf_shapes)."""
+        return self.path
 
     def show_text(self) -> str:
         return "\n".join([f"MJCF {self.path}", *self.joint_table(), "", super().show_text()])
