@@ -3,6 +3,7 @@ outside the model's folder read, no other program run)."""
 
 from __future__ import annotations
 
+import os
 import warnings
 from pathlib import Path
 
@@ -168,3 +169,18 @@ def test_bad_input_on_the_command_line_is_one_line_and_exit_2(capsys: pytest.Cap
     assert code == 2 and "arm.xml:6: <joint> has unknown attribute dampng" in one_line(err)
     code, _, err = run(capsys, "show", str(write(tmp_path, "r.urdf.xacro", "<robot/>")))
     assert code == 2 and "xacro" in one_line(err)
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="POSIX only")
+def test_pipes_and_huge_files_are_refused_before_reading(tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe.xml"
+    os.mkfifo(pipe)
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        robodyn.load(str(pipe))
+    big = tmp_path / "big.xml"
+    big.write_bytes(b"<mujoco>" + b" " * 10_000_001 + b"</mujoco>")
+    with pytest.raises(ModelFileError, match="larger than the limit"):
+        robodyn.load(str(big))
+    included = arm(tmp_path, extra='<include file="pipe.xml"/>')
+    with pytest.raises(ModelFileError, match="not a regular file"):
+        robodyn.load(str(included))

@@ -12,6 +12,7 @@ mujoco = pytest.importorskip("mujoco")
 
 PATHS = {"mujoco": "mujoco", "compiler": "mujoco/compiler", "option": "mujoco/option", "flag": "mujoco/option/flag",
          "body": "mujoco/(world)body", "fixed": "mujoco/tendon/fixed", "fixed/joint": "mujoco/tendon/fixed/joint",
+         "mesh": "mujoco/asset/mesh",
          **{tag: f"mujoco/(world)body/{tag}" for tag in ("inertial", "joint", "freejoint", "geom", "site", "camera",
                                                          "light")},
          **{tag: f"mujoco/actuator/{tag}" for tag in ACTUATORS if tag in ATTRIBUTES}}

@@ -39,7 +39,7 @@ from robodyn.mechanisms.chain.system import ChainSystem, Joint, Link
 from robodyn.mechanisms.mjcf.bodies import BodyTree, lower_bodies
 from robodyn.mechanisms.mjcf.document import Node, class_table, default_key, read_mjcf
 from robodyn.mechanisms.mjcf.geometry import Compiler, MassProperties, numbers
-from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES, IGNORED_SECTIONS, SECTIONS
+from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES, SECTIONS
 from robodyn.mechanisms.urdf.file import UrdfJoint, UrdfRobotInfo, coordinate_names
 from robodyn.model.kinds.mechanical import velocity_name
 
@@ -368,6 +368,7 @@ def _mesh_reader(root: Node, resolve: Any, folder: Path, compiler: Compiler) -> 
     once."""
     assets: dict[str, Node] = {}
     for mesh in (m for s in root.children if s.tag == "asset" for m in s.children if m.tag == "mesh"):
+        _check(mesh)
         name = mesh.get("name") or Path(mesh.get("file") or "").stem
         assets[name] = Node("mesh", resolve(mesh), mesh.file, mesh.line)
     done: dict[tuple[str, str, str], MassProperties] = {}
@@ -449,10 +450,6 @@ def _warn(root: Node, tree: BodyTree, disabled: set[str], notes: list[str], path
                      "smoothed Coulomb friction F tanh(q'/eps) instead of MuJoCo's friction constraint")
     if notes:
         warnings.warn(f"{path}: robodyn does not model " + "; ".join(notes), RobodynWarning, stacklevel=4)
-
-
-def _ignored(node: Node) -> bool:
-    return node.tag in IGNORED_SECTIONS
 
 
 class MjcfRobot(UrdfRobotInfo, ChainSystem):

@@ -2,15 +2,16 @@
 mujoco.readthedocs.io/en/stable/XMLreference.html, as of MuJoCo 3-4).
 
 A name outside these sets is refused with its line, as MuJoCo's own compiler refuses it. The subtrees robodyn does not
-read (``<asset>``, ``<visual>``, ``<sensor>``, ``<keyframe>``, ...) are left to MuJoCo: their content changes no
-dynamics robodyn computes. tests/mechanisms/mjcf/test_schema.py compares these sets with ``mujoco.mj_printSchema``.
+read (``<asset>`` but its meshes, ``<visual>``, ``<sensor>``, ``<keyframe>``, ...) are left to MuJoCo: their content
+changes no dynamics robodyn computes. tests/mechanisms/mjcf/test_mjcf_schema.py compares these sets with
+``mujoco.mj_printSchema``.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-__all__ = ["ACTUATORS", "ATTRIBUTES", "BODY_CHILDREN", "IGNORED_SECTIONS", "SECTIONS"]
+__all__ = ["ACTUATORS", "ATTRIBUTES", "BODY_CHILDREN", "SECTIONS"]
 
 
 def _names(text: str) -> frozenset[str]:
@@ -52,6 +53,8 @@ ATTRIBUTES: Final = {
                     "margin name range solimpfriction solimplimit solreffriction solreflimit springlength "
                     "springyield stiffness user"),
     "fixed/joint": _names("coef joint"),
+    "mesh": _names("builtin class content_type face file inertia material maxhullvert name normal params refpos "
+                   "refquat scale smoothnormal texcoord vertex"),
     "general": _names("actdim actearly actlimited actrange armature biasprm biastype body class cranklength "
                       "cranksite ctrllimited ctrlrange damping delay dynprm dyntype ffrange forcelimited "
                       "forcerange gainprm gaintype gear group inheritrange input interp joint jointinparent "
@@ -89,6 +92,3 @@ BODY_CHILDREN: Final = frozenset(("body", "inertial", "joint", "freejoint", "geo
 SECTIONS: Final = frozenset(("compiler", "option", "size", "statistic", "visual", "default", "extension", "asset",
                              "worldbody", "deformable", "contact", "tendon", "equality", "actuator", "sensor", "custom",
                              "keyframe", "include"))
-#: Sections whose content changes nothing robodyn computes: read by MuJoCo only.
-IGNORED_SECTIONS: Final = frozenset(("size", "statistic", "visual", "asset", "sensor", "custom", "keyframe",
-                                     "extension"))
