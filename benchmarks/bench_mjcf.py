@@ -18,6 +18,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -87,13 +88,16 @@ def per_call(quick: bool) -> None:
     sys.path.insert(0, str(ROOT / "src"))
     import robodyn
 
-    path = package_folder() / "third_party" / "kinova" / "jaco_arm.xml"
+    folder = Path(tempfile.mkdtemp())
+    shutil.copytree(package_folder() / "third_party" / "kinova", folder, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    path = folder / "jaco_arm.xml"  # both sides without contact, limits and dry friction: the same physics
+    flags = '<option><flag contact="disable" limit="disable" frictionloss="disable"/></option>'
+    path.write_text(path.read_text().replace('<mujoco model="jaco_arm">', '<mujoco model="jaco_arm">' + flags, 1))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        robot = robodyn.load(str(path), dynamics=True)
+        robot = robodyn.load(str(path))
     model = mujoco.MjModel.from_xml_path(str(path))
-    model.opt.disableflags |= (mujoco.mjtDisableBit.mjDSBL_CONTACT | mujoco.mjtDisableBit.mjDSBL_LIMIT
-                               | mujoco.mjtDisableBit.mjDSBL_FRICTIONLOSS)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(0)
     q, v = rng.uniform(-1, 1, model.nq), rng.uniform(-1, 1, model.nv)
