@@ -150,8 +150,21 @@ def _resolver(classes: Mapping[str, Mapping[str, Mapping[str, str]]]) -> Any:
     return resolve
 
 
+def _check_defaults(node: Node) -> None:
+    """The attributes of the ``<default>`` elements robodyn reads (joints, geoms, sites, actuators, meshes), checked as
+    the elements' own are (a default ``<tendon>`` serves spatial and fixed tendons: left to MuJoCo)."""
+    for child in node.children:
+        if child.tag == "default":
+            _check_defaults(child)
+        elif child.tag in ATTRIBUTES and child.tag not in ("mujoco", "compiler", "option", "flag", "body"):
+            _check(child)
+
+
 def _sections(root: Node) -> None:
     _check(root)
+    for node in root.children:
+        if node.tag == "default":
+            _check_defaults(node)
     for node in root.children:
         if node.tag not in SECTIONS:
             raise ModelFileError(f"{node.where}: <{node.tag}> is not a section of <mujoco>: MuJoCo's are "
