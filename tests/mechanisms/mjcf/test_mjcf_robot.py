@@ -121,9 +121,10 @@ def test_a_damped_run_of_2_s_matches_mujoco_rk4(tmp_path: Path) -> None:
         mujoco.mj_step(model, data)
     run = robodyn.simulate(robot, 2.0, x0, {"slide": 0.02}, method="rk4", dt=1e-3)
     final = np.asarray(run.x)[:, -1] if np.asarray(run.x).shape[0] == 4 else np.asarray(run.x)[-1]
-    # 1e-9: the rounding of 2000 steps (~1e-13 each) grown by the pendulum's instability over 2 s; RK4's own error at
-    # 1 ms is ~1e-8 here, so a difference in the dynamics (a missing damping of 5e-4) would be far above it.
-    np.testing.assert_allclose(final, np.concatenate([data.qpos, data.qvel]), rtol=0, atol=1e-9)
+    # measured 2e-16: the same RK4 map on f's equal to rounding; 1e-12 leaves room for the rounding of 2000 steps grown
+    # by the upright pendulum's instability, far below RK4's own error at 1 ms (~1e-8) and any wrong term (a missing
+    # damping of 5e-4 moves the state by ~1e-4)
+    np.testing.assert_allclose(final, np.concatenate([data.qpos, data.qvel]), rtol=0, atol=1e-12)
 
 
 def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys: pytest.CaptureFixture[str],
