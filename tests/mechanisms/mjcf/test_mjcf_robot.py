@@ -104,6 +104,10 @@ def test_the_inputs_are_the_actuators_with_their_gears(tmp_path: Path) -> None:
     robot = load_quietly(suite_copy(tmp_path, "hopper"))
     assert robot.inputs == ("waist_ctrl", "hip_ctrl", "knee_ctrl", "ankle_ctrl")  # named like their joints
     assert robot.coordinates == ("rootx", "rootz", "rooty", "waist", "hip", "knee", "ankle")
+    # the torso's three joints: two massless links between them, the last one the body's
+    table = robot.joint_table()
+    assert "world -> torso:rootx" in table[1] and "torso:rootz -> torso" in table[3]
+    assert robot.position_limits()["knee"] == pytest.approx((np.radians(5), np.radians(150)), rel=1e-15)
 
 
 def test_a_damped_run_of_2_s_matches_mujoco_rk4(tmp_path: Path) -> None:

@@ -476,7 +476,8 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
                  free_root: bool = False):
         self.path = path
         info = parts.tree.info.values()
-        self.joint_records = tuple(UrdfJoint(i.name, i.type, i.body, i.body, i.axis, i.limits) for i in info)
+        links = {joint.name: (joint.parent, joint.child) for joint in parts.joints}  # the chain's, by coordinate
+        self.joint_records = tuple(UrdfJoint(i.name, i.type, *links[i.coordinate], i.axis, i.limits) for i in info)
         self.limits = MappingProxyType({i.coordinate: i.limits for i in info})
         self._file_names = {i.coordinate: i.name for i in info}
         # the chain's mass check picks its generic configuration inside the ranges (as a URDF robot's)
