@@ -252,9 +252,10 @@ class _Lowering:
 
     def body(self, body: Node, parent: str, rotation: np.ndarray, position: np.ndarray, top: bool) -> None:
         _check(body, ATTRIBUTES["body"])
-        for key in ("gravcomp", "mocap"):
-            if body.get(key) not in (None, "0", "false"):
-                raise ModelFileError(f"{body.where}: <body {key}=...>: robodyn has no {key} bodies: remove it")
+        if body.get("gravcomp") not in (None, "0"):
+            raise ModelFileError(f"{body.where}: <body gravcomp=...>: robodyn has no gravity compensation: remove it")
+        if body.get("mocap") == "true":  # moved by the user, not by the dynamics: nothing the robot feels
+            return
         name = body.get("name") or f"body{len(self.link_names)}"
         turn = cleaned(orientation(body, self.compiler))
         offset = numbers(body, "pos", 3)
