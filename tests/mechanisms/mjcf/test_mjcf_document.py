@@ -185,3 +185,12 @@ def test_pipes_and_huge_files_are_refused_before_reading(tmp_path: Path) -> None
     included = arm(tmp_path, extra='<include file="pipe.xml"/>')
     with pytest.raises(ModelFileError, match="not a regular file"):
         robodyn.load(str(included))
+
+
+def test_mocap_bodies_are_left_out(tmp_path: Path) -> None:
+    plain = load(arm(tmp_path))
+    text = ARM.format(angle="degree", extra="", joint="").replace(
+        "<worldbody>", '<worldbody><body name="target" mocap="true" pos="1 0 0"><geom size="0.1"/></body>')
+    with_target = load(write(tmp_path, "target.xml", text))
+    x = np.array([0.3, -0.2, 0.1, 0.4])
+    np.testing.assert_array_equal(with_target.f(0.0, x, [0.5]), plain.f(0.0, x, [0.5]))
