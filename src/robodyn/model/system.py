@@ -261,8 +261,8 @@ class Model:
 
     @property
     def geometry_file(self) -> Path | None:
-        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``: the 3-D view,
-        robodyn.viewer), or None (the default) for a model without one."""
+        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``, an MJCF's geoms:
+        the 3-D view, robodyn.viewer), or None (the default) for a model without one."""
         return None
 
     @property
