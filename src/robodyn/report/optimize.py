@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import numpy as np
 
 from robodyn.base.atomic import check_output_path, write_text_atomic
-from robodyn.base.errors import InputError
+from robodyn.base.errors import InputError, RobodynError
 from robodyn.base.numbers import is_real_number
 from robodyn.display.figures import literal, plain_log
 from robodyn.display.page import figure, number, page, table
@@ -382,6 +382,27 @@ def _frames_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> s
     return "<h2>Frame targets</h2>" + table(header, rows, text_columns=2) + note + "".join(parts)
 
 
+def _view_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> list[str]:
+    """The optimal trajectory playing in 3-D with the robot's meshes and the first frame target's marker (one
+    offline page in an ``<iframe srcdoc>``), for a model with a robot file; nothing otherwise."""
+    from robodyn.report.figures import robot_shapes
+    from robodyn.viewer.view import view
+
+    model = problem.model
+    geometry = robot_shapes(model) if model.kinematics() is not None else None
+    if geometry is None:
+        return []
+    frames = problem.costs.frames
+    target = None if not frames else [float(v) for v in frames[0].position]
+    try:
+        page = view(model, trajectory=result, target=target, geometry=geometry)
+    except RobodynError as exc:
+        return [f'<h2>The robot in 3-D</h2><p class="note">Not available: {html.escape(str(exc))}</p>']
+    marker = f" and the target of frame {html.escape(frames[0].frame)} (magenta)" if frames else ""
+    return [f"<h2>The robot in 3-D</h2><p>The optimal trajectory{marker}: press play (real time), or move the "
+            f"slider; drag to turn, shift-drag to pan, the wheel to zoom.</p>{page.embedded(height=560)}"]
+
+
 def _convergence_section(rows: tuple[ConvergenceRow, ...], result: OptimizedTrajectory) -> str:
     if not rows:
         return ("<h2>Convergence</h2><p class=\"note\">No history was recorded: pass the rows the solver gave "
@@ -479,7 +500,8 @@ def optimization_page(result: OptimizedTrajectory, problem: OptimizedProblem, *,
     rows = checked_history(history)
     if text is not None and not isinstance(text, str):
         raise InputError(f"text: expected the problem file's text (str), got {type(text).__name__}")
-    sections = [_summary(result, problem), _states_section(result, problem), _inputs_section(result, problem)]
+    sections = [_summary(result, problem), *_view_section(result, problem), _states_section(result, problem),
+                _inputs_section(result, problem)]
     if problem.costs.frames:
         sections.append(_frames_section(result, problem))
     sections += [_convergence_section(rows, result), _problem_section(result, problem, text)]

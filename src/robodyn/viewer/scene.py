@@ -82,6 +82,7 @@ class SceneData:
     target: tuple[float, float, float] | None
     com: np.ndarray | None = None  # (K, 3): the centre of mass at each instant, when the model offers it
     series: tuple[tuple[str, tuple[str, ...], np.ndarray], ...] = ()  # (group, names, (K, s)) plotted under a run
+    labels: tuple[str, ...] = ()  # what each instant is called (operating points), instead of its time
 
     def as_json(self) -> dict[str, Any]:
         """The scene as JSON-ready data (arrays packed: :func:`pack`)."""
@@ -108,15 +109,17 @@ class SceneData:
                 "tool": index.get(self.tool), "target": None if self.target is None else list(self.target),
                 "com": None if self.com is None else pack(self.com.astype(np.float32)),
                 "series": [{"group": group, "names": list(names), "values": pack(values.astype(np.float32))}
-                           for group, names, values in self.series]}
+                           for group, names, values in self.series],
+                "labels": list(self.labels) if self.labels else None}
 
 
 def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
-    """(times (K,), q (K, n)) to show: the trajectory's at the display rate, else the one configuration ``at``."""
+    """(times (K,), q (K, n)) to show: the trajectory's at the display rate, else the configuration ``at`` (n,),
+    or the configurations ``at`` (K, n) at the instants 0, 1, ..., K - 1."""
     n = len(kin.coordinates)
     if trajectory is None:
-        q = np.zeros(n) if at is None else at
-        return np.zeros(1), q.reshape(1, n)
+        q = np.zeros((1, n)) if at is None else np.asarray(at, dtype=float).reshape(-1, n)
+        return np.arange(float(len(q))), q
     t = np.asarray(trajectory.t, dtype=float)
     x = np.asarray(trajectory.x, dtype=float)
     states = tuple(trajectory.states)
@@ -136,10 +139,14 @@ def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> 
 
 
 def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
-               at: np.ndarray | None = None, target: Sequence[float] | None = None) -> SceneData:
+               at: np.ndarray | None = None, target: Sequence[float] | None = None,
+               labels: Sequence[str] = ()) -> SceneData:
     """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
-    ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given)."""
+    ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given), or at the
+    configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them)."""
     times, q = _configurations(kin, trajectory, at)
+    if labels and len(labels) != len(times):
+        raise ShapeError(f"labels: one per configuration shown ({len(times)}), got {len(labels)}")
     drawn = set(geometry.links) | set(geometry.missing) | {kin.default_frame}
     links = tuple(frame for frame in kin.frames if frame in drawn)
     poses = np.empty((len(times), len(links), 12))
@@ -155,7 +162,8 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         point = (float(values[0]), float(values[1]), float(values[2]))
     com = centre_of_mass(kin.model, kin.coordinates, q)
     series = () if trajectory is None else _series(kin, trajectory, times, q)
-    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series)
+    return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series,
+                     tuple(str(label) for label in labels))
 
 
 def _series(kin: Kinematics, trajectory: Any, times: np.ndarray, q: np.ndarray

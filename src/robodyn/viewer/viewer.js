@@ -260,7 +260,7 @@
       setPose(view.links, view.poses, index, view.L);
       if (view.com) view.com.marker.position.fromArray(view.com.path, 3 * index);
       slider.value = String(index);
-      clock.textContent = "t = " + times[index].toFixed(3) + " s";
+      clock.textContent = view.data.labels ? view.data.labels[index] : "t = " + times[index].toFixed(3) + " s";
       state.time = times[index];
       cursor(index);
       request();
