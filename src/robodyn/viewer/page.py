@@ -79,6 +79,8 @@ body.robodyn-run #robodyn-canvas { bottom: 204px; }
 #robodyn-plot { position: absolute; left: 0; width: 100%; bottom: 44px; height: 160px; display: none; }
 body.robodyn-run #robodyn-plot { display: block; }
 #robodyn-title { position: absolute; left: 12px; top: 8px; color: #333; pointer-events: none; }
+body.robodyn-bare #robodyn-bar, body.robodyn-bare #robodyn-plot { display: none; }
+body.robodyn-bare #robodyn-canvas { inset: 0; }
 """
 
 

@@ -310,6 +310,11 @@
       comPosition: () => view.com ? view.com.marker.getWorldPosition(new THREE.Vector3()).toArray() : null,
       toolPosition: () => view.tool ? view.tool.getWorldPosition(new THREE.Vector3()).toArray() : null,
       play: () => { if (!playing) play.click(); },
+      bare: () => {  // the robot alone (frames of a GIF): no controls or plots, the time beside the title
+        document.body.classList.add("robodyn-bare");
+        document.getElementById("robodyn-title").append(" ", clock);
+        resize();
+      },
       toggle: (name, on) => { const b = document.getElementById("robodyn-" + name); b.checked = on; b.dispatchEvent(new Event("change")); },
       ready: true,
     });
