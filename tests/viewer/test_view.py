@@ -6,6 +6,7 @@ asks for an image from the network."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -189,3 +190,74 @@ def test_the_notebook_display_draws_the_robot_inside_its_iframe(browser: Chromiu
             break
     assert blue > 200
     assert browser.errors() == [] and browser.requests() == [notebook.as_uri()]
+
+
+# --- the pictures of docs/viewer.md, taken here ---------------------------------------------------------------------
+DOCS_FIGURES = Path(__file__).resolve().parents[2] / "docs" / "figures"
+#: robot -> (its SRDF in example-robot-data, the pose named there): the Panda ready, solo12 standing, Talos half-sitting
+POSES = {"panda": ("panda_description/srdf/panda.srdf", "default"),
+         "solo12": ("solo_description/srdf/solo.srdf", "standing"),
+         "talos": ("talos_data/srdf/talos.srdf", "half_sitting")}
+PICTURES = ["panda", pytest.param("solo12", marks=pytest.mark.slow), pytest.param("talos", marks=pytest.mark.slow)]
+PICTURE_BYTES = 150_000  # a picture in the repository stays small
+#: pixels that may differ between the stored picture and the page drawn now: SwiftShader's rasterization of the same
+#: scene differs by a pixel along some edges between Chromium versions; a moved link changes far more (> 2 %)
+PICTURE_CHANGE = 0.01
+
+
+def _pose(name: str, coordinates: tuple[str, ...]) -> dict[str, float]:
+    """The pose ``POSES[name]`` from the robot's SRDF, for the joints the model has as coordinates."""
+    import xml.etree.ElementTree as ET
+
+    assert ROBOTS is not None
+    srdf, state = POSES[name]
+    (group,) = [g for g in ET.parse(ROBOTS / srdf).getroot().iter("group_state") if g.get("name") == state]
+    pose = {j.get("name"): float(j.get("value", "nan")) for j in group.iter("joint") if j.get("name") in coordinates}
+    assert len(pose) >= 7
+    return pose
+
+
+def _palette_png(image: np.ndarray) -> bytes:
+    """``image`` as a PNG of 256 colours (the pictures are flat shading on a plain background)."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(image).quantize(256, method=Image.Quantize.MEDIANCUT).save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", PICTURES)
+def test_the_docs_pictures_are_what_the_page_draws(browser: Chromium, tmp_path: Path, name: str) -> None:
+    """docs/figures/viewer_<robot>.png is the page's own screenshot (``ROBODYN_DOCS_FIGURES=write`` takes it again),
+    and fk's tool position falls on the robot drawn."""
+    import io
+
+    from PIL import Image
+
+    model = _robot(name)
+    kin = kinematics(model)
+    pose = _pose(name, kin.coordinates)
+    _open(browser, view(model, at=pose), tmp_path)
+    browser.evaluate("window.robodynView.bare()")
+    browser.evaluate("window.robodynView.setTime(0)")
+    shot = browser.screenshot()
+    q = np.array([pose.get(c, 0.0) for c in kin.coordinates])
+    x, y = np.array(browser.evaluate(f"window.robodynView.project({kin.position(q, kin.default_frame).tolist()})"))
+    background = shot[2, -2].astype(int)  # a corner: the page's background
+    robot = np.any(np.abs(shot.astype(int) - background) > 3, axis=2)
+    assert 0.03 < robot.mean() < 0.8  # the robot fills part of the picture
+    assert robot[int(y) - 3:int(y) + 4, int(x) - 3:int(x) + 4].any()  # the tool is drawn where fk puts it
+    png = _palette_png(shot)
+    picture = DOCS_FIGURES / f"viewer_{name}.png"
+    if os.environ.get("ROBODYN_DOCS_FIGURES") == "write":
+        picture.write_bytes(png)
+    assert picture.is_file(), f"{picture} is missing: run this test with ROBODYN_DOCS_FIGURES=write"
+    assert len(picture.read_bytes()) <= PICTURE_BYTES
+    stored = np.asarray(Image.open(picture).convert("RGB")).astype(int)
+    now = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    assert stored.shape == now.shape
+    changed = np.mean(np.abs(stored - now).sum(axis=2) > 60)
+    assert changed < PICTURE_CHANGE, f"{picture} is stale: run this test with ROBODYN_DOCS_FIGURES=write"

@@ -236,7 +236,10 @@
     const camera = new THREE.PerspectiveCamera(40, 1, 0.001 * view.size, 100 * view.size);
     camera.up.set(0, 0, 1);
     const centre = view.box.isEmpty() ? new THREE.Vector3() : view.box.getCenter(new THREE.Vector3());
-    camera.position.copy(centre).add(new THREE.Vector3(1.25, 0.95, 0.7).multiplyScalar(view.size));
+    // from the side and above, far enough that the box's bounding sphere fits the 40 degree field of view
+    const radius = view.box.isEmpty() ? 1 : 0.5 * view.box.getSize(new THREE.Vector3()).length();
+    const distance = Math.max(1.72 * view.size, 1.05 * radius / Math.sin(20 * Math.PI / 180));
+    camera.position.copy(centre).add(new THREE.Vector3(1.25, 0.95, 0.7).normalize().multiplyScalar(distance));
     let dirty = true;
     const request = () => { dirty = true; };
     function resize() {
@@ -260,7 +263,8 @@
       setPose(view.links, view.poses, index, view.L);
       if (view.com) view.com.marker.position.fromArray(view.com.path, 3 * index);
       slider.value = String(index);
-      clock.textContent = view.data.labels ? view.data.labels[index] : "t = " + times[index].toFixed(3) + " s";
+      clock.textContent = view.data.labels ? view.data.labels[index] :
+        view.K > 1 ? "t = " + times[index].toFixed(3) + " s" : "";
       state.time = times[index];
       cursor(index);
       request();
