@@ -5,6 +5,7 @@ one line naming the fix and writes nothing."""
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -38,7 +39,7 @@ def test_a_3d_rendered_gif_has_the_frames_asked_and_differs_where_the_robot_move
     assert len(frames) == 6 and frames[0].shape == (480, 640, 3)
     values, counts = np.unique(frames[0].reshape(-1, 3), axis=0, return_counts=True)
     background = values[np.argmax(counts)]  # the page's background: most of the frame
-    for before, after in zip(frames, frames[1:]):
+    for before, after in itertools.pairwise(frames):
         changed = np.abs(before - after).sum(axis=2) > 30
         assert changed.sum() > 500  # the arm turned (joint 1 at 2 rad/s) on the screen
         # the robot (white links close to the background): every pixel that is not the background's own colour

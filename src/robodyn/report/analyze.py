@@ -21,9 +21,9 @@ from robodyn.base.progress import progress
 from robodyn.base.progress import quiet as quiet_progress
 from robodyn.display.page import guarded, number, page, strict_json, table
 from robodyn.model.system import require_model
-from robodyn.report.figures import robot_shapes
 from robodyn.report.point import existence_section, point_section
 from robodyn.report.points import csv_row, operating_points
+from robodyn.report.views import points_view, robot_shapes
 from robodyn.report.workers import Workers
 
 if TYPE_CHECKING:
@@ -133,12 +133,12 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
             data["operating_points"] = [str(point) for point in found.points]
             data["equilibrium_families"] = found.records
         rows = [csv_row(model, point, k, found.records[k]) for k, point in enumerate(chosen)] if found else []
-        geometry = robot_shapes(model) if model.kinematics() is not None and model.order == 2 else None
+        geometry = robot_shapes(model)  # a robot file that draws something: shown in 3-D, not as sticks
         exists = pool.submit(_existence, chosen[0], key) if chosen else None
         started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key, geometry is None)
                    for k, point in enumerate(chosen)]
         if geometry is not None and chosen:
-            guarded(sections, data, "view", "The robot in 3-D", lambda: _robot_view(model, geometry, chosen))
+            guarded(sections, data, "view", "The robot in 3-D", lambda: points_view(model, geometry, chosen))
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
         structure = model.block_diagram()
         if structure is not None:
@@ -166,24 +166,6 @@ def _point(model: ModelContract, point: Any, k: int, horizon: float, step: Any, 
 
     return kept_section(key, "point", (point.x, point.u, k, float(horizon), stick),
                         lambda: point_section(model, point, k, horizon, step, stick=stick))
-
-
-def _robot_view(model: ModelContract, geometry: Any, points: list[Any]) -> tuple[str, dict[str, Any]]:
-    """The robot with its meshes at the operating points, in one embedded 3-D view (its slider steps through
-    them); the page is written into the report (an ``<iframe srcdoc>``): the report stays one offline file."""
-    from robodyn.display import cleaned
-    from robodyn.kinematics import kinematics
-    from robodyn.viewer.view import stills
-
-    coordinates = kinematics(model).coordinates
-    index = [model.states.index(name) for name in coordinates]
-    q = np.array([np.asarray(point.x, dtype=float)[index] for point in points])
-    labels = [f"point {k}: " + ", ".join(f"{name} = {number(v)}" for name, v in zip(coordinates, cleaned(row)))
-              for k, row in enumerate(q)]
-    page = stills(model, q, labels, geometry=geometry)
-    text = ("<p>The robot at the operating point" + ("s (the slider steps through them)" if len(points) > 1 else "")
-            + ": drag to turn, shift-drag to pan, the wheel to zoom.</p>")
-    return text + page.embedded(height=520), {"links": len(page.scene.links), "points": len(points)}
 
 
 def _existence(model: ModelContract, point: Any, key: str | None) -> tuple[str, dict[str, Any]]:

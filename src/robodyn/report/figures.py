@@ -21,7 +21,7 @@ from robodyn.results.trajectory import Trajectory
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["CLIP_FACTOR", "CLIP_MARGIN", "MAX_CURVES", "arm", "drawn_states", "phase", "responses", "robot_shapes"]
+__all__ = ["CLIP_FACTOR", "CLIP_MARGIN", "MAX_CURVES", "arm", "drawn_states", "phase", "responses"]
 
 CLIP_FACTOR: Final = 3.0  # the linear curve may span this many times the nonlinear one before the axis is cut
 CLIP_MARGIN: Final = 0.25  # of the nonlinear range, added on each side of a cut axis
@@ -141,14 +141,3 @@ def arm(model: ModelContract, point: Any, k: int) -> Any:
     K = kinematics(model)
     return draw_arm(K, point.x[: len(K.coordinates)], title=f"{model.name} at point {k}")
 
-
-def robot_shapes(model: ModelContract) -> Any:
-    """The shapes of the model's robot file, which a report draws in 3-D instead of the stick picture of
-    :func:`arm` (robodyn.viewer.view.robot_geometry); None when the model has no robot file that draws something,
-    the viewer's packages are not installed, or the file's shapes cannot be read (the report keeps the sticks)."""
-    from robodyn.viewer.view import robot_geometry
-
-    try:
-        return robot_geometry(model)
-    except RobodynError:
-        return None

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 import numpy as np
 
 from robodyn.base.atomic import check_output_path, write_text_atomic
-from robodyn.base.errors import InputError, RobodynError
+from robodyn.base.errors import InputError
 from robodyn.base.numbers import is_real_number
 from robodyn.display.figures import literal, plain_log
 from robodyn.display.page import figure, number, page, table
@@ -383,24 +383,15 @@ def _frames_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> s
 
 
 def _view_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> list[str]:
-    """The optimal trajectory playing in 3-D with the robot's meshes and the first frame target's marker (one
-    offline page in an ``<iframe srcdoc>``), for a model with a robot file; nothing otherwise."""
-    from robodyn.report.figures import robot_shapes
-    from robodyn.viewer.view import view
+    """The optimal trajectory playing in 3-D with the first frame target's marker, for a model with a robot file
+    (robodyn.report.views.run_view); nothing otherwise."""
+    from robodyn.report.views import run_view
 
-    model = problem.model
-    geometry = robot_shapes(model) if model.kinematics() is not None else None
-    if geometry is None:
-        return []
     frames = problem.costs.frames
     target = None if not frames else [float(v) for v in frames[0].position]
-    try:
-        page = view(model, trajectory=result, target=target, geometry=geometry)
-    except RobodynError as exc:
-        return [f'<h2>The robot in 3-D</h2><p class="note">Not available: {html.escape(str(exc))}</p>']
     marker = f" and the target of frame {html.escape(frames[0].frame)} (magenta)" if frames else ""
-    return [f"<h2>The robot in 3-D</h2><p>The optimal trajectory{marker}: press play (real time), or move the "
-            f"slider; drag to turn, shift-drag to pan, the wheel to zoom.</p>{page.embedded(height=560)}"]
+    section = run_view(problem.model, result, target=target, what=f"The optimal trajectory{marker}")
+    return [] if section is None else [section]
 
 
 def _convergence_section(rows: tuple[ConvergenceRow, ...], result: OptimizedTrajectory) -> str:

@@ -37,7 +37,8 @@ def check_render(out: str | os.PathLike[str] | None, size: Sequence[int] = SIZE,
     to :data:`MAX_SIDE`, and Chromium installed (robodyn.viewer.browser.require_browser). Returns ``out`` as a Path."""
     if len(size) != 2 or not all(isinstance(v, int | np.integer) and not isinstance(v, bool) and 16 <= v <= MAX_SIDE
                                  for v in size):
-        raise InputError(f"{what}: size must be (width, height) in whole pixels from 16 to {MAX_SIDE}, got {size!r:.40}")
+        raise InputError(f"{what}: size must be (width, height) in whole pixels from 16 to {MAX_SIDE}, got "
+                         f"{size!r:.40}")
     target = None
     if out is not None:
         if Path(out).suffix.lower() != ".gif":
