@@ -18,13 +18,13 @@ from typing import Any, Final
 
 import numpy as np
 
-from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, ShapeError, UnknownNameError
 from robodyn.kinematics.frames import Kinematics
 from robodyn.viewer.centre import centre_of_mass
 from robodyn.viewer.geometry import RobotGeometry
 from robodyn.viewer.meshes import Mesh
 
-__all__ = ["DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "display_times", "pack", "scene_data"]
+__all__ = ["DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "display_times", "pack", "plotted", "scene_data"]
 
 DISPLAY_RATE: Final = 60.0  # instants per second of a trajectory shown (a display's refresh rate)
 MAX_INSTANTS: Final = 36_000  # ten minutes at the display rate: longer runs are shown at a lower rate
@@ -140,10 +140,11 @@ def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> 
 
 def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
                at: np.ndarray | None = None, target: Sequence[float] | None = None,
-               labels: Sequence[str] = ()) -> SceneData:
+               labels: Sequence[str] = (), plot: Sequence[str] | None = None) -> SceneData:
     """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
     ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given), or at the
-    configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them)."""
+    configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them). Under a
+    run are plotted its coordinates and inputs, or with ``plot`` the signals named there (:func:`plotted`)."""
     times, q = _configurations(kin, trajectory, at)
     if labels and len(labels) != len(times):
         raise ShapeError(f"labels: one per configuration shown ({len(times)}), got {len(labels)}")
@@ -161,7 +162,10 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
             raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
         point = (float(values[0]), float(values[1]), float(values[2]))
     com = centre_of_mass(kin.model, kin.coordinates, q)
-    series = () if trajectory is None else _series(kin, trajectory, times, q)
+    if plot is not None and trajectory is None:
+        raise InputError("plot: the signals plotted are a run's: give a trajectory, or drop plot", key="plot")
+    series = () if trajectory is None else _series(kin, trajectory, times, q) if plot is None else \
+        plotted(trajectory, plot, times)
     return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series,
                      tuple(str(label) for label in labels))
 
@@ -175,4 +179,35 @@ def _series(kin: Kinematics, trajectory: Any, times: np.ndarray, q: np.ndarray
     t = np.asarray(trajectory.t, dtype=float)
     if inputs and u.shape == (len(t), len(inputs)) and np.all(np.isfinite(u)):
         groups.append(("inputs", inputs, _interpolated(t, u, times)))
+    return tuple(groups)
+
+
+#: Where a plotted name is looked for in a run, in order: (the group's name, the run's names, its values).
+_SIGNALS: Final = (("states", "states", "x"), ("outputs", "outputs", "y"), ("inputs", "inputs", "u"))
+
+
+def plotted(trajectory: Any, names: Sequence[str], times: np.ndarray
+            ) -> tuple[tuple[str, tuple[str, ...], np.ndarray], ...]:
+    """The signals ``names`` of the run (each a state, else an output, else an input of it) at the shown
+    ``times``, one panel per kind in that order (units differ between kinds); UnknownNameError for a name the
+    run does not have, naming those it has."""
+    if isinstance(names, str) or not names or not all(isinstance(name, str) for name in names):
+        raise InputError(f"plot: give a list of the run's signal names, got {names!r:.60}", key="plot")
+    t = np.asarray(trajectory.t, dtype=float)
+    found: dict[str, list[str]] = {group: [] for group, _, _ in _SIGNALS}
+    for name in dict.fromkeys(names):
+        group = next((g for g, field, _ in _SIGNALS if name in tuple(getattr(trajectory, field, ()))), None)
+        if group is None:
+            known = [n for _, field, _ in _SIGNALS for n in getattr(trajectory, field, ())]
+            raise UnknownNameError(f"plot: the run has no signal {name!r}: name its outputs, states or inputs "
+                                   f"({', '.join(dict.fromkeys(known))})")
+        found[group].append(name)
+    groups = []
+    for group, field, values in _SIGNALS:
+        if found[group]:
+            every = tuple(getattr(trajectory, field))
+            data = np.asarray(getattr(trajectory, values), dtype=float)[:, [every.index(n) for n in found[group]]]
+            if not np.all(np.isfinite(data)):
+                raise InputError(f"plot: the run's {', '.join(found[group])} have non-finite values", key="plot")
+            groups.append((group, tuple(found[group]), _interpolated(t, data, times)))
     return tuple(groups)

@@ -138,7 +138,8 @@ def stills(model: ModelContract, configurations: np.ndarray, labels: Sequence[st
 def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray | None = None,
          target: Sequence[float] | None = None, out: str | os.PathLike[str] | None = None, *,
          collision: bool = False, package_dirs: Mapping[str, str | os.PathLike[str]] | None = None,
-         library: str = DEFAULT_LIBRARY, geometry: RobotGeometry | None = None) -> View:
+         library: str = DEFAULT_LIBRARY, geometry: RobotGeometry | None = None,
+         plot: Sequence[str] | None = None) -> View:
     """The model in 3-D in one offline HTML page.
 
     Parameters
@@ -155,6 +156,8 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
     library : the 3-D library written into the page (robodyn.viewer.page.LIBRARIES)
     geometry : the shapes drawn, already read (default: :func:`model_geometry` with ``collision`` and
         ``package_dirs``)
+    plot : the run's signals plotted under it (its outputs, states or inputs by name; one panel per kind);
+        default its coordinates and inputs
 
     Returns
     -------
@@ -171,7 +174,7 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
         trajectory = Trajectory.load(trajectory, states=model.states)
     if geometry is None:
         geometry = model_geometry(model, collision=collision, package_dirs=package_dirs)
-    scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target)
+    scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target, plot=plot)
     page = page_html(scene.as_json(), title=f"{model.name} - robodyn", library=library,
                      trajectory=len(scene.times) > 1, target=target is not None, com=scene.com is not None)
     result = View(page, scene)
