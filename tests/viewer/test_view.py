@@ -261,3 +261,34 @@ def test_the_docs_pictures_are_what_the_page_draws(browser: Chromium, tmp_path: 
     assert stored.shape == now.shape
     changed = np.mean(np.abs(stored - now).sum(axis=2) > 60)
     assert changed < PICTURE_CHANGE, f"{picture} is stale: run this test with ROBODYN_DOCS_FIGURES=write"
+
+
+# --- a moving base ----------------------------------------------------------------------------------------------------
+def test_a_floating_base_moves_every_link_as_pinocchio_places_it() -> None:
+    pin = pytest.importorskip("pinocchio")
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = robodyn.load(str(path), base="floating")
+    t = np.arange(13) / 60  # the display's instants: no interpolation between the samples
+    heading = 2.0 * t
+    joints = np.tile([0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6], (len(t), 1))
+    joints[:, 1] += np.sin(5 * t)
+    q = np.column_stack([0.1 * t, 0.05 * t, 0.3 - 0.2 * t, 0.1 * np.sin(t), np.zeros_like(t), np.sin(heading / 2),
+                         np.cos(heading / 2), joints])
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    run = SimpleNamespace(t=t, x=np.hstack([q, np.zeros((len(t), model.n_states - q.shape[1]))]), states=model.states)
+    scene = view(model, trajectory=run).scene
+    assert len(scene.times) == len(t)
+    reference = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = reference.createData()
+    for k in range(len(t)):
+        pin.framesForwardKinematics(reference, data, q[k])
+        for j, link in enumerate(scene.links):
+            placement = data.oMf[reference.getFrameId(link)]
+            np.testing.assert_allclose(scene.poses[k, j, 9:], placement.translation, atol=1e-12)
+            np.testing.assert_allclose(scene.poses[k, j, :9], placement.rotation.ravel(), atol=1e-12)
+    assert scene.com is None  # not offered on a moving base
+    standing = view(model, at={"base_z": 0.3, "FL_HFE": 0.8}).scene
+    np.testing.assert_allclose(standing.poses[0, standing.links.index("base_link"), 9:], [0, 0, 0.3], atol=1e-15)

@@ -37,16 +37,15 @@ def _plot(given: list[str] | None) -> list[str] | None:
 
 
 def _cmd_view(args: argparse.Namespace) -> int:
-    from robodyn.kinematics import kinematics
     from robodyn.results.trajectory import Trajectory
     from robodyn.viewer.packages import parse_package_dirs
-    from robodyn.viewer.view import view
+    from robodyn.viewer.view import view, view_coordinates
 
     out = check_output_path(args.out, "--out")  # before any work: a folder that cannot be written is refused
     package_dirs = parse_package_dirs(args.package_dir)
     target = _target(args.target)
     model = load_model(args)
-    coordinates = kinematics(model).coordinates
+    coordinates = view_coordinates(model)  # the joints (and a moving base's states)
     at: Any = None
     if args.at:
         at = assignments(args.at, "--at", model.units())

@@ -24,7 +24,8 @@ from robodyn.viewer.centre import centre_of_mass
 from robodyn.viewer.geometry import RobotGeometry
 from robodyn.viewer.meshes import Mesh
 
-__all__ = ["DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "display_times", "pack", "plotted", "scene_data"]
+__all__ = ["BASES", "DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "base_poses", "display_times", "pack", "plotted",
+           "scene_data"]
 
 DISPLAY_RATE: Final = 60.0  # instants per second of a trajectory shown (a display's refresh rate)
 MAX_INSTANTS: Final = 36_000  # ten minutes at the display rate: longer runs are shown at a lower rate
@@ -140,11 +141,16 @@ def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> 
 
 def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
                at: np.ndarray | None = None, target: Sequence[float] | None = None,
-               labels: Sequence[str] = (), plot: Sequence[str] | None = None) -> SceneData:
+               labels: Sequence[str] = (), plot: Sequence[str] | None = None, base: Sequence[str] = (),
+               base_at: np.ndarray | None = None) -> SceneData:
     """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
     ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given), or at the
     configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them). Under a
-    run are plotted its coordinates and inputs, or with ``plot`` the signals named there (:func:`plotted`)."""
+    run are plotted its coordinates and inputs, or with ``plot`` the signals named there (:func:`plotted`).
+
+    A moving base (``base``: the names of the states that place the root link, :data:`BASES`) moves every link:
+    ``kin`` is then the robot's fixed-base twin, and each pose is the base's pose (from the run's base states, or
+    ``base_at`` with ``at``; the identity when neither) composed with the twin's (no centre of mass is shown)."""
     times, q = _configurations(kin, trajectory, at)
     if labels and len(labels) != len(times):
         raise ShapeError(f"labels: one per configuration shown ({len(times)}), got {len(labels)}")
@@ -161,7 +167,14 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         if values.shape != (3,) or not np.all(np.isfinite(values)):
             raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
         point = (float(values[0]), float(values[1]), float(values[2]))
-    com = centre_of_mass(kin.model, kin.coordinates, q)
+    # a moving base's twin leaves out its welded root (which the world holds): no centre of mass shown for it
+    com = None if base else centre_of_mass(kin.model, kin.coordinates, q)
+    if base:
+        placed = base_poses(_base_values(trajectory, base, base_at, times), base)
+        rotation, position = placed[:, None, :3, :3], placed[:, None, :3, 3]
+        turned = rotation @ poses[:, :, :9].reshape(len(times), len(links), 3, 3)
+        poses[:, :, :9] = turned.reshape(len(times), len(links), 9)
+        poses[:, :, 9:] = (rotation @ poses[:, :, 9:, None])[..., 0] + position
     if plot is not None and trajectory is None:
         raise InputError("plot: the signals plotted are a run's: give a trajectory, or drop plot", key="plot")
     series = () if trajectory is None else _series(kin, trajectory, times, q) if plot is None else \
@@ -211,3 +224,49 @@ def plotted(trajectory: Any, names: Sequence[str], times: np.ndarray
                 raise InputError(f"plot: the run's {', '.join(found[group])} have non-finite values", key="plot")
             groups.append((group, tuple(found[group]), _interpolated(t, data, times)))
     return tuple(groups)
+
+
+#: The states that place a moving base's root link in the world, by base (robodyn's floating and planar bases,
+#: Pinocchio's conventions: a unit quaternion (x, y, z, w); the heading's cosine and sine).
+BASES: Final = {"floating": ("base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw"),
+                "planar": ("base_x", "base_y", "base_cos", "base_sin")}
+
+
+def _base_values(trajectory: Any, base: Sequence[str], base_at: np.ndarray | None, times: np.ndarray) -> np.ndarray:
+    """The base's states (K, len(base)) at the shown ``times``: the run's (interpolated), else ``base_at``."""
+    if trajectory is None:
+        identity = np.array([0.0] * (len(base) - 1) + [1.0]) if len(base) == 7 else np.array([0.0, 0.0, 1.0, 0.0])
+        values = identity if base_at is None else np.asarray(base_at, dtype=float).reshape(len(base))
+        return np.tile(values, (len(times), 1))
+    states = tuple(trajectory.states)
+    missing = [name for name in base if name not in states]
+    if missing:
+        raise InputError(f"the trajectory has no base states {missing}: it is not a run of this moving base",
+                         key="trajectory")
+    x = np.asarray(trajectory.x, dtype=float)[:, [states.index(name) for name in base]]
+    if not np.all(np.isfinite(x)):
+        raise InputError("the trajectory's base states have non-finite values: show the part before the failure",
+                         key="trajectory")
+    return _interpolated(np.asarray(trajectory.t, dtype=float), x, times)
+
+
+def base_poses(values: np.ndarray, base: Sequence[str]) -> np.ndarray:
+    """The base's homogeneous poses (K, 4, 4) from its states ``values`` (K, 7) (floating: x, y, z and a
+    quaternion (x, y, z, w)) or (K, 4) (planar: x, y, cos and sin of the heading); the rotation is normalized (an
+    interpolated quaternion or heading is off the unit sphere by the square of the step's turn)."""
+    K = len(values)
+    out = np.tile(np.eye(4), (K, 1, 1))
+    if len(base) == 7:
+        quaternion = values[:, 3:7] / np.linalg.norm(values[:, 3:7], axis=1, keepdims=True)
+        qx, qy, qz, qw = quaternion.T
+        out[:, :3, :3] = np.stack([
+            np.stack([1 - 2 * (qy**2 + qz**2), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)], axis=-1),
+            np.stack([2 * (qx * qy + qz * qw), 1 - 2 * (qx**2 + qz**2), 2 * (qy * qz - qx * qw)], axis=-1),
+            np.stack([2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx**2 + qy**2)], axis=-1)], axis=1)
+        out[:, :3, 3] = values[:, :3]
+    else:
+        heading = np.arctan2(values[:, 3], values[:, 2])
+        c, s = np.cos(heading), np.sin(heading)
+        out[:, 0, 0], out[:, 0, 1], out[:, 1, 0], out[:, 1, 1] = c, -s, s, c
+        out[:, :2, 3] = values[:, :2]
+    return out

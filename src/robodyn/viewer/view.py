@@ -24,12 +24,13 @@ from robodyn.model.system import Values, require_model, values_to_vector
 from robodyn.viewer.geometry import RobotGeometry, frame_geometry, urdf_geometry
 from robodyn.viewer.packages import MeshLocator
 from robodyn.viewer.page import DEFAULT_LIBRARY, library_script, page_html
-from robodyn.viewer.scene import SceneData, scene_data
+from robodyn.viewer.scene import BASES, SceneData, scene_data
 
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["View", "model_geometry", "robot_geometry", "stills", "view", "viewer_installed"]
+__all__ = ["View", "model_geometry", "robot_geometry", "stills", "view", "view_coordinates",
+           "viewer_installed"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +167,11 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
     require_model(model, "view")
     if trajectory is not None and at is not None:
         raise InputError("give a trajectory or a configuration at=..., not both", key="at")
-    kin = kinematics(model)
+    kin, base = _frames(model)
+    base_at = None
+    if base and isinstance(at, Mapping):  # the base's states given by name, the joints' by theirs
+        base_at = _base_at({k: v for k, v in at.items() if k in base}, base)
+        at = {k: v for k, v in at.items() if k not in base}
     q = None if at is None else _configuration(kin, at)
     if isinstance(trajectory, (str, os.PathLike)):
         from robodyn.results.trajectory import Trajectory
@@ -174,13 +179,51 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
         trajectory = Trajectory.load(trajectory, states=model.states)
     if geometry is None:
         geometry = model_geometry(model, collision=collision, package_dirs=package_dirs)
-    scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target, plot=plot)
+    scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target, plot=plot,
+                       base=base, base_at=base_at)
     page = page_html(scene.as_json(), title=f"{model.name} - robodyn", library=library,
                      trajectory=len(scene.times) > 1, target=target is not None, com=scene.com is not None)
     result = View(page, scene)
     if out is not None:
         result.write(out)
     return result
+
+
+def _frames(model: ModelContract) -> tuple[Kinematics, tuple[str, ...]]:
+    """The kinematics the poses come from, and the states that place a moving base (() for a fixed one).
+
+    A moving base (a model with a chart: robodyn.load(urdf, base="floating") or "planar") has no frames of its
+    own: its links are placed by its robot file's fixed-base twin, moved by the base's states (scene.BASES)."""
+    if model.chart() is None:
+        return kinematics(model), ()
+    base = next((names for names in BASES.values() if set(names) <= set(model.states)), None)
+    if model.geometry_file is None or base is None:
+        raise InputError(f"model {model.name!r} has a moving base without a robot file: the 3-D view draws a moving "
+                         "base from its URDF (robodyn.load('robot.urdf', base='floating'))", key="model")
+    from robodyn.files.loading import load
+
+    twin = load(str(model.geometry_file))
+    if twin.chart() is not None:
+        raise InputError(f"{model.geometry_file}: its root joint is a moving one, so it has no fixed-base twin for "
+                         "the 3-D view: give the URDF without the root joint and load it with base='floating'",
+                         key="model")
+    return kinematics(twin), base
+
+
+def view_coordinates(model: ModelContract) -> tuple[str, ...]:
+    """The names a configuration ``at`` of :func:`view` may set: the model's frames' coordinates, and a moving
+    base's states (``base_x``, ..., scene.BASES)."""
+    kin, base = _frames(model)
+    return (*base, *kin.coordinates)
+
+
+def _base_at(given: Mapping[str, Any], base: tuple[str, ...]) -> np.ndarray:
+    """The base's states from ``given`` (by name; a position left out 0, a rotation left out none)."""
+    rest = dict(zip(base, (0.0,) * 6 + (1.0,))) if len(base) == 7 else dict(zip(base, (0.0, 0.0, 1.0, 0.0)))
+    values = np.array([float(given.get(name, rest[name])) for name in base])
+    if not np.all(np.isfinite(values)):
+        raise InputError(f"at: the base's states must be finite numbers, got {dict(given)}", key="at")
+    return values
 
 
 def _configuration(kin: Kinematics, at: Values | np.ndarray) -> np.ndarray:
