@@ -292,3 +292,28 @@ def test_a_floating_base_moves_every_link_as_pinocchio_places_it() -> None:
     assert scene.com is None  # not offered on a moving base
     standing = view(model, at={"base_z": 0.3, "FL_HFE": 0.8}).scene
     np.testing.assert_allclose(standing.poses[0, standing.links.index("base_link"), 9:], [0, 0, 0.3], atol=1e-15)
+
+
+@needs_chromium
+def test_a_moving_base_plays_in_the_browser_with_the_signals_chosen(browser: Chromium, tmp_path: Path) -> None:
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = robodyn.load(str(path), base="floating")
+    t = np.linspace(0.0, 1.0, 11)
+    x = np.zeros((len(t), model.n_states))
+    x[:, model.states.index("base_x")] = 0.5 * t  # the body walks 0.5 m along x, turning about z
+    x[:, model.states.index("base_qz")], x[:, model.states.index("base_qw")] = np.sin(t / 2), np.cos(t / 2)
+    run = SimpleNamespace(t=t, x=x, y=x, u=np.zeros((len(t), 0)), states=model.states, outputs=model.states,
+                          inputs=())
+    page = view(model, trajectory=run, plot=["base_x", "base_qz"])
+    _open(browser, page, tmp_path)
+    tool = page.scene.links.index(page.scene.tool)
+    for index in (0, 30, 60):
+        browser.evaluate(f"window.robodynView.setTime({index})")
+        np.testing.assert_allclose(browser.evaluate("window.robodynView.toolPosition()"),
+                                   page.scene.poses[index, tool, 9:], atol=1e-6)  # float32 in the page
+    body = page.scene.links.index("base_link")
+    assert page.scene.poses[60, body, 9] - page.scene.poses[0, body, 9] == pytest.approx(0.5, abs=1e-9)
+    assert browser.evaluate("document.getElementById('robodyn-plot').clientHeight") > 100
