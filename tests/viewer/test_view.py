@@ -317,3 +317,76 @@ def test_a_moving_base_plays_in_the_browser_with_the_signals_chosen(browser: Chr
     body = page.scene.links.index("base_link")
     assert page.scene.poses[60, body, 9] - page.scene.poses[0, body, 9] == pytest.approx(0.5, abs=1e-9)
     assert browser.evaluate("document.getElementById('robodyn-plot').clientHeight") > 100
+
+
+# --- contacts: the points and the forces on the robot --------------------------------------------------------------
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+
+
+def _standing_solo() -> tuple[robodyn.Model, SimpleNamespace, np.ndarray]:
+    """solo12 on a floating base with its feet against the floor, and a run whose outputs carry the feet's forces
+    (written here: the view only reads them), with its configurations q (T, 19)."""
+    from robodyn.mechanisms.floating.chain import FloatingChain
+
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    robot = robodyn.load(str(path), base="floating")
+    normal = np.array([0.0, 0.6, 0.8])  # a tilted floor
+    model = FloatingChain(robot.chain, "floating", contacts=[
+        {"frame": foot, "name": foot.lower(), "plane": {"point": [0, 0, 0], "normal": [0, 3, 4]}, "stiffness": 1e4,
+         "friction": 0.5} for foot in FEET])
+    t = np.arange(7) / 60
+    q = np.zeros((len(t), 19))
+    q[:, 2], q[:, 6] = 0.25 + 0.1 * t, 1.0
+    q[:, 7:] = [0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6]
+    y = np.zeros((len(t), len(model.outputs)))
+    for k, foot in enumerate(FEET):
+        name = foot.lower()
+        y[:, model.outputs.index(f"{name}_normal_force")] = 20.0 + k - 10 * t
+        y[:, model.outputs.index(f"{name}_friction_x")] = 1.0 + k
+        y[:, model.outputs.index(f"{name}_friction_z")] = -0.5
+    x = np.hstack([q, np.zeros((len(t), model.n_states - 19))])
+    run = SimpleNamespace(t=t, x=x, y=y, u=np.zeros((len(t), 0)), states=model.states, outputs=model.outputs,
+                          inputs=())
+    assert [c.name for c in model.contact_points()] == [foot.lower() for foot in FEET]
+    np.testing.assert_allclose(model.contact_points()[0].normal, normal, atol=1e-15)
+    return model, run, q
+
+
+def test_the_contacts_are_drawn_at_the_feet_pinocchio_places_with_the_runs_forces() -> None:
+    pin = pytest.importorskip("pinocchio")
+    model, run, q = _standing_solo()
+    scene = view(model, trajectory=run).scene
+    assert scene.contacts == tuple(foot.lower() for foot in FEET)
+    assert scene.contact_points is not None and scene.contact_forces is not None
+    reference = pin.buildModelFromUrdf(str(model.geometry_file), pin.JointModelFreeFlyer())
+    data = reference.createData()
+    for k in range(len(run.t)):
+        pin.framesForwardKinematics(reference, data, q[k])
+        for j, foot in enumerate(FEET):
+            np.testing.assert_allclose(scene.contact_points[k, j], data.oMf[reference.getFrameId(foot)].translation,
+                                       atol=1e-12)
+            force = (20.0 + j - 10 * run.t[k]) * np.array([0.0, 0.6, 0.8]) + [1.0 + j, 0.0, -0.5]
+            np.testing.assert_allclose(scene.contact_forces[k, j], force, atol=1e-12)
+    still = view(model).scene  # no run: the points only
+    assert still.contact_points is not None and still.contact_forces is None
+
+
+@needs_chromium
+def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_path: Path) -> None:
+    model, run, _ = _standing_solo()
+    page = view(model, trajectory=run)
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.setTime(3)")
+    arrows = browser.evaluate("window.robodynView.contactArrows()")
+    scale = browser.evaluate("window.robodynView.contactScale()")
+    assert page.scene.contact_points is not None and page.scene.contact_forces is not None
+    for j, arrow in enumerate(arrows):
+        force = page.scene.contact_forces[3, j]
+        np.testing.assert_allclose(arrow[:3], page.scene.contact_points[3, j], atol=1e-6)  # float32 in the page
+        np.testing.assert_allclose(arrow[3:6], force / np.linalg.norm(force), atol=1e-5)
+        assert arrow[6] == pytest.approx(np.linalg.norm(force) * scale, rel=1e-5)
+    browser.evaluate("window.robodynView.toggle('contacts', false)")
+    assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4

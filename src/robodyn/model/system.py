@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import (
         Chart,
         Constraints,
+        ContactPoint,
         ExplicitForm,
         Impacts,
         KinematicTree,
@@ -263,6 +264,11 @@ class Model:
         """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``: the 3-D view,
         robodyn.viewer), or None (the default) for a model without one."""
         return None
+
+    def contact_points(self) -> tuple[ContactPoint, ...]:
+        """The compliant contacts whose forces are outputs (:class:`robodyn.model.protocol.ContactPoint`: their names,
+        frames and planes' normals, for the 3-D view to draw), or () (the default) for a model without any."""
+        return ()
 
     @property
     def sample_period(self) -> float | None:

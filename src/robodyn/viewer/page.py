@@ -85,15 +85,17 @@ body.robodyn-bare #robodyn-canvas { inset: 0; }
 
 
 def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRARY, trajectory: bool = False,
-              target: bool = False, com: bool = False, stills: bool = False) -> str:
+              target: bool = False, com: bool = False, stills: bool = False, contacts: bool = False) -> str:
     """The page of ``scene`` (robodyn.viewer.scene.SceneData.as_json); ``trajectory`` shows the time slider, the
     play button and the plots, ``stills`` only the slider (stepping through configurations: operating points),
-    ``target`` the target's toggle, ``com`` the centre of mass's."""
+    ``target`` the target's toggle, ``com`` the centre of mass's, ``contacts`` the contacts' (points and forces)."""
     hidden = "" if trajectory else " hidden"
     slider = "" if trajectory or stills else " hidden"
     toggles = ['<label><input type="checkbox" id="robodyn-frames"> frames</label>']
     if com:
         toggles.append('<label><input type="checkbox" id="robodyn-com"> centre of mass</label>')
+    if contacts:
+        toggles.append('<label><input type="checkbox" id="robodyn-contacts" checked> contacts</label>')
     if target:
         toggles.append('<label><input type="checkbox" id="robodyn-target" checked> target</label>')
     return "\n".join([

@@ -14,7 +14,7 @@ import base64
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
@@ -23,6 +23,9 @@ from robodyn.kinematics.frames import Kinematics
 from robodyn.viewer.centre import centre_of_mass
 from robodyn.viewer.geometry import RobotGeometry
 from robodyn.viewer.meshes import Mesh
+
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ContactPoint
 
 __all__ = ["BASES", "DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "base_poses", "display_times", "pack", "plotted",
            "scene_data"]
@@ -84,6 +87,9 @@ class SceneData:
     com: np.ndarray | None = None  # (K, 3): the centre of mass at each instant, when the model offers it
     series: tuple[tuple[str, tuple[str, ...], np.ndarray], ...] = ()  # (group, names, (K, s)) plotted under a run
     labels: tuple[str, ...] = ()  # what each instant is called (operating points), instead of its time
+    contacts: tuple[str, ...] = ()  # the contacts' names
+    contact_points: np.ndarray | None = None  # (K, C, 3): each contact frame's origin, world frame
+    contact_forces: np.ndarray | None = None  # (K, C, 3): the force on the robot at each (N, world), from the run
 
     def as_json(self) -> dict[str, Any]:
         """The scene as JSON-ready data (arrays packed: :func:`pack`)."""
@@ -111,7 +117,10 @@ class SceneData:
                 "com": None if self.com is None else pack(self.com.astype(np.float32)),
                 "series": [{"group": group, "names": list(names), "values": pack(values.astype(np.float32))}
                            for group, names, values in self.series],
-                "labels": list(self.labels) if self.labels else None}
+                "labels": list(self.labels) if self.labels else None,
+                "contacts": None if self.contact_points is None else {
+                    "names": list(self.contacts), "points": pack(self.contact_points.astype(np.float32)),
+                    "forces": None if self.contact_forces is None else pack(self.contact_forces.astype(np.float32))}}
 
 
 def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
@@ -142,7 +151,7 @@ def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> 
 def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
                at: np.ndarray | None = None, target: Sequence[float] | None = None,
                labels: Sequence[str] = (), plot: Sequence[str] | None = None, base: Sequence[str] = (),
-               base_at: np.ndarray | None = None) -> SceneData:
+               base_at: np.ndarray | None = None, contacts: Sequence[ContactPoint] = ()) -> SceneData:
     """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
     ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given), or at the
     configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them). Under a
@@ -150,7 +159,9 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
 
     A moving base (``base``: the names of the states that place the root link, :data:`BASES`) moves every link:
     ``kin`` is then the robot's fixed-base twin, and each pose is the base's pose (from the run's base states, or
-    ``base_at`` with ``at``; the identity when neither) composed with the twin's (no centre of mass is shown)."""
+    ``base_at`` with ``at``; the identity when neither) composed with the twin's (no centre of mass is shown).
+    ``contacts`` (the model's, robodyn.model.protocol.ContactPoint) are drawn at their frames' origins, with the
+    force the run's outputs give (``<name>_normal_force`` along the plane's normal plus the friction's x, y, z)."""
     times, q = _configurations(kin, trajectory, at)
     if labels and len(labels) != len(times):
         raise ShapeError(f"labels: one per configuration shown ({len(times)}), got {len(labels)}")
@@ -169,18 +180,39 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         point = (float(values[0]), float(values[1]), float(values[2]))
     # a moving base's twin leaves out its welded root (which the world holds): no centre of mass shown for it
     com = None if base else centre_of_mass(kin.model, kin.coordinates, q)
+    points = np.stack([np.asarray(kin.position(q, c.frame)).reshape(len(times), 3) for c in contacts], axis=1) \
+        if contacts else None
     if base:
         placed = base_poses(_base_values(trajectory, base, base_at, times), base)
         rotation, position = placed[:, None, :3, :3], placed[:, None, :3, 3]
         turned = rotation @ poses[:, :, :9].reshape(len(times), len(links), 3, 3)
         poses[:, :, :9] = turned.reshape(len(times), len(links), 9)
         poses[:, :, 9:] = (rotation @ poses[:, :, 9:, None])[..., 0] + position
+        if points is not None:
+            points = (rotation @ points[..., None])[..., 0] + position
+    forces = None if trajectory is None or not contacts else _contact_forces(trajectory, contacts, times)
     if plot is not None and trajectory is None:
         raise InputError("plot: the signals plotted are a run's: give a trajectory, or drop plot", key="plot")
     series = () if trajectory is None else _series(kin, trajectory, times, q) if plot is None else \
         plotted(trajectory, plot, times)
     return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series,
-                     tuple(str(label) for label in labels))
+                     tuple(str(label) for label in labels), tuple(c.name for c in contacts), points, forces)
+
+
+def _contact_forces(trajectory: Any, contacts: Sequence[ContactPoint], times: np.ndarray) -> np.ndarray | None:
+    """The contacts' forces (K, C, 3) on the robot at ``times`` from the run's outputs, or None when it lacks them
+    (a run read from a file of states only)."""
+    outputs = tuple(getattr(trajectory, "outputs", ()))
+    names = [f"{c.name}_{part}" for c in contacts for part in ("normal_force", "friction_x", "friction_y",
+                                                                "friction_z")]
+    if not set(names) <= set(outputs):
+        return None
+    y = np.asarray(trajectory.y, dtype=float)[:, [outputs.index(name) for name in names]]
+    if not np.all(np.isfinite(y)):
+        return None
+    values = _interpolated(np.asarray(trajectory.t, dtype=float), y, times).reshape(len(times), len(contacts), 4)
+    normals = np.array([c.normal for c in contacts])  # (C, 3)
+    return values[:, :, :1] * normals + values[:, :, 1:]
 
 
 def _series(kin: Kinematics, trajectory: Any, times: np.ndarray, q: np.ndarray
