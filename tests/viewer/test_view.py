@@ -390,3 +390,23 @@ def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_pa
         assert arrow[6] == pytest.approx(np.linalg.norm(force) * scale, rel=1e-5)
     browser.evaluate("window.robodynView.toggle('contacts', false)")
     assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4
+
+
+def test_a_chain_files_moving_base_is_drawn_from_its_frames_with_its_contacts() -> None:
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    twin = dog.fixed_base()
+    assert twin is not None and dog.kinematics() is None  # the moving base has no frames of its own
+    legs = {f"{leg}_{joint}": angle for leg in ("lf", "rf", "lh", "rh") for joint, angle in (("hip", 0.6),
+                                                                                                 ("knee", -1.2))}
+    heading = 0.4
+    page = view(dog, at={"base_x": 0.2, "base_z": 0.274, "base_qz": np.sin(heading / 2),
+                         "base_qw": np.cos(heading / 2), **legs})
+    kin = kinematics(twin)
+    q = np.array([legs.get(c, 0.0) for c in kin.coordinates])
+    turn = np.array([[np.cos(heading), -np.sin(heading), 0], [np.sin(heading), np.cos(heading), 0], [0, 0, 1]])
+    assert page.scene.contact_points is not None and page.scene.contact_forces is None
+    for j, contact in enumerate(dog.contact_points()):  # the feet: the twin's fk turned and moved by the base
+        expected = turn @ kin.position(q, contact.frame) + [0.2, 0.0, 0.274]
+        np.testing.assert_allclose(page.scene.contact_points[0, j], expected, atol=1e-12)
+    assert {v.shape for v in page.scene.geometry.visuals} == {"capsule", "sphere"}
+    assert 'id="robodyn-contacts" checked' in page.html

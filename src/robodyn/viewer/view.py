@@ -62,7 +62,7 @@ def model_geometry(model: ModelContract, *, collision: bool = False,
         raise InputError(f"model {model.name!r} has no robot file, so no collision shapes: drop collision",
                          key="collision")
     geometry = _file_geometry(model, collision, package_dirs)
-    return frame_geometry(kinematics(model)) if geometry is None else geometry
+    return frame_geometry(_frames(model)[0]) if geometry is None else geometry
 
 
 def robot_geometry(model: ModelContract, *, collision: bool = False,
@@ -193,21 +193,16 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
 def _frames(model: ModelContract) -> tuple[Kinematics, tuple[str, ...]]:
     """The kinematics the poses come from, and the states that place a moving base (() for a fixed one).
 
-    A moving base (a model with a chart: robodyn.load(urdf, base="floating") or "planar") has no frames of its
-    own: its links are placed by its robot file's fixed-base twin, moved by the base's states (scene.BASES)."""
-    if model.chart() is None:
+    A moving base (robodyn.load(urdf, base="floating") or "planar", a chain file's ``base: floating``) has no frames
+    of its own: its links are placed by its fixed-base twin (the contract's ``fixed_base()``), moved by the base's
+    states (scene.BASES)."""
+    twin = model.fixed_base()
+    if twin is None:
         return kinematics(model), ()
     base = next((names for names in BASES.values() if set(names) <= set(model.states)), None)
-    if model.geometry_file is None or base is None:
-        raise InputError(f"model {model.name!r} has a moving base without a robot file: the 3-D view draws a moving "
-                         "base from its URDF (robodyn.load('robot.urdf', base='floating'))", key="model")
-    from robodyn.files.loading import load
-
-    twin = load(str(model.geometry_file))
-    if twin.chart() is not None:
-        raise InputError(f"{model.geometry_file}: its root joint is a moving one, so it has no fixed-base twin for "
-                         "the 3-D view: give the URDF without the root joint and load it with base='floating'",
-                         key="model")
+    if base is None:
+        raise InputError(f"model {model.name!r}: its moving base has none of the base states the 3-D view reads "
+                         f"({'; '.join(', '.join(names) for names in BASES.values())})", key="model")
     return kinematics(twin), base
 
 

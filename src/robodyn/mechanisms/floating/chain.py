@@ -501,6 +501,9 @@ class FloatingChain(Model):
     def geometry_file(self) -> Path | None:
         return self.chain.geometry_file
 
+    def fixed_base(self) -> ChainSystem:
+        return self.chain
+
     def contact_points(self) -> tuple[ContactPoint, ...]:
         return tuple(ContactPoint(name, frame, normal) for name, frame, normal in self.contact_set.shown)
 
