@@ -233,10 +233,6 @@ def _palette_png(image: np.ndarray) -> bytes:
 def test_the_docs_pictures_are_what_the_page_draws(browser: Chromium, tmp_path: Path, name: str) -> None:
     """docs/figures/viewer_<robot>.png is the page's own screenshot (``ROBODYN_DOCS_FIGURES=write`` takes it again),
     and fk's tool position falls on the robot drawn."""
-    import io
-
-    from PIL import Image
-
     model = _robot(name)
     kin = kinematics(model)
     pose = _pose(name, kin.coordinates)
@@ -250,6 +246,15 @@ def test_the_docs_pictures_are_what_the_page_draws(browser: Chromium, tmp_path: 
     robot = np.any(np.abs(shot.astype(int) - background) > 3, axis=2)
     assert 0.03 < robot.mean() < 0.8  # the robot fills part of the picture
     assert robot[int(y) - 3:int(y) + 4, int(x) - 3:int(x) + 4].any()  # the tool is drawn where fk puts it
+    _stored_picture(shot, name)
+
+
+def _stored_picture(shot: np.ndarray, name: str) -> None:
+    """docs/figures/viewer_<name>.png is ``shot`` (to SwiftShader's differences), or is taken again from it."""
+    import io
+
+    from PIL import Image
+
     png = _palette_png(shot)
     picture = DOCS_FIGURES / f"viewer_{name}.png"
     if os.environ.get("ROBODYN_DOCS_FIGURES") == "write":
@@ -410,3 +415,29 @@ def test_a_chain_files_moving_base_is_drawn_from_its_frames_with_its_contacts() 
         np.testing.assert_allclose(page.scene.contact_points[0, j], expected, atol=1e-12)
     assert {v.shape for v in page.scene.geometry.visuals} == {"capsule", "sphere"}
     assert 'id="robodyn-contacts" checked' in page.html
+
+
+@needs_chromium
+def test_the_standing_quadrupeds_picture_shows_its_feet_and_their_forces(browser: Chromium, tmp_path: Path) -> None:
+    """docs/figures/viewer_quadruped.png: examples/quadruped_standing.yaml dropped 1 cm, after 0.3 s, its feet's
+    contact points (green, drawn over the legs) where the page's camera projects them, and their forces."""
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    legs = ("lf", "rf", "lh", "rh")
+    start = {"base_z": 0.274, **{f"{leg}_hip": 0.6 for leg in legs}, **{f"{leg}_knee": -1.2 for leg in legs}}
+    run = robodyn.simulate(dog, 0.3, start, rtol=1e-6, atol=1e-8)
+    page = view(dog, trajectory=run)
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.bare()")
+    last = len(page.scene.times) - 1
+    browser.evaluate(f"window.robodynView.setTime({last})")
+    shot = browser.screenshot()
+    assert page.scene.contact_points is not None and page.scene.contact_forces is not None
+    assert np.all(page.scene.contact_forces[last, :, 2] > 10)  # standing: every foot pushed up by the floor
+    arrows = browser.evaluate("window.robodynView.contactArrows()")
+    assert all(arrow is not None and arrow[5] > 0.9 for arrow in arrows)  # drawn, pointing up
+    for point in page.scene.contact_points[last]:
+        x, y = browser.evaluate(f"window.robodynView.project({point.tolist()})")
+        patch = shot[int(y) - 2:int(y) + 3, int(x) - 2:int(x) + 3].astype(int)
+        green = (patch[..., 1] > 120) & (patch[..., 0] < 60) & (patch[..., 2] < 120)  # the marker's (0, 160, 80)
+        assert green.any()
+    _stored_picture(shot, "quadruped")
