@@ -140,4 +140,3 @@ def arm(model: ModelContract, point: Any, k: int) -> Any:
 
     K = kinematics(model)
     return draw_arm(K, point.x[: len(K.coordinates)], title=f"{model.name} at point {k}")
-
