@@ -54,8 +54,19 @@ if TYPE_CHECKING:
     from robodyn.model.roles import Role
     from robodyn.model.values import Values, Vector
 
-__all__ = ["Chart", "Constraints", "ExplicitForm", "Impacts", "KinematicTree", "Manipulator", "ModelContract",
-           "Sampling", "SymbolTable", "TorqueRegressor"]
+__all__ = ["Chart", "Constraints", "ContactPoint", "ExplicitForm", "Impacts", "KinematicTree", "Manipulator",
+           "ModelContract", "Sampling", "SymbolTable", "TorqueRegressor"]
+
+
+@dataclass(frozen=True, slots=True)
+class ContactPoint:
+    """A compliant contact as shown: its ``name`` (its outputs ``<name>_normal_force`` and ``<name>_friction_x``,
+    ``_y``, ``_z``: the force on the robot, N, world frame), the ``frame`` whose origin touches, and the plane's unit
+    ``normal`` (3,) (world frame, at the default parameters)."""
+
+    name: str
+    frame: str
+    normal: tuple[float, float, float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +210,8 @@ class ModelContract(Protocol):
     def record_key(self) -> str | None: ...
     @property
     def geometry_file(self) -> Path | None: ...
+    def contact_points(self) -> tuple[ContactPoint, ...]: ...
+    def fixed_base(self) -> ModelContract | None: ...
     @property
     def sample_period(self) -> float | None: ...
     def sampling(self) -> Sampling | None: ...

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import (
         Chart,
         Constraints,
+        ContactPoint,
         ExplicitForm,
         Impacts,
         KinematicTree,
@@ -264,6 +265,17 @@ class Model:
         """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``, an MJCF's geoms:
         the 3-D view, robodyn.viewer), or None (the default) for a model without one."""
         return None
+
+    def fixed_base(self) -> ModelContract | None:
+        """A moving base's robot with its base held at the world's origin (its joints the same coordinates, its
+        frames placed relative to the base: the 3-D view moves them by the base's states), or None (the default) for
+        a model whose base does not move."""
+        return None
+
+    def contact_points(self) -> tuple[ContactPoint, ...]:
+        """The compliant contacts whose forces are outputs (:class:`robodyn.model.protocol.ContactPoint`: their names,
+        frames and planes' normals, for the 3-D view to draw), or () (the default) for a model without any."""
+        return ()
 
     @property
     def sample_period(self) -> float | None:

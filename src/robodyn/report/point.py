@@ -31,9 +31,10 @@ def heading(model: ModelContract, point: Any) -> str:
 
 
 def point_section(model: ModelContract, point: Any, k: int, horizon: float,
-                  step: Callable[..., None] | None = None) -> tuple[str, dict[str, Any]]:
+                  step: Callable[..., None] | None = None, *, stick: bool = True) -> tuple[str, dict[str, Any]]:
     """The section of operating point ``k``: its HTML and its JSON record (x, u, A, B, C, D, eigenvalues, ...);
-    ``step(description=...)`` is told of each stage (a progress bar)."""
+    ``step(description=...)`` is told of each stage (a progress bar); ``stick``: a mechanism is drawn as a stick
+    picture (False when the report shows it in 3-D with its meshes instead)."""
     step = step or (lambda *_, **__: None)
     from robodyn.linear.modes import modes as modes_of
     from robodyn.linearization.linearize import linearize
@@ -94,7 +95,7 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
         step(description=f"point {k}: phase portrait")
         pictures.append(figure(figures.phase(model, point),
                                "phase portrait (arrows: the vector field at the point's inputs)"))
-    if model.kinematics() is not None and model.order == 2:
+    if stick and model.kinematics() is not None and model.order == 2:
         pictures.append(figure(figures.arm(model, point, k), "the mechanism at the operating point (gravity down)"))
     step(description=f"point {k}: done")
     return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures), record
