@@ -50,7 +50,7 @@ __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", 
 #: diagram's record also answers its linearization, ``manipulator`` (None) and its loops (robodyn.files
 #: .cached_diagram); for other records those are the full model's too.
 DELEGATED: Final = (
-    "affine_form", "energy", "equation_terms", "explicit_form",
+    "affine_form", "contact_points", "energy", "equation_terms", "explicit_form", "fixed_base",
     "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
     "mechanical_matrices", "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function",
     "scalar_damping", "show_text", "symbolic_form", "with_outputs",
@@ -442,6 +442,12 @@ class CachedModel(Model):
         if dict(opened.parameters) != dict(self.parameters):
             opened = opened.with_parameters(dict(self.parameters))
         return opened, injected, returned
+
+    def linearization_source(self) -> str | None:
+        """A diagram's composed linearization, as its record keeps it (robodyn.files.cached_diagram); None for other
+        models, as the full model answers."""
+        fields = self._diagram
+        return None if fields is None else str(fields["linearization"])
 
     def block_diagram(self) -> dict[str, Any] | None:
         """A diagram's drawing facts, from its record (None for other models)."""
