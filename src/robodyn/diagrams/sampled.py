@@ -24,7 +24,9 @@ period's map at its start, as Simulink's ``linmod`` gives.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import reduce
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -37,6 +39,7 @@ from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:
     from robodyn.diagrams.diagram import Diagram
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["Flow", "Sampling", "sampling_of"]
 
@@ -89,20 +92,30 @@ class Sampling:
         self.size = at
 
     # --- evaluation -------------------------------------------------------------------------------------------
-    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]
-                ) -> tuple[dict[str, Vector], dict[str, Vector]]:
-        """Each block's output and input with the sampled blocks in ``live`` computed and the others held."""
+    def _steps(self) -> list[_Step]:
+        """The blocks in evaluation order with what evaluating one needs, looked up once (made on first use)."""
         d = self.diagram
-        xs = {b: z[s] for b, (s, _) in d._slices.items()}
-        ps = {b: p[q] for b, (_, q) in d._slices.items()}
+        steps = d.memo().get("sampled steps")
+        if steps is None:
+            steps = d.memo()["sampled steps"] = [
+                _Step(block, d._blocks[block], *d._slices[block], self.held_y.get(block), d._blocks[block].n_inputs,
+                      tuple(d.drivers(block))) for block in d._order]
+        found: list[_Step] = steps
+        return found
+
+    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                inputs_of: Iterable[str] | None = None) -> tuple[dict[str, Vector], dict[str, Vector]]:
+        """Each block's output and input with the sampled blocks in ``live`` computed and the others held; the
+        inputs of the blocks ``inputs_of`` only, when given (the others' are not computed)."""
         ys: dict[str, Vector] = {}
-        for block in d._order:
-            model = d._blocks[block]
-            if block in self.every and block not in live:
-                ys[block] = z[self.held_y[block]]
+        for step in self._steps():
+            if step.held is not None and step.block not in live:
+                ys[step.block] = z[step.held]
             else:
-                ys[block] = model.h_raw(t, xs[block], d._block_input(block, u, ys), ps[block])
-        return ys, {block: d._block_input(block, u, ys) for block in d._blocks}
+                ys[step.block] = step.model.h_raw(t, z[step.rows], step.inputs(u, ys), p[step.columns])
+        steps = {step.block: step for step in self._steps()}
+        wanted = self.diagram._blocks if inputs_of is None else inputs_of
+        return ys, {block: steps[block].inputs(u, ys) for block in wanted}
 
     def _compiled_instant(self, live: frozenset[str]) -> tuple[Any, Any] | None:
         """The compiled ``update`` and ``hold`` of an instant of the blocks ``live`` (robodyn.diagrams.code),
@@ -123,32 +136,34 @@ class Sampling:
             out = np.empty(self.size)
             compiled[1](float(t), z, u, p, out)
             return out
-        ys, us = self.signals(t, z, u, p, set(self.every))
+        ys, us = self.signals(t, z, u, p, set(self.every), self.every)
         for block in self.every:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
 
-    def hits(self, k: int) -> set[str]:
-        """The sampled blocks with an instant at base step ``k``."""
-        return {b for b, every in self.every.items() if k % every == 0}
+    def hits(self, k: int) -> frozenset[str]:
+        """The sampled blocks with an instant at base step ``k`` (one set per phase of the hyperperiod)."""
+        phases = self.diagram.memo().setdefault("sampled phases", {})
+        live = phases.get(k % self.steps)
+        if live is None:
+            live = phases[k % self.steps] = frozenset(b for b, every in self.every.items() if k % every == 0)
+        found: frozenset[str] = live
+        return found
 
     def jump(self, t: float, z: Vector, u: Vector, p: Vector, k: int) -> np.ndarray:
         """The flow state after the instant at base step ``k`` > 0: pending updates applied, outputs held anew."""
-        d = self.diagram
         live = self.hits(k)
-        compiled = self._compiled_instant(frozenset(live))
+        compiled = self._compiled_instant(live)
         if compiled is not None:
             updated, out = np.empty(self.size), np.empty(self.size)
             compiled[0](float(t), np.ascontiguousarray(z, dtype=float), u, p, updated)
             compiled[1](float(t), updated, u, p, out)
             return out
         z = np.array(z, dtype=float)
-        for block in live:
-            rows, columns = d._slices[block]
-            model = d._blocks[block]
-            if model.n_states:
-                z[rows] = model.f_raw(t, z[rows], z[self.held_u[block]], p[columns])
-        ys, us = self.signals(t, z, u, p, live)
+        for step in self._steps():
+            if step.block in live and step.model.n_states:
+                z[step.rows] = step.model.f_raw(t, z[step.rows], z[self.held_u[step.block]], p[step.columns])
+        ys, us = self.signals(t, z, u, p, live, live)
         for block in live:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
@@ -213,7 +228,7 @@ class Sampling:
                 M = self._instant(t, z0, u, p, live) @ M
         return M[:n, :n], M[:n, n:], C, D
 
-    def _updates(self, t: float, z: Vector, p: Vector, live: set[str]) -> np.ndarray:
+    def _updates(self, t: float, z: Vector, p: Vector, live: AbstractSet[str]) -> np.ndarray:
         """d w / d w of the pending updates of the blocks in ``live``: x_b <- f_b(x_b, held u_b)."""
         d = self.diagram
         N, m = self.size, d.n_inputs
@@ -230,7 +245,7 @@ class Sampling:
             U[rows, self.held_u[block]] = B
         return U
 
-    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]
+    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str]
                             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """d y_b / d w and d u_b / d w of every block, with the blocks in ``live`` evaluated and the other sampled
         ones held (w = (z, u))."""
@@ -267,7 +282,7 @@ class Sampling:
             dy[block] = Cb @ dx + Db @ input_rows(block)
         return dy, {block: input_rows(block) for block in d._blocks}
 
-    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]) -> np.ndarray:
+    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str]) -> np.ndarray:
         """d w / d w of holding anew the outputs and inputs of the blocks in ``live``."""
         dy, du = self._signal_derivatives(t, z, u, p, live)
         S = np.eye(self.size + self.diagram.n_inputs)
@@ -276,7 +291,7 @@ class Sampling:
             S[self.held_u[block]] = du[block]
         return S
 
-    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str], M: np.ndarray
+    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str], M: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
         """C, D of the diagram's outputs at the instant, from (x, u) through M."""
         d = self.diagram
@@ -284,6 +299,33 @@ class Sampling:
         dy, _ = self._signal_derivatives(t, z, u, p, live)
         rows = np.array([dy[b][port] for b, port in d._outputs.values()]).reshape(len(d._outputs), -1) @ M
         return rows[:, :n], rows[:, n:]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One block of the evaluation order: its model, state rows and parameter columns in the flow's vectors, its
+    held outputs (sampled blocks) and its drivers (:meth:`Diagram.drivers`)."""
+
+    block: str
+    model: ModelContract
+    rows: slice
+    columns: slice
+    held: slice | None
+    n_inputs: int
+    drivers: tuple[tuple[int, str, Any, int], ...]
+
+    def inputs(self, u: Vector, ys: Mapping[str, Vector]) -> np.ndarray:
+        """The block's inputs from the diagram's inputs and the outputs ``ys`` computed so far (0 for the others:
+        a block evaluated before its drivers has no feedthrough), as ``Diagram._block_input``."""
+        value = np.zeros(self.n_inputs)
+        for inlet, kind, source, port in self.drivers:
+            if kind == "signal":
+                found = ys.get(source)
+                if found is not None:
+                    value[inlet] = found[port]
+            else:
+                value[inlet] = u[source] if kind == "input" else source
+        return value
 
 
 def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, Any] | None:
