@@ -204,7 +204,7 @@ class MPC:
         answer = self._solver.solve(q, b, lo, hi, guess, previous is not None)
         elapsed = time.perf_counter() - start
         N, m = self.horizon, self.plant.B.shape[1]
-        if answer.status in USABLE and np.all(np.isfinite(answer.z)):
+        if answer.status in USABLE and np.isfinite(answer.z).all():
             dx, du = self._form.plan(x0, answer.z)
             dx[0] = x0  # the measured state, a constraint of the QP: exactly, not to the solver's tolerance
             cost = _cost(dx, du, r, v, self.Q, self.R, self.Qf)
@@ -264,7 +264,7 @@ class MPC:
 def _cost(dx: Array, du: Array, r: Array, v: Array, Q: Array, R: Array, Qf: Array) -> float:
     """sum_k (x_k - r_k)' Q (...) + (u_k - v_k)' R (...) + (x_N - r_N)' Qf (...)."""
     ex, eu = dx - r, du - v
-    stage = np.einsum("ki,ij,kj->", ex[:-1], Q, ex[:-1]) + np.einsum("ki,ij,kj->", eu, R, eu)
+    stage = np.vdot(ex[:-1] @ Q, ex[:-1]) + np.vdot(eu @ R, eu)
     return float(stage + ex[-1] @ Qf @ ex[-1])
 
 

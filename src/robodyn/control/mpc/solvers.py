@@ -232,9 +232,8 @@ class ProxsuiteSolver:
     name = "proxsuite"
 
     def __init__(self, qp: QP, tolerance: float | None, max_iterations: int = MAX_ITERATIONS) -> None:
-        self.proxsuite = _module("proxsuite", "proxsuite")
+        proxqp = _module("proxsuite", "proxsuite").proxqp
         tolerance = TOLERANCE["proxsuite"] if tolerance is None else tolerance
-        proxqp = self.proxsuite.proxqp
         nz, neq, nin = qp.P.shape[0], qp.E.shape[0], qp.G.shape[0]
         backend = proxqp.dense if qp.dense else proxqp.sparse
         self.solver = backend.QP(nz, neq, nin)
@@ -251,9 +250,15 @@ class ProxsuiteSolver:
         settings.eps_primal_inf = settings.eps_dual_inf = 1e-9
         self.matrices = (qp.P.toarray(), qp.E.toarray(), qp.G.toarray()) if qp.dense else (qp.P, qp.E, qp.G)
         self.started = False
+        codes, guesses = proxqp.QPSolverOutput, proxqp.InitialGuess
+        self.statuses = {codes.PROXQP_SOLVED: "solved", codes.PROXQP_PRIMAL_INFEASIBLE: "infeasible",
+                         codes.PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: "infeasible",
+                         codes.PROXQP_MAX_ITER_REACHED: "max_iterations"}
+        self.guesses = {True: guesses.WARM_START_WITH_PREVIOUS_RESULT,
+                        False: guesses.EQUALITY_CONSTRAINED_INITIAL_GUESS}
+        self.warm: bool | None = None  # the initial guess set (it is set again only when it changes)
 
     def solve(self, q: Array, b: Array, lo: Array, hi: Array, guess: Guess | None, warm: bool) -> Answer:
-        proxqp = self.proxsuite.proxqp
         if not self.started:
             H, E, G = self.matrices
             equal, bound = (E, b) if b.size else (None, None)  # proxsuite's dense backend needs None for none
@@ -261,15 +266,11 @@ class ProxsuiteSolver:
             self.started = True
         else:
             self.solver.update(g=q, b=b if b.size else None, l=lo if lo.size else None, u=hi if hi.size else None)
-        guesses = proxqp.InitialGuess
-        self.solver.settings.initial_guess = (guesses.WARM_START_WITH_PREVIOUS_RESULT if warm
-                                              else guesses.EQUALITY_CONSTRAINED_INITIAL_GUESS)
+        if warm != self.warm:
+            self.solver.settings.initial_guess, self.warm = self.guesses[warm], warm
         self.solver.solve()
         results = self.solver.results
-        codes = proxqp.QPSolverOutput
-        status = {codes.PROXQP_SOLVED: "solved", codes.PROXQP_PRIMAL_INFEASIBLE: "infeasible",
-                  codes.PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: "infeasible",
-                  codes.PROXQP_MAX_ITER_REACHED: "max_iterations"}.get(results.info.status, "failed")
+        status = self.statuses.get(results.info.status, "failed")
         return Answer(np.array(results.x, dtype=float), np.array(results.y, dtype=float),
                       np.array(results.z, dtype=float), status, int(results.info.iter), str(results.info.status))
 
