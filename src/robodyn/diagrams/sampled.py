@@ -90,30 +90,28 @@ class Sampling:
             self.held_u[block] = slice(at, at + blocks[block].n_inputs)
             at += blocks[block].n_inputs
         self.size = at
+        self._order: dict[str, _Step] | None = None  # the evaluation order's steps (:meth:`_steps`)
 
     # --- evaluation -------------------------------------------------------------------------------------------
-    def _steps(self) -> list[_Step]:
+    def _steps(self) -> dict[str, _Step]:
         """The blocks in evaluation order with what evaluating one needs, looked up once (made on first use)."""
-        d = self.diagram
-        steps = d.memo().get("sampled steps")
-        if steps is None:
-            steps = d.memo()["sampled steps"] = [
-                _Step(block, d._blocks[block], *d._slices[block], self.held_y.get(block), d._blocks[block].n_inputs,
-                      tuple(d.drivers(block))) for block in d._order]
-        found: list[_Step] = steps
-        return found
+        if self._order is None:
+            d = self.diagram
+            self._order = {block: _Step(block, d._blocks[block], *d._slices[block], self.held_y.get(block),
+                                        d._blocks[block].n_inputs, tuple(d.drivers(block))) for block in d._order}
+        return self._order
 
     def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
                 inputs_of: Iterable[str] | None = None) -> tuple[dict[str, Vector], dict[str, Vector]]:
         """Each block's output and input with the sampled blocks in ``live`` computed and the others held; the
         inputs of the blocks ``inputs_of`` only, when given (the others' are not computed)."""
         ys: dict[str, Vector] = {}
-        for step in self._steps():
+        steps = self._steps()
+        for step in steps.values():
             if step.held is not None and step.block not in live:
                 ys[step.block] = z[step.held]
             else:
                 ys[step.block] = step.model.h_raw(t, z[step.rows], step.inputs(u, ys), p[step.columns])
-        steps = {step.block: step for step in self._steps()}
         wanted = self.diagram._blocks if inputs_of is None else inputs_of
         return ys, {block: steps[block].inputs(u, ys) for block in wanted}
 
@@ -160,7 +158,7 @@ class Sampling:
             compiled[1](float(t), updated, u, p, out)
             return out
         z = np.array(z, dtype=float)
-        for step in self._steps():
+        for step in self._steps().values():
             if step.block in live and step.model.n_states:
                 z[step.rows] = step.model.f_raw(t, z[step.rows], z[self.held_u[step.block]], p[step.columns])
         ys, us = self.signals(t, z, u, p, live, live)

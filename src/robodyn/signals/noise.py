@@ -19,6 +19,7 @@ Random123 known-answer vectors).
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Final
@@ -83,15 +84,23 @@ def standard_normals(seed: int, k: NDArray[np.int64]) -> Array:
     return np.sqrt(-2.0 * logs) * cosines
 
 
+@functools.lru_cache(maxsize=64)
+def _round_keys(seed: int) -> tuple[tuple[int, int], ...]:
+    """Philox4x32's key of each round for the key ``seed`` (its two words bumped by the Weyl increments)."""
+    k0, k1 = seed & _MASK, seed >> 32
+    keys = [(k0, k1)]
+    for _ in range(ROUNDS - 1):
+        k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+        keys.append((k0, k1))
+    return tuple(keys)
+
+
 def standard_normal(seed: int, k: int) -> float:
     """N_k of the stream ``seed`` for one integer k: :func:`standard_normals`' arithmetic on Python's ints (the
     evaluator template's too), bit for bit, without its arrays — a time at a time (a sampled loop's instants) costs
     microseconds instead of a hundred numpy calls."""
     x0, x1, x2, x3 = k & _MASK, (k >> 32) & _MASK, 0, 0  # k mod 2^64 as two words, as the uint64 cast
-    k0, k1 = seed & _MASK, seed >> 32
-    for r in range(ROUNDS):
-        if r:
-            k0, k1 = (k0 + _W0) & _MASK, (k1 + _W1) & _MASK
+    for k0, k1 in _round_keys(seed):
         product0, product1 = _M0 * x0, _M1 * x2  # < 2^64: exact
         x0, x1, x2, x3 = (product1 >> 32) ^ x1 ^ k0, product1 & _MASK, (product0 >> 32) ^ x3 ^ k1, product0 & _MASK
     u1 = 1.0 - (float(x0 >> 5) * 67108864.0 + float(x1 >> 6)) * _TWO_53

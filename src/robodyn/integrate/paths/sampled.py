@@ -92,7 +92,7 @@ class _Stops:
         if self.times is None:
             found = self.inputs.breakpoints(a, b)
         else:
-            found = self.times[np.searchsorted(self.times, a, "right"):np.searchsorted(self.times, b, "left")]
+            found = self.times[self.times.searchsorted(a, "right"):self.times.searchsorted(b, "left")]
         return found if found.size else _NO_STOPS
 
     def _chunk(self, k: int) -> None:
@@ -127,9 +127,9 @@ def _one(job: SimulationJob, sampling: Any, flow: Any, stops: _Stops, setup: Any
                 rows.append(z[None, :].copy())
             break
         # grid is sorted (t_eval is checked so): its points in [a, b), or [a, t1] on the last interval
-        first = int(np.searchsorted(grid, a, "left"))
-        inside = grid[first:int(np.searchsorted(grid, b, "left"))] if k < count or b < t1 else grid[first:]
-        wanted = inside if inside.size and inside[-1] == b else np.append(inside, b)
+        first = int(grid.searchsorted(a, "left"))
+        inside = grid[first:int(grid.searchsorted(b, "left"))] if k < count or b < t1 else grid[first:]
+        wanted = inside if inside.size and inside[-1] == b else np.concatenate((inside, (b,)))
         if totals["steps"] - used > job.max_steps:
             raise InputError(f"simulate: more than max_steps = {job.max_steps} steps by t = {a:g}: raise max_steps")
         run = run_adaptive(setup, job.method.name, (a, b), z, p, stops.inside(k, a, b), wanted, job.rtol, atol,
