@@ -74,8 +74,10 @@ DEFAULT_SOLVER: Final = AUTO
 #: it was both the fastest and exact (cart-pole and joint at N = 50; the 12-state masses at N = 30, 90 variables,
 #: reached ProxQP's iteration limit).
 DENSE_LIMIT: Final = 50
-#: ProxQP's iterations per solve under "auto" before Clarabel takes the step: warm-started solves of the benchmarks'
-#: feasible QPs need <= ~20 (cold ones ~15-30); an infeasible QP would run to MAX_ITERATIONS (~0.5 s).
+#: ProxQP's iterations per solve under "auto" before Clarabel takes the step (its ``max_iter``; the count it reports
+#: includes inner iterations): the benchmarks' solves report <= ~40, save one in 60 of the condensed double
+#: integrator's, which reached the cap (~400 reported) and went to Clarabel; ProxQP alone ran three of those 60 to
+#: MAX_ITERATIONS, and an infeasible QP runs there too (~0.5 s).
 PROXQP_CAP: Final = 200
 
 
