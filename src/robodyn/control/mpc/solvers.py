@@ -38,8 +38,8 @@ from numpy.typing import NDArray
 from robodyn.base.errors import InputError
 from robodyn.control.mpc.formulation import QP
 
-__all__ = ["AUTO", "DEFAULT_SOLVER", "DENSE_LIMIT", "PROXQP_CAP", "SOLVERS", "STATUSES", "TOLERANCE", "Answer",
-           "DirectSolver", "FallbackSolver", "QPSolver", "auto_formulation", "installed", "make_solver"]
+__all__ = ["AUTO", "DEFAULT_SOLVER", "DENSE_LIMIT", "DENSE_MU_IN", "PROXQP_CAP", "SOLVERS", "STATUSES", "TOLERANCE",
+           "Answer", "DirectSolver", "FallbackSolver", "QPSolver", "auto_formulation", "installed", "make_solver"]
 
 Array = NDArray[np.float64]
 
@@ -74,6 +74,11 @@ DEFAULT_SOLVER: Final = AUTO
 #: it was both the fastest and exact (cart-pole and joint at N = 50; the 12-state masses at N = 30, 90 variables,
 #: reached ProxQP's iteration limit).
 DENSE_LIMIT: Final = 50
+#: ProxQP's first proximal parameter of the inequalities under "auto" (its default 0.1): measured on the cart-pole at
+#: horizon 30 (benchmarks/RESULTS.md, "the 1 kHz loop"), 1e-3 halves the iterations at dt 1 ms (3.1 a solve instead of
+#: 6.6) and leaves dt 20 ms as it was (1e-4 and below tripled them there); on the double integrator it made ProxQP
+#: declare some feasible QPs infeasible: under "auto" Clarabel then takes the step, so it is "auto"'s alone.
+DENSE_MU_IN: Final = 1e-3
 #: ProxQP's iterations per solve under "auto" before Clarabel takes the step (its ``max_iter``; the count it reports
 #: includes inner iterations): the benchmarks' solves report <= ~40, save one in 60 of the condensed double
 #: integrator's, which reached the cap (~400 reported) and went to Clarabel; ProxQP alone ran three of those 60 to
@@ -233,7 +238,8 @@ class ProxsuiteSolver:
     shifts = False
     name = "proxsuite"
 
-    def __init__(self, qp: QP, tolerance: float | None, max_iterations: int = MAX_ITERATIONS) -> None:
+    def __init__(self, qp: QP, tolerance: float | None, max_iterations: int = MAX_ITERATIONS,
+                 mu_in: float | None = None) -> None:
         proxqp = _module("proxsuite", "proxsuite").proxqp
         tolerance = TOLERANCE["proxsuite"] if tolerance is None else tolerance
         nz, neq, nin = qp.P.shape[0], qp.E.shape[0], qp.G.shape[0]
@@ -247,6 +253,8 @@ class ProxsuiteSolver:
         # loop"); the sparse one, exact to ~1e-10 without it, reached its iteration limit with it (a double integrator)
         settings.check_duality_gap = qp.dense
         settings.eps_duality_gap_abs = settings.eps_duality_gap_rel = tolerance
+        if mu_in is not None:
+            settings.default_mu_in = mu_in
         # ProxQP's default 1e-4 declared feasible QPs infeasible after a warm start (the constrained double
         # integrator of tests/control/mpc/test_mpc_controller.py): its certificate is asked to 1e-9
         settings.eps_primal_inf = settings.eps_dual_inf = 1e-9
@@ -278,7 +286,8 @@ class ProxsuiteSolver:
 
 
 class FallbackSolver:
-    """``"auto"`` on a small condensed QP: ProxQP's dense backend (its iterations capped at :data:`PROXQP_CAP`), and
+    """``"auto"`` on a small condensed QP: ProxQP's dense backend (its iterations capped at :data:`PROXQP_CAP`, its
+    first proximal parameter :data:`DENSE_MU_IN`), and
     Clarabel on the same QP, set up at its first use, for a step ProxQP leaves unsolved — Clarabel's answer (its
     status, ``solver="clarabel"``) is then the step's. ProxQP starts cold after such a step."""
 
@@ -287,7 +296,7 @@ class FallbackSolver:
 
     def __init__(self, qp: QP, tolerance: float | None) -> None:
         self.qp, self.tolerance = qp, tolerance
-        self.first = ProxsuiteSolver(qp, tolerance, PROXQP_CAP)
+        self.first = ProxsuiteSolver(qp, tolerance, PROXQP_CAP, DENSE_MU_IN)
         self.second: ClarabelSolver | None = None
         self.handed = False  # the previous step was Clarabel's: ProxQP's own previous result is no guess
 
