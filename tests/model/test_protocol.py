@@ -155,7 +155,9 @@ CAPABILITIES: dict[str, set[str]] = {
                "linear_by_construction", "parameter_jacobian"},
     "linear discrete": {"jacobian", "output_jacobians", "linear_model", "explicit_form", "linear_by_construction",
                         "sample_period", "parameter_jacobian"},
-    "diagram": {"jacobian", "output_jacobians", "affine_form", "symbol_table", "parameter_jacobian"},
+    # its LinearSystem block compiles as its lti block (robodyn.diagrams.code.code_blocks); it has no C functions
+    "diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian", "kernel_output",
+                "symbol_table", "parameter_jacobian", "kernel_parameter_jacobian"},
     "compiled diagram": {"jacobian", "output_jacobians", "affine_form", "compilable", "kernel_jacobian",
                          "kernel_output", "symbol_table", "exported_functions", "parameter_jacobian",
                          "kernel_parameter_jacobian"},

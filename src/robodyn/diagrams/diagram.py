@@ -416,11 +416,12 @@ class Diagram(ComposedCode, DiagramParameters, Model):
     def _composed(self) -> tuple[str, str] | None:
         memo = self.memo()
         if "diagram code" not in memo:
-            from robodyn.diagrams.code import block_plans, compose
+            from robodyn.diagrams.code import block_plans, code_blocks, compose
 
             composed = None
-            if all(model.compilable for model in self._blocks.values()) and self.sampling() is None:
-                plans = block_plans(self._blocks, self._slices, self.input_sources())
+            models = code_blocks(self._blocks, memo.setdefault("lti forms", {}))
+            if models is not None and self.sampling() is None:
+                plans = block_plans(models, self._slices, self.input_sources())
                 index = {b: k for k, b in enumerate(self._blocks)}
                 composed = compose(plans, [index[b] for b in self._order],
                                    [(index[b], port) for b, port in self._outputs.values()])

@@ -330,14 +330,15 @@ def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, A
     from robodyn.codegen.loader import load_generated
     from robodyn.codegen.module import function_header, straight_line_function
     from robodyn.codegen.printer import safe_label
-    from robodyn.diagrams.code import block_plans, compose_jump
+    from robodyn.diagrams.code import block_plans, code_blocks, compose_jump
 
     d = sampling.diagram
-    if not all(model.compilable for model in d.blocks.values()):
+    models = code_blocks(d.blocks, d.memo().setdefault("lti forms", {}))
+    if models is None:
         return None
     index = {b: k for k, b in enumerate(d.blocks)}
     held = {b: s.start for b, s in sampling.held_y.items()}
-    plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
+    plans = block_plans(models, d._slices, d.input_sources(), held)
     texts = compose_jump(plans, [index[b] for b in d._order], sorted(index[b] for b in live),
                          {index[b]: s.start for b, s in sampling.held_u.items()}, sampling.size)
     if texts is None:
@@ -394,14 +395,15 @@ class Flow(ComposedCode, Model):
     def _composed(self) -> tuple[str, str] | None:
         memo = self.memo()
         if "flow code" not in memo:
-            from robodyn.diagrams.code import block_plans, compose
+            from robodyn.diagrams.code import block_plans, code_blocks, compose
 
             d = self.owner.diagram
             composed = None
             # the sampled blocks are held between instants: only the others' code is needed
-            if all(model.compilable for b, model in d.blocks.items() if b not in self.owner.every):
+            models = code_blocks(d.blocks, d.memo().setdefault("lti forms", {}), held=self.owner.every)
+            if models is not None:
                 held = {b: s.start for b, s in self.owner.held_y.items()}
-                plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
+                plans = block_plans(models, d._slices, d.input_sources(), held)
                 index = {b: k for k, b in enumerate(d.blocks)}
                 composed = compose(plans, [index[b] for b in d._order],
                                    [(index[b], port) for b, port in d._outputs.values()], n_rows=self.n_states)

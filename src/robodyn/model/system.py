@@ -293,6 +293,10 @@ class Model:
         """A diagram's blocks, wires, inputs, outputs and loops (what ``robodyn analyze`` draws), or None."""
         return None
 
+    def linearization_source(self) -> str | None:
+        """A diagram's composed exact linearization as module source (what a cached record keeps), or None."""
+        return None
+
     def open_loop(self, port: str) -> tuple[ModelContract, str, str]:
         """A diagram with its loop broken at ``port``, and the names of the injected input and the returned output
         (``linearize(..., open=port)``); only diagrams have loops to break."""
