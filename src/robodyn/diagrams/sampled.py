@@ -24,7 +24,7 @@ period's map at its start, as Simulink's ``linmod`` gives.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import reduce
@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Flow", "Sampling", "sampling_of"]
 
+Differences = Callable[[Callable[[np.ndarray], Any], np.ndarray], tuple[np.ndarray, float]]
 PERIOD_RTOL: Final = 1e-9  # A period within this fraction of an integer multiple of the base period is that multiple.
 #: Base periods in the hyperperiod a linearization steps through (periods of 1 ms and 1 s: 1,000), ~0.2 ms each:
 #: 100,000 take ~20 s; rates further apart do not make one useful discrete-time model.
@@ -192,8 +193,12 @@ class Sampling:
         return found
 
     # --- the discrete-time linear model -----------------------------------------------------------------------
-    def linearization(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, ...]:
-        """A, B, C, D of the map over one hyperperiod from the instant ``t`` (see the module docstring)."""
+    def linearization(self, t: float, x: Vector, u: Vector, p: Vector, differences: Differences | None = None
+                      ) -> tuple[np.ndarray, ...]:
+        """A, B, C, D of the map over one hyperperiod from the instant ``t`` (see the module docstring).
+        ``differences(function, point) -> (J, error)``: how the Jacobians of a block without exact ones (a filter
+        written in Python) are taken (the linearize layer passes its central differences); None: such a block is
+        refused."""
         from scipy.linalg import expm
 
         from robodyn.base.budget import check_count
@@ -209,9 +214,9 @@ class Sampling:
         M = np.zeros((N + m, n + m))
         M[N:, n:] = np.eye(m)
         M[:n, :n] = np.eye(n)
-        S = self._instant(t, z0, u, p, every)  # (N + m) x (N + m): w -> w with the held signals refreshed
+        S = self._instant(t, z0, u, p, every, differences)  # (N + m) x (N + m): w -> w, held signals refreshed
         M = S @ M
-        C, D = self._output_rows(t, z0, u, p, every, M)
+        C, D = self._output_rows(t, z0, u, p, every, M, differences)
         flow = self.flow()
         F = np.zeros((N + m, N + m))
         A_flow, B_flow = flow.jacobians_raw(t, z0, u, p)
@@ -220,13 +225,14 @@ class Sampling:
         for k in range(1, self.steps + 1):
             M = step @ M
             live = self.hits(k)
-            U = self._updates(t, z0, p, live)
+            U = self._updates(t, z0, p, live, differences)
             M = U @ M
             if k < self.steps:
-                M = self._instant(t, z0, u, p, live) @ M
+                M = self._instant(t, z0, u, p, live, differences) @ M
         return M[:n, :n], M[:n, n:], C, D
 
-    def _updates(self, t: float, z: Vector, p: Vector, live: AbstractSet[str]) -> np.ndarray:
+    def _updates(self, t: float, z: Vector, p: Vector, live: AbstractSet[str], differences: Differences | None
+                 ) -> np.ndarray:
         """d w / d w of the pending updates of the blocks in ``live``: x_b <- f_b(x_b, held u_b)."""
         d = self.diagram
         N, m = self.size, d.n_inputs
@@ -236,14 +242,14 @@ class Sampling:
             if not model.n_states:
                 continue
             rows, columns = d._slices[block]
-            A, B = (np.asarray(a, dtype=float) for a in model.jacobians_raw(t, z[rows], z[self.held_u[block]],
-                                                                            p[columns]))
+            A, B = _block_jacobians(model, t, z[rows], z[self.held_u[block]], p[columns], "f", differences)
             U[rows] = 0.0
             U[rows, rows] = A
             U[rows, self.held_u[block]] = B
         return U
 
-    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str]
+    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                            differences: Differences | None = None
                             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """d y_b / d w and d u_b / d w of every block, with the blocks in ``live`` evaluated and the other sampled
         ones held (w = (z, u))."""
@@ -270,31 +276,28 @@ class Sampling:
                 dy[block] = rows
                 continue
             state, columns = d._slices[block]
-            found = model.output_jacobians_raw(t, z[state], us[block], p[columns])
-            if found is None:
-                raise InputError(f"diagram {d.name!r}: block {block!r} has no exact output Jacobian; a sampled "
-                                 "diagram is linearized through its blocks' exact Jacobians")
-            Cb, Db = (np.asarray(a, dtype=float) for a in found)
+            Cb, Db = _block_jacobians(model, t, z[state], us[block], p[columns], "h", differences, d.name, block)
             dx = np.zeros((model.n_states, N + m))
             dx[:, state] = np.eye(model.n_states)
             dy[block] = Cb @ dx + Db @ input_rows(block)
         return dy, {block: input_rows(block) for block in d._blocks}
 
-    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str]) -> np.ndarray:
+    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                 differences: Differences | None = None) -> np.ndarray:
         """d w / d w of holding anew the outputs and inputs of the blocks in ``live``."""
-        dy, du = self._signal_derivatives(t, z, u, p, live)
+        dy, du = self._signal_derivatives(t, z, u, p, live, differences)
         S = np.eye(self.size + self.diagram.n_inputs)
         for block in live:
             S[self.held_y[block]] = dy[block]
             S[self.held_u[block]] = du[block]
         return S
 
-    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str], M: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str], M: np.ndarray,
+                     differences: Differences | None = None) -> tuple[np.ndarray, np.ndarray]:
         """C, D of the diagram's outputs at the instant, from (x, u) through M."""
         d = self.diagram
         n = d.n_states
-        dy, _ = self._signal_derivatives(t, z, u, p, live)
+        dy, _ = self._signal_derivatives(t, z, u, p, live, differences)
         rows = np.array([dy[b][port] for b, port in d._outputs.values()]).reshape(len(d._outputs), -1) @ M
         return rows[:, :n], rows[:, n:]
 
@@ -324,6 +327,24 @@ class _Step:
             else:
                 value[inlet] = u[source] if kind == "input" else source
         return value
+
+
+def _block_jacobians(model: Any, t: float, x: Vector, u: Vector, p: Vector, which: str,
+                     differences: Differences | None, diagram: str = "", block: str = "") -> tuple[np.ndarray, ...]:
+    """A block's exact (A, B) (``which`` "f") or (C, D) ("h"); by ``differences`` of f_raw or h_raw in (x, u) when
+    it has none and they are given, else an InputError naming the block."""
+    if which == "f" and model.jacobian_method is not None:
+        return tuple(np.asarray(a, dtype=float) for a in model.jacobians_raw(t, x, u, p))
+    exact = model.output_jacobians_raw(t, x, u, p) if which == "h" and model.jacobian_method is not None else None
+    if exact is not None:
+        return tuple(np.asarray(a, dtype=float) for a in exact)
+    if differences is None:
+        raise InputError(f"diagram {diagram!r}: block {block!r} has no exact output Jacobian; a sampled diagram is "
+                         "linearized through its blocks' exact Jacobians")
+    function = model.f_raw if which == "f" else model.h_raw
+    n = x.size
+    J = np.asarray(differences(lambda z: function(t, z[:n], z[n:], p), np.concatenate([x, u]))[0], dtype=float)
+    return J[:, :n], J[:, n:]
 
 
 def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, Any] | None:

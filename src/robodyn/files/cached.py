@@ -53,7 +53,7 @@ DELEGATED: Final = (
     "affine_form", "energy", "equation_terms", "explicit_form",
     "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
     "mechanical_matrices", "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function",
-    "scalar_damping", "show_text", "symbolic_form",
+    "scalar_damping", "show_text", "symbolic_form", "with_outputs",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -418,6 +418,15 @@ class CachedModel(Model):
 
     def switching_events(self) -> list[Any]:
         return []
+
+    def rest_state(self, t: float, x: Any, u: Any, p: Any) -> None:
+        """None, as the full model answers: no record is made of a model with sampled blocks (the estimators and
+        controllers that know where they rest)."""
+        return None
+
+    def roles(self) -> tuple[()]:
+        """(), as the full model answers (no sampled blocks: no estimators or predictive controllers)."""
+        return ()
 
     def open_loop(self, port: str) -> Any:
         """A diagram's loop opened at ``port``, from its own record (made from the full diagram the first time);

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         SymbolTable,
         TorqueRegressor,
     )
+    from robodyn.model.roles import Role
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
 __all__ = ["Model", "Values", "check_names", "default_values", "name_tuple", "real_array", "require_euclidean",
@@ -260,8 +261,8 @@ class Model:
 
     @property
     def geometry_file(self) -> Path | None:
-        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``: the 3-D view,
-        robodyn.viewer), or None (the default) for a model without one."""
+        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``, an MJCF's geoms:
+        the 3-D view, robodyn.viewer), or None (the default) for a model without one."""
         return None
 
     @property
@@ -302,6 +303,22 @@ class Model:
         (``linearize(..., open=port)``); only diagrams have loops to break."""
         raise InputError(f"model {self.name!r} ({self.kind}) has no loops to open at {port!r}: make a "
                          "robodyn.Diagram of the plant and the controller")
+
+    def with_outputs(self, outputs: Mapping[str, str]) -> ModelContract:
+        """The model with the outputs ``{name: "block.port"}`` added (a diagram's block signals, as a report records
+        them); only diagrams have signals to add."""
+        raise InputError(f"model {self.name!r} ({self.kind}) has no block signals to add as outputs")
+
+    def rest_state(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector | None:
+        """The state near ``x`` (n,) the model rests at with its inputs held at ``u`` (m,), when it knows it without
+        a search (a sampled estimator's steady-state filter; a diagram's assembled from its blocks'), else None (the
+        default). ``find_equilibrium`` starts there by default."""
+        return None
+
+    def roles(self) -> tuple[Role, ...]:
+        """What the model does in a closed loop that reports show (robodyn.model.roles: an estimator, a predictive
+        controller; a diagram's, its blocks' qualified), () by default."""
+        return ()
 
     def sampling(self) -> Sampling | None:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:

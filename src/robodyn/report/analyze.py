@@ -136,6 +136,10 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
         started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key)
                    for k, point in enumerate(chosen)]
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
+        if model.roles():
+            from robodyn.report.closed_loop import roles_record
+
+            data["roles"] = roles_record(model.roles())
         structure = model.block_diagram()
         if structure is not None:
             from robodyn.report.diagram import diagram_section

@@ -1,7 +1,8 @@
 """One operating point of the report: its linear model, modes and poles, validity, responses and pictures.
 
 Every eigenvalue of A is drawn on the pole map and listed in the JSON as ``[re, im]`` (a complex pair is two
-poles); the modes table has one row per real pole or complex pair.
+poles; a discrete-time model's also as ``continuous_eigenvalues``, s = ln z / dt, null for z = 0); the modes table
+has one row per real pole or complex pair.
 """
 
 from __future__ import annotations
@@ -60,6 +61,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     result = modes_of(linear)
     poles = linear.eigenvalues
     record.update(stability=result.stability, eigenvalues=[[float(z.real), float(z.imag)] for z in poles])
+    if linear.dt is not None:  # a sampled model's poles z as continuous-time equivalents s = ln z / dt
+        with np.errstate(divide="ignore"):
+            equivalent = np.log(poles.astype(complex)) / linear.dt
+        record["continuous_eigenvalues"] = [[float(s.real) if np.isfinite(s.real) else None, float(s.imag)]
+                                            for s in equivalent]
     verdict = "stable" if result.stability.startswith("asymptotically") else "unstable" \
         if result.stability == "unstable" else ""
     parts.append(f"<h3>Modes</h3><p class=\"verdict {verdict}\">{html.escape(result.stability)}</p>"
@@ -75,6 +81,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
 
         step(description=f"point {k}: loops")
         parts.append(loops_section(model, point, record, pictures))
+    if model.roles():  # a loop with estimators or predictive controllers: the estimate and the bounds along a run
+        from robodyn.report.closed_loop import closed_loop_section
+
+        step(description=f"point {k}: closed loop")
+        parts.append(closed_loop_section(model, point, horizon, record, pictures))
     step(description=f"point {k}: validity")
     parts.append(_validity(model, point, record, pictures))
     step(description=f"point {k}: responses")

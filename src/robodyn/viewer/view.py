@@ -49,8 +49,9 @@ class View:
 
 def model_geometry(model: ModelContract, *, collision: bool = False,
                    package_dirs: Mapping[str, str | os.PathLike[str]] | None = None) -> RobotGeometry:
-    """The shapes drawn of ``model``: its robot file's (a URDF) when it has one (a diagram: its robot block's, the
-    links named ``block.link`` as the diagram's frames are), else (or when the file draws nothing) its frames'."""
+    """The shapes drawn of ``model``: its robot file's (a URDF's visuals, an MJCF's geoms) when it has one (a diagram:
+    its robot block's, the links named ``block.link`` as the diagram's frames are), else (or when the file draws
+    nothing) its frames'."""
     source, prefix = model.geometry_file, ""
     block = model.robot_block() if source is None else None
     if block is not None and block[1].geometry_file is not None:
@@ -61,7 +62,12 @@ def model_geometry(model: ModelContract, *, collision: bool = False,
                              key="collision")
         return frame_geometry(kinematics(model))
     dirs = {name: Path(folder) for name, folder in (package_dirs or {}).items()}
-    geometry = urdf_geometry(source, collision=collision, locator=MeshLocator(Path(source), dirs))
+    if Path(source).suffix.lower() == ".xml":  # MuJoCo's MJCF: its geoms
+        from robodyn.viewer.mjcf_shapes import mjcf_geometry
+
+        geometry = mjcf_geometry(source, collision=collision)
+    else:
+        geometry = urdf_geometry(source, collision=collision, locator=MeshLocator(Path(source), dirs))
     if not geometry.visuals and not geometry.missing and not collision:  # a URDF without shapes: its frames'
         return frame_geometry(kinematics(model))
     if not prefix:

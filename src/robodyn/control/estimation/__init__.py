@@ -3,5 +3,6 @@
 ``ukf`` (:mod:`~robodyn.control.estimation.blocks`), the arithmetic of one filter step
 (:mod:`~robodyn.control.estimation.filters`: Joseph's update, the scaled unscented transform) and what a
 period of the continuous plant gives them (:mod:`~robodyn.control.estimation.discretization`: Van Loan's
-process noise, the zero-order hold, the RK4 mean).
+process noise, the zero-order hold, the RK4 mean); where a filter block rests and what it is to a report
+(:mod:`~robodyn.control.estimation.rest`: the plant's rest point and the steady-state filter's covariance).
 """

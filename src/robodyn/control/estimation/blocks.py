@@ -19,6 +19,10 @@ the Jacobian A at x_{k|k} (Van Loan: Qd = integral_0^T e^{A s} G Qn G' e^{A' s} 
 (``kalman`` of a LinearSystem with ``dt``) Qn is the covariance of w_k in x_{k+1} = A x_k + B u_k + G w_k. ``Rn`` is
 the covariance of the measurement noise of one sample. Weights are matrices or ``{name: variance}`` diagonals.
 The plant is evaluated at its parameters' values when the block is made.
+
+Each block also says where it rests for held inputs (``rest_state``: the plant's rest point and the steady-state
+filter's prior covariance) and what it is to a report (``roles()``: an estimator of the plant's states):
+robodyn.control.estimation.rest.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from robodyn.control.estimation.filters import (
     unscented_transform,
     unscented_update,
 )
+from robodyn.control.estimation.rest import RestPoint, estimator_role, held_linear_rest, plant_rest, rest_function
 from robodyn.control.optimal.batch.points import ModelPoints
 from robodyn.control.weights import DEFINITE_RTOL, check_definite, check_symmetric, weight_matrix
 from robodyn.linear.systems import as_linear
@@ -132,8 +137,9 @@ class _Setup:
         return self.G @ self.Qn @ self.G.T
 
 
-def _block(setup: _Setup, steps: _Filter) -> System:
-    """The sampled System running ``steps`` (see the module docstring for its ports and state)."""
+def _block(setup: _Setup, steps: _Filter, point: RestPoint) -> System:
+    """The sampled System running ``steps`` (see the module docstring for its ports and state), resting where
+    ``point`` says (robodyn.control.estimation.rest)."""
     plant, n = setup.plant, setup.plant.n_states
     p, m = len(setup.measured), plant.n_inputs
     upper = np.triu_indices(n)
@@ -169,7 +175,7 @@ def _block(setup: _Setup, steps: _Filter) -> System:
     states = [*(f"{s}_prior" for s in plant.states), *(f"P_{i}_{j}" for i, j in zip(*upper, strict=True))]
     outputs = [*(f"{s}_hat" for s in plant.states), *(f"P_{s}" for s in plant.states)]
     return System(update, states, [*measured, *plant.inputs], h=output, outputs=outputs, name=setup.name,
-                  sample=setup.T)
+                  sample=setup.T, rest=rest_function(setup, steps, point), role=estimator_role(plant))
 
 
 class _Linear:
@@ -293,7 +299,7 @@ def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *
                          "a discrete plant is estimated at its own period (leave sample out)")
     else:
         Phi, Gamma, Qd = A, B, setup.process_noise()
-    return _block(setup, _Linear(setup, Phi, Gamma, Qd, C, D))
+    return _block(setup, _Linear(setup, Phi, Gamma, Qd, C, D), held_linear_rest)
 
 
 def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
@@ -307,7 +313,7 @@ def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
     :func:`kalman`'s (``sample`` required).
     """
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
-    return _block(setup, _Extended(setup, substeps))
+    return _block(setup, _Extended(setup, substeps), plant_rest)
 
 
 def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
@@ -324,4 +330,4 @@ def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
     """
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
     check_definite(setup.P0, f"{setup.where}: P0 (the sigma points need a positive definite covariance)", True)
-    return _block(setup, _Unscented(setup, substeps, alpha, beta, kappa))
+    return _block(setup, _Unscented(setup, substeps, alpha, beta, kappa), plant_rest)
