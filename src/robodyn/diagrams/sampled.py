@@ -24,7 +24,9 @@ period's map at its start, as Simulink's ``linmod`` gives.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import reduce
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -37,6 +39,7 @@ from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:
     from robodyn.diagrams.diagram import Diagram
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["Flow", "Sampling", "sampling_of"]
 
@@ -88,22 +91,30 @@ class Sampling:
             self.held_u[block] = slice(at, at + blocks[block].n_inputs)
             at += blocks[block].n_inputs
         self.size = at
+        self._order: dict[str, _Step] | None = None  # the evaluation order's steps (:meth:`_steps`)
 
     # --- evaluation -------------------------------------------------------------------------------------------
-    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]
-                ) -> tuple[dict[str, Vector], dict[str, Vector]]:
-        """Each block's output and input with the sampled blocks in ``live`` computed and the others held."""
-        d = self.diagram
-        xs = {b: z[s] for b, (s, _) in d._slices.items()}
-        ps = {b: p[q] for b, (_, q) in d._slices.items()}
+    def _steps(self) -> dict[str, _Step]:
+        """The blocks in evaluation order with what evaluating one needs, looked up once (made on first use)."""
+        if self._order is None:
+            d = self.diagram
+            self._order = {block: _Step(block, d._blocks[block], *d._slices[block], self.held_y.get(block),
+                                        d._blocks[block].n_inputs, tuple(d.drivers(block))) for block in d._order}
+        return self._order
+
+    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                inputs_of: Iterable[str] | None = None) -> tuple[dict[str, Vector], dict[str, Vector]]:
+        """Each block's output and input with the sampled blocks in ``live`` computed and the others held; the
+        inputs of the blocks ``inputs_of`` only, when given (the others' are not computed)."""
         ys: dict[str, Vector] = {}
-        for block in d._order:
-            model = d._blocks[block]
-            if block in self.every and block not in live:
-                ys[block] = z[self.held_y[block]]
+        steps = self._steps()
+        for step in steps.values():
+            if step.held is not None and step.block not in live:
+                ys[step.block] = z[step.held]
             else:
-                ys[block] = model.h_raw(t, xs[block], d._block_input(block, u, ys), ps[block])
-        return ys, {block: d._block_input(block, u, ys) for block in d._blocks}
+                ys[step.block] = step.model.h_raw(t, z[step.rows], step.inputs(u, ys), p[step.columns])
+        wanted = self.diagram._blocks if inputs_of is None else inputs_of
+        return ys, {block: steps[block].inputs(u, ys) for block in wanted}
 
     def _compiled_instant(self, live: frozenset[str]) -> tuple[Any, Any] | None:
         """The compiled ``update`` and ``hold`` of an instant of the blocks ``live`` (robodyn.diagrams.code),
@@ -124,32 +135,34 @@ class Sampling:
             out = np.empty(self.size)
             compiled[1](float(t), z, u, p, out)
             return out
-        ys, us = self.signals(t, z, u, p, set(self.every))
+        ys, us = self.signals(t, z, u, p, set(self.every), self.every)
         for block in self.every:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
 
-    def hits(self, k: int) -> set[str]:
-        """The sampled blocks with an instant at base step ``k``."""
-        return {b for b, every in self.every.items() if k % every == 0}
+    def hits(self, k: int) -> frozenset[str]:
+        """The sampled blocks with an instant at base step ``k`` (one set per phase of the hyperperiod)."""
+        phases = self.diagram.memo().setdefault("sampled phases", {})
+        live = phases.get(k % self.steps)
+        if live is None:
+            live = phases[k % self.steps] = frozenset(b for b, every in self.every.items() if k % every == 0)
+        found: frozenset[str] = live
+        return found
 
     def jump(self, t: float, z: Vector, u: Vector, p: Vector, k: int) -> np.ndarray:
         """The flow state after the instant at base step ``k`` > 0: pending updates applied, outputs held anew."""
-        d = self.diagram
         live = self.hits(k)
-        compiled = self._compiled_instant(frozenset(live))
+        compiled = self._compiled_instant(live)
         if compiled is not None:
             updated, out = np.empty(self.size), np.empty(self.size)
             compiled[0](float(t), np.ascontiguousarray(z, dtype=float), u, p, updated)
             compiled[1](float(t), updated, u, p, out)
             return out
         z = np.array(z, dtype=float)
-        for block in live:
-            rows, columns = d._slices[block]
-            model = d._blocks[block]
-            if model.n_states:
-                z[rows] = model.f_raw(t, z[rows], z[self.held_u[block]], p[columns])
-        ys, us = self.signals(t, z, u, p, live)
+        for step in self._steps().values():
+            if step.block in live and step.model.n_states:
+                z[step.rows] = step.model.f_raw(t, z[step.rows], z[self.held_u[step.block]], p[step.columns])
+        ys, us = self.signals(t, z, u, p, live, live)
         for block in live:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
@@ -218,7 +231,7 @@ class Sampling:
                 M = self._instant(t, z0, u, p, live, differences) @ M
         return M[:n, :n], M[:n, n:], C, D
 
-    def _updates(self, t: float, z: Vector, p: Vector, live: set[str], differences: Differences | None
+    def _updates(self, t: float, z: Vector, p: Vector, live: AbstractSet[str], differences: Differences | None
                  ) -> np.ndarray:
         """d w / d w of the pending updates of the blocks in ``live``: x_b <- f_b(x_b, held u_b)."""
         d = self.diagram
@@ -235,7 +248,7 @@ class Sampling:
             U[rows, self.held_u[block]] = B
         return U
 
-    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str],
+    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
                             differences: Differences | None = None
                             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """d y_b / d w and d u_b / d w of every block, with the blocks in ``live`` evaluated and the other sampled
@@ -269,7 +282,7 @@ class Sampling:
             dy[block] = Cb @ dx + Db @ input_rows(block)
         return dy, {block: input_rows(block) for block in d._blocks}
 
-    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str],
+    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
                  differences: Differences | None = None) -> np.ndarray:
         """d w / d w of holding anew the outputs and inputs of the blocks in ``live``."""
         dy, du = self._signal_derivatives(t, z, u, p, live, differences)
@@ -279,7 +292,7 @@ class Sampling:
             S[self.held_u[block]] = du[block]
         return S
 
-    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str], M: np.ndarray,
+    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str], M: np.ndarray,
                      differences: Differences | None = None) -> tuple[np.ndarray, np.ndarray]:
         """C, D of the diagram's outputs at the instant, from (x, u) through M."""
         d = self.diagram
@@ -287,6 +300,33 @@ class Sampling:
         dy, _ = self._signal_derivatives(t, z, u, p, live, differences)
         rows = np.array([dy[b][port] for b, port in d._outputs.values()]).reshape(len(d._outputs), -1) @ M
         return rows[:, :n], rows[:, n:]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One block of the evaluation order: its model, state rows and parameter columns in the flow's vectors, its
+    held outputs (sampled blocks) and its drivers (:meth:`Diagram.drivers`)."""
+
+    block: str
+    model: ModelContract
+    rows: slice
+    columns: slice
+    held: slice | None
+    n_inputs: int
+    drivers: tuple[tuple[int, str, Any, int], ...]
+
+    def inputs(self, u: Vector, ys: Mapping[str, Vector]) -> np.ndarray:
+        """The block's inputs from the diagram's inputs and the outputs ``ys`` computed so far (0 for the others:
+        a block evaluated before its drivers has no feedthrough), as ``Diagram._block_input``."""
+        value = np.zeros(self.n_inputs)
+        for inlet, kind, source, port in self.drivers:
+            if kind == "signal":
+                found = ys.get(source)
+                if found is not None:
+                    value[inlet] = found[port]
+            else:
+                value[inlet] = u[source] if kind == "input" else source
+        return value
 
 
 def _block_jacobians(model: Any, t: float, x: Vector, u: Vector, p: Vector, which: str,
