@@ -48,7 +48,7 @@ bench: $(VENV)/.installed-test+control+urdf+collocation+mpc+viewer+bench $(VENV)
 	@for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 lint: $(VENV)/.installed-test+control+lint
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks examples
 	$(BIN)/mypy
 
 clean:

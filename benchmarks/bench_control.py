@@ -15,7 +15,14 @@ bounds), at states of the closed loop where the bounds are active. Prints the wa
 ratio python-control / robodyn for each of robodyn's QP solvers, and the first inputs' difference (the ratio is
 quoted at the same solution: within MPC_ATOL).
 
-Run: PYTHONPATH=src python benchmarks/bench_control.py [ddp] [mpc] (both by default; pinocchio 4.0.0 for
+Loop part (issue 48, `loop`): the 1 kHz closed loop of examples/cart_pole_mpc_ekf.yaml (its samples made 1 ms: the
+cart-pole, an EKF on noisy x and theta, the linear MPC at horizon 30 with the force and track bounds) simulated for
+LOOP_SECONDS from theta = 0.2 with the example's seeded sensor noise, as `robodyn simulate` runs it. Prints the wall and
+CPU time of the run against the issue's goal (10 s in <= 5 s) and the split per sample: the MPC block's law (the QP and
+its glue), the EKF block (update and prediction), and the rest (the diagram's orchestration at each instant, the
+noise inputs, the DOPRI5 segments between instants). The split times the two blocks' calls from inside the run.
+
+Run: PYTHONPATH=src python benchmarks/bench_control.py [ddp] [mpc] [loop] (all by default; pinocchio 4.0.0 for
 Crocoddyl's native dynamics to be right; a ratio whose costs differ by more than COST_RTOL is marked as another
 problem's).
 """
@@ -179,10 +186,70 @@ def bench_mpc() -> None:
             print(f"  robodyn {s}{label}: no sample at the same solution (first inputs within {MPC_ATOL:g})")
 
 
+LOOP_SECONDS = 10.0  # of simulated time: the issue's goal is these in <= LOOP_GOAL s of wall time
+LOOP_GOAL = 5.0
+LOOP_SAMPLE = 0.001
+
+
+def _loop_model() -> robodyn.Diagram:
+    """examples/cart_pole_mpc_ekf.yaml with both blocks sampled every LOOP_SAMPLE."""
+    text = (Path(__file__).parents[1] / "examples/cart_pole_mpc_ekf.yaml").read_text(encoding="utf-8")
+    path = Path(tempfile.mkdtemp()) / "cart_pole_mpc_ekf_1khz.yaml"
+    path.write_text(text.replace("sample: 0.02", f"sample: {LOOP_SAMPLE}"), encoding="utf-8")
+    return robodyn.load(path)
+
+
+class _Clock:
+    """The wall and CPU (thread) time spent in calls of one block's functions, wrapped on the instance for this
+    measurement only."""
+
+    def __init__(self, model: object, *names: str) -> None:
+        self.wall = self.cpu = 0.0
+        for name in names:
+            function = getattr(model, name)
+            setattr(model, name, self._timed(function))
+
+    def _timed(self, function: Callable[..., T]) -> Callable[..., T]:
+        def timed(*arguments: object) -> T:
+            wall, cpu, value = _timed(lambda: function(*arguments))
+            self.wall, self.cpu = self.wall + wall, self.cpu + cpu
+            return value
+
+        return timed
+
+
+def bench_loop() -> None:
+    import subprocess
+
+    from robodyn.signals import WhiteNoise
+
+    model = _loop_model()
+    noise = {"noise_x": WhiteNoise(0.01, LOOP_SAMPLE, 1), "noise_theta": WhiteNoise(0.01, LOOP_SAMPLE, 2)}
+    x0 = {"plant.theta": 0.2}
+    robodyn.simulate(model, (0.0, 0.01), x0, noise)  # kernels compiled or loaded, QP set up: outside the timing
+    mpc, ekf = _Clock(model.blocks["mpc"], "_h"), _Clock(model.blocks["ekf"], "_f", "_h")
+    print(f"uptime: {subprocess.run(['uptime'], capture_output=True, text=True).stdout.strip()}")
+    wall, cpu, run = _timed(lambda: robodyn.simulate(model, (0.0, LOOP_SECONDS), x0, noise))
+    samples = round(LOOP_SECONDS / LOOP_SAMPLE)
+    status = run.y[:, list(model.outputs).index("status")]
+    force = run.y[:, list(model.outputs).index("F")]
+    print(f"1 kHz loop (examples/cart_pole_mpc_ekf.yaml at {LOOP_SAMPLE * 1e3:g} ms; MPC solver "
+          f"{model.blocks['mpc']}): {LOOP_SECONDS:g} s simulated in {wall:.2f} s wall, {cpu:.2f} s CPU (goal <= "
+          f"{LOOP_GOAL:g} s: {'met' if wall <= LOOP_GOAL else 'NOT met'}); |F| <= {np.max(np.abs(force)):.3f} N, "
+          f"{int(np.sum(status != 0))} steps not solved, |theta(end)| = {abs(run.x[-1, 1]):.1e} rad")
+    print("per sample      wall      cpu")
+    rest_wall, rest_cpu = wall - mpc.wall - ekf.wall, cpu - mpc.cpu - ekf.cpu
+    for label, w, c in (("MPC", mpc.wall, mpc.cpu), ("EKF", ekf.wall, ekf.cpu), ("rest", rest_wall, rest_cpu),
+                        ("total", wall, cpu)):
+        print(f"  {label:8s} {w / samples * 1e6:6.0f} us {c / samples * 1e6:6.0f} us")
+
+
 if __name__ == "__main__":
-    parts = sys.argv[1:] or ["ddp", "mpc"]
+    parts = sys.argv[1:] or ["ddp", "mpc", "loop"]
     if "ddp" in parts:
         bench("UR5", ROBOTS / "ur_description/urdf/ur5_robot.urdf")
         bench("Panda", _panda_arm())
     if "mpc" in parts:
         bench_mpc()
+    if "loop" in parts:
+        bench_loop()

@@ -15,5 +15,6 @@ def is_problem(path: Path) -> bool:
 
 
 #: the example model files (YAML and URDF) and problem files, sorted by name
-MODEL_FILES = sorted(p for p in [*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf")] if not is_problem(p))
+MODEL_FILES = sorted(p for p in [*EXAMPLES.glob("*.yaml"), *EXAMPLES.glob("*.urdf"), *EXAMPLES.glob("*.xml")]
+                     if not is_problem(p))
 PROBLEM_FILES = sorted(p for p in EXAMPLES.glob("*.yaml") if is_problem(p))

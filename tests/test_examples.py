@@ -39,7 +39,7 @@ def _marked(paths: list[Path]) -> list[object]:
 
 def test_every_example_is_run_here() -> None:
     """A new kind of file in examples/ gets a way to run it here."""
-    assert {p.suffix for p in EXAMPLES.iterdir() if p.is_file()} <= {".yaml", ".urdf", ".py"}
+    assert {p.suffix for p in EXAMPLES.iterdir() if p.is_file()} <= {".yaml", ".urdf", ".xml", ".py"}
     assert len(MODELS) >= 25 and len(SCRIPTS) >= 3
 
 

@@ -57,8 +57,9 @@ ALLOWED_CYCLES: dict[frozenset[str] | tuple[str, str], str] = {
         "robodyn.model.protocol", "robodyn.model.system",
     }): "the model contract names its kinds, and the kinds are models",
     # a class split over modules for size: its methods call the parts lazily, the parts annotate with the class
-    frozenset({"robodyn.diagrams.diagram", "robodyn.diagrams.export", "robodyn.diagrams.sampled",
-               "robodyn.diagrams.switching"}): "Diagram's export, sampling and switching parts (read its internals)",
+    frozenset({"robodyn.diagrams.diagram", "robodyn.diagrams.export", "robodyn.diagrams.rest",
+               "robodyn.diagrams.sampled", "robodyn.diagrams.switching"}):
+        "Diagram's export, rest-state, sampling and switching parts (read its internals)",
     frozenset({"robodyn.mechanisms.chain.exported", "robodyn.mechanisms.chain.frames",
                "robodyn.mechanisms.chain.outputs", "robodyn.mechanisms.chain.regressor",
                "robodyn.mechanisms.chain.system"}): "ChainSystem's exported, frames, outputs and regressor parts",

@@ -89,6 +89,7 @@ _LAZY: dict[str, str] = {
     "assemble": "robodyn.mechanisms.loops.assembly",
     "base_parameters": "robodyn.identification.base_parameters",
     "export_c": "robodyn.export.c",
+    "export_fmu": "robodyn.export.fmu",
     "blocks": "robodyn.blocks",
     "classify": "robodyn.analysis.classify",
     "consistent_parameters": "robodyn.identification.consistency",
@@ -154,6 +155,7 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs: the same nam
     from robodyn.control.tracking.tvlqr import TVLQR, tvlqr
     from robodyn.diagrams.diagram import Diagram
     from robodyn.export.c import export_c
+    from robodyn.export.fmu import export_fmu
     from robodyn.files.catalog import CATALOG
     from robodyn.files.loading import load, load_file, read_model_text
     from robodyn.identification.base_parameters import BaseParameters, base_parameters
@@ -199,12 +201,13 @@ __getattr__, __dir__ = lazy_names(__name__, _LAZY)
 install_moved()  # old import paths of the modules that moved (robodyn.sweep_plan, ...) keep working
 
 
-#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory).
-_PROVIDED: dict[str, tuple[str, str]] = {
-    "kalman": ("robodyn.control.estimation.blocks", "kalman"),
-    "ekf": ("robodyn.control.estimation.blocks", "ekf"),
-    "ukf": ("robodyn.control.estimation.blocks", "ukf"),
-    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant"),
+#: Diagram blocks the control layer provides to diagram files: ``model:`` name -> (module, factory, the parameters
+#: that are words, passed as written).
+_PROVIDED: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "kalman": ("robodyn.control.estimation.blocks", "kalman", ()),
+    "ekf": ("robodyn.control.estimation.blocks", "ekf", ()),
+    "ukf": ("robodyn.control.estimation.blocks", "ukf", ()),
+    "mpc": ("robodyn.control.mpc.from_file", "mpc_from_plant", ("method", "solver", "integrator")),
 }
 
 
@@ -225,8 +228,8 @@ def _provide_blocks() -> None:
     finds them in robodyn.files.provided_blocks, registered here."""
     from robodyn.files.provided_blocks import provide_block
 
-    for kind, (module, factory) in _PROVIDED.items():
-        provide_block(kind, _provided_loader(module, factory))
+    for kind, (module, factory, text) in _PROVIDED.items():
+        provide_block(kind, _provided_loader(module, factory), text)
 
 
 _provide_blocks()
@@ -309,6 +312,7 @@ __all__ = [
     "difference",
     "existence",
     "export_c",
+    "export_fmu",
     "find_equilibrium",
     "forced_response",
     "h2norm",

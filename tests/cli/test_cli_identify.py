@@ -52,6 +52,7 @@ def test_identify_prints_estimates_and_writes_the_report_and_the_model(capsys, t
     assert code == 0, err
     assert "J " in out and "+/-" in out and f"wrote {report}" in out and f"wrote {written}" in out
     assert report.read_text(encoding="utf-8").count("<svg") == 1
+    assert "<iframe" not in report.read_text(encoding="utf-8")  # no robot file: no 3-D view
     text = written.read_text(encoding="utf-8")
     assert "# the seed joint, with a guess" in text and "# from the datasheet" in text  # the file's own words kept
     identified = robodyn.read_model_text(text)
@@ -103,3 +104,57 @@ def test_nothing_is_written_when_the_fit_fails(capsys, tmp_path, step_csv, model
     code, _, _ = run(capsys, "identify", str(model_file), "--data", str(step_csv), "--fit", "J,b,k",
                      "--max-evaluations", "2", "--report", str(report), "--write-model", str(written))
     assert code == 1 and not report.exists() and not written.exists()
+
+
+SWING = """<?xml version="1.0"?>
+<robot name="swing">
+  <link name="base"/>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/><child link="rod"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" velocity="10" effort="10"/>
+  </joint>
+  <link name="rod">
+    <inertial><origin xyz="0 0 -0.25"/><mass value="1"/>
+      <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial>
+    <visual><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></visual>
+  </link>
+</robot>
+"""
+DRIVEN = """name: swing_driven
+kind: diagram
+blocks:
+  arm: swing.urdf
+  drive: {model: gain, parameters: {k: 0.3}}
+connect:
+  - drive.y -> arm.hinge_tau
+inputs: {u: drive.u}
+outputs: {q: arm.hinge}
+"""
+
+
+def test_the_report_of_a_robot_with_shapes_plays_the_fitted_run_in_3d(capsys, tmp_path):
+    import html
+    import re
+
+    pytest.importorskip("trimesh")
+    (tmp_path / "swing.urdf").write_text(SWING, encoding="utf-8")
+    (tmp_path / "swing_driven.yaml").write_text(DRIVEN, encoding="utf-8")
+    truth = robodyn.load(str(tmp_path / "swing_driven.yaml")).with_parameters({"drive.k": 0.5})
+    times = np.linspace(0.0, 1.0, 51)
+    measured = robodyn.simulate(truth, 1.0, None, {"u": Step(at=0.1, before=0.0, after=1.0)}, t_eval=times,
+                                rtol=1e-10, atol=1e-12)
+    u = np.where(times >= 0.1, 1.0, 0.0)
+    data = tmp_path / "swing.csv"
+    data.write_text("t,q,u\n" + "".join(f"{a!r},{b!r},{c!r}\n" for a, b, c in zip(times.tolist(),
+                                                                              measured.y[:, 0].tolist(), u.tolist())))
+    report = tmp_path / "fit.html"
+    code, _, err = run(capsys, "identify", str(tmp_path / "swing_driven.yaml"), "--data", str(data), "--fit",
+                         "drive.k", "--report", str(report))
+    assert code == 0, err
+    page = report.read_text(encoding="utf-8")
+    assert page.count("<iframe") == 1 and "<h2>The robot in 3-D</h2>" in page and page.count("<svg") == 1
+    (srcdoc,) = re.findall(r'<iframe srcdoc="([^"]*)"', page)
+    scene = json.loads(re.search(r'<script id="robodyn-scene" type="application/json">(.*?)</script>',
+                                 html.unescape(srcdoc), flags=re.S).group(1))
+    assert scene["links"][-1] == "arm.rod" and scene["shapes"][0]["shape"] == "cylinder"
+    assert scene["times"][0] == 0.0 and scene["times"][-1] == 1.0 and len(scene["times"]) == 61  # 60 a second

@@ -104,3 +104,17 @@ def test_a_missing_mesh_warns_and_the_page_is_written(capsys: pytest.CaptureFixt
 def test_bad_options_are_one_line(capsys: pytest.CaptureFixture[str], argv: list[str], message: str) -> None:
     code, _, err = run(capsys, "view", "two_link_arm", *argv)
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1
+
+
+def test_view_plots_the_signals_named(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    model = robodyn.load("two_link_arm")  # an NPZ run carries its inputs (a CSV does not)
+    robodyn.simulate(model, 1.0, {"shoulder": 1.0}, {"elbow_tau": 0.5}).to_npz(tmp_path / "run.npz")
+    code, _, err = run(capsys, "view", "two_link_arm", "--trajectory", str(tmp_path / "run.npz"), "--plot",
+                       "elbow,shoulder_dot", "--plot", "elbow_tau", "--out", str(tmp_path / "run.html"))
+    assert code == 0, err
+    assert [(s["group"], s["names"]) for s in _scene(tmp_path / "run.html")["series"]] == [
+        ("states", ["elbow", "shoulder_dot"]), ("inputs", ["elbow_tau"])]
+    code, _, err = run(capsys, "view", "two_link_arm", "--trajectory", str(tmp_path / "run.npz"), "--plot", "knee",
+                       "--out", str(tmp_path / "bad.html"))
+    assert code == 2 and "no signal 'knee'" in err and len(err.strip().splitlines()) == 1
+    assert not (tmp_path / "bad.html").exists()

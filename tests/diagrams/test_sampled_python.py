@@ -66,3 +66,19 @@ def test_a_continuous_system_still_needs_a_state() -> None:
         robodyn.System(lambda t, x, u, p: [], [], ["u"])
     with pytest.raises(InputError, match="sample period must be"):
         python_pd(sample=-1.0)
+
+
+def test_a_python_sampled_block_is_linearized_by_differences_as_its_symbolic_twin_exactly() -> None:
+    """A block without exact Jacobians (Python callables) is differenced (Richardson-extrapolated central
+    differences) where the symbolic twin has exact ones: the PD's maps are linear, so the differences are exact but
+    for rounding (~1e-16 of the values over the step 6e-6, times kd/T = 500)."""
+    symbolic = robodyn.read_model_text(
+        f"name: pd\nkind: discrete\nsample: {T}\nstates: [e_prev]\ninputs: [r, y]\n"
+        f"parameters: {{kp: {KP}, kd: {KD}}}\nupdate: {{e_prev: r - y}}\n"
+        f"outputs: {{u: 'kp*(r - y) + kd*(r - y - e_prev)/{T}'}}\n", "pd.yaml")
+    ours = robodyn.linearize(loop(python_pd()), np.zeros(3), [0.0])
+    theirs = robodyn.linearize(loop(symbolic), np.zeros(3), [0.0])
+    assert ours.dt == theirs.dt == T
+    for name in "ABCD":
+        np.testing.assert_allclose(getattr(ours, name), getattr(theirs, name), rtol=0, atol=1e-7)
+    assert np.max(np.abs(ours.A)) > 1.0  # the loop moves: a matrix that could differ

@@ -90,7 +90,7 @@ def test_the_plant_may_be_a_catalog_name(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("change", "message"), [
     (("Qn: {theta_dot: 1e-2}", "Qn: {theta_dot: 1e-2}, Qd: 1"), "block 'ekf' has no parameter 'Qd'"),
-    (("plant: pendulum, ", ""), "estimates a plant: give parameters: {plant: pendulum}"),
+    (("plant: pendulum, ", ""), "needs the plant it estimates or controls: give parameters: {plant: pendulum}"),
     (("plant: pendulum", "plant: pendulumm"), "unknown model 'pendulumm'"),
     (("Rn: {theta: 2.5e-3}", "Rn: {theta: -1}"), "Rn .*positive semidefinite"),
     (("Rn: {theta: 2.5e-3}", "Rn: {theta: nope}"), "give a number"),

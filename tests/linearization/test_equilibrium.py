@@ -432,3 +432,27 @@ def test_an_equilibrium_at_its_start_needs_no_scipy_optimize():
             "print(p.u.tolist(), 'scipy.optimize' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["[1.0]", "False"]  # u = 4 x1 holds x1 = 0.25: the guess itself
+
+
+# --- the model's rest state as the default start -------------------------------------------------------------
+def _far_root(rest: float | None) -> robodyn.System:
+    """x' = tanh(x - 10): one root, at 10, which Newton's method from 0 does not reach (tanh is flat there)."""
+    return robodyn.System(lambda t, x, u, p: np.tanh(x - 10.0), ["x"], name="far",
+                          rest=None if rest is None else (lambda t, x, u, p: np.array([rest])))
+
+
+def test_the_default_start_is_the_models_rest_state() -> None:
+    point = find_equilibrium(_far_root(10.0))[0]
+    assert point.x.tolist() == [10.0] and point.residual == 0.0
+    with pytest.raises(ConvergenceError):  # the same model from 0, as a guess or without a rest state
+        find_equilibrium(_far_root(10.0), guess=[0.0])
+    with pytest.raises(ConvergenceError):
+        find_equilibrium(_far_root(None))
+
+
+def test_a_rest_state_within_tol_is_the_answer_as_it_is() -> None:
+    point = find_equilibrium(_far_root(10.0 + 1e-12))[0]
+    assert point.x.tolist() == [10.0 + 1e-12]  # no solver moved it: |f| = 1e-12 <= tol = 1e-10
+    assert point.residual == pytest.approx(1e-12, rel=1e-3) and point.converged
+    point = find_equilibrium(_far_root(10.0 + 1e-6))[0]  # outside tol: solved from there
+    assert abs(point.x[0] - 10.0) < 1e-10

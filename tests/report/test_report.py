@@ -3,10 +3,13 @@ rendered by headless Chromium (installed by the Makefile; the screenshot test is
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import re
 import shutil
 import subprocess
+import zlib
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import ClassVar
@@ -17,6 +20,8 @@ import pytest
 import robodyn
 from robodyn.cli import main
 from robodyn.report import analyze
+from robodyn.viewer.browser import Chromium
+from robodyn.viewer.browser import available as chromium_available
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 # Chromium's own background services (time sync, account and search prefetch): not the page's requests
@@ -192,7 +197,8 @@ def test_what_the_rendered_report_shows(tmp_path: Path, name: str, extra: list[s
     if links:
         figure = r'<div class="figure">\s*(<svg(?:(?!<div class="figure">).)*?</svg>)\s*<div>the mechanism'
         drawings = re.findall(figure, dom, flags=re.S)
-        assert len(drawings) == len(points)
+        assert len(drawings) == (0 if name == "ur5" else len(points))  # the UR5's meshes: a 3-D view instead
+        assert dom.count("<iframe") == (name == "ur5")
         assert all(len(re.findall(r'<g id="link-\d+"', drawing)) == links for drawing in drawings)
     # every axis label names a unit
     labels = re.findall(r'<g id="axis-label-[^"]*">\s*<text[^>]*>([^<]*)</text>', dom)
@@ -214,3 +220,67 @@ def test_what_the_rendered_report_shows(tmp_path: Path, name: str, extra: list[s
     # nothing from the network
     requested = set(re.findall(r'"url":"(https?://[^"]+)"', netlog.read_text(encoding="utf-8")))
     assert [url for url in requested if not any(s in url.split("/")[2] for s in CHROMIUM_SERVICES)] == []
+
+
+# --- the robot in 3-D (issue 49): a model with meshes is drawn by the viewer, one without keeps the sticks -------
+def embedded_scene(page: str) -> dict:
+    """The scene of the 3-D view written into ``page`` (its ``<iframe srcdoc>``, unescaped, then its JSON block)."""
+    (srcdoc,) = re.findall(r'<iframe srcdoc="([^"]*)"', page)
+    block = re.search(r'<script id="robodyn-scene" type="application/json">(.*?)</script>', html.unescape(srcdoc),
+                      flags=re.S)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+UR5_AT = {"shoulder_lift_joint": -1.2, "elbow_joint": 1.0}
+
+
+@pytest.fixture(scope="module")
+def ur5_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[robodyn.Model, Path]:
+    pytest.importorskip("trimesh")
+    path = _ur5()
+    if path is None:
+        pytest.skip("example-robot-data is not installed")
+    model = robodyn.load(str(path))
+    return model, analyze(model, at=UR5_AT).write(tmp_path_factory.mktemp("ur5"))
+
+
+def test_a_robot_with_meshes_is_shown_in_3d_at_its_point_and_a_pendulum_as_sticks(
+        ur5_report: tuple[robodyn.Model, Path], pendulum_report: Path) -> None:
+    from robodyn.kinematics import kinematics
+
+    model, written = ur5_report
+    page = written.read_text(encoding="utf-8")
+    _check(page)
+    assert "<h2>The robot in 3-D</h2>" in page and 'sandbox="allow-scripts"' in page
+    assert "the mechanism at the operating point" not in page  # the meshes replace the stick picture
+    scene = embedded_scene(page)
+    assert len(scene["meshes"]) >= 7 and scene["labels"][0].startswith("point 0: shoulder_pan_joint = 0, "
+                                                                       "shoulder_lift_joint = -1.2")
+    kin = kinematics(model)
+    (point,) = json.loads((written.parent / "report.json").read_text(encoding="utf-8"))["points"]
+    q = np.array(point["x"][: len(kin.coordinates)])
+    assert q[kin.coordinates.index("elbow_joint")] == 1.0
+    raw = zlib.decompress(base64.b64decode(scene["poses"]["data"]))
+    poses = np.frombuffer(raw, dtype="<f4").reshape(scene["poses"]["shape"])
+    tool = poses[0, scene["tool"], 9:]
+    np.testing.assert_allclose(tool, kin.position(q, kin.default_frame), atol=1e-6)  # float32 of ~1 m: 6e-8
+    pendulum = (pendulum_report / "report.html").read_text(encoding="utf-8")
+    assert "<iframe" not in pendulum and "the mechanism at the operating point" in pendulum
+
+
+@pytest.mark.skipif(not chromium_available(), reason="chromium is not installed (make test installs it)")
+def test_the_report_with_the_3d_view_opens_in_chromium_without_errors_or_requests(
+        ur5_report: tuple[robodyn.Model, Path]) -> None:
+    _, written = ur5_report
+    with Chromium(width=1100, height=900) as browser:
+        browser.open(written)
+        (frame,) = browser.frames  # the view runs in its own sandboxed frame
+        browser.evaluate("document.querySelector('iframe').scrollIntoView()")  # a frame out of sight does not draw
+        browser.wait_for("window.robodynView && (window.robodynView.rendered >= 1 || window.robodynView.error)",
+                         frame)
+        assert browser.evaluate("window.robodynView.error", frame) is None
+        assert browser.evaluate("document.getElementById('robodyn-clock').textContent", frame).startswith("point 0")
+        assert browser.evaluate("window.robodynView.links.length", frame) == 8
+        assert browser.errors() == []
+        assert browser.requests() == [written.as_uri()]  # the report itself, nothing else

@@ -6,6 +6,7 @@ without console errors or requests (skipped without Chromium, as tests/report/te
 from __future__ import annotations
 
 import html
+import json
 import re
 import shutil
 import subprocess
@@ -160,6 +161,7 @@ def test_a_frame_target_is_drawn_against_the_closed_form_kinematics(tmp_path: Pa
     np.testing.assert_allclose(shown[4:7], tool, rtol=1e-5, atol=1e-12)
     assert shown[7] == pytest.approx(np.linalg.norm(tool - target), rel=1e-5)
     assert "<h2>Frame targets</h2>" in page and page.count("<svg") == 3  # states, inputs, the frame
+    assert "<iframe" not in page  # a catalog arm has no meshes: no 3-D view
     assert "No history was recorded" in page
 
 
@@ -200,3 +202,28 @@ def test_chromium_renders_the_page_without_console_errors_or_requests(solved: So
     requested = set(re.findall(r'"url":"(https?://[^"]+)"', netlog.read_text(encoding="utf-8")))
     services = ("google.com", "gvt1.com", "googleapis.com", "gstatic.com")  # Chromium's own, not the page's
     assert [url for url in requested if not any(s in url.split("/")[2] for s in services)] == []
+
+
+def test_a_robot_with_meshes_plays_its_optimal_trajectory_with_the_target_in_3d(monkeypatch) -> None:
+    pytest.importorskip("trimesh")
+    monkeypatch.setitem(solvers.SOLVERS, "riccati", riccati_solver)  # a trajectory of the Panda, quickly
+    model = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "panda.urdf"))
+    x0 = dict.fromkeys(model.states, 0.0) | {"panda_joint2": -0.5, "panda_joint4": -2.0}
+    target = [0.4, 0.1, 0.4]
+    problem = robodyn.OptimalControlProblem(
+        model, 0.5, 10, x0, {"input": {"weights": dict.fromkeys(model.inputs, 1.0)},
+                             "frame": {"name": "panda_hand_tcp", "position": target, "weight": 10, "terminal": True}},
+        method="riccati")
+    result = problem.solve()
+    page = optimization_page(result, problem)
+    assert "<h2>The robot in 3-D</h2>" in page and page.count("<iframe") == 1 and page.count("<svg") == 3
+    (srcdoc,) = re.findall(r'<iframe srcdoc="([^"]*)"', page)
+    block = re.search(r'<script id="robodyn-scene" type="application/json">(.*?)</script>', html.unescape(srcdoc),
+                      flags=re.S)
+    assert block is not None
+    scene = json.loads(block.group(1))
+    assert scene["target"] == target and len(scene["meshes"]) >= 10  # the Panda's links, drawn with their meshes
+    assert scene["times"][0] == 0.0 and scene["times"][-1] == pytest.approx(0.5)
+    assert len(scene["times"]) == 31  # played at real time: 60 instants a second
+    assert [s["group"] for s in scene["series"]] == ["coordinates", "inputs"]
+    assert 'id="robodyn-play">' in html.unescape(srcdoc) and 'id="robodyn-target" checked' in html.unescape(srcdoc)

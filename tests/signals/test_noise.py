@@ -11,7 +11,7 @@ import robodyn
 from robodyn.base.errors import ExpressionError, InputError
 from robodyn.files.signal_text import parse_signal
 from robodyn.signals import WhiteNoise, load_evaluator, resolve_inputs
-from robodyn.signals.noise import philox4x32, standard_normals
+from robodyn.signals.noise import philox4x32, standard_normal, standard_normals
 
 
 def _words(*hex_words: str) -> tuple[np.ndarray, ...]:
@@ -57,6 +57,19 @@ def test_the_evaluator_gives_the_signals_bits(compiled) -> None:
         found.append(out[1])
     expected = noise(times) - 2.0 * WhiteNoise(1.0, 0.02, seed=9)(times)
     np.testing.assert_array_equal(found, expected)  # the same operations on the same libm: the same bits
+
+
+def test_one_time_gives_the_bits_of_the_arrays() -> None:
+    """The integer path of one time (a sampled loop's instants) against the vectorized one, on negative counters,
+    counters past 2^32 and a seed past 2^32; then through the signal, at and next to its edges."""
+    k = np.concatenate([np.arange(-40, 40), 2**32 + np.arange(-3, 3), [2**62 + 5, -(2**62) - 7]]).astype(np.int64)
+    for seed in (0, 7, 2**40 + 3, 2**53 - 1):
+        found = [standard_normal(seed, int(i)) for i in k]
+        np.testing.assert_array_equal(found, standard_normals(seed, k))  # the same operations: the same bits
+    noise = WhiteNoise(0.3, 1e-3, seed=11, mean=0.5, start=-0.0004)
+    edges = -0.0004 + 1e-3 * np.arange(-5, 2000)
+    times = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf), 1e-3 * np.arange(2000)])
+    np.testing.assert_array_equal([noise(float(t)) for t in times], noise(times))
 
 
 def test_samples_have_the_moments_of_a_standard_normal() -> None:

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import robodyn
-from robodyn.base.errors import InputError
+from robodyn.base.errors import InputError, UnknownNameError
 from robodyn.kinematics.frames import kinematics
 from robodyn.viewer.geometry import RobotGeometry, Visual, frame_geometry
 from robodyn.viewer.meshes import Mesh, MeshPart
@@ -81,3 +81,27 @@ def test_a_target_must_be_a_point() -> None:
     for bad in ([1.0, 2.0], [1.0, float("nan"), 0.0]):
         with pytest.raises(InputError, match="target"):
             scene_data(kin, frame_geometry(kin), title="x", target=bad)
+
+
+def test_the_signals_plotted_are_the_runs_chosen_outputs_states_and_inputs_at_the_shown_instants() -> None:
+    model = robodyn.load("two_link_arm")
+    kin = kinematics(model)
+    t = np.array([0.0, 0.3, 1.0])
+    x = np.array([[0.0, 0.1, 1.0, -1.0], [0.4, -0.2, 0.5, 0.0], [1.0, 0.6, -0.3, 2.0]])
+    run = SimpleNamespace(t=t, x=x, u=np.array([[1.0, 0.0], [2.0, -1.0], [0.0, 3.0]]), y=x[:, :2] * 10,
+                          states=model.states, inputs=model.inputs, outputs=("tip_x", "tip_z"))
+    scene = scene_data(kin, frame_geometry(kin), title="arm", trajectory=run,
+                       plot=["elbow_dot", "tip_z", "shoulder_tau", "tip_z"])
+    assert [(group, names) for group, names, _ in scene.series] == [
+        ("states", ("elbow_dot",)), ("outputs", ("tip_z",)), ("inputs", ("shoulder_tau",))]
+    for (_, _, values), column in zip(scene.series, (x[:, 3], run.y[:, 1], run.u[:, 0])):
+        np.testing.assert_allclose(values[:, 0], np.interp(scene.times, t, column), rtol=0, atol=1e-15)
+    default = scene_data(kin, frame_geometry(kin), title="arm", trajectory=run)
+    assert [(group, names) for group, names, _ in default.series] == [
+        ("coordinates", ("shoulder", "elbow")), ("inputs", ("shoulder_tau", "elbow_tau"))]
+    with pytest.raises(UnknownNameError, match=r"no signal 'knee'.*shoulder, elbow, shoulder_dot, elbow_dot, tip_x"):
+        scene_data(kin, frame_geometry(kin), title="arm", trajectory=run, plot=["knee"])
+    with pytest.raises(InputError, match="give a trajectory"):
+        scene_data(kin, frame_geometry(kin), title="arm", plot=["shoulder"])
+    with pytest.raises(InputError, match="list of the run's signal names"):
+        scene_data(kin, frame_geometry(kin), title="arm", trajectory=run, plot="shoulder")

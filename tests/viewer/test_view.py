@@ -6,6 +6,7 @@ asks for an image from the network."""
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -189,3 +190,254 @@ def test_the_notebook_display_draws_the_robot_inside_its_iframe(browser: Chromiu
             break
     assert blue > 200
     assert browser.errors() == [] and browser.requests() == [notebook.as_uri()]
+
+
+# --- the pictures of docs/viewer.md, taken here ---------------------------------------------------------------------
+DOCS_FIGURES = Path(__file__).resolve().parents[2] / "docs" / "figures"
+#: robot -> (its SRDF in example-robot-data, the pose named there): the Panda ready, solo12 standing, Talos half-sitting
+POSES = {"panda": ("panda_description/srdf/panda.srdf", "default"),
+         "solo12": ("solo_description/srdf/solo.srdf", "standing"),
+         "talos": ("talos_data/srdf/talos.srdf", "half_sitting")}
+PICTURES = ["panda", pytest.param("solo12", marks=pytest.mark.slow), pytest.param("talos", marks=pytest.mark.slow)]
+PICTURE_BYTES = 150_000  # a picture in the repository stays small
+#: pixels that may differ between the stored picture and the page drawn now: SwiftShader's rasterization of the same
+#: scene differs by a pixel along some edges between Chromium versions; a moved link changes far more (> 2 %)
+PICTURE_CHANGE = 0.01
+
+
+def _pose(name: str, coordinates: tuple[str, ...]) -> dict[str, float]:
+    """The pose ``POSES[name]`` from the robot's SRDF, for the joints the model has as coordinates."""
+    import xml.etree.ElementTree as ET
+
+    assert ROBOTS is not None
+    srdf, state = POSES[name]
+    (group,) = [g for g in ET.parse(ROBOTS / srdf).getroot().iter("group_state") if g.get("name") == state]
+    pose = {j.get("name"): float(j.get("value", "nan")) for j in group.iter("joint") if j.get("name") in coordinates}
+    assert len(pose) >= 7
+    return pose
+
+
+def _palette_png(image: np.ndarray) -> bytes:
+    """``image`` as a PNG of 256 colours (the pictures are flat shading on a plain background)."""
+    import io
+
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(image).quantize(256, method=Image.Quantize.MEDIANCUT).save(buffer, format="PNG", optimize=True)
+    return buffer.getvalue()
+
+
+@needs_chromium
+@pytest.mark.parametrize("name", PICTURES)
+def test_the_docs_pictures_are_what_the_page_draws(browser: Chromium, tmp_path: Path, name: str) -> None:
+    """docs/figures/viewer_<robot>.png is the page's own screenshot (``ROBODYN_DOCS_FIGURES=write`` takes it again),
+    and fk's tool position falls on the robot drawn."""
+    model = _robot(name)
+    kin = kinematics(model)
+    pose = _pose(name, kin.coordinates)
+    _open(browser, view(model, at=pose), tmp_path)
+    browser.evaluate("window.robodynView.bare()")
+    browser.evaluate("window.robodynView.setTime(0)")
+    shot = browser.screenshot()
+    q = np.array([pose.get(c, 0.0) for c in kin.coordinates])
+    x, y = np.array(browser.evaluate(f"window.robodynView.project({kin.position(q, kin.default_frame).tolist()})"))
+    background = shot[2, -2].astype(int)  # a corner: the page's background
+    robot = np.any(np.abs(shot.astype(int) - background) > 3, axis=2)
+    assert 0.03 < robot.mean() < 0.8  # the robot fills part of the picture
+    assert robot[int(y) - 3:int(y) + 4, int(x) - 3:int(x) + 4].any()  # the tool is drawn where fk puts it
+    _stored_picture(shot, name)
+
+
+def _stored_picture(shot: np.ndarray, name: str) -> None:
+    """docs/figures/viewer_<name>.png is ``shot`` (to SwiftShader's differences), or is taken again from it."""
+    import io
+
+    from PIL import Image
+
+    png = _palette_png(shot)
+    picture = DOCS_FIGURES / f"viewer_{name}.png"
+    if os.environ.get("ROBODYN_DOCS_FIGURES") == "write":
+        picture.write_bytes(png)
+    assert picture.is_file(), f"{picture} is missing: run this test with ROBODYN_DOCS_FIGURES=write"
+    assert len(picture.read_bytes()) <= PICTURE_BYTES
+    stored = np.asarray(Image.open(picture).convert("RGB")).astype(int)
+    now = np.asarray(Image.open(io.BytesIO(png)).convert("RGB")).astype(int)
+    assert stored.shape == now.shape
+    changed = np.mean(np.abs(stored - now).sum(axis=2) > 60)
+    assert changed < PICTURE_CHANGE, f"{picture} is stale: run this test with ROBODYN_DOCS_FIGURES=write"
+
+
+# --- a moving base ----------------------------------------------------------------------------------------------------
+def test_a_floating_base_moves_every_link_as_pinocchio_places_it() -> None:
+    pin = pytest.importorskip("pinocchio")
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = robodyn.load(str(path), base="floating")
+    t = np.arange(13) / 60  # the display's instants: no interpolation between the samples
+    heading = 2.0 * t
+    joints = np.tile([0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6], (len(t), 1))
+    joints[:, 1] += np.sin(5 * t)
+    q = np.column_stack([0.1 * t, 0.05 * t, 0.3 - 0.2 * t, 0.1 * np.sin(t), np.zeros_like(t), np.sin(heading / 2),
+                         np.cos(heading / 2), joints])
+    q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
+    run = SimpleNamespace(t=t, x=np.hstack([q, np.zeros((len(t), model.n_states - q.shape[1]))]), states=model.states)
+    scene = view(model, trajectory=run).scene
+    assert len(scene.times) == len(t)
+    reference = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
+    data = reference.createData()
+    for k in range(len(t)):
+        pin.framesForwardKinematics(reference, data, q[k])
+        for j, link in enumerate(scene.links):
+            placement = data.oMf[reference.getFrameId(link)]
+            np.testing.assert_allclose(scene.poses[k, j, 9:], placement.translation, atol=1e-12)
+            np.testing.assert_allclose(scene.poses[k, j, :9], placement.rotation.ravel(), atol=1e-12)
+    assert scene.com is None  # not offered on a moving base
+    standing = view(model, at={"base_z": 0.3, "FL_HFE": 0.8}).scene
+    np.testing.assert_allclose(standing.poses[0, standing.links.index("base_link"), 9:], [0, 0, 0.3], atol=1e-15)
+
+
+@needs_chromium
+def test_a_moving_base_plays_in_the_browser_with_the_signals_chosen(browser: Chromium, tmp_path: Path) -> None:
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    model = robodyn.load(str(path), base="floating")
+    t = np.linspace(0.0, 1.0, 11)
+    x = np.zeros((len(t), model.n_states))
+    x[:, model.states.index("base_x")] = 0.5 * t  # the body walks 0.5 m along x, turning about z
+    x[:, model.states.index("base_qz")], x[:, model.states.index("base_qw")] = np.sin(t / 2), np.cos(t / 2)
+    run = SimpleNamespace(t=t, x=x, y=x, u=np.zeros((len(t), 0)), states=model.states, outputs=model.states,
+                          inputs=())
+    page = view(model, trajectory=run, plot=["base_x", "base_qz"])
+    _open(browser, page, tmp_path)
+    tool = page.scene.links.index(page.scene.tool)
+    for index in (0, 30, 60):
+        browser.evaluate(f"window.robodynView.setTime({index})")
+        np.testing.assert_allclose(browser.evaluate("window.robodynView.toolPosition()"),
+                                   page.scene.poses[index, tool, 9:], atol=1e-6)  # float32 in the page
+    body = page.scene.links.index("base_link")
+    assert page.scene.poses[60, body, 9] - page.scene.poses[0, body, 9] == pytest.approx(0.5, abs=1e-9)
+    assert browser.evaluate("document.getElementById('robodyn-plot').clientHeight") > 100
+
+
+# --- contacts: the points and the forces on the robot --------------------------------------------------------------
+FEET = ("FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT")
+
+
+def _standing_solo() -> tuple[robodyn.Model, SimpleNamespace, np.ndarray]:
+    """solo12 on a floating base with its feet against the floor, and a run whose outputs carry the feet's forces
+    (written here: the view only reads them), with its configurations q (T, 19)."""
+    from robodyn.mechanisms.floating.chain import FloatingChain
+
+    assert ROBOTS is not None
+    path = ROBOTS / ROBOT_FILES["solo12"]
+    if not path.is_file():
+        pytest.skip("example-robot-data is not installed")
+    robot = robodyn.load(str(path), base="floating")
+    normal = np.array([0.0, 0.6, 0.8])  # a tilted floor
+    model = FloatingChain(robot.chain, "floating", contacts=[
+        {"frame": foot, "name": foot.lower(), "plane": {"point": [0, 0, 0], "normal": [0, 3, 4]}, "stiffness": 1e4,
+         "friction": 0.5} for foot in FEET])
+    t = np.arange(7) / 60
+    q = np.zeros((len(t), 19))
+    q[:, 2], q[:, 6] = 0.25 + 0.1 * t, 1.0
+    q[:, 7:] = [0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6]
+    y = np.zeros((len(t), len(model.outputs)))
+    for k, foot in enumerate(FEET):
+        name = foot.lower()
+        y[:, model.outputs.index(f"{name}_normal_force")] = 20.0 + k - 10 * t
+        y[:, model.outputs.index(f"{name}_friction_x")] = 1.0 + k
+        y[:, model.outputs.index(f"{name}_friction_z")] = -0.5
+    x = np.hstack([q, np.zeros((len(t), model.n_states - 19))])
+    run = SimpleNamespace(t=t, x=x, y=y, u=np.zeros((len(t), 0)), states=model.states, outputs=model.outputs,
+                          inputs=())
+    assert [c.name for c in model.contact_points()] == [foot.lower() for foot in FEET]
+    np.testing.assert_allclose(model.contact_points()[0].normal, normal, atol=1e-15)
+    return model, run, q
+
+
+def test_the_contacts_are_drawn_at_the_feet_pinocchio_places_with_the_runs_forces() -> None:
+    pin = pytest.importorskip("pinocchio")
+    model, run, q = _standing_solo()
+    scene = view(model, trajectory=run).scene
+    assert scene.contacts == tuple(foot.lower() for foot in FEET)
+    assert scene.contact_points is not None and scene.contact_forces is not None
+    reference = pin.buildModelFromUrdf(str(model.geometry_file), pin.JointModelFreeFlyer())
+    data = reference.createData()
+    for k in range(len(run.t)):
+        pin.framesForwardKinematics(reference, data, q[k])
+        for j, foot in enumerate(FEET):
+            np.testing.assert_allclose(scene.contact_points[k, j], data.oMf[reference.getFrameId(foot)].translation,
+                                       atol=1e-12)
+            force = (20.0 + j - 10 * run.t[k]) * np.array([0.0, 0.6, 0.8]) + [1.0 + j, 0.0, -0.5]
+            np.testing.assert_allclose(scene.contact_forces[k, j], force, atol=1e-12)
+    still = view(model).scene  # no run: the points only
+    assert still.contact_points is not None and still.contact_forces is None
+
+
+@needs_chromium
+def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_path: Path) -> None:
+    model, run, _ = _standing_solo()
+    page = view(model, trajectory=run)
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.setTime(3)")
+    arrows = browser.evaluate("window.robodynView.contactArrows()")
+    scale = browser.evaluate("window.robodynView.contactScale()")
+    assert page.scene.contact_points is not None and page.scene.contact_forces is not None
+    for j, arrow in enumerate(arrows):
+        force = page.scene.contact_forces[3, j]
+        np.testing.assert_allclose(arrow[:3], page.scene.contact_points[3, j], atol=1e-6)  # float32 in the page
+        np.testing.assert_allclose(arrow[3:6], force / np.linalg.norm(force), atol=1e-5)
+        assert arrow[6] == pytest.approx(np.linalg.norm(force) * scale, rel=1e-5)
+    browser.evaluate("window.robodynView.toggle('contacts', false)")
+    assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4
+
+
+def test_a_chain_files_moving_base_is_drawn_from_its_frames_with_its_contacts() -> None:
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    twin = dog.fixed_base()
+    assert twin is not None and dog.kinematics() is None  # the moving base has no frames of its own
+    legs = {f"{leg}_{joint}": angle for leg in ("lf", "rf", "lh", "rh") for joint, angle in (("hip", 0.6),
+                                                                                                 ("knee", -1.2))}
+    heading = 0.4
+    page = view(dog, at={"base_x": 0.2, "base_z": 0.274, "base_qz": np.sin(heading / 2),
+                         "base_qw": np.cos(heading / 2), **legs})
+    kin = kinematics(twin)
+    q = np.array([legs.get(c, 0.0) for c in kin.coordinates])
+    turn = np.array([[np.cos(heading), -np.sin(heading), 0], [np.sin(heading), np.cos(heading), 0], [0, 0, 1]])
+    assert page.scene.contact_points is not None and page.scene.contact_forces is None
+    for j, contact in enumerate(dog.contact_points()):  # the feet: the twin's fk turned and moved by the base
+        expected = turn @ kin.position(q, contact.frame) + [0.2, 0.0, 0.274]
+        np.testing.assert_allclose(page.scene.contact_points[0, j], expected, atol=1e-12)
+    assert {v.shape for v in page.scene.geometry.visuals} == {"capsule", "sphere"}
+    assert 'id="robodyn-contacts" checked' in page.html
+
+
+@needs_chromium
+def test_the_standing_quadrupeds_picture_shows_its_feet_and_their_forces(browser: Chromium, tmp_path: Path) -> None:
+    """docs/figures/viewer_quadruped.png: examples/quadruped_standing.yaml dropped 1 cm, after 0.3 s, its feet's
+    contact points (green, drawn over the legs) where the page's camera projects them, and their forces."""
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    legs = ("lf", "rf", "lh", "rh")
+    start = {"base_z": 0.274, **{f"{leg}_hip": 0.6 for leg in legs}, **{f"{leg}_knee": -1.2 for leg in legs}}
+    run = robodyn.simulate(dog, 0.3, start, rtol=1e-6, atol=1e-8)
+    page = view(dog, trajectory=run)
+    _open(browser, page, tmp_path)
+    browser.evaluate("window.robodynView.bare()")
+    last = len(page.scene.times) - 1
+    browser.evaluate(f"window.robodynView.setTime({last})")
+    shot = browser.screenshot()
+    assert page.scene.contact_points is not None and page.scene.contact_forces is not None
+    assert np.all(page.scene.contact_forces[last, :, 2] > 10)  # standing: every foot pushed up by the floor
+    arrows = browser.evaluate("window.robodynView.contactArrows()")
+    assert all(arrow is not None and arrow[5] > 0.9 for arrow in arrows)  # drawn, pointing up
+    for point in page.scene.contact_points[last]:
+        x, y = browser.evaluate(f"window.robodynView.project({point.tolist()})")
+        patch = shot[int(y) - 2:int(y) + 3, int(x) - 2:int(x) + 3].astype(int)
+        green = (patch[..., 1] > 120) & (patch[..., 0] < 60) & (patch[..., 2] < 120)  # the marker's (0, 160, 80)
+        assert green.any()
+    _stored_picture(shot, "quadruped")

@@ -119,7 +119,7 @@ def add_point(parser: argparse.ArgumentParser, description: str) -> None:
 
 def add_model(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("model", metavar="MODEL",
-                        help="a YAML model file, a URDF robot or a catalog name (joint, pendulum, ...)")
+                        help="a YAML model file, a URDF or MJCF (.xml) robot or a catalog name (joint, pendulum, ...)")
     parser.add_argument("--base", choices=("fixed", "floating", "planar"),
                         help="a URDF robot's root joined to the world: floating (free-flyer) or planar "
                              "(default: the file's root joint, else fixed)")

@@ -100,8 +100,11 @@ def _write(result: Any, args: argparse.Namespace, text: tuple[str, str] | None) 
     files: dict[str, str] = {}
     if args.report is not None:
         from robodyn.identification.report import identification_page
+        from robodyn.report.views import run_view
 
-        files[args.report] = identification_page(result, f"Identification of {result.model.name}")
+        view = run_view(result.model, result.fitted[0], what="The model simulated at the estimates, data set 1")
+        files[args.report] = identification_page(result, f"Identification of {result.model.name}",
+                                                 () if view is None else (view,))
     if text is not None:
         from robodyn.files.parameter_values import with_parameter_values
 

@@ -111,14 +111,26 @@ def _cmd_animate(args: argparse.Namespace) -> int:
     from robodyn.kinematics import kinematics
     from robodyn.kinematics.animate import animate, check_options
 
-    check_options(args.out, fps=args.fps, max_frames=args.frames,
+    solid = args.render == "3d"  # drawn by the 3-D view in headless Chromium (robodyn.viewer.render)
+    check_options(None if solid else args.out, fps=args.fps, max_frames=args.frames,
                   options={"out": "--out", "fps": "--fps", "max_frames": "--frames"})  # before any work
+    if solid:
+        from robodyn.viewer.render import check_render
+
+        if args.frame is not None:
+            raise InputError("animate: --frame traces a frame in the stick animation: drop it with --render 3d")
+        check_render(args.out)
     model = load_model(args)
     kinematics(model).frame_name(args.frame)  # no frames, an unknown frame: a clear error before simulating
     t_final = parse_number(args.t_final, where="--t-final")
     trajectory = robodyn.simulate(model, t_final, assignments(args.x0, "--x0", model.units()), method=args.method)
     assert isinstance(trajectory, Trajectory)
-    animate(trajectory, args.out, frame=args.frame, fps=args.fps, max_frames=args.frames)
+    if solid:
+        from robodyn.viewer.render import render_gif
+
+        render_gif(trajectory, args.out, model=model, fps=args.fps, max_frames=args.frames)
+    else:
+        animate(trajectory, args.out, frame=args.frame, fps=args.fps, max_frames=args.frames)
     print(f"{model.name}: {len(trajectory)} points over [0, {t_final:g}] s; wrote {args.out}")
     return 0
 
@@ -229,4 +241,7 @@ def add_commands(commands: Any) -> None:
     animate.add_argument("--fps", type=int, default=25, help="frames per second (default 25)")
     animate.add_argument("--frames", type=int, default=200, help="at most this many frames (default 200)")
     animate.add_argument("--out", required=True, metavar="FILE.gif", help="the animation: .gif or .mp4")
+    animate.add_argument("--render", choices=("sticks", "3d"), default="sticks",
+                         help="sticks (default: matplotlib) or 3d: the robot with its meshes, drawn by the 3-D view "
+                              "in headless Chromium (a GIF)")
     animate.set_defaults(run=_cmd_animate)

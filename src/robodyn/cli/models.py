@@ -263,11 +263,17 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if Path(args.to).suffix.lower() not in (".yaml", ".yml"):
         raise InputError(f"--to {args.to}: the chain file is YAML: name a .yaml file")
     check_output_path(args.to, "--to")
-    text = chain_yaml(args.urdf, dynamics=not args.no_dynamics)
-    model = chain_from_urdf(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
+    if str(args.urdf).lower().endswith(".xml"):  # MuJoCo's MJCF
+        from robodyn.files.loading import load
+        from robodyn.mechanisms.mjcf.convert import mjcf_chain_yaml
+
+        model: Any = load(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
+        text = mjcf_chain_yaml(args.urdf, dynamics=not args.no_dynamics)
+    else:
+        text = chain_yaml(args.urdf, dynamics=not args.no_dynamics)
+        model = chain_from_urdf(args.urdf, dynamics=not args.no_dynamics)  # every check of the robot, before writing
     write_text_atomic(args.to, text)
-    joints = model.states[: model.n_states // 2]  # a chain's state: its coordinates, then their velocities
-    print(f"{model.name}: {len(joints)} joints ({', '.join(joints)}); wrote {args.to}")
+    print(f"{model.name}: {len(model.states)} states, {len(model.inputs)} inputs; wrote {args.to}")
     return 0
 
 
@@ -326,10 +332,12 @@ def add_commands(commands: Any) -> None:
     _add_json(valid)
     valid.set_defaults(run=_cmd_validity)
 
-    convert = commands.add_parser("convert", help="write a URDF robot as an editable kind: chain file")
-    convert.add_argument("urdf", metavar="ROBOT.urdf", help="a fixed-base URDF file")
+    convert = commands.add_parser("convert", help="write a URDF or MJCF robot as an editable kind: chain file")
+    convert.add_argument("urdf", metavar="ROBOT", help="a URDF file (.urdf) or MuJoCo's MJCF (.xml)")
     convert.add_argument("--to", required=True, metavar="CHAIN.yaml", help="the chain file to write")
-    convert.add_argument("--no-dynamics", action="store_true", help="leave out <dynamics damping friction>")
+    convert.add_argument("--no-dynamics", action="store_true",
+                         help="leave out <dynamics damping friction> (MJCF: the joints' damping, stiffness, armature "
+                              "and frictionloss)")
     convert.set_defaults(run=_cmd_convert)
     check = commands.add_parser("verify", help="integrators vs the exact solution: errors and observed orders")
     check.add_argument("model", metavar="MODEL", nargs="?", default="joint", help="a linear model (default: joint)")

@@ -29,17 +29,23 @@ def _target(text: str | None) -> list[float] | None:
     return [parse_number(part, where="--target") for part in parts]
 
 
+def _plot(given: list[str] | None) -> list[str] | None:
+    """``--plot a,b --plot c`` as [a, b, c] (None when not given)."""
+    if given is None:
+        return None
+    return [name.strip() for text in given for name in text.split(",") if name.strip()]
+
+
 def _cmd_view(args: argparse.Namespace) -> int:
-    from robodyn.kinematics import kinematics
     from robodyn.results.trajectory import Trajectory
     from robodyn.viewer.packages import parse_package_dirs
-    from robodyn.viewer.view import view
+    from robodyn.viewer.view import view, view_coordinates
 
     out = check_output_path(args.out, "--out")  # before any work: a folder that cannot be written is refused
     package_dirs = parse_package_dirs(args.package_dir)
     target = _target(args.target)
     model = load_model(args)
-    coordinates = kinematics(model).coordinates
+    coordinates = view_coordinates(model)  # the joints (and a moving base's states)
     at: Any = None
     if args.at:
         at = assignments(args.at, "--at", model.units())
@@ -51,7 +57,7 @@ def _cmd_view(args: argparse.Namespace) -> int:
     with warnings.catch_warnings(record=True) as noted:  # robodyn's own (a mesh not found): printed
         warnings.simplefilter("always", RobodynWarning)
         page = view(model, trajectory=trajectory, at=at, target=target, collision=args.collision,
-                    package_dirs=package_dirs)
+                    package_dirs=package_dirs, plot=_plot(args.plot))
     for note in noted:
         if issubclass(note.category, RobodynWarning):
             print(f"{PROG}: warning: {note.message}", file=sys.stderr)
@@ -66,6 +72,8 @@ def add_commands(commands: Any) -> None:
     add_model(view)
     view.add_argument("--at", action="append", metavar="NAME=VALUE,...", help="joint coordinates shown (others 0)")
     view.add_argument("--trajectory", metavar="RUN.csv", help="a run of the model (CSV or NPZ) played at real time")
+    view.add_argument("--plot", action="append", metavar="NAME,...",
+                      help="the run's outputs, states or inputs plotted under it (default: coordinates and inputs)")
     view.add_argument("--target", metavar="X,Y,Z", help="a point drawn as a marker (m): an optimal-control target")
     view.add_argument("--collision", action="store_true", help="draw the URDF's <collision> shapes, not <visual>")
     view.add_argument("--package-dir", action="append", metavar="NAME=DIR",

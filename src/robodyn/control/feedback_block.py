@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from robodyn.base.errors import InputError, ShapeError
 from robodyn.base.numbers import check_period
+from robodyn.model.roles import Role
 from robodyn.model.system import Model, Vector
 
 __all__ = ["FeedbackBlock", "port_name", "uniform_period"]
@@ -68,6 +69,8 @@ class FeedbackBlock(Model):
         Names of further input ports after the states (references).
     name, describe
         The block's model name and one line saying what it does (``str(block)``).
+    role
+        What the block is to a report (robodyn.model.roles: a predictive controller's bounds and plans), if anything.
     """
 
     kind = "state feedback"
@@ -75,7 +78,7 @@ class FeedbackBlock(Model):
     def __init__(self, law: Callable[[float, Array], Any], states: Sequence[str], inputs: Sequence[str],
                  sample: float, *, gain: Callable[[float, Array], Any] | None = None,
                  reports: Sequence[str] = (), signals: Sequence[str] = (), name: str = "controller",
-                 describe: str = "state feedback"):
+                 describe: str = "state feedback", role: Role | None = None):
         self._period = check_period(sample, f"block {name!r}")
         self._law, self._gain = law, gain
         self.name = name
@@ -87,11 +90,15 @@ class FeedbackBlock(Model):
                              "once dots become __: rename the states, inputs or reports")
         self.parameters = MappingProxyType({})
         self._describe = describe
+        self._roles = () if role is None else (role,)
 
     @property
     def sample_period(self) -> float:
         """The controller's period T in s."""
         return self._period
+
+    def roles(self) -> tuple[Role, ...]:
+        return self._roles
 
     @property
     def jacobian_method(self) -> str | None:

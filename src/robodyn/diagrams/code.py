@@ -13,6 +13,11 @@ evaluation order: each block's outputs (``_s<k>_<j>``), then each block's deriva
 - **Called**: any other block source (a chain's tape, helpers) is copied whole with its top-level names renamed
   ``_b<k>_name`` and called on views of the diagram's arrays (its inputs gathered into a small array).
 
+A block without numba sources that is linear with constant matrices (a LinearSystem: a controller from
+``robodyn.mixsyn``, ``hinfsyn``, ``lqg``) takes part through its lti block (:func:`code_blocks`:
+robodyn.diagrams.blocks.lti.compiled_form), the generator of the library's ``lti`` blocks; any other makes the
+diagram run interpreted.
+
 An input whose driving signal is not computed yet when a block's outputs are evaluated (a block without direct
 feedthrough, evaluated before the blocks that drive it) reads 0.0, as the interpreted diagram does: such an
 output does not depend on it. Nothing is evaluated here; the texts are compiled like any model's
@@ -22,7 +27,7 @@ output does not depend on it. Nothing is evaluated here; the texts are compiled 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
@@ -36,7 +41,8 @@ from robodyn.codegen.text import python_identifier
 if TYPE_CHECKING:
     from robodyn.model.protocol import ModelContract
 
-__all__ = ["BlockPlan", "ComposedCode", "compose", "compose_jump", "derivative_sources", "parameter_source"]
+__all__ = ["BlockPlan", "ComposedCode", "code_blocks", "compose", "compose_jump", "derivative_sources",
+           "parameter_source"]
 
 _INDENT: Final = "    "
 
@@ -371,6 +377,27 @@ class _Rewriter(ast.NodeTransformer):
 
 
 # --- calling ----------------------------------------------------------------------------------------------
+def code_blocks(blocks: Mapping[str, ModelContract], forms: dict[str, Any], held: Collection[str] = ()
+                ) -> dict[str, ModelContract] | None:
+    """Each block's model in the composed code, in the diagram's block order: the block itself when it has numba
+    sources (or is ``held``: a sampled block whose code the flow does not need), else its lti block
+    (robodyn.diagrams.blocks.lti.compiled_form); None when a block has neither (the diagram runs interpreted).
+    ``forms``: the diagram's store of the lti blocks made (by block name, None for none), kept across calls."""
+    from robodyn.diagrams.blocks.lti import compiled_form
+
+    models: dict[str, ModelContract] = {}
+    for block, model in blocks.items():
+        if model.compilable or block in held:
+            models[block] = model
+            continue
+        if block not in forms:
+            forms[block] = compiled_form(model)
+        if forms[block] is None:
+            return None
+        models[block] = forms[block]
+    return models
+
+
 def block_plans(blocks: Mapping[str, ModelContract], slices: Mapping[str, tuple[slice, slice]],
                 sources: Mapping[str, list[tuple[str, Any, int]]], held: Mapping[str, int] | None = None
                 ) -> list[BlockPlan]:

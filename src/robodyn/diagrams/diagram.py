@@ -43,6 +43,7 @@ from robodyn.model.system import Model, Vector, require_model
 if TYPE_CHECKING:
     from robodyn.diagrams.sampled import Sampling
     from robodyn.model.protocol import ModelContract
+    from robodyn.model.roles import Role
 
 __all__ = ["Diagram"]
 
@@ -226,6 +227,24 @@ class Diagram(ComposedCode, DiagramParameters, Model):
         if dict(opened.parameters) != dict(self.parameters):  # values set on this diagram (with_parameters, --param)
             opened = opened.with_parameters(dict(self.parameters))
         return opened, injected, returned
+
+    def with_outputs(self, outputs: Mapping[str, str]) -> Diagram:
+        """The diagram with ``{name: "block.port"}`` added to its outputs (robodyn.diagrams.rest)."""
+        from robodyn.diagrams.rest import with_outputs
+
+        return with_outputs(self, outputs)
+
+    def rest_state(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector | None:
+        """The state near ``x`` with the blocks that know where they rest there (robodyn.diagrams.rest), or None."""
+        from robodyn.diagrams.rest import rest_state
+
+        return rest_state(self, t, x, u, p)
+
+    def roles(self) -> tuple[Role, ...]:
+        """The blocks' roles (estimators, predictive controllers), names qualified (robodyn.diagrams.rest)."""
+        from robodyn.diagrams.rest import roles
+
+        return roles(self)
 
     def show_text(self) -> str:
         """The blocks (their models and ports), the wires and the diagram's inputs and outputs, then each block's
@@ -416,11 +435,12 @@ class Diagram(ComposedCode, DiagramParameters, Model):
     def _composed(self) -> tuple[str, str] | None:
         memo = self.memo()
         if "diagram code" not in memo:
-            from robodyn.diagrams.code import block_plans, compose
+            from robodyn.diagrams.code import block_plans, code_blocks, compose
 
             composed = None
-            if all(model.compilable for model in self._blocks.values()) and self.sampling() is None:
-                plans = block_plans(self._blocks, self._slices, self.input_sources())
+            models = code_blocks(self._blocks, memo.setdefault("lti forms", {}))
+            if models is not None and self.sampling() is None:
+                plans = block_plans(models, self._slices, self.input_sources())
                 index = {b: k for k, b in enumerate(self._blocks)}
                 composed = compose(plans, [index[b] for b in self._order],
                                    [(index[b], port) for b, port in self._outputs.values()])

@@ -24,7 +24,9 @@ period's map at its start, as Simulink's ``linmod`` gives.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
 from functools import reduce
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -37,9 +39,11 @@ from robodyn.model.system import Model, Vector
 
 if TYPE_CHECKING:
     from robodyn.diagrams.diagram import Diagram
+    from robodyn.model.protocol import ModelContract
 
 __all__ = ["Flow", "Sampling", "sampling_of"]
 
+Differences = Callable[[Callable[[np.ndarray], Any], np.ndarray], tuple[np.ndarray, float]]
 PERIOD_RTOL: Final = 1e-9  # A period within this fraction of an integer multiple of the base period is that multiple.
 #: Base periods in the hyperperiod a linearization steps through (periods of 1 ms and 1 s: 1,000), ~0.2 ms each:
 #: 100,000 take ~20 s; rates further apart do not make one useful discrete-time model.
@@ -87,22 +91,30 @@ class Sampling:
             self.held_u[block] = slice(at, at + blocks[block].n_inputs)
             at += blocks[block].n_inputs
         self.size = at
+        self._order: dict[str, _Step] | None = None  # the evaluation order's steps (:meth:`_steps`)
 
     # --- evaluation -------------------------------------------------------------------------------------------
-    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]
-                ) -> tuple[dict[str, Vector], dict[str, Vector]]:
-        """Each block's output and input with the sampled blocks in ``live`` computed and the others held."""
-        d = self.diagram
-        xs = {b: z[s] for b, (s, _) in d._slices.items()}
-        ps = {b: p[q] for b, (_, q) in d._slices.items()}
+    def _steps(self) -> dict[str, _Step]:
+        """The blocks in evaluation order with what evaluating one needs, looked up once (made on first use)."""
+        if self._order is None:
+            d = self.diagram
+            self._order = {block: _Step(block, d._blocks[block], *d._slices[block], self.held_y.get(block),
+                                        d._blocks[block].n_inputs, tuple(d.drivers(block))) for block in d._order}
+        return self._order
+
+    def signals(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                inputs_of: Iterable[str] | None = None) -> tuple[dict[str, Vector], dict[str, Vector]]:
+        """Each block's output and input with the sampled blocks in ``live`` computed and the others held; the
+        inputs of the blocks ``inputs_of`` only, when given (the others' are not computed)."""
         ys: dict[str, Vector] = {}
-        for block in d._order:
-            model = d._blocks[block]
-            if block in self.every and block not in live:
-                ys[block] = z[self.held_y[block]]
+        steps = self._steps()
+        for step in steps.values():
+            if step.held is not None and step.block not in live:
+                ys[step.block] = z[step.held]
             else:
-                ys[block] = model.h_raw(t, xs[block], d._block_input(block, u, ys), ps[block])
-        return ys, {block: d._block_input(block, u, ys) for block in d._blocks}
+                ys[step.block] = step.model.h_raw(t, z[step.rows], step.inputs(u, ys), p[step.columns])
+        wanted = self.diagram._blocks if inputs_of is None else inputs_of
+        return ys, {block: steps[block].inputs(u, ys) for block in wanted}
 
     def _compiled_instant(self, live: frozenset[str]) -> tuple[Any, Any] | None:
         """The compiled ``update`` and ``hold`` of an instant of the blocks ``live`` (robodyn.diagrams.code),
@@ -123,32 +135,34 @@ class Sampling:
             out = np.empty(self.size)
             compiled[1](float(t), z, u, p, out)
             return out
-        ys, us = self.signals(t, z, u, p, set(self.every))
+        ys, us = self.signals(t, z, u, p, set(self.every), self.every)
         for block in self.every:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
 
-    def hits(self, k: int) -> set[str]:
-        """The sampled blocks with an instant at base step ``k``."""
-        return {b for b, every in self.every.items() if k % every == 0}
+    def hits(self, k: int) -> frozenset[str]:
+        """The sampled blocks with an instant at base step ``k`` (one set per phase of the hyperperiod)."""
+        phases = self.diagram.memo().setdefault("sampled phases", {})
+        live = phases.get(k % self.steps)
+        if live is None:
+            live = phases[k % self.steps] = frozenset(b for b, every in self.every.items() if k % every == 0)
+        found: frozenset[str] = live
+        return found
 
     def jump(self, t: float, z: Vector, u: Vector, p: Vector, k: int) -> np.ndarray:
         """The flow state after the instant at base step ``k`` > 0: pending updates applied, outputs held anew."""
-        d = self.diagram
         live = self.hits(k)
-        compiled = self._compiled_instant(frozenset(live))
+        compiled = self._compiled_instant(live)
         if compiled is not None:
             updated, out = np.empty(self.size), np.empty(self.size)
             compiled[0](float(t), np.ascontiguousarray(z, dtype=float), u, p, updated)
             compiled[1](float(t), updated, u, p, out)
             return out
         z = np.array(z, dtype=float)
-        for block in live:
-            rows, columns = d._slices[block]
-            model = d._blocks[block]
-            if model.n_states:
-                z[rows] = model.f_raw(t, z[rows], z[self.held_u[block]], p[columns])
-        ys, us = self.signals(t, z, u, p, live)
+        for step in self._steps().values():
+            if step.block in live and step.model.n_states:
+                z[step.rows] = step.model.f_raw(t, z[step.rows], z[self.held_u[step.block]], p[step.columns])
+        ys, us = self.signals(t, z, u, p, live, live)
         for block in live:
             z[self.held_y[block]], z[self.held_u[block]] = ys[block], us[block]
         return z
@@ -179,8 +193,12 @@ class Sampling:
         return found
 
     # --- the discrete-time linear model -----------------------------------------------------------------------
-    def linearization(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, ...]:
-        """A, B, C, D of the map over one hyperperiod from the instant ``t`` (see the module docstring)."""
+    def linearization(self, t: float, x: Vector, u: Vector, p: Vector, differences: Differences | None = None
+                      ) -> tuple[np.ndarray, ...]:
+        """A, B, C, D of the map over one hyperperiod from the instant ``t`` (see the module docstring).
+        ``differences(function, point) -> (J, error)``: how the Jacobians of a block without exact ones (a filter
+        written in Python) are taken (the linearize layer passes its central differences); None: such a block is
+        refused."""
         from scipy.linalg import expm
 
         from robodyn.base.budget import check_count
@@ -196,9 +214,9 @@ class Sampling:
         M = np.zeros((N + m, n + m))
         M[N:, n:] = np.eye(m)
         M[:n, :n] = np.eye(n)
-        S = self._instant(t, z0, u, p, every)  # (N + m) x (N + m): w -> w with the held signals refreshed
+        S = self._instant(t, z0, u, p, every, differences)  # (N + m) x (N + m): w -> w, held signals refreshed
         M = S @ M
-        C, D = self._output_rows(t, z0, u, p, every, M)
+        C, D = self._output_rows(t, z0, u, p, every, M, differences)
         flow = self.flow()
         F = np.zeros((N + m, N + m))
         A_flow, B_flow = flow.jacobians_raw(t, z0, u, p)
@@ -207,13 +225,14 @@ class Sampling:
         for k in range(1, self.steps + 1):
             M = step @ M
             live = self.hits(k)
-            U = self._updates(t, z0, p, live)
+            U = self._updates(t, z0, p, live, differences)
             M = U @ M
             if k < self.steps:
-                M = self._instant(t, z0, u, p, live) @ M
+                M = self._instant(t, z0, u, p, live, differences) @ M
         return M[:n, :n], M[:n, n:], C, D
 
-    def _updates(self, t: float, z: Vector, p: Vector, live: set[str]) -> np.ndarray:
+    def _updates(self, t: float, z: Vector, p: Vector, live: AbstractSet[str], differences: Differences | None
+                 ) -> np.ndarray:
         """d w / d w of the pending updates of the blocks in ``live``: x_b <- f_b(x_b, held u_b)."""
         d = self.diagram
         N, m = self.size, d.n_inputs
@@ -223,14 +242,14 @@ class Sampling:
             if not model.n_states:
                 continue
             rows, columns = d._slices[block]
-            A, B = (np.asarray(a, dtype=float) for a in model.jacobians_raw(t, z[rows], z[self.held_u[block]],
-                                                                            p[columns]))
+            A, B = _block_jacobians(model, t, z[rows], z[self.held_u[block]], p[columns], "f", differences)
             U[rows] = 0.0
             U[rows, rows] = A
             U[rows, self.held_u[block]] = B
         return U
 
-    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]
+    def _signal_derivatives(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                            differences: Differences | None = None
                             ) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
         """d y_b / d w and d u_b / d w of every block, with the blocks in ``live`` evaluated and the other sampled
         ones held (w = (z, u))."""
@@ -257,47 +276,90 @@ class Sampling:
                 dy[block] = rows
                 continue
             state, columns = d._slices[block]
-            found = model.output_jacobians_raw(t, z[state], us[block], p[columns])
-            if found is None:
-                raise InputError(f"diagram {d.name!r}: block {block!r} has no exact output Jacobian; a sampled "
-                                 "diagram is linearized through its blocks' exact Jacobians")
-            Cb, Db = (np.asarray(a, dtype=float) for a in found)
+            Cb, Db = _block_jacobians(model, t, z[state], us[block], p[columns], "h", differences, d.name, block)
             dx = np.zeros((model.n_states, N + m))
             dx[:, state] = np.eye(model.n_states)
             dy[block] = Cb @ dx + Db @ input_rows(block)
         return dy, {block: input_rows(block) for block in d._blocks}
 
-    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str]) -> np.ndarray:
+    def _instant(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str],
+                 differences: Differences | None = None) -> np.ndarray:
         """d w / d w of holding anew the outputs and inputs of the blocks in ``live``."""
-        dy, du = self._signal_derivatives(t, z, u, p, live)
+        dy, du = self._signal_derivatives(t, z, u, p, live, differences)
         S = np.eye(self.size + self.diagram.n_inputs)
         for block in live:
             S[self.held_y[block]] = dy[block]
             S[self.held_u[block]] = du[block]
         return S
 
-    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: set[str], M: np.ndarray
-                     ) -> tuple[np.ndarray, np.ndarray]:
+    def _output_rows(self, t: float, z: Vector, u: Vector, p: Vector, live: AbstractSet[str], M: np.ndarray,
+                     differences: Differences | None = None) -> tuple[np.ndarray, np.ndarray]:
         """C, D of the diagram's outputs at the instant, from (x, u) through M."""
         d = self.diagram
         n = d.n_states
-        dy, _ = self._signal_derivatives(t, z, u, p, live)
+        dy, _ = self._signal_derivatives(t, z, u, p, live, differences)
         rows = np.array([dy[b][port] for b, port in d._outputs.values()]).reshape(len(d._outputs), -1) @ M
         return rows[:, :n], rows[:, n:]
+
+
+@dataclass(frozen=True, slots=True)
+class _Step:
+    """One block of the evaluation order: its model, state rows and parameter columns in the flow's vectors, its
+    held outputs (sampled blocks) and its drivers (:meth:`Diagram.drivers`)."""
+
+    block: str
+    model: ModelContract
+    rows: slice
+    columns: slice
+    held: slice | None
+    n_inputs: int
+    drivers: tuple[tuple[int, str, Any, int], ...]
+
+    def inputs(self, u: Vector, ys: Mapping[str, Vector]) -> np.ndarray:
+        """The block's inputs from the diagram's inputs and the outputs ``ys`` computed so far (0 for the others:
+        a block evaluated before its drivers has no feedthrough), as ``Diagram._block_input``."""
+        value = np.zeros(self.n_inputs)
+        for inlet, kind, source, port in self.drivers:
+            if kind == "signal":
+                found = ys.get(source)
+                if found is not None:
+                    value[inlet] = found[port]
+            else:
+                value[inlet] = u[source] if kind == "input" else source
+        return value
+
+
+def _block_jacobians(model: Any, t: float, x: Vector, u: Vector, p: Vector, which: str,
+                     differences: Differences | None, diagram: str = "", block: str = "") -> tuple[np.ndarray, ...]:
+    """A block's exact (A, B) (``which`` "f") or (C, D) ("h"); by ``differences`` of f_raw or h_raw in (x, u) when
+    it has none and they are given, else an InputError naming the block."""
+    if which == "f" and model.jacobian_method is not None:
+        return tuple(np.asarray(a, dtype=float) for a in model.jacobians_raw(t, x, u, p))
+    exact = model.output_jacobians_raw(t, x, u, p) if which == "h" and model.jacobian_method is not None else None
+    if exact is not None:
+        return tuple(np.asarray(a, dtype=float) for a in exact)
+    if differences is None:
+        raise InputError(f"diagram {diagram!r}: block {block!r} has no exact output Jacobian; a sampled diagram is "
+                         "linearized through its blocks' exact Jacobians")
+    function = model.f_raw if which == "f" else model.h_raw
+    n = x.size
+    J = np.asarray(differences(lambda z: function(t, z[:n], z[n:], p), np.concatenate([x, u]))[0], dtype=float)
+    return J[:, :n], J[:, n:]
 
 
 def _instant_functions(sampling: Sampling, live: frozenset[str]) -> tuple[Any, Any] | None:
     from robodyn.codegen.loader import load_generated
     from robodyn.codegen.module import function_header, straight_line_function
     from robodyn.codegen.printer import safe_label
-    from robodyn.diagrams.code import block_plans, compose_jump
+    from robodyn.diagrams.code import block_plans, code_blocks, compose_jump
 
     d = sampling.diagram
-    if not all(model.compilable for model in d.blocks.values()):
+    models = code_blocks(d.blocks, d.memo().setdefault("lti forms", {}))
+    if models is None:
         return None
     index = {b: k for k, b in enumerate(d.blocks)}
     held = {b: s.start for b, s in sampling.held_y.items()}
-    plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
+    plans = block_plans(models, d._slices, d.input_sources(), held)
     texts = compose_jump(plans, [index[b] for b in d._order], sorted(index[b] for b in live),
                          {index[b]: s.start for b, s in sampling.held_u.items()}, sampling.size)
     if texts is None:
@@ -354,14 +416,15 @@ class Flow(ComposedCode, Model):
     def _composed(self) -> tuple[str, str] | None:
         memo = self.memo()
         if "flow code" not in memo:
-            from robodyn.diagrams.code import block_plans, compose
+            from robodyn.diagrams.code import block_plans, code_blocks, compose
 
             d = self.owner.diagram
             composed = None
             # the sampled blocks are held between instants: only the others' code is needed
-            if all(model.compilable for b, model in d.blocks.items() if b not in self.owner.every):
+            models = code_blocks(d.blocks, d.memo().setdefault("lti forms", {}), held=self.owner.every)
+            if models is not None:
                 held = {b: s.start for b, s in self.owner.held_y.items()}
-                plans = block_plans(d.blocks, d._slices, d.input_sources(), held)
+                plans = block_plans(models, d._slices, d.input_sources(), held)
                 index = {b: k for k, b in enumerate(d.blocks)}
                 composed = compose(plans, [index[b] for b in d._order],
                                    [(index[b], port) for b, port in d._outputs.values()], n_rows=self.n_states)

@@ -29,7 +29,7 @@ from robodyn.codegen.llvm.tape import tape_data
 from robodyn.codegen.text import c_comment
 from robodyn.export.c_names import default_prefix, field_names, frame_functions, prefix_problem
 
-__all__ = ["FUNCTIONS", "CExport", "CLibrary", "export_c"]
+__all__ = ["FUNCTIONS", "CExport", "CLibrary", "CSources", "c_sources", "export_c"]
 
 #: The functions an export can hold (``fk`` stands for every frame's ``P_fk_<frame>``; ``step_rk4`` and
 #: ``step_dopri5`` are one step of those methods on ``P_f``).
@@ -169,6 +169,42 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         Compile the library with the system's C compiler (``cc``, ``gcc`` or ``clang``; InputError when there is
         none) into ``directory`` and return it bound (``CExport.library``).
     """
+    sources = c_sources(model, functions=functions, frames=frames, prefix=prefix, source=source)
+    p, names = sources.prefix, sources.names
+    folder = check_output_folder(directory, "export: cannot write")
+    files = {f"{p}.h": sources.header, f"{p}.c": sources.code, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
+    write_files_atomic({folder / name: text for name, text in files.items()}, "export: cannot write")  # all or none
+    library = _build(folder, p, model, sources.exported, names, sources.digest) if build else None
+    return CExport(folder, p, tuple(folder / name for name in files), sources.public, library,
+                   tuple(names.fields.values()), tuple(names.frames), dict(names.fields), dict(names.frames))
+
+
+@dataclass(frozen=True)
+class _Names:
+    """The C names of an export: each parameter's ``P_params`` field, each written frame's ``P_fk_<frame>``."""
+
+    fields: dict[str, str]
+    frames: dict[str, str]
+
+
+@dataclass(frozen=True)
+class CSources:
+    """The C texts of an export before they are written (:func:`c_sources`): the prefix P, ``P.h``, ``P.c``, the
+    functions' hash, the public functions (C names), the model's exported functions (their tape) and the C names of
+    its parameters and frames."""
+
+    prefix: str
+    header: str
+    code: str
+    digest: str
+    public: tuple[str, ...]
+    exported: Any
+    names: _Names
+
+
+def c_sources(model: Any, *, functions: Sequence[str] | None = None, frames: Sequence[str] | None = None,
+              prefix: str | None = None, source: str | Path | None = None) -> CSources:
+    """``P.h`` and ``P.c`` of ``model`` (the arguments and refusals of :func:`export_c`), checked, not written."""
     from robodyn.model.system import require_model
 
     require_model(model, "export_c")
@@ -197,22 +233,8 @@ def export_c(model: Any, directory: str | Path, *, functions: Sequence[str] | No
         chosen = ["f", *chosen]  # the steppers call P_f
     p = _prefix(model, prefix)
     names = _Names(field_names(model.parameters, p), frame_functions(exported.frames, p) if "fk" in chosen else {})
-    folder = check_output_folder(directory, "export: cannot write")
     header, code, digest = _texts(model, exported, chosen, p, names, _origin(source))
-    files = {f"{p}.h": header, f"{p}.c": code, "Makefile": _makefile(p), "CMakeLists.txt": _cmake(p)}
-    write_files_atomic({folder / name: text for name, text in files.items()}, "export: cannot write")  # all or none
-    public = tuple(_public_names(chosen, p, names))
-    library = _build(folder, p, model, exported, names, digest) if build else None
-    return CExport(folder, p, tuple(folder / name for name in files), public, library, tuple(names.fields.values()),
-                   tuple(names.frames), dict(names.fields), dict(names.frames))
-
-
-@dataclass(frozen=True)
-class _Names:
-    """The C names of an export: each parameter's ``P_params`` field, each written frame's ``P_fk_<frame>``."""
-
-    fields: dict[str, str]
-    frames: dict[str, str]
+    return CSources(p, header, code, digest, tuple(_public_names(chosen, p, names)), exported, names)
 
 
 def _prefix(model: Any, prefix: str | None) -> str:

@@ -50,10 +50,10 @@ __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", 
 #: diagram's record also answers its linearization, ``manipulator`` (None) and its loops (robodyn.files
 #: .cached_diagram); for other records those are the full model's too.
 DELEGATED: Final = (
-    "affine_form", "energy", "equation_terms", "explicit_form",
+    "affine_form", "contact_points", "energy", "equation_terms", "explicit_form", "fixed_base",
     "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
     "mechanical_matrices", "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function",
-    "scalar_damping", "show_text", "symbolic_form",
+    "scalar_damping", "show_text", "symbolic_form", "with_outputs",
 )
 
 _models: dict[str, CachedModel] = {}  # key -> the model of this process (models are immutable)
@@ -419,6 +419,15 @@ class CachedModel(Model):
     def switching_events(self) -> list[Any]:
         return []
 
+    def rest_state(self, t: float, x: Any, u: Any, p: Any) -> None:
+        """None, as the full model answers: no record is made of a model with sampled blocks (the estimators and
+        controllers that know where they rest)."""
+        return None
+
+    def roles(self) -> tuple[()]:
+        """(), as the full model answers (no sampled blocks: no estimators or predictive controllers)."""
+        return ()
+
     def open_loop(self, port: str) -> Any:
         """A diagram's loop opened at ``port``, from its own record (made from the full diagram the first time);
         refused, as by any model that is not a diagram, for other records."""
@@ -433,6 +442,12 @@ class CachedModel(Model):
         if dict(opened.parameters) != dict(self.parameters):
             opened = opened.with_parameters(dict(self.parameters))
         return opened, injected, returned
+
+    def linearization_source(self) -> str | None:
+        """A diagram's composed linearization, as its record keeps it (robodyn.files.cached_diagram); None for other
+        models, as the full model answers."""
+        fields = self._diagram
+        return None if fields is None else str(fields["linearization"])
 
     def block_diagram(self) -> dict[str, Any] | None:
         """A diagram's drawing facts, from its record (None for other models)."""

@@ -32,14 +32,7 @@ def recordable(full: Model) -> bool:
     """Whether the diagram ``full`` can be answered from a record: everything the record's model says of it is what
     it says itself (no sampled blocks, no corners to stop at, an exact composed linearization)."""
     return (full.sampling() is None and not full.switching_events() and full.jacobian_method is not None
-            and _linearization(full) is not None)
-
-
-def _linearization(full: Model) -> str | None:
-    """The source of a diagram's composed ``lin`` (robodyn.diagrams.diagram.Diagram.linearization_source), or None."""
-    from robodyn.diagrams.diagram import Diagram
-
-    return full.linearization_source() if isinstance(full, Diagram) else None
+            and full.linearization_source() is not None)
 
 
 def diagram_fields(full: Model) -> dict[str, Any] | None:
@@ -48,7 +41,7 @@ def diagram_fields(full: Model) -> dict[str, Any] | None:
     if drawing_ is None:
         return None
     plain = {**drawing_, "wires": [list(w) for w in drawing_["wires"]]}
-    return {"block_diagram": plain, "linearization": _linearization(full), "loop": None}
+    return {"block_diagram": plain, "linearization": full.linearization_source(), "loop": None}
 
 
 def drawing(fields: dict[str, Any]) -> dict[str, Any]:

@@ -43,7 +43,7 @@ from robodyn.base.errors import InputError, ModelFileError, RobodynError, Unknow
 from robodyn.diagrams.blocks.library import BLOCKS, make_block
 from robodyn.diagrams.build import MAX_DIAGRAM_DEPTH, check_size
 from robodyn.diagrams.diagram import Diagram
-from robodyn.files.provided_blocks import provided_block, provided_names
+from robodyn.files.provided_blocks import provided_block, provided_names, provided_text
 
 if TYPE_CHECKING:
     from robodyn.files.reader import DocumentReader
@@ -332,11 +332,12 @@ def _provided(r: DocumentReader, label: str, kind: str, factory: Any, parameters
             raise r.fail((*where, key), f"block {kind!r} has no parameter {key!r} (its parameters: "
                                         f"{', '.join(allowed)}){did_you_mean(str(key), allowed)}")
     if "plant" not in parameters:
-        raise r.fail(("blocks", label), f"block {kind!r} estimates a plant: give parameters: {{plant: pendulum}} (a "
-                                        "catalog name, a file path or a model)")
+        raise r.fail(("blocks", label), f"block {kind!r} needs the plant it estimates or controls: give parameters: "
+                                        "{plant: pendulum} (a catalog name, a file path or a model)")
     if "discretization" in timing:
         raise r.fail(("blocks", label, "discretization"), "discretization is for pid blocks")
-    values = {str(k): v if k in ("plant", "outputs") else _numbers(r, (*where, k), v) for k, v in parameters.items()}
+    words = ("plant", "outputs", *provided_text(kind))  # a plant, port names, a method's name: as written
+    values = {str(k): v if k in words else _numbers(r, (*where, k), v) for k, v in parameters.items()}
     plant_spec = values.pop("plant")
     if isinstance(plant_spec, dict):
         plant = _inline_model(r, label, plant_spec, ("blocks", label, "parameters", "plant"))

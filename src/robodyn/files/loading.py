@@ -56,6 +56,38 @@ REQUIRED_KEYS = {
 }
 MODEL_SUFFIXES = (".yaml", ".yml")
 URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name", "base")  # chain.urdf.load_robot
+MJCF_OPTIONS = ("dynamics", "check_inertia", "name")  # robodyn.mechanisms.mjcf.robot.load_mjcf
+ROBOT_SUFFIXES = (".urdf", ".xml", ".xacro")  # robot files: never read as YAML model files
+
+
+def _robot_file(text: str, options: dict[str, Any]) -> Model | None:
+    """A URDF or MJCF robot (``.xml`` whose root is ``<mujoco>``) from its file, None for another file; a xacro file
+    is refused (xacro runs Python: the user runs it)."""
+    lower = text.lower()
+    if lower.endswith(".xacro"):
+        raise InputError(f"{text}: a xacro file is a program that writes a URDF (it evaluates Python): robodyn does "
+                         f"not run it; run `xacro {text} > robot.urdf` first and load robot.urdf")
+    if lower.endswith(".urdf"):
+        unknown = sorted(set(options) - set(URDF_OPTIONS))
+        if unknown:
+            raise InputError(f"{text}: unknown options {unknown}: a URDF robot takes {', '.join(URDF_OPTIONS)}")
+        from robodyn.mechanisms.urdf.chain import load_robot
+
+        return load_robot(text, **options)
+    if lower.endswith(".xml"):
+        from robodyn.mechanisms.mjcf.document import MAX_MJCF_BYTES, is_mjcf_text
+
+        head = read_text_limited(FilePath(text), "MJCF file", limit=MAX_MJCF_BYTES, error=ModelFileError)
+        if not is_mjcf_text(head):
+            raise ModelFileError(f"{text}: an .xml model file is MuJoCo's MJCF, whose root element is <mujoco>; "
+                                 "this one's is not (a URDF file ends in .urdf, a model file in .yaml)")
+        unknown = sorted(set(options) - set(MJCF_OPTIONS))
+        if unknown:
+            raise InputError(f"{text}: unknown options {unknown}: an MJCF robot takes {', '.join(MJCF_OPTIONS)}")
+        from robodyn.mechanisms.mjcf.robot import load_mjcf
+
+        return load_mjcf(text, **options)
+    return None
 
 
 def describe_value(value: Any) -> str:
@@ -121,7 +153,7 @@ def model_text(model: object) -> tuple[str, str] | None:
     if not isinstance(model, str | os.PathLike):
         return None
     text = os.fspath(model)
-    if not isinstance(text, str) or text.lower().endswith(".urdf"):
+    if not isinstance(text, str) or text.lower().endswith(ROBOT_SUFFIXES):
         return None
     if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
         file = FilePath(text)
@@ -132,13 +164,15 @@ def model_text(model: object) -> tuple[str, str] | None:
 
 
 def load(model: str | os.PathLike[str], **options: Any) -> Model:
-    """Load a model: a YAML or URDF file path, or a catalog name (``"joint"``, ``"pendulum"``, ``"mbk"``, ...).
+    """Load a model: a YAML, URDF or MJCF (MuJoCo ``.xml``) file path, or a catalog name (``"joint"``, ``"pendulum"``,
+    ``"mbk"``, ...).
 
     A URDF robot takes the options ``backend`` (``"tape"``, the default: compiled on robodyn's rigid-body
     tape; ``"pinocchio"``: Pinocchio's algorithms), ``dynamics`` (False ignores the joints' ``<dynamics>``)
     ``check_inertia`` (False accepts unphysical link inertias), ``outputs`` (as a chain's), ``name`` and ``base``
     (``"floating"`` or ``"planar"``: the root link joined to the world by a free-flyer or planar joint; default:
-    the file's own root joint, else fixed; robodyn.mechanisms.urdf.chain.load_robot).
+    the file's own root joint, else fixed; robodyn.mechanisms.urdf.chain.load_robot). An MJCF robot takes ``name``,
+    ``dynamics`` and ``check_inertia`` (robodyn.mechanisms.mjcf.robot.load_mjcf); a ``.xacro`` file is refused.
 
     Catalog models that take options accept them as keywords or after a colon:
     ``load("mbk", n=5)`` and ``load("mbk:n=5")`` are the same.
@@ -158,13 +192,9 @@ def load(model: str | os.PathLike[str], **options: Any) -> Model:
     text = os.fspath(model)
     if not isinstance(text, str):
         raise InputError(f"load: give the path as text, got {type(text).__name__}")
-    if text.lower().endswith(".urdf"):
-        unknown = sorted(set(options) - set(URDF_OPTIONS))
-        if unknown:
-            raise InputError(f"{text}: unknown options {unknown}: a URDF robot takes {', '.join(URDF_OPTIONS)}")
-        from robodyn.mechanisms.urdf.chain import load_robot
-
-        return load_robot(text, **options)
+    robot = _robot_file(text, options)
+    if robot is not None:
+        return robot
     if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
         if options:
             raise InputError(f"{text}: options {sorted(options)} apply to catalog models only")

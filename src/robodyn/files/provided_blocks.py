@@ -16,14 +16,23 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["provide_block", "provided_block", "provided_names"]
+__all__ = ["provide_block", "provided_block", "provided_names", "provided_text"]
 
 _LOADERS: dict[str, Callable[[], Callable[..., Any]]] = {}
+_TEXT: dict[str, tuple[str, ...]] = {}
 
 
-def provide_block(name: str, loader: Callable[[], Callable[..., Any]]) -> None:
-    """Register the block ``name`` (``model: name`` of a diagram file) made by the factory ``loader()`` returns."""
+def provide_block(name: str, loader: Callable[[], Callable[..., Any]], text: tuple[str, ...] = ()) -> None:
+    """Register the block ``name`` (``model: name`` of a diagram file) made by the factory ``loader()`` returns;
+    ``text``: its parameters that are words (a method's name), passed as written where the others are read as
+    numbers."""
     _LOADERS[name] = loader
+    _TEXT[name] = tuple(text)
+
+
+def provided_text(name: str) -> tuple[str, ...]:
+    """The parameters of the provided block ``name`` that are words (none for a name no layer provides)."""
+    return _TEXT.get(name, ())
 
 
 def provided_block(name: str) -> Callable[..., Any] | None:

@@ -105,8 +105,9 @@ def _measured_and_fitted(result: IdentificationResult, k: int) -> Any:
     return picture
 
 
-def identification_page(result: IdentificationResult, title: str) -> str:
-    """The report's HTML (see the module docstring)."""
+def identification_page(result: IdentificationResult, title: str, views: Sequence[str] = ()) -> str:
+    """The report's HTML (see the module docstring); ``views``: sections made above this layer, inserted after the
+    fit as they are (robodyn's own HTML: the robot in 3-D playing a fitted run, robodyn.report.views.run_view)."""
     import matplotlib.pyplot as plt
 
     names = tuple(result.values)
@@ -120,6 +121,7 @@ def identification_page(result: IdentificationResult, title: str) -> str:
                     + f"<p>{result.samples} residuals, {result.degrees_of_freedom} degrees of freedom, cost "
                       f"{result.cost:.6g}, {result.evaluations} simulations; the optimizer: "
                       f"{html.escape(result.message)}</p>")
+    sections += list(views)
     for k in range(len(result.measured)):
         picture = _measured_and_fitted(result, k)
         try:
@@ -133,8 +135,10 @@ def identification_page(result: IdentificationResult, title: str) -> str:
     return page(title, intro, sections)
 
 
-def write_identification_report(result: IdentificationResult, path: str | os.PathLike[str]) -> None:
-    """Write the report to ``path`` (an ``.html`` file), atomically, after every check."""
+def write_identification_report(result: IdentificationResult, path: str | os.PathLike[str],
+                                views: Sequence[str] = ()) -> None:
+    """Write the report to ``path`` (an ``.html`` file), atomically, after every check (``views``: as
+    :func:`identification_page`)."""
     check_output_path(path, "report")
-    text = identification_page(result, f"Identification of {result.model.name}")
+    text = identification_page(result, f"Identification of {result.model.name}", views)
     write_text_atomic(path, text)

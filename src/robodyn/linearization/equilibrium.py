@@ -20,7 +20,9 @@ How it solves
 - **A start that is a solution** (f = 0 exactly there, a finite Jacobian) is the answer without calling the
   solver: MINPACK's hybrid method returns such a start unchanged (its first step is zero and its convergence test
   holds) and so does least squares (the gradient J^T f is zero: its ``gtol`` test holds before any step), so the
-  result is the same and scipy.optimize is not imported (``robodyn linearize`` of a loop at rest).
+  result is the same and scipy.optimize is not imported (``robodyn linearize`` of a loop at rest). A first start
+  within ``tol`` (a model's rest state: a Riccati fixed point to rounding) is the answer too: a solver could only
+  move it within the tolerance asked for, at the cost of many evaluations of f (a Jacobian by differences).
 - Every solver result is polished by at most :data:`POLISH_STEPS` Gauss–Newton steps (least squares on
   the exact Jacobian), kept only while they lower max |f|. A point counts as converged when
   max |f| <= ``tol`` (absolute, in the units of x').
@@ -30,6 +32,9 @@ How it solves
   — checked by comparing a second evaluation with the exact dr/du — the holding input solves
   dr/du u = -r(u = 0) by linear least squares (minimum norm when there are more inputs than
   coordinates, again one of many); otherwise the general solver is used.
+- **A model that knows where it rests** (``rest_state``: a diagram's sampled estimators, at the plant's rest
+  point with the covariance of their steady-state filter) gives the first start when there is no ``guess``: a
+  covariance's fixed point is far from any start drawn at random.
 - **Several starts.** ``starts`` > 1 starts the first solve at ``guess`` and the others uniformly at
   random in ``box`` (default [-pi, pi] for *every* unknown, inputs included: give ``box`` for other
   scales). Solutions closer than :data:`DUPLICATE_DISTANCE` (per component, relative to
@@ -166,12 +171,15 @@ def _polish(problem: _Problem, z: Array) -> tuple[Array, float]:
     return z, best
 
 
-def _solve_from(problem: _Problem, z0: Array, f0: Array | None = None) -> _Attempt:
+def _solve_from(problem: _Problem, z0: Array, f0: Array | None = None, tol: float = 0.0) -> _Attempt:
     """One solve from z0: hybr for square systems, least squares otherwise; failures are reported, not raised.
-    ``f0``: the residual at z0 when known (a start that is a solution is its own answer: module docstring)."""
+    ``f0``: the residual at z0 when known (a start that is a solution, or within ``tol`` of one, is its own answer:
+    module docstring)."""
     square = problem.free.size == problem.equations
     if f0 is not None and _max_abs(f0) == 0.0 and np.all(np.isfinite(problem.jacobian(z0))):
         return _Attempt(np.array(z0, dtype=float), 0.0, "the start is a solution")  # what either solver returns
+    if f0 is not None and _max_abs(f0) <= tol:
+        return _Attempt(np.array(z0, dtype=float), _max_abs(f0), "the start is a solution within tol")
     import scipy.optimize  # here: a start that is a solution needs none of it (~0.2 s of a command's start-up)
 
     with warnings.catch_warnings():
@@ -427,6 +435,8 @@ def find_equilibrium(
     free = np.array([i for i in range(len(names)) if i not in fixed], dtype=np.intp)
     unknowns = [names[i] for i in free]
     first = _guess_vector(guess, unknowns, names)
+    if guess is None:
+        first = _rest_start(model, time, p, base, free, first)
     low, high = _bounds(box, unknowns, names)
     outputs, values = target_outputs(targets, model.outputs)
     problem = _Problem(model, time, p, base, free, _exact_jacobian(model), outputs, values)
@@ -442,7 +452,7 @@ def find_equilibrium(
         if held is not None:
             return (held,)
     rng = np.random.default_rng(seed)
-    attempts = [_solve_from(problem, first, start)]
+    attempts = [_solve_from(problem, first, start, tol)]
     attempts += [_solve_from(problem, rng.uniform(low, high)) for _ in range(starts - 1)]
     method = "root-hybr" if free.size == problem.equations else "least-squares"
     points = [_operating_point(problem, a.z, a.residual, tol, method) for a in attempts if a.residual <= tol]
@@ -452,6 +462,23 @@ def find_equilibrium(
     # outputs are targeted (a turn may change them), the solutions stay where they were found
     wrap = guess is None and box is None and not outputs.size
     return _distinct([_wrapped(problem, p) for p in points] if wrap else points, problem)
+
+
+def _rest_start(model: ModelContract, time: float, p: Array, base: Array, free: NDArray[np.intp], first: Array
+                ) -> Array:
+    """The default first start ``(k,)``: the model's rest state (``rest_state``: a sampled estimator's steady-state
+    filter, assembled by a diagram) at the fixed values and zeros, when it offers one; ``first`` otherwise."""
+    n = model.n_states
+    full = base.copy()
+    full[free] = first
+    rest = model.rest_state(time, full[:n], full[n:], p)
+    if rest is None:
+        return first
+    rest = np.asarray(rest, dtype=float)
+    if rest.shape != (n,) or not np.all(np.isfinite(rest)):
+        return first
+    full[:n] = rest
+    return full[free]
 
 
 def _operating_point(problem: _Problem, z: Array, residual: float, tol: float, method: str) -> OperatingPoint:

@@ -47,7 +47,7 @@ import numpy as np
 
 from robodyn.base.errors import ConvergenceError, InputError, NumericalError
 from robodyn.linearization import LINEARIZATION_METHODS
-from robodyn.linearization.derivatives import Point, differentiate
+from robodyn.linearization.derivatives import Point, differentiate, extrapolated_differences
 from robodyn.linearization.lean import exact_at
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values, require_model
@@ -205,7 +205,7 @@ def _sampled(model: ModelContract, t: float, x: Values, u: Values | None, params
     point = Point.of(model, t, x, u, params)
     sampling = model.sampling()
     assert sampling is not None  # transform sends only such models here
-    A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p)
+    A, B, C, D = sampling.linearization(point.t, point.x, point.u, point.p, extrapolated_differences)
     if not all(np.all(np.isfinite(m)) for m in (A, B, C, D)):
         raise NumericalError(f"linearize: {model.name!r} has non-finite derivatives at this point")
     A, B, C, D, x_op, u_op = (np.array(m, dtype=float, order="C") for m in (A, B, C, D, point.x, point.u))

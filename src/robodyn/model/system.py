@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from robodyn.model.protocol import (
         Chart,
         Constraints,
+        ContactPoint,
         ExplicitForm,
         Impacts,
         KinematicTree,
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
         SymbolTable,
         TorqueRegressor,
     )
+    from robodyn.model.roles import Role
 
 # the conversion of user values lives in robodyn.model.values; its names stay importable from here
 __all__ = ["Model", "Values", "check_names", "default_values", "name_tuple", "real_array", "require_euclidean",
@@ -260,9 +262,20 @@ class Model:
 
     @property
     def geometry_file(self) -> Path | None:
-        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``: the 3-D view,
-        robodyn.viewer), or None (the default) for a model without one."""
+        """The robot file whose links carry shapes to draw (a URDF's ``<visual>`` and ``<collision>``, an MJCF's geoms:
+        the 3-D view, robodyn.viewer), or None (the default) for a model without one."""
         return None
+
+    def fixed_base(self) -> ModelContract | None:
+        """A moving base's robot with its base held at the world's origin (its joints the same coordinates, its
+        frames placed relative to the base: the 3-D view moves them by the base's states), or None (the default) for
+        a model whose base does not move."""
+        return None
+
+    def contact_points(self) -> tuple[ContactPoint, ...]:
+        """The compliant contacts whose forces are outputs (:class:`robodyn.model.protocol.ContactPoint`: their names,
+        frames and planes' normals, for the 3-D view to draw), or () (the default) for a model without any."""
+        return ()
 
     @property
     def sample_period(self) -> float | None:
@@ -293,11 +306,31 @@ class Model:
         """A diagram's blocks, wires, inputs, outputs and loops (what ``robodyn analyze`` draws), or None."""
         return None
 
+    def linearization_source(self) -> str | None:
+        """A diagram's composed exact linearization as module source (what a cached record keeps), or None."""
+        return None
+
     def open_loop(self, port: str) -> tuple[ModelContract, str, str]:
         """A diagram with its loop broken at ``port``, and the names of the injected input and the returned output
         (``linearize(..., open=port)``); only diagrams have loops to break."""
         raise InputError(f"model {self.name!r} ({self.kind}) has no loops to open at {port!r}: make a "
                          "robodyn.Diagram of the plant and the controller")
+
+    def with_outputs(self, outputs: Mapping[str, str]) -> ModelContract:
+        """The model with the outputs ``{name: "block.port"}`` added (a diagram's block signals, as a report records
+        them); only diagrams have signals to add."""
+        raise InputError(f"model {self.name!r} ({self.kind}) has no block signals to add as outputs")
+
+    def rest_state(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector | None:
+        """The state near ``x`` (n,) the model rests at with its inputs held at ``u`` (m,), when it knows it without
+        a search (a sampled estimator's steady-state filter; a diagram's assembled from its blocks'), else None (the
+        default). ``find_equilibrium`` starts there by default."""
+        return None
+
+    def roles(self) -> tuple[Role, ...]:
+        """What the model does in a closed loop that reports show (robodyn.model.roles: an estimator, a predictive
+        controller; a diagram's, its blocks' qualified), () by default."""
+        return ()
 
     def sampling(self) -> Sampling | None:
         """The sampled parts of a model made of continuous and discrete-time blocks (a diagram with sampled blocks:

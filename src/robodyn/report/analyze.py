@@ -23,6 +23,7 @@ from robodyn.display.page import guarded, number, page, strict_json, table
 from robodyn.model.system import require_model
 from robodyn.report.point import existence_section, point_section
 from robodyn.report.points import csv_row, operating_points
+from robodyn.report.views import points_view, robot_shapes
 from robodyn.report.workers import Workers
 
 if TYPE_CHECKING:
@@ -132,10 +133,17 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
             data["operating_points"] = [str(point) for point in found.points]
             data["equilibrium_families"] = found.records
         rows = [csv_row(model, point, k, found.records[k]) for k, point in enumerate(chosen)] if found else []
+        geometry = robot_shapes(model)  # a robot file that draws something: shown in 3-D, not as sticks
         exists = pool.submit(_existence, chosen[0], key) if chosen else None
-        started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key)
+        started = [pool.submit(_point, point, k, horizon, None if pool.pool else step, key, geometry is None)
                    for k, point in enumerate(chosen)]
+        if geometry is not None and chosen:
+            guarded(sections, data, "view", "The robot in 3-D", lambda: points_view(model, geometry, chosen))
         sections.insert(0, f"<h2>Equations</h2>{equations.get()}")
+        if model.roles():
+            from robodyn.report.closed_loop import roles_record
+
+            data["roles"] = roles_record(model.roles())
         structure = model.block_diagram()
         if structure is not None:
             from robodyn.report.diagram import diagram_section
@@ -155,13 +163,13 @@ def analyze(model: ModelContract, *, at: Mapping[str, float] | None = None, hori
     return Report(model.name, _page(model, sections), data, rows)
 
 
-def _point(model: ModelContract, point: Any, k: int, horizon: float, step: Any, key: str | None
+def _point(model: ModelContract, point: Any, k: int, horizon: float, step: Any, key: str | None, stick: bool
            ) -> tuple[str, dict[str, Any]]:
     """Operating point ``k``'s section (robodyn.report.point), kept when ``key`` says what built the model."""
     from robodyn.report.kept import kept_section
 
-    return kept_section(key, "point", (point.x, point.u, k, float(horizon)),
-                        lambda: point_section(model, point, k, horizon, step))
+    return kept_section(key, "point", (point.x, point.u, k, float(horizon), stick),
+                        lambda: point_section(model, point, k, horizon, step, stick=stick))
 
 
 def _existence(model: ModelContract, point: Any, key: str | None) -> tuple[str, dict[str, Any]]:

@@ -382,6 +382,18 @@ def _frames_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> s
     return "<h2>Frame targets</h2>" + table(header, rows, text_columns=2) + note + "".join(parts)
 
 
+def _view_section(result: OptimizedTrajectory, problem: OptimizedProblem) -> list[str]:
+    """The optimal trajectory playing in 3-D with the first frame target's marker, for a model with a robot file
+    (robodyn.report.views.run_view); nothing otherwise."""
+    from robodyn.report.views import run_view
+
+    frames = problem.costs.frames
+    target = None if not frames else [float(v) for v in frames[0].position]
+    marker = f" and the target of frame {html.escape(frames[0].frame)} (magenta)" if frames else ""
+    section = run_view(problem.model, result, target=target, what=f"The optimal trajectory{marker}")
+    return [] if section is None else [section]
+
+
 def _convergence_section(rows: tuple[ConvergenceRow, ...], result: OptimizedTrajectory) -> str:
     if not rows:
         return ("<h2>Convergence</h2><p class=\"note\">No history was recorded: pass the rows the solver gave "
@@ -479,7 +491,8 @@ def optimization_page(result: OptimizedTrajectory, problem: OptimizedProblem, *,
     rows = checked_history(history)
     if text is not None and not isinstance(text, str):
         raise InputError(f"text: expected the problem file's text (str), got {type(text).__name__}")
-    sections = [_summary(result, problem), _states_section(result, problem), _inputs_section(result, problem)]
+    sections = [_summary(result, problem), *_view_section(result, problem), _states_section(result, problem),
+                _inputs_section(result, problem)]
     if problem.costs.frames:
         sections.append(_frames_section(result, problem))
     sections += [_convergence_section(rows, result), _problem_section(result, problem, text)]

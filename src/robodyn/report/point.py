@@ -1,7 +1,8 @@
 """One operating point of the report: its linear model, modes and poles, validity, responses and pictures.
 
 Every eigenvalue of A is drawn on the pole map and listed in the JSON as ``[re, im]`` (a complex pair is two
-poles); the modes table has one row per real pole or complex pair.
+poles; a discrete-time model's also as ``continuous_eigenvalues``, s = ln z / dt, null for z = 0); the modes table
+has one row per real pole or complex pair.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ def heading(model: ModelContract, point: Any) -> str:
 
 
 def point_section(model: ModelContract, point: Any, k: int, horizon: float,
-                  step: Callable[..., None] | None = None) -> tuple[str, dict[str, Any]]:
+                  step: Callable[..., None] | None = None, *, stick: bool = True) -> tuple[str, dict[str, Any]]:
     """The section of operating point ``k``: its HTML and its JSON record (x, u, A, B, C, D, eigenvalues, ...);
-    ``step(description=...)`` is told of each stage (a progress bar)."""
+    ``step(description=...)`` is told of each stage (a progress bar); ``stick``: a mechanism is drawn as a stick
+    picture (False when the report shows it in 3-D with its meshes instead)."""
     step = step or (lambda *_, **__: None)
     from robodyn.linear.modes import modes as modes_of
     from robodyn.linearization.linearize import linearize
@@ -60,6 +62,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
     result = modes_of(linear)
     poles = linear.eigenvalues
     record.update(stability=result.stability, eigenvalues=[[float(z.real), float(z.imag)] for z in poles])
+    if linear.dt is not None:  # a sampled model's poles z as continuous-time equivalents s = ln z / dt
+        with np.errstate(divide="ignore"):
+            equivalent = np.log(poles.astype(complex)) / linear.dt
+        record["continuous_eigenvalues"] = [[float(s.real) if np.isfinite(s.real) else None, float(s.imag)]
+                                            for s in equivalent]
     verdict = "stable" if result.stability.startswith("asymptotically") else "unstable" \
         if result.stability == "unstable" else ""
     parts.append(f"<h3>Modes</h3><p class=\"verdict {verdict}\">{html.escape(result.stability)}</p>"
@@ -75,6 +82,11 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
 
         step(description=f"point {k}: loops")
         parts.append(loops_section(model, point, record, pictures))
+    if model.roles():  # a loop with estimators or predictive controllers: the estimate and the bounds along a run
+        from robodyn.report.closed_loop import closed_loop_section
+
+        step(description=f"point {k}: closed loop")
+        parts.append(closed_loop_section(model, point, horizon, record, pictures))
     step(description=f"point {k}: validity")
     parts.append(_validity(model, point, record, pictures))
     step(description=f"point {k}: responses")
@@ -83,7 +95,7 @@ def point_section(model: ModelContract, point: Any, k: int, horizon: float,
         step(description=f"point {k}: phase portrait")
         pictures.append(figure(figures.phase(model, point),
                                "phase portrait (arrows: the vector field at the point's inputs)"))
-    if model.kinematics() is not None and model.order == 2:
+    if stick and model.kinematics() is not None and model.order == 2:
         pictures.append(figure(figures.arm(model, point, k), "the mechanism at the operating point (gravity down)"))
     step(description=f"point {k}: done")
     return title + "".join(parts) + "<h3>Figures</h3>" + "".join(pictures), record

@@ -54,14 +54,19 @@ def _equilibria(model: ModelContract, given: dict[str, float]) -> tuple[str, lis
 
     fixed = {name: given.get(name, 0.0) for name in model.inputs} | {k: v for k, v in given.items()
                                                                        if k in model.states}
-    points = list(find_equilibrium(model, fix=fixed, starts=STARTS))
+    # a loop with an estimator or a predictive controller (roles) rests where its blocks say (find_equilibrium's
+    # first start, the model's rest_state): a filter's covariance at random is no start, and each costs seconds
+    starts = 1 if model.roles() else STARTS
+    points = list(find_equilibrium(model, fix=fixed, starts=starts))
     how = "f(x, u) = 0 with " + (", ".join(f"{k} = {number(v)}" for k, v in fixed.items()) or "nothing fixed")
     try:
         found = families(model, points, list(fixed))
     except RobodynError:  # the Jacobian or f failed near a point: every point alone
         return f"{len(points)} point(s): {how}", points, [{"continuous_in": [], "members": 1} for _ in points]
     records = [{"continuous_in": list(f.moving), "members": f.members} for f in found]
-    text = f"{len(points)} point(s) found from {STARTS} starts: {how}"
+    text = f"{len(points)} point(s) found from {starts} start(s): {how}"
+    if starts == 1:
+        text += " (a closed loop with an estimator or a predictive controller: from the rest state of its blocks)"
     moving = sorted({name for f in found for name in f.moving})
     if moving:
         text += (f"; {len(found)} distinct up to continuous families: f does not change along {', '.join(moving)} "

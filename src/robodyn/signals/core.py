@@ -65,7 +65,7 @@ def time_array(t: ArrayLike) -> Array:
         times = np.asarray(t, dtype=float)
     except (TypeError, ValueError):
         raise InputError(f"signal time must be a number or an array of numbers, got {t!r}") from None
-    if not np.all(np.isfinite(times)):
+    if not np.isfinite(times).all():  # (the method: no dispatch, a sampled loop's every instant asks it)
         raise InputError("signal time must be finite: remove nan/inf times")
     return times
 

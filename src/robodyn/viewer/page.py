@@ -79,17 +79,23 @@ body.robodyn-run #robodyn-canvas { bottom: 204px; }
 #robodyn-plot { position: absolute; left: 0; width: 100%; bottom: 44px; height: 160px; display: none; }
 body.robodyn-run #robodyn-plot { display: block; }
 #robodyn-title { position: absolute; left: 12px; top: 8px; color: #333; pointer-events: none; }
+body.robodyn-bare #robodyn-bar, body.robodyn-bare #robodyn-plot { display: none; }
+body.robodyn-bare #robodyn-canvas { inset: 0; }
 """
 
 
 def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRARY, trajectory: bool = False,
-              target: bool = False, com: bool = False) -> str:
-    """The page of ``scene`` (robodyn.viewer.scene.SceneData.as_json); ``trajectory`` shows the time slider and
-    play button, ``target`` the target's toggle, ``com`` the centre of mass's."""
+              target: bool = False, com: bool = False, stills: bool = False, contacts: bool = False) -> str:
+    """The page of ``scene`` (robodyn.viewer.scene.SceneData.as_json); ``trajectory`` shows the time slider, the
+    play button and the plots, ``stills`` only the slider (stepping through configurations: operating points),
+    ``target`` the target's toggle, ``com`` the centre of mass's, ``contacts`` the contacts' (points and forces)."""
     hidden = "" if trajectory else " hidden"
+    slider = "" if trajectory or stills else " hidden"
     toggles = ['<label><input type="checkbox" id="robodyn-frames"> frames</label>']
     if com:
         toggles.append('<label><input type="checkbox" id="robodyn-com"> centre of mass</label>')
+    if contacts:
+        toggles.append('<label><input type="checkbox" id="robodyn-contacts" checked> contacts</label>')
     if target:
         toggles.append('<label><input type="checkbox" id="robodyn-target" checked> target</label>')
     return "\n".join([
@@ -100,7 +106,7 @@ def page_html(scene: dict[str, Any], *, title: str, library: str = DEFAULT_LIBRA
         '<body class="robodyn-run">' if trajectory else "<body>", '<div id="robodyn-canvas"></div>',
         '<canvas id="robodyn-plot"></canvas>', f'<div id="robodyn-title">{html.escape(title)}</div>',
         '<div id="robodyn-bar">', f'<button id="robodyn-play"{hidden}>play</button>',
-        f'<input type="range" id="robodyn-time" min="0" max="0" value="0" step="1"{hidden}>',
+        f'<input type="range" id="robodyn-time" min="0" max="0" value="0" step="1"{slider}>',
         '<span id="robodyn-clock"></span>', *toggles, "</div>",
         f'<script id="robodyn-scene" type="application/json">{json_block(scene)}</script>',
         f"<script>{library_script(library)}</script>", f"<script>{_viewer_script()}</script>", "</body>", "</html>",

@@ -132,7 +132,32 @@
       scene.add(com.marker);
       layers.com.push(com.marker);
     }
-    return {data, poses, L, K, scene, links, layers, tool, box, size, com};
+    layers.contacts = [];
+    let contacts = null;
+    if (data.contacts) {  // each contact's point, and the force on the robot there as an arrow
+      const points = await unpack(data.contacts.points);
+      const forces = data.contacts.forces ? await unpack(data.contacts.forces) : null;
+      let largest = 0;
+      if (forces) for (let i = 0; i < forces.length; i += 3) largest = Math.max(largest, Math.hypot(forces[i], forces[i + 1], forces[i + 2]));
+      const markers = data.contacts.names.map(() => marker(0x00a050, 0.015 * size));
+      const arrows = data.contacts.names.map(() => new THREE.ArrowHelper(new THREE.Vector3(0, 0, 1), new THREE.Vector3(), 1, 0x00a050));
+      for (const o of [...markers, ...arrows]) { scene.add(o); layers.contacts.push(o); }
+      contacts = {points, forces, markers, arrows, scale: largest > 0 ? 0.4 * size / largest : 0};
+    }
+    return {data, poses, L, K, scene, links, layers, tool, box, size, com, contacts};
+  }
+
+  function placeContacts(c, k) {  // the points at instant k, an arrow scaled so that the largest force is 0.4 size
+    const C = c.markers.length, force = new THREE.Vector3();
+    for (let j = 0; j < C; j++) {
+      const o = 3 * (k * C + j);
+      c.markers[j].position.fromArray(c.points, o);
+      c.arrows[j].position.fromArray(c.points, o);
+      if (c.forces) force.fromArray(c.forces, o); else force.set(0, 0, 0);
+      const length = force.length() * c.scale;
+      c.arrows[j].visible = c.markers[j].visible && length > 1e-9;
+      if (length > 1e-9) { c.arrows[j].setDirection(force.normalize()); c.arrows[j].setLength(length, 0.2 * length, 0.1 * length); }
+    }
   }
 
   function setPose(links, poses, k, L) {
@@ -236,7 +261,10 @@
     const camera = new THREE.PerspectiveCamera(40, 1, 0.001 * view.size, 100 * view.size);
     camera.up.set(0, 0, 1);
     const centre = view.box.isEmpty() ? new THREE.Vector3() : view.box.getCenter(new THREE.Vector3());
-    camera.position.copy(centre).add(new THREE.Vector3(1.25, 0.95, 0.7).multiplyScalar(view.size));
+    // from the side and above, far enough that the box's bounding sphere fits the 40 degree field of view
+    const radius = view.box.isEmpty() ? 1 : 0.5 * view.box.getSize(new THREE.Vector3()).length();
+    const distance = Math.max(1.72 * view.size, 1.05 * radius / Math.sin(20 * Math.PI / 180));
+    camera.position.copy(centre).add(new THREE.Vector3(1.25, 0.95, 0.7).normalize().multiplyScalar(distance));
     let dirty = true;
     const request = () => { dirty = true; };
     function resize() {
@@ -259,8 +287,10 @@
       index = Math.max(0, Math.min(view.K - 1, k));
       setPose(view.links, view.poses, index, view.L);
       if (view.com) view.com.marker.position.fromArray(view.com.path, 3 * index);
+      if (view.contacts) placeContacts(view.contacts, index);
       slider.value = String(index);
-      clock.textContent = "t = " + times[index].toFixed(3) + " s";
+      clock.textContent = view.data.labels ? view.data.labels[index] :
+        view.K > 1 ? "t = " + times[index].toFixed(3) + " s" : "";
       state.time = times[index];
       cursor(index);
       request();
@@ -277,10 +307,14 @@
       playing = {wall: performance.now(), start: times[index]};
       play.textContent = "pause";
     });
-    for (const name of ["frames", "target", "com"]) {
+    for (const name of ["frames", "target", "com", "contacts"]) {
       const box = document.getElementById("robodyn-" + name);
       if (!box) continue;
-      const apply = () => { for (const o of view.layers[name]) o.visible = box.checked || !!o.userData.always; request(); };
+      const apply = () => {
+        for (const o of view.layers[name]) o.visible = box.checked || !!o.userData.always;
+        if (name === "contacts" && view.contacts) placeContacts(view.contacts, index);
+        request();
+      };
       box.addEventListener("change", apply);
       apply();
     }
@@ -307,9 +341,18 @@
         const v = new THREE.Vector3(p[0], p[1], p[2]).project(camera), r = renderer.domElement.getBoundingClientRect();
         return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
       },
+      contactArrows: () => view.contacts ? view.contacts.arrows.map((a) => a.visible ?  // origin, direction, length
+        [...a.position.toArray(), ...new THREE.Vector3(0, 1, 0).applyQuaternion(a.quaternion).toArray(),
+          a.cone.position.y] : null) : null,
+      contactScale: () => view.contacts ? view.contacts.scale : null,
       comPosition: () => view.com ? view.com.marker.getWorldPosition(new THREE.Vector3()).toArray() : null,
       toolPosition: () => view.tool ? view.tool.getWorldPosition(new THREE.Vector3()).toArray() : null,
       play: () => { if (!playing) play.click(); },
+      bare: () => {  // the robot alone (frames of a GIF): no controls or plots, the time beside the title
+        document.body.classList.add("robodyn-bare");
+        document.getElementById("robodyn-title").append(" ", clock);
+        resize();
+      },
       toggle: (name, on) => { const b = document.getElementById("robodyn-" + name); b.checked = on; b.dispatchEvent(new Event("change")); },
       ready: true,
     });

@@ -12,6 +12,7 @@ from mpc_cases import SOLVERS, double_integrator, exact_plan, finite_horizon_gai
 
 import robodyn
 from robodyn.base.errors import ConvergenceError, InputError, ShapeError, UnknownNameError
+from robodyn.control.mpc.solvers import DENSE_LIMIT
 
 FORMS = ("sparse", "condensed")
 CART_Q = np.diag([1.0, 10.0, 0.1, 0.1])
@@ -119,6 +120,26 @@ def test_constrained_plans_equal_the_exact_qp_and_each_other(cart_pole, case: st
         active += int(np.any(np.isclose(np.abs(plan.inputs[0]), u_box[:, 1], atol=1e-7)))
         x = plant.A @ x + plant.B @ plan.inputs[0]
     assert active >= 2  # the input bound was active at the start, where the unconstrained LQR would exceed it
+
+
+@pytest.mark.skipif("proxsuite" not in SOLVERS, reason="the size rule takes ProxQP's dense backend")
+def test_auto_takes_the_condensed_form_of_a_small_problem(cart_pole) -> None:
+    bounds = {"inputs": {"F": [-5.0, 5.0]}, "states": {"x": [-1.0, 1.0]}}
+    small = robodyn.mpc(cart_pole, 30, CART_Q, CART_R, dt=0.001, bounds=bounds)  # 30 inputs <= DENSE_LIMIT
+    large = robodyn.mpc(cart_pole, DENSE_LIMIT + 1, CART_Q, CART_R, dt=0.001, bounds=bounds)
+    assert (small.solver, small.formulation, large.formulation) == ("auto", "condensed", "sparse")
+    assert large.solve(np.array([0.0, 0.2, 0.0, 0.0])).solver == "clarabel"
+    # the 1 kHz loop of examples/cart_pole_mpc_ekf.yaml: the force saturated over the whole plan, where ProxQP
+    # without its duality gap checked stopped 5e-5 from the exact plan
+    plant, x = small.plant, np.array([0.0, 0.2, 0.0, 0.0])
+    for _ in range(20):
+        plan = small.solve(x)
+        assert plan.status == "solved" and plan.solver == "proxsuite"
+        exact = exact_plan(plant.A, plant.B, plant.c, small.Q, small.R, small.Qf, 30, x, small.input_bounds,
+                           small.state_bounds, plan.inputs)
+        np.testing.assert_allclose(plan.inputs, exact, atol=1e-6)  # the bound (measured: ~3e-9)
+        x = plant.A @ x + plant.B @ plan.inputs[0]
+    assert np.all(np.abs(plan.inputs[0]) >= 5.0 - 1e-7)  # still on its bound: the bound was active throughout
 
 
 @pytest.mark.parametrize("solver", SOLVERS)

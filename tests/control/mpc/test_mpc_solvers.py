@@ -11,7 +11,7 @@ from scipy.optimize import Bounds, LinearConstraint, minimize
 
 from robodyn.base.errors import InputError
 from robodyn.control.mpc.formulation import QP
-from robodyn.control.mpc.solvers import STATUSES, TOLERANCE, DirectSolver, make_solver
+from robodyn.control.mpc.solvers import AUTO, PROXQP_CAP, STATUSES, TOLERANCE, DirectSolver, FallbackSolver, make_solver
 
 
 def small_qp() -> tuple[QP, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -77,6 +77,38 @@ def test_without_bounds_the_kkt_equations_are_solved_directly() -> None:
     exact = np.linalg.solve(np.block([[P, np.ones((4, 1))], [np.ones((1, 4)), np.zeros((1, 1))]]), np.r_[-q, b])
     np.testing.assert_allclose(answer.z, exact[:4], rtol=1e-13)  # two LU factorizations of one system
     assert answer.status == "solved" and answer.iterations == 0
+
+
+def dense_qp() -> tuple[QP, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """small_qp() with its matrices marked dense (the condensed form's; its equality row kept)."""
+    qp, q, b, lo, hi = small_qp()
+    return QP(qp.P, qp.E, qp.G, qp.lower, qp.upper, dense=True), q, b, lo, hi
+
+
+@pytest.mark.skipif(not {"proxsuite", "clarabel"} <= set(SOLVERS), reason="needs ProxQP and Clarabel")
+def test_auto_solves_with_proxqp_and_hands_an_unsolved_step_to_clarabel() -> None:
+    qp, q, b, lo, hi = dense_qp()
+    # the exact solution: the KKT equations of its active set (the equality and z_4 = 0.6), solved by numpy
+    rows = np.vstack([np.ones(4), [0.0, 0.0, 0.0, 1.0]])
+    kkt = np.block([[qp.P.toarray(), rows.T], [rows, np.zeros((2, 2))]])
+    reference = np.linalg.solve(kkt, np.r_[-q, b, hi[3]])[:4]
+    solver = make_solver(AUTO, qp)
+    assert isinstance(solver, FallbackSolver)
+    answer = solver.solve(q, b, lo, hi, None, False)
+    assert answer.status == "solved" and answer.solver == "proxsuite"
+    np.testing.assert_allclose(answer.z, reference, atol=1e-8)  # tolerance 1e-10 (measured: 1.4e-10)
+    stuck = solver.solve(q, np.array([3.0]), lo, hi, None, True)  # 4 x 0.6 < 3: infeasible
+    assert stuck.status == "infeasible" and stuck.solver == "clarabel"
+    assert "proxsuite" in stuck.detail  # what ProxQP said before Clarabel took the step
+    assert stuck.iterations <= PROXQP_CAP + 200  # ProxQP capped, then Clarabel's interior point (its own limit)
+    again = solver.solve(q, b, lo, hi, None, True)  # ProxQP again, cold after the handed step
+    assert again.status == "solved" and again.solver == "proxsuite"
+    np.testing.assert_allclose(again.z, reference, atol=1e-8)
+
+
+def test_auto_is_clarabel_on_the_sparse_form() -> None:
+    qp, *_ = small_qp()
+    assert make_solver(AUTO, qp).name == "clarabel"
 
 
 def test_names_and_tolerances() -> None:

@@ -19,6 +19,10 @@ the Jacobian A at x_{k|k} (Van Loan: Qd = integral_0^T e^{A s} G Qn G' e^{A' s} 
 (``kalman`` of a LinearSystem with ``dt``) Qn is the covariance of w_k in x_{k+1} = A x_k + B u_k + G w_k. ``Rn`` is
 the covariance of the measurement noise of one sample. Weights are matrices or ``{name: variance}`` diagonals.
 The plant is evaluated at its parameters' values when the block is made.
+
+Each block also says where it rests for held inputs (``rest_state``: the plant's rest point and the steady-state
+filter's prior covariance) and what it is to a report (``roles()``: an estimator of the plant's states):
+robodyn.control.estimation.rest.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ from robodyn.control.estimation.filters import (
     unscented_transform,
     unscented_update,
 )
+from robodyn.control.estimation.rest import RestPoint, estimator_role, held_linear_rest, plant_rest, rest_function
 from robodyn.control.optimal.batch.points import ModelPoints
 from robodyn.control.weights import DEFINITE_RTOL, check_definite, check_symmetric, weight_matrix
 from robodyn.linear.systems import as_linear
@@ -142,9 +147,10 @@ def _flag(compiled: bool, setup: _Setup) -> bool:
     return bool(compiled)
 
 
-def _block(setup: _Setup, steps: _Filter, fast: CompiledSample | None = None) -> System:
-    """The sampled System running ``steps`` (see the module docstring for its ports and state), or ``fast`` (the
-    same sample in one compiled call, robodyn.control.estimation.compiled) when given."""
+def _block(setup: _Setup, steps: _Filter, point: RestPoint, fast: CompiledSample | None = None) -> System:
+    """The sampled System running ``steps`` (see the module docstring for its ports and state), resting where
+    ``point`` says (robodyn.control.estimation.rest), or ``fast`` (the same sample in one compiled call,
+    robodyn.control.estimation.compiled) when given."""
     plant, n = setup.plant, setup.plant.n_states
     p, m = len(setup.measured), plant.n_inputs
     upper = np.triu_indices(n)
@@ -156,10 +162,11 @@ def _block(setup: _Setup, steps: _Filter, fast: CompiledSample | None = None) ->
     states = [*(f"{s}_prior" for s in plant.states), *(f"P_{i}_{j}" for i, j in zip(*upper, strict=True))]
     outputs = [*(f"{s}_hat" for s in plant.states), *(f"P_{s}" for s in plant.states)]
     inputs = [*measured, *plant.inputs]
+    rest, role = rest_function(setup, steps, point), estimator_role(plant)
     if fast is not None:
         return System(lambda t, z, v, _: fast.sample(t, z, v)[1], states, inputs,
                       h=lambda t, z, v, _: fast.sample(t, z, v)[0], outputs=outputs, name=setup.name,
-                      sample=setup.T)
+                      sample=setup.T, rest=rest, role=role)
     last: dict[str, Any] = {}
 
     def posterior(t: float, z: Array, v: Array) -> tuple[Array, Array]:
@@ -184,7 +191,8 @@ def _block(setup: _Setup, steps: _Filter, fast: CompiledSample | None = None) ->
             x, P = steps.predict(t, *prior, v[p:p + m])
         return np.concatenate([x - setup.x0, (P - setup.P0)[upper]])
 
-    return System(update, states, inputs, h=output, outputs=outputs, name=setup.name, sample=setup.T)
+    return System(update, states, inputs, h=output, outputs=outputs, name=setup.name, sample=setup.T, rest=rest,
+                  role=role)
 
 
 class _Linear:
@@ -349,7 +357,7 @@ def kalman(plant: ModelContract, sample: float | None, Qn: Weight, Rn: Weight, *
     else:
         Phi, Gamma, Qd = A, B, setup.process_noise()
     steps = _Linear(setup, Phi, Gamma, Qd, C, D)
-    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)
+    return _block(setup, steps, held_linear_rest, steps.compiled() if _flag(compiled, setup) else None)
 
 
 def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
@@ -366,7 +374,7 @@ def ekf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
     """
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
     steps = _Extended(setup, substeps)
-    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)
+    return _block(setup, steps, plant_rest, steps.compiled() if _flag(compiled, setup) else None)
 
 
 def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weight | None = None,
@@ -387,4 +395,4 @@ def ukf(plant: ModelContract, sample: float, Qn: Weight, Rn: Weight, *, x0: Weig
     setup = _Setup(plant, sample, Qn, Rn, x0, P0, outputs, G, name)
     check_definite(setup.P0, f"{setup.where}: P0 (the sigma points need a positive definite covariance)", True)
     steps = _Unscented(setup, substeps, alpha, beta, kappa)
-    return _block(setup, steps, steps.compiled() if _flag(compiled, setup) else None)
+    return _block(setup, steps, plant_rest, steps.compiled() if _flag(compiled, setup) else None)

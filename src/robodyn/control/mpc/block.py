@@ -24,16 +24,19 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from robodyn.control.feedback_block import FeedbackBlock
+from robodyn.control.feedback_block import FeedbackBlock, port_name
 from robodyn.control.mpc.solvers import STATUSES
+from robodyn.model.roles import PlanActivity, PredictiveRole
 
-__all__ = ["REPORTS", "mpc_block"]
+__all__ = ["ACTIVE_RTOL", "REPORTS", "mpc_block", "plan_activity"]
 
 Array = NDArray[np.float64]
 
 #: The block's outputs after the plant's inputs.
 REPORTS = ("status", "iterations")
 _CODES = {status: float(k) for k, status in enumerate(STATUSES)}
+#: A planned input or state within this fraction of max(1, |bound|) of a bound has the bound active.
+ACTIVE_RTOL = 1e-6
 
 
 class _Law:
@@ -76,7 +79,30 @@ def mpc_block(controller: Any, *, references: bool = False, name: str = "mpc") -
     ``<state>_ref`` per state; outputs: the inputs, then ``status`` and ``iterations``."""
     law = _Law(controller, references)
     signals = tuple(f"{name_}_ref".replace(".", "__") for name_ in controller.states) if references else ()
+    role = PredictiveRole("", controller.states, controller.inputs, tuple(map(port_name, controller.states)),
+                          tuple(map(port_name, controller.inputs)), REPORTS[0], tuple(STATUSES),
+                          controller.input_bounds, controller.state_bounds,
+                          lambda x: plan_activity(controller, x))
     return FeedbackBlock(law, controller.states, controller.inputs, controller.dt, gain=law.gain, reports=REPORTS,
-                         signals=signals, name=name,
+                         signals=signals, name=name, role=role,
                          describe=f"linear MPC ({controller.solver}, horizon {controller.horizon} steps)")
+
+
+def plan_activity(controller: Any, x: Array) -> PlanActivity:
+    """The bounds the plan from the state ``x`` (n,) reaches: an input bound when a planned input u_0 ... u_{N-1}
+    is within :data:`ACTIVE_RTOL` of it, a state bound when a predicted state x_1 ... x_N is (x_0 is the measured
+    state, not a variable of the QP); none when the plan is not usable."""
+    plan = controller.solve(x)
+
+    def reached(values: Array, bounds: Array) -> NDArray[np.bool_]:
+        if not plan.solved:
+            return np.zeros(bounds.shape, dtype=bool)
+        finite = np.isfinite(bounds)  # an absent bound (+-inf) is never active
+        limit = np.where(finite, bounds, 0.0)
+        near = ACTIVE_RTOL * np.maximum(1.0, np.abs(limit))
+        return np.stack([finite[:, k] & np.any(np.abs(values - limit[:, k]) <= near[:, k], axis=0) for k in (0, 1)],
+                        axis=1)
+
+    return PlanActivity(reached(plan.inputs, controller.input_bounds), reached(plan.states[1:],
+                                                                               controller.state_bounds), plan.status)
 

@@ -34,7 +34,16 @@ from robodyn.control.design import lqr
 from robodyn.control.mpc.bounds import box_bounds
 from robodyn.control.mpc.formulation import FORMULATIONS, Formulation, formulation, shift_blocks
 from robodyn.control.mpc.plant import Plant, discrete_plant
-from robodyn.control.mpc.solvers import DEFAULT_SOLVER, SOLVERS, STATUSES, Answer, QPSolver, make_solver
+from robodyn.control.mpc.solvers import (
+    AUTO,
+    DEFAULT_SOLVER,
+    SOLVERS,
+    STATUSES,
+    Answer,
+    QPSolver,
+    auto_formulation,
+    make_solver,
+)
 from robodyn.control.weights import check_definite, check_symmetric, lqr_weights, weight_matrix
 from robodyn.model.kinds.linear import LinearSystem
 from robodyn.model.system import Values
@@ -195,7 +204,7 @@ class MPC:
         answer = self._solver.solve(q, b, lo, hi, guess, previous is not None)
         elapsed = time.perf_counter() - start
         N, m = self.horizon, self.plant.B.shape[1]
-        if answer.status in USABLE and np.all(np.isfinite(answer.z)):
+        if answer.status in USABLE and np.isfinite(answer.z).all():
             dx, du = self._form.plan(x0, answer.z)
             dx[0] = x0  # the measured state, a constraint of the QP: exactly, not to the solver's tolerance
             cost = _cost(dx, du, r, v, self.Q, self.R, self.Qf)
@@ -204,8 +213,8 @@ class MPC:
         else:
             states, inputs, cost = np.full((N + 1, n), np.nan), np.full((N, m), np.nan), math.nan
             self._answer = None
-        plan = MPCPlan(inputs, states, answer.status, answer.iterations, cost, elapsed, self._solver.name,
-                       answer.detail)
+        plan = MPCPlan(inputs, states, answer.status, answer.iterations, cost, elapsed,
+                       answer.solver or self._solver.name, answer.detail)
         self.last = plan
         return plan
 
@@ -255,7 +264,7 @@ class MPC:
 def _cost(dx: Array, du: Array, r: Array, v: Array, Q: Array, R: Array, Qf: Array) -> float:
     """sum_k (x_k - r_k)' Q (...) + (u_k - v_k)' R (...) + (x_N - r_N)' Qf (...)."""
     ex, eu = dx - r, du - v
-    stage = np.einsum("ki,ij,kj->", ex[:-1], Q, ex[:-1]) + np.einsum("ki,ij,kj->", eu, R, eu)
+    stage = np.vdot(ex[:-1] @ Q, ex[:-1]) + np.vdot(eu @ R, eu)
     return float(stage + ex[-1] @ Qf @ ex[-1])
 
 
@@ -287,7 +296,7 @@ def _terminal(plant: Plant, Q: Array, R: Array, Qf: Weight | None) -> Array:
 def mpc(sys: ModelContract, horizon: int, Q: Weight, R: Weight, Qf: Weight | None = None,
         bounds: Mapping[str, Any] | None = None, *, dt: float | None = None, x_op: Values | None = None,
         u_op: Values | None = None, params: Values | None = None, solver: str | None = None,
-        formulation: str = "sparse", tolerance: float | None = None) -> MPC:
+        formulation: str | None = None, tolerance: float | None = None) -> MPC:
     """A linear MPC controller of ``sys`` (module docstring).
 
     Parameters
@@ -312,9 +321,12 @@ def mpc(sys: ModelContract, horizon: int, Q: Weight, R: Weight, Qf: Weight | Non
     params
         Parameter overrides of a model.
     solver
-        ``"osqp"`` (default, by measurement), ``"clarabel"`` or ``"proxsuite"`` (when installed).
+        ``"auto"`` (default, by measurement: ProxQP on the condensed form of a small problem, N m <= 50, Clarabel for
+        the steps it leaves unsolved; Clarabel on the sparse form otherwise), ``"clarabel"``, ``"proxsuite"`` or
+        ``"osqp"`` (when installed).
     formulation
-        ``"sparse"`` (states as variables, default) or ``"condensed"`` (inputs only).
+        ``"sparse"`` (states as variables) or ``"condensed"`` (inputs only); default ``"sparse"``, or with
+        ``"auto"`` the form its size rule picks (:func:`~robodyn.control.mpc.solvers.auto_formulation`).
     tolerance
         The QP solver's absolute and relative stopping tolerance (default: the solver's
         :data:`~robodyn.control.mpc.solvers.TOLERANCE`), in [1e-14, 1e-2].
@@ -331,17 +343,18 @@ def mpc(sys: ModelContract, horizon: int, Q: Weight, R: Weight, Qf: Weight | Non
         names, lower > upper, NaN bounds; a continuous-time system without dt; an unknown or missing solver.
     """
     N = _horizon(horizon)
-    if not isinstance(formulation, str) or formulation not in FORMULATIONS:
+    if formulation is not None and (not isinstance(formulation, str) or formulation not in FORMULATIONS):
         raise InputError(f"mpc: unknown formulation {formulation!r}: one of {', '.join(FORMULATIONS)}")
     name = DEFAULT_SOLVER if solver is None else solver
-    if not isinstance(name, str) or name not in SOLVERS:
-        raise InputError(f"mpc: unknown QP solver {name!r}: one of {', '.join(SOLVERS)}")
+    if not isinstance(name, str) or (name != AUTO and name not in SOLVERS):
+        raise InputError(f"mpc: unknown QP solver {name!r}: one of {AUTO}, {', '.join(SOLVERS)}")
     plant = discrete_plant(sys, dt, x_op, u_op, params)
     (n, m) = plant.B.shape
+    form = formulation or (auto_formulation(N * m) if name == AUTO else "sparse")
     Q_, R_, _ = lqr_weights(Q, R, None, n, m, where="mpc", states=plant.states, inputs=plant.inputs)
     Qf_ = _terminal(plant, Q_, R_, Qf)
     boxes = box_bounds(bounds, plant.states, plant.inputs)
-    return MPC(plant, N, (frozen(Q_), frozen(R_), frozen(Qf_)), boxes, name, formulation, _tolerance(tolerance))
+    return MPC(plant, N, (frozen(Q_), frozen(R_), frozen(Qf_)), boxes, name, form, _tolerance(tolerance))
 
 
 def _tolerance(value: object) -> float | None:

@@ -170,8 +170,10 @@ class CondensedForm:
         return q, np.zeros(0), lo, hi
 
     def plan(self, x0: Array, z: Array) -> tuple[Array, Array]:
-        states = self.Sx @ x0 + self.Sc + self.Su @ z
-        return np.vstack([x0, states.reshape(self.N, self.n)]), z.reshape(self.N, self.m).copy()
+        states = np.empty((self.N + 1, self.n))
+        states[0] = x0
+        states[1:] = (self.Sx @ x0 + self.Sc + self.Su @ z).reshape(self.N, self.n)
+        return states, z.reshape(self.N, self.m).copy()
 
 
 #: The forms by name: each made from (plant, N, Q, R, Qf, state bounds, input bounds).

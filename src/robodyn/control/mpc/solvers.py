@@ -3,7 +3,7 @@
 Each adapter takes the matrices of :class:`~robodyn.control.mpc.formulation.QP` at construction and solves for new
 vectors (q, b, lo, hi) at every call, warm-started from a guess (primal and multipliers) when the method can use one:
 
-- ``"osqp"`` (the default, by measurement): ADMM with a cached factorization (Stellato et al., "OSQP: an operator
+- ``"osqp"``: ADMM with a cached factorization (Stellato et al., "OSQP: an operator
   splitting solver for quadratic programs", Math. Prog. Comp. 12, 2020); solution polishing on the active set makes
   the answer exact to rounding; warm-started from the previous plan shifted.
 - ``"clarabel"``: an interior-point method (Goulart & Chen, "Clarabel: an interior-point solver for conic programs
@@ -12,6 +12,11 @@ vectors (q, b, lo, hi) at every call, warm-started from a guess (primal and mult
 - ``"proxsuite"``: ProxQP, a primal-dual proximal augmented Lagrangian (Bambade et al., "ProxQP: an efficient and
   versatile quadratic programming solver for real-time robotics applications and beyond", 2023), its sparse backend
   (its dense one for the condensed form); warm-started.
+
+- ``"auto"`` (the default, by measurement): a size rule. A small condensed problem (N m <= :data:`DENSE_LIMIT`
+  inputs) goes to ProxQP's dense backend, warm-started, its iterations capped at :data:`PROXQP_CAP`; a step it leaves
+  unsolved (an iteration limit, an infeasibility it suspects) goes to Clarabel on the same QP, which proves
+  infeasibility in milliseconds (:class:`FallbackSolver`). Larger problems go to Clarabel on the sparse form.
 
 A QP without bounds is no QP but one linear system: :class:`DirectSolver` solves it exactly, whichever solver was
 named (the unconstrained MPC then equals the LQR to rounding). The statuses are one registry, :data:`STATUSES`
@@ -33,8 +38,8 @@ from numpy.typing import NDArray
 from robodyn.base.errors import InputError
 from robodyn.control.mpc.formulation import QP
 
-__all__ = ["DEFAULT_SOLVER", "SOLVERS", "STATUSES", "TOLERANCE", "Answer", "DirectSolver", "QPSolver", "installed",
-           "make_solver"]
+__all__ = ["AUTO", "DEFAULT_SOLVER", "DENSE_LIMIT", "DENSE_MU_IN", "PROXQP_CAP", "SOLVERS", "STATUSES", "TOLERANCE",
+           "Answer", "DirectSolver", "FallbackSolver", "QPSolver", "auto_formulation", "installed", "make_solver"]
 
 Array = NDArray[np.float64]
 
@@ -56,18 +61,36 @@ STATUSES: Final = {
 TOLERANCE: Final = {"osqp": 1e-5, "clarabel": 1e-10, "proxsuite": 1e-10}
 TIGHT: Final = 1e-10  # OSQP's ADMM tolerance where it does not polish (the condensed form, a failed polish).
 MAX_ITERATIONS: Final = 10_000  # Per solve: ADMM's count (OSQP); interior-point and ProxQP need tens.
-#: Chosen by measurement (benchmarks/RESULTS.md, "Issue 48: MPC's QP solver" and its subsections): Clarabel's plans
-#: are within ~3e-7 of the exact ones on every benchmark problem and along the cart-pole's closed loop with its track
-#: bound active over many stages, where OSQP (the first choice, the fastest on a 12-state model) stopped up to 3e-2
-#: from the exact plan; and it proves infeasibility in milliseconds, where ProxQP (exact to 1e-10, the fastest on the
-#: cart-pole) takes ~0.5 s per infeasible solve at the threshold that keeps it from refusing feasible ones.
-DEFAULT_SOLVER: Final = "clarabel"
+#: The size rule's name (module docstring): ProxQP dense on a small condensed QP with Clarabel behind it, else Clarabel.
+AUTO: Final = "auto"
+#: Chosen by measurement (benchmarks/RESULTS.md, "Issue 48: MPC's QP solver" and "Issue 48: the 1 kHz loop"): on the
+#: small problems (cart-pole, joint, double integrator; N m <= 50) ProxQP on the condensed form is the fastest solver
+#: with plans exact to ~1e-10 once its duality gap is checked (without it the plans of the 1 kHz cart-pole were 5e-5
+#: from the exact ones), 4-10x faster than Clarabel on the sparse form; Clarabel stays behind it for the steps it
+#: leaves unsolved (ProxQP takes ~0.5 s to declare a QP infeasible: capped, it hands over in ~PROXQP_CAP iterations)
+#: and for larger problems, where it was the most robust (before: the default for every problem).
+DEFAULT_SOLVER: Final = AUTO
+#: The condensed problem's variables N m up to which "auto" takes ProxQP's dense backend: the largest measured where
+#: it was both the fastest and exact (cart-pole and joint at N = 50; the 12-state masses at N = 30, 90 variables,
+#: reached ProxQP's iteration limit).
+DENSE_LIMIT: Final = 50
+#: ProxQP's first proximal parameter of the inequalities under "auto" (its default 0.1): measured on the cart-pole at
+#: horizon 30 (benchmarks/RESULTS.md, "the 1 kHz loop"), 1e-3 halves the iterations at dt 1 ms (3.1 a solve instead of
+#: 6.6) and leaves dt 20 ms as it was (1e-4 and below tripled them there); on the double integrator it made ProxQP
+#: declare some feasible QPs infeasible: under "auto" Clarabel then takes the step, so it is "auto"'s alone.
+DENSE_MU_IN: Final = 1e-3
+#: ProxQP's iterations per solve under "auto" before Clarabel takes the step (its ``max_iter``; the count it reports
+#: includes inner iterations): the benchmarks' solves report <= ~40, save one in 60 of the condensed double
+#: integrator's, which reached the cap (~400 reported) and went to Clarabel; ProxQP alone ran three of those 60 to
+#: MAX_ITERATIONS, and an infeasible QP runs there too (~0.5 s).
+PROXQP_CAP: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
     """One solve: z (nz,), the multipliers of the equalities (neq,) and inequalities (nin,), the status (a key of
-    :data:`STATUSES`), the solver's iterations and its own status text."""
+    :data:`STATUSES`), the solver's iterations and its own status text; ``solver``: the name of the solver that gave
+    it when another than the adapter's (:class:`FallbackSolver`), else empty."""
 
     z: Array
     y_eq: Array
@@ -75,6 +98,7 @@ class Answer:
     status: str
     iterations: int
     detail: str
+    solver: str = ""
 
 
 Guess = tuple[Array, Array, Array]  # z, y_eq, y_in
@@ -206,31 +230,45 @@ class ClarabelSolver:
 
 
 class ProxsuiteSolver:
-    """ProxQP (sparse backend; dense for the condensed form) on H = P, A = E, C = G; warm-started from its previous
-    result as it is (a guess given by the caller makes ProxQP factorize again: measured ~5x slower than the unshifted
-    previous result, benchmarks/RESULTS.md)."""
+    """ProxQP (sparse backend; dense for the condensed form, its duality gap checked to the tolerance as its
+    residuals are) on H = P, A = E, C = G; warm-started from its previous result as it is (a guess given by the
+    caller makes ProxQP factorize again: measured ~5x slower than the unshifted previous result,
+    benchmarks/RESULTS.md)."""
 
     shifts = False
     name = "proxsuite"
 
-    def __init__(self, qp: QP, tolerance: float | None) -> None:
-        self.proxsuite = _module("proxsuite", "proxsuite")
+    def __init__(self, qp: QP, tolerance: float | None, max_iterations: int = MAX_ITERATIONS,
+                 mu_in: float | None = None) -> None:
+        proxqp = _module("proxsuite", "proxsuite").proxqp
         tolerance = TOLERANCE["proxsuite"] if tolerance is None else tolerance
-        proxqp = self.proxsuite.proxqp
         nz, neq, nin = qp.P.shape[0], qp.E.shape[0], qp.G.shape[0]
         backend = proxqp.dense if qp.dense else proxqp.sparse
         self.solver = backend.QP(nz, neq, nin)
         settings = self.solver.settings
         settings.eps_abs, settings.eps_rel, settings.verbose = tolerance, 0.0, False
-        settings.max_iter = MAX_ITERATIONS
+        settings.max_iter = max_iterations
+        # its residuals say nothing of complementarity: without the duality gap checked the dense backend stopped
+        # with plans 5e-5 from the exact ones on the condensed 1 kHz cart-pole (benchmarks/RESULTS.md, "the 1 kHz
+        # loop"); the sparse one, exact to ~1e-10 without it, reached its iteration limit with it (a double integrator)
+        settings.check_duality_gap = qp.dense
+        settings.eps_duality_gap_abs = settings.eps_duality_gap_rel = tolerance
+        if mu_in is not None:
+            settings.default_mu_in = mu_in
         # ProxQP's default 1e-4 declared feasible QPs infeasible after a warm start (the constrained double
         # integrator of tests/control/mpc/test_mpc_controller.py): its certificate is asked to 1e-9
         settings.eps_primal_inf = settings.eps_dual_inf = 1e-9
         self.matrices = (qp.P.toarray(), qp.E.toarray(), qp.G.toarray()) if qp.dense else (qp.P, qp.E, qp.G)
         self.started = False
+        codes, guesses = proxqp.QPSolverOutput, proxqp.InitialGuess
+        self.statuses = {codes.PROXQP_SOLVED: "solved", codes.PROXQP_PRIMAL_INFEASIBLE: "infeasible",
+                         codes.PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: "infeasible",
+                         codes.PROXQP_MAX_ITER_REACHED: "max_iterations"}
+        self.guesses = {True: guesses.WARM_START_WITH_PREVIOUS_RESULT,
+                        False: guesses.EQUALITY_CONSTRAINED_INITIAL_GUESS}
+        self.warm: bool | None = None  # the initial guess set (it is set again only when it changes)
 
     def solve(self, q: Array, b: Array, lo: Array, hi: Array, guess: Guess | None, warm: bool) -> Answer:
-        proxqp = self.proxsuite.proxqp
         if not self.started:
             H, E, G = self.matrices
             equal, bound = (E, b) if b.size else (None, None)  # proxsuite's dense backend needs None for none
@@ -238,17 +276,42 @@ class ProxsuiteSolver:
             self.started = True
         else:
             self.solver.update(g=q, b=b if b.size else None, l=lo if lo.size else None, u=hi if hi.size else None)
-        guesses = proxqp.InitialGuess
-        self.solver.settings.initial_guess = (guesses.WARM_START_WITH_PREVIOUS_RESULT if warm
-                                              else guesses.EQUALITY_CONSTRAINED_INITIAL_GUESS)
+        if warm != self.warm:
+            self.solver.settings.initial_guess, self.warm = self.guesses[warm], warm
         self.solver.solve()
         results = self.solver.results
-        codes = proxqp.QPSolverOutput
-        status = {codes.PROXQP_SOLVED: "solved", codes.PROXQP_PRIMAL_INFEASIBLE: "infeasible",
-                  codes.PROXQP_SOLVED_CLOSEST_PRIMAL_FEASIBLE: "infeasible",
-                  codes.PROXQP_MAX_ITER_REACHED: "max_iterations"}.get(results.info.status, "failed")
+        status = self.statuses.get(results.info.status, "failed")
         return Answer(np.array(results.x, dtype=float), np.array(results.y, dtype=float),
                       np.array(results.z, dtype=float), status, int(results.info.iter), str(results.info.status))
+
+
+class FallbackSolver:
+    """``"auto"`` on a small condensed QP: ProxQP's dense backend (its iterations capped at :data:`PROXQP_CAP`, its
+    first proximal parameter :data:`DENSE_MU_IN`), and
+    Clarabel on the same QP, set up at its first use, for a step ProxQP leaves unsolved — Clarabel's answer (its
+    status, ``solver="clarabel"``) is then the step's. ProxQP starts cold after such a step."""
+
+    shifts = False
+    name = AUTO
+
+    def __init__(self, qp: QP, tolerance: float | None) -> None:
+        self.qp, self.tolerance = qp, tolerance
+        self.first = ProxsuiteSolver(qp, tolerance, PROXQP_CAP, DENSE_MU_IN)
+        self.second: ClarabelSolver | None = None
+        self.handed = False  # the previous step was Clarabel's: ProxQP's own previous result is no guess
+
+    def solve(self, q: Array, b: Array, lo: Array, hi: Array, guess: Guess | None, warm: bool) -> Answer:
+        answer = self.first.solve(q, b, lo, hi, guess, warm and not self.handed)
+        self.handed = answer.status != "solved"
+        if not self.handed:
+            return Answer(answer.z, answer.y_eq, answer.y_in, answer.status, answer.iterations, answer.detail,
+                          self.first.name)
+        if self.second is None:
+            self.second = ClarabelSolver(self.qp, self.tolerance)
+        backup = self.second.solve(q, b, lo, hi, None, False)
+        return Answer(backup.z, backup.y_eq, backup.y_in, backup.status, answer.iterations + backup.iterations,
+                      f"{backup.detail} (proxsuite: {answer.detail} after {answer.iterations} iterations)",
+                      self.second.name)
 
 
 class DirectSolver:
@@ -290,10 +353,21 @@ def installed() -> tuple[str, ...]:
     return tuple(found)
 
 
+def auto_formulation(variables: int) -> str:
+    """The form ``"auto"`` solves: ``"condensed"`` when its ``variables`` (N m) are at most :data:`DENSE_LIMIT` and
+    ProxQP is installed, else ``"sparse"``."""
+    return "condensed" if variables <= DENSE_LIMIT and "proxsuite" in installed() else "sparse"
+
+
 def make_solver(name: str, qp: QP, tolerance: float | None = None) -> QPSolver:
     """The adapter ``name`` for ``qp`` (its :data:`TOLERANCE` unless given), or InputError naming the solvers; a QP
-    without inequalities gets the :class:`DirectSolver` (``name`` is still checked to be installed)."""
-    if not isinstance(name, str) or name not in SOLVERS:
-        raise InputError(f"mpc: unknown QP solver {name!r}: one of {', '.join(SOLVERS)}")
-    chosen = SOLVERS[name](qp, tolerance)
+    without inequalities gets the :class:`DirectSolver` (``name`` is still checked to be installed). ``"auto"``:
+    the :class:`FallbackSolver` on a condensed QP (ProxQP installed), else Clarabel."""
+    if name == AUTO:
+        chosen: QPSolver = (FallbackSolver(qp, tolerance) if qp.dense and "proxsuite" in installed()
+                            else ClarabelSolver(qp, tolerance))
+    elif not isinstance(name, str) or name not in SOLVERS:
+        raise InputError(f"mpc: unknown QP solver {name!r}: one of {AUTO}, {', '.join(SOLVERS)}")
+    else:
+        chosen = SOLVERS[name](qp, tolerance)
     return DirectSolver(qp) if qp.G.shape[0] == 0 else chosen

@@ -1,23 +1,31 @@
 """The ``lti`` block: x' = A x + B u, y = C x + D u (or a SISO transfer function num/den); sampled, its exact
-zero-order-hold form (scipy.signal.cont2discrete)."""
+zero-order-hold form (scipy.signal.cont2discrete).
+
+The same equations give a LinearSystem in a diagram its generated code: :func:`compiled_form` is the lti block of a
+linear model's own matrices (continuous, or discrete-time x[k+1] = A x[k] + B u[k] at its period), whose numba
+sources the diagram composes in the system's place (:mod:`robodyn.diagrams.code`).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 import sympy
 
 from robodyn.base.budget import check_count
-from robodyn.base.errors import InputError, ShapeError
+from robodyn.base.errors import InputError, RobodynError, ShapeError
 from robodyn.diagrams.blocks.common import check_ports, discrete_form, sampled, zero_order_hold
 from robodyn.diagrams.blocks.registry import BlockKind
 from robodyn.model.expr import symbol
 from robodyn.model.kinds.discrete import DiscreteSystem
 from robodyn.model.kinds.symbolic import SymbolicSystem
 
-__all__ = ["BLOCK", "MAX_LTI_ENTRIES", "discrete", "lti"]
+if TYPE_CHECKING:
+    from robodyn.model.protocol import ModelContract
+
+__all__ = ["BLOCK", "MAX_LTI_ENTRIES", "compiled_form", "discrete", "lti"]
 
 #: Nonzero entries of an lti block's A, B, C and D, each a term of its generated code: a dense 30-state block is
 #: built and evaluated in ~1 s, a 60-state one (3,700 entries) in 35 s.
@@ -30,6 +38,31 @@ def lti(A: Any = None, B: Any = None, C: Any = None, D: Any = None, *, num: Any 
     """x' = A x + B u, y = C x + D u (states x1 … xn, inputs u1 … um, outputs y1 … yp unless named); ``D`` alone
     is a static gain matrix; ``num``/``den`` (SISO, highest power first) a proper transfer function, realized in
     controllable canonical form (scipy.signal.tf2ss)."""
+    return sampled(_equations(A, B, C, D, num, den, inputs, outputs, name), sample, discrete)
+
+
+def compiled_form(model: ModelContract) -> SymbolicSystem | None:
+    """The lti block of ``model``'s matrices, for a diagram's code in the place of a model that has none (a
+    LinearSystem): ``model.linear_model()`` as an lti block, or for a discrete-time one the system x[k+1] = A x[k] +
+    B u[k], y[k] = C x[k] + D u[k] at its period (its own matrices: no hold). The ports are positional (x1 …, u1 …,
+    y1 …: the generated code reads places, not names). None for a model that is not linear with constant matrices
+    and without parameters, or whose block the library refuses (too many ports or entries, no input or output):
+    the diagram then evaluates it in Python."""
+    linear = None if model.parameters else model.linear_model()
+    if linear is None or linear.dt != model.sample_period:
+        return None
+    try:
+        continuous = _equations(linear.A, linear.B, linear.C, linear.D, None, None, None, None, "lti")
+    except RobodynError:
+        return None
+    if linear.dt is None:
+        return continuous
+    return discrete_form(continuous, linear.dt, list(continuous.f_expr))
+
+
+def _equations(A: Any, B: Any, C: Any, D: Any, num: Any, den: Any, inputs: Sequence[str] | None,
+               outputs: Sequence[str] | None, name: str) -> SymbolicSystem:
+    """The continuous lti block of :func:`lti`'s arguments, checked."""
     if num is not None or den is not None:
         if any(m is not None for m in (A, B, C, D)):
             raise InputError(f"block {name!r}: give A, B, C, D or num/den, not both")
@@ -69,8 +102,8 @@ def lti(A: Any = None, B: Any = None, C: Any = None, D: Any = None, *, num: Any 
 
     f = product(a, x_vector) + product(b, u_vector) if a is not None else sympy.zeros(0, 1)
     h = product(c, x_vector) + product(d, u_vector)
-    return sampled(SymbolicSystem([s.name for s in x_symbols], u_names, list(f),
-                                  outputs=dict(zip(y_names, list(h))), name=name), sample, discrete)
+    return SymbolicSystem([s.name for s in x_symbols], u_names, list(f), outputs=dict(zip(y_names, list(h))),
+                          name=name)
 
 
 def discrete(continuous: SymbolicSystem, period: float) -> DiscreteSystem:

@@ -25,10 +25,12 @@ from robodyn.results.trajectory import BatchTrajectory, SimulationStats, Traject
 
 if TYPE_CHECKING:
     from robodyn.integrate.job import SimulationJob
+    from robodyn.signals import Inputs
 
 __all__ = ["run_sampled"]
 
 _NO_STOPS: Final = np.empty(0)  # one object: the kernels remember the layout of a run by its arrays' identity
+CHUNK: Final = 1024  # Sample intervals whose breakpoints one call finds (one call per interval: ~50 us each).
 
 
 def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
@@ -57,7 +59,8 @@ def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
     grid: np.ndarray = job.t_eval if job.t_eval is not None else (
         instants if instants[-1] == t1 else np.append(instants, t1))
     totals = {"nfev": 0, "steps": 0, "rejected": 0, "njev": 0, "nlu": 0}
-    runs = [_one(job, sampling, flow, plan, setup, instants, grid, x0, p, totals)
+    stops = _Stops(job.plan.inputs, instants, t1)
+    runs = [_one(job, sampling, flow, stops, setup, instants, grid, x0, p, totals)
             for x0, p in zip(job.states, job.parameters)]
     stats = SimulationStats(setup.path, job.method.name, totals["nfev"], totals["steps"], totals["rejected"],
                             seconds, from_cache=setup.cached, njev=totals["njev"], nlu=totals["nlu"])
@@ -71,8 +74,39 @@ def run_sampled(job: SimulationJob) -> Trajectory | BatchTrajectory:
                              source=model, params=job.parameters[0])
 
 
-def _one(job: SimulationJob, sampling: Any, flow: Any, plan: Any, setup: Any, instants: np.ndarray, grid: np.ndarray,
-         x0: np.ndarray, p: np.ndarray, totals: dict[str, int]) -> tuple[np.ndarray, ...]:
+class _Stops:
+    """The inputs' breakpoints inside each interval [t_k, t_{k+1}), asked of the inputs once per :data:`CHUNK`
+    intervals and cut from there (a breakpoint is a time of its signal, whatever interval it is asked on: the same
+    times, exactly, as asking each interval). Where a chunk holds too many (a pulse far faster than the samples), each
+    interval is asked alone, as before."""
+
+    def __init__(self, inputs: Inputs, instants: np.ndarray, t1: float) -> None:
+        self.inputs, self.instants, self.t1 = inputs, instants, t1
+        self.first = self.stop = 0  # the intervals of the chunk held
+        self.times: np.ndarray | None = _NO_STOPS
+
+    def inside(self, k: int, a: float, b: float) -> np.ndarray:
+        """The breakpoints in (a, b), the interval k (_NO_STOPS for none)."""
+        if not self.first <= k < self.stop:
+            self._chunk(k)
+        if self.times is None:
+            found = self.inputs.breakpoints(a, b)
+        else:
+            found = self.times[self.times.searchsorted(a, "right"):self.times.searchsorted(b, "left")]
+        return found if found.size else _NO_STOPS
+
+    def _chunk(self, k: int) -> None:
+        count = self.instants.size - 1
+        self.first, self.stop = k, min(k + CHUNK, count + 1)
+        end = float(self.instants[self.stop]) if self.stop <= count else self.t1
+        try:
+            self.times = self.inputs.breakpoints(float(self.instants[k]), max(end, float(self.instants[k])))
+        except InputError:  # more edges than one call may return: interval by interval
+            self.times = None
+
+
+def _one(job: SimulationJob, sampling: Any, flow: Any, stops: _Stops, setup: Any, instants: np.ndarray,
+         grid: np.ndarray, x0: np.ndarray, p: np.ndarray, totals: dict[str, int]) -> tuple[np.ndarray, ...]:
     """One trajectory: t, x, u, y on the rows (``grid``'s points, and t1)."""
     model, inputs = job.model, job.plan.inputs
     t1 = job.t_span[1]
@@ -92,13 +126,14 @@ def _one(job: SimulationJob, sampling: Any, flow: Any, plan: Any, setup: Any, in
                 times.append(np.array([t1]))
                 rows.append(z[None, :].copy())
             break
-        inside = grid[(grid >= a) & (grid < b)] if k < count or b < t1 else grid[grid >= a]
-        wanted = inside if inside.size and inside[-1] == b else np.append(inside, b)
+        # grid is sorted (t_eval is checked so): its points in [a, b), or [a, t1] on the last interval
+        first = int(grid.searchsorted(a, "left"))
+        inside = grid[first:int(grid.searchsorted(b, "left"))] if k < count or b < t1 else grid[first:]
+        wanted = inside if inside.size and inside[-1] == b else np.concatenate((inside, (b,)))
         if totals["steps"] - used > job.max_steps:
             raise InputError(f"simulate: more than max_steps = {job.max_steps} steps by t = {a:g}: raise max_steps")
-        stops = plan.breakpoints(a, b)
-        run = run_adaptive(setup, job.method.name, (a, b), z, p, stops if stops.size else _NO_STOPS, wanted,
-                           job.rtol, atol, job.max_steps)  # (one value: the kernels keep one layout per size)
+        run = run_adaptive(setup, job.method.name, (a, b), z, p, stops.inside(k, a, b), wanted, job.rtol, atol,
+                           job.max_steps)  # (_NO_STOPS, one value: the kernels keep one layout per size)
         for key in totals:
             totals[key] += getattr(run, key)
         keep = run.t <= b if inside.size and inside[-1] == b else run.t < b

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
@@ -96,6 +96,8 @@ class ContactSet:
     frames: list[FrameSpec]
     planes: list[tuple[tuple[Value, Value, Value], tuple[Value, Value, Value]]]
     models: list[str]
+    shown: list[tuple[str, str, tuple[float, float, float]]] = field(default_factory=list)  # the compliant
+    #   contacts' names, frames and unit normals at the default parameters (the 3-D view draws their forces)
 
 
 def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, Any]], where: str,
@@ -110,6 +112,7 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
     units: dict[str, str] = {}
     labels: list[str] = []
     frame_specs: list[FrameSpec] = []
+    shown: list[tuple[str, str, tuple[float, float, float]]] = []
     planes: list[Any] = []
     kinds: list[str] = []
     frames = chain.kinematics()
@@ -148,6 +151,9 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 1 <= exponent <= 4:
             raise InputError(f"{here}: exponent must be a number from 1 to 4 (1.5: Hertz), got {exponent!r}",
                              key="contacts")
+        normal = [chain._default(e) for e in chain._vector(list(entry.normal), "normal", "contacts")]
+        size = math.sqrt(sum(e * e for e in normal))
+        shown.append((label, str(entry.frame), (normal[0] / size, normal[1] / size, normal[2] / size)))
         specs.append(ContactSpec(frame, at, unit,
                                  value(values["stiffness"]), value(values["damping"]),
                                  value(float(exponent)), value(values["friction"]),
@@ -158,7 +164,7 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
             raise InputError(f"{here}: needs a unique name (letters, digits, _)", key="contacts")
         names += group
         units.update({name: "N" for name in group[:4]} | {group[4]: "m/s"})
-    return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds)
+    return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds, shown)
 
 
 def law_values(contacts: ContactSet) -> list[Value]:

@@ -46,7 +46,7 @@ from robodyn.mechanisms.contact.contacts import (
 )
 from robodyn.model.expr import TIME, as_expr
 from robodyn.model.lean import RhsCall
-from robodyn.model.protocol import Chart
+from robodyn.model.protocol import Chart, ContactPoint
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
 from robodyn.rigid.contact import ContactForces, plane_gap
@@ -500,6 +500,12 @@ class FloatingChain(Model):
     @property
     def geometry_file(self) -> Path | None:
         return self.chain.geometry_file
+
+    def fixed_base(self) -> ChainSystem:
+        return self.chain
+
+    def contact_points(self) -> tuple[ContactPoint, ...]:
+        return tuple(ContactPoint(name, frame, normal) for name, frame, normal in self.contact_set.shown)
 
     def show_text(self) -> str:
         joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.chain.joints]

@@ -17,6 +17,7 @@ from numpy.typing import ArrayLike
 
 from robodyn.base.errors import InputError
 from robodyn.base.numbers import check_period
+from robodyn.model.roles import Role
 from robodyn.model.system import Model, Vector, default_values, name_tuple
 from robodyn.model.values import check_names
 
@@ -45,6 +46,11 @@ class System(Model):
     sample
         A sample period T in s: f is then the update map of a discrete-time model (which may have no states: a
         sampled, held static map).
+    rest
+        Optional ``rest(t, x, u, p) -> x_rest or None``: the state the model rests at near x with inputs u
+        (:meth:`rest_state`).
+    role
+        What the model does in a loop that reports show (robodyn.model.roles), if anything.
 
     Shapes are checked on every call; a wrong shape raises :class:`~robodyn.base.errors.ShapeError`.
 
@@ -66,6 +72,8 @@ class System(Model):
         parameters: Mapping[str, float] | None = None,
         name: str = "system",
         sample: float | None = None,
+        rest: Callable[..., Vector | None] | None = None,
+        role: Role | None = None,
     ):
         if not callable(f):
             raise InputError(f"system {name!r}: f must be callable f(t, x, u, p), got {type(f).__name__}")
@@ -90,12 +98,20 @@ class System(Model):
                              "static map)")
         self._rhs = f
         self._out = h
+        self._rest, self._roles = rest, (() if role is None else (role,))
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self._rhs(t, x, u, p)
 
     def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return x.copy() if self._out is None else self._out(t, x, u, p)
+
+    def rest_state(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector | None:
+        """The ``rest`` callable's answer (None without one)."""
+        return None if self._rest is None else self._rest(t, x, u, p)
+
+    def roles(self) -> tuple[Role, ...]:
+        return self._roles
 
     kind = "python"
 
