@@ -2,10 +2,10 @@
 
 robodyn's kernels that do not depend on a model — the integrators' (:mod:`robodyn.integrate.prepare`), the DDP
 family's passes and batched rollout, TVLQR's Riccati ODE, zero-order holds and recursion, the tracking feedback
-inside the input evaluator — are compiled by numba once per machine and robodyn version and then loaded from the
-private cache by every later process. Several processes that start at once (a test suite's workers, a pool of
-sweeps) would each compile the ones they lack at the same time; preparing them first, one task per process with
-``--jobs`` processes (default: one per core), compiles each once and keeps every core busy.
+inside the input evaluator, the estimator blocks' samples — are compiled by numba once per machine and robodyn
+version and then loaded from the private cache by every later process. Several processes that start at once (a test
+suite's workers, a pool of sweeps) would each compile the ones they lack at the same time; preparing them first, one
+task per process with ``--jobs`` processes (default: one per core), compiles each once and keeps every core busy.
 
 Each task is a short run of a catalog model that reaches one group of kernels; ``python -m robodyn.prepare``
 prints one line per task: its name, whether its kernels were compiled or loaded, and the wall time.
@@ -66,6 +66,25 @@ def _tvlqr() -> None:
     simulate(model, 0.2, np.array([0.11, 0.0]), design.feedback, method="rk4", dt=0.05)
 
 
+def _estimators() -> None:
+    """The compiled samples of the kalman, ekf and ukf blocks (robodyn.control.estimation.compiled), one sample each
+    on the pendulum measured by its angle."""
+    import numpy as np
+
+    from robodyn.control.estimation.blocks import ekf, kalman, ukf
+    from robodyn.files.loading import load
+    from robodyn.linearization.linearize import linearize
+
+    plant = load("pendulum")
+    linear = linearize(plant, x={"theta": 0.1, "theta_dot": 0.0})
+    Qn, Rn = {"theta_dot": 0.01}, {"theta": 1e-4}
+    blocks = [kalman(linear, 0.01, Qn, Rn, outputs=["theta"]),
+              *(make(plant, 0.01, Qn, Rn, outputs=["theta"]) for make in (ekf, ukf))]
+    for block in blocks:
+        z, v = np.zeros(block.n_states), np.zeros(block.n_inputs)
+        block.f_raw(0.0, z, v, block.parameter_vector())
+
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """One group of kernels: ``name``, ``run`` reaching them, and ``cost``, the seconds of its cold compile on the
@@ -79,6 +98,7 @@ class Task:
 #: The tasks, longest first (they are handed to the processes in this order).
 TASKS: Final[tuple[Task, ...]] = (
     Task("radau", _integrator("radau"), 46.0),
+    Task("estimators", _estimators, 45.0),
     Task("tvlqr", _tvlqr, 33.0),
     Task("ddp", _ddp, 30.0),
     Task("dopri5", _integrator("dopri5"), 19.0),
