@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from robodyn.base.errors import InputError
+from robodyn.base.errors import InputError, NumericalError
 from robodyn.control.estimation.filters import (
     joseph_update,
     merwe_weights,
@@ -72,3 +72,12 @@ def test_weights_that_make_no_points_are_refused() -> None:
         merwe_weights(2, 0.0, 2.0, 0.0)
     with pytest.raises(InputError, match="raise kappa"):
         merwe_weights(2, 1.0, 2.0, -2.0)
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered")
+def test_a_diverged_covariance_is_a_numerical_error_that_says_so() -> None:
+    """A non-finite P (an estimate that diverged) reaches the gain's Cholesky factor as a non-finite innovation
+    covariance: robodyn's NumericalError naming it, not scipy's finite check."""
+    P = np.array([[np.inf, 0.0], [0.0, 1.0]])
+    with pytest.raises(NumericalError, match="not finite"):
+        joseph_update(np.zeros(2), P, np.zeros(2), np.eye(2), np.eye(2))

@@ -35,7 +35,7 @@ def _gain(cross: Array, S: Array, where: str) -> Array:
 
     try:
         factor = cho_factor(S, lower=True)
-    except np.linalg.LinAlgError:
+    except (np.linalg.LinAlgError, ValueError):  # ValueError: scipy's finite check
         raise innovation_error(S, where) from None
     return np.asarray(cho_solve(factor, cross.T).T)
 
