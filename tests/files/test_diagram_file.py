@@ -182,7 +182,7 @@ def test_the_bundled_text_of_a_diagram_is_the_whole_system(tmp_path):
     (tmp_path / "lag.yaml").write_text((tmp_path / "lag.yaml").read_text().replace("a: 2.0", "a: 5.0"))
     assert bundled_text(text, str(tmp_path / "loop.yaml")) != bundled  # a block's edit changes the system's text
     assert bundled_text("name: j\nkind: first_order\nstates: [x]\ndynamics: {x: -x}\n", "j.yaml").startswith("name")
-    with pytest.raises(InputError, match="is a URDF file"):
+    with pytest.raises(InputError, match="is a robot file"):
         bundled_text(PID_LOOP.replace("plant: joint", "plant: arm.urdf"), str(tmp_path / "loop.yaml"))
 
 
@@ -201,3 +201,45 @@ def test_sample_and_discretization_may_be_given_as_parameters(tmp_path):
     diagram = robodyn.read_model_text(text, str(tmp_path / "d.yaml"))
     assert diagram.blocks["pid"].sample_period == 0.01
     assert "0.005*r" in diagram.blocks["pid"].show_text()  # Tustin's half step on the integral
+
+
+ARM_PD = """name: arm_pd
+kind: diagram
+blocks:
+  arm: ARM
+  pd_shoulder: {model: pid, parameters: {kp: 40, kd: 8, tf: 0.02}}
+  pd_elbow: {model: pid, parameters: {kp: 20, kd: 4, tf: 0.02}}
+connect:
+  - pd_shoulder.u -> arm.shoulder_tau
+  - pd_elbow.u -> arm.elbow_tau
+  - arm.shoulder -> pd_shoulder.y
+  - arm.elbow -> pd_elbow.y
+inputs: {r_shoulder: pd_shoulder.r, r_elbow: pd_elbow.r}
+"""
+
+
+def test_a_block_may_be_an_mjcf_robot_as_it_may_be_a_urdf_one(tmp_path):
+    from robodyn.files.loading import model_text
+    from robodyn.files.records import model_record_key
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    models = {}
+    for suffix in ("urdf", "xml"):
+        (tmp_path / f"arm.{suffix}").write_text((examples / f"two_link_arm.{suffix}").read_text(encoding="utf-8"),
+                                                encoding="utf-8")
+        (tmp_path / f"loop_{suffix}.yaml").write_text(ARM_PD.replace("ARM", f"arm.{suffix}"), encoding="utf-8")
+        models[suffix] = robodyn.load(str(tmp_path / f"loop_{suffix}.yaml"))
+    urdf, mjcf = models["urdf"], models["xml"]
+    assert mjcf.states == urdf.states and mjcf.inputs == ("r_shoulder", "r_elbow")
+    rng = np.random.default_rng(5)
+    for _ in range(5):  # the two files describe one arm: the same f, up to the order of floating-point sums
+        x, u = rng.uniform(-1, 1, urdf.n_states), rng.uniform(-1, 1, 2)
+        np.testing.assert_allclose(mjcf.f(0.0, x, u), urdf.f(0.0, x, u), rtol=1e-12, atol=1e-12)
+    x0 = {"arm.shoulder": 0.3, "arm.elbow": -0.4}
+    runs = [robodyn.simulate(m, (0.0, 2.0), x0, {"r_shoulder": 0.5, "r_elbow": 0.2}, rtol=1e-10, atol=1e-10)
+            for m in (urdf, mjcf)]
+    # one right-hand side integrated by one method at 1e-10: the runs agree far below the tolerance's scale
+    np.testing.assert_allclose(runs[1].x[-1], runs[0].x[-1], atol=1e-8)
+    # an MJCF robot is made of other files too (includes, meshes): its diagram is not recorded, always read whole
+    assert model_record_key(*model_text(str(tmp_path / "loop_xml.yaml"))) is None
+    assert model_record_key(*model_text(str(tmp_path / "loop_urdf.yaml"))) is not None

@@ -1,4 +1,4 @@
-"""``kind: diagram`` model files: blocks (catalog names, model files, URDF robots), wires, inputs and outputs.
+"""``kind: diagram`` model files: blocks (catalog names, model files, URDF and MJCF robots), wires, inputs and outputs.
 
 ::
 
@@ -43,6 +43,7 @@ from robodyn.base.errors import InputError, ModelFileError, RobodynError, Unknow
 from robodyn.diagrams.blocks.library import BLOCKS, make_block
 from robodyn.diagrams.build import MAX_DIAGRAM_DEPTH, check_size
 from robodyn.diagrams.diagram import Diagram
+from robodyn.files.loading import MODEL_SUFFIXES, names_file, names_robot_file
 from robodyn.files.provided_blocks import provided_block, provided_names, provided_text
 
 if TYPE_CHECKING:
@@ -51,7 +52,6 @@ if TYPE_CHECKING:
 
 __all__ = ["bundled_text", "diagram_from_reader", "expanded_size"]
 
-_FILE_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
 _BLOCK_KEYS: Final = ("model", "parameters", "sample", "discretization", "default")
 #: the diagram files being read in this context, outermost first (a file that includes itself is refused)
 _OPEN: contextvars.ContextVar[tuple[str, ...]] = contextvars.ContextVar("robodyn_open_diagrams", default=())
@@ -130,7 +130,7 @@ def expanded_size(data: Any, source: str) -> tuple[int, int]:
             inner = (1, 0)
             if isinstance(target, dict):
                 inner = size(target, where, (*path, where))
-            elif isinstance(target, str) and target.strip().lower().endswith((".yaml", ".yml")):
+            elif isinstance(target, str) and target.strip().lower().endswith(MODEL_SUFFIXES):
                 file = os.path.realpath(os.path.join(folder, target.strip()))
                 if file not in sizes and file not in path:  # a file including itself is refused when built
                     try:
@@ -157,7 +157,7 @@ def _value(r: DocumentReader, path: tuple[Any, ...], value: Any) -> float:
 
 def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
     """One block: ``joint``, ``arm.urdf``, ``{model: motor.yaml, parameters: {R: 2}}``."""
-    from robodyn.files.loading import load  # robodyn.load: catalog names, model files, URDF robots
+    from robodyn.files.loading import load  # robodyn.load: catalog names, model files, URDF and MJCF robots
 
     parameters: dict[str, Any] = {}
     timing: dict[str, Any] = {}
@@ -183,7 +183,7 @@ def _block(r: DocumentReader, label: str, spec: Any, folder: str) -> Model:
     factory = provided_block(target) if target else None
     if factory is not None:
         return _provided(r, label, target, factory, parameters, timing, folder)
-    if target.lower().endswith(_FILE_SUFFIXES) and not os.path.isabs(target):
+    if names_file(target) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     try:
         try:
@@ -231,7 +231,8 @@ def _inline_model(r: DocumentReader, label: str, data: dict[str, Any],
 def bundled_text(text: str, source: str) -> str:
     """``text`` of a model file with every block file of a diagram written into it (recursively), so that the
     text alone determines the model (a sweep rebuilds it from its text in every process; its hash then names the
-    whole system). Other models' text is returned as it is. A URDF block cannot be written in: InputError."""
+    whole system). Other models' text is returned as it is. A robot block (URDF, MJCF) cannot be written in:
+    InputError."""
     import yaml
 
     from robodyn.base.textfile import read_text_limited
@@ -246,11 +247,12 @@ def bundled_text(text: str, source: str) -> str:
         for label, spec in data["blocks"].items():
             entry = dict(spec) if isinstance(spec, dict) else {"model": spec}
             target = entry.get("model")
-            if isinstance(target, str) and target.strip().lower().endswith(_FILE_SUFFIXES):
+            if isinstance(target, str) and names_file(target):
                 path = os.path.realpath(os.path.join(folder, target.strip()))
-                if path.lower().endswith(".urdf"):
-                    raise InputError(f"{where}: block {label!r} is a URDF file ({target}): a diagram swept from its "
-                                     "text needs its blocks as model files (write the robot as a kind: chain file)")
+                if names_robot_file(path):
+                    raise InputError(f"{where}: block {label!r} is a robot file ({target}): a diagram swept from its "
+                                     "text needs its blocks as model files (convert the robot to a kind: chain file "
+                                     "with robodyn convert)")
                 if path in seen:
                     raise InputError(f"{where}: the diagram includes itself through block {label!r} ({target})")
                 child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
@@ -258,10 +260,10 @@ def bundled_text(text: str, source: str) -> str:
             parameters = entry.get("parameters")
             parameters = parameters if isinstance(parameters, dict) else {}
             plant = parameters.get("plant")
-            if isinstance(plant, str) and plant.strip().lower().endswith(_FILE_SUFFIXES):  # an estimator's plant
+            if isinstance(plant, str) and names_file(plant):  # an estimator's plant
                 path = os.path.realpath(os.path.join(folder, plant.strip()))
-                if path.lower().endswith(".urdf"):
-                    raise InputError(f"{where}: the plant of block {label!r} is a URDF file ({plant}): a diagram "
+                if names_robot_file(path):
+                    raise InputError(f"{where}: the plant of block {label!r} is a robot file ({plant}): a diagram "
                                      "swept from its text needs it as a model file (a kind: chain file)")
                 child = read_text_limited(Path(path), "model file", limit=MAX_FILE_BYTES, error=ModelFileError)
                 entry["parameters"] = {**parameters, "plant": bundled(read_yaml(child, path).data, path,
@@ -285,9 +287,9 @@ def _known_name(name: str) -> None:
     if name in CATALOG or name in BLOCKS or name in provided_names() or os.sep in name:
         return
     known = [*CATALOG, *BLOCKS, *provided_names()]
-    raise UnknownNameError(f"unknown model {name!r}: give a path to a .yaml or .urdf file, a catalog model "
-                           f"({', '.join(CATALOG)}) or a library block ({', '.join([*BLOCKS, *provided_names()])})"
-                           f"{did_you_mean(name, known)}")
+    raise UnknownNameError(f"unknown model {name!r}: give a path to a .yaml, .urdf or MJCF .xml file, a catalog "
+                           f"model ({', '.join(CATALOG)}) or a library block "
+                           f"({', '.join([*BLOCKS, *provided_names()])}){did_you_mean(name, known)}")
 
 
 def _library_block(r: DocumentReader, label: str, kind: str, parameters: dict[str, Any], timing: dict[str, Any]

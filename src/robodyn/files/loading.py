@@ -33,8 +33,8 @@ if TYPE_CHECKING:
     from robodyn.files.yamlio import Document
     from robodyn.model.system import Model
 
-__all__ = ["KINDS", "REQUIRED_KEYS", "describe_value", "load", "load_file", "model_from_document", "model_text",
-           "read_model_text", "source_stem"]
+__all__ = ["FILE_SUFFIXES", "KINDS", "REQUIRED_KEYS", "describe_value", "load", "load_file", "model_from_document",
+           "model_text", "names_file", "names_robot_file", "read_model_text", "source_stem"]
 
 _COMMON = {"name", "kind", "description", "parameters", "inputs", "outputs", "units"}
 KINDS: dict[str, set[str]] = {
@@ -58,6 +58,18 @@ MODEL_SUFFIXES = (".yaml", ".yml")
 URDF_OPTIONS = ("backend", "dynamics", "check_inertia", "outputs", "name", "base")  # chain.urdf.load_robot
 MJCF_OPTIONS = ("dynamics", "check_inertia", "name")  # robodyn.mechanisms.mjcf.robot.load_mjcf
 ROBOT_SUFFIXES = (".urdf", ".xml", ".xacro")  # robot files: never read as YAML model files
+FILE_SUFFIXES = (*MODEL_SUFFIXES, *ROBOT_SUFFIXES)  # a name ending so is a file (else a catalog or block name)
+
+
+def names_file(name: str) -> bool:
+    """Whether the model name ``name`` names a file by its suffix (a YAML model file, a URDF or MJCF robot, a
+    xacro file :func:`load` refuses): the one answer diagram files, problem files and records share."""
+    return name.strip().lower().endswith(FILE_SUFFIXES)
+
+
+def names_robot_file(name: str) -> bool:
+    """Whether ``name`` names a robot file (URDF, MJCF or xacro) rather than a YAML model file."""
+    return name.strip().lower().endswith(ROBOT_SUFFIXES)
 
 
 def _robot_file(text: str, options: dict[str, Any]) -> Model | None:
@@ -153,7 +165,7 @@ def model_text(model: object) -> tuple[str, str] | None:
     if not isinstance(model, str | os.PathLike):
         return None
     text = os.fspath(model)
-    if not isinstance(text, str) or text.lower().endswith(ROBOT_SUFFIXES):
+    if not isinstance(text, str) or names_robot_file(text):
         return None
     if text.lower().endswith(MODEL_SUFFIXES) or os.path.sep in text or os.path.isfile(text):
         file = FilePath(text)

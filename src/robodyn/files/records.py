@@ -113,19 +113,22 @@ def _walk(data: Any, folder: str, lines: list[str], seen: dict[str, str], stack:
 def _file(target: str, folder: str, seen: dict[str, str], stack: tuple[str, ...]) -> str | None:
     """The digest of the file a block names (with what it includes), "" for a name that is no file (a library
     block, ``mbk:n=3``), or a marker for a model file that cannot be read (the reader says why); None for a URDF
-    file larger than a model file (such a diagram is not recorded)."""
+    file larger than a model file or an MJCF file (its includes and meshes are other files): such a diagram is not
+    recorded."""
     from robodyn.base.digest import sha256
     from robodyn.base.errors import RobodynError
-    from robodyn.files.loading import model_text
+    from robodyn.files.loading import model_text, names_file, names_robot_file
 
-    if target.lower().endswith((".yaml", ".yml", ".urdf")) and not os.path.isabs(target):
+    if names_file(target) and not os.path.isabs(target):
         target = os.path.join(folder, target)
     path = os.path.realpath(target) if os.path.isfile(target) else target
     if path in seen:
         return seen[path]
     if path in stack:
         return "a diagram that includes itself"
-    robot = target.lower().endswith(".urdf")
+    robot = names_robot_file(target)
+    if robot and not target.strip().lower().endswith(".urdf"):  # MJCF: includes and meshes make it, not one text
+        return None
     try:
         found = _robot_text(target) if robot else model_text(target)
     except RobodynError:  # a model file the reader cannot read either (it says why); a robot: no record
@@ -142,7 +145,7 @@ def _file(target: str, folder: str, seen: dict[str, str], stack: tuple[str, ...]
 
 def _robot_text(path: str) -> tuple[str, str]:
     """A URDF block's text (what its robot is made from), within a model file's limit: a larger robot is read by its
-    own reader (robodyn.mechanisms.urdf.file) and its diagram is not recorded."""
+    own reader (robodyn.mechanisms.urdf.file) and its diagram is not recorded (nor is one with an MJCF block)."""
     from robodyn.base.textfile import MAX_TEXT_BYTES, read_text_limited
 
     return read_text_limited(path, "URDF file", limit=MAX_TEXT_BYTES), path

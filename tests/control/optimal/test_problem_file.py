@@ -101,3 +101,33 @@ def test_errors_name_the_file_line_and_key(tmp_path, change, line, words) -> Non
 def test_load_refuses_a_problem_file_naming_load_problem(tmp_path) -> None:
     with pytest.raises(ModelFileError, match=r"not a model: read it with robodyn\.load_problem"):
         robodyn.load(_write(tmp_path, ISSUE_EXAMPLE))
+
+
+ARM_PROBLEM = """\
+kind: optimal_control
+model: ARM
+horizon: 1.0
+knots: 20
+x0: {shoulder: -1.2, elbow: 0.4, shoulder_dot: 0, elbow_dot: 0}
+method: fddp
+integrator: rk4
+costs:
+  state:    {weights: {shoulder: 1, elbow: 1, shoulder_dot: 0.1, elbow_dot: 0.1}}
+  input:    {weights: {shoulder_tau: 0.01, elbow_tau: 0.01}}
+  terminal: {weights: {shoulder: 100, elbow: 100, shoulder_dot: 10, elbow_dot: 10}}
+"""
+
+
+def test_a_problem_file_takes_an_mjcf_robot_as_it_takes_a_urdf_one(tmp_path) -> None:
+    examples = Path(__file__).resolve().parents[3] / "examples"
+    solutions = {}
+    for suffix in ("urdf", "xml"):
+        (tmp_path / f"arm.{suffix}").write_text((examples / f"two_link_arm.{suffix}").read_text(encoding="utf-8"),
+                                                encoding="utf-8")
+        problem = robodyn.load_problem(_write(tmp_path, ARM_PROBLEM.replace("ARM", f"arm.{suffix}"), f"{suffix}.yaml"))
+        assert problem.inputs == ("shoulder_tau", "elbow_tau")
+        solutions[suffix] = problem.solve()
+    urdf, mjcf = solutions["urdf"], solutions["xml"]
+    # one arm in two formats (f equal to round-off), one solver: the optima agree to the solver's tolerance
+    assert mjcf.cost == pytest.approx(urdf.cost, rel=1e-8)
+    np.testing.assert_allclose(mjcf.u, urdf.u, atol=1e-6)

@@ -43,7 +43,6 @@ KIND: Final = "optimal_control"
 PROBLEM_KEYS: Final = ("kind", "name", "description", "model", "parameters", "horizon", "knots", "x0", "method",
                        "integrator", "transcription", "costs", "bounds", "constraints", "guess")
 REQUIRED: Final = ("model", "horizon", "knots", "x0", "costs")
-_MODEL_SUFFIXES: Final = (".yaml", ".yml", ".urdf")
 _PATH: Final = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*|\[\d+\])*):? ")
 _WORDS: Final = ("horizon", "knots", "method", "integrator", "transcription", "x0", "params")
 
@@ -89,13 +88,13 @@ def _located(doc: Document, exc: InputError) -> ModelFileError:
 
 
 def _model(doc: Document, folder: Path) -> Any:
-    from robodyn.files.loading import load
+    from robodyn.files.loading import load, names_file
 
     value = doc.data["model"]
     if not isinstance(value, str) or not value.strip():
         raise ModelFileError(f"{doc.where(('model',))}: expected a model file or a catalog name, got {value!r:.60}")
     candidate = folder / value
-    is_file = value.lower().endswith(_MODEL_SUFFIXES) or os.sep in value or "/" in value or candidate.is_file()
+    is_file = names_file(value) or os.sep in value or "/" in value or candidate.is_file()
     try:
         return load(str(candidate) if is_file else value)
     except InputError as exc:
