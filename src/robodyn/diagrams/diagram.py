@@ -240,6 +240,11 @@ class Diagram(ComposedCode, DiagramParameters, Model):
 
         return rest_state(self, t, x, u, p)
 
+    def initial_state(self) -> Vector:
+        """The blocks' own initial states ``(n,)`` side by side, in the diagram's order of states."""
+        parts = [model.initial_state() for model in self._blocks.values()]
+        return np.concatenate(parts) if parts else np.zeros(0)
+
     def roles(self) -> tuple[Role, ...]:
         """The blocks' roles (estimators, predictive controllers), names qualified (robodyn.diagrams.rest)."""
         from robodyn.diagrams.rest import roles

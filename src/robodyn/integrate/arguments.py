@@ -63,11 +63,11 @@ def read_span(t_span: float | tuple[float, float]) -> tuple[float, float]:
 
 
 def initial_states(model: ModelContract, x0: Any) -> tuple[np.ndarray, bool]:
-    """``x0`` (None, a state, ``(N, n)`` rows or a mapping of values or columns) as ``(N, n)`` float64 rows, and
-    whether it is a batch."""
+    """``x0`` (None: the model's :meth:`initial_state`, a state, ``(N, n)`` rows or a mapping of values or columns) as
+    ``(N, n)`` float64 rows, and whether it is a batch."""
     n = model.n_states
     if x0 is None:
-        return np.zeros((1, n)), False
+        return np.array(model.initial_state(), dtype=float).reshape(1, n), False
     if type(x0) is not list and isinstance(x0, Mapping):
         unknown = [k for k in x0 if k not in model.states]
         if unknown:

@@ -496,6 +496,12 @@ class Model:
         """(lower, upper) position limits by coordinate, for those that have any (a URDF's ``<limit>``)."""
         return {}
 
+    def initial_state(self) -> Vector:
+        """The state ``(n,)`` a run starts from when it is given none (``simulate(..., x0=None)``, ``robodyn
+        simulate`` without ``--x0``): zeros, unless the model states its own (a floating base: no rotation; an MJCF
+        robot: MuJoCo's ``qpos0`` at rest). A fresh array."""
+        return np.zeros(self.n_states)
+
     def energy(self, x: Values, params: Values | None = None) -> tuple[float, float] | None:
         """Kinetic and potential energy ``(T, V)`` at the state ``x``, or None when the model has no energies
         (Lagrangian and chain models have them)."""

@@ -217,3 +217,52 @@ def test_joint_actuator_and_tendon_terms_match_mujoco(tmp_path: Path) -> None:
     robot = load_quietly(path)
     assert robot.inputs == ("push", "servo", "spin", "pull")
     compare(path, seed=5)
+
+
+START = """<mujoco model="start">
+  <compiler angle="degree"/>
+  <option><flag contact="disable" limit="disable"/></option>
+  <worldbody>
+    <body name="torso" pos="0.3 -0.2 1.1" euler="20 -35 50">
+      <freejoint/>
+      <geom type="box" size="0.2 0.1 0.3"/>
+      <body name="upper" pos="0 0 -0.3">
+        <joint name="hip" type="hinge" axis="0 1 0" ref="30"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.05"/>
+        <body name="lower" pos="0 0 -0.4">
+          <joint name="knee" type="slide" axis="0 0 1" ref="0.05"/>
+          <geom type="sphere" size="0.06"/>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def _stored_qpos0(model) -> np.ndarray:
+    """MuJoCo's qpos0 in robodyn's order: the free joint's quaternion w x y z as x y z w."""
+    q = np.array(model.qpos0)
+    return np.concatenate([q[:3], q[4:7], q[3:4], q[7:]])
+
+
+def test_a_run_without_x0_starts_where_mujoco_puts_the_robot(tmp_path: Path) -> None:
+    """The initial state is MuJoCo's qpos0 (a free body at its pos and orientation, hinges and slides at their
+    ref) at rest, for a model written for it and for the humanoid, and simulate starts there when given no x0."""
+    path = tmp_path / "start.xml"
+    path.write_text(START)
+    for file in (path, suite_copy(tmp_path, "humanoid")):
+        robot, model = load_quietly(file), mujoco.MjModel.from_xml_path(str(file))
+        x = robot.initial_state()
+        expected = _stored_qpos0(model)
+        if expected[6] < 0:  # q and -q are one rotation: robodyn keeps w >= 0
+            expected[3:7] *= -1
+        # MuJoCo converts the Euler angles to a quaternion by its own products: the same rotation to round-off
+        np.testing.assert_allclose(x[:model.nq], expected, rtol=0, atol=1e-14)
+        np.testing.assert_array_equal(x[model.nq:], np.zeros(model.nv))
+    robot = load_quietly(path)
+    run = robodyn.simulate(robot, (0.0, 0.01), t_eval=[0.0, 0.01])
+    np.testing.assert_array_equal(run.x[0], robot.initial_state())
+    assert run.x[0][robot.states.index("hip")] == pytest.approx(np.radians(30), abs=1e-15)
+    diagram = robodyn.Diagram({"gain": robodyn.load("joint"), "body": robot}, defaults={"gain.u": 0.0})
+    np.testing.assert_array_equal(diagram.initial_state(), np.concatenate([np.zeros(2), robot.initial_state()]))

@@ -38,9 +38,11 @@ __all__ = ["in_chart"]
 
 
 def _initial(model: Any, chart: Any, x0: Any) -> np.ndarray:
-    """The initial states ``(N, n)`` (N = 1 for one), a mapping's rotation left out filled with no rotation; each
-    row's rotation checked unit (and normalized when it is off by round-off)."""
-    if x0 is None or (type(x0) is not list and isinstance(x0, Mapping)):
+    """The initial states ``(N, n)`` (N = 1 for one; None: the model's own initial state), a mapping's rotation left
+    out filled with no rotation; each row's rotation checked unit (and normalized when it is off by round-off)."""
+    if x0 is None:
+        return np.array([chart.checked(np.array(model.initial_state(), dtype=float))])
+    if type(x0) is not list and isinstance(x0, Mapping):
         filled = chart.neutral(x0)
         values_to_vector(dict.fromkeys(filled, 0.0), model.states, "state", default=0.0)  # unknown names: refused
         columns = {k: np.atleast_1d(np.asarray(v, dtype=float)) for k, v in filled.items()}

@@ -74,10 +74,13 @@ class FloatingChain(Model):
     contacts : sequence of robodyn.mechanisms.contact.contacts.Contact (or mappings: a file's entries)
         Frames' points against planes, compliant (robodyn.rigid.contact): their forces act on the base and the
         joints; their normal and friction forces and slip speeds follow the states as outputs.
+    start : sequence of float, optional
+        The base's configuration a run starts from when given none (:meth:`initial_state`), as stored (a floating
+        base: ``x y z qx qy qz qw``, the quaternion of unit norm); default: at the origin, not rotated.
     """
 
     def __init__(self, chain: ChainSystem, base: str = "floating", *, name: str | None = None,
-                 contacts: Sequence[Contact | Mapping[str, Any]] = ()):
+                 contacts: Sequence[Contact | Mapping[str, Any]] = (), start: Sequence[float] | None = None):
         if base not in BASE_JOINTS:
             raise InputError(f"model {chain.name!r}: base {base!r} is not a moving base: use one of "
                              f"{', '.join(BASES)}", key="base")
@@ -122,8 +125,33 @@ class FloatingChain(Model):
             raise InputError(f"model {self.name!r}: the contact outputs {clash} clash with the states: rename the "
                              "contact", key="contacts")
         self.outputs = (*self.states, *self.contact_set.outputs)
+        self.base_start = self._start(start)
 
     kind = "floating"
+
+    def _start(self, start: Sequence[float] | None) -> Vector:
+        """The base's stored configuration at the start, checked (its rotation of unit norm)."""
+        nbq = len(self.base_coordinates)
+        if start is None:
+            values = np.zeros(nbq)
+            values[self.base_coordinates.index("base_qw" if self.base == "floating" else "base_cos")] = 1.0
+            return values
+        values = np.array(start, dtype=float)  # a reader's numbers (load_mjcf): checked here all the same
+        if values.shape != (nbq,) or not np.all(np.isfinite(values)):
+            raise InputError(f"model {self.name!r}: the base's start must be {nbq} finite numbers "
+                             f"({', '.join(self.base_coordinates)}), got {start!r}", key="start")
+        full = np.zeros(self.n_states)
+        full[:nbq] = values
+        return self.normalized(full)[:nbq]
+
+    def initial_state(self) -> Vector:
+        """The base at its start (:attr:`base_start`), the joints at the chain's own initial state, all at rest
+        ``(n,)``."""
+        x = np.zeros(self.n_states)
+        nbq, nj = len(self.base_coordinates), len(self.chain.coordinates)
+        x[:nbq] = self.base_start
+        x[nbq:nbq + nj] = self.chain.initial_state()[:nj]
+        return x
 
     # --- names and values ---------------------------------------------------------------------------
     @property

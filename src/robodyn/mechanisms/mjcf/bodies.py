@@ -118,13 +118,15 @@ class GeomShape:
 @dataclass(slots=True)
 class BodyTree:
     """The chain parts of a ``<worldbody>``: joints, links, frames (welded bodies and sites), the joints by MJCF
-    name, the free root body (None: a fixed base) and what robodyn leaves out (messages for one warning)."""
+    name, the free root body (None: a fixed base) and its pose in the world (rotation (3, 3), position (3,): where
+    MuJoCo's ``qpos0`` puts it), and what robodyn leaves out (messages for one warning)."""
 
     joints: list[Joint] = field(default_factory=list)
     links: list[Link] = field(default_factory=list)
     frames: dict[str, dict[str, Any]] = field(default_factory=dict)
     info: dict[str, JointInfo] = field(default_factory=dict)
     free: str | None = None
+    free_pose: tuple[np.ndarray, np.ndarray] | None = None
     friction: list[str] = field(default_factory=list)
     limited: list[str] = field(default_factory=list)
     contacts: int = 0
@@ -280,6 +282,7 @@ class _Lowering:
                 raise ModelFileError(f"{body.where}: body {name!r} floats beside another moving body of the world: "
                                      "robodyn reads one robot; split the file into one model per robot")
             self.tree.free = self.link(name, body)
+            self.tree.free_pose = (frame_r, frame_p)
             self.bodies[name] = self.mass(body)
             self.shapes(body, name, np.eye(3), np.zeros(3))
             self.walk(body, name, np.eye(3), np.zeros(3), False)

@@ -42,8 +42,9 @@ from robodyn.mechanisms.mjcf.geometry import Compiler, MassProperties, numbers
 from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES, SECTIONS
 from robodyn.mechanisms.urdf.file import UrdfJoint, UrdfRobotInfo, coordinate_names
 from robodyn.model.kinds.mechanical import velocity_name
+from robodyn.model.values import Vector
 
-__all__ = ["MjcfParts", "MjcfRobot", "load_mjcf", "mjcf_parts"]
+__all__ = ["MjcfParts", "MjcfRobot", "free_start", "load_mjcf", "mjcf_parts"]
 
 MASS_OPTIONS: Final = ("boundmass", "boundinertia")
 CONTROL_SUFFIX: Final = "_ctrl"  # Appended to an actuator's name when a joint (or its velocity) has that name.
@@ -480,12 +481,21 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         self.joint_records = tuple(UrdfJoint(i.name, i.type, *links[i.coordinate], i.axis, i.limits) for i in info)
         self.limits = MappingProxyType({i.coordinate: i.limits for i in info})
         self._file_names = {i.coordinate: i.name for i in info}
+        self._info = tuple(info)
         # the chain's mass check picks its generic configuration inside the ranges (as a URDF robot's)
         self._bounds = ([math.nan if i.limits.lower is None else i.limits.lower for i in info],
                         [math.nan if i.limits.upper is None else i.limits.upper for i in info])
         super().__init__(parts.joints, parts.links, gravity=parts.gravity, inputs=parts.inputs,
                          name=name or parts.name, check_inertia=check_inertia, frames=parts.tree.frames,
                          free_root=free_root)
+
+    def initial_state(self) -> Vector:
+        """MuJoCo's initial state ``(n,)``: each joint at its ``ref`` (``qpos0``), at rest."""
+        x = np.zeros(self.n_states)
+        refs = {i.coordinate: i.ref for i in self._info}
+        for k, coordinate in enumerate(self.coordinates):
+            x[k] = refs.get(coordinate, 0.0)
+        return x
 
     @property
     def geometry_file(self) -> Path | None:
@@ -497,6 +507,18 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
 
     def __repr__(self) -> str:
         return f"MjcfRobot(name={self.name!r}, coordinates={list(self.coordinates)}, path={str(self.path)!r})"
+
+
+def free_start(tree: BodyTree) -> list[float]:
+    """The free body's stored configuration in MuJoCo's ``qpos0``: its ``pos`` and orientation as robodyn stores them
+    (x y z, then the quaternion x y z w with w >= 0; MuJoCo's is w x y z, the same rotation)."""
+    from scipy.spatial.transform import Rotation
+
+    rotation, position = tree.free_pose if tree.free_pose is not None else (np.eye(3), np.zeros(3))
+    quaternion = Rotation.from_matrix(rotation).as_quat()  # x y z w
+    if quaternion[3] < 0:
+        quaternion = -quaternion
+    return [*map(float, position), *map(float, quaternion)]
 
 
 def load_mjcf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
@@ -516,7 +538,7 @@ def load_mjcf(path: str | os.PathLike[str], *, name: str | None = None, dynamics
             return robot
         from robodyn.mechanisms.floating.chain import FloatingChain
 
-        return FloatingChain(robot, "floating")
+        return FloatingChain(robot, "floating", start=free_start(parts.tree))
     except ModelFileError:
         raise
     except InputError as exc:
