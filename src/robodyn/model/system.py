@@ -496,6 +496,11 @@ class Model:
         """(lower, upper) position limits by coordinate, for those that have any (a URDF's ``<limit>``)."""
         return {}
 
+    def input_limits(self) -> dict[str, tuple[float, float]]:
+        """(lower, upper) of the inputs whose range the model's file states (an MJCF actuator's ``ctrlrange``), by
+        input; stated, not applied: robodyn passes every input as given."""
+        return {}
+
     def initial_state(self) -> Vector:
         """The state ``(n,)`` a run starts from when it is given none (``simulate(..., x0=None)``, ``robodyn
         simulate`` without ``--x0``): zeros, unless the model states its own (a floating base: no rotation; an MJCF

@@ -266,3 +266,52 @@ def test_a_run_without_x0_starts_where_mujoco_puts_the_robot(tmp_path: Path) -> 
     assert run.x[0][robot.states.index("hip")] == pytest.approx(np.radians(30), abs=1e-15)
     diagram = robodyn.Diagram({"gain": robodyn.load("joint"), "body": robot}, defaults={"gain.u": 0.0})
     np.testing.assert_array_equal(diagram.initial_state(), np.concatenate([np.zeros(2), robot.initial_state()]))
+
+
+RANGES = """<mujoco model="ranges">
+  <compiler angle="degree"/>
+  <option><flag contact="disable" limit="disable"/></option>
+  <default><motor ctrlrange="-2 2"/></default>
+  <worldbody>
+    <body name="a">
+      <joint name="j1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0.3 0 0" size="0.05"/>
+      <body name="b" pos="0.3 0 0">
+        <joint name="j2" type="hinge" axis="0 1 0"/>
+        <geom type="sphere" size="0.05"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator>
+    <motor name="m1" joint="j1" gear="3"/>
+    <motor name="m2" joint="j2" ctrllimited="false"/>
+    <position name="p2" joint="j2" kp="5" ctrllimited="true" ctrlrange="-30 45"/>
+    <velocity name="v1" joint="j1" kv="0.5" ctrlrange="-0.5 0.25"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_control_ranges_are_the_inputs_limits_with_one_warning(tmp_path: Path) -> None:
+    """Each limited actuator's ctrlrange (from its class, ctrllimited true, or auto with autolimits) is its input's
+    limit, as MuJoCo compiles it (actuator_ctrllimited, actuator_ctrlrange), and one warning says robodyn does not
+    clamp; the suite's models too."""
+    path = tmp_path / "ranges.xml"
+    path.write_text(RANGES)
+    for file in (path, suite_copy(tmp_path, "cartpole"), suite_copy(tmp_path, "humanoid")):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RobodynWarning)
+            robot = robodyn.load(str(file))
+        model = mujoco.MjModel.from_xml_path(str(file))
+        expected = {robot.inputs[k]: tuple(model.actuator_ctrlrange[k]) for k in range(model.nu)
+                    if model.actuator_ctrllimited[k]}
+        assert expected and robot.input_limits() == expected  # the file's numbers, read as MuJoCo reads them
+        clamps = [w for w in caught if "ctrlrange" in str(w.message)]
+        assert len(clamps) == 1 and "does not model" in str(clamps[0].message)
+    assert load_quietly(path).input_limits() == {"m1": (-2.0, 2.0), "p2": (-30.0, 45.0), "v1": (-0.5, 0.25)}
+    bad = tmp_path / "bad.xml"
+    # without the class's range (every actuator shortcut shares MuJoCo's actuator defaults), a limit with no range
+    bad.write_text(RANGES.replace('<default><motor ctrlrange="-2 2"/></default>', "").replace(
+        'ctrllimited="true" ctrlrange="-30 45"', 'ctrllimited="true"'))
+    with pytest.raises(robodyn.ModelFileError, match=r"bad\.xml:18: .*ctrllimited=\"true\"> needs ctrlrange"):
+        robodyn.load(str(bad))

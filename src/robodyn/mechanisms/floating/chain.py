@@ -144,6 +144,10 @@ class FloatingChain(Model):
         full[:nbq] = values
         return self.normalized(full)[:nbq]
 
+    def input_limits(self) -> dict[str, tuple[float, float]]:
+        """The chain's input ranges (its inputs are this model's)."""
+        return self.chain.input_limits()
+
     def initial_state(self) -> Vector:
         """The base at its start (:attr:`base_start`), the joints at the chain's own initial state, all at rest
         ``(n,)``."""

@@ -12,7 +12,8 @@ has the URDF robots' dynamics, derivatives, kinematics and exports. What else is
 - actuators on a joint or a fixed tendon whose force is ``gain * u`` plus a bias affine in their length and velocity:
   ``<motor>``, ``<position>`` and ``<velocity>`` (without ``timeconst`` or ``dampratio``), ``<general>`` with a fixed
   gain, no or an affine bias and no activation dynamics; each one input named after the actuator (MuJoCo's
-  ``ctrlrange`` and ``forcerange`` clamps are not applied); any other actuator is refused, naming it;
+  ``ctrlrange`` and ``forcerange`` clamps are not applied: a limited actuator's ``ctrlrange`` is its input's
+  ``input_limits()`` and the load's warning names it); any other actuator is refused, naming it;
 - fixed tendons: their ``stiffness`` (about ``springlength``, else the length at the joints' ``ref``) and
   ``damping`` act on their joints through the tendon's coefficients (L = sum c_i q_i);
 - warned about, not modelled: contacts between geoms, joint and tendon limits (``limit_events()`` gives events at
@@ -57,10 +58,13 @@ class MjcfParts:
     joint table and the file's name; made by :func:`mjcf_parts`."""
 
     def __init__(self, name: str, tree: BodyTree, links: list[Link], inputs: list[str], gravity: tuple[float, ...],
-                 meshes: Mapping[str, tuple[Path, tuple[float, ...]]] = MappingProxyType({})):
+                 meshes: Mapping[str, tuple[Path, tuple[float, ...]]] = MappingProxyType({}),
+                 ranges: Mapping[str, tuple[float, float]] = MappingProxyType({})):
         self.name, self.tree, self.links, self.inputs, self.gravity = name, tree, links, inputs, gravity
         #: The mesh assets by name: the file (resolved in the model's folder, not yet read) and its scale.
         self.meshes = meshes
+        #: The limited actuators' ``ctrlrange`` by input (MuJoCo clamps ctrl to it; robodyn states it).
+        self.ranges = ranges
 
     @property
     def joints(self) -> list[Joint]:
@@ -271,15 +275,34 @@ def _law(element: Node, attrib: dict[str, str]) -> tuple[float, float, float, fl
                          "<motor>")
 
 
+def _control_range(element: Node, attrib: dict[str, str], autolimits: bool) -> tuple[float, float] | None:
+    """The actuator's ``ctrlrange`` when MuJoCo clamps its control to it (``ctrllimited="true"``, or ``auto`` with a
+    range and ``<compiler autolimits="true">``), else None. MuJoCo XML reference, actuator/ctrllimited."""
+    limited = attrib.get("ctrllimited", "auto")
+    if limited not in ("true", "false", "auto"):
+        raise ModelFileError(f"{element.where}: <{element.tag} ctrllimited={limited!r}>: use true, false or auto")
+    bounds = numbers(Node(element.tag, attrib, element.file, element.line), "ctrlrange", 2)
+    if limited == "true" and bounds is None:
+        raise ModelFileError(f"{element.where}: <{element.tag} ctrllimited=\"true\"> needs ctrlrange=\"lower upper\"")
+    if bounds is None or limited == "false" or (limited == "auto" and not autolimits):
+        return None
+    if bounds[0] > bounds[1]:
+        raise ModelFileError(f"{element.where}: <{element.tag} ctrlrange=...> is {bounds[0]!r} {bounds[1]!r}: give "
+                             "the lower bound first")
+    return float(bounds[0]), float(bounds[1])
+
+
 def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list[tuple[str, float]]],
-               disabled: set[str], forces: _Forces) -> list[str]:
+               disabled: set[str], forces: _Forces, autolimits: bool
+               ) -> tuple[list[str], dict[str, tuple[float, float]]]:
     """The inputs (one per actuator, in file order) and their forces on the coordinates: with moment arms r_i (gear
     times the tendon's coefficients, or the gear on a joint) the actuator's length is sum r_i q_i and each coordinate
-    gets r_i (gain u + b0 + b1 length + b2 length')."""
+    gets r_i (gain u + b0 + b1 length + b2 length'); and the limited actuators' control ranges by input."""
     elements = [a for section in root.children if section.tag == "actuator" for a in section.children]
     taken = {i.coordinate for i in tree.info.values()} | {velocity_name(i.coordinate) for i in tree.info.values()}
     names = coordinate_names([a.get("name") or f"{a.get('joint') or a.get('tendon')}_motor" for a in elements])
     inputs: list[str] = []
+    ranges: dict[str, tuple[float, float]] = {}
     for element, label in zip(elements, names.values()):
         if element.tag not in ACTUATORS:
             raise ModelFileError(f"{element.where}: <{element.tag}> is not an actuator")
@@ -296,6 +319,9 @@ def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list
             raise ModelFileError(f"{element.where}: actuator {label!r} is named like a joint, its velocity or another "
                                  "actuator: rename the actuator")
         inputs.append(label)
+        limits = _control_range(element, attrib, autolimits)
+        if limits is not None:
+            ranges[label] = limits
         if "actuation" in disabled:
             continue
         if "joint" in attrib:
@@ -320,7 +346,7 @@ def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list
         force = f"({gain!r})*{label} + ({bias[0]!r}) + ({bias[1]!r})*({length}) + ({bias[2]!r})*({rate})"
         for coordinate, arm in arms:
             forces.add(coordinate, f"({arm!r})*({force})")
-    return inputs
+    return inputs, ranges
 
 
 def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfParts:
@@ -344,7 +370,10 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     notes: list[str] = []
     forces = _Forces()
     tendons = _tendons(root, resolve, tree, disabled, forces, notes)
-    inputs = _actuators(root, resolve, tree, tendons, disabled, forces)
+    inputs, ranges = _actuators(root, resolve, tree, tendons, disabled, forces, compiler.autolimits)
+    if ranges:
+        notes.append(f"the control ranges (ctrlrange) of actuators {', '.join(ranges)}, to which MuJoCo clamps "
+                     "their inputs: robodyn applies inputs as given (model.input_limits() states the ranges)")
     joints_out = []
     for joint in tree.joints:
         terms = forces.terms.get(joint.name)
@@ -360,7 +389,7 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     links = [Link(name=name, mass=float(scale * b.mass), com=tuple(b.com.tolist()),
                   inertia=[[float(scale * v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     return MjcfParts(root.get("model") or Path(path).stem, tree, links, inputs, gravity,
-                     _mesh_files(root, resolve, Path(path).resolve().parent, compiler))
+                     _mesh_files(root, resolve, Path(path).resolve().parent, compiler), MappingProxyType(ranges))
 
 
 def _mesh_files(root: Node, resolve: Any, folder: Path, compiler: Compiler
@@ -482,12 +511,18 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         self.limits = MappingProxyType({i.coordinate: i.limits for i in info})
         self._file_names = {i.coordinate: i.name for i in info}
         self._info = tuple(info)
+        self._ranges = dict(parts.ranges)
         # the chain's mass check picks its generic configuration inside the ranges (as a URDF robot's)
         self._bounds = ([math.nan if i.limits.lower is None else i.limits.lower for i in info],
                         [math.nan if i.limits.upper is None else i.limits.upper for i in info])
         super().__init__(parts.joints, parts.links, gravity=parts.gravity, inputs=parts.inputs,
                          name=name or parts.name, check_inertia=check_inertia, frames=parts.tree.frames,
                          free_root=free_root)
+
+    def input_limits(self) -> dict[str, tuple[float, float]]:
+        """The limited actuators' ``ctrlrange`` by input, in the file's units: MuJoCo clamps ctrl to it, robodyn
+        does not (a warning says so when the robot is loaded)."""
+        return dict(self._ranges)
 
     def initial_state(self) -> Vector:
         """MuJoCo's initial state ``(n,)``: each joint at its ``ref`` (``qpos0``), at rest."""

@@ -240,6 +240,9 @@ class SensitivityModel(Model):
     def position_limits(self) -> dict[str, tuple[float | None, float | None]]:
         return self.base.position_limits()
 
+    def input_limits(self) -> dict[str, tuple[float, float]]:
+        return self.base.input_limits()
+
     def units(self) -> dict[str, str]:
         return self.base.units()
 
