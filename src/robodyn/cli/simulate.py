@@ -49,7 +49,7 @@ def _cmd_simulate(args: argparse.Namespace) -> int:
         from robodyn.cli.kinematics import output_names
 
         names = output_names(model, args.output)  # checked before the run
-    x0 = assignments(args.x0, "--x0", model.units())
+    x0 = None if args.x0 is None else assignments(args.x0, "--x0", model.units())  # None: the model's own start
     inputs = None
     if args.input:
         from robodyn.files.signal_text import parse_input_assignments
@@ -204,7 +204,8 @@ def add_commands(commands: Any) -> None:
     add_model(simulate)
     simulate.add_argument("--t-final", required=True, metavar="T", help="final time (pi and arithmetic allowed)")
     simulate.add_argument("--t0", metavar="T0", help="initial time (default 0)")
-    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...", help="initial state (others 0)")
+    simulate.add_argument("--x0", action="append", metavar="NAME=VALUE,...",
+                          help="initial state (others 0; without it: the model's initial state)")
     simulate.add_argument("--input", action="append", metavar="NAME=SIGNAL",
                           help="input signal, e.g. u=1, u=step(0.5, 0, 1), u=sine(1, 2, 0, 0), u=table(u.csv)")
     simulate.add_argument("--method", choices=(*METHOD_NAMES, *ALIASES), type=str.lower,

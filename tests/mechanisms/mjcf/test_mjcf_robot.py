@@ -246,7 +246,7 @@ def _stored_qpos0(model) -> np.ndarray:
     return np.concatenate([q[:3], q[4:7], q[3:4], q[7:]])
 
 
-def test_a_run_without_x0_starts_where_mujoco_puts_the_robot(tmp_path: Path) -> None:
+def test_a_run_without_x0_starts_where_mujoco_puts_the_robot(tmp_path: Path, capsys) -> None:
     """The initial state is MuJoCo's qpos0 (a free body at its pos and orientation, hinges and slides at their
     ref) at rest, for a model written for it and for the humanoid, and simulate starts there when given no x0."""
     path = tmp_path / "start.xml"
@@ -264,6 +264,15 @@ def test_a_run_without_x0_starts_where_mujoco_puts_the_robot(tmp_path: Path) -> 
     run = robodyn.simulate(robot, (0.0, 0.01), t_eval=[0.0, 0.01])
     np.testing.assert_array_equal(run.x[0], robot.initial_state())
     assert run.x[0][robot.states.index("hip")] == pytest.approx(np.radians(30), abs=1e-15)
+    from tests.cli_run import run as run_cli
+
+    out = tmp_path / "run.csv"
+    code, _, err = run_cli(capsys, "simulate", str(path), "--t-final", "0.01", "--out", str(out))
+    assert code == 0, err
+    header, first = out.read_text().splitlines()[:2]
+    start = dict(zip(header.split(","), map(float, first.split(","))))
+    # the CSV prints each float's repr (it reads back exactly): the first row is the start itself
+    np.testing.assert_array_equal([start[s] for s in robot.states], robot.initial_state())
     diagram = robodyn.Diagram({"gain": robodyn.load("joint"), "body": robot}, defaults={"gain.u": 0.0})
     np.testing.assert_array_equal(diagram.initial_state(), np.concatenate([np.zeros(2), robot.initial_state()]))
 
