@@ -136,3 +136,17 @@ def test_a_layout_that_does_not_add_up_is_refused() -> None:
     builtin = RowBuiltin(1, (5, 3, 0, 12), (call.at_p, call.at_a), (4, 2), (0, 0), 2, 1e-12, call)
     with pytest.raises(ValueError, match="2 rows"):
         builtin.point(0, 96, [np.zeros(3)])
+
+
+def test_read_only_and_unaligned_vectors_are_read_as_they_are() -> None:
+    bound = Bound()
+    x, u = _point(np.random.default_rng(3))
+    raw = bytearray(8 * 4 + 4)
+    unaligned = np.frombuffer(raw, dtype=np.float64, count=4, offset=4)  # data 4 bytes off an 8-byte boundary
+    raw[4:] = x.tobytes()
+    frozen = u.copy()
+    frozen.setflags(write=False)
+    assert not unaligned.flags.aligned and unaligned.dtype is x.dtype
+    result = bound.builtin.function(0.25, unaligned, frozen)
+    assert result is bound.results[0]
+    np.testing.assert_array_equal(result, bound.expected(0.25, x, u))
