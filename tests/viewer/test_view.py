@@ -284,17 +284,25 @@ def test_a_floating_base_moves_every_link_as_pinocchio_places_it() -> None:
                          np.cos(heading / 2), joints])
     q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
     run = SimpleNamespace(t=t, x=np.hstack([q, np.zeros((len(t), model.n_states - q.shape[1]))]), states=model.states)
-    scene = view(model, trajectory=run).scene
+    page = view(model, trajectory=run)
+    scene = page.scene
     assert len(scene.times) == len(t)
     reference = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     data = reference.createData()
+    assert scene.com is not None and scene.com.shape == (len(t), 3)
+    masses = model.base_masses()
+    assert masses is not None  # the root link and the rest weigh what Pinocchio's whole robot weighs (round-off)
+    assert masses.root + masses.rest == pytest.approx(pin.computeTotalMass(reference), rel=1e-14)
     for k in range(len(t)):
         pin.framesForwardKinematics(reference, data, q[k])
         for j, link in enumerate(scene.links):
             placement = data.oMf[reference.getFrameId(link)]
             np.testing.assert_allclose(scene.poses[k, j, 9:], placement.translation, atol=1e-12)
             np.testing.assert_allclose(scene.poses[k, j, :9], placement.rotation.ravel(), atol=1e-12)
-    assert scene.com is None  # not offered on a moving base
+        # the whole robot's centre of mass, root link included: the same masses and centres summed two ways (the
+        # twin's plus the root's, placed by the base; Pinocchio's over its free flyer), to round-off on a 0.4 m robot
+        np.testing.assert_allclose(scene.com[k], pin.centerOfMass(reference, data, q[k]), atol=1e-12)
+    assert 'id="robodyn-com"' in page.html  # the page offers its toggle
     standing = view(model, at={"base_z": 0.3, "FL_HFE": 0.8}).scene
     np.testing.assert_allclose(standing.poses[0, standing.links.index("base_link"), 9:], [0, 0, 0.3], atol=1e-15)
 

@@ -46,7 +46,7 @@ from robodyn.mechanisms.contact.contacts import (
 )
 from robodyn.model.expr import TIME, as_expr
 from robodyn.model.lean import RhsCall
-from robodyn.model.protocol import Chart, ContactPoint
+from robodyn.model.protocol import BaseMasses, Chart, ContactPoint
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
 from robodyn.rigid.contact import ContactForces, plane_gap
@@ -503,6 +503,14 @@ class FloatingChain(Model):
 
     def fixed_base(self) -> ChainSystem:
         return self.chain
+
+    def base_masses(self) -> BaseMasses:
+        chain = self.chain
+        values = dict(zip(chain.p_symbols, self.default_parameters()[1].tolist()))
+        number = lambda e: float(as_expr(e).xreplace(values))  # noqa: E731
+        mass, com, _ = chain.link_inertia(self.root_link)
+        return BaseMasses(number(mass), (number(com[0]), number(com[1]), number(com[2])),
+                          sum(number(body.mass) for body in chain.bodies))
 
     def contact_points(self) -> tuple[ContactPoint, ...]:
         return tuple(ContactPoint(name, frame, normal) for name, frame, normal in self.contact_set.shown)
