@@ -405,6 +405,40 @@ def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_pa
     assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4
 
 
+def test_a_fixed_bases_compliant_contacts_are_drawn_at_their_frames_with_the_runs_forces() -> None:
+    """examples/box_on_incline.yaml (a fixed base, two compliant corners): the points are robodyn's fk of the contact
+    frames (and the corners' closed form), the forces the run's outputs along the incline's normal plus friction."""
+    box = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "box_on_incline.yaml"))
+    theta, w, h = box.parameters["theta"], box.parameters["w"], box.parameters["h"]
+    normal = np.array([-np.sin(theta), 0.0, np.cos(theta)])
+    assert [(c.name, c.frame) for c in box.contact_points()] == [("back", "back"), ("front", "front")]
+    np.testing.assert_allclose(box.contact_points()[0].normal, normal, atol=1e-15)
+    times = np.arange(13) / 60  # the display's instants: no interpolation between the samples
+    run = robodyn.simulate(box, float(times[-1]), {"z": 0.05, "pitch": 0.2}, t_eval=times)
+    page = view(box, trajectory=run)
+    scene = page.scene
+    assert scene.contacts == ("back", "front") and len(scene.times) == len(times)
+    assert scene.contact_points is not None and scene.contact_forces is not None
+    kin = kinematics(box)
+    for k in range(len(times)):
+        q = run.x[k, :3]
+        x, z, pitch = q
+        turn = np.array([[np.cos(pitch), 0, np.sin(pitch)], [0, 1, 0], [-np.sin(pitch), 0, np.cos(pitch)]])
+        for j, (c, side) in enumerate(zip(box.contact_points(), (-1.0, 1.0))):
+            # fk and the closed form agree to round-off on a 0.2 m box
+            np.testing.assert_allclose(scene.contact_points[k, j], kin.position(q, c.frame), atol=1e-12)
+            np.testing.assert_allclose(scene.contact_points[k, j], [x, 0, z] + turn @ [side * w / 2, 0, -h / 2],
+                                       atol=1e-12)
+            force = run.output(f"{c.name}_normal_force")[k] * normal + [
+                run.output(f"{c.name}_friction_{axis}")[k] for axis in "xyz"]
+            np.testing.assert_allclose(scene.contact_forces[k, j], force, rtol=1e-12, atol=1e-9)  # N, round-off
+    assert np.any(scene.contact_forces[:, :, 2] > 0.0)  # the incline pushes the box up at some instant
+    assert 'id="robodyn-contacts" checked' in page.html
+    steeper = box.with_parameters(theta=0.5).contact_points()  # the planes at the model's own parameters
+    np.testing.assert_allclose(steeper[1].normal, [-np.sin(0.5), 0.0, np.cos(0.5)], atol=1e-15)
+    assert robodyn.load("pendulum").contact_points() == ()  # a model without contacts draws none
+
+
 def test_a_chain_files_moving_base_is_drawn_from_its_frames_with_its_contacts() -> None:
     dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
     twin = dog.fixed_base()

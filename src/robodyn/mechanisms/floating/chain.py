@@ -40,6 +40,7 @@ from robodyn.mechanisms.contact.contacts import (
     Contact,
     check_laws,
     contact_events,
+    contact_points,
     contact_specs,
     gap_names,
     law_values,
@@ -513,7 +514,7 @@ class FloatingChain(Model):
                           sum(number(body.mass) for body in chain.bodies))
 
     def contact_points(self) -> tuple[ContactPoint, ...]:
-        return tuple(ContactPoint(name, frame, normal) for name, frame, normal in self.contact_set.shown)
+        return contact_points(self.contact_set, dict(zip(self.chain.p_symbols, self.default_parameters()[1].tolist())))
 
     def show_text(self) -> str:
         joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.chain.joints]
