@@ -405,6 +405,23 @@ def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_pa
     assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4
 
 
+def test_a_moving_base_with_other_parameters_shows_its_own_centre_of_mass() -> None:
+    """The quadruped of examples/quadruped_standing.yaml with a heavier body and longer legs: the view's centre of
+    mass (the twin's at these parameters joined with the root link's) is the floating model's own (its tape's, over
+    the free base), to round-off."""
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    heavy = dog.with_parameters(m_b=12.0, m_s=0.6, l=0.2)
+    twin = heavy.fixed_base()
+    assert twin is not None and twin.parameters["l"] == 0.2 and heavy.fixed_base() is twin
+    at = {"base_x": 0.1, "base_z": 0.3, "base_qy": np.sin(0.1), "base_qw": np.cos(0.1), "lf_hip": 0.4,
+          "rh_knee": -1.0}
+    scene = view(heavy, at=at).scene
+    assert scene.com is not None
+    q = {name: at.get(name, 0.0) for name in heavy.coordinates}
+    np.testing.assert_allclose(scene.com[0], heavy.center_of_mass(q), atol=1e-12)
+    assert not np.allclose(scene.com[0], dog.center_of_mass(q), atol=1e-3)
+
+
 def test_a_fixed_bases_compliant_contacts_are_drawn_at_their_frames_with_the_runs_forces() -> None:
     """examples/box_on_incline.yaml (a fixed base, two compliant corners): the points are robodyn's fk of the contact
     frames (and the corners' closed form), the forces the run's outputs along the incline's normal plus friction."""

@@ -503,7 +503,13 @@ class FloatingChain(Model):
         return self.chain.geometry_file
 
     def fixed_base(self) -> ChainSystem:
-        return self.chain
+        """The chain with its root link held at the world's origin, at this model's parameters (a copy with other
+        parameters places and weighs its links as the copy does)."""
+        memo = self.memo()  # shared by the parameter copies: one twin for each set of values
+        key = ("fixed base", tuple(self.parameters.items()))
+        if key not in memo:
+            memo[key] = self.chain.with_parameters(dict(self.parameters))
+        return memo[key]
 
     def base_masses(self) -> BaseMasses:
         chain = self.chain
