@@ -128,6 +128,66 @@ def test_the_report_shows_the_fit(joint_guess, tmp_path):
     assert "J" in result.text() and "+/-" in result.text()
 
 
+SWING = """<?xml version="1.0"?>
+<robot name="swing">
+  <link name="base"/>
+  <joint name="hinge" type="revolute">
+    <parent link="base"/><child link="rod"/><axis xyz="0 1 0"/>
+    <limit lower="-3" upper="3" velocity="10" effort="10"/>
+  </joint>
+  <link name="rod">
+    <inertial><origin xyz="0 0 -0.25"/><mass value="1"/>
+      <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial>
+    <visual><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></visual>
+  </link>
+</robot>
+"""
+DRIVEN = """name: swing_driven
+kind: diagram
+blocks:
+  arm: swing.urdf
+  drive: {model: gain, parameters: {k: 0.3}}
+connect:
+  - drive.y -> arm.hinge_tau
+inputs: {u: drive.u}
+outputs: {q: arm.hinge}
+"""
+
+
+def test_the_report_plays_the_fitted_run_in_3d_when_given_its_view(tmp_path):
+    """``result.report(path, view=robodyn.view(...))`` shows the robot file's shapes playing the fitted run, as
+    ``robodyn identify --report`` does; without ``view`` the report has none, and a view that is no page is refused
+    before anything is written."""
+    import html
+    import json
+    import re
+
+    pytest.importorskip("trimesh")
+    (tmp_path / "swing.urdf").write_text(SWING, encoding="utf-8")
+    (tmp_path / "swing_driven.yaml").write_text(DRIVEN, encoding="utf-8")
+    model = robodyn.load(str(tmp_path / "swing_driven.yaml"))
+    times = np.linspace(0.0, 1.0, 51)
+    step = {"u": Step(at=0.1, before=0.0, after=1.0)}
+    measured = robodyn.simulate(model.with_parameters({"drive.k": 0.5}), 1.0, None, step, t_eval=times, rtol=1e-10,
+                                atol=1e-12)
+    data = {"t": times, "q": measured.y[:, 0], "u": np.where(times >= 0.1, 1.0, 0.0)}
+    result = identify(model, data, ["drive.k"])
+    path, plain = tmp_path / "fit.html", tmp_path / "plain.html"
+    result.report(path, view=robodyn.view(result.model, result.fitted[0]))
+    result.report(plain)
+    page = path.read_text(encoding="utf-8")
+    assert page.count("<iframe") == 1 and "<h2>The robot in 3-D</h2>" in page and page.count("<svg") == 1
+    assert "<iframe" not in plain.read_text(encoding="utf-8")
+    (srcdoc,) = re.findall(r'<iframe srcdoc="([^"]*)"', page)
+    scene = json.loads(re.search(r'<script id="robodyn-scene" type="application/json">(.*?)</script>',
+                                 html.unescape(srcdoc), flags=re.S).group(1))
+    assert scene["links"][-1] == "arm.rod" and scene["shapes"][0]["shape"] == "cylinder"
+    assert scene["times"][0] == 0.0 and scene["times"][-1] == 1.0  # the fitted run, from its first to last sample
+    with pytest.raises(InputError, match=r"view must be a page made by robodyn\.view"):
+        result.report(tmp_path / "refused.html", view="<script>")
+    assert not (tmp_path / "refused.html").exists()
+
+
 # --- bad input ---------------------------------------------------------------------------------------------------
 def test_columns_that_match_no_output_or_input_are_named(joint_guess):
     data = _step_response(np.linspace(0.0, 1.0, 50))

@@ -204,3 +204,28 @@ def test_a_block_is_written_again_once_nothing_holds_its_results() -> None:
         last = model.f(0.0, x, u + 0.01)
     assert last.base is not held.base
     np.testing.assert_array_equal(held, expected)
+
+
+def test_without_the_row_builtin_the_ctypes_row_call_gives_the_same_numbers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the interpreter's objects are not laid out as the row builtin reads them (rowbuiltin.available() False),
+    the binding copies the point in from Python and runs the ctypes row call: the same bits, the same refusals."""
+    from robodyn.codegen.llvm import rowbuiltin
+
+    monkeypatch.setattr(rowbuiltin, "available", lambda: False)
+    model = robodyn.load(str(EXAMPLES / "planar_arm.yaml"))
+    model.__dict__.pop(LEAN_KEY, None)  # bind again, without the builtin
+    rng = np.random.default_rng(11)
+    points = [(rng.uniform(-1, 1, 4), rng.uniform(-1, 1, 2)) for _ in range(700)]  # several blocks
+    kept = [model.f(0.0, x, u) for x, u in points]
+    for (x, u), result in zip(points, kept):
+        np.testing.assert_array_equal(result, model.f(0.0, x.tolist(), u.tolist()))
+    assert "kernel" not in model.__dict__[LEAN_KEY].f.__code__.co_freevars  # the ctypes binding answered
+    with pytest.raises(robodyn.InputError):
+        model.f(0.0, np.array([0.0, math.nan, 0.0, 0.0]), points[0][1])
+
+
+def test_the_row_builtin_binding_answers_on_this_interpreter() -> None:
+    model = robodyn.load(str(EXAMPLES / "planar_arm.yaml"))
+    x, u = np.array([0.3, -0.4, 0.5, 0.2]), np.array([0.1, -0.2])
+    np.testing.assert_array_equal(model.f(0.0, x, u), model.f(0.0, x.tolist(), u.tolist()))
+    assert "kernel" in model.__dict__[LEAN_KEY].f.__code__.co_freevars

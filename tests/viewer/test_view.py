@@ -284,17 +284,25 @@ def test_a_floating_base_moves_every_link_as_pinocchio_places_it() -> None:
                          np.cos(heading / 2), joints])
     q[:, 3:7] /= np.linalg.norm(q[:, 3:7], axis=1, keepdims=True)
     run = SimpleNamespace(t=t, x=np.hstack([q, np.zeros((len(t), model.n_states - q.shape[1]))]), states=model.states)
-    scene = view(model, trajectory=run).scene
+    page = view(model, trajectory=run)
+    scene = page.scene
     assert len(scene.times) == len(t)
     reference = pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     data = reference.createData()
+    assert scene.com is not None and scene.com.shape == (len(t), 3)
+    masses = model.base_masses()
+    assert masses is not None  # the root link and the rest weigh what Pinocchio's whole robot weighs (round-off)
+    assert masses.root + masses.rest == pytest.approx(pin.computeTotalMass(reference), rel=1e-14)
     for k in range(len(t)):
         pin.framesForwardKinematics(reference, data, q[k])
         for j, link in enumerate(scene.links):
             placement = data.oMf[reference.getFrameId(link)]
             np.testing.assert_allclose(scene.poses[k, j, 9:], placement.translation, atol=1e-12)
             np.testing.assert_allclose(scene.poses[k, j, :9], placement.rotation.ravel(), atol=1e-12)
-    assert scene.com is None  # not offered on a moving base
+        # the whole robot's centre of mass, root link included: the same masses and centres summed two ways (the
+        # twin's plus the root's, placed by the base; Pinocchio's over its free flyer), to round-off on a 0.4 m robot
+        np.testing.assert_allclose(scene.com[k], pin.centerOfMass(reference, data, q[k]), atol=1e-12)
+    assert 'id="robodyn-com"' in page.html  # the page offers its toggle
     standing = view(model, at={"base_z": 0.3, "FL_HFE": 0.8}).scene
     np.testing.assert_allclose(standing.poses[0, standing.links.index("base_link"), 9:], [0, 0, 0.3], atol=1e-15)
 
@@ -395,6 +403,57 @@ def test_the_contacts_forces_are_arrows_in_the_browser(browser: Chromium, tmp_pa
         assert arrow[6] == pytest.approx(np.linalg.norm(force) * scale, rel=1e-5)
     browser.evaluate("window.robodynView.toggle('contacts', false)")
     assert browser.evaluate("window.robodynView.contactArrows()") == [None] * 4
+
+
+def test_a_moving_base_with_other_parameters_shows_its_own_centre_of_mass() -> None:
+    """The quadruped of examples/quadruped_standing.yaml with a heavier body and longer legs: the view's centre of
+    mass (the twin's at these parameters joined with the root link's) is the floating model's own (its tape's, over
+    the free base), to round-off."""
+    dog = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "quadruped_standing.yaml"))
+    heavy = dog.with_parameters(m_b=12.0, m_s=0.6, l=0.2)
+    twin = heavy.fixed_base()
+    assert twin is not None and twin.parameters["l"] == 0.2 and heavy.fixed_base() is twin
+    at = {"base_x": 0.1, "base_z": 0.3, "base_qy": np.sin(0.1), "base_qw": np.cos(0.1), "lf_hip": 0.4,
+          "rh_knee": -1.0}
+    scene = view(heavy, at=at).scene
+    assert scene.com is not None
+    q = {name: at.get(name, 0.0) for name in heavy.coordinates}
+    np.testing.assert_allclose(scene.com[0], heavy.center_of_mass(q), atol=1e-12)
+    assert not np.allclose(scene.com[0], dog.center_of_mass(q), atol=1e-3)
+
+
+def test_a_fixed_bases_compliant_contacts_are_drawn_at_their_frames_with_the_runs_forces() -> None:
+    """examples/box_on_incline.yaml (a fixed base, two compliant corners): the points are robodyn's fk of the contact
+    frames (and the corners' closed form), the forces the run's outputs along the incline's normal plus friction."""
+    box = robodyn.load(str(Path(__file__).resolve().parents[2] / "examples" / "box_on_incline.yaml"))
+    theta, w, h = box.parameters["theta"], box.parameters["w"], box.parameters["h"]
+    normal = np.array([-np.sin(theta), 0.0, np.cos(theta)])
+    assert [(c.name, c.frame) for c in box.contact_points()] == [("back", "back"), ("front", "front")]
+    np.testing.assert_allclose(box.contact_points()[0].normal, normal, atol=1e-15)
+    times = np.arange(13) / 60  # the display's instants: no interpolation between the samples
+    run = robodyn.simulate(box, float(times[-1]), {"z": 0.05, "pitch": 0.2}, t_eval=times)
+    page = view(box, trajectory=run)
+    scene = page.scene
+    assert scene.contacts == ("back", "front") and len(scene.times) == len(times)
+    assert scene.contact_points is not None and scene.contact_forces is not None
+    kin = kinematics(box)
+    for k in range(len(times)):
+        q = run.x[k, :3]
+        x, z, pitch = q
+        turn = np.array([[np.cos(pitch), 0, np.sin(pitch)], [0, 1, 0], [-np.sin(pitch), 0, np.cos(pitch)]])
+        for j, (c, side) in enumerate(zip(box.contact_points(), (-1.0, 1.0))):
+            # fk and the closed form agree to round-off on a 0.2 m box
+            np.testing.assert_allclose(scene.contact_points[k, j], kin.position(q, c.frame), atol=1e-12)
+            np.testing.assert_allclose(scene.contact_points[k, j], [x, 0, z] + turn @ [side * w / 2, 0, -h / 2],
+                                       atol=1e-12)
+            force = run.output(f"{c.name}_normal_force")[k] * normal + [
+                run.output(f"{c.name}_friction_{axis}")[k] for axis in "xyz"]
+            np.testing.assert_allclose(scene.contact_forces[k, j], force, rtol=1e-12, atol=1e-9)  # N, round-off
+    assert np.any(scene.contact_forces[:, :, 2] > 0.0)  # the incline pushes the box up at some instant
+    assert 'id="robodyn-contacts" checked' in page.html
+    steeper = box.with_parameters(theta=0.5).contact_points()  # the planes at the model's own parameters
+    np.testing.assert_allclose(steeper[1].normal, [-np.sin(0.5), 0.0, np.cos(0.5)], atol=1e-15)
+    assert robodyn.load("pendulum").contact_points() == ()  # a model without contacts draws none
 
 
 def test_a_chain_files_moving_base_is_drawn_from_its_frames_with_its_contacts() -> None:

@@ -50,7 +50,7 @@ __all__ = ["DELEGATED", "FORMAT", "CachedModel", "cached_model", "load_cached", 
 #: diagram's record also answers its linearization, ``manipulator`` (None) and its loops (robodyn.files
 #: .cached_diagram); for other records those are the full model's too.
 DELEGATED: Final = (
-    "affine_form", "contact_points", "energy", "equation_terms", "explicit_form", "fixed_base",
+    "affine_form", "base_masses", "contact_points", "energy", "equation_terms", "explicit_form", "fixed_base",
     "kernel_parameter_jacobian_source", "kinematics", "latex_lines", "latex_text", "linear_model",
     "mechanical_matrices", "output_parameter_jacobian_raw", "parameter_jacobian_raw", "raw_function",
     "scalar_damping", "show_text", "symbolic_form", "with_outputs",

@@ -13,15 +13,25 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from robodyn.base.atomic import check_output_path, write_text_atomic
+from robodyn.base.errors import InputError
 from robodyn.display.page import figure, matrix, page, table
 
 if TYPE_CHECKING:
     import numpy as np
     from numpy.typing import NDArray
 
-__all__ = ["FittedRun", "IdentificationResult", "MeasuredTable", "identification_page", "write_identification_report"]
+__all__ = ["EmbeddedView", "FittedRun", "IdentificationResult", "MeasuredTable", "identification_page", "view_section",
+           "write_identification_report"]
 
 MAX_DRAWN: int = 20_000  # Samples drawn per curve: more are drawn every k-th (a figure of a million points is slow).
+VIEW_HEIGHT: int = 540  # CSS pixels of the embedded 3-D view, as in robodyn's other reports
+
+
+class EmbeddedView(Protocol):
+    """What the report reads of a 3-D view (robodyn.view's View, made above this layer): the page as an
+    ``<iframe srcdoc>`` sandboxed to its own scripts, ``height`` CSS pixels tall."""
+
+    def embedded(self, height: int = ...) -> str: ...
 
 
 class MeasuredTable(Protocol):
@@ -133,6 +143,17 @@ def identification_page(result: IdentificationResult, title: str, views: Sequenc
              "by Levenberg–Marquardt on the exact sensitivities; standard errors and correlations from the "
              "Jacobian at the optimum.</p>")
     return page(title, intro, sections)
+
+
+def view_section(view: EmbeddedView, what: str = "The run") -> str:
+    """The report's section showing ``view`` (a page of robodyn.view: the robot playing a fitted run); ``what``
+    (plain text, escaped) starts its sentence."""
+    embedded = getattr(view, "embedded", None)
+    if not callable(embedded):
+        raise InputError(f"report: view must be a page made by robodyn.view (got {type(view).__name__}): pass "
+                         "view=robodyn.view(result.model, result.fitted[0]), or leave it out", key="view")
+    return (f"<h2>The robot in 3-D</h2><p>{html.escape(what)}: press play (real time), or move the slider; drag to "
+            "turn, shift-drag to pan, the wheel to zoom.</p>" + str(embedded(height=VIEW_HEIGHT)))
 
 
 def write_identification_report(result: IdentificationResult, path: str | os.PathLike[str],

@@ -106,11 +106,13 @@ class Identification:
         return block([heading(f"Identification of {self.model.name!r}"), html_table(rows, row_header=True),
                       preformatted(self.message)])
 
-    def report(self, path: Any) -> None:
-        """Write the fit report, one HTML page (robodyn.identification.report), to ``path``."""
-        from robodyn.identification.report import write_identification_report
+    def report(self, path: Any, view: Any = None) -> None:
+        """Write the fit report, one HTML page (robodyn.identification.report), to ``path``; ``view``: the robot in
+        3-D shown after the fit, a page made by ``robodyn.view`` (``robodyn.view(result.model, result.fitted[0])``
+        plays the first data set's run simulated at the estimates), as ``robodyn identify --report`` shows it."""
+        from robodyn.identification.report import view_section, write_identification_report
 
-        write_identification_report(self, path)
+        write_identification_report(self, path, () if view is None else (view_section(view),))
 
 
 def _relative(value: float, error: float) -> str:

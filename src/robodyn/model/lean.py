@@ -12,10 +12,13 @@ much:
   (each on a cache line) whose addresses and views were made with it: the machine code reads the point there and
   writes x' at the row's start, and the result is that part of the row (no allocation, slicing or address look-up
   of its own); a block whose results nobody holds any more is used again (no allocation, no page faults);
-- the code runs and the row is summed in one compiled call (robodyn.codegen.llvm.rowcall: four arguments where the
-  code's own call takes six, and no BLAS dot), which checks the point and the result together; a model whose
-  state holds a rotation of unit norm (a floating base's quaternion) has it checked unit to
-  :data:`UNIT_TOLERANCE`, within which the general path leaves it as given.
+- the checks, the copy, the code and the row's sum are one call of a builtin written in machine code
+  (robodyn.codegen.llvm.rowbuiltin: ~0.05 us where numpy's copy and a ctypes call cost ~1.5), which reads t, x and
+  u's types, dtypes, shapes and strides from their CPython and NumPy fields and checks the point and the result
+  finite together; a model whose state holds a rotation of unit norm (a floating base's quaternion) has it checked
+  unit to :data:`UNIT_TOLERANCE`, within which the general path leaves it as given. Where this interpreter's
+  objects are laid out otherwise (``rowbuiltin.available()``), the point is copied in from Python and the code run
+  and the row summed by one ctypes call (robodyn.codegen.llvm.rowcall).
 
 Anything else — another type or shape, parameters, a non-finite time, point or result, a rotation the general path
 would normalize or refuse — returns None, and the general path answers (and words the error). The numbers are
@@ -101,14 +104,56 @@ def _counts(block: np.ndarray, views: list[Any]) -> tuple[int, ...]:
 
 def _binding(model: Model, rhs: RhsCall) -> Callable[[float, Any, Any], np.ndarray | None]:
     """``f(t, x, u)`` through ``rhs`` for one thread: x' in the next row of its arena (see the module docstring), or
-    None for the general path. A closure: its state is in cells, which it reads faster than attributes."""
-    from robodyn.codegen.llvm.rowcall import RowCall
+    None for the general path; the row builtin's where this interpreter has it, else the ctypes row call's."""
+    from robodyn.codegen.llvm.rowbuiltin import available
 
     n, m = model.n_states, model.n_inputs
-    x_shape, u_shape, zeros = (n,), (m,), np.zeros(m)
-    # a row: [x' | u | x | 0], whole cache lines (a multiple of row_call's QUAD)
+    # a row: [x' | u | x | 0], whole cache lines (a multiple of the row call's QUAD)
     width = -(-(2 * n + m + rhs.padding) // _LINE) * _LINE
-    stride, rows = 8 * width, max(1, ARENA_BYTES // (8 * width))
+    rows = max(1, ARENA_BYTES // (8 * width))
+    return (_builtin_binding if available() else _ctypes_binding)(rhs, n, m, width, rows)
+
+
+def _builtin_binding(rhs: RhsCall, n: int, m: int, width: int, rows: int) -> Callable[[float, Any, Any], Any]:
+    """The binding as one call of a row builtin (robodyn.codegen.llvm.rowbuiltin): the checks of the types, shapes,
+    rotation and finite numbers, the copy into the row, the code and the row's sum in machine code."""
+    from robodyn.codegen.llvm.rowbuiltin import RowBuiltin
+
+    unit = (0, 0) if rhs.unit is None else (rhs.unit.start, rhs.unit.stop - rhs.unit.start)
+    builtin = RowBuiltin.of(rhs.call, (n + m, n, 0, width), (n, m), unit, rows, UNIT_TOLERANCE)
+
+    def arena() -> Arena:
+        """A new block of ``rows`` rows, the builtin pointed at it."""
+        block = Arena(rows, width)
+        block.rows[:, 2 * n + m:] = 0.0  # the chart's d, the padding
+        results = list(block.rows[:, :n])  # writable, as the general path's
+        builtin.point(block.address, 8 * width, results)
+        block.hand(results)  # every reference made before: the block's baseline
+        return block
+
+    current = arena()
+    kernel = builtin.function
+
+    def f(t: float, x: Any, u: Any) -> np.ndarray | None:
+        nonlocal current
+        result = kernel(t, x, u)
+        if result is False:  # every row of the block is used
+            if current.idle():
+                builtin.rewind()
+            else:
+                current = arena()
+            result = kernel(t, x, u)
+        return result
+
+    return f
+
+
+def _ctypes_binding(rhs: RhsCall, n: int, m: int, width: int, rows: int) -> Callable[[float, Any, Any], Any]:
+    """The binding through the ctypes row call (robodyn.codegen.llvm.rowcall), the point copied in from Python. A
+    closure: its state is in cells, which it reads faster than attributes."""
+    from robodyn.codegen.llvm.rowcall import RowCall
+
+    x_shape, u_shape, zeros, stride = (n,), (m,), np.zeros(m), 8 * width
     call = RowCall.of(rhs.call, (n + m, n, 0, width))  # runs the code on a row and sums the row
     function, target, frame, unit = call.function, call.target, call.frame, rhs.unit
 

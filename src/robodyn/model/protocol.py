@@ -54,8 +54,22 @@ if TYPE_CHECKING:
     from robodyn.model.roles import Role
     from robodyn.model.values import Values, Vector
 
-__all__ = ["Chart", "Constraints", "ContactPoint", "ExplicitForm", "Impacts", "KinematicTree", "Manipulator",
-           "ModelContract", "Sampling", "SymbolTable", "TorqueRegressor"]
+__all__ = ["BaseMasses", "Chart", "Constraints", "ContactPoint", "ExplicitForm", "Impacts", "KinematicTree",
+           "Manipulator", "ModelContract", "Sampling", "SymbolTable", "TorqueRegressor"]
+
+
+@dataclass(frozen=True, slots=True)
+class BaseMasses:
+    """How a moving base's mass splits between its root link and the rest (at the default parameters): the fixed-base
+    twin (``fixed_base()``) holds the root link welded to the world and leaves it out of its centre of mass.
+
+    root : the root link's mass (kg); centre : (3,) its centre of mass in its own frame (m); rest : the mass of every
+    other link (kg), whose centre of mass is the twin's.
+    """
+
+    root: float
+    centre: tuple[float, float, float]
+    rest: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +228,7 @@ class ModelContract(Protocol):
     def geometry_file(self) -> Path | None: ...
     def contact_points(self) -> tuple[ContactPoint, ...]: ...
     def fixed_base(self) -> ModelContract | None: ...
+    def base_masses(self) -> BaseMasses | None: ...
     @property
     def sample_period(self) -> float | None: ...
     def sampling(self) -> Sampling | None: ...

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from robodyn.model.kinds.symbolic_form import SymbolicForm
     from robodyn.model.lean import RhsCall
     from robodyn.model.protocol import (
+        BaseMasses,
         Chart,
         Constraints,
         ContactPoint,
@@ -270,6 +271,12 @@ class Model:
         """A moving base's robot with its base held at the world's origin (its joints the same coordinates, its
         frames placed relative to the base: the 3-D view moves them by the base's states), or None (the default) for
         a model whose base does not move."""
+        return None
+
+    def base_masses(self) -> BaseMasses | None:
+        """A moving base's masses: its root link's, placed in its own frame, and the rest's (the twin of
+        :meth:`fixed_base` weighs only the rest: the 3-D view adds the root link to its centre of mass), or None (the
+        default) for a model whose base does not move."""
         return None
 
     def contact_points(self) -> tuple[ContactPoint, ...]:

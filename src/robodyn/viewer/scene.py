@@ -25,7 +25,7 @@ from robodyn.viewer.geometry import RobotGeometry
 from robodyn.viewer.meshes import Mesh
 
 if TYPE_CHECKING:
-    from robodyn.model.protocol import ContactPoint
+    from robodyn.model.protocol import BaseMasses, ContactPoint
 
 __all__ = ["BASES", "DISPLAY_RATE", "MAX_INSTANTS", "SceneData", "base_poses", "display_times", "pack", "plotted",
            "scene_data"]
@@ -151,7 +151,8 @@ def _configurations(kin: Kinematics, trajectory: Any, at: np.ndarray | None) -> 
 def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajectory: Any = None,
                at: np.ndarray | None = None, target: Sequence[float] | None = None,
                labels: Sequence[str] = (), plot: Sequence[str] | None = None, base: Sequence[str] = (),
-               base_at: np.ndarray | None = None, contacts: Sequence[ContactPoint] = ()) -> SceneData:
+               base_at: np.ndarray | None = None, contacts: Sequence[ContactPoint] = (),
+               masses: BaseMasses | None = None) -> SceneData:
     """The scene of a model with frames ``kin`` drawn with ``geometry``: its poses along ``trajectory`` (a run:
     ``t``, ``x``, ``states``) or at the configuration ``at`` (n,) (zeros when neither is given), or at the
     configurations ``at`` (K, n) called ``labels`` (K strings: the page's slider steps through them). Under a
@@ -159,7 +160,9 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
 
     A moving base (``base``: the names of the states that place the root link, :data:`BASES`) moves every link:
     ``kin`` is then the robot's fixed-base twin, and each pose is the base's pose (from the run's base states, or
-    ``base_at`` with ``at``; the identity when neither) composed with the twin's (no centre of mass is shown).
+    ``base_at`` with ``at``; the identity when neither) composed with the twin's. Its centre of mass is the twin's
+    (which leaves out the welded root link) joined with the root link's by ``masses`` (the model's, shown only when
+    given), then placed by the base's pose.
     ``contacts`` (the model's, robodyn.model.protocol.ContactPoint) are drawn at their frames' origins, with the
     force the run's outputs give (``<name>_normal_force`` along the plane's normal plus the friction's x, y, z)."""
     times, q = _configurations(kin, trajectory, at)
@@ -178,8 +181,9 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         if values.shape != (3,) or not np.all(np.isfinite(values)):
             raise InputError(f"target: give a point (x, y, z) of finite numbers in m, got {target!r}", key="target")
         point = (float(values[0]), float(values[1]), float(values[2]))
-    # a moving base's twin leaves out its welded root (which the world holds): no centre of mass shown for it
-    com = None if base else centre_of_mass(kin.model, kin.coordinates, q)
+    com = centre_of_mass(kin.model, kin.coordinates, q)
+    if base and com is not None:  # the twin's leaves out its welded root link: weigh it in (in the root's frame)
+        com = None if masses is None else _with_root(com, masses)
     points = np.stack([np.asarray(kin.position(q, c.frame)).reshape(len(times), 3) for c in contacts], axis=1) \
         if contacts else None
     if base:
@@ -190,6 +194,8 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         poses[:, :, 9:] = (rotation @ poses[:, :, 9:, None])[..., 0] + position
         if points is not None:
             points = (rotation @ points[..., None])[..., 0] + position
+        if com is not None:
+            com = (placed[:, :3, :3] @ com[..., None])[..., 0] + placed[:, :3, 3]
     forces = None if trajectory is None or not contacts else _contact_forces(trajectory, contacts, times)
     if plot is not None and trajectory is None:
         raise InputError("plot: the signals plotted are a run's: give a trajectory, or drop plot", key="plot")
@@ -197,6 +203,16 @@ def scene_data(kin: Kinematics, geometry: RobotGeometry, *, title: str, trajecto
         plotted(trajectory, plot, times)
     return SceneData(title, links, times, poses, geometry, kin.default_frame, point, com, series,
                      tuple(str(label) for label in labels), tuple(c.name for c in contacts), points, forces)
+
+
+def _with_root(rest: np.ndarray, masses: BaseMasses) -> np.ndarray | None:
+    """The whole robot's centre of mass (K, 3) in its root link's frame: the twin's ``rest`` (K, 3) (every link but
+    the root) and the root link's, weighted by their masses (Featherstone, Rigid Body Dynamics Algorithms, 2008,
+    sec. 2.13: the centre of mass of a union of bodies); None for a robot without mass."""
+    total = masses.root + masses.rest
+    if not total > 0.0:
+        return None
+    return (masses.rest * rest + masses.root * np.asarray(masses.centre, dtype=float)) / total
 
 
 def _contact_forces(trajectory: Any, contacts: Sequence[ContactPoint], times: np.ndarray) -> np.ndarray | None:

@@ -186,7 +186,7 @@ def view(model: ModelContract, trajectory: Any = None, at: Values | np.ndarray |
     if geometry is None:
         geometry = model_geometry(model, collision=collision, package_dirs=package_dirs)
     scene = scene_data(kin, geometry, title=model.name, trajectory=trajectory, at=q, target=target, plot=plot,
-                       base=base, base_at=base_at, contacts=model.contact_points())
+                       base=base, base_at=base_at, contacts=model.contact_points(), masses=model.base_masses())
     page = page_html(scene.as_json(), title=f"{model.name} - robodyn", library=library,
                      trajectory=len(scene.times) > 1, target=target is not None, com=scene.com is not None,
                      contacts=bool(scene.contacts))

@@ -114,3 +114,16 @@ def test_overrides_that_make_a_contact_law_unphysical_are_refused() -> None:
     with pytest.raises(InputError, match="contact 'back': stiffness must be positive, got 0"):
         box.with_parameters(k=0.0)
     assert box.with_parameters(mu=0.4).parameters["mu"] == 0.4
+
+
+def test_the_contacts_shown_carry_their_planes_normal_at_the_models_parameters() -> None:
+    """contact_points() (what the 3-D view draws): the unit normal at the model's own parameters, so that a model
+    with other parameters shows its own planes; one that vanishes there is refused, naming the contact."""
+    text = BOX.read_text().replace("normal: [-sin(theta), 0, cos(theta)]}", "normal: [0, 0, w]}", 1)
+    box = robodyn.read_model_text(text, "box_on_incline.yaml")
+    back = box.contact_points()[0]
+    assert (back.name, back.frame, back.normal) == ("back", "back", (0.0, 0.0, 1.0))
+    steeper = box.with_parameters(theta=0.5).contact_points()
+    np.testing.assert_allclose(steeper[1].normal, [-math.sin(0.5), 0.0, math.cos(0.5)], atol=1e-15)  # round-off
+    with pytest.raises(InputError, match=r"contact 'back': its plane's normal is \[0\.0, 0\.0, 0\.0\]"):
+        box.with_parameters(w=0.0).contact_points()

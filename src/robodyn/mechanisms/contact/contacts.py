@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, UnknownNameError
+from robodyn.model.expr import as_expr
+from robodyn.model.protocol import ContactPoint
 from robodyn.rigid.contact import ContactSpec
 from robodyn.rigid.kinematics import FrameSpec
 from robodyn.rigid.tape import Value
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
     from robodyn.mechanisms.chain.system import ChainSystem
 
 __all__ = ["DEFAULT_EXPONENT", "DEFAULT_REST_TIME", "DEFAULT_SLIP", "MODELS", "Contact", "ContactSet", "ImpactSpec",
-           "check_laws", "contact_events", "contact_specs", "gap_names", "law_values"]
+           "check_laws", "contact_events", "contact_points", "contact_specs", "gap_names", "law_values"]
 
 DEFAULT_EXPONENT: Final = 1.5  # Hertz's exponent of a sphere on a plane
 DEFAULT_SLIP: Final = 1e-3  # m/s: friction's regularization eps; a held point creeps at ~eps F / (mu f_n)
@@ -96,8 +98,8 @@ class ContactSet:
     frames: list[FrameSpec]
     planes: list[tuple[tuple[Value, Value, Value], tuple[Value, Value, Value]]]
     models: list[str]
-    shown: list[tuple[str, str, tuple[float, float, float]]] = field(default_factory=list)  # the compliant
-    #   contacts' names, frames and unit normals at the default parameters (the 3-D view draws their forces)
+    shown: list[tuple[str, str, tuple[Any, Any, Any]]] = field(default_factory=list)  # the compliant contacts'
+    #   names, frames and planes' normals (expressions in the parameters: the 3-D view draws their forces)
 
 
 def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, Any]], where: str,
@@ -112,7 +114,7 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
     units: dict[str, str] = {}
     labels: list[str] = []
     frame_specs: list[FrameSpec] = []
-    shown: list[tuple[str, str, tuple[float, float, float]]] = []
+    shown: list[tuple[str, str, tuple[Any, Any, Any]]] = []
     planes: list[Any] = []
     kinds: list[str] = []
     frames = chain.kinematics()
@@ -151,9 +153,8 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         if isinstance(exponent, bool) or not isinstance(exponent, int | float) or not 1 <= exponent <= 4:
             raise InputError(f"{here}: exponent must be a number from 1 to 4 (1.5: Hertz), got {exponent!r}",
                              key="contacts")
-        normal = [chain._default(e) for e in chain._vector(list(entry.normal), "normal", "contacts")]
-        size = math.sqrt(sum(e * e for e in normal))
-        shown.append((label, str(entry.frame), (normal[0] / size, normal[1] / size, normal[2] / size)))
+        normal = chain._vector(list(entry.normal), "normal", "contacts")
+        shown.append((label, str(entry.frame), (normal[0], normal[1], normal[2])))
         specs.append(ContactSpec(frame, at, unit,
                                  value(values["stiffness"]), value(values["damping"]),
                                  value(float(exponent)), value(values["friction"]),
@@ -165,6 +166,22 @@ def contact_specs(chain: ChainSystem, contacts: Sequence[Contact | Mapping[str, 
         names += group
         units.update({name: "N" for name in group[:4]} | {group[4]: "m/s"})
     return ContactSet(specs, names, units, impacts, labels, frame_specs, planes, kinds, shown)
+
+
+def contact_points(contacts: ContactSet, values: Mapping[Any, float]) -> tuple[ContactPoint, ...]:
+    """The compliant contacts as the 3-D view draws them: names, frames and their planes' unit normals at the
+    parameters ``values`` ({parameter symbol: number}: the model's own, so that a model with other parameters shows
+    its own planes); a plane's normal was checked non-zero when the contact was read."""
+    shown = []
+    for name, frame, normal in contacts.shown:
+        n = np.array([float(as_expr(e).xreplace(values)) for e in normal])
+        size = float(np.linalg.norm(n))
+        if not (math.isfinite(size) and size > 0.0):
+            raise InputError(f"contact {name!r}: its plane's normal is {n.tolist()} at these parameters: give "
+                             "parameters for which it is a non-zero vector", key="contacts")
+        n /= size
+        shown.append(ContactPoint(name, frame, (float(n[0]), float(n[1]), float(n[2]))))
+    return tuple(shown)
 
 
 def law_values(contacts: ContactSet) -> list[Value]:

@@ -40,13 +40,14 @@ from robodyn.mechanisms.contact.contacts import (
     Contact,
     check_laws,
     contact_events,
+    contact_points,
     contact_specs,
     gap_names,
     law_values,
 )
 from robodyn.model.expr import TIME, as_expr
 from robodyn.model.lean import RhsCall
-from robodyn.model.protocol import Chart, ContactPoint
+from robodyn.model.protocol import BaseMasses, Chart, ContactPoint
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.base_joints import BASE_JOINTS, BaseJoint, base_joint
 from robodyn.rigid.contact import ContactForces, plane_gap
@@ -534,10 +535,24 @@ class FloatingChain(Model):
         return self.chain.geometry_file
 
     def fixed_base(self) -> ChainSystem:
-        return self.chain
+        """The chain with its root link held at the world's origin, at this model's parameters (a copy with other
+        parameters places and weighs its links as the copy does)."""
+        memo = self.memo()  # shared by the parameter copies: one twin for each set of values
+        key = ("fixed base", tuple(self.parameters.items()))
+        if key not in memo:
+            memo[key] = self.chain.with_parameters(dict(self.parameters))
+        return memo[key]
+
+    def base_masses(self) -> BaseMasses:
+        chain = self.chain
+        values = dict(zip(chain.p_symbols, self.default_parameters()[1].tolist()))
+        number = lambda e: float(as_expr(e).xreplace(values))  # noqa: E731
+        mass, com, _ = chain.link_inertia(self.root_link)
+        return BaseMasses(number(mass), (number(com[0]), number(com[1]), number(com[2])),
+                          sum(number(body.mass) for body in chain.bodies))
 
     def contact_points(self) -> tuple[ContactPoint, ...]:
-        return tuple(ContactPoint(name, frame, normal) for name, frame, normal in self.contact_set.shown)
+        return contact_points(self.contact_set, dict(zip(self.chain.p_symbols, self.default_parameters()[1].tolist())))
 
     def show_text(self) -> str:
         joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.chain.joints]

@@ -51,6 +51,7 @@ from robodyn.mechanisms.contact.contacts import (
     ContactSet,
     check_laws,
     contact_events,
+    contact_points,
     contact_specs,
     gap_names,
     law_values,
@@ -58,7 +59,7 @@ from robodyn.mechanisms.contact.contacts import (
 from robodyn.mechanisms.loops.constraints import ConstraintSet
 from robodyn.mechanisms.loops.tree import TreeMembers
 from robodyn.model.expr import TIME, as_expr
-from robodyn.model.protocol import Impacts
+from robodyn.model.protocol import ContactPoint, Impacts
 from robodyn.model.system import Model, Values, Vector
 from robodyn.rigid.constraints import AXES, ConstraintProgram, ConstraintRow
 from robodyn.rigid.contact import ContactForces, plane_gap, plane_normal_row
@@ -528,6 +529,11 @@ class ConstrainedChain(TreeMembers, Model):
         ``<name>_touchdown`` where its gap falls through 0, ``<name>_liftoff`` where it rises through 0 (impact
         contacts' are the simulation's own: robodyn.integrate.paths.impacts)."""
         return contact_events(self.contact_set, terminal)
+
+    def contact_points(self) -> tuple[ContactPoint, ...]:
+        """The compliant contacts (their names, frames and planes' unit normals at the model's parameters), which the
+        3-D view draws with their forces (``<name>_normal_force``, ``_friction_x``, ``_y``, ``_z``)."""
+        return contact_points(self.contact_set, dict(zip(self.chain.p_symbols, self.default_parameters()[1].tolist())))
 
     def held_mode(self, held: Sequence[int]) -> ConstrainedChain:
         """This chain with the impact contacts ``held`` (indices) held on their planes: a resting mode of
