@@ -62,10 +62,12 @@ MODULES: Final = (
 
 def _members(cls: type, documented: set[type]) -> list[tuple[str, Any]]:
     """The public methods and properties of ``cls``: its own and those of the classes it inherits from that are
-    not documented on their own (mixins such as a chain's derived quantities), not ``object``'s."""
+    not documented on their own (mixins such as a chain's derived quantities), not those a documented base class
+    has (its own or its bases'), not ``object``'s."""
     result: dict[str, Any] = {}
+    inherited = {base for owner in cls.__mro__[1:] if owner in documented for base in owner.__mro__}
     for owner in reversed(cls.__mro__):
-        if owner is object or (owner is not cls and owner in documented):
+        if owner is object or (owner is not cls and owner in inherited):
             continue
         for name, member in vars(owner).items():
             if name.startswith("_"):

@@ -131,7 +131,8 @@ def test_what_the_record_does_not_hold_is_the_full_models():
 
 def test_every_contract_method_is_answered_by_the_record_or_delegated():
     own = set(vars(CachedModel))
-    for name, value in vars(Model).items():
+    members = {name: value for owner in reversed(Model.__mro__[:-1]) for name, value in vars(owner).items()}
+    for name, value in members.items():
         if name.startswith("_") or (not callable(value) and not isinstance(value, property)):
             continue
         inherited_on_purpose = {"state_vector", "input_vector", "parameter_vector", "with_parameters", "f", "h",

@@ -424,6 +424,16 @@ class CachedModel(Model):
         controllers that know where they rest)."""
         return None
 
+    def input_limits(self) -> dict[str, tuple[float, float]]:
+        """{}, as the full model answers: input ranges come from robot files (an MJCF's ``ctrlrange``), which are
+        loaded whole, never recorded (:func:`load_cached`)."""
+        return {}
+
+    def initial_state(self) -> Vector:
+        """Zeros, as the full model answers: the kinds that start elsewhere (moving bases, MJCF robots) are never
+        recorded (:func:`load_cached`, :func:`_record`)."""
+        return np.zeros(self.n_states)
+
     def roles(self) -> tuple[()]:
         """(), as the full model answers (no sampled blocks: no estimators or predictive controllers)."""
         return ()

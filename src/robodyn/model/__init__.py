@@ -1,8 +1,9 @@
 """What a model is: the contract, the base class, values, expressions and events; the kinds and derived models.
 
 - the contract — :mod:`~robodyn.model.protocol` (:class:`ModelContract`, everything a consumer may ask) and
-  :mod:`~robodyn.model.system` (:class:`Model`, which answers all of it); what a block is to a report
-  (:mod:`~robodyn.model.roles`: an estimator, a predictive controller);
+  :mod:`~robodyn.model.system` (:class:`Model`, which answers all of it; the defaults of the questions about a
+  model's parts, its robot file, moving base, contacts, blocks and sampling, in :mod:`~robodyn.model.parts`); what
+  a block is to a report (:mod:`~robodyn.model.roles`: an estimator, a predictive controller);
 - what every kind shares — values (:mod:`~robodyn.model.values`), expressions (:mod:`~robodyn.model.expr`), numbers
   and ``NAME=VALUE`` text read from the user (:mod:`~robodyn.model.quantities`), events
   (:mod:`~robodyn.model.events`), the generated functions (:mod:`~robodyn.model.compiled`, the lean ``f``
