@@ -54,8 +54,8 @@ ALLOWED_CYCLES: dict[frozenset[str] | tuple[str, str], str] = {
     frozenset({
         "robodyn.model.kinds.callables", "robodyn.model.kinds.linear", "robodyn.model.kinds.manipulator_parameters",
         "robodyn.model.kinds.mechanical", "robodyn.model.kinds.symbolic", "robodyn.model.lean",
-        "robodyn.model.protocol", "robodyn.model.system",
-    }): "the model contract names its kinds, and the kinds are models",
+        "robodyn.model.parts", "robodyn.model.protocol", "robodyn.model.system",
+    }): "the model contract names its kinds, and the kinds are models (Model's part defaults annotate with it)",
     # a class split over modules for size: its methods call the parts lazily, the parts annotate with the class
     frozenset({"robodyn.diagrams.diagram", "robodyn.diagrams.export", "robodyn.diagrams.rest",
                "robodyn.diagrams.sampled", "robodyn.diagrams.switching"}):
