@@ -95,6 +95,24 @@ def _cholesky(S: np.ndarray, L: np.ndarray) -> bool:  # pragma: no cover - runs 
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
+def _gain_rows(L: np.ndarray, cross: np.ndarray, K: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """K (n, p) = cross (n, p) S^-1, S = L L' (L lower (p, p)): row r solves K[r] S = cross[r] by L y = cross[r]',
+    then L' K[r]' = y."""
+    n, p = cross.shape
+    for r in range(n):
+        for i in range(p):
+            s = cross[r, i]
+            for k in range(i):
+                s -= L[i, k] * K[r, k]
+            K[r, i] = s / L[i, i]
+        for i in range(p - 1, -1, -1):
+            s = K[r, i]
+            for k in range(i + 1, p):
+                s -= L[k, i] * K[r, k]
+            K[r, i] = s / L[i, i]
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
 def _joseph(x: np.ndarray, P: np.ndarray, innovation: np.ndarray, H: np.ndarray, R: np.ndarray, x_out: np.ndarray,
             P_out: np.ndarray, gain: np.ndarray, S: np.ndarray, L: np.ndarray, mats: np.ndarray
             ) -> bool:  # pragma: no cover - runs compiled only
@@ -107,17 +125,7 @@ def _joseph(x: np.ndarray, P: np.ndarray, innovation: np.ndarray, H: np.ndarray,
     S += R
     if not _cholesky(S, L):
         return False
-    for r in range(n):  # row r of K solves K[r] S = PH[r]: L y = PH[r]', then L' K[r]' = y
-        for i in range(p):
-            s = PH[r, i]
-            for k in range(i):
-                s -= L[i, k] * K[r, k]
-            K[r, i] = s / L[i, i]
-        for i in range(p - 1, -1, -1):
-            s = K[r, i]
-            for k in range(i + 1, p):
-                s -= L[k, i] * K[r, k]
-            K[r, i] = s / L[i, i]
+    _gain_rows(L, PH, K)
     I_KH, left = mats[0], mats[1]
     multiply(K, H, I_KH)
     for i in range(n):

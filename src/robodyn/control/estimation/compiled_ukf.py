@@ -26,6 +26,7 @@ from robodyn.control.estimation.compiled import (
     CompiledSample,
     _Buffer,
     _cholesky,
+    _gain_rows,
     _jac,
     _pack,
     _part,
@@ -113,17 +114,7 @@ def _update(x: np.ndarray, P: np.ndarray, y: np.ndarray, measured: np.ndarray, s
             cross[i, j] = s
     if not _cholesky(S, L):
         return INNOVATION
-    for row in range(n):  # K[row] S = cross[row]: L w = cross[row]', then L' K[row]' = w
-        for i in range(q):
-            s = cross[row, i]
-            for k in range(i):
-                s -= L[i, k] * K[row, k]
-            K[row, i] = s / L[i, i]
-        for i in range(q - 1, -1, -1):
-            s = K[row, i]
-            for k in range(i + 1, q):
-                s -= L[k, i] * K[row, k]
-            K[row, i] = s / L[i, i]
+    _gain_rows(L, cross, K)
     for i in range(n):
         s = 0.0
         for j in range(q):
