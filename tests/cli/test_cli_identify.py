@@ -11,6 +11,7 @@ from tests.cli_run import one_line, run
 
 import robodyn
 from robodyn.signals import Step
+from swing_files import write_swing  # tests/swing_files.py
 
 JOINT = """# the seed joint, with a guess of its parameters
 name: joint_guess
@@ -106,39 +107,12 @@ def test_nothing_is_written_when_the_fit_fails(capsys, tmp_path, step_csv, model
     assert code == 1 and not report.exists() and not written.exists()
 
 
-SWING = """<?xml version="1.0"?>
-<robot name="swing">
-  <link name="base"/>
-  <joint name="hinge" type="revolute">
-    <parent link="base"/><child link="rod"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" velocity="10" effort="10"/>
-  </joint>
-  <link name="rod">
-    <inertial><origin xyz="0 0 -0.25"/><mass value="1"/>
-      <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial>
-    <visual><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></visual>
-  </link>
-</robot>
-"""
-DRIVEN = """name: swing_driven
-kind: diagram
-blocks:
-  arm: swing.urdf
-  drive: {model: gain, parameters: {k: 0.3}}
-connect:
-  - drive.y -> arm.hinge_tau
-inputs: {u: drive.u}
-outputs: {q: arm.hinge}
-"""
-
-
 def test_the_report_of_a_robot_with_shapes_plays_the_fitted_run_in_3d(capsys, tmp_path):
     import html
     import re
 
     pytest.importorskip("trimesh")
-    (tmp_path / "swing.urdf").write_text(SWING, encoding="utf-8")
-    (tmp_path / "swing_driven.yaml").write_text(DRIVEN, encoding="utf-8")
+    write_swing(tmp_path)
     truth = robodyn.load(str(tmp_path / "swing_driven.yaml")).with_parameters({"drive.k": 0.5})
     times = np.linspace(0.0, 1.0, 51)
     measured = robodyn.simulate(truth, 1.0, None, {"u": Step(at=0.1, before=0.0, after=1.0)}, t_eval=times,

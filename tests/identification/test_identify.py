@@ -16,6 +16,7 @@ import robodyn
 from robodyn.base.errors import InputError, NumericalError, UnknownNameError
 from robodyn.identification.identify import identify
 from robodyn.signals import Step
+from swing_files import write_swing  # tests/swing_files.py
 
 TRUTH = {"J": 0.01, "b": 0.1, "k": 1.0}  # the seed joint: omega_n = 10 rad/s, zeta = 0.5
 GUESS = {"J": 0.02, "b": 0.05, "k": 1.5}
@@ -128,32 +129,6 @@ def test_the_report_shows_the_fit(joint_guess, tmp_path):
     assert "J" in result.text() and "+/-" in result.text()
 
 
-SWING = """<?xml version="1.0"?>
-<robot name="swing">
-  <link name="base"/>
-  <joint name="hinge" type="revolute">
-    <parent link="base"/><child link="rod"/><axis xyz="0 1 0"/>
-    <limit lower="-3" upper="3" velocity="10" effort="10"/>
-  </joint>
-  <link name="rod">
-    <inertial><origin xyz="0 0 -0.25"/><mass value="1"/>
-      <inertia ixx="0.02" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.001"/></inertial>
-    <visual><origin xyz="0 0 -0.25"/><geometry><cylinder radius="0.02" length="0.5"/></geometry></visual>
-  </link>
-</robot>
-"""
-DRIVEN = """name: swing_driven
-kind: diagram
-blocks:
-  arm: swing.urdf
-  drive: {model: gain, parameters: {k: 0.3}}
-connect:
-  - drive.y -> arm.hinge_tau
-inputs: {u: drive.u}
-outputs: {q: arm.hinge}
-"""
-
-
 def test_the_report_plays_the_fitted_run_in_3d_when_given_its_view(tmp_path):
     """``result.report(path, view=robodyn.view(...))`` shows the robot file's shapes playing the fitted run, as
     ``robodyn identify --report`` does; without ``view`` the report has none, and a view that is no page is refused
@@ -163,8 +138,7 @@ def test_the_report_plays_the_fitted_run_in_3d_when_given_its_view(tmp_path):
     import re
 
     pytest.importorskip("trimesh")
-    (tmp_path / "swing.urdf").write_text(SWING, encoding="utf-8")
-    (tmp_path / "swing_driven.yaml").write_text(DRIVEN, encoding="utf-8")
+    write_swing(tmp_path)
     model = robodyn.load(str(tmp_path / "swing_driven.yaml"))
     times = np.linspace(0.0, 1.0, 51)
     step = {"u": Step(at=0.1, before=0.0, after=1.0)}
