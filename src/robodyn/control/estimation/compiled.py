@@ -33,6 +33,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from robodyn.codegen.indirect import model_call
+from robodyn.codegen.linalg import cholesky_solve_columns
 from robodyn.control.estimation.filters import innovation_error
 from robodyn.control.pade import multiply, van_loan_exponential
 
@@ -96,20 +97,10 @@ def _cholesky(S: np.ndarray, L: np.ndarray) -> bool:  # pragma: no cover - runs 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _gain_rows(L: np.ndarray, cross: np.ndarray, K: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """K (n, p) = cross (n, p) S^-1, S = L L' (L lower (p, p)): row r solves K[r] S = cross[r] by L y = cross[r]',
-    then L' K[r]' = y."""
-    n, p = cross.shape
-    for r in range(n):
-        for i in range(p):
-            s = cross[r, i]
-            for k in range(i):
-                s -= L[i, k] * K[r, k]
-            K[r, i] = s / L[i, i]
-        for i in range(p - 1, -1, -1):
-            s = K[r, i]
-            for k in range(i + 1, p):
-                s -= L[k, i] * K[r, k]
-            K[r, i] = s / L[i, i]
+    """K (n, p) = cross (n, p) S^-1, S = L L' (L lower (p, p)): K' = S^-1 cross', the columns of K' solved by
+    :func:`robodyn.codegen.linalg.cholesky_solve_columns` in place."""
+    K[:, :] = cross
+    cholesky_solve_columns(L, K.T)
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
