@@ -13,6 +13,12 @@ interval [t_k, t_{k+1}] is integrated on its own (a held input puts a kink in A(
 the step the last interval ended with, at most the whole interval; accuracy is kept by the error control at ``rtol``
 and ``atol`` exactly as scipy's DOP853 keeps it, so the gains agree with scipy's at tight tolerance
 (tests/control/tracking/test_tracking_riccati_ode.py).
+
+Cost: a step takes 12 Jacobians (its stage 12 and its last evaluation share t + h) and 13 right-hand sides, S' by
+loops for small models and by four BLAS products from ``_BLAS_SIZE`` states. Along 1,000 knots of the Panda
+(16 states) DOP853 takes ~1,215 steps at the default rtol 1e-10: ~14,400 Jacobians at ~3.7 us and ~15,600
+right-hand sides at ~1.6 us, about 95 ms in all, two thirds of it the model's Jacobians (benchmarks/bench_tvlqr.py).
+The discrete-time design (one Jacobian and one exponential per interval) takes ~30-40 ms on the same trajectory.
 """
 
 from __future__ import annotations
@@ -36,26 +42,61 @@ _jac = model_call(2)  # fns[2]: [df/dx | df/du] (n (n + m),)
 _EXPONENT: Final = step_exponent(7)  # DOP853's error estimate is of order 7
 _MIN_STEP: Final = 1e-12  # A step below this fraction of its interval has collapsed.
 _MAX_STEPS: Final = 100_000  # Steps per interval before the integration is given up.
+_BLAS_SIZE: Final = 10  # From this many states S' is four BLAS products: loops win below (measured: 6 states 0.7 us
+# against 0.9 us), BLAS above (12 states 1.7 us against 2.4 us, 16 states 1.6 us against 3.2 us).
 
 
 @numba.njit(cache=True, nogil=True, error_model="numpy")
 def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray,
                  d0: np.ndarray, d1: np.ndarray, hold: bool, p: np.ndarray, Q: np.ndarray, R_inv: np.ndarray,
                  point: np.ndarray, control: np.ndarray, J: np.ndarray, SA: np.ndarray, SB: np.ndarray,
-                 W: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
-    """out (n n,) = S' at ``time`` in interval k, S (n n,) row-major."""
+                 W: np.ndarray, G: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """out (n n,) = S' at ``time`` in interval k, S (n n,) row-major. ``point`` (n + 2,) ends with the time and
+    interval of the Jacobian in J: DOP853's stage 12 and its step's last evaluation share t + h, so one
+    Jacobian serves both."""
     n, m = Q.shape[0], R_inv.shape[0]
-    h = t[k + 1] - t[k]
-    s = min(max((time - t[k]) / h, 0.0), 1.0)
-    s2, s3 = s * s, s * s * s
-    for i in range(n):
-        point[i] = ((2 * s3 - 3 * s2 + 1) * x[k, i] + (s3 - 2 * s2 + s) * h * d0[k, i]
-                    + (-2 * s3 + 3 * s2) * x[k + 1, i] + (s3 - s2) * h * d1[k, i])
-    for j in range(m):
-        control[j] = u[k, j] if hold else (1.0 - s) * u[k, j] + s * u[k + 1, j]
-    _jac(fns, time, point, control, p, J)
+    if time != point[n] or k != point[n + 1]:
+        h = t[k + 1] - t[k]
+        s = min(max((time - t[k]) / h, 0.0), 1.0)
+        s2, s3 = s * s, s * s * s
+        for i in range(n):
+            point[i] = ((2 * s3 - 3 * s2 + 1) * x[k, i] + (s3 - 2 * s2 + s) * h * d0[k, i]
+                        + (-2 * s3 + 3 * s2) * x[k + 1, i] + (s3 - s2) * h * d1[k, i])
+        for j in range(m):
+            control[j] = u[k, j] if hold else (1.0 - s) * u[k, j] + s * u[k + 1, j]
+        _jac(fns, time, point[:n], control, p, J)
+        point[n], point[n + 1] = time, k
+    if n >= _BLAS_SIZE:
+        _products_blas(S, J, Q, R_inv, SA, SB, W, G, out)
+    else:
+        _products_loops(S, J, Q, R_inv, SA, SB, W, out)
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _products_blas(S: np.ndarray, J: np.ndarray, Q: np.ndarray, R_inv: np.ndarray, SA: np.ndarray, SB: np.ndarray,
+                   W: np.ndarray, G: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """out (n n,) = -(S A + (S A)' - S B R^-1 B' S + Q) for [A | B] = J (n (n + m),), by four BLAS products."""
+    n, m = Q.shape[0], R_inv.shape[0]
     nn = n * n
-    for i in range(n):  # SA = S A, SB = S B, W = S B R^-1 by loops: BLAS calls cost more than 16 x 16 products
+    square = S.reshape(n, n)
+    np.dot(square, J[:nn].reshape(n, n), SA)
+    np.dot(square, J[nn:].reshape(n, m), SB)
+    np.dot(SB, R_inv, W)
+    np.dot(W, SB.T, G)
+    for i in range(n):
+        for j in range(i, n):
+            v = SA[i, j] + SA[j, i] + Q[i, j] - G[i, j]
+            out[i * n + j] = -v
+            out[j * n + i] = -v
+
+
+@numba.njit(cache=True, nogil=True, error_model="numpy")
+def _products_loops(S: np.ndarray, J: np.ndarray, Q: np.ndarray, R_inv: np.ndarray, SA: np.ndarray, SB: np.ndarray,
+                    W: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+    """:func:`_products_blas` by loops, for small models (where a BLAS call costs more than its product)."""
+    n, m = Q.shape[0], R_inv.shape[0]
+    nn = n * n
+    for i in range(n):
         for j in range(n):
             SA[i, j] = 0.0
         for j in range(m):
@@ -92,15 +133,15 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
     stages = b.size  # 13: the 12 stages and f(t + h, y_new)
     K = np.empty((stages, N))
     y, y_new, work = np.empty(N), np.empty(N), np.empty(N)
-    point, control, J = np.empty(n), np.empty(m), np.empty(n * (n + m))
-    SA, SB, W = np.empty((n, n)), np.empty((n, m)), np.empty((n, m))
+    point, control, J = np.full(n + 2, np.nan), np.empty(m), np.empty(n * (n + m))
+    SA, SB, W, G = np.empty((n, n)), np.empty((n, m)), np.empty((n, m)), np.empty((n, n))
     step = t[T - 1] - t[T - 2]
     for k in range(T - 2, -1, -1):
         y[:] = S[k + 1]
         time, end = t[k + 1], t[k]
         length = t[k + 1] - t[k]
         step = min(step, length)
-        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, K[0])
+        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, G, K[0])
         counts[1] += 1
         rejected = False
         taken = 0
@@ -120,7 +161,7 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
                         for i in range(N):
                             work[i] += weight * K[j, i]
                 _riccati_rhs(fns, time + c[s] * h, k, work, t, x, u, d0, d1, hold, p, Q, R_inv, point, control,
-                             J, SA, SB, W, K[s])
+                             J, SA, SB, W, G, K[s])
             y_new[:] = y
             for j in range(stages - 1):
                 weight = h * b[j]
@@ -128,7 +169,7 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
                     for i in range(N):
                         y_new[i] += weight * K[j, i]
             _riccati_rhs(fns, time + h, k, y_new, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB,
-                         W, K[stages - 1])
+                         W, G, K[stages - 1])
             counts[1] += stages - 1
             err5, err3 = 0.0, 0.0
             finite = True

@@ -9,7 +9,8 @@ degree 3, 5, 7, 9 or 13 chosen from the 1-norm so that the backward error stays 
 algorithm 2.3: its theta_m and Padé coefficients b_j, :mod:`robodyn.control.pade`'s). scipy's ``expm`` (Al-Mohy &
 Higham 2009) refines the same algorithm; the two agree to a few units of roundoff
 (tests/control/tracking/test_tracking_zoh.py). Compiled over the stack, the Panda's 1,000 exponentials take ~15 ms
-where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md, issue 47).
+where scipy's stacked call took ~35 ms (benchmarks/RESULTS.md, issue 47), on one thread; long stacks run in one
+thread per CPU (the kernel releases the GIL).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import numba
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn.base.threads import in_pieces
 from robodyn.control.pade import PADE_B3, PADE_B5, PADE_B7, PADE_B9, PADE_B13, PADE_THETA, lu_solve
 
 __all__ = ["zoh_models"]
@@ -102,6 +104,7 @@ def zoh_models(A: Array, B: Array, h: Array) -> tuple[Array, Array]:
     """(Phi (K, n, n), Gamma (K, n, m)) of ``A`` (K, n, n), ``B`` (K, n, m) held over the intervals ``h`` (K,)."""
     K, n, m = B.shape
     Phi, Gamma = np.empty((K, n, n)), np.empty((K, n, m))
-    _zoh_stack(np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(B, dtype=float),
-               np.ascontiguousarray(h, dtype=float), Phi, Gamma)
+    A, B = np.ascontiguousarray(A, dtype=float), np.ascontiguousarray(B, dtype=float)
+    h = np.ascontiguousarray(h, dtype=float)
+    in_pieces(lambda a, b: _zoh_stack(A[a:b], B[a:b], h[a:b], Phi[a:b], Gamma[a:b]), K, 64)  # ~15 us each
     return Phi, Gamma

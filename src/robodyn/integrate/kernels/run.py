@@ -13,7 +13,6 @@ from __future__ import annotations
 import functools
 import itertools
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from types import ModuleType
@@ -22,6 +21,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 
 from robodyn.base.errors import InputError, NumericalError
+from robodyn.base.threads import usable_cpus
 from robodyn.integrate.assemble import RunResult
 from robodyn.integrate.events import ResolvedEvents
 from robodyn.integrate.kernels.setup import KernelSetup
@@ -393,12 +393,8 @@ def _in_threads(chunk: Callable[..., Any], count: int, workers: int, args: tuple
 
 def _workers(setup: KernelSetup) -> int:
     """Threads for a batch: the CPUs this process may use when the kernels are compiled (they release the
-    GIL), at most ``NUMBA_NUM_THREADS`` when it is set; one on the interpreted path (Python holds it)."""
-    if setup.path != "compiled":
-        return 1
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    limit = os.environ.get("NUMBA_NUM_THREADS", "")  # read here: numba is not imported on the native path
-    return max(1, min(usable, int(limit) if limit.strip().isdigit() else usable))
+    GIL; robodyn.base.threads.usable_cpus); one on the interpreted path (Python holds it)."""
+    return usable_cpus() if setup.path == "compiled" else 1
 
 
 def _trajectory(index: int, error: NumericalError) -> NumericalError:

@@ -7,7 +7,8 @@ of its own (:class:`PointwiseBatch`).
 :mod:`.kernels`) when the model offers them: a compilable model with an exact Jacobian source, whose state is
 its own (no chart, constraints or impacts: their compiled f reads more than x). Otherwise the model's ``f_many``
 and a loop over ``jacobians_raw``. Either way row k equals ``f_raw`` / ``jacobians_raw`` at point k up to rounding
-(the same generated expressions).
+(the same generated expressions). The compiled loops release the GIL: many points run in one thread per CPU
+(robodyn.base.threads).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
+from robodyn.base.threads import in_pieces
 from robodyn.control.optimal.protocol import BatchCostDerivatives, CompiledDynamics
 
 if TYPE_CHECKING:
@@ -25,6 +27,8 @@ if TYPE_CHECKING:
 __all__ = ["ModelPoints", "PointwiseBatch", "points_arrays"]
 
 Array = NDArray[np.float64]
+
+_PIECE = 256  # points per thread at least (a Jacobian of a robot: a few us; a thread starts in ~50 us)
 
 
 def points_arrays(t: Any, X: Any, U: Any) -> tuple[Array, Array, Array]:
@@ -68,7 +72,8 @@ class ModelPoints:
         from robodyn.control.optimal.batch.kernels import f_points
 
         out = np.empty((len(t), self.n))
-        f_points(compiled.addresses, t, X, U, self.p, out)
+        fns, p = compiled.addresses, self.p
+        in_pieces(lambda a, b: f_points(fns, t[a:b], X[a:b], U[a:b], p, out[a:b]), len(t), _PIECE)
         return out
 
     def jacobians(self, t: Array, X: Array, U: Array) -> tuple[Array, Array]:
@@ -84,7 +89,8 @@ class ModelPoints:
         from robodyn.control.optimal.batch.kernels import jacobian_points
 
         flat = np.empty((P, n * (n + m)))
-        jacobian_points(compiled.addresses, t, X, U, self.p, flat)
+        fns, p = compiled.addresses, self.p
+        in_pieces(lambda a, b: jacobian_points(fns, t[a:b], X[a:b], U[a:b], p, flat[a:b]), P, _PIECE)
         return flat[:, :n * n].reshape(P, n, n), flat[:, n * n:].reshape(P, n, m)
 
 
