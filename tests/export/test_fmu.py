@@ -285,3 +285,44 @@ def test_a_missing_compiler_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
         libraries.c_compiler.cache_clear()
     assert code == 2 and "no C compiler found" in one_line(err)
     assert not (tmp_path / "p.fmu").exists()
+
+
+_SWING = """<mujoco model="swing">
+  <worldbody>
+    <body name="cart" pos="0 0 1">
+      <joint name="rail" type="slide" axis="1 0 0" ref="0.25"/>
+      <geom type="box" size=".1 .1 .1" mass="2"/>
+      <body name="arm">
+        <joint name="hinge" axis="0 1 0" ref="0.4"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -.5" size=".02" mass=".3"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hinge"/></actuator>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("fmi", [2, 3])
+def test_a_unit_starts_at_the_models_initial_state(fmi: int, tmp_path: Path) -> None:
+    """An MJCF robot's unit declares the model's initial state (its qpos0: the joints' ref) as the states' start
+    values and an instance starts there; f there equals robodyn's."""
+    path = tmp_path / "swing.xml"
+    path.write_text(_SWING, encoding="utf-8")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the geoms' contacts, which robodyn does not model
+        model = robodyn.load(str(path))
+    x0 = np.asarray(model.initial_state(), dtype=float)
+    assert np.count_nonzero(x0) == 2  # the reader's qpos0 (ref): the test's premise
+    export = export_fmu(model, tmp_path / "swing.fmu", fmi=fmi)
+    description = read_model_description(str(export.path))
+    starts = {v.name: float(v.start) for v in description.modelVariables if v.start is not None}
+    names = [v.name for v in export.variables if v.group == "state"]
+    assert [starts[name] for name in names] == [float(v) for v in x0]
+    unit = _Running(export)
+    reached = unit.get(_references(export, "state"))
+    rates = unit.derivatives(model.n_states)
+    unit.close()
+    assert np.array_equal(reached, x0)
+    expected = model.f(0.0, x0, np.zeros(model.n_inputs))
+    assert np.abs(rates - expected).max() <= 1e-12 * max(1.0, np.abs(expected).max())  # the same C on the same f

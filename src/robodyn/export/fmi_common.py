@@ -14,6 +14,7 @@ robodyn.export.c_names), numbers and the instantiation token (hexadecimal digits
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -243,7 +244,7 @@ static int sized(Instance *m, size_t n, const char *message)
 
 
 def instance_source(prefix: str, sizes: tuple[int, int, int], fields: Sequence[str], *, guid: str, max_step: float,
-                    vr_type: str, logger_type: str, say: str, has_time: bool) -> str:
+                    vr_type: str, logger_type: str, say: str, has_time: bool, starts: Sequence[float] = ()) -> str:
     """The C shared by the wrappers (the module docstring), for the export ``P.h`` of ``prefix`` P.
 
     Parameters
@@ -263,16 +264,23 @@ def instance_source(prefix: str, sizes: tuple[int, int, int], fields: Sequence[s
         wrapper modules, never from a model).
     has_time
         Whether the reference after the parameters reads the time (FMI 3's independent variable).
+    starts
+        The states an instance starts from (NX finite numbers: the model's initial state; empty: zeros), until
+        the importer sets others.
     """
     prefix = c_identifier(prefix)
     checked = [c_identifier(name) for name in fields]
     if not _GUID.match(guid):
         raise InputError(f"FMU export: GUID {guid!r} is not of the form {{8-4-4-4-12}} in lowercase hexadecimal digits")
     nx, nu, ny = sizes
+    starts = [float(v) for v in starts] if len(starts) else [0.0] * nx
+    if len(starts) != nx or not all(math.isfinite(v) for v in starts):
+        raise InputError(f"FMU export: the states' start values must be {nx} finite numbers, got {starts!r}")
     refs = value_references(nx, nu, ny, len(checked))
     return _INSTANCE.substitute(
         nx=nx, nu=nu, ny=ny, np=len(checked), vr_der=refs.derivatives, vr_u=refs.inputs, vr_y=refs.outputs,
         vr_p=refs.parameters, vr_end=refs.end, has_time=int(has_time), max_step=c_literal(float(max_step)), guid=guid,
         prefix=prefix, vr_type=vr_type, logger_type=logger_type, say=say,
-        defaults="\n".join(f"    m->p[{k}] = d.{name};" for k, name in enumerate(checked)),
+        defaults="\n".join([*(f"    m->x[{k}] = {c_literal(v)};" for k, v in enumerate(starts) if v != 0.0),
+                            *(f"    m->p[{k}] = d.{name};" for k, name in enumerate(checked))]),
         fields="\n".join(f"    s.{name} = m->p[{k}];" for k, name in enumerate(checked)))

@@ -130,7 +130,7 @@ def export_fmu(model: Any, path: str | Path, *, fmi: int = 2, kind: str = "me", 
     unit = replace(unit, guid=guid)
     wrapper = (fmi3_wrapper if fmi == 3 else fmi2_wrapper)(
         p, (model.n_states, model.n_inputs, model.n_outputs), list(c.names.fields.values()), guid=guid,
-        co_simulation=co_simulation, max_step=step)
+        co_simulation=co_simulation, max_step=step, starts=[v.start or 0.0 for v in variables if v.group == "state"])
     texts = {f"{p}.h": c.header, f"{p}.c": c.code, wrapper_name: wrapper}
     binary = _compile(cc, texts, p, sources, suffix)
     files = {"modelDescription.xml": model_description(variables, unit), f"binaries/{folder}/{p}{suffix}": binary,

@@ -1,9 +1,10 @@
 """The ``modelDescription.xml`` of an exported FMU (FMI 2.0 and 3.0) and the variables it declares.
 
 The unit's variables, in this order (their value references, robodyn.export.fmi2_c.value_references): the states
-(``local``, ``continuous``, start 0), their derivatives ``der(state)`` (``calculated``), the inputs (``input``,
-start 0), the outputs (``output``, ``calculated``) and the parameters (``parameter``, ``tunable``, start the model's
-value). Names are the model's own, in the ``flat`` naming convention; an output, derivative, input or parameter
+(``local``, ``continuous``, start the model's initial state: an MJCF robot's qpos0), their derivatives
+``der(state)`` (``calculated``), the inputs (``input``, start 0), the outputs (``output``, ``calculated``) and the
+parameters (``parameter``, ``tunable``, start the model's value). Names are the model's own, in the ``flat``
+naming convention; an output, derivative, input or parameter
 whose name is already taken gets its group's tag before it (``y.theta`` for an output ``theta`` beside the state
 ``theta``). Units are the model's (``model.units()``), each declared in ``UnitDefinitions``. The model structure
 lists each derivative's and output's dependencies on the states and inputs: the leaves its value reads on the
@@ -15,16 +16,19 @@ co-simulation); FMI 3.0.2 specification, section 2.4.
 
 from __future__ import annotations
 
+import math
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+import numpy as np
+
 from robodyn.base.errors import InputError
 from robodyn.base.version import __version__
 from robodyn.rigid.tape import BINARY, UNARY
 
-__all__ = ["FmuVariable", "Unit", "fmu_variables", "model_description", "tape_dependencies"]
+__all__ = ["FmuVariable", "Unit", "fmu_variables", "model_description", "state_starts", "tape_dependencies"]
 
 _X_ARGUMENTS: Final = (1, 4)  # the exported f and h read x as leaf arguments 1 and 4 (robodyn.export.c)
 _U_ARGUMENT: Final = 2
@@ -79,6 +83,15 @@ def _unique(name: str, tag: str, taken: set[str]) -> str:
     return candidate
 
 
+def state_starts(model: Any) -> list[float]:
+    """The states' start values: the model's initial state (an MJCF robot's qpos0), checked finite."""
+    starts = [float(v) for v in np.asarray(model.initial_state(), dtype=float).reshape(-1)]
+    if len(starts) != model.n_states or not all(math.isfinite(v) for v in starts):
+        raise InputError(f"FMU export: the initial state of {model.name!r} is not {model.n_states} finite numbers: "
+                         "give the model finite initial values")
+    return starts
+
+
 def fmu_variables(model: Any) -> tuple[FmuVariable, ...]:
     """The unit's variables for ``model`` (the module docstring: order, names, starts, units)."""
     units = model.units()
@@ -101,8 +114,8 @@ def fmu_variables(model: Any) -> tuple[FmuVariable, ...]:
         unit = None if source is None else units.get(source)
         variables.append(FmuVariable(name, len(variables), causality, group, start, unit or None, derivative_of))
 
-    for name, source in zip(states, model.states):
-        add(name, "local", "state", 0.0, source)
+    for name, source, start in zip(states, model.states, state_starts(model)):
+        add(name, "local", "state", start, source)
     for k, name in enumerate(derivatives):
         add(name, "local", "derivative", None, None, k + 1)
     for name, source in zip(inputs, model.inputs):
