@@ -53,6 +53,34 @@ def main() -> None:
         print(f"  {label:38s} {seconds * 1e3:9.1f} ms   goal {GOAL * 1e3:.0f} ms: "
               f"{'met' if seconds <= GOAL else 'not met'} (ratio {seconds / GOAL:.2f})")
     stages(model, trajectory, Q, R)
+    continuous_work(model, trajectory, Q, R)
+
+
+def continuous_work(model, trajectory, Q, R) -> None:
+    """The continuous form's work: DOP853's steps, right-hand sides and Jacobians, and what those Jacobians cost
+    alone (the same number at the knots, one compiled loop): the floor of this form on one core."""
+    from robodyn.base.blas import one_blas_thread
+    from robodyn.control.optimal.batch.kernels import jacobian_points
+    from robodyn.control.tracking.knots import compiled_functions, derivatives_at_knots
+    from robodyn.control.tracking.riccati_ode import compiled_riccati
+    from robodyn.control.tracking.tvlqr import DEFAULT_RTOL
+
+    p = model.parameter_vector()
+    t, x, u = trajectory.t, trajectory.x, trajectory.u
+    knots = derivatives_at_knots(model, t, x, u, p, True)
+    fns = compiled_functions(model)
+    with one_blas_thread():
+        solution = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, True, p, Q, R, Q, DEFAULT_RTOL)
+        seconds = best(lambda: compiled_riccati(fns, t, x, u, knots.d0, knots.d1, True, p, Q, R, Q, DEFAULT_RTOL))
+    count = solution.jacobians
+    rows = np.arange(count) % len(t)
+    times, X, U = np.ascontiguousarray(t[rows]), np.ascontiguousarray(x[rows]), np.ascontiguousarray(u[rows])
+    out = np.empty((count, model.n_states * (model.n_states + model.n_inputs)))
+    alone = best(lambda: jacobian_points(fns, times, X, U, p, out))
+    print(f"    Riccati ODE: {solution.steps} steps, {solution.rates} right-hand sides, {count} Jacobians "
+          f"{seconds * 1e3:9.1f} ms")
+    print(f"    the same {count} Jacobians alone, one thread {alone * 1e3:17.1f} ms "
+          f"({alone / count * 1e6:.2f} us each)")
 
 
 def stages(model, trajectory, Q, R) -> None:

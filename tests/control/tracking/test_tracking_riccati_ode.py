@@ -56,7 +56,11 @@ def test_compiled_riccati_equals_scipy(acrobot_run, interpolation: str) -> None:
     Q, R, Qf = np.diag([10.0, 10.0, 1.0, 1.0]), 0.1 * np.eye(m), 20.0 * np.eye(n)
     fns = compiled_functions(model)
     assert fns is not None
-    mine = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, hold, p, Q, R, Qf, 1e-10)
+    solution = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, hold, p, Q, R, Qf, 1e-10)
+    mine = solution.S
+    # DOP853's stage 12 and each step's last evaluation share t + h: one Jacobian for the two (a rejected step has
+    # its own); every other evaluation takes one
+    assert solution.jacobians <= solution.rates - solution.steps
     reference = continuous_riccati(t, scipy_jacobians(model, path, p), Q, R, Qf, 1e-12)
     # DOP853 at rtol 1e-10 (compiled) against 1e-12 (scipy), the same steps' error control: ~1e-10 relative; the
     # issue promises 1e-8 on gains
@@ -105,7 +109,7 @@ def test_compiled_riccati_of_a_twelve_state_robot_equals_scipy() -> None:
     Q, R = np.eye(n), 0.05 * np.eye(m)
     fns = compiled_functions(model)
     assert fns is not None and n >= 10  # the BLAS products (_BLAS_SIZE)
-    mine = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, True, p, Q, R, 10.0 * Q, 1e-10)
+    mine = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, True, p, Q, R, 10.0 * Q, 1e-10).S
     reference = continuous_riccati(t, scipy_jacobians(model, path, p), Q, R, 10.0 * Q, 1e-12)
     # as for the acrobot: rtol 1e-10 against 1e-12, the gains' promise is 1e-8
     assert np.max(np.abs(mine - reference)) <= 1e-8 * np.max(np.abs(reference))

@@ -23,7 +23,7 @@ The discrete-time design (one Jacobian and one exponential per interval) takes ~
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, NamedTuple
 
 import numba
 import numpy as np
@@ -34,7 +34,7 @@ from robodyn.codegen.indirect import model_call
 from robodyn.integrate.methods.controller import MAX_FACTOR, MIN_FACTOR, SAFETY, step_exponent
 from robodyn.integrate.methods.tableaus import DOP853
 
-__all__ = ["compiled_riccati"]
+__all__ = ["RiccatiSolution", "compiled_riccati"]
 
 Array = NDArray[np.float64]
 
@@ -50,7 +50,8 @@ _BLAS_SIZE: Final = 10  # From this many states S' is four BLAS products: loops 
 def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray,
                  d0: np.ndarray, d1: np.ndarray, hold: bool, p: np.ndarray, Q: np.ndarray, R_inv: np.ndarray,
                  point: np.ndarray, control: np.ndarray, J: np.ndarray, SA: np.ndarray, SB: np.ndarray,
-                 W: np.ndarray, G: np.ndarray, out: np.ndarray) -> None:  # pragma: no cover - runs compiled only
+                 W: np.ndarray, G: np.ndarray, out: np.ndarray,
+                 counts: np.ndarray) -> None:  # pragma: no cover - runs compiled only
     """out (n n,) = S' at ``time`` in interval k, S (n n,) row-major. ``point`` (n + 2,) ends with the time and
     interval of the Jacobian in J: DOP853's stage 12 and its step's last evaluation share t + h, so one
     Jacobian serves both."""
@@ -66,6 +67,7 @@ def _riccati_rhs(fns: np.ndarray, time: float, k: int, S: np.ndarray, t: np.ndar
             control[j] = u[k, j] if hold else (1.0 - s) * u[k, j] + s * u[k + 1, j]
         _jac(fns, time, point[:n], control, p, J)
         point[n], point[n + 1] = time, k
+        counts[2] += 1
     if n >= _BLAS_SIZE:
         _products_blas(S, J, Q, R_inv, SA, SB, W, G, out)
     else:
@@ -127,7 +129,7 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
                a: np.ndarray, b: np.ndarray, c: np.ndarray, e5: np.ndarray, e3: np.ndarray, S: np.ndarray,
                counts: np.ndarray) -> int:  # pragma: no cover - runs compiled only
     """S (T, n n) from S[T - 1] back to S[0]; -1, or the interval whose integration failed. ``counts`` gets the
-    accepted steps and the right-hand sides."""
+    accepted steps, the right-hand sides and the Jacobians."""
     T, n, m = t.size, Q.shape[0], R_inv.shape[0]
     N = n * n
     stages = b.size  # 13: the 12 stages and f(t + h, y_new)
@@ -141,7 +143,8 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
         time, end = t[k + 1], t[k]
         length = t[k + 1] - t[k]
         step = min(step, length)
-        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, G, K[0])
+        _riccati_rhs(fns, time, k, y, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB, W, G, K[0],
+                     counts)
         counts[1] += 1
         rejected = False
         taken = 0
@@ -161,7 +164,7 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
                         for i in range(N):
                             work[i] += weight * K[j, i]
                 _riccati_rhs(fns, time + c[s] * h, k, work, t, x, u, d0, d1, hold, p, Q, R_inv, point, control,
-                             J, SA, SB, W, G, K[s])
+                             J, SA, SB, W, G, K[s], counts)
             y_new[:] = y
             for j in range(stages - 1):
                 weight = h * b[j]
@@ -169,7 +172,7 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
                     for i in range(N):
                         y_new[i] += weight * K[j, i]
             _riccati_rhs(fns, time + h, k, y_new, t, x, u, d0, d1, hold, p, Q, R_inv, point, control, J, SA, SB,
-                         W, G, K[stages - 1])
+                         W, G, K[stages - 1], counts)
             counts[1] += stages - 1
             err5, err3 = 0.0, 0.0
             finite = True
@@ -204,10 +207,21 @@ def _integrate(fns: np.ndarray, t: np.ndarray, x: np.ndarray, u: np.ndarray, d0:
     return -1
 
 
+class RiccatiSolution(NamedTuple):
+    """S (T, n, n) at the knots, and the integration's work: accepted ``steps``, right-hand sides ``rates``, and
+    the model's ``jacobians`` it called."""
+
+    S: Array
+    steps: int
+    rates: int
+    jacobians: int
+
+
 def compiled_riccati(fns: np.ndarray, t: Array, x: Array, u: Array, d0: Array, d1: Array, hold: bool, p: Array,
-                     Q: Array, R: Array, Qf: Array, rtol: float) -> Array:
-    """S (T, n, n) at the knots ``t`` (T,) of the Riccati differential equation (module docstring) on the reference
-    ``x`` (T, n), ``u`` (T, m) with the slopes ``d0``, ``d1`` (T - 1, n), through the model's addresses ``fns``.
+                     Q: Array, R: Array, Qf: Array, rtol: float) -> RiccatiSolution:
+    """:class:`RiccatiSolution` of the Riccati differential equation (module docstring) at the knots ``t`` (T,) on
+    the reference ``x`` (T, n), ``u`` (T, m) with the slopes ``d0``, ``d1`` (T - 1, n), through the model's addresses
+    ``fns``.
 
     ``rtol`` is DOP853's relative tolerance; its absolute tolerance is ``rtol`` times the size of the weights
     (max(1, |Qf|, |Q| (t_T - t_0))), the scale of S.
@@ -216,7 +230,7 @@ def compiled_riccati(fns: np.ndarray, t: Array, x: Array, u: Array, d0: Array, d
     scale = max(1.0, float(np.max(np.abs(Qf))), float(np.max(np.abs(Q))) * float(t[-1] - t[0]))
     S = np.empty((T, n * n))
     S[-1] = (0.5 * (Qf + Qf.T)).reshape(-1)
-    counts = np.zeros(2, dtype=np.int64)
+    counts = np.zeros(3, dtype=np.int64)
     c = np.ascontiguousarray
     tableau = DOP853
     e5, e3 = np.asarray(tableau.e, dtype=float), np.asarray(tableau.e3, dtype=float)
@@ -226,4 +240,4 @@ def compiled_riccati(fns: np.ndarray, t: Array, x: Array, u: Array, d0: Array, d
         where = f"[{t[failed]:g}, {t[failed + 1]:g}]" if failed >= 0 else "the horizon"
         raise NumericalError(f"tvlqr: the Riccati equation could not be integrated back over {where}: check that the "
                              "trajectory is one of the model's and the weights are well scaled")
-    return S.reshape(T, n, n)
+    return RiccatiSolution(S.reshape(T, n, n), int(counts[0]), int(counts[1]), int(counts[2]))

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy.linalg import cho_factor, cho_solve
 
 from robodyn.base.blas import one_blas_thread
 from robodyn.base.errors import InputError, RobodynWarning, ShapeError
@@ -309,9 +310,18 @@ def tvlqr(model: ModelContract, trajectory: Any, Q: Weight, R: Weight, Qf: Weigh
                 S = continuous_riccati(t, _interval_jacobians(_jacobian_function(model, p), path), Q_, R_, Qf_,
                                        time_rtol)
             else:
-                S = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, how == "hold", p, Q_, R_, Qf_, time_rtol)
-            K = np.linalg.solve(R_, np.swapaxes(knots.B, 1, 2) @ S)
+                S = compiled_riccati(fns, t, x, u, knots.d0, knots.d1, how == "hold", p, Q_, R_, Qf_, time_rtol).S
+            K = _gains(R_, np.swapaxes(knots.B, 1, 2) @ S)
     return TVLQR(t, K, S, x, u, model.states, model.inputs, discrete, handover, path)
+
+
+def _gains(R: Array, BtS: Array) -> Array:
+    """K_k = R^-1 (B_k' S_k) for ``BtS`` (T, m, n): R (m, m) factored once (Cholesky; positive definite, checked by
+    lqr_weights), all T right-hand sides solved in one call (a stacked solve factors R T times)."""
+    T, m, n = BtS.shape
+    factor = cho_factor(R)
+    return np.ascontiguousarray(cho_solve(factor, BtS.transpose(1, 0, 2).reshape(m, T * n))
+                                .reshape(m, T, n).transpose(1, 0, 2))
 
 
 def _interval_jacobians(jac: Callable[[float, Array, Array], tuple[Array, Array]], path: ReferencePath) -> Jacobians:

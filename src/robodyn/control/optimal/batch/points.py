@@ -37,6 +37,15 @@ def points_arrays(t: Any, X: Any, U: Any) -> tuple[Array, Array, Array]:
             np.ascontiguousarray(U, dtype=float))
 
 
+def _has_jacobian_kernel(model: ModelContract) -> bool:
+    """Whether ``model`` has a compiled Jacobian's source, asked once per model (the answer writes the source's
+    text: 23 ms for the Panda) and kept in its memo."""
+    memo = model.memo()
+    if "has jacobian kernel" not in memo:
+        memo["has jacobian kernel"] = model.kernel_jacobian_source() is not None
+    return bool(memo["has jacobian kernel"])
+
+
 class ModelPoints:
     """A model's f and exact Jacobians at many points, at the parameters ``p`` (see the module docstring)."""
 
@@ -54,7 +63,7 @@ class ModelPoints:
         if not self._known:
             self._known = True
             model = self.model
-            if (model.compilable and model.kernel_jacobian_source() is not None and model.chart() is None
+            if (model.compilable and _has_jacobian_kernel(model) and model.chart() is None
                     and model.constraints() is None and model.impacts() is None and model.sampling() is None):
                 from robodyn.model.compiled import model_addresses
 
