@@ -1,7 +1,8 @@
 """Ball (spherical) joints inside a tree with revolute and prismatic ones (robodyn.rigid.joints and the algorithms
 that take any joint: robodyn.rigid.rnea, derivatives, aba), against Pinocchio's ``JointModelSpherical``,
 ``JointModelRevoluteUnaligned`` and ``JointModelPrismaticUnaligned`` built into the same tree: the mass matrix
-(crba), inverse dynamics (rnea), forward dynamics (aba) and the derivatives of inverse dynamics at random states;
+(crba), inverse dynamics (rnea), forward dynamics (aba, on a fixed and on a free-flying root), the derivatives of
+inverse dynamics and the bodies' placements at random states;
 the quaternion's derivative and the chart against Eigen's quaternion product, Poisson's equation, Pinocchio's
 ``integrate`` and SO(3) Jacobian."""
 
@@ -13,9 +14,11 @@ import numpy as np
 import pytest
 
 from robodyn.rigid.aba import articulated_accelerations
+from robodyn.rigid.base_joints import quaternion_matrix
 from robodyn.rigid.derivatives import WorldTree
 from robodyn.rigid.joints import SPHERICAL
-from robodyn.rigid.rnea import Body, TreeFactor, joint_of, rnea, tree_offsets
+from robodyn.rigid.rnea import Body, TreeFactor, joint_of, rnea, tree_offsets, world_frames
+from robodyn.rigid.spatial import tmatvec
 from robodyn.rigid.tape import Tape, Value
 
 pin = pytest.importorskip("pinocchio")
@@ -204,3 +207,45 @@ def test_the_chart_is_the_stored_placement_at_zero_and_pinocchios_integrate() ->
         slope = at_zero[28:].reshape(3, 3, 3)  # [row, column, i]: d R / d d_i
         for i in range(3):
             _close(slope[:, :, i], turned @ pin.skew(np.eye(3)[i]))
+
+
+def test_frames_and_a_moving_root_equal_pinocchio() -> None:
+    """The bodies' world placements (world_frames) against Pinocchio's forward kinematics, and the tree hung from a
+    free-flying root link: forward dynamics (the root's articulated inertia solved for its acceleration) against
+    ``aba`` with a ``JointModelFreeFlyer`` at 20 random states (the root's velocity linear then angular, its frame)."""
+    rng = np.random.default_rng(13)
+    tape, bodies, fixed = _pair(rng)
+    model = pin.Model()
+    root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root")
+    mass, com, turn = 3.0, rng.normal(size=3) * 0.1, _rotation(rng)
+    inertia = turn @ np.diag([0.2, 0.3, 0.4]) @ turn.T
+    model.appendBodyToJoint(root, pin.Inertia(mass, com, inertia), pin.SE3.Identity())
+    for joint, parent, placement, body_inertia in zip(list(fixed.joints)[1:], list(fixed.parents)[1:],
+                                                      list(fixed.jointPlacements)[1:], list(fixed.inertias)[1:]):
+        index = model.addJoint(parent + 1, joint, placement, f"b{parent}")  # joint i of ``fixed`` is joint i + 1 here
+        model.appendBodyToJoint(index, body_inertia, pin.SE3.Identity())
+    model.gravity = fixed.gravity
+    data, fixed_data = model.createData(), fixed.createData()
+    nq, nv = fixed.nq, fixed.nv
+    q, v, tau = tape.leaves(1, nq), tape.leaves(2, nv), tape.leaves(3, nv)
+    base_q, base_v = tape.leaves(4, 4), tape.leaves(5, 6)  # the root's orientation (x y z w) and velocity
+    frames = [e for rotation, position in world_frames(tape, bodies, q) for e in (*(x for r in rotation for x in r),
+                                                                                 *position)]
+    gravity = tmatvec(quaternion_matrix(base_q), [tape.const(g) for g in GRAVITY])
+    const = tape.const
+    root_body = (const(mass), tuple(map(const, com)), tuple(tuple(map(const, row)) for row in inertia))
+    accelerations, base = articulated_accelerations(tape, bodies, q, v, tau, [const(0.0)] * nv, gravity, root_body,
+                                                    (base_v[:3], base_v[3:]))
+    assert base is not None
+    outputs = [*frames, *base, *accelerations]
+    for _ in range(STATES):
+        qs, vs, taus = _state(fixed, rng), rng.normal(size=nv), rng.normal(size=nv)
+        orientation, twist, position = _unit(rng), rng.normal(size=6), rng.normal(size=3)
+        numbers = np.array(tape.evaluate(outputs, ([0.0], qs, vs, taus, orientation, twist)))
+        pin.forwardKinematics(fixed, fixed_data, qs)
+        placed = numbers[: 12 * len(bodies)].reshape(len(bodies), 12)
+        for k, body_frame in enumerate(list(fixed_data.oMi)[1:]):
+            _close(placed[k], np.concatenate([body_frame.rotation.ravel(), body_frame.translation]))
+        whole = pin.aba(model, data, np.concatenate([position, orientation, qs]), np.concatenate([twist, vs]),
+                        np.concatenate([np.zeros(6), taus]))
+        _close(numbers[12 * len(bodies):], whole)
