@@ -249,3 +249,27 @@ def test_frames_and_a_moving_root_equal_pinocchio() -> None:
         whole = pin.aba(model, data, np.concatenate([position, orientation, qs]), np.concatenate([twist, vs]),
                         np.concatenate([np.zeros(6), taus]))
         _close(numbers[12 * len(bodies):], whole)
+
+
+def test_the_programs_of_one_coordinate_per_body_refuse_a_ball_joint() -> None:
+    """ManipulatorProgram, FloatingProgram, KinematicsProgram and the regressor still take one coordinate per body:
+    a ball joint is refused by name, not computed wrong."""
+    from robodyn.base.errors import InputError
+    from robodyn.rigid.base_joints import FreeFlyer
+    from robodyn.rigid.dynamics import ManipulatorProgram
+    from robodyn.rigid.floating import FloatingProgram, RootBody
+    from robodyn.rigid.kinematics import KinematicsProgram
+    from robodyn.rigid.regressor import inertial_regressor
+
+    tape, bodies, _ = _pair(np.random.default_rng(1))
+    zeros = [tape.const(0.0)] * 16
+    with pytest.raises(InputError, match="body 1 has a spherical joint: ManipulatorProgram"):
+        ManipulatorProgram(tape, bodies, [], zeros, [], zeros, zeros[:3], [], [])
+    root = RootBody(zeros[0], tuple(zeros[:3]), (tuple(zeros[:3]),) * 3)
+    with pytest.raises(InputError, match="body 1 has a spherical joint: FloatingProgram"):
+        FloatingProgram(tape, FreeFlyer(), root, bodies, [], ([], []), zeros[:6], zeros, zeros, zeros, zeros[:3], [],
+                        [])
+    with pytest.raises(InputError, match="body 1 has a spherical joint: KinematicsProgram"):
+        KinematicsProgram(tape, bodies, [], zeros)
+    with pytest.raises(InputError, match="body 1 has a spherical joint: inertial_regressor"):
+        inertial_regressor(tape, bodies, zeros, zeros, zeros, zeros[:3])

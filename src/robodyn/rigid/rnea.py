@@ -22,12 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from robodyn.base.errors import InputError
 from robodyn.rigid.joints import PRISMATIC, REVOLUTE, Joint
 from robodyn.rigid.spatial import Mat, Vec, add, compose, cross, force_to_parent, matvec, scale, tmatvec
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "cholesky_factor", "cholesky_solve", "joint_of",
-           "newton_euler", "placement", "rnea", "to_parent", "tree_offsets", "world_frames"]
+__all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "check_one_coordinate", "cholesky_factor",
+           "cholesky_solve", "joint_of", "newton_euler", "placement", "rnea", "to_parent", "tree_offsets",
+           "world_frames"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,6 +67,16 @@ def joint_of(body: Body) -> Joint:
     if body.joint is not None:
         return body.joint
     return PRISMATIC if body.prismatic else REVOLUTE
+
+
+def check_one_coordinate(bodies: Sequence[Body], what: str) -> None:
+    """InputError when a body's joint has more than one coordinate (a ball joint), for the programs that still take
+    one coordinate per body (``what`` names the program)."""
+    for k, body in enumerate(bodies):
+        joint = joint_of(body)
+        if joint.nq != 1 or joint.nv != 1:
+            raise InputError(f"body {k} has a {joint.kind} joint: {what} takes revolute and prismatic joints only; "
+                             "the tree algorithms (robodyn.rigid.rnea, derivatives, aba) take any joint")
 
 
 def tree_offsets(bodies: Sequence[Body]) -> tuple[list[int], list[int]]:
