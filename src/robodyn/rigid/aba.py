@@ -61,28 +61,9 @@ def articulated_accelerations(
     """
     zero = [tape.const(0.0)] * 3
     count = len(bodies)
-    starts_q, starts_v = tree_offsets(bodies)
-    frames: list[tuple[Mat, Vec]] = []
-    velocity: list[Six] = []
-    bias_acc: list[Six] = []
-    inertia: list[Inertia] = []
-    bias_force: list[Six] = []
-    axes: list[list[Six]] = []
+    _, starts_v = tree_offsets(bodies)
     root_v = [*base[1], *base[0]] if base is not None else [*zero, *zero]
-    for i, body in enumerate(bodies):
-        joint = joint_of(body)
-        rotation, position = joint.placement(tape, body, q[starts_q[i]: starts_q[i + 1]])
-        frames.append((rotation, position))
-        axes.append(joint.subspace(tape, body))
-        parent_v = root_v if body.parent < 0 else velocity[body.parent]
-        joint_v = _combined(None, axes[i], qd[starts_v[i]: starts_v[i + 1]])
-        moved = motion_to_child(rotation, position, parent_v)
-        v = [moved[k] + joint_v[k] for k in range(6)]
-        velocity.append(v)
-        bias_acc.append(motion_cross(v, joint_v))
-        spatial = spatial_inertia(tape, body.mass, body.com, body.inertia)
-        inertia.append(spatial)
-        bias_force.append(force_cross(v, inertia_times(spatial, v)))
+    frames, axes, bias_acc, inertia, bias_force = _outward(tape, bodies, q, qd, root_v)
     root_inertia = root_force = None
     if root is not None:
         root_inertia = spatial_inertia(tape, *root)
@@ -121,6 +102,34 @@ def articulated_accelerations(
         qdd[starts_v[i]: starts_v[i + 1]] = joint_qdd = blocks[i].accelerations(a)
         accelerations.append(_combined(a, axes[i], joint_qdd))
     return qdd, base_acc
+
+
+def _outward(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], root_v: Six
+             ) -> tuple[list[tuple[Mat, Vec]], list[list[Six]], list[Six], list[Inertia], list[Six]]:
+    """The first pass, parents first: per body its placement in its parent, its joint's motion columns, the
+    velocity-product acceleration v x (S q'), its spatial inertia and its bias force v x* I v (body frame)."""
+    starts_q, starts_v = tree_offsets(bodies)
+    frames: list[tuple[Mat, Vec]] = []
+    velocity: list[Six] = []
+    bias_acc: list[Six] = []
+    inertia: list[Inertia] = []
+    bias_force: list[Six] = []
+    axes: list[list[Six]] = []
+    for i, body in enumerate(bodies):
+        joint = joint_of(body)
+        rotation, position = joint.placement(tape, body, q[starts_q[i]: starts_q[i + 1]])
+        frames.append((rotation, position))
+        axes.append(joint.subspace(tape, body))
+        parent_v = root_v if body.parent < 0 else velocity[body.parent]
+        joint_v = _combined(None, axes[i], qd[starts_v[i]: starts_v[i + 1]])
+        moved = motion_to_child(rotation, position, parent_v)
+        v = [moved[k] + joint_v[k] for k in range(6)]
+        velocity.append(v)
+        bias_acc.append(motion_cross(v, joint_v))
+        spatial = spatial_inertia(tape, body.mass, body.com, body.inertia)
+        inertia.append(spatial)
+        bias_force.append(force_cross(v, inertia_times(spatial, v)))
+    return frames, axes, bias_acc, inertia, bias_force
 
 
 def _combined(start: Six | None, columns: Sequence[Six], rates: Sequence[Value]) -> Six:
