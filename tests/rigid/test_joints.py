@@ -52,9 +52,9 @@ def _close(ours: np.ndarray, theirs: np.ndarray) -> None:
     assert np.max(np.abs(ours - theirs)) <= RELATIVE * max(1.0, np.max(np.abs(theirs))), np.max(np.abs(ours - theirs))
 
 
-def _pair(rng: np.random.Generator) -> tuple[Tape, list[Body], Any]:
-    """The tree as robodyn's bodies (constants on a new tape) and as a Pinocchio model, random axes, placements and
-    physical inertias (principal moments of a box: within the triangle inequality)."""
+def _pair(rng: np.random.Generator, tree: list[tuple[int, str]] = TREE) -> tuple[Tape, list[Body], Any]:
+    """The ``tree`` as robodyn's bodies (constants on a new tape) and as a Pinocchio model, random axes, placements
+    and physical inertias (principal moments of a box: within the triangle inequality)."""
     tape = Tape()
 
     def const(values: np.ndarray) -> Any:
@@ -62,7 +62,7 @@ def _pair(rng: np.random.Generator) -> tuple[Tape, list[Body], Any]:
 
     model = pin.Model()
     bodies, ids = [], []
-    for parent, kind in TREE:
+    for parent, kind in tree:
         axis = rng.normal(size=3)
         axis /= np.linalg.norm(axis)
         rotation, position = _rotation(rng), rng.normal(size=3) * 0.4
@@ -130,6 +130,45 @@ def test_mass_matrix_inverse_and_forward_dynamics_equal_pinocchio() -> None:
         dq, dv, _ = pin.computeRNEADerivatives(model, data, qs, vs, acc)
         _close(ours[4].reshape(nv, nv), dq)
         _close(ours[5].reshape(nv, nv), dv)
+
+
+def _random_tree(rng: np.random.Generator, count: int) -> list[tuple[int, str]]:
+    """``count`` bodies in depth-first order (each hangs from the previous body, one of its ancestors or the base),
+    half of the joints balls, the others revolute or prismatic."""
+    tree: list[tuple[int, str]] = []
+    for k in range(count):
+        line = [-1]
+        body = k - 1
+        while body >= 0:
+            line.append(body)
+            body = tree[body][0]
+        kind = "spherical" if rng.uniform() < 0.5 else str(rng.choice(["revolute", "prismatic"]))
+        tree.append((int(rng.choice(line)), kind))
+    return tree
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_random_trees_with_rotor_inertias_equal_pinocchio(seed: int) -> None:
+    """Trees of random shape (balls at the root, in a row, at leaves): rnea and crba against Pinocchio, and forward
+    dynamics with reflected rotor inertias on every velocity entry against (M + diag(armature))^-1 (tau - c) from
+    Pinocchio's crba and rnea solved by numpy, at 20 random states each."""
+    rng = np.random.default_rng(seed)
+    tape, bodies, model = _pair(rng, _random_tree(rng, 7))
+    data, nq, nv = model.createData(), model.nq, model.nv
+    q, v, a, armature = tape.leaves(1, nq), tape.leaves(2, nv), tape.leaves(3, nv), tape.leaves(4, nv)
+    gravity = [tape.const(g) for g in GRAVITY]
+    accelerations, _ = articulated_accelerations(tape, bodies, q, v, a, armature, gravity)
+    outputs = [*rnea(tape, bodies, q, v, a, gravity), *(e for row in WorldTree(tape, bodies, q, gravity).mass
+                                                        for e in row), *accelerations]
+    for _ in range(STATES):
+        qs, vs, acc, rotors = _state(model, rng), rng.normal(size=nv), rng.normal(size=nv), rng.uniform(0, 1, nv)
+        numbers = np.array(tape.evaluate(outputs, ([0.0], qs, vs, acc, rotors)))
+        upper = pin.crba(model, data, qs, pin.Convention.WORLD)
+        mass = np.triu(upper) + np.triu(upper, 1).T
+        _close(numbers[:nv], pin.rnea(model, data, qs, vs, acc))
+        _close(numbers[nv: nv + nv * nv].reshape(nv, nv), mass)
+        bias = pin.rnea(model, data, qs, vs, np.zeros(nv))
+        _close(numbers[nv + nv * nv:], np.linalg.solve(mass + np.diag(rotors), acc - bias))
 
 
 def _assert_no_fill_in(tape: Tape, bodies: list[Body], factor: TreeFactor) -> None:
