@@ -140,7 +140,7 @@ def _named_paths(text: str) -> set[str]:
     return paths
 
 
-@pytest.mark.parametrize("page", ["architecture.md", "simulation.md", "security.md"])
+@pytest.mark.parametrize("page", ["architecture.md", "simulation.md", "security.md", "ball-joints.md"])
 def test_the_developer_pages_name_files_that_exist(page: str) -> None:
     """docs/dev names sources relative to src/robodyn (or the project: ``tests/...``, ``docs/cli.md``); after the
     re-layout of issue 46 every one of them must still be where the page says."""

@@ -5,7 +5,8 @@ algorithms record scalar operations on a :class:`~robodyn.rigid.tape.Tape` (:mod
 :mod:`robodyn.codegen.llvm.tape` compiles to machine code with its forward-mode derivatives. The motion/force
 algebra they share (3-vectors, placements, spatial vectors and inertias) is :mod:`~robodyn.rigid.spatial`.
 
-- :mod:`~robodyn.rigid.rnea` — recursive Newton–Euler, mass-matrix columns, the tree's factor;
+- :mod:`~robodyn.rigid.joints` — the joints between bodies (revolute, prismatic, spherical: a ball);
+  :mod:`~robodyn.rigid.rnea` — recursive Newton–Euler, mass-matrix columns, the tree's factor;
   :mod:`~robodyn.rigid.aba` — the articulated-body algorithm; :mod:`~robodyn.rigid.crba` — the mass matrix in plain
   numpy; :mod:`~robodyn.rigid.derivatives` — analytical derivatives of inverse dynamics;
 - :mod:`~robodyn.rigid.dynamics` — the functions of a model on a fixed base (``ManipulatorProgram``);

@@ -33,7 +33,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.rnea import Body, placement
+from robodyn.rigid.rnea import Body, joint_of, tree_offsets
 from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec, scale
 from robodyn.rigid.tape import Tape, Value, dot
 
@@ -119,9 +119,12 @@ class WorldTree:
     """A tree's bodies in one frame, recorded on ``tape`` as asked: mass matrix and inverse-dynamics derivatives.
 
     ``bodies`` parent-first (robodyn.rigid.rnea.Body; parent -1: the fixed base, or the moving root's link);
-    ``q`` one value per body; ``gravity`` (3,) in the world frame (a fixed base's frame); ``root`` a
+    ``q`` the bodies' joint configurations, flat ``(nq,)`` (robodyn.rigid.rnea.tree_offsets: one value per body for
+    one-coordinate joints); ``gravity`` (3,) in the world frame (a fixed base's frame); ``root`` a
     :class:`MovingRoot`, or None for a fixed base. The velocity vector is the root's entries (``nb``, none for a
-    fixed base) then one per body: ``size`` entries, and every matrix here is ``(size, size)`` in that order.
+    fixed base) then each body's joint's ``nv``: ``size`` entries, and every matrix here is ``(size, size)`` in that
+    order. A ball joint's derivatives along its configuration are, as the moving root's, along its tangent space
+    (R Exp(dq): its columns), as Pinocchio's.
     """
 
     def __init__(self, tape: Tape, bodies: Sequence[Body], q: Sequence[Value], gravity: Sequence[Value],
@@ -136,10 +139,12 @@ class WorldTree:
                                                  for b in self.bodies]
         self.offset = offset
         self.nb = len(root.columns) if root else 0
+        self.joints = [joint_of(body) for body in self.bodies]
+        self.q_starts, _ = tree_offsets(self.bodies)
         starts, start = [], 0
         for node in range(len(self.parent)):
             starts.append(start)
-            start += self.nb if (root and node == 0) else 1
+            start += self.nb if (root and node == 0) else self.joints[node - offset].nv
         self.starts, self.size = starts, start
 
     # --- positions: poses, motion columns, inertias (functions of q only) -------------------------------
@@ -150,7 +155,7 @@ class WorldTree:
         if self.root:
             poses.append((self.root.rotation, self.root.position))
         for k, body in enumerate(self.bodies):
-            rot, pos = placement(self.tape, body, self.q[k])
+            rot, pos = self.joints[k].placement(self.tape, body, self.q[self.q_starts[k]: self.q_starts[k + 1]])
             parent = self.parent[k + self.offset]
             if parent < 0:
                 poses.append((rot, pos))
@@ -167,9 +172,8 @@ class WorldTree:
             if self.root and node == 0:
                 twists = self.root.columns
             else:
-                body = self.bodies[node - self.offset]
-                zero = [self.zero] * 3
-                twists = [(list(body.axis), zero) if body.prismatic else (zero, list(body.axis))]
+                body = self.bodies[node - self.offset]  # its joint's columns (angular first) as (linear, angular)
+                twists = [(s[3:], s[:3]) for s in self.joints[node - self.offset].subspace(self.tape, body)]
             node_columns = []
             for linear, angular in twists:
                 w = matvec(rot, angular)

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from robodyn.rigid.aba import articulated_accelerations
 from robodyn.rigid.derivatives import WorldTree
 from robodyn.rigid.regressor import INERTIAL, inertial_regressor, standard_parameters
-from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, rnea
+from robodyn.rigid.rnea import Body, TreeFactor, centres_of_mass, check_one_coordinate, rnea
 from robodyn.rigid.tape import Tape, Value
 
 __all__ = ["FUNCTIONS", "Coulomb", "JointTerms", "ManipulatorProgram", "TreeProgram"]
@@ -283,6 +283,7 @@ class ManipulatorProgram(TreeProgram):
     def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
                  x: Sequence[Value], u: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
                  joints: Sequence[JointTerms], forces: Sequence[Value], parameters: Sequence[Value] = ()):
+        check_one_coordinate(bodies, "ManipulatorProgram")
         self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
         self.p = list(parameters)  # the parameter leaves, the variables of ``parameter_jacobian``
         self.x, self.u, self.a, self.gravity = list(x), list(u), list(a), list(gravity)

@@ -37,7 +37,7 @@ from robodyn.rigid.base_joints import BaseJoint
 from robodyn.rigid.derivatives import MovingRoot, WorldTree
 from robodyn.rigid.dynamics import JointTerms, TreeProgram
 from robodyn.rigid.kinematics import FrameSpec
-from robodyn.rigid.rnea import Body, newton_euler, placement
+from robodyn.rigid.rnea import Body, check_one_coordinate, newton_euler, placement
 from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec, tmatvec
 from robodyn.rigid.tape import Tape, Value
 
@@ -70,6 +70,7 @@ class FloatingProgram(TreeProgram):
                  couplings: Sequence[tuple[int, Value, Value]], pose: tuple[Mat, Vec], base_v: Sequence[Value],
                  q: Sequence[Value], qd: Sequence[Value], a: Sequence[Value], gravity: Sequence[Value],
                  joints: Sequence[JointTerms], forces: Sequence[Value], base_forces: Sequence[Value] | None = None):
+        check_one_coordinate(bodies, "FloatingProgram")
         self.tape, self.joint, self.root = tape, joint, root
         self.bodies, self.couplings = list(bodies), list(couplings)
         self.rotation, self.position = pose

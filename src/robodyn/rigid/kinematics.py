@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.rnea import Body, world_frames
+from robodyn.rigid.rnea import Body, check_one_coordinate, world_frames
 from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec
 from robodyn.rigid.tape import Tape, Value, dot
 
@@ -57,6 +57,7 @@ class KinematicsProgram:
 
     def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
                  x: Sequence[Value]):
+        check_one_coordinate(bodies, "KinematicsProgram")
         self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
         self.n = len(x) // 2
         self.q, self.qd = list(x[: self.n]), list(x[self.n:])

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from robodyn.rigid.rnea import Body, body_motions, to_parent
+from robodyn.rigid.rnea import Body, body_motions, check_one_coordinate, to_parent
 from robodyn.rigid.spatial import Vec, add, cross, matvec, scale
 from robodyn.rigid.tape import Tape, Value
 
@@ -61,6 +61,7 @@ def inertial_regressor(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], q
     body, like robodyn.rigid.rnea.rnea's result) holds body i's ten columns at ``10 i .. 10 i + 9``, zero unless
     body j is body i or one of its ancestors. ``q``, ``qd``, ``qdd`` hold one value per body; ``gravity`` is the
     gravity vector in the base frame."""
+    check_one_coordinate(bodies, "inertial_regressor")
     zero = tape.const(0.0)
     base = ([zero] * 3, [zero] * 3, [-g for g in gravity])
     rotations, positions, omega, alpha, accel = body_motions(tape, bodies, q, qd, qdd, base)

@@ -10,6 +10,11 @@ closed form.
   *Rigid Body Dynamics Algorithms*, Springer 2008, section 5.3);
 - :func:`centres_of_mass`: the bodies' centres of mass in the base frame;
 - :func:`cholesky_solve`: M^-1 applied to right-hand sides, as straight-line code.
+
+Each body's joint (robodyn.rigid.joints: revolute, prismatic or spherical) has ``nq`` configuration and ``nv``
+velocity entries; the algorithms take the configuration ``q`` and the velocities, accelerations and forces flat, in
+body order, each body's entries where :func:`tree_offsets` says. For a tree of revolute and prismatic joints that is
+one value per body, body k's at k.
 """
 
 from __future__ import annotations
@@ -17,11 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.spatial import Mat, Vec, add, compose, cross, force_to_parent, matmul, matvec, scale, tmatvec
+from robodyn.base.errors import InputError
+from robodyn.rigid.joints import PRISMATIC, REVOLUTE, Joint
+from robodyn.rigid.spatial import Mat, Vec, add, compose, cross, force_to_parent, matvec, scale, tmatvec
 from robodyn.rigid.tape import Tape, Value
 
-__all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "cholesky_factor", "cholesky_solve",
-           "newton_euler", "rnea", "to_parent", "world_frames"]
+__all__ = ["Body", "TreeFactor", "body_motions", "centres_of_mass", "check_one_coordinate", "cholesky_factor",
+           "cholesky_solve", "joint_of", "newton_euler", "placement", "rnea", "to_parent", "tree_offsets",
+           "world_frames"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,9 @@ class Body:
         Fixed placement of the joint frame (at q = 0) in the parent body's joint frame.
     mass, com : (3,), inertia : (3, 3)
         Mass, centre of mass and inertia about the centre of mass, in the joint frame.
+    joint : Joint or None
+        A joint of robodyn.rigid.joints (``SPHERICAL``: a ball joint, ``prismatic`` False and ``axis`` unused);
+        None for the one-coordinate joint ``prismatic`` says.
     """
 
     parent: int
@@ -48,28 +59,50 @@ class Body:
     mass: Value
     com: tuple[Value, ...]
     inertia: tuple[tuple[Value, ...], ...]
+    joint: Joint | None = None
 
 
-def placement(tape: Tape, body: Body, q: Value) -> tuple[Mat, Vec]:
-    """Rotation parent <- body and the body origin in the parent frame at coordinate ``q`` (Rodrigues)."""
-    a = body.axis
-    rotation = [list(row) for row in body.rotation]
-    if body.prismatic:
-        return rotation, add(body.position, scale(q, matvec(body.rotation, a)))
-    c, s = q.cos(), q.sin()
-    one_c = 1.0 - c
-    zero = tape.const(0.0)
-    skew = [[zero, -a[2], a[1]], [a[2], zero, -a[0]], [-a[1], a[0], zero]]
-    motion = [[(c if i == j else zero) + s * skew[i][j] + one_c * a[i] * a[j] for j in range(3)] for i in range(3)]
-    return matmul(rotation, motion), list(body.position)
+def joint_of(body: Body) -> Joint:
+    """The body's joint (robodyn.rigid.joints): its own, else revolute or prismatic as ``prismatic`` says."""
+    if body.joint is not None:
+        return body.joint
+    return PRISMATIC if body.prismatic else REVOLUTE
+
+
+def check_one_coordinate(bodies: Sequence[Body], what: str) -> None:
+    """InputError when a body's joint has more than one coordinate (a ball joint), for the programs that still take
+    one coordinate per body (``what`` names the program)."""
+    for k, body in enumerate(bodies):
+        joint = joint_of(body)
+        if joint.nq != 1 or joint.nv != 1:
+            raise InputError(f"body {k} has a {joint.kind} joint: {what} takes revolute and prismatic joints only; "
+                             "the tree algorithms (robodyn.rigid.rnea, derivatives, aba) take any joint")
+
+
+def tree_offsets(bodies: Sequence[Body]) -> tuple[list[int], list[int]]:
+    """Where each body's entries start in the flat configuration and velocity vectors: ``(B + 1,)`` each, the last
+    the totals ``nq``, ``nv`` (body k's configuration is ``q[starts_q[k]:starts_q[k + 1]]``)."""
+    starts_q, starts_v = [0], [0]
+    for body in bodies:
+        joint = joint_of(body)
+        starts_q.append(starts_q[-1] + joint.nq)
+        starts_v.append(starts_v[-1] + joint.nv)
+    return starts_q, starts_v
+
+
+def placement(tape: Tape, body: Body, q: Value | Sequence[Value]) -> tuple[Mat, Vec]:
+    """Rotation parent <- body and the body origin in the parent frame at the joint's configuration ``q``: its
+    ``nq`` entries, or the coordinate of a one-coordinate joint (Rodrigues for a revolute one)."""
+    return joint_of(body).placement(tape, body, [q] if isinstance(q, Value) else q)
 
 
 def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
          gravity: Sequence[Value]) -> list[Value]:
-    """Joint forces tau = ID(q, q', q'') of a tree on a fixed base, recorded on ``tape``; one entry per body.
+    """Joint forces tau = ID(q, q', q'') of a tree on a fixed base, recorded on ``tape``: ``(nv,)``, each body's
+    joint's ``nv`` entries in body order (:func:`tree_offsets`).
 
-    ``q``, ``qd``, ``qdd`` hold one value per body (constant zeros prune the tape); ``gravity`` is the
-    gravity vector in the base frame. Bodies must come after their parents.
+    ``q`` ``(nq,)``, ``qd`` and ``qdd`` ``(nv,)`` are flat in body order (constant zeros prune the tape); ``gravity``
+    is the gravity vector in the base frame. Bodies must come after their parents.
     """
     zero = [tape.const(0.0)] * 3
     return newton_euler(tape, bodies, q, qd, qdd, (zero, zero, [-g for g in gravity]))[0]
@@ -77,7 +110,7 @@ def rnea(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Va
 
 def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequence[Value], qdd: Sequence[Value],
                  base: tuple[Sequence[Value], Sequence[Value], Sequence[Value]]) -> tuple[list[Value], Vec, Vec]:
-    """Recursive Newton–Euler with the base moving: (tau per body, force, moment), the last two the resultant
+    """Recursive Newton–Euler with the base moving: (tau ``(nv,)``, force, moment), the last two the resultant
     the bodies' joints exert on the base, in the base frame at its origin.
 
     ``base = (w, alpha, a)``: the base's angular velocity, angular acceleration and the classical acceleration
@@ -94,12 +127,12 @@ def newton_euler(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Seq
         forces.append(scale(body.mass, add(acc, cross(al, body.com), cross(w, cross(w, body.com)))))
         moments.append(add(matvec(body.inertia, al), cross(w, matvec(body.inertia, w)),
                             cross(body.com, forces[-1])))
-    tau: list[Value] = [tape.const(0.0)] * len(bodies)
+    _, starts = tree_offsets(bodies)
+    tau: list[Value] = [tape.const(0.0)] * starts[-1]
     root_force, root_moment = list(zero), list(zero)
     for i in reversed(range(len(bodies))):
         body = bodies[i]
-        resultant = forces[i] if body.prismatic else moments[i]
-        tau[i] = body.axis[0] * resultant[0] + body.axis[1] * resultant[1] + body.axis[2] * resultant[2]
+        tau[starts[i]: starts[i + 1]] = joint_of(body).project(body, forces[i], moments[i])
         f_parent, n_parent = to_parent(rotations[i], positions[i], forces[i], moments[i])
         if body.parent >= 0:
             forces[body.parent] = add(forces[body.parent], f_parent)
@@ -135,20 +168,15 @@ def _forward(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequenc
     alpha: list[Vec] = []
     accel: list[Vec] = []
     base_w, base_alpha, base_acc = (list(v) for v in base)
+    starts_q, starts_v = tree_offsets(bodies)
     for i, body in enumerate(bodies):
-        rot, pos = placement(tape, body, q[i])
+        joint, rates = joint_of(body), slice(starts_v[i], starts_v[i + 1])
+        rot, pos = joint.placement(tape, body, q[starts_q[i]: starts_q[i + 1]])
         w_p, al_p, a_p = (base_w, base_alpha, base_acc) if body.parent < 0 else (
             omega[body.parent], alpha[body.parent], accel[body.parent])
         a_origin = add(a_p, cross(al_p, pos), cross(w_p, cross(w_p, pos)))
         w_in, al_in, a_in = tmatvec(rot, w_p), tmatvec(rot, al_p), tmatvec(rot, a_origin)
-        axis = body.axis
-        if body.prismatic:
-            w, al = w_in, al_in
-            acc = add(a_in, scale(2.0 * qd[i], cross(w, axis)), scale(qdd[i], axis))
-        else:
-            w = add(w_in, scale(qd[i], axis))
-            al = add(al_in, scale(qdd[i], axis), scale(qd[i], cross(w_in, axis)))
-            acc = a_in
+        w, al, acc = joint.motion(tape, body, w_in, al_in, a_in, qd[rates], qdd[rates])
         omega.append(w)
         alpha.append(al)
         accel.append(acc)
@@ -156,10 +184,11 @@ def _forward(tape: Tape, bodies: Sequence[Body], q: Sequence[Value], qd: Sequenc
 
 
 def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[tuple[Mat, Vec]]:
-    """(R, p) of every body's joint frame in the base frame, one per body (R: base <- joint frame)."""
+    """(R, p) of every body's joint frame in the base frame, one per body (R: base <- joint frame); ``q`` ``(nq,)``."""
     frames: list[tuple[Mat, Vec]] = []
+    starts, _ = tree_offsets(bodies)
     for i, body in enumerate(bodies):
-        rot, pos = placement(tape, body, q[i])
+        rot, pos = joint_of(body).placement(tape, body, q[starts[i]: starts[i + 1]])
         if body.parent < 0:
             frames.append((rot, pos))
         else:
@@ -168,7 +197,7 @@ def world_frames(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list
 
 
 def centres_of_mass(tape: Tape, bodies: Sequence[Body], q: Sequence[Value]) -> list[Vec]:
-    """Centres of mass of the bodies in the base frame: one (3,) per body."""
+    """Centres of mass of the bodies in the base frame: one (3,) per body; ``q`` ``(nq,)``."""
     return [add(p, matvec(r, body.com)) for (r, p), body in zip(world_frames(tape, bodies, q), bodies)]
 
 
