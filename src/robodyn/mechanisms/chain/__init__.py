@@ -6,5 +6,6 @@ derived quantities (:mod:`~robodyn.mechanisms.chain.quantities`), the regressor
 (:mod:`~robodyn.mechanisms.chain.regressor`), the exact linearization (:mod:`~robodyn.mechanisms.chain.linearization`),
 closed forms for printing (:mod:`~robodyn.mechanisms.chain.closed`), the functions for export
 (:mod:`~robodyn.mechanisms.chain.exported`); a chain's ball joints (:mod:`~robodyn.mechanisms.chain.balls`) and the
-tape's program of a tree with them (:mod:`~robodyn.mechanisms.chain.ball_program`).
+tape's program of a tree with them (:mod:`~robodyn.mechanisms.chain.ball_program`) and the chart the integrators step
+them in (:mod:`~robodyn.mechanisms.chain.ball_chart`).
 """

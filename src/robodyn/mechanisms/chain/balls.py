@@ -5,26 +5,39 @@ A ball joint has four configuration entries (a unit quaternion x y z w) and thre
 angular velocity relative to its parent, in its own frame): robodyn.rigid.joints.Spherical. What the chain does not
 build for a ball joint (kinematics, the exact Jacobian, the regressor, the C export, mimic joints and frame outputs
 beside it) is refused in one line that names it (:meth:`BallJoints.refuse_balls`).
+
+The integrators step a chain with ball joints in a chart (robodyn.mechanisms.chain.ball_chart.BallChart): each ball's
+quaternion c (+) d for a tangent vector d of its own, recentred after every step, so that the quaternions stay unit
+to round-off. :meth:`BallJoints.chart_outputs` records the chart's functions on the chain's tape.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 
-from robodyn.base.errors import InputError
+from robodyn.base.errors import InputError, RobodynWarning
+from robodyn.codegen.llvm.native import native_function
+from robodyn.codegen.llvm.tape import llvm_ir, tape_data, tape_source
+from robodyn.mechanisms.chain.ball_program import FlatTreeProgram
 from robodyn.model.plausibility import check_mass
+from robodyn.model.protocol import Chart
 from robodyn.model.system import Vector
+from robodyn.rigid.joints import SPHERICAL
+from robodyn.rigid.tape import Tape, Value
 
 if TYPE_CHECKING:
     from robodyn.model.kinds.mechanical import ManipulatorSystem as _Base
 else:
     _Base = object
 
-__all__ = ["BallJoints"]
+__all__ = ["QUATERNION_TOLERANCE", "BallJoints"]
+
+QUATERNION_TOLERANCE: Final = 1e-6  # A ball's stored quaternion further than this from unit norm is refused.
 
 
 class BallJoints(_Base):
@@ -34,6 +47,118 @@ class BallJoints(_Base):
     rates: tuple[str, ...]
     joints: tuple[Any, ...]  # robodyn.mechanisms.chain.parts.Joint
     kinematic_outputs: Any
+    order_: list[int]
+    _tape_value: Any
+    tape_parts: Any
+    if TYPE_CHECKING:
+        @property
+        def _tape(self) -> tuple[Tape, dict[Any, Value]]: ...  # the chain's (robodyn.mechanisms.chain.system)
+
+    @property
+    def ball_blocks(self) -> list[tuple[str, int, int, int]]:
+        """Per ball joint, in the state's order: its name and where its quaternion (4), its angular velocity (3, in
+        the velocities) and its chart coordinates d (3, after the stored state) start."""
+        return [(ball, self.coordinates.index(f"{ball}_qx"), self.rates.index(f"{ball}_wx"),
+                 self.n_states + 3 * k) for k, ball in enumerate(self.balls)]
+
+    def flat_program(self, x: Sequence[Value]) -> FlatTreeProgram:
+        """The tape program (robodyn.mechanisms.chain.ball_program) at the state values ``x`` ``(nq + nv,)``: the
+        state's leaves, or the chart's configuration c (+) d."""
+        tape, _ = self._tape
+        u, a = tape.leaves(2, self.n_inputs), tape.leaves(4, self.n_velocities)
+        bodies, joints, forces, _, gravity = self.tape_parts(self._tape_value)
+        movable = [i for i, j in enumerate(self.joints) if j.mimic is None]  # no mimic beside a ball
+        refusal = (f"model {self.name!r} has the ball joint {self.balls[0]!r}: replace the ball by three hinges "
+                   "about orthogonal axes for it")
+        return FlatTreeProgram(tape, bodies, x, u, a, gravity, joints, forces, refusal,
+                               [movable.index(i) for i in self.order_])
+
+    def chart_outputs(self, name: str) -> list[Value]:
+        """The chart's functions on the chain's tape, its state ``[q (nq), v (nv), d (3 per ball)]`` (argument 1),
+        each ball at its centre's quaternion (+) d (robodyn.rigid.joints.Spherical.recentred):
+
+        - ``chart_rhs`` ``(nq + nv + 3k,)``: a ball's stored quaternion 0 (the centre does not move), the other
+          coordinates' rates v, the accelerations, d' = Jr(d)^-1 w per ball;
+        - ``chart``: the state recentred (each ball's quaternion c (+) d, d = 0) then its derivative (argument 2)
+          in the new chart, whose d' is the ball's w: ``2 (nq + nv + 3k)`` values, what the integrators call after
+          every step.
+        """
+        memo = self.memo()
+        key = ("ball chart", name)
+        if key not in memo:
+            tape, _ = self._tape
+            nq, nv, size = self.n_coordinates, self.n_velocities, self.n_states + 3 * len(self.balls)
+            x, zero = tape.leaves(1, size), tape.const(0.0)
+            q = list(x[:nq])
+            for _, at_q, _, at_d in self.ball_blocks:
+                q[at_q: at_q + 4] = SPHERICAL.recentred(tape, x[at_q: at_q + 4], x[at_d: at_d + 3])
+            w = [x[nq + at_v: nq + at_v + 3] for _, _, at_v, _ in self.ball_blocks]
+            if name == "chart_rhs":
+                rates = self.flat_program([*q, *x[nq: nq + nv]]).outputs("rhs")
+                qdot = list(rates[:nq])
+                for _, at_q, _, _ in self.ball_blocks:
+                    qdot[at_q: at_q + 4] = [zero] * 4
+                turns = [e for (_, _, _, at_d), rate in zip(self.ball_blocks, w)
+                         for e in SPHERICAL.chart_rate(tape, x[at_d: at_d + 3], rate)]
+                memo[key] = [*qdot, *rates[nq:], *turns]
+            else:
+                xdot = tape.leaves(2, size)
+                memo[key] = [*q, *x[nq: nq + nv], *([zero] * (size - nq - nv)), *xdot[: nq + nv],
+                             *(e for rate in w for e in rate)]
+        outputs: list[Value] = memo[key]
+        return outputs
+
+    def chart_call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
+        """:meth:`chart_outputs` ``name`` compiled (by LLVM, once per model) at float64 vectors."""
+        memo = self.memo()
+        key = ("ball chart function", name)
+        if key not in memo:
+            tape, _ = self._tape
+            outputs = self.chart_outputs(name)
+            text, symbol = llvm_ir(*tape_data(tape, outputs), optimize=True)
+            memo[key] = (native_function(text, symbol), len(outputs))
+        function, size = memo[key]
+        out = np.empty(size)
+        x = np.ascontiguousarray(x, dtype=float)
+        function(float(t), x, np.ascontiguousarray(u, dtype=float), np.ascontiguousarray(p, dtype=float), x, out)
+        return out
+
+    def chart_kernel_source(self, kernel: str, name: str) -> str:
+        """The integrators' ``kernel(t, x, u, p, out)`` of :meth:`chart_outputs` ``name`` (numba source)."""
+        tape, _ = self._tape
+        return "\n".join([tape_source(f"_{name}_tape", tape, self.chart_outputs(name), "hjit"), "", "@jit",
+                          f"def {kernel}(t, x, u, p, out):", f"    _{name}_tape(t, x, u, p, x, out)", ""])
+
+    def chart(self) -> Chart | None:
+        """The chart the integrators step in when the chain has a ball joint (robodyn.mechanisms.chain.ball_chart.
+        BallChart), else None."""
+        if not self.balls:
+            return None
+        from robodyn.mechanisms.chain.ball_chart import BallChart
+
+        memo = self.memo()
+        if "ball chart" not in memo:
+            memo["ball chart"] = BallChart(self)
+        chart: Chart = memo["ball chart"]
+        return chart
+
+    def normalized(self, x: Vector) -> Vector:
+        """``x`` ``(nq + nv,)`` with each ball's quaternion of unit norm: InputError when one is further than
+        QUATERNION_TOLERANCE from it, normalized (with a warning) when it is off by more than round-off (1e-12)."""
+        for ball, at_q, _, _ in self.ball_blocks:
+            part = x[at_q: at_q + 4]
+            norm = math.sqrt(float(part @ part))
+            if not math.isfinite(norm) or abs(norm - 1.0) > QUATERNION_TOLERANCE:
+                raise InputError(f"model {self.name!r}: the ball joint {ball!r}'s quaternion ({ball}_qx .. _qw) = "
+                                 f"{part.tolist()} has norm {norm:.9g}: a rotation needs norm 1 (within "
+                                 f"{QUATERNION_TOLERANCE:g}); divide by the norm, or give {ball}_qw = 1 and the "
+                                 "others 0 for no rotation", key="x0")
+            if abs(norm - 1.0) > 1e-12:
+                warnings.warn(f"model {self.name!r}: the ball joint {ball!r}'s quaternion had norm {norm!r}: "
+                              "normalized", RobodynWarning, stacklevel=3)
+                x = x.copy()
+                x[at_q: at_q + 4] = part / norm
+        return x
 
     @property
     def n_velocities(self) -> int:

@@ -43,7 +43,6 @@ import sympy
 from robodyn.base.errors import InputError
 from robodyn.codegen.llvm.native import native_function
 from robodyn.codegen.llvm.tape import llvm_ir, tape_data
-from robodyn.mechanisms.chain.ball_program import FlatTreeProgram
 from robodyn.mechanisms.chain.balls import BallJoints
 from robodyn.mechanisms.chain.closed import ChainClosedForms
 from robodyn.mechanisms.chain.frames import ChainFrames, frame_decls
@@ -477,11 +476,7 @@ class ChainSystem(BallJoints, TapeOutputs, ChainClosedForms, ChainQuantities, Ch
         x, u, a = tape.leaves(1, self.n_states), tape.leaves(2, m), tape.leaves(4, self.n_velocities)
         bodies, joints, forces, couplings, gravity = self.tape_parts(self._tape_value)
         if self.balls:
-            movable = [i for i, j in enumerate(self.joints) if j.mimic is None]  # no mimic beside a ball
-            refusal = (f"model {self.name!r} has the ball joint {self.balls[0]!r}: replace the ball by three hinges "
-                       "about orthogonal axes for it")
-            return FlatTreeProgram(tape, bodies, x, u, a, gravity, joints, forces, refusal,
-                                   [movable.index(i) for i in self.order_])
+            return self.flat_program(x)
         return ManipulatorProgram(tape, bodies, couplings, x, u, a, gravity, joints, forces,
                                   tape.leaves(3, len(self.parameters)))
 
@@ -632,5 +627,6 @@ class ChainSystem(BallJoints, TapeOutputs, ChainClosedForms, ChainQuantities, Ch
             "Newton-Euler (compiled "
             f"straight-line code); closed forms of M(q) and c are printed for chains of up to {CLOSED_FORM_LIMIT} "
             "joints", *joints,
-            *(f"{c}'' : Q = {sympy.sstr(e)}" for c, e in zip(self.rates, self.forces_expr)),
+            *(f"{c}{primes} : Q = {sympy.sstr(e)}" for c, e in zip(self.rates, self.forces_expr)
+              for primes in ["'" if c in self.velocities else "''"]),  # a ball's rates are velocities: w'
         ])
