@@ -102,7 +102,60 @@ def test_what_the_chart_does_not_build_is_refused_naming_the_ball(chain: ChainSy
     x0 = chain.initial_state()
     with pytest.raises(InputError, match=r"implicit methods.*joint 's' is a ball"):
         robodyn.simulate(chain, 0.1, x0, method="radau")
-    with pytest.raises(InputError, match="linearizing in the tangent space is not built for ball joints yet"):
-        robodyn.linearize(chain, x0, np.zeros(chain.n_inputs))
+    chart = chain.chart()
+    assert chart is not None
+    with pytest.raises(InputError, match=r"the model in the tangent space .*joint 's' is a ball"):
+        chart.tangent_model(x0)
     with pytest.raises(InputError, match="cannot step on the manifold of the ball joints 's', 't'"):
         robodyn.simulate(chain, 0.1, x0, method="exact")
+
+
+def test_the_tangent_linearization_is_pinocchios_aba_derivatives() -> None:
+    """linearize (and robodyn.Linearizer) at 5 random states of a hinge - ball - hinge chain (no joint terms:
+    Pinocchio's aba has none): the velocity rows are Pinocchio's computeABADerivatives (its spherical joint's tangent
+    is q (x) Exp(d), as the chart's; B = M^-1), the configuration rows [-1/2 [w]x, I] for the ball and [0, 1] for a
+    hinge (the rate of d = Jr(d)^-1 w at d = 0). Both exact: measured 2e-15 relative; 1e-11 allows M's
+    conditioning."""
+    pin = pytest.importorskip("pinocchio")
+    rng = np.random.default_rng(5)
+    joints, links = [], [{"name": "base"}]
+    model = pin.Model()
+    parent = 0
+    for k, kind in enumerate(["revolute", "ball", "revolute"]):
+        rpy, xyz, axis = rng.uniform(-1, 1, 3), rng.uniform(-0.4, 0.4, 3), rng.normal(size=3)
+        axis /= np.linalg.norm(axis)
+        mass, com, sides = rng.uniform(0.5, 2.0), rng.uniform(-0.2, 0.2, 3), rng.uniform(0.1, 0.5, 3) ** 2
+        inertia = np.diag(mass / 12.0 * (sides.sum() - sides))
+        joints.append({"name": f"j{k}", "parent": links[-1]["name"], "child": f"l{k}", "type": kind,
+                       "xyz": xyz.tolist(), "rpy": rpy.tolist(), "axis": axis.tolist()})
+        links.append({"name": f"l{k}", "mass": mass, "com": com.tolist(), "inertia": inertia.tolist()})
+        joint = pin.JointModelSpherical() if kind == "ball" else pin.JointModelRevoluteUnaligned(*axis)
+        parent = model.addJoint(parent, joint, pin.SE3(pin.rpy.rpyToMatrix(*rpy), xyz), f"j{k}")
+        model.appendBodyToJoint(parent, pin.Inertia(mass, com, inertia), pin.SE3.Identity())
+    model.gravity = pin.Motion(np.array([0.0, 0.0, -9.81]), np.zeros(3))
+    data = model.createData()
+    chain = ChainSystem(joints, links)
+    linearizer = robodyn.Linearizer(chain)
+    assert chain.coordinates == ("j0", "j1_qx", "j1_qy", "j1_qz", "j1_qw", "j2")  # Pinocchio's q layout
+    for _ in range(5):
+        q = np.array([rng.uniform(-3, 3), *Rotation.random(random_state=rng).as_quat(), rng.uniform(-3, 3)])
+        v, u = rng.normal(size=5), rng.normal(size=5)
+        lin = robodyn.linearize(chain, np.concatenate([q, v]), u)
+        assert lin.states[:5] == ("j0", "j1_rx", "j1_ry", "j1_rz", "j2")
+        pin.computeABADerivatives(model, data, q, v, u)
+        scale = max(1.0, float(np.abs(data.ddq_dq).max()))
+        np.testing.assert_allclose(lin.A[5:, :5], data.ddq_dq, rtol=0, atol=1e-11 * scale)
+        np.testing.assert_allclose(lin.A[5:, 5:], data.ddq_dv, rtol=0, atol=1e-11 * scale)
+        minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+        np.testing.assert_allclose(lin.B[5:], minv, rtol=0, atol=1e-11 * max(1.0, float(np.abs(minv).max())))
+        w = v[1:4]
+        half = -0.5 * np.array([[0.0, -w[2], w[1]], [w[2], 0.0, -w[0]], [-w[1], w[0], 0.0]])
+        expected = np.zeros((5, 10))
+        expected[:, 5:] = np.eye(5)
+        expected[1:4, 1:4] = half
+        np.testing.assert_allclose(lin.A[:5], expected, rtol=0, atol=1e-15)
+        np.testing.assert_array_equal(lin.B[:5], 0.0)
+        A, B, C, _ = linearizer(np.concatenate([q, v]), u)  # the in-place form: the same compiled code
+        np.testing.assert_array_equal(A, lin.A)
+        np.testing.assert_array_equal(B, lin.B)
+        np.testing.assert_array_equal(C, np.eye(10))

@@ -170,8 +170,8 @@ def test_a_damped_run_of_1_s_matches_mujoco_rk4(tmp_path: Path) -> None:
 def test_a_ball_joint_model_refuses_what_it_does_not_build_naming_the_ball(tmp_path: Path) -> None:
     robot = robodyn.load(str(write(tmp_path, BRANCHED)))
     x0 = robot.initial_state()
-    for call in (lambda: robodyn.linearize(robot, x0, np.zeros(2)), robot.kinematics, robot.torque_regressor,
-                 robot.exported_functions, lambda: robodyn.simulate(robot, 0.1, x0, method="bdf")):
+    for call in (robot.kinematics, robot.torque_regressor, robot.exported_functions,
+                 lambda: robodyn.simulate(robot, 0.1, x0, method="radau")):
         with pytest.raises(InputError, match=r"joint 's'.*ball|ball joint 's'"):
             call()
 
@@ -179,11 +179,13 @@ def test_a_ball_joint_model_refuses_what_it_does_not_build_naming_the_ball(tmp_p
 def test_the_cli_refuses_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = str(write(tmp_path, BRANCHED))
     for argv in (("export", path, "--lang", "c", "--out", str(tmp_path / "out")),
-                 ("linearize", path), ("export", path, "--lang", "fmu", "--out", str(tmp_path / "m.fmu"))):
+                 ("fk", path, "--frame", "c"), ("export", path, "--lang", "fmu", "--out", str(tmp_path / "m.fmu"))):
         code, _, err = run(capsys, *argv)
         assert code == 2, (argv, err)
         assert "'s'" in one_line(err) and "ball" in err
     assert not (tmp_path / "out").exists() and not (tmp_path / "m.fmu").exists()
+    code, out, err = run(capsys, "linearize", path)  # in the tangent space: the ball's rotation vector
+    assert code == 0 and "s_rx" in out, err
 
 
 @pytest.mark.parametrize(("inside", "outside", "message"), [
@@ -195,6 +197,14 @@ def test_the_cli_refuses_in_one_line(capsys: pytest.CaptureFixture[str], tmp_pat
 def test_what_a_ball_joint_cannot_have_is_refused(tmp_path: Path, inside: str, outside: str, message: str) -> None:
     text = ROOT.replace('damping="0.05"', f'damping="0.05" {inside}').replace("<actuator>", f"{outside}<actuator>")
     with pytest.raises(ModelFileError, match=message):
+        robodyn.load(str(write(tmp_path, text)))
+
+
+def test_a_free_body_with_a_ball_below_it_is_refused_naming_the_ball(tmp_path: Path) -> None:
+    text = ROOT.replace('<body name="bob" pos="0 0 1" quat="0.9 0.1 0.3 0.2">',
+                        '<body name="bob" pos="0 0 1" quat="0.9 0.1 0.3 0.2"><freejoint/><body name="arm">')
+    text = text.replace("</worldbody>", "</body></worldbody>")
+    with pytest.raises(ModelFileError, match="a floating base is not built for ball joints yet \\(joint 's' is a ball"):
         robodyn.load(str(write(tmp_path, text)))
 
 

@@ -8,8 +8,9 @@ d = 0; after each one the kernels call the chart's ``chart`` function, which mov
 ended (c <- c (+) d, d <- 0), so the stored quaternions are products of unit quaternions: unit to round-off, never
 renormalized. Lifting a stored state appends zeros; :meth:`BallChart.project` recentres.
 
-Not built yet (refused naming the ball): linearizing in the tangent space, and with it the exact Jacobian the
-implicit methods take, the tangent model of equilibria, and events.
+:meth:`BallChart.linearization` is the linear model in the tangent space (each ball's rotation vector d, forward
+mode of the chart's rhs at d = 0). Not built yet (refused naming the ball): the exact Jacobian the implicit methods
+take, the tangent model of equilibria, and events.
 
 Reference: H. Munthe-Kaas, "High order Runge-Kutta methods on manifolds", Appl. Numer. Math. 29 (1999) 115-127;
 J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in robotics", arXiv:1812.01537 (2018),
@@ -125,7 +126,24 @@ class BallChart(Model):
         return (*names, *self.chain.velocities)
 
     def linearization(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, ...]:
-        raise self._refused("linearizing in the tangent space", HINGES)
+        """A, B, C, D in the tangent space at the stored state ``x`` (:attr:`tangent_states`: each ball's rotation
+        vector d, q = q0 (x) Exp(d); robodyn.mechanisms.chain.balls.BallJoints.tangent_jacobians); the outputs are
+        the tangent state itself (C = I, D = 0)."""
+        A, B = self.chain.tangent_jacobians(t, x, u, p)
+        return A, B, np.eye(A.shape[0]), np.zeros_like(B)
+
+    def bound_linearization(self, t: float, p: Vector, out: np.ndarray) -> Any:
+        """``run(x, u)`` writing [A | B | C | D] of :meth:`linearization` at the stored state ``x`` into ``out``
+        (robodyn.Linearizer): C = I and D = 0 written once, A and B by the compiled Jacobian of the chart's rhs."""
+        n, m = 2 * self.chain.n_velocities, self.n_inputs
+        out[:] = 0.0
+        out[n * (n + m): n * (2 * n + m)].reshape(n, n)[...] = np.eye(n)
+        A, B = out[: n * n].reshape(n, n), out[n * n: n * (n + m)].reshape(n, m)
+
+        def run(x: Vector, u: Vector) -> None:
+            A[...], B[...] = self.chain.tangent_jacobians(t, x, u, p)
+
+        return run
 
     @property
     def rotation(self) -> slice:

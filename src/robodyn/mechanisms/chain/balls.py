@@ -108,13 +108,41 @@ class BallJoints(_Base):
         outputs: list[Value] = memo[key]
         return outputs
 
+    def chart_jacobian_outputs(self) -> list[Value]:
+        """d(chart_rhs)/d[chart state, u] ``(size, size + m)``, row-major, by forward mode on the tape."""
+        memo = self.memo()
+        if "ball chart jacobian" not in memo:
+            tape, _ = self._tape
+            size = self.n_states + 3 * len(self.balls)
+            variables = [*tape.leaves(1, size), *tape.leaves(2, self.n_inputs)]
+            rows = tape.derive(self.chart_outputs("chart_rhs"), variables)
+            memo["ball chart jacobian"] = [e for row in rows for e in row]
+        outputs: list[Value] = memo["ball chart jacobian"]
+        return outputs
+
+    def tangent_jacobians(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
+        """A ``(2 nv, 2 nv)`` and B ``(2 nv, m)`` in the tangent space at the stored state ``x``: the states
+        (q (-) q0 — a one-coordinate joint's difference, a ball's rotation vector d with q = q0 (x) Exp(d) — then
+        v), the chart's rhs differentiated at d = 0 (its configuration rows [-1/2 [w]x, I] for a ball)."""
+        nq, nv, m = self.n_coordinates, self.n_velocities, self.n_inputs
+        size = self.n_states + 3 * len(self.balls)
+        balls = {ball: at_d for ball, _, _, at_d in self.ball_blocks}
+        tangent = [balls[rate[:-3]] + "xyz".index(rate[-1]) if rate not in self.coordinates else
+                   self.coordinates.index(rate) for rate in self.rates]
+        index = [*tangent, *range(nq, nq + nv)]
+        y = np.concatenate([x, np.zeros(size - self.n_states)])
+        values = self.chart_call("chart_jacobian", t, y, u, p).reshape(size, size + m)
+        rows = values[index]
+        return rows[:, index], rows[:, size:]
+
     def chart_call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """:meth:`chart_outputs` ``name`` compiled (by LLVM, once per model) at float64 vectors."""
+        """:meth:`chart_outputs` ``name`` (or ``chart_jacobian``: :meth:`chart_jacobian_outputs`) compiled (by LLVM,
+        once per model) at float64 vectors."""
         memo = self.memo()
         key = ("ball chart function", name)
         if key not in memo:
             tape, _ = self._tape
-            outputs = self.chart_outputs(name)
+            outputs = self.chart_jacobian_outputs() if name == "chart_jacobian" else self.chart_outputs(name)
             text, symbol = llvm_ir(*tape_data(tape, outputs), optimize=True)
             memo[key] = (native_function(text, symbol), len(outputs))
         function, size = memo[key]
