@@ -9,8 +9,9 @@ ended (c <- c (+) d, d <- 0), so the stored quaternions are products of unit qua
 renormalized. Lifting a stored state appends zeros; :meth:`BallChart.project` recentres.
 
 :meth:`BallChart.linearization` is the linear model in the tangent space (each ball's rotation vector d, forward
-mode of the chart's rhs at d = 0). Not built yet (refused naming the ball): the exact Jacobian the implicit methods
-take, the tangent model of equilibria, and events.
+mode of the chart's rhs at d = 0), and its Jacobian at any chart state is the implicit methods' (``jac``). Not built
+yet (refused naming the ball): the tangent model of equilibria, and events written as text (a callable
+``g(t, x, u, p)`` is given the stored state).
 
 Reference: H. Munthe-Kaas, "High order Runge-Kutta methods on manifolds", Appl. Numer. Math. 29 (1999) 115-127;
 J. Sola, J. Deray, D. Atchuthan, "A micro Lie theory for state estimation in robotics", arXiv:1812.01537 (2018),
@@ -30,6 +31,7 @@ from robodyn.model.system import Model, Vector
 __all__ = ["BallChart", "recentre_quaternions"]
 
 HINGES = "replace the ball by three hinges about orthogonal axes for it"
+CALLABLE_EVENTS = "give the event as a callable g(t, x, u, p) of the stored state"
 
 
 class BallChart(Model):
@@ -83,10 +85,16 @@ class BallChart(Model):
                           f"{self.chain.balls[0]!r} is a ball): {fix}")
 
     def kernel_jacobian_source(self) -> str:
-        raise self._refused("the exact Jacobian in the chart (the implicit methods')")
+        """``jac(t, x, u, p, out)``: d(chart rhs)/dx then d/du, row-major (forward mode on the chain's tape), for the
+        implicit methods."""
+        return str(self.chain.chart_kernel_source("jac", "chart_jacobian"))
 
     def kernel_event_source(self, events: Sequence[Any]) -> str:
-        raise self._refused("events")
+        raise self._refused("events written as text", CALLABLE_EVENTS)
+
+    def symbol_table(self) -> Any:
+        """A table that refuses events written as text (callables ``g(t, x, u, p)`` are given the stored state)."""
+        return _TextEventsRefused(self._refused("events written as text", CALLABLE_EVENTS))
 
     # --- between stored and chart states ---------------------------------------------------------------
     def lift(self, x: np.ndarray) -> np.ndarray:
@@ -180,3 +188,13 @@ def recentre_quaternions(centre: np.ndarray, d: np.ndarray) -> np.ndarray:
     vector = cw * e + ew * c + np.cross(c, e)
     scalar = cw * ew - np.sum(c * e, axis=-1, keepdims=True)
     return np.concatenate([vector, scalar], -1)
+
+
+class _TextEventsRefused:
+    """The chart's symbol table: any expression refused with ``error``."""
+
+    def __init__(self, error: InputError):
+        self.error = error
+
+    def expression(self, value: Any, where: str) -> Any:
+        raise self.error

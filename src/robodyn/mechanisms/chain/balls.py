@@ -109,14 +109,16 @@ class BallJoints(_Base):
         return outputs
 
     def chart_jacobian_outputs(self) -> list[Value]:
-        """d(chart_rhs)/d[chart state, u] ``(size, size + m)``, row-major, by forward mode on the tape."""
+        """d(chart_rhs)/d(chart state) ``(size, size)`` then d(chart_rhs)/du ``(size, m)``, each row-major (the
+        integrators' ``jac`` layout), by forward mode on the tape."""
         memo = self.memo()
         if "ball chart jacobian" not in memo:
             tape, _ = self._tape
             size = self.n_states + 3 * len(self.balls)
             variables = [*tape.leaves(1, size), *tape.leaves(2, self.n_inputs)]
             rows = tape.derive(self.chart_outputs("chart_rhs"), variables)
-            memo["ball chart jacobian"] = [e for row in rows for e in row]
+            memo["ball chart jacobian"] = [*(e for row in rows for e in row[:size]),
+                                           *(e for row in rows for e in row[size:])]
         outputs: list[Value] = memo["ball chart jacobian"]
         return outputs
 
@@ -131,9 +133,9 @@ class BallJoints(_Base):
                    self.coordinates.index(rate) for rate in self.rates]
         index = [*tangent, *range(nq, nq + nv)]
         y = np.concatenate([x, np.zeros(size - self.n_states)])
-        values = self.chart_call("chart_jacobian", t, y, u, p).reshape(size, size + m)
-        rows = values[index]
-        return rows[:, index], rows[:, size:]
+        values = self.chart_call("chart_jacobian", t, y, u, p)
+        A, B = values[: size * size].reshape(size, size), values[size * size:].reshape(size, m)
+        return A[np.ix_(index, index)], B[index]
 
     def chart_call(self, name: str, t: float, x: np.ndarray, u: np.ndarray, p: np.ndarray) -> np.ndarray:
         """:meth:`chart_outputs` ``name`` (or ``chart_jacobian``: :meth:`chart_jacobian_outputs`) compiled (by LLVM,
@@ -152,9 +154,11 @@ class BallJoints(_Base):
         return out
 
     def chart_kernel_source(self, kernel: str, name: str) -> str:
-        """The integrators' ``kernel(t, x, u, p, out)`` of :meth:`chart_outputs` ``name`` (numba source)."""
+        """The integrators' ``kernel(t, x, u, p, out)`` of :meth:`chart_outputs` ``name`` (or ``chart_jacobian``)
+        (numba source)."""
         tape, _ = self._tape
-        return "\n".join([tape_source(f"_{name}_tape", tape, self.chart_outputs(name), "hjit"), "", "@jit",
+        outputs = self.chart_jacobian_outputs() if name == "chart_jacobian" else self.chart_outputs(name)
+        return "\n".join([tape_source(f"_{name}_tape", tape, outputs, "hjit"), "", "@jit",
                           f"def {kernel}(t, x, u, p, out):", f"    _{name}_tape(t, x, u, p, x, out)", ""])
 
     def chart(self) -> Chart | None:
