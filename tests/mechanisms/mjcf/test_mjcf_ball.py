@@ -171,7 +171,7 @@ def test_a_ball_joint_model_refuses_what_it_does_not_build_naming_the_ball(tmp_p
     robot = robodyn.load(str(write(tmp_path, BRANCHED)))
     x0 = robot.initial_state()
     for call in (robot.kinematics, robot.torque_regressor, robot.exported_functions,
-                 lambda: robodyn.simulate(robot, 0.1, x0, method="radau")):
+                 lambda: robodyn.simulate(robot, 0.1, x0, events="h1 - 1")):
         with pytest.raises(InputError, match=r"joint 's'.*ball|ball joint 's'"):
             call()
 
