@@ -188,6 +188,22 @@ def test_the_cli_refuses_in_one_line(capsys: pytest.CaptureFixture[str], tmp_pat
     assert code == 0 and "s_rx" in out, err
 
 
+def test_convert_writes_a_chain_file_with_the_same_dynamics(capsys: pytest.CaptureFixture[str],
+                                                            tmp_path: Path) -> None:
+    """``robodyn convert ball.xml --to chain.yaml``: the ball joint written as ``type: ball``, the file read back to the
+    same f (repr floats: measured bit for bit; 1e-12 allows the rounding of a placement's rpy round trip)."""
+    path = write(tmp_path, BRANCHED)
+    code, _, err = run(capsys, "convert", str(path), "--to", str(tmp_path / "chain.yaml"))
+    assert code == 0, err
+    robot, chain = robodyn.load(str(path)), robodyn.load(str(tmp_path / "chain.yaml"))
+    assert chain.states == robot.states and chain.inputs == robot.inputs
+    rng = np.random.default_rng(2)
+    for _ in range(5):
+        x, u = rng.uniform(-1, 1, robot.n_states), rng.uniform(-1, 1, robot.n_inputs)
+        x[1:5] /= np.linalg.norm(x[1:5])
+        np.testing.assert_allclose(chain.f(0.0, x, u), robot.f(0.0, x, u), rtol=0, atol=1e-12)
+
+
 @pytest.mark.parametrize(("inside", "outside", "message"), [
     ('stiffness="2"', "", "ball joint 's' has stiffness"),
     ('frictionloss="0.1"', "", "ball joint 's' has frictionloss"),
