@@ -4,7 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from robodyn.mechanisms.chain.parts import DEFAULT_FRICTION_SMOOTHING, DEFAULT_GRAVITY, INERTIA_KEYS, Joint, Link
+from robodyn.mechanisms.chain.parts import (
+    DEFAULT_FRICTION_SMOOTHING,
+    DEFAULT_GRAVITY,
+    INERTIA_KEYS,
+    Joint,
+    Link,
+    ball_entries,
+)
 from robodyn.mechanisms.chain.system import ChainSystem
 from robodyn.mechanisms.floating.chain import BASES, FloatingChain
 from robodyn.mechanisms.loops.constrained import DEFAULT_BAUMGARTE, ConstrainedChain, Constraint, Loop
@@ -28,16 +35,20 @@ def chain_from_reader(r: Any, name: str, params: dict[str, float], inputs: list[
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
                 raise r.fail((key, i), "each entry must be a mapping with a 'name'")
-    coordinates = [j["name"] for j in joints_data if "mimic" not in j]
+    movable = [j for j in joints_data if "mimic" not in j]
+    names = [ball_entries(j["name"]) if j.get("type") == "ball" else
+             ((j["name"],), (velocity_name(j["name"]),), (f"{j['name']}_tau",)) for j in movable]
+    coordinates = [c for entry in names for c in entry[0]]
+    velocities = [v for entry in names for v in entry[1]]
     if "inputs" not in r.data:
-        inputs = [f"{c}_tau" for c in coordinates]
+        inputs = [t for entry in names for t in entry[2]]
     outputs = r.get("outputs", dict) or {}
     generated = "velocities (generated <joint>_dot)"
-    r.check_names({"coordinates": coordinates, generated: list(map(velocity_name, coordinates)),
+    r.check_names({"coordinates": coordinates, generated: velocities,
                    "inputs": inputs, "parameters": list(params), "outputs": list(outputs)},
                   {"coordinates": "joints", generated: "joints"})
     p = list(params)
-    everything = [*coordinates, *map(velocity_name, coordinates), *inputs, *p]
+    everything = [*coordinates, *velocities, *inputs, *p]
 
     def number(path: tuple[Any, ...], value: Any, allowed: list[str] = p) -> Any:
         if isinstance(value, list | tuple):

@@ -323,7 +323,9 @@ class Chart(ModelContract, Protocol):
     robodyn.mechanisms.floating.chart.ChartModel); itself a model (:class:`ModelContract`) whose states are the stored
     ones with the base's tangent coordinates d appended.
 
-    ``base``: the base's kind (``floating``, ``planar``); ``base_coordinates``, ``coordinates``: the stored names of
+    ``base``: the base's kind (``floating``, ``planar``; ``ball joint`` for a fixed-base chain's ball joints,
+    robodyn.mechanisms.chain.ball_chart.BallChart); ``manifold``: what moves on the manifold, for messages (``floating
+    base``, ``ball joint 's'``); ``base_coordinates``, ``coordinates``: the stored names of
     the base's configuration and of every configuration coordinate; ``tangent``, ``tangent_states``: the tangent
     coordinates' names; ``lift(x)`` ``(N, n) -> (N, n + nd)`` and ``project(y)`` (back, any leading shape);
     ``tolerances(atol)`` ``(n,) -> (n + nd,)``; ``checked(x)``: a stored state with its rotation checked unit;
@@ -335,6 +337,8 @@ class Chart(ModelContract, Protocol):
 
     @property
     def base(self) -> str: ...
+    @property
+    def manifold(self) -> str: ...
     @property
     def base_coordinates(self) -> tuple[str, ...]: ...
     @property

@@ -65,7 +65,8 @@ class Structure:
         """What makes the model more than x' = f(t, x, u, p) on a vector space, in words, in the order of the
         fields (discrete time first): the reasons forward sensitivities are refused."""
         reasons = [(self.model.sample_period is not None, "it is a discrete-time model"),
-                   (self.chart is not None, "its states lie on a manifold (a floating base)"),
+                   (self.chart is not None,
+                    f"its states lie on a manifold (a {self.chart.manifold if self.chart else ''})"),
                    (self.constraints is not None, "it has closed loops or held points (constraints)"),
                    (self.impacts is not None, "its velocities jump at impacts"),
                    (self.sampling is not None, "it has sampled blocks (discrete states jump at the instants)")]

@@ -85,12 +85,12 @@ def in_chart(call: SimulationCall, chart: Chart) -> tuple[SimulationCall, Finish
     the tolerances and events for the chart's states), and how its result becomes ``call.model``'s (the states
     projected back, the outputs recomputed at them). InputError for what the chart cannot run (module docstring)."""
     model, u, method, atol = call.model, call.u, call.method, call.atol
-    where = f"model {model.name!r} ({chart.base} base)"
+    where = f"model {model.name!r} ({chart.manifold})"
     if callable(u) or isinstance(u, StateFeedback):
-        raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available on a "
-                         f"{chart.base} base yet: give signals of time", key="u")
+        raise InputError(f"{where}: inputs that read the state (u(t, x), state feedback) are not available with a "
+                         f"{chart.manifold} yet: give signals of time", key="u")
     if method is not None and lookup(method).family not in ("adaptive", "implicit", "fixed"):
-        raise InputError(f"{where}: method {method!r} cannot step on the manifold of the base's rotation: use "
+        raise InputError(f"{where}: method {method!r} cannot step on the manifold of the {chart.manifold}: use "
                          "dopri5 or dop853 (adaptive), radau or rosenbrock (stiff), or euler, heun, rk4 with dt",
                          key="method")
     rows = _initial(model, chart, call.x0)

@@ -59,7 +59,8 @@ class ChainClosedForms:
 
     @functools.cached_property
     def forces_expr(self) -> sympy.Matrix:
-        """Q: the generalized force on each joint."""
-        return sympy.Matrix([t["force"] for t in self._joint_terms])
+        """Q: the generalized force on each velocity entry (a ball joint's three torques)."""
+        return sympy.Matrix([f for t in self._joint_terms
+                             for f in (t["force"] if isinstance(t["force"], tuple) else (t["force"],))])
 
 

@@ -17,16 +17,17 @@ import sympy
 from robodyn.base.errors import InputError, RobodynWarning
 from robodyn.model.kinds.symbolic import ExprLike
 from robodyn.rigid.dynamics import Coulomb
+from robodyn.rigid.joints import SPHERICAL
 from robodyn.rigid.tape import Value
 
 __all__ = ["DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY", "INERTIA_KEYS", "JOINT_TYPES", "MAX_MIMIC_MULTIPLIER",
-           "MAX_MIMIC_OFFSET", "TRIANGLE_MARGIN", "BodySpec", "Joint", "Link", "WeldedPart",
+           "MAX_MIMIC_OFFSET", "TRIANGLE_MARGIN", "BodySpec", "Joint", "Link", "WeldedPart", "ball_entries",
            "friction_force", "inertia_matrix", "inertia_problem", "judge_body", "judge_inertia", "mimic_problem",
            "rot_x", "rot_y", "rot_z", "turned"]
 
 DEFAULT_GRAVITY: Final = (0.0, 0.0, -9.81)  # m/s^2, in the base frame.
 DEFAULT_FRICTION_SMOOTHING: Final = 1e-3  # eps of tanh(q'/eps) in the smoothed Coulomb friction.
-JOINT_TYPES: Final = ("revolute", "prismatic")
+JOINT_TYPES: Final = ("revolute", "prismatic", "ball")
 INERTIA_KEYS: Final = ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")
 INERTIA_TOLERANCE: Final = 1e-9  # Relative to the trace: rounding in published inertias is far above 1e-15.
 #: kg m^2: a moment within this of 0 is 0 (files exported from CAD write a point mass's zeros as -5.4e-20, which no
@@ -49,7 +50,11 @@ class Joint:
     generalized force on the joint (in t, q, q', inputs); default: the input ``<name>_tau`` if present.
     ``mimic = {joint, multiplier, offset}`` couples the joint to another one (q = multiplier q_joint +
     offset, as URDF's ``<mimic>``): it is then no coordinate of its own, and its friction, spring, rotor
-    and force terms are not used (the coupled coordinate's are).
+    and force terms are not used (the coupled coordinate's are). ``type: ball`` is a spherical joint about the
+    joint frame's origin (``axis``, ``dh``, ``mdh``, ``mimic``, ``friction``, ``stiffness`` and ``force`` not
+    taken): configuration ``<name>_qx, _qy, _qz, _qw`` (a unit quaternion), velocity ``<name>_wx, _wy, _wz`` (the
+    child's angular velocity relative to the parent, in its own frame), torques the inputs ``<name>_tx, _ty, _tz``
+    (child frame) if present; ``damping`` and ``rotor_inertia`` act on each of its three velocity entries.
     """
 
     name: str
@@ -97,6 +102,15 @@ class BodySpec:
     mass: Any
     com: tuple[Any, ...]
     inertia: tuple[tuple[Any, ...], ...]
+    ball: bool = False  # a ball (spherical) joint: robodyn.rigid.joints.SPHERICAL, ``axis`` unused
+
+
+def ball_entries(name: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """A ball joint's names: its configuration entries ``<name>_qx .. _qw``, velocity entries ``<name>_wx .. _wz``,
+    torque inputs ``<name>_tx .. _tz`` and rates (its velocity entries' names again)."""
+    velocities = tuple(f"{name}_{c}" for c in SPHERICAL.velocity_names)
+    return (tuple(f"{name}_{c}" for c in SPHERICAL.configuration_names), velocities,
+            tuple(f"{name}_t{axis}" for axis in "xyz"), velocities)
 
 
 def rot_x(a: Any) -> sympy.Matrix:

@@ -94,9 +94,11 @@ class ChainQuantities:
         gravity = np.array([float(as_expr(g).xreplace(values)) for g in self.gravity_expr])
         masses = np.array([float(as_expr(self._link_mass(i)).xreplace(values)) for i in range(len(self.joints))])
         potential = -float(masses @ (self.com_positions(xv[:n], p) @ gravity))
-        for i, t in enumerate(self._joint_terms):
-            k, rest = (float(as_expr(t[key]).xreplace(values)) for key in ("stiffness", "rest"))
-            potential += 0.5 * k * (xv[i] - rest) ** 2
+        movable = [j.name for j in self.joints if j.mimic is None]
+        for name, t in zip(movable, self._joint_terms):
+            if name in self.coordinates:  # a ball joint has no spring
+                k, rest = (float(as_expr(t[key]).xreplace(values)) for key in ("stiffness", "rest"))
+                potential += 0.5 * k * (xv[self.coordinates.index(name)] - rest) ** 2
         return float(kinetic), potential
 
     def _link_mass(self, i: int) -> Any:

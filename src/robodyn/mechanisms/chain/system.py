@@ -43,6 +43,7 @@ import sympy
 from robodyn.base.errors import InputError
 from robodyn.codegen.llvm.native import native_function
 from robodyn.codegen.llvm.tape import llvm_ir, tape_data
+from robodyn.mechanisms.chain.balls import BallJoints
 from robodyn.mechanisms.chain.closed import ChainClosedForms
 from robodyn.mechanisms.chain.frames import ChainFrames, frame_decls
 from robodyn.mechanisms.chain.linearization import ChainLinearization, kernel_source
@@ -54,6 +55,7 @@ from robodyn.mechanisms.chain.parts import (
     BodySpec,
     Joint,
     Link,
+    ball_entries,
     friction_force,
     inertia_matrix,
     judge_inertia,
@@ -74,6 +76,7 @@ from robodyn.model.plausibility import check_mass, mass_advice
 from robodyn.model.system import Model, Values, Vector, name_tuple, values_to_vector
 from robodyn.rigid.crba import NumericTree, empty_subtrees
 from robodyn.rigid.dynamics import JointTerms, ManipulatorProgram
+from robodyn.rigid.joints import SPHERICAL
 from robodyn.rigid.rnea import Body
 from robodyn.rigid.tape import Tape, Value
 
@@ -85,7 +88,7 @@ __all__ = ["CLOSED_FORM_LIMIT", "DEFAULT_FRICTION_SMOOTHING", "DEFAULT_GRAVITY",
 CLOSED_FORM_LIMIT: Final = 3  # Joints up to which closed forms are built for show, classify and existence.
 
 
-class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLinearization, ManipulatorSystem):
+class ChainSystem(BallJoints, TapeOutputs, ChainClosedForms, ChainQuantities, ChainLinearization, ManipulatorSystem):
     """A kinematic tree of rigid links, in manipulator form M(q) q'' = Q - c(q, q').
 
     Coordinates are named after the joints, velocities ``<joint>_dot``. The numerics — ``f``,
@@ -144,15 +147,26 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         self.frame_decls = tuple(frame_decls(frames, f"model {name!r}"))
         self.joints = tuple(j if isinstance(j, Joint) else Joint(**j) for j in joints)
         self.links = tuple(k if isinstance(k, Link) else Link(**k) for k in links)
-        coords = name_tuple([j.name for j in self.joints if j.mimic is None], "coordinates")
+        movable = [j for j in self.joints if j.mimic is None]
+        name_tuple([j.name for j in movable], "coordinates")
+        #: The ball joints' names (a ball has 4 configuration and 3 velocity entries: robodyn.rigid.joints).
+        self.balls = tuple(j.name for j in movable if j.type == "ball")
+        entries = [ball_entries(j.name) if j.type == "ball" else ((j.name,), (velocity_name(j.name),),
+                                                                   (f"{j.name}_tau",), (j.name,)) for j in movable]
+        coords = name_tuple([e for entry in entries for e in entry[0]], "coordinates")
         if inputs is None:
-            inputs = [f"{c}_tau" for c in coords]
+            inputs = [e for entry in entries for e in entry[2]]
         self.coordinates = coords
-        self.velocities = tuple(velocity_name(c) for c in coords)
+        self.velocities = tuple(e for entry in entries for e in entry[1])
+        #: One name per velocity entry (a one-coordinate joint's own name, a ball's ``<joint>_wx`` ...): the keys of
+        #: velocities and accelerations given as mappings, and the rows of the mass matrix.
+        self.rates = tuple(e for entry in entries for e in entry[3])
         names, expressions, self.kinematic_outputs = split_outputs(outputs, f"model {name!r}")
         self._setup_symbols(name, coords + self.velocities, inputs, parameters, tuple(names), allow_empty=free_root)
         n = len(coords)
         self.q_symbols, self.qd_symbols = self.x_symbols[:n], self.x_symbols[n:]
+        if self.balls:
+            self._check_balls()
         if not friction_smoothing > 0:
             raise InputError(f"model {name!r}: friction_smoothing must be positive, got {friction_smoothing}",
                              key="friction_smoothing")
@@ -161,7 +175,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         if len(self.gravity_expr) != 3:
             raise InputError(f"model {name!r}: gravity must have 3 entries", key="gravity")
         self.order_, self.bodies = self._build_bodies()
-        self._couplings = [self._coupling(j) for j in self.joints]
+        self._couplings = [] if self.balls else [self._coupling(j) for j in self.joints]
         self._joint_terms = [self._terms(j) for j in self.joints if j.mimic is None]  # one per coordinate
         if self.kinematic_outputs:  # on the tape (robodyn.mechanisms.chain.outputs); h_expr only names them
             self.outputs = tuple(names)
@@ -179,7 +193,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         for link in self.links:
             if any(j.child == link.name for j in self.joints):
                 self._link_terms(link)
-        for joint in self.joints:
+        for joint in self.joints if not self.balls else ():
             self._coupling(joint)
         super()._check_parameters()
 
@@ -189,6 +203,9 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def _check_plausible(self, context: str = "") -> None:
         """InputError unless M is positive definite with the default parameters at a generic q (robodyn.model.
         plausibility), M evaluated by the numpy composite-rigid-body pass (robodyn.rigid.crba): nothing compiled."""
+        if self.balls:
+            self._check_ball_mass(context)
+            return
         tree = NumericTree.from_program(self._program, self.parameter_vector())
         check_mass(tree.mass_matrix, self.coordinates, where=f"model {self.name!r}{context}", key="links",
                    fix=lambda: self._mass_advice(tree), lower=self._bounds[0], upper=self._bounds[1])
@@ -237,8 +254,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         by_child: dict[str, int] = {}
         for i, j in enumerate(self.joints):
             if j.type not in JOINT_TYPES:
-                raise InputError(f"model {self.name!r}: joint {j.name!r} has type {j.type!r}: use revolute or "
-                                 "prismatic", key="joints")
+                raise InputError(f"model {self.name!r}: joint {j.name!r} has type {j.type!r}: use "
+                                 f"{', '.join(JOINT_TYPES)}", key="joints")
             for role, link in (("parent", j.parent), ("child", j.child)):
                 if link not in link_names:
                     raise InputError(f"model {self.name!r}: joint {j.name!r}: unknown {role} link {link!r} "
@@ -334,7 +351,8 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
             parent = position_of[self._by_child[joint.parent]] if joint.parent in self._by_child else -1
             bodies.append(BodySpec(parent, joint.type == "prismatic", tuple(axis),
                                tuple(tuple(rotation.row(r)) for r in range(3)), tuple(position),
-                               mass, tuple(com_j), tuple(tuple(inertia_j.row(r)) for r in range(3))))
+                               mass, tuple(com_j), tuple(tuple(inertia_j.row(r)) for r in range(3)),
+                               joint.type == "ball"))
         return order, bodies
 
     def _link_terms(self, link: Link) -> tuple[Any, list[Any], list[list[Any]]]:
@@ -368,6 +386,10 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         else:
             coulomb = self._param_expr(friction, f"{where}.friction", "joints")
             terms["friction"] = (-coulomb, coulomb)
+        if joint.type == "ball":  # its three torques (child frame), each the input of its name if there is one
+            terms["force"] = tuple(self.expression(t if t in self.inputs else 0, f"{where}.force")
+                                   for t in ball_entries(joint.name)[2])
+            return terms
         default = f"{joint.name}_tau" if f"{joint.name}_tau" in self.inputs else 0
         force = joint.force if joint.force is not None else default
         try:
@@ -379,12 +401,12 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     # --- straight-line dynamics (the tape, compiled) ---------------------------------------------------
     @functools.cached_property
     def _tape(self) -> tuple[Tape, dict[Any, Value]]:
-        """The chain's tape and its leaves by symbol: t, x (2n), u (m), p, and the accelerations a (n)."""
+        """The chain's tape and its leaves by symbol: t, x (nq + nv), u (m), p, and the accelerations a (nv)."""
         tape = Tape()
-        n, m = self.n_coordinates, self.n_inputs
-        x, u = tape.leaves(1, 2 * n), tape.leaves(2, m)
+        m = self.n_inputs
+        x, u = tape.leaves(1, self.n_states), tape.leaves(2, m)
         p = tape.leaves(3, len(self.parameters))
-        tape.leaves(4, n)
+        tape.leaves(4, self.n_velocities)
         return tape, {TIME: tape.leaf(0, 0), **dict(zip(self.x_symbols, x)), **dict(zip(self.u_symbols, u)),
                       **dict(zip(self.p_symbols, p))}
 
@@ -399,7 +421,11 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
         by_type = {"revolute": ("rad", "rad/s", "N m"), "prismatic": ("m", "m/s", "N")}
         result: dict[str, str] = {}
         for joint in self.joints:
-            if joint.mimic is None:
+            if joint.type == "ball":
+                q, v, t, _ = ball_entries(joint.name)
+                result.update({**dict.fromkeys(q, "1"), **dict.fromkeys(v, "rad/s"),
+                               **dict.fromkeys((e for e in t if e in self.inputs), "N m")})
+            elif joint.mimic is None:
                 position, velocity, effort = by_type[joint.type]
                 result.update({joint.name: position, velocity_name(joint.name): velocity})
                 if f"{joint.name}_tau" in self.inputs:
@@ -416,6 +442,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def torque_regressor(self) -> ChainRegressor:
         """Inverse dynamics as Y(q, q', q'') theta over the bodies' standard inertial parameters and the joint terms
         (robodyn.mechanisms.chain.regressor), compiled from the tape once per model."""
+        self.refuse_balls("the torque regressor (identification)")
         memo = self.memo()
         if "torque regressor" not in memo:
             from robodyn.mechanisms.chain.regressor import chain_torque_regressor
@@ -426,24 +453,30 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def exported_functions(self) -> Any:
         """f, h, linearize, mass, rnea, aba, com and the frames on the chain's tape, for export as C
         (robodyn.mechanisms.chain.exported)."""
+        self.refuse_balls("the C export")
         from robodyn.mechanisms.chain.exported import chain_exported_functions
 
         return chain_exported_functions(self)
 
     def kinematics(self) -> ChainFrames:
         """The chain's frames and their compiled kinematic functions (robodyn.mechanisms.chain.frames)."""
+        self.refuse_balls("kinematics (frames, Jacobians, inverse kinematics, the 3-D view)")
         memo = self.memo()
         if "kinematics" not in memo:
             memo["kinematics"] = ChainFrames(self)
         return memo["kinematics"]
 
     @functools.cached_property
-    def _program(self) -> ManipulatorProgram:
-        """Every numeric function of the chain, recorded on one tape (robodyn.rigid.dynamics)."""
+    def _program(self) -> Any:
+        """Every numeric function of the chain, recorded on one tape: robodyn.rigid.dynamics.ManipulatorProgram, or
+        with a ball joint robodyn.mechanisms.chain.ball_program.FlatTreeProgram (the functions it records; it refuses
+        the others)."""
         tape, _ = self._tape
-        n, m = self.n_coordinates, self.n_inputs
-        x, u, a = tape.leaves(1, 2 * n), tape.leaves(2, m), tape.leaves(4, n)
+        m = self.n_inputs
+        x, u, a = tape.leaves(1, self.n_states), tape.leaves(2, m), tape.leaves(4, self.n_velocities)
         bodies, joints, forces, couplings, gravity = self.tape_parts(self._tape_value)
+        if self.balls:
+            return self.flat_program(x)
         return ManipulatorProgram(tape, bodies, couplings, x, u, a, gravity, joints, forces,
                                   tape.leaves(3, len(self.parameters)))
 
@@ -458,14 +491,20 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
 
         bodies = [Body(s.parent, s.prismatic, tuple(map(value, s.axis)), rows(s.rotation),
                        tuple(map(value, s.position)), value(s.mass), tuple(map(value, s.com)), rows(s.inertia))
+                  if not s.ball else
+                  Body(s.parent, False, tuple(map(value, s.axis)), rows(s.rotation), tuple(map(value, s.position)),
+                       value(s.mass), tuple(map(value, s.com)), rows(s.inertia), SPHERICAL)
                   for s in self.bodies]
         joints = [JointTerms(value(t["gear_ratio"] ** 2 * t["rotor_inertia"]), value(t["damping"]),
                              friction_force(value(t["friction"][0]), value(t["friction"][1]), self.friction_smoothing),
                              value(t["stiffness"]),
                              value(t["rest"])) for t in self._joint_terms]
-        forces = [value(t["force"]) for t in self._joint_terms]
+        # one per velocity entry: a ball's three torques share its terms (the tape's values in the order above)
+        each = [t["force"] if isinstance(t["force"], tuple) else (t["force"],) for t in self._joint_terms]
+        joints = [terms for terms, forces in zip(joints, each) for _ in forces]
+        forces = [value(f) for forces in each for f in forces]
         couplings = [(c, value(multiplier), value(offset))
-                     for c, multiplier, offset in (self._couplings[i] for i in self.order_)]
+                     for c, multiplier, offset in (self._couplings[i] for i in self.order_ if self._couplings)]
         return bodies, joints, forces, couplings, [value(g) for g in self.gravity_expr]
 
     def root_links(self) -> list[str]:
@@ -509,12 +548,12 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     f_many = Model.f_many  # a loop over the compiled f: a chain's closed forms are only for showing small chains
     @functools.cached_property
     def _mass_numeric(self) -> NumericFunction:
-        n = self.n_coordinates
+        n = self.n_velocities
         return lambda t, x, u, p: self._call("mass", t, x, u, p).reshape(n, n)
 
     @functools.cached_property
     def _rhs_numeric(self) -> NumericFunction:
-        n = self.n_coordinates
+        n = self.n_velocities
         return lambda t, x, u, p: self._call("terms", t, x, u, p)[:n].reshape(n, 1)
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
@@ -523,14 +562,14 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     def _rhs_call(self, p: Vector) -> RhsCall:
         """The tape's ``rhs`` with ``p`` bound (Model.f's lean path; its fourth argument, the accelerations, is never
         read by the forward dynamics: zeros)."""
-        return RhsCall(self._function("rhs")[0].bind_parameters(p, self.n_coordinates), 0, None)
+        return RhsCall(self._function("rhs")[0].bind_parameters(p, self.n_velocities), 0, None)
 
     def acceleration(self, t: float, x: Vector, u: Vector, p: Vector) -> Vector:
-        """q'' from the forward dynamics at a point (raw float64 vectors in model order), shape ``(n,)``."""
+        """q'' (v') from the forward dynamics at a point (raw float64 vectors in model order), shape ``(nv,)``."""
         return self._f(t, x, u, p)[self.n_coordinates:]
 
     def rhs_terms(self, t: float, x: Vector, u: Vector, p: Vector) -> tuple[np.ndarray, np.ndarray]:
-        n, m = self.n_coordinates, self.n_inputs
+        n, m = self.n_velocities, self.n_inputs
         terms = self._call("terms", t, x, u, p)
         return terms[:n], terms[2 * n:].reshape(n, m)
 
@@ -541,16 +580,16 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     # --- numeric API ---------------------------------------------------------------------------------
     def _point(self, q: Values, qd: Values | None, params: Values | None) -> tuple[np.ndarray, np.ndarray]:
         n = self.n_coordinates
-        x = np.zeros(2 * n)
+        x = np.zeros(self.n_states)
         x[:n] = values_to_vector(q, self.coordinates, "coordinate", default=0.0)
         if qd is not None:
-            x[n:] = values_to_vector(qd, self.coordinates, "velocity", default=0.0)
+            x[n:] = values_to_vector(qd, self.rates, "velocity", default=0.0)
         return x, self.parameter_vector(params)
 
     def inverse_dynamics(self, q: Values, qd: Values, qdd: Values, params: Values | None = None) -> np.ndarray:
         """tau = M(q) q'' + c(q, q') with gravity and joint friction/springs/rotors (no inputs), ``(n,)``."""
         x, p = self._point(q, qd, params)
-        a = values_to_vector(qdd, self.coordinates, "acceleration", default=0.0)
+        a = values_to_vector(qdd, self.rates, "acceleration", default=0.0)
         return self._call("inverse", 0.0, x, np.zeros(self.n_inputs), p, a)
 
     # --- the model contract (robodyn.model.protocol) ---------------------------------------------------
@@ -559,7 +598,7 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
     @property
     def has_closed_forms(self) -> bool:
         """Whether the chain is small enough (<= CLOSED_FORM_LIMIT joints) for closed forms to be built."""
-        return self.n_coordinates <= CLOSED_FORM_LIMIT
+        return self.n_coordinates <= CLOSED_FORM_LIMIT and not self.balls
 
     def _labelled_equations(self) -> list[Equation] | None:
         return super()._labelled_equations() if self.has_closed_forms else None
@@ -584,8 +623,10 @@ class ChainSystem(TapeOutputs, ChainClosedForms, ChainQuantities, ChainLineariza
             return self.pretty()
         joints = [f"  {j.name}: {j.type}, {j.parent} -> {j.child}" for j in self.joints]
         return "\n".join([
-            f"M(q) q'' = Q - c(q, q') for {self.n_coordinates} joints, by recursive Newton-Euler (compiled "
+            f"M(q) q'' = Q - c(q, q') for {sum(j.mimic is None for j in self.joints)} joints, by recursive "
+            "Newton-Euler (compiled "
             f"straight-line code); closed forms of M(q) and c are printed for chains of up to {CLOSED_FORM_LIMIT} "
             "joints", *joints,
-            *(f"{c}'' : Q = {sympy.sstr(e)}" for c, e in zip(self.coordinates, self.forces_expr)),
+            *(f"{c}{primes} : Q = {sympy.sstr(e)}" for c, e in zip(self.rates, self.forces_expr)
+              for primes in ["'" if c in self.velocities else "''"]),  # a ball's rates are velocities: w'
         ])

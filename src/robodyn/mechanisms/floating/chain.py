@@ -85,6 +85,7 @@ class FloatingChain(Model):
         if base not in BASE_JOINTS:
             raise InputError(f"model {chain.name!r}: base {base!r} is not a moving base: use one of "
                              f"{', '.join(BASES)}", key="base")
+        chain.refuse_balls(f"a {base} base")
         roots = chain.root_links()
         if len(roots) != 1:
             raise InputError(f"model {chain.name!r}: a {base} base needs one root link, found {roots}: join the "

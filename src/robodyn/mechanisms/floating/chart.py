@@ -41,6 +41,7 @@ class ChartModel(Model):
     def __init__(self, robot: Any):
         self.robot = robot
         self.base: str = robot.base  # floating or planar
+        self.manifold = f"{robot.base} base"
         names = ("dx", "dy", "dz", "rx", "ry", "rz") if robot.base == "floating" else ("dx", "dy", "dtheta")
         self.tangent = tuple(f"base_{n}" for n in names)
         self.name = robot.name

@@ -164,6 +164,7 @@ class ConstrainedChain(TreeMembers, Model):
             raise InputError(f"{where}: baumgarte must be a rate in 1/s, 0 < alpha < 1e6, got {baumgarte!r}",
                              key="baumgarte")
         self.baumgarte = float(baumgarte)
+        chain.refuse_balls("a chain with loops, constraints or contacts")
         self.coordinates, self.velocities = chain.coordinates, chain.velocities
         self.states, self.inputs, self.parameters = chain.states, chain.inputs, chain.parameters
         frames = chain.kinematics()

@@ -7,7 +7,10 @@ becomes k chain joints: the first k - 1 end at massless links (``<body>:<joint>`
 frame sits at the last hinge's anchor (the body's mass properties and children are moved by it, so each hinge turns
 about its joint frame's origin as a chain's does). A body without joints is welded to its parent: its mass adds to
 the parent's link and it stays as a frame. A ``free`` joint (``<freejoint/>``) of a body of the world makes that
-body the moving root of the robot (robodyn.mechanisms.floating); ``ball`` joints are refused.
+body the moving root of the robot (robodyn.mechanisms.floating). A ``ball`` joint is the chain's ball joint about its
+``pos``, its axes the body's (MuJoCo's qpos w x y z is stored x y z w; qvel is the body's angular velocity relative to
+its parent in the body's frame, as robodyn's ``<joint>_wx .. _wz``); its ``range`` (a cone) is warned about, not
+modelled; a ball's ``stiffness`` and ``frictionloss`` are refused (not built for it).
 
 Joint terms: ``damping`` (viscous), ``stiffness`` with ``springref`` (a spring, k (q - springref)), ``armature`` (the
 chain's rotor inertia, on M's diagonal), ``frictionloss`` (robodyn's smoothed Coulomb friction, with a warning: MuJoCo
@@ -129,6 +132,7 @@ class BodyTree:
     free_pose: tuple[np.ndarray, np.ndarray] | None = None
     friction: list[str] = field(default_factory=list)
     limited: list[str] = field(default_factory=list)
+    cones: list[str] = field(default_factory=list)  # ball joints with a range (MuJoCo's cone limit)
     contacts: int = 0
     shapes: list[GeomShape] = field(default_factory=list)
 
@@ -308,10 +312,7 @@ class _Lowering:
             return "free"
         _check(joint, ATTRIBUTES["joint"])
         kind = self.resolve(joint).get("type", "hinge")
-        if kind == "ball":
-            raise ModelFileError(f"{joint.where}: <joint type=\"ball\">: robodyn has no spherical joint yet: replace "
-                                 "it by three hinges about orthogonal axes")
-        if kind not in ("hinge", "slide", "free"):
+        if kind not in ("hinge", "slide", "ball", "free"):
             raise ModelFileError(f"{joint.where}: <joint type={kind!r}>: use hinge, slide, ball or free")
         return kind
 
@@ -329,6 +330,8 @@ class _Lowering:
         if not np.linalg.norm(axis) > 1e-14:
             raise ModelFileError(f"{joint.where}: <joint axis=...> is zero: give a direction")
         axis = axis / np.linalg.norm(axis)
+        if kind == "ball":
+            return self._ball(joint, attrib, body, parent, child, rotation, position)
         angle = self.compiler.angle_scale if kind == "hinge" else 1.0
         ref = _float(attrib, "ref", 0.0, joint) * angle
         anchor_given = numbers(view, "pos", 3)
@@ -365,6 +368,34 @@ class _Lowering:
                                       force="0", **terms))
         self.tree.info[mj_name] = JointInfo(mj_name, coordinate, kind, body, (float(axis[0]), float(axis[1]),
                                             float(axis[2])), JointLimits(lower, upper, None, None), ref)
+        return anchor
+
+
+    def _ball(self, joint: Node, attrib: dict[str, str], body: str, parent: str, child: str, rotation: np.ndarray,
+              position: np.ndarray) -> np.ndarray:
+        """A ball joint (see :meth:`_joint`): about its ``pos``, its frame's axes the body's; qpos0 the identity."""
+        view = Node(joint.tag, attrib, joint.file, joint.line)
+        anchor_given = numbers(view, "pos", 3)
+        anchor = np.zeros(3) if anchor_given is None else anchor_given
+        mj_name = joint.get("name") or f"{body}_joint{len(self.tree.info)}"
+        terms: dict[str, Any] = {}
+        if self.dynamics:
+            for key, what in (("stiffness", "a spring on the rotation vector"), ("frictionloss", "dry friction")):
+                if _float(attrib, key, 0.0, joint) != 0:
+                    raise ModelFileError(f"{joint.where}: ball joint {mj_name!r} has {key}: {what} of a ball joint is "
+                                         "not built in robodyn; remove it (or set it to 0)")
+            terms = {"damping": _float(attrib, "damping", 0.0, joint),
+                     "rotor_inertia": _float(attrib, "armature", 0.0, joint)}
+        limited = _flag(attrib, "limited", joint)
+        if numbers(view, "range", 2) is not None and (limited == "true" or (limited == "auto" and
+                                                                         self.compiler.autolimits)):
+            self.tree.cones.append(mj_name)
+        coordinate = self.names[mj_name]
+        self.tree.joints.append(Joint(name=coordinate, parent=parent, child=child, type="ball",
+                                      xyz=tuple((position + rotation @ anchor).tolist()),
+                                      rpy=exact_rpy(cleaned(rotation)), **terms))
+        self.tree.info[mj_name] = JointInfo(mj_name, coordinate, "ball", body, (0.0, 0.0, 0.0),
+                                            JointLimits(None, None, None, None), 0.0)
         return anchor
 
 

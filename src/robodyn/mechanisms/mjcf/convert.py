@@ -46,7 +46,8 @@ def mjcf_chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> s
                   f"rpy: {_vector(joint.rpy)}"]
         fields += [f"{key}: {_number(getattr(joint, key))}" for key in ("damping", "friction", "stiffness", "rest",
                                                                        "rotor_inertia") if getattr(joint, key) != 0]
-        fields.append(f"force: {_text(str(joint.force))}")
+        if joint.force is not None:  # a ball joint has none: its torques are inputs of its own, or zero
+            fields.append(f"force: {_text(str(joint.force))}")
         lines.append("  - {" + ", ".join(fields) + "}")
     if parts.tree.frames:
         lines.append("frames:  # bodies welded to a moving one, and sites, placed in its frame")

@@ -216,6 +216,9 @@ def _tendons(root: Node, resolve: Any, tree: BodyTree, disabled: set[str], force
                 if info is None:
                     raise ModelFileError(f"{part.where}: <joint joint={part.get('joint')!r}> names no hinge or slide "
                                          "joint of the model")
+                if info.type == "ball":
+                    raise ModelFileError(f"{part.where}: a fixed tendon on the ball joint {info.name!r} is not built "
+                                         "in robodyn (a ball has no one coordinate): remove it")
                 coefficient = float(numbers(part, "coef", 1)[0])  # type: ignore[index]
                 path.append((info.coordinate, coefficient))
                 ref += coefficient * info.ref
@@ -329,6 +332,10 @@ def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list
             if info is None:
                 raise ModelFileError(f"{element.where}: joint={attrib['joint']!r} names no hinge or slide joint of "
                                      "the model")
+            if info.type == "ball":
+                raise ModelFileError(f"{element.where}: actuator {label!r} drives the ball joint {info.name!r}: an "
+                                     "actuator on a ball joint (a torque about its gear's axis) is not built in "
+                                     "robodyn: remove it, or drive three hinges")
             arms = [(info.coordinate, gear)]
         elif "tendon" in attrib:
             if attrib["tendon"] not in tendons:
@@ -485,6 +492,8 @@ def _warn(root: Node, tree: BodyTree, disabled: set[str], notes: list[str], path
                      f"{f', and {len(pairs)} <pair> elements' if pairs else ''})")
     if constraints and "limit" not in disabled and tree.limited:
         notes.append(f"the limits of joints {', '.join(tree.limited)} (model.limit_events() stops at them)")
+    if constraints and "limit" not in disabled and tree.cones:
+        notes.append(f"the range (a cone about the rest orientation) of ball joints {', '.join(tree.cones)}")
     if constraints and "equality" not in disabled:
         notes += [f"<{e.tag}> equality constraint {e.get('name') or ''} ({e.where})".replace("  ", " ")
                   for s in root.children if s.tag == "equality" for e in s.children if e.get("active") != "false"]
@@ -525,11 +534,12 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         return dict(self._ranges)
 
     def initial_state(self) -> Vector:
-        """MuJoCo's initial state ``(n,)``: each joint at its ``ref`` (``qpos0``), at rest."""
-        x = np.zeros(self.n_states)
-        refs = {i.coordinate: i.ref for i in self._info}
+        """MuJoCo's initial state ``(n,)``: each joint at its ``ref`` (``qpos0``; a ball joint not turned), at rest."""
+        x = super().initial_state()
+        refs = {i.coordinate: i.ref for i in self._info if i.type != "ball"}
         for k, coordinate in enumerate(self.coordinates):
-            x[k] = refs.get(coordinate, 0.0)
+            if coordinate in refs:
+                x[k] = refs[coordinate]
         return x
 
     @property
