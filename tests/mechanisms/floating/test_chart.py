@@ -75,6 +75,7 @@ def test_the_jacobian_at_the_centre_is_linearizes_A(base: str) -> None:
 
 
 @pytest.mark.parametrize("which", ["solo12 planar",  # contacts on a moving base: test_floating_contacts.py
+                                   pytest.param("solo12 floating", marks=pytest.mark.slow),  # nv 18: ~22 s cold
                                    pytest.param("quadruped with contacts", marks=pytest.mark.slow)])  # ~23 s cold
 def test_the_kernel_jacobian_is_the_chart_rhs_derivative_at_the_centre(which: str) -> None:
     """The implicit methods' Jacobian (ChartModel.kernel_jacobian_source, from the analytical tangent-space
@@ -83,8 +84,8 @@ def test_the_kernel_jacobian_is_the_chart_rhs_derivative_at_the_centre(which: st
     from robodyn.model.compiled import jacobian_module
 
     rng = np.random.default_rng(2)
-    if which == "solo12 planar":
-        model, _, q, v, tau = _setup("planar", rng)
+    if which.startswith("solo12"):
+        model, _, q, v, tau = _setup(which.split()[1], rng)
         x = np.concatenate([q, v])
     else:
         model = robodyn.load(str(Path(__file__).resolve().parents[3] / "examples" / "quadruped_standing.yaml"))
@@ -102,3 +103,46 @@ def test_the_kernel_jacobian_is_the_chart_rhs_derivative_at_the_centre(which: st
         B = out[n * n:].reshape(n, m)
         inputs = [(chart.f(0.0, z, tau + h * e) - chart.f(0.0, z, tau - h * e)) / (2 * h) for e in np.eye(m)]
         assert np.max(np.abs(np.column_stack(inputs) - B)) < 1e-7 * max(1.0, np.abs(B).max())
+
+
+_FREE_BODY = """<mujoco model="tumbler">
+  <worldbody>
+    <body name="box" pos="0.1 -0.2 1.5" quat="0.8 0.6 0 0">
+      <freejoint/>
+      <geom type="box" size=".1 .2 .3" mass="2" contype="0" conaffinity="0"/>
+      <body name="flap" pos="0 0 .3">
+        <joint name="hinge" axis="1 0 0" damping="0.1"/>
+        <geom type="capsule" fromto="0 0 0 0 .1 .2" size=".02" mass=".3" contype="0" conaffinity="0"/>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><motor joint="hinge" gear="2"/></actuator>
+</mujoco>
+"""
+
+
+def test_the_forward_mode_kernel_jacobian_lays_out_a_then_b(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Above SOLVE_LIMIT velocities the implicit methods' Jacobian is forward mode over the chart's rhs; the kernels
+    read all of A (row-major), then B: with inputs, interleaving each row's d/dx and d/du (as it once did) puts B's
+    entries into A. A small free body with a driven hinge, the limit lowered to 0 to take that path, against central
+    differences (tolerance as above)."""
+    from robodyn.model.compiled import jacobian_module
+    from robodyn.rigid import dynamics
+
+    monkeypatch.setattr(dynamics, "SOLVE_LIMIT", 0)
+    path = tmp_path / "tumbler.xml"
+    path.write_text(_FREE_BODY, encoding="utf-8")
+    model = robodyn.load(str(path))
+    rng = np.random.default_rng(5)
+    x = np.asarray(model.initial_state(), dtype=float)
+    x[model.nq:] = rng.uniform(-1, 1, model.n_states - model.nq)
+    tau = np.array([0.7])
+    chart = model.chart()
+    z, n, m = chart.lift(x), chart.n_states, chart.n_inputs
+    out = np.empty(n * (n + m))
+    jacobian_module(chart).jac(0.0, z, tau, model.parameter_vector(None), out)
+    A, B, h = out[: n * n].reshape(n, n), out[n * n:].reshape(n, m), 1e-6
+    columns = [(chart.f(0.0, z + h * e, tau) - chart.f(0.0, z - h * e, tau)) / (2 * h) for e in np.eye(n)]
+    inputs = [(chart.f(0.0, z, tau + h * e) - chart.f(0.0, z, tau - h * e)) / (2 * h) for e in np.eye(m)]
+    assert np.max(np.abs(np.column_stack(columns) - A)) < 1e-7 * np.abs(A).max()
+    assert np.max(np.abs(np.column_stack(inputs) - B)) < 1e-7 * max(1.0, np.abs(B).max())

@@ -121,8 +121,10 @@ class ChartModel(Model):
         if robot.nv > SOLVE_LIMIT:
             outputs = robot.tape_outputs("chart_rhs")
             variables = [*tape.leaves(1, self.n_states), *tape.leaves(2, self.n_inputs)]
-            rows = tape.derive(outputs, variables)
-            return self._source("jac", "chart_jac", [e for row in rows for e in row])
+            rows = tape.derive(outputs, variables)  # each row: d/dx then d/du; the kernels read all of A, then B
+            size = self.n_states
+            return self._source("jac", "chart_jac", [e for row in rows for e in row[:size]]
+                                + [e for row in rows for e in row[size:]])
         nv, nb, m, size = robot.nv, robot.nb, self.n_inputs, self.n_states
         nq, base = robot.nq, robot.joint.nq
         values = robot.tape_outputs("tangent_linearization")
