@@ -58,7 +58,8 @@ def test_a_long_adaptive_run_keeps_the_quaternions_unit_and_follows_scipy(chain:
     np.testing.assert_allclose(np.asarray(tight.x)[-1], reference.y[:, -1], rtol=0, atol=1e-7)
 
 
-@pytest.mark.parametrize("method", ["radau", "rosenbrock"])
+@pytest.mark.parametrize("method", [pytest.param("radau", marks=pytest.mark.slow),  # ~17 s more in a cold suite
+                                    "rosenbrock"])  # needs the exact Jacobian: the stronger check, by default
 def test_the_implicit_methods_step_in_the_chart_with_its_exact_jacobian(chain: ChainSystem, method: str) -> None:
     """Radau IIA and the Rosenbrock method (which needs the exact Jacobian to keep its order: a wrong one shows as a
     run that does not converge) at rtol 1e-8 agree with DOPRI5 at 1e-11 over 1 s to 1e-6 (their tolerance grown by
