@@ -26,8 +26,18 @@ def _blocks(page: Path, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", page.read_text(encoding="utf-8"), flags=re.S)
 
 
-@pytest.mark.parametrize("page", [p for p in PAGES if _blocks(p, "python")], ids=lambda p: p.name)
+def python_pages(second_half: bool) -> list[Path]:
+    """The pages with Python blocks, in two halves by name (a-k here, l-z in test_docs_second_half.py): the suite
+    gives each test file whole to one worker, and the pages' scripts take two minutes in all."""
+    return [p for p in PAGES if _blocks(p, "python") and (p.name >= "l") == second_half]
+
+
+@pytest.mark.parametrize("page", python_pages(second_half=False), ids=lambda p: p.name)
 def test_python_blocks_run(page: Path, tmp_path: Path) -> None:
+    run_page_blocks(page, tmp_path)
+
+
+def run_page_blocks(page: Path, tmp_path: Path) -> None:
     """A page's blocks run as one script outside the project, any warning an error (a reader running the page sees
     what the page says, nothing more). The working folder has the project's ``examples`` and ``tests`` folders, as
     pages name files (``examples/pendulum.yaml``) from the project root; the script lives elsewhere, so that a
