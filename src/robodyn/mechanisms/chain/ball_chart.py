@@ -26,7 +26,8 @@ from typing import Any
 import numpy as np
 
 from robodyn.base.errors import InputError
-from robodyn.model.system import Model, Vector
+from robodyn.model.kinds.chart import TangentChart
+from robodyn.model.system import Vector
 
 __all__ = ["BallChart", "recentre_quaternions"]
 
@@ -34,44 +35,22 @@ HINGES = "replace the ball by three hinges about orthogonal axes for it"
 CALLABLE_EVENTS = "give the event as a callable g(t, x, u, p) of the stored state"
 
 
-class BallChart(Model):
+class BallChart(TangentChart):
     """The integrators' view of a fixed-base chain with ball joints (see the module docstring).
 
     ``chain`` is a :class:`~robodyn.mechanisms.chain.system.ChainSystem` with a ball joint; states are its states
     and then ``<ball>_rx, _ry, _rz`` per ball (the chart's tangent coordinates).
     """
 
-    kind = "chart"
-
     def __init__(self, chain: Any):
         self.chain = chain
-        self.base = "ball joint"
-        self.manifold = f"ball joint {chain.balls[0]!r}" if len(chain.balls) == 1 else (
+        manifold = f"ball joint {chain.balls[0]!r}" if len(chain.balls) == 1 else (
             f"ball joints {', '.join(map(repr, chain.balls))}")
-        self.tangent = tuple(f"{ball}_r{axis}" for ball in chain.balls for axis in "xyz")
-        self.name = chain.name
-        self.states = (*chain.states, *self.tangent)
-        self.inputs = chain.inputs
-        self.outputs = self.states
-        self.parameters = chain.parameters
-
-    def memo(self) -> dict[Any, Any]:
-        memo: dict[Any, Any] = self.chain.memo().setdefault("ball chart memo", {})
-        return memo
+        super().__init__(chain, tuple(f"{ball}_r{axis}" for ball in chain.balls for axis in "xyz"), manifold,
+                         "ball joint", "ball chart memo")
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self.chain.chart_call("chart_rhs", t, x, u, p)
-
-    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
-        return np.array(x, dtype=float)
-
-    @property
-    def outputs_are_states(self) -> bool:
-        return True
-
-    @property
-    def compilable(self) -> bool:
-        return True
 
     def kernel_rhs_source(self) -> str:
         return str(self.chain.chart_kernel_source("rhs", "chart_rhs"))
@@ -97,11 +76,6 @@ class BallChart(Model):
         return _TextEventsRefused(self._refused("events written as text", CALLABLE_EVENTS))
 
     # --- between stored and chart states ---------------------------------------------------------------
-    def lift(self, x: np.ndarray) -> np.ndarray:
-        """Stored states ``(..., nq + nv)`` as chart states ``(..., nq + nv + 3k)`` (d = 0)."""
-        x = np.asarray(x, dtype=float)
-        return np.concatenate([x, np.zeros((*x.shape[:-1], len(self.tangent)))], -1)
-
     def project(self, y: np.ndarray) -> np.ndarray:
         """Chart states ``(..., nq + nv + 3k)`` as stored states ``(..., nq + nv)``: each ball at c (+) d."""
         y = np.asarray(y, dtype=float)

@@ -26,12 +26,13 @@ from typing import Any
 import numpy as np
 
 from robodyn.codegen.llvm.tape import tape_source
+from robodyn.model.kinds.chart import TangentChart
 from robodyn.model.system import Model, Vector
 
 __all__ = ["ChartModel"]
 
 
-class ChartModel(Model):
+class ChartModel(TangentChart):
     """The integrators' view of a robot on a moving base (see the module docstring).
 
     ``robot`` is a :class:`~robodyn.mechanisms.floating.chain.FloatingChain`; states are its states and then
@@ -40,35 +41,11 @@ class ChartModel(Model):
 
     def __init__(self, robot: Any):
         self.robot = robot
-        self.base: str = robot.base  # floating or planar
-        self.manifold = f"{robot.base} base"
         names = ("dx", "dy", "dz", "rx", "ry", "rz") if robot.base == "floating" else ("dx", "dy", "dtheta")
-        self.tangent = tuple(f"base_{n}" for n in names)
-        self.name = robot.name
-        self.states = (*robot.states, *self.tangent)
-        self.inputs = robot.inputs
-        self.outputs = self.states
-        self.parameters = robot.parameters
-
-    kind = "chart"
-
-    def memo(self) -> dict[Any, Any]:
-        memo: dict[Any, Any] = self.robot.memo().setdefault("chart memo", {})
-        return memo
+        super().__init__(robot, tuple(f"base_{n}" for n in names), f"{robot.base} base", robot.base, "chart memo")
 
     def _f(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
         return self.robot.call("chart_rhs", t, x, u, p)
-
-    def _h(self, t: float, x: Vector, u: Vector, p: Vector) -> Any:
-        return np.array(x, dtype=float)
-
-    @property
-    def outputs_are_states(self) -> bool:
-        return True
-
-    @property
-    def compilable(self) -> bool:
-        return True
 
     def _source(self, name: str, function: str, outputs: list[Any]) -> str:
         tape, _ = self.robot._tape
@@ -151,11 +128,6 @@ class ChartModel(Model):
         return self._source("jac", "chart_jac", jac)
 
     # --- between stored and chart states ---------------------------------------------------------------
-    def lift(self, x: np.ndarray) -> np.ndarray:
-        """Stored states ``(..., nq + nv)`` as chart states ``(..., nq + nv + nb)`` (d = 0)."""
-        x = np.asarray(x, dtype=float)
-        return np.concatenate([x, np.zeros((*x.shape[:-1], len(self.tangent)))], -1)
-
     def project(self, y: np.ndarray) -> np.ndarray:
         """Chart states ``(..., nq + nv + nb)`` as stored states ``(..., nq + nv)``: the base at c (+) d."""
         from robodyn.mechanisms.floating.configuration import chart_recentre

@@ -5,6 +5,7 @@ Symbolic first-order models (:mod:`~robodyn.model.kinds.symbolic`, their labelle
 discrete-time ones (:mod:`~robodyn.model.kinds.discrete`), manipulator-form and linear mechanical models
 (:mod:`~robodyn.model.kinds.mechanical`, df/dp :mod:`~robodyn.model.kinds.manipulator_parameters`), Lagrangian
 models (:mod:`~robodyn.model.kinds.lagrange`, named points :mod:`~robodyn.model.kinds.point_frames`), linear
-systems (:mod:`~robodyn.model.kinds.linear`) and plain Python callables (:mod:`~robodyn.model.kinds.callables`).
+systems (:mod:`~robodyn.model.kinds.linear`) and plain Python callables (:mod:`~robodyn.model.kinds.callables`);
+the integrators' charts of models on manifolds share :mod:`~robodyn.model.kinds.chart`.
 Rigid-body mechanisms are models too; they have their own folder, robodyn.mechanisms.
 """
