@@ -324,3 +324,135 @@ def test_control_ranges_are_the_inputs_limits_with_one_warning(tmp_path: Path) -
         'ctrllimited="true" ctrlrange="-30 45"', 'ctrllimited="true"'))
     with pytest.raises(robodyn.ModelFileError, match=r"bad\.xml:18: .*ctrllimited=\"true\"> needs ctrlrange"):
         robodyn.load(str(bad))
+
+
+def _mujoco_coordinates(model) -> list[int]:
+    """Where MuJoCo's quaternions (w x y z) start in qpos: a free joint's after its position, a ball's at once."""
+    free, ball = int(mujoco.mjtJoint.mjJNT_FREE), int(mujoco.mjtJoint.mjJNT_BALL)  # numpy ints: compare as ints
+    return [int(model.jnt_qposadr[j]) + (3 if int(model.jnt_type[j]) == free else 0)
+            for j in range(model.njnt) if int(model.jnt_type[j]) in (free, ball)]
+
+
+def _stored(qpos: np.ndarray, quaternions: list[int]) -> np.ndarray:
+    """MuJoCo's qpos with each quaternion w x y z stored x y z w (robodyn's)."""
+    q = np.array(qpos, dtype=float)
+    for a in quaternions:
+        q[a:a + 4] = [*qpos[a + 1:a + 4], qpos[a]]
+    return q
+
+
+def test_the_quadruped_matches_mujoco_with_its_activations_and_its_free_ball(tmp_path: Path) -> None:
+    """The suite's quadruped: a free torso and a free ball (several moving trees: each free joint in MuJoCo's own
+    coordinates, three slides and a ball joint), twelve actuators whose force follows a filtered activation (a' =
+    (u - a) / 0.1, states of their own), four of them on fixed tendons. At 20 random states (controls inside
+    their ctrlrange, which MuJoCo clamps to, random activations): M equals mj_fullM, and f gives MuJoCo's qacc and
+    act_dot."""
+    path = suite_copy(tmp_path, "quadruped")
+    robot = load_quietly(path)
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    quaternions = _mujoco_coordinates(model)
+    nq, nv, na = model.nq, model.nv, model.na
+    assert robot.n_states == nq + nv + na and robot.states[:7] == ("root_x", "root_y", "root_z", "root_qx",
+                                                                   "root_qy", "root_qz", "root_qw")
+    assert robot.states[-na:][:2] == ("yaw_front_left_act", "lift_front_left_act")
+    assert robot.inputs[:2] == ("yaw_front_left_ctrl", "lift_front_left")  # the first named like its joint
+    assert robot.input_limits()["lift_front_left"] == (-1.0, 1.1)
+    expected = _stored(model.qpos0, quaternions)
+    # MuJoCo's qpos0 (the bodies at their pos and orientation): the same numbers, robodyn's quaternion order
+    np.testing.assert_allclose(robot.initial_state(), np.concatenate([expected, np.zeros(nv + na)]), rtol=0,
+                               atol=1e-15)
+    rng = np.random.default_rng(3)
+    low, high = model.actuator_ctrlrange.T
+    for _ in range(STATES):
+        qpos, v = rng.uniform(-1, 1, nq), rng.uniform(-1, 1, nv)
+        u, act = rng.uniform(low, high), rng.uniform(-1, 1, na)
+        for a in quaternions:
+            qpos[a:a + 4] /= np.linalg.norm(qpos[a:a + 4])
+        data.qpos[:], data.qvel[:], data.ctrl[:], data.act[:] = qpos, v, u, act
+        mujoco.mj_forward(model, data)
+        mass = np.zeros((nv, nv))
+        mujoco.mj_fullM(model, data, mass)
+        x = np.concatenate([_stored(qpos, quaternions), v, act])
+        f = robot.f(0.0, x, u)
+        np.testing.assert_allclose(robot.mass_raw(0.0, x, u, robot.parameter_vector()), mass, rtol=0,
+                                   atol=RTOL * np.abs(mass).max())
+        np.testing.assert_allclose(f[nq:nq + nv], data.qacc, rtol=0, atol=RTOL * max(1.0, np.abs(data.qacc).max()))
+        np.testing.assert_allclose(f[nq + nv:], data.act_dot, rtol=0, atol=RTOL * np.abs(data.act_dot).max())
+
+
+def _mujoco_rk4(path: Path, ctrl: np.ndarray, steps: int) -> tuple[np.ndarray, list[int]]:
+    """MuJoCo's RK4 at 1 ms for ``steps`` steps from qpos0 at rest: the final state in robodyn's order."""
+    model = mujoco.MjModel.from_xml_path(str(path))
+    model.opt.integrator, model.opt.timestep = mujoco.mjtIntegrator.mjINT_RK4, 1e-3
+    data = mujoco.MjData(model)
+    data.ctrl[:] = ctrl
+    for _ in range(steps):
+        mujoco.mj_step(model, data)
+    quaternions = _mujoco_coordinates(model)
+    return np.concatenate([_stored(data.qpos, quaternions), data.qvel, data.act]), quaternions
+
+
+ROBOT_AND_BALL = """
+<mujoco model="toss">
+  <option><flag contact="disable"/></option>
+  <worldbody>
+    <body name="torso" pos="0 0 1" euler="10 20 30">
+      <freejoint name="root"/>
+      <geom type="box" size=".2 .1 .05" mass="2"/>
+      <body name="leg" pos=".2 0 0">
+        <joint name="hip" axis="0 1 0" damping=".1" armature=".01"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -.3" size=".03" mass=".5"/>
+      </body>
+    </body>
+    <body name="ball" pos="1 0 2" quat="0.9 0.1 0.3 0.2">
+      <freejoint/>
+      <geom type="ellipsoid" size=".1 .15 .2" mass=".4"/>
+    </body>
+  </worldbody>
+  <actuator>
+    <general name="hip" joint="hip" dyntype="filter" dynprm=".05" gainprm="3" biastype="affine" biasprm="0 -2 -.1"/>
+    <general name="push" joint="hip" dyntype="integrator" gainprm="2"/>
+  </actuator>
+</mujoco>
+"""
+
+
+def test_a_robot_beside_a_free_body_runs_as_mujocos_rk4(tmp_path: Path) -> None:
+    """Two free bodies (a torso with a leg, an unnamed free joint named after its body) in MuJoCo's coordinates, a
+    filter and an integrator activation: 1 s of RK4 at 1 ms from qpos0 with constant controls agrees with MuJoCo's
+    RK4 at the same step (both step the quaternions on the sphere)."""
+    path = tmp_path / "toss.xml"
+    path.write_text(ROBOT_AND_BALL)
+    robot = load_quietly(path)
+    assert robot.states[8:11] == ("ball_x", "ball_y", "ball_z") and robot.states[-2:] == ("hip_act", "push_act")
+    expected, quaternions = _mujoco_rk4(path, np.array([0.7, -0.4]), 1000)
+    run = robodyn.simulate(robot, 1.0, None, {"hip_ctrl": 0.7, "push": -0.4}, method="rk4", dt=1e-3)
+    end = np.array(run.x[-1])
+    for a in quaternions:  # q and -q are one rotation
+        end[a:a + 4] *= np.sign(end[a + 3] * expected[a + 3])
+    # the same RK4 map on f's equal to rounding: 1000 steps keep it at ~1e-14 (measured 2e-15); RK4's own error at
+    # 1 ms is ~1e-9 and a wrong term moves the state by far more
+    np.testing.assert_allclose(end, expected, rtol=0, atol=1e-12)
+
+
+@pytest.mark.slow  # ~8 s: the quadruped's chart kernels compile
+def test_the_quadruped_runs_as_mujocos_rk4(tmp_path: Path) -> None:
+    path = suite_copy(tmp_path, "quadruped")
+    robot = load_quietly(path)
+    ctrl = np.array([0.3, -0.5, 0.2] * 4)
+    expected, quaternions = _mujoco_rk4(path, ctrl, 300)
+    end = np.array(robodyn.simulate(robot, 0.3, None, dict(zip(robot.inputs, ctrl)), method="rk4", dt=1e-3).x[-1])
+    for a in quaternions:
+        end[a:a + 4] *= np.sign(end[a + 3] * expected[a + 3])
+    # as above (measured 1.1e-15 after 300 steps)
+    np.testing.assert_allclose(end, expected, rtol=0, atol=1e-12)
+
+
+def test_convert_refuses_activation_dynamics(tmp_path: Path) -> None:
+    path = tmp_path / "toss.xml"
+    path.write_text(ROBOT_AND_BALL)
+    from robodyn.mechanisms.mjcf.convert import mjcf_chain_yaml
+
+    with pytest.raises(robodyn.ModelFileError, match="hip_ctrl, push have activation dynamics"):
+        mjcf_chain_yaml(path)

@@ -7,7 +7,11 @@ becomes k chain joints: the first k - 1 end at massless links (``<body>:<joint>`
 frame sits at the last hinge's anchor (the body's mass properties and children are moved by it, so each hinge turns
 about its joint frame's origin as a chain's does). A body without joints is welded to its parent: its mass adds to
 the parent's link and it stays as a frame. A ``free`` joint (``<freejoint/>``) of a body of the world makes that
-body the moving root of the robot (robodyn.mechanisms.floating). A ``ball`` joint is the chain's ball joint about its
+body the moving root of the robot (robodyn.mechanisms.floating); when the world holds other moving trees too (a robot
+and a free ball), every free joint is instead MuJoCo's own coordinates: three slides along the world's axes
+(``<joint>_x, _y, _z``, the body's origin in the world) and a ball joint (``<joint>_qx .. _qw``, its orientation in
+the world; ``<joint>_wx .. _wz``, its angular velocity in its own frame): MuJoCo's qpos and qvel of a free joint, on a
+fixed-base chain. A ``ball`` joint is the chain's ball joint about its
 ``pos``, its axes the body's (MuJoCo's qpos w x y z is stored x y z w; qvel is the body's angular velocity relative to
 its parent in the body's frame, as robodyn's ``<joint>_wx .. _wz``); its ``range`` (a cone) is warned about, not
 modelled; a ball's ``stiffness`` and ``frictionloss`` are refused (not built for it).
@@ -74,6 +78,16 @@ def exact_rpy(rotation: np.ndarray) -> tuple[float | str, ...]:
     return tuple(result)
 
 
+def unit_quaternion(rotation: np.ndarray) -> tuple[float, float, float, float]:
+    """The rotation matrix ``(3, 3)`` as a unit quaternion x y z w with w >= 0 (robodyn's storage of MuJoCo's w x y
+    z)."""
+    from scipy.spatial.transform import Rotation
+
+    quaternion = Rotation.from_matrix(rotation).as_quat()
+    quaternion = -quaternion if quaternion[3] < 0 else quaternion
+    return (float(quaternion[0]), float(quaternion[1]), float(quaternion[2]), float(quaternion[3]))
+
+
 def matrix_rpy(rotation: np.ndarray) -> list[float]:
     """roll, pitch, yaw of R = Rz(yaw) Ry(pitch) Rx(roll), the chain's convention (yaw from the first column unless
     pitch is +-pi/2)."""
@@ -130,6 +144,9 @@ class BodyTree:
     info: dict[str, JointInfo] = field(default_factory=dict)
     free: str | None = None
     free_pose: tuple[np.ndarray, np.ndarray] | None = None
+    #: Free joints written as coordinates (a model with several moving trees): ball coordinate -> the body's
+    #: orientation at ``qpos0`` as a quaternion x y z w (its three slides' ``ref`` hold its position).
+    free_starts: dict[str, tuple[float, float, float, float]] = field(default_factory=dict)
     friction: list[str] = field(default_factory=list)
     limited: list[str] = field(default_factory=list)
     cones: list[str] = field(default_factory=list)  # ball joints with a range (MuJoCo's cone limit)
@@ -170,6 +187,8 @@ class _Lowering:
         self.bodies: dict[str, MassProperties] = {}
         self.link_names: set[str] = set()
         self.welded: set[str] = set()
+        #: Free joints become coordinates (:meth:`_free_coordinates`) when the world holds several moving trees.
+        self.free_as_coordinates = False
 
     def unique(self, name: str, node: Node) -> None:
         if name in self.link_names or name in self.welded:
@@ -282,18 +301,15 @@ class _Lowering:
             if not top or len(joints) > 1:
                 raise ModelFileError(f"{joints[kinds.index('free')].where}: a free joint is read only as the one joint "
                                      "of a body of <worldbody> (the robot's floating base)")
-            if self.tree.free is not None or self.tree.joints:
-                raise ModelFileError(f"{body.where}: body {name!r} floats beside another moving body of the world: "
-                                     "robodyn reads one robot; split the file into one model per robot")
-            self.tree.free = self.link(name, body)
-            self.tree.free_pose = (frame_r, frame_p)
+            if self.free_as_coordinates:  # one of several moving trees
+                self._free_coordinates(joints[0], name, parent, frame_r, frame_p)
+            else:  # the one moving tree: its floating base (robodyn.mechanisms.floating)
+                self.tree.free = self.link(name, body)
+                self.tree.free_pose = (frame_r, frame_p)
             self.bodies[name] = self.mass(body)
             self.shapes(body, name, np.eye(3), np.zeros(3))
             self.walk(body, name, np.eye(3), np.zeros(3), False)
             return
-        if self.tree.free is not None and top:
-            raise ModelFileError(f"{body.where}: body {name!r} moves beside the free body {self.tree.free!r}: robodyn "
-                                 "reads one robot; split the file into one model per robot")
         anchor = np.zeros(3)
         link = parent
         r, p = frame_r, frame_p
@@ -305,6 +321,34 @@ class _Lowering:
         self.bodies[name] = self.mass(body).placed(np.eye(3), -anchor)
         self.shapes(body, name, np.eye(3), -anchor)
         self.walk(body, name, np.eye(3), -anchor, False)
+
+    def _free_coordinates(self, joint: Node, body: str, parent: str, rotation: np.ndarray, position: np.ndarray
+                          ) -> None:
+        """A free joint as MuJoCo's own coordinates (a model with several moving trees): three slides along the
+        world's axes (``<joint>_x``, ``_y``, ``_z``: the body's origin in the world, their rates its velocity in the
+        world) and a ball joint (``<joint>_qx .. _qw``: its orientation in the world; ``_wx .. _wz``: its angular
+        velocity in its own frame), which is MuJoCo's qpos (w x y z stored x y z w) and qvel of a free joint."""
+        mj_name = joint.get("name") or f"{body}_joint{len(self.tree.info)}"
+        coordinate = self.names[mj_name]
+        link = parent
+        for k, axis in enumerate("xyz"):
+            slide = f"{coordinate}_{axis}"
+            if slide in self.names.values():
+                raise ModelFileError(f"{joint.where}: the free joint {mj_name!r} has the coordinate {slide!r}, which "
+                                     "another joint is named: rename that joint")
+            direction = (float(k == 0), float(k == 1), float(k == 2))
+            child = self.link(f"{body}:{slide}", joint)
+            self.tree.joints.append(Joint(name=slide, parent=link, child=child, type="prismatic", axis=direction,
+                                          force="0"))
+            self.tree.info[f"{mj_name}:{axis}"] = JointInfo(slide, slide, "slide", body, direction,
+                                                            JointLimits(None, None, None, None),
+                                                            float(position[k]))
+            link = child
+        self.link(body, joint)
+        self.tree.joints.append(Joint(name=coordinate, parent=link, child=body, type="ball"))
+        self.tree.info[mj_name] = JointInfo(mj_name, coordinate, "ball", body, (0.0, 0.0, 0.0),
+                                            JointLimits(None, None, None, None), 0.0)
+        self.tree.free_starts[coordinate] = unit_quaternion(rotation)
 
     def _kind(self, joint: Node) -> str:
         if joint.tag == "freejoint":
@@ -406,6 +450,11 @@ def lower_bodies(world: Node, compiler: Compiler, resolve: Resolve, names: dict[
     walker = _Lowering(compiler, resolve, names, dynamics, meshes)
     walker.link_names.add("world")
     walker.bodies["world"] = NOTHING
+    trees = [b for b in world.children if b.tag == "body" and b.get("mocap") != "true"
+             and (next(b.iter("joint"), None) is not None or next(b.iter("freejoint"), None) is not None)]
+    free = [b for b in trees if any(c.tag == "freejoint" or (c.tag == "joint" and resolve(c).get("type") == "free")
+                                    for c in b.children)]
+    walker.free_as_coordinates = bool(free) and len(trees) > 1  # several moving trees: MuJoCo's coordinates
     walker.walk(world, "world", np.eye(3), np.zeros(3), True)
     if walker.tree.free is not None:
         walker.bodies.pop("world")

@@ -3,7 +3,8 @@
 The file holds what :func:`robodyn.mechanisms.mjcf.robot.load_mjcf` builds: the chain joints (a body's several joints
 as massless links between them), the links with the mass properties MuJoCo's compiler gives them, the joints' damping,
 stiffness and rest, armature (``rotor_inertia``) and friction, the actuators as inputs with each joint's force, the
-gravity, the welded bodies and sites as frames, and ``base: floating`` for a free body. Numbers are written so that
+gravity, the welded bodies and sites as frames, and ``base: floating`` for a free body. Actuators with activation
+dynamics are refused (a chain file has no states besides the joints'). Numbers are written so that
 they read back exactly (``repr``), so the chain file has the same dynamics.
 """
 
@@ -14,6 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from robodyn.base.errors import ModelFileError
 from robodyn.mechanisms.mjcf.robot import mjcf_parts
 
 __all__ = ["mjcf_chain_yaml"]
@@ -36,6 +38,10 @@ def _text(name: str) -> str:  # a YAML (JSON) string: names may hold ':' or ',' 
 def mjcf_chain_yaml(path: str | os.PathLike[str], *, dynamics: bool = True) -> str:
     """A ``kind: chain`` model file equivalent to the MJCF robot at ``path`` (see the module docstring)."""
     parts = mjcf_parts(path, dynamics=dynamics)
+    if parts.activations:
+        raise ModelFileError(f"{path}: the actuators {', '.join(a.control for a in parts.activations)} have "
+                             "activation dynamics (states of their own), which a chain file has no form for: load the "
+                             "MJCF file itself, or make them actuators without dynamics to convert it")
     lines = [f"# {Path(path).name} as a chain file, written by robodyn (robodyn convert) from MuJoCo's MJCF.",
              f"name: {_text(parts.name)}", "kind: chain", f"description: {_text(parts.name + ' from its MJCF')}",
              f"gravity: {_vector(parts.gravity)}", *(["base: floating"] if parts.tree.free is not None else []),

@@ -25,10 +25,10 @@ from typing import Final
 
 from robodyn.base.errors import ModelFileError
 from robodyn.base.textfile import read_text_limited
-from robodyn.mechanisms.mjcf.schema import ACTUATORS
+from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES
 
-__all__ = ["MAX_DEPTH", "MAX_ELEMENTS", "MAX_INCLUDES", "MAX_MJCF_BYTES", "Classes", "Node", "class_table",
-           "default_key", "is_mjcf_text", "read_mjcf"]
+__all__ = ["MAX_DEPTH", "MAX_ELEMENTS", "MAX_INCLUDES", "MAX_MJCF_BYTES", "Classes", "Node", "check_attributes",
+           "class_table", "default_key", "is_mjcf_text", "read_mjcf"]
 
 MAX_MJCF_BYTES: Final = 10_000_000  # One file: the largest published models (dog, Menagerie humanoids) are < 1 MB.
 MAX_DEPTH: Final = 128  # Nested elements: a body tree 100 deep is already far beyond any robot.
@@ -209,3 +209,12 @@ def class_table(root: Node) -> dict[str, dict[str, dict[str, str]]]:
                                  f"{top.get('class')!r} or nest it in the top <default>")
         visit(top, "main", classes["main"])
     return classes
+
+
+def check_attributes(node: Node, key: str | None = None) -> None:
+    """ModelFileError naming ``node``'s attributes that MuJoCo's element ``key`` (default: its tag) does not take."""
+    allowed = ATTRIBUTES[key or node.tag]
+    unknown = sorted(set(node.attrib) - allowed)
+    if unknown:
+        raise ModelFileError(f"{node.where}: <{node.tag}> has unknown attribute{'s' if len(unknown) > 1 else ''} "
+                             f"{', '.join(unknown)}: MuJoCo's <{node.tag}> takes {', '.join(sorted(allowed))}")

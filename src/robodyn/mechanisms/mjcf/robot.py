@@ -9,9 +9,11 @@ has the URDF robots' dynamics, derivatives, kinematics and exports. What else is
   (``boundmass``, ``boundinertia``, ``settotalmass``, ``balanceinertia``) and ``coordinate="global"`` are refused;
 - ``<option gravity>`` and the ``<flag>`` s ``gravity``, ``spring``, ``damper``, ``frictionloss`` (``disable`` drops the
   term); fluid forces (``density``, ``viscosity``, ``wind``) are refused;
-- actuators on a joint or a fixed tendon whose force is ``gain * u`` plus a bias affine in their length and velocity:
+- actuators on a joint or a fixed tendon whose force is ``gain * w`` plus a bias affine in their length and velocity:
   ``<motor>``, ``<position>`` and ``<velocity>`` (without ``timeconst`` or ``dampratio``), ``<general>`` with a fixed
-  gain, no or an affine bias and no activation dynamics; each one input named after the actuator (MuJoCo's
+  gain and no or an affine bias, w the control u or, with ``dyntype`` filter, filterexact or integrator, the
+  actuator's activation, a state of its own (the robot then wrapped as robodyn.model.kinds.actuated.
+  ActuatedSystem); each one input named after the actuator (MuJoCo's
   ``ctrlrange`` and ``forcerange`` clamps are not applied: a limited actuator's ``ctrlrange`` is its input's
   ``input_limits()`` and the load's warning names it); any other actuator is refused, naming it;
 - fixed tendons: their ``stiffness`` (about ``springlength``, else the length at the joints' ``ref``) and
@@ -38,17 +40,17 @@ import numpy as np
 from robodyn.base.errors import InputError, ModelFileError, RobodynWarning
 from robodyn.mechanisms.chain.system import ChainSystem, Joint, Link
 from robodyn.mechanisms.mjcf.bodies import BodyTree, lower_bodies
-from robodyn.mechanisms.mjcf.document import Node, class_table, default_key, read_mjcf
+from robodyn.mechanisms.mjcf.document import Node, check_attributes, class_table, default_key, read_mjcf
 from robodyn.mechanisms.mjcf.geometry import Compiler, MassProperties, numbers
-from robodyn.mechanisms.mjcf.schema import ACTUATORS, ATTRIBUTES, SECTIONS
+from robodyn.mechanisms.mjcf.schema import ATTRIBUTES, SECTIONS
+from robodyn.mechanisms.mjcf.transmission import Forces, actuators, tendons
 from robodyn.mechanisms.urdf.file import UrdfJoint, UrdfRobotInfo, coordinate_names
-from robodyn.model.kinds.mechanical import velocity_name
+from robodyn.model.kinds.actuated import Activation, ActuatedSystem
 from robodyn.model.values import Vector
 
 __all__ = ["MjcfParts", "MjcfRobot", "free_start", "load_mjcf", "mjcf_parts"]
 
 MASS_OPTIONS: Final = ("boundmass", "boundinertia")
-CONTROL_SUFFIX: Final = "_ctrl"  # Appended to an actuator's name when a joint (or its velocity) has that name.
 FLAGS: Final = ("gravity", "spring", "damper", "frictionloss", "contact", "limit", "equality", "constraint",
                 "actuation")
 
@@ -59,8 +61,11 @@ class MjcfParts:
 
     def __init__(self, name: str, tree: BodyTree, links: list[Link], inputs: list[str], gravity: tuple[float, ...],
                  meshes: Mapping[str, tuple[Path, tuple[float, ...]]] = MappingProxyType({}),
-                 ranges: Mapping[str, tuple[float, float]] = MappingProxyType({})):
+                 ranges: Mapping[str, tuple[float, float]] = MappingProxyType({}),
+                 activations: tuple[Activation, ...] = ()):
         self.name, self.tree, self.links, self.inputs, self.gravity = name, tree, links, inputs, gravity
+        #: The actuators' activation dynamics: their states are the chain's inputs of those names.
+        self.activations = activations
         #: The mesh assets by name: the file (resolved in the model's folder, not yet read) and its scale.
         self.meshes = meshes
         #: The limited actuators' ``ctrlrange`` by input (MuJoCo clamps ctrl to it; robodyn states it).
@@ -71,18 +76,10 @@ class MjcfParts:
         return self.tree.joints
 
 
-def _check(node: Node, key: str | None = None) -> None:
-    allowed = ATTRIBUTES[key or node.tag]
-    unknown = sorted(set(node.attrib) - allowed)
-    if unknown:
-        raise ModelFileError(f"{node.where}: <{node.tag}> has unknown attribute{'s' if len(unknown) > 1 else ''} "
-                             f"{', '.join(unknown)}: MuJoCo's <{node.tag}> takes {', '.join(sorted(allowed))}")
-
-
 def _compiler(root: Node) -> Compiler:
     values: dict[str, str] = {}
     for node in (n for n in root.children if n.tag == "compiler"):
-        _check(node)
+        check_attributes(node)
         for key in MASS_OPTIONS:
             if node.get(key) not in (None, "0", "-1"):
                 raise ModelFileError(f"{node.where}: <compiler {key}=...> changes the bodies' masses: robodyn reads "
@@ -113,7 +110,7 @@ def _options(root: Node) -> tuple[tuple[float, ...], set[str]]:
     gravity: tuple[float, ...] = (0.0, 0.0, -9.81)
     disabled: set[str] = set()
     for node in (n for n in root.children if n.tag == "option"):
-        _check(node)
+        check_attributes(node)
         for key in ("density", "viscosity"):
             if float(node.get(key, "0") or 0) != 0:
                 raise ModelFileError(f"{node.where}: <option {key}=...>: robodyn has no fluid forces: remove it")
@@ -126,7 +123,7 @@ def _options(root: Node) -> tuple[tuple[float, ...], set[str]]:
         for flag in node.children:
             if flag.tag != "flag":
                 raise ModelFileError(f"{flag.where}: <{flag.tag}> is not an element of <option>: use <flag>")
-            _check(flag)
+            check_attributes(flag)
             disabled |= {key for key, value in flag.attrib.items() if value == "disable"}
     if "gravity" in disabled:
         gravity = (0.0, 0.0, 0.0)
@@ -162,11 +159,11 @@ def _check_defaults(node: Node) -> None:
         if child.tag == "default":
             _check_defaults(child)
         elif child.tag in ATTRIBUTES and child.tag not in ("mujoco", "compiler", "option", "flag", "body"):
-            _check(child)
+            check_attributes(child)
 
 
 def _sections(root: Node) -> None:
-    _check(root)
+    check_attributes(root)
     for node in root.children:
         if node.tag == "default":
             _check_defaults(node)
@@ -176,184 +173,6 @@ def _sections(root: Node) -> None:
                                  f"{', '.join(sorted(SECTIONS - {'include'}))}")
         if node.tag == "deformable" and node.children:
             raise ModelFileError(f"{node.where}: <deformable> bodies are not read by robodyn: remove them")
-
-
-def _term(coefficient: float, name: str) -> str:
-    return f"({coefficient!r})*{name}"
-
-
-class _Forces:
-    """The generalized force on each coordinate, as expression text in the inputs and states."""
-
-    def __init__(self) -> None:
-        self.terms: dict[str, list[str]] = {}
-
-    def add(self, coordinate: str, text: str) -> None:
-        self.terms.setdefault(coordinate, []).append(text)
-
-
-def _tendons(root: Node, resolve: Any, tree: BodyTree, disabled: set[str], forces: _Forces,
-             notes: list[str]) -> dict[str, list[tuple[str, float]]]:
-    """The fixed tendons (name -> [(coordinate, coefficient)]) and their passive forces."""
-    found: dict[str, list[tuple[str, float]]] = {}
-    for section in (n for n in root.children if n.tag == "tendon"):
-        for tendon in section.children:
-            if tendon.tag == "spatial":
-                raise ModelFileError(f"{tendon.where}: <spatial> tendons are not read by robodyn (their length is not "
-                                     "linear in q): remove it")
-            if tendon.tag != "fixed":
-                raise ModelFileError(f"{tendon.where}: <{tendon.tag}> is not a tendon: use <fixed> or <spatial>")
-            _check(tendon)
-            attrib = resolve(tendon)
-            view = Node("fixed", attrib, tendon.file, tendon.line)
-            path: list[tuple[str, float]] = []
-            ref = 0.0
-            for part in tendon.children:
-                if part.tag != "joint" or not part.get("joint") or part.get("coef") is None:
-                    raise ModelFileError(f"{part.where}: a fixed tendon holds <joint joint=\"<name>\" coef=\"c\"/>")
-                _check(part, "fixed/joint")
-                info = tree.info.get(part.get("joint") or "")
-                if info is None:
-                    raise ModelFileError(f"{part.where}: <joint joint={part.get('joint')!r}> names no hinge or slide "
-                                         "joint of the model")
-                if info.type == "ball":
-                    raise ModelFileError(f"{part.where}: a fixed tendon on the ball joint {info.name!r} is not built "
-                                         "in robodyn (a ball has no one coordinate): remove it")
-                coefficient = float(numbers(part, "coef", 1)[0])  # type: ignore[index]
-                path.append((info.coordinate, coefficient))
-                ref += coefficient * info.ref
-            name = tendon.get("name") or f"tendon{len(found)}"
-            found[name] = path
-            for key in ("armature", "frictionloss"):
-                if float(attrib.get(key, "0")) != 0:
-                    raise ModelFileError(f"{tendon.where}: <fixed {key}=...>: robodyn does not model a tendon's "
-                                         f"{key}: remove it")
-            if attrib.get("limited") == "true" or (attrib.get("limited", "auto") == "auto" and "range" in attrib):
-                notes.append(f"the limits of tendon {name!r} ({tendon.where})")
-            stiffness = 0.0 if "spring" in disabled else float(attrib.get("stiffness", "0"))
-            damping = 0.0 if "damper" in disabled else float(attrib.get("damping", "0"))
-            rest = numbers(view, "springlength", (1, 2))
-            if rest is not None and len(rest) == 2 and rest[0] != rest[1]:
-                raise ModelFileError(f"{tendon.where}: <fixed springlength=...> with a dead band: robodyn's tendon "
-                                     "spring has one rest length")
-            length0 = ref if rest is None or rest[0] < 0 else float(rest[0])
-            length = " + ".join(_term(c, q) for q, c in path)
-            rate = " + ".join(_term(c, velocity_name(q)) for q, c in path)
-            if stiffness or damping:
-                for coordinate, coefficient in path:
-                    forces.add(coordinate, f"-({coefficient!r})*(({stiffness!r})*(({length}) - ({length0!r})) + "
-                                           f"({damping!r})*({rate}))")
-    return found
-
-
-def _law(element: Node, attrib: dict[str, str]) -> tuple[float, float, float, float]:
-    """(gain, b0, b1, b2) of an actuator whose force is gain u + b0 + b1 length + b2 velocity (MuJoCo's fixed gain and
-    affine bias, no activation dynamics); ModelFileError for any other."""
-    def number(key: str, default: float) -> float:
-        value = numbers(Node(element.tag, attrib, element.file, element.line), key, 1)
-        return default if value is None else float(value[0])
-
-    def prm(key: str, default: tuple[float, ...]) -> list[float]:
-        values = [float(v) for v in attrib.get(key, "").split()]
-        return values + list(default[len(values):])
-
-    tag = element.tag
-    if tag == "motor":
-        return 1.0, 0.0, 0.0, 0.0
-    if tag == "position" and number("timeconst", 0.0) <= 0 and number("dampratio", 0.0) == 0:
-        kp, kv = number("kp", 1.0), number("kv", 0.0)
-        return kp, 0.0, -kp, -kv
-    if tag == "velocity":
-        kv = number("kv", 1.0)
-        return kv, 0.0, 0.0, -kv
-    if tag == "general" and attrib.get("gaintype", "fixed") == "fixed" and attrib.get("dyntype", "none") == "none" \
-            and attrib.get("biastype", "none") in ("none", "affine"):
-        gain = prm("gainprm", (1.0,))[0]
-        bias = prm("biasprm", (0.0, 0.0, 0.0)) if attrib.get("biastype", "none") == "affine" else [0.0, 0.0, 0.0]
-        return gain, bias[0], bias[1], bias[2]
-    raise ModelFileError(f"{element.where}: <{tag}> actuator {element.get('name')!r}: robodyn models actuators whose "
-                         "force is gain * u plus a bias affine in their length and velocity (<motor>, <position> and "
-                         "<velocity> without time constant or damping ratio, <general> with a fixed gain, no or an "
-                         "affine bias and no dynamics); this one's dynamics would be wrong: remove it or make it a "
-                         "<motor>")
-
-
-def _control_range(element: Node, attrib: dict[str, str], autolimits: bool) -> tuple[float, float] | None:
-    """The actuator's ``ctrlrange`` when MuJoCo clamps its control to it (``ctrllimited="true"``, or ``auto`` with a
-    range and ``<compiler autolimits="true">``), else None. MuJoCo XML reference, actuator/ctrllimited."""
-    limited = attrib.get("ctrllimited", "auto")
-    if limited not in ("true", "false", "auto"):
-        raise ModelFileError(f"{element.where}: <{element.tag} ctrllimited={limited!r}>: use true, false or auto")
-    bounds = numbers(Node(element.tag, attrib, element.file, element.line), "ctrlrange", 2)
-    if limited == "true" and bounds is None:
-        raise ModelFileError(f"{element.where}: <{element.tag} ctrllimited=\"true\"> needs ctrlrange=\"lower upper\"")
-    if bounds is None or limited == "false" or (limited == "auto" and not autolimits):
-        return None
-    if bounds[0] > bounds[1]:
-        raise ModelFileError(f"{element.where}: <{element.tag} ctrlrange=...> is {bounds[0]!r} {bounds[1]!r}: give "
-                             "the lower bound first")
-    return float(bounds[0]), float(bounds[1])
-
-
-def _actuators(root: Node, resolve: Any, tree: BodyTree, tendons: dict[str, list[tuple[str, float]]],
-               disabled: set[str], forces: _Forces, autolimits: bool
-               ) -> tuple[list[str], dict[str, tuple[float, float]]]:
-    """The inputs (one per actuator, in file order) and their forces on the coordinates: with moment arms r_i (gear
-    times the tendon's coefficients, or the gear on a joint) the actuator's length is sum r_i q_i and each coordinate
-    gets r_i (gain u + b0 + b1 length + b2 length'); and the limited actuators' control ranges by input."""
-    elements = [a for section in root.children if section.tag == "actuator" for a in section.children]
-    taken = {i.coordinate for i in tree.info.values()} | {velocity_name(i.coordinate) for i in tree.info.values()}
-    names = coordinate_names([a.get("name") or f"{a.get('joint') or a.get('tendon')}_motor" for a in elements])
-    inputs: list[str] = []
-    ranges: dict[str, tuple[float, float]] = {}
-    for element, label in zip(elements, names.values()):
-        if element.tag not in ACTUATORS:
-            raise ModelFileError(f"{element.where}: <{element.tag}> is not an actuator")
-        if element.tag in ATTRIBUTES:
-            _check(element)
-        attrib = resolve(element)
-        gain, *bias = _law(element, attrib)
-        for key in ("armature", "damping"):
-            if float(attrib.get(key, "0")) != 0:
-                raise ModelFileError(f"{element.where}: <{element.tag} {key}=...>: put the {key} on the joint")
-        gear = float(attrib.get("gear", "1").split()[0])
-        label = label + CONTROL_SUFFIX if label in taken else label
-        if label in taken or label in inputs:
-            raise ModelFileError(f"{element.where}: actuator {label!r} is named like a joint, its velocity or another "
-                                 "actuator: rename the actuator")
-        inputs.append(label)
-        limits = _control_range(element, attrib, autolimits)
-        if limits is not None:
-            ranges[label] = limits
-        if "actuation" in disabled:
-            continue
-        if "joint" in attrib:
-            info = tree.info.get(attrib["joint"])
-            if info is None:
-                raise ModelFileError(f"{element.where}: joint={attrib['joint']!r} names no hinge or slide joint of "
-                                     "the model")
-            if info.type == "ball":
-                raise ModelFileError(f"{element.where}: actuator {label!r} drives the ball joint {info.name!r}: an "
-                                     "actuator on a ball joint (a torque about its gear's axis) is not built in "
-                                     "robodyn: remove it, or drive three hinges")
-            arms = [(info.coordinate, gear)]
-        elif "tendon" in attrib:
-            if attrib["tendon"] not in tendons:
-                raise ModelFileError(f"{element.where}: tendon={attrib['tendon']!r} names no fixed tendon")
-            arms = [(coordinate, gear * coefficient) for coordinate, coefficient in tendons[attrib["tendon"]]]
-        else:
-            raise ModelFileError(f"{element.where}: actuator {label!r}: robodyn reads joint and fixed-tendon "
-                                 "transmissions: give joint=\"...\" or tendon=\"...\"")
-        if not any(bias):
-            for coordinate, arm in arms:
-                forces.add(coordinate, _term(arm * gain, label))
-            continue
-        length = " + ".join(_term(arm, q) for q, arm in arms)
-        rate = " + ".join(_term(arm, velocity_name(q)) for q, arm in arms)
-        force = f"({gain!r})*{label} + ({bias[0]!r}) + ({bias[1]!r})*({length}) + ({bias[2]!r})*({rate})"
-        for coordinate, arm in arms:
-            forces.add(coordinate, f"({arm!r})*({force})")
-    return inputs, ranges
 
 
 def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfParts:
@@ -368,16 +187,22 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     world = Node("worldbody", {}, root.file, root.line, [c for w in worlds for c in w.children])
     _assign_classes(world, None)
     joints = [j for j in world.iter("joint")]
-    names = coordinate_names([j.get("name") or f"joint{k}" for k, j in enumerate(joints)])
-    keyed = {j.get("name") or f"joint{k}": names[j.get("name") or f"joint{k}"] for k, j in enumerate(joints)}
+    for k, body in enumerate(world.iter("body")):  # an unnamed free joint: named after its body
+        for free in (c for c in body.children if c.tag == "freejoint" and not c.get("name")):
+            free.attrib["name"] = body.get("name") or f"free{k}"
+    labels = [j.get("name") or f"joint{k}" for k, j in enumerate(joints)] + [j.attrib["name"] for j in
+                                                                             world.iter("freejoint")]
+    names = coordinate_names(labels)
+    keyed = {label: names[label] for label in labels}
     tree, bodies = lower_bodies(world, compiler, _unnamed(resolve, joints), keyed,
                                 _mesh_reader(root, resolve, Path(path).resolve().parent, compiler), dynamics=dynamics)
     _passive_flags(tree, disabled)
     _angle_units(world, resolve, compiler, path)
     notes: list[str] = []
-    forces = _Forces()
-    tendons = _tendons(root, resolve, tree, disabled, forces, notes)
-    inputs, ranges = _actuators(root, resolve, tree, tendons, disabled, forces, compiler.autolimits)
+    forces = Forces()
+    found = tendons(root, resolve, tree, disabled, forces, notes)
+    inputs, ranges, activations = actuators(root, resolve, tree, found, disabled, forces, compiler.autolimits,
+                                            notes)
     if ranges:
         notes.append(f"the control ranges (ctrlrange) of actuators {', '.join(ranges)}, to which MuJoCo clamps "
                      "their inputs: robodyn applies inputs as given (model.input_limits() states the ranges)")
@@ -396,7 +221,8 @@ def mjcf_parts(path: str | os.PathLike[str], *, dynamics: bool = True) -> MjcfPa
     links = [Link(name=name, mass=float(scale * b.mass), com=tuple(b.com.tolist()),
                   inertia=[[float(scale * v) for v in row] for row in b.inertia]) for name, b in bodies.items()]
     return MjcfParts(root.get("model") or Path(path).stem, tree, links, inputs, gravity,
-                     _mesh_files(root, resolve, Path(path).resolve().parent, compiler), MappingProxyType(ranges))
+                     _mesh_files(root, resolve, Path(path).resolve().parent, compiler), MappingProxyType(ranges),
+                     tuple(activations))
 
 
 def _mesh_files(root: Node, resolve: Any, folder: Path, compiler: Compiler
@@ -418,7 +244,7 @@ def _mesh_reader(root: Node, resolve: Any, folder: Path, compiler: Compiler) -> 
     once."""
     assets: dict[str, Node] = {}
     for mesh in (m for s in root.children if s.tag == "asset" for m in s.children if m.tag == "mesh"):
-        _check(mesh)
+        check_attributes(mesh)
         name = mesh.get("name") or Path(mesh.get("file") or "").stem
         assets[name] = Node("mesh", resolve(mesh), mesh.file, mesh.line)
     done: dict[tuple[str, str, str], MassProperties] = {}
@@ -521,6 +347,7 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         self._file_names = {i.coordinate: i.name for i in info}
         self._info = tuple(info)
         self._ranges = dict(parts.ranges)
+        self._free_starts = dict(parts.tree.free_starts)
         # the chain's mass check picks its generic configuration inside the ranges (as a URDF robot's)
         self._bounds = ([math.nan if i.limits.lower is None else i.limits.lower for i in info],
                         [math.nan if i.limits.upper is None else i.limits.upper for i in info])
@@ -537,6 +364,8 @@ class MjcfRobot(UrdfRobotInfo, ChainSystem):
         """MuJoCo's initial state ``(n,)``: each joint at its ``ref`` (``qpos0``; a ball joint not turned), at rest."""
         x = super().initial_state()
         refs = {i.coordinate: i.ref for i in self._info if i.type != "ball"}
+        for ball, quaternion in self._free_starts.items():  # a free joint as coordinates: the body's orientation
+            refs.update({f"{ball}_{c}": value for c, value in zip(("qx", "qy", "qz", "qw"), quaternion)})
         for k, coordinate in enumerate(self.coordinates):
             if coordinate in refs:
                 x[k] = refs[coordinate]
@@ -569,21 +398,24 @@ def free_start(tree: BodyTree) -> list[float]:
 def load_mjcf(path: str | os.PathLike[str], *, name: str | None = None, dynamics: bool = True,
               check_inertia: bool = True) -> Any:
     """Load a MuJoCo MJCF robot (see the module docstring): an :class:`MjcfRobot`, or a
-    :class:`~robodyn.mechanisms.floating.chain.FloatingChain` when a body of the world has a free joint (its states
-    in robodyn's free-flyer conventions: position, quaternion x y z w, the joints; the base's velocity in its own
-    frame). ``dynamics=False`` ignores the joints' damping, stiffness, armature and frictionloss."""
+    :class:`~robodyn.mechanisms.floating.chain.FloatingChain` when a body of the world has a free joint and is its
+    only moving tree (its states in robodyn's free-flyer conventions: position, quaternion x y z w, the joints; the
+    base's velocity in its own frame; beside other trees, free joints are MuJoCo's coordinates:
+    robodyn.mechanisms.mjcf.bodies), either wrapped with its actuators' activation states when it has any
+    (robodyn.model.kinds.actuated.ActuatedSystem). ``dynamics=False`` ignores the joints' damping, stiffness,
+    armature and frictionloss."""
     file = Path(path)
     parts = mjcf_parts(file, dynamics=dynamics)
     free = parts.tree.free
     if not parts.joints and free is None:
         raise ModelFileError(f"{file}: no hinge, slide or free joint: the model has nothing to move")
     try:
-        robot = MjcfRobot(parts, path=file, name=name, check_inertia=check_inertia, free_root=free is not None)
-        if free is None:
-            return robot
-        from robodyn.mechanisms.floating.chain import FloatingChain
+        robot: Any = MjcfRobot(parts, path=file, name=name, check_inertia=check_inertia, free_root=free is not None)
+        if free is not None:
+            from robodyn.mechanisms.floating.chain import FloatingChain
 
-        return FloatingChain(robot, "floating", start=free_start(parts.tree))
+            robot = FloatingChain(robot, "floating", start=free_start(parts.tree))
+        return ActuatedSystem(robot, parts.activations) if parts.activations else robot
     except ModelFileError:
         raise
     except InputError as exc:
