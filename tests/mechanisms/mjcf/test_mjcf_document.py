@@ -111,10 +111,21 @@ def test_unknown_or_unsupported_elements_are_named_with_their_line(tmp_path: Pat
         load(arm(tmp_path, extra=extra, joint=joint))
 
 
-def test_actuators_with_their_own_dynamics_are_refused(tmp_path: Path) -> None:
-    text = ARM.format(angle="degree", extra="", joint="").replace(
-        '<motor name="elbow" joint="elbow" gear="5"/>', '<cylinder name="servo" joint="elbow" timeconst="0.2"/>')
-    with pytest.raises(ModelFileError, match=r"arm.xml:14: <cylinder> actuator 'servo'.*dynamics would be wrong"):
+@pytest.mark.parametrize("actuator, message", [
+    ('<cylinder name="servo" joint="elbow" timeconst="0.2"/>', r"<cylinder> actuator 'servo'.*dynamics would be wrong"),
+    ('<general name="servo" joint="elbow" dyntype="muscle"/>', r"<general> actuator 'servo'.*dynamics would be wrong"),
+    ('<general name="servo" joint="elbow" dyntype="filter" actearly="true"/>', r"'servo'.*without actearly"),
+    ('<general name="servo" joint="elbow" dyntype="filter" dynprm="0"/>', r"'servo' has the filter time constant "
+                                                                            r"dynprm\[0\] = 0\.0: give a positive"),
+    ('<general name="servo" joint="elbow" dyntype="filter" dynprm="nan"/>', r"time constant dynprm\[0\] = nan"),
+    ('<general name="shoulder" joint="elbow" dyntype="filter"/><motor name="shoulder_act" joint="shoulder"/>',
+     r"activation state 'shoulder_act' of actuator 'shoulder_ctrl' is named like"),
+])
+def test_actuators_whose_dynamics_robodyn_does_not_build_are_refused(tmp_path: Path, actuator: str, message: str
+                                                                     ) -> None:
+    text = ARM.format(angle="degree", extra="", joint="").replace('<motor name="elbow" joint="elbow" gear="5"/>',
+                                                                  actuator)
+    with pytest.raises(ModelFileError, match=r"arm.xml:14: .*" + message):
         load(write(tmp_path, "arm.xml", text))
 
 
