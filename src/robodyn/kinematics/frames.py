@@ -105,7 +105,13 @@ class Kinematics:
         self.frames: tuple[str, ...] = tuple(self._prefix + f for f in tree.frames)
         parents = set(tree.parents.values())
         self.default_frame = [self._prefix + f for f in tree.frames if f not in parents][-1]
-        self.coordinates: tuple[str, ...] = tuple(self._prefix + c for c in model.states[: model.n_states // 2])
+        nq, nv = tree.n_configuration, tree.n_velocity
+        #: The configuration entries (a ball joint's four quaternion entries ``<ball>_qx .. _qw`` among them).
+        self.coordinates: tuple[str, ...] = tuple(self._prefix + c for c in model.states[:nq])
+        #: The velocity entries, the Jacobian's columns: the coordinates, or with ball joints the velocity states
+        #: (a ball's ``<ball>_wx .. _wz``).
+        self.rates: tuple[str, ...] = self.coordinates if nq == nv else tuple(self._prefix + c for c in
+                                                                               model.states[nq: nq + nv])
 
     # --- structure ---------------------------------------------------------------------------------------
     @property
@@ -132,12 +138,12 @@ class Kinematics:
         return frame
 
     def _states(self, q: Values | np.ndarray, qd: Values | np.ndarray | None) -> tuple[np.ndarray, bool]:
-        """(N, 2n) states from coordinates (and velocities), and whether the input was one point."""
+        """(N, nq + nv) states from coordinates (and velocities), and whether the input was one point."""
         n = len(self.coordinates)
         if qd is None and type(q) is np.ndarray and q.dtype == np.float64 and q.shape == (n,):
             if not math.isfinite(q.sum()):  # (a sum that overflows only sends it down the general path)
                 return self._states(q.tolist(), None)
-            x = np.zeros((1, 2 * n))
+            x = np.zeros((1, n + len(self.rates)))
             x[0, :n] = q
             return x, True
         listed = f"({', '.join(self.coordinates)})"
@@ -149,17 +155,17 @@ class Kinematics:
             if rows.ndim != 2 or rows.shape[1] != n:
                 raise ShapeError(f"model {self.model.name!r}: expected {n} coordinates {listed} per configuration, "
                                  f"got shape {given.shape}")
-        velocities = np.zeros_like(rows)
+        velocities = np.zeros((rows.shape[0], len(self.rates)))
         if qd is not None:
             if isinstance(qd, Mapping):
-                velocities[:] = values_to_vector(qd, self.coordinates, "velocity", default=0.0)
+                velocities[:] = values_to_vector(qd, self.rates, "velocity", default=0.0)
             else:
                 given = real_array(qd, f"model {self.model.name!r}: the velocities {listed}")
                 try:
-                    velocities[:] = np.broadcast_to(given, rows.shape)
+                    velocities[:] = np.broadcast_to(given, velocities.shape)
                 except ValueError:
                     raise ShapeError(f"model {self.model.name!r}: velocities of shape {given.shape} do not match "
-                                     f"configurations of shape {rows.shape}") from None
+                                     f"{velocities.shape} ({', '.join(self.rates)} per configuration)") from None
         x = np.ascontiguousarray(np.hstack([rows, velocities]))
         if not np.all(np.isfinite(x)):
             raise InputError(f"model {self.model.name!r}: the configuration has non-finite values: give finite "
@@ -200,8 +206,7 @@ class Kinematics:
             raise InputError(f"unknown Jacobian reference {reference!r}: use one of {', '.join(REFERENCES)}")
         name = self._frame(frame)
         x, single = self._states(q, None)
-        n = len(self.coordinates)
-        J = self._evaluate("jacobian", name, x, params).reshape(-1, 6, n)
+        J = self._evaluate("jacobian", name, x, params).reshape(-1, 6, len(self.rates))
         if reference != "world_aligned":
             pose = self._evaluate("pose", name, x, params)
             rotation, position = pose[:, :9].reshape(-1, 3, 3), pose[:, 9:]
@@ -218,7 +223,7 @@ class Kinematics:
         name = self._frame(frame)
         x, single = self._states(q, qd)
         n = len(self.coordinates)
-        J = self._evaluate("jacobian", name, x, params).reshape(-1, 6, n)
+        J = self._evaluate("jacobian", name, x, params).reshape(-1, 6, len(self.rates))
         twist = np.einsum("kin,kn->ki", J, x[:, n:])
         return twist[0] if single else twist
 

@@ -191,6 +191,9 @@ def inverse_kinematics(model: ModelContract, position: Any, *, orientation: Any 
     require_model(model, "inverse_kinematics")
     K = kinematics(model)
     name = K.frame_name(frame)
+    if K.rates != K.coordinates:
+        raise InputError(f"inverse kinematics of model {model.name!r}: not built for ball joints yet (a quaternion "
+                         "is not a vector to step): replace each ball by three hinges about orthogonal axes")
     target_p, target_R = _target(position, orientation)
     starts, seed, max_iterations = check_search(starts, seed, len(K.coordinates), max_iterations=max_iterations)
     tolerance = _positive(tolerance, "tolerance")

@@ -103,11 +103,16 @@ class KinematicTree(Protocol):
 
     ``frames``: every frame name; ``parents``: frame -> the frame it hangs from (None for the base);
     ``body_parents``: each body's parent body (-1: the base), in the body order of ``origins``;
-    ``evaluate(quantity, frame, x, p)``: ``pose`` (12: R row-major, p), ``jacobian`` (6n, world-aligned),
-    ``bias`` (6: J'q') of a frame, or ``origins`` (frame None: 3 per body) at states x ``(N, 2n)``,
-    ``(N, size)``.
+    ``evaluate(quantity, frame, x, p)``: ``pose`` (12: R row-major, p), ``jacobian`` (6 nv, world-aligned),
+    ``bias`` (6: J'q') of a frame, or ``origins`` (frame None: 3 per body) at states x ``(N, nq + nv)``,
+    ``(N, size)``; ``n_configuration`` nq and ``n_velocity`` nv: the configuration entries (the first states) and the
+    velocity entries after them (equal but for ball joints, whose quaternion has four entries and three rates).
     """
 
+    @property
+    def n_configuration(self) -> int: ...
+    @property
+    def n_velocity(self) -> int: ...
     @property
     def frames(self) -> tuple[str, ...]: ...
     @property

@@ -17,7 +17,9 @@ function      outputs                                                           
 
 The Jacobian is built from the joint axes (a revolute joint i with world axis z_i through o_i moves the
 frame origin p at z_i x (p - o_i) and turns it at z_i; a prismatic one moves it at z_i), each body's
-column scaled by its coupling multiplier and added to its coordinate's column. J'q' is the forward-mode
+column scaled by its coupling multiplier and added to its coordinate's column. A tree with other joints (a ball:
+four configuration entries, three velocity entries; ``maps`` from the model's order to the bodies') has one column
+per velocity entry, from the joint's motion subspace (robodyn.rigid.joints), n = nv. J'q' is the forward-mode
 derivative of J q' along q' (robodyn.rigid.tape.Tape.derive), so both are exact.
 
 Reference: B. Siciliano, L. Sciavicco, L. Villani, G. Oriolo, *Robotics: Modelling, Planning and
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from robodyn.rigid.rnea import Body, check_one_coordinate, world_frames
+from robodyn.rigid.rnea import Body, check_one_coordinate, joint_of, tree_offsets, world_frames
 from robodyn.rigid.spatial import Mat, Vec, add, cross, matmul, matvec
 from robodyn.rigid.tape import Tape, Value, dot
 
@@ -56,15 +58,22 @@ class KinematicsProgram:
     """
 
     def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
-                 x: Sequence[Value]):
-        check_one_coordinate(bodies, "KinematicsProgram")
+                 x: Sequence[Value], maps: tuple[Sequence[int], Sequence[int]] | None = None):
         self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
-        self.n = len(x) // 2
-        self.q, self.qd = list(x[: self.n]), list(x[self.n:])
         self.zero = tape.const(0.0)
-        positions = [a * self.q[c] + b for c, a, b in self.couplings]
-        self.frames = world_frames(tape, self.bodies, positions)
         self._recorded: dict[tuple[FrameSpec | None, str], list[Value]] = {}
+        self.maps = maps
+        if maps is None:  # one coordinate per body, couplings applied
+            check_one_coordinate(bodies, "KinematicsProgram without entry maps")
+            self.n = self.nq = len(x) // 2
+            self.q, self.qd = list(x[: self.n]), list(x[self.n:])
+            positions = [a * self.q[c] + b for c, a, b in self.couplings]
+        else:  # any joints (a ball's four configuration and three velocity entries), no couplings
+            starts_q, starts_v = tree_offsets(self.bodies)
+            self.nq, self.n = starts_q[-1], starts_v[-1]
+            self.q, self.qd = list(x[: self.nq]), list(x[self.nq: self.nq + self.n])
+            positions = [self.q[i] for i in maps[0]]
+        self.frames = world_frames(tape, self.bodies, positions)
 
     def outputs(self, frame: FrameSpec | None, quantity: str) -> list[Value]:
         """The outputs of ``quantity`` (``pose``, ``jacobian``, ``bias``) for ``frame``, or ``origins`` (frame
@@ -99,6 +108,8 @@ class KinematicsProgram:
 
     def _jacobian(self, frame: FrameSpec) -> list[list[Value]]:
         """6 x n: rows vx, vy, vz, wx, wy, wz (world axes, at the frame origin)."""
+        if self.maps is not None:
+            return self._flat_jacobian(frame)
         _, origin = self._pose(frame)
         columns: list[list[Value]] = [[self.zero] * 6 for _ in range(self.n)]
         for k in self._ancestors(frame.body):
@@ -114,9 +125,40 @@ class KinematicsProgram:
             columns[coordinate] = [columns[coordinate][i] + multiplier * column[i] for i in range(6)]
         return [[columns[j][i] for j in range(self.n)] for i in range(6)]
 
+    def _flat_jacobian(self, frame: FrameSpec) -> list[list[Value]]:
+        """6 x nv of a tree with any joints: each velocity entry's motion column S = [w; v] (joint frame, robodyn.
+        rigid.joints) turned to the world, moving the frame origin p at R v + R w x (p - o) and turning it at R w."""
+        assert self.maps is not None
+        _, origin = self._pose(frame)
+        _, starts_v = tree_offsets(self.bodies)
+        columns: list[list[Value]] = [[self.zero] * 6 for _ in range(self.n)]
+        for k in self._ancestors(frame.body):
+            body = self.bodies[k]
+            rotation, joint_origin = self.frames[k]
+            arm = [origin[i] - joint_origin[i] for i in range(3)]
+            for j, column in enumerate(joint_of(body).subspace(self.tape, body)):
+                turn, move = matvec(rotation, column[:3]), matvec(rotation, column[3:])
+                columns[self.maps[1][starts_v[k] + j]] = [*add(move, cross(turn, arm)), *turn]
+        return [[columns[j][i] for j in range(self.n)] for i in range(6)]
+
     def _bias(self, frame: FrameSpec) -> list[Value]:
-        """J'q' = sum_k d(J q')/dq_k q'_k (q' held: the derivative of J q' along the motion at q'' = 0)."""
+        """J'q' = sum_k d(J q')/dq_k dq_k/dt (q' held: the derivative of J q' along the motion at q'' = 0; dq/dt is
+        q' itself, or a ball's quaternion rate)."""
         jacobian = self._jacobian(frame)
         twist = [dot(row, self.qd) for row in jacobian]
         derivatives = self.tape.derive(twist, self.q)
-        return [dot(row, self.qd) for row in derivatives]
+        return [dot(row, self._configuration_rate()) for row in derivatives]
+
+    def _configuration_rate(self) -> list[Value]:
+        """dq/dt ``(nq,)`` in the model's order at the velocities q'."""
+        if self.maps is None:
+            return self.qd
+        q_map, v_map = self.maps
+        starts_q, starts_v = tree_offsets(self.bodies)
+        rate: list[Value] = [self.zero] * self.nq
+        for k, body in enumerate(self.bodies):
+            q = [self.q[q_map[i]] for i in range(starts_q[k], starts_q[k + 1])]
+            v = [self.qd[v_map[i]] for i in range(starts_v[k], starts_v[k + 1])]
+            for i, value in zip(range(starts_q[k], starts_q[k + 1]), joint_of(body).derivative(self.tape, q, v)):
+                rate[q_map[i]] = value
+        return rate

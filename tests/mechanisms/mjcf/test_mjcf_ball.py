@@ -170,19 +170,25 @@ def test_a_damped_run_of_1_s_matches_mujoco_rk4(tmp_path: Path) -> None:
 def test_a_ball_joint_model_refuses_what_it_does_not_build_naming_the_ball(tmp_path: Path) -> None:
     robot = robodyn.load(str(write(tmp_path, BRANCHED)))
     x0 = robot.initial_state()
-    for call in (robot.kinematics, robot.torque_regressor, robot.exported_functions,
+    for call in (robot.torque_regressor, robot.exported_functions,
                  lambda: robodyn.simulate(robot, 0.1, x0, events="h1 - 1")):
         with pytest.raises(InputError, match=r"joint 's'.*ball|ball joint 's'"):
             call()
+    with pytest.raises(InputError, match=r"inverse kinematics.*not built for ball joints"):
+        robodyn.inverse_kinematics(robot, [0.1, 0.0, 0.0], frame="c")
 
 
 def test_the_cli_refuses_in_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     path = str(write(tmp_path, BRANCHED))
     for argv in (("export", path, "--lang", "c", "--out", str(tmp_path / "out")),
-                 ("fk", path, "--frame", "c"), ("export", path, "--lang", "fmu", "--out", str(tmp_path / "m.fmu"))):
+                 ("export", path, "--lang", "fmu", "--out", str(tmp_path / "m.fmu"))):
         code, _, err = run(capsys, *argv)
         assert code == 2, (argv, err)
         assert "'s'" in one_line(err) and "ball" in err
+    code, _, err = run(capsys, "ik", path, "--frame", "c", "--target", "0.1,0,0")
+    assert code == 2 and "ball joints" in one_line(err), err
+    code, out, err = run(capsys, "fk", path, "--frame", "c")  # the frames of a ball chain: its pose
+    assert code == 0 and "rotation" in out, err
     assert not (tmp_path / "out").exists() and not (tmp_path / "m.fmu").exists()
     code, out, err = run(capsys, "linearize", path)  # in the tangent space: the ball's rotation vector
     assert code == 0 and "s_rx" in out, err

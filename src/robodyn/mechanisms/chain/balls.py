@@ -3,8 +3,9 @@
 
 A ball joint has four configuration entries (a unit quaternion x y z w) and three velocity entries (the child's
 angular velocity relative to its parent, in its own frame): robodyn.rigid.joints.Spherical. What the chain does not
-build for a ball joint (kinematics, the exact Jacobian, the regressor, the C export, mimic joints and frame outputs
-beside it) is refused in one line that names it (:meth:`BallJoints.refuse_balls`).
+build for a ball joint (the exact Jacobian in x, the regressor, the C export, mimic joints and frame outputs beside
+it) is refused in one line that names it (:meth:`BallJoints.refuse_balls`); its frames are built
+(robodyn.mechanisms.chain.frames, one Jacobian column per velocity entry).
 
 The integrators step a chain with ball joints in a chart (robodyn.mechanisms.chain.ball_chart.BallChart): each ball's
 quaternion c (+) d for a tangent vector d of its own, recentred after every step, so that the quaternions stay unit

@@ -76,7 +76,11 @@ class ChainFrames:
         view = model.tape_view()
         program = view.program
         #: The kinematic functions recorded on the chain's tape (robodyn.rigid.kinematics.KinematicsProgram).
-        self.program = KinematicsProgram(program.tape, program.bodies, program.couplings, program.x)
+        self.program = KinematicsProgram(program.tape, program.bodies, [], program.x, (program.q_map, program.v_map)) \
+            if model.balls else KinematicsProgram(program.tape, program.bodies, program.couplings, program.x)
+        #: The configuration entries (the first states) and the velocity entries (the Jacobian's columns): a ball
+        #: joint has four and three.
+        self.n_configuration, self.n_velocity = model.n_coordinates, model.n_velocities
         self._specs: dict[str, FrameSpec] = {}
         self.parents: dict[str, str | None] = {}  # frame -> the frame it hangs from (None: the base)
         placements: dict[str, tuple[int, sympy.Matrix, sympy.Matrix]] = {}  # frame -> body, R, p (joint frame)
@@ -135,11 +139,11 @@ class ChainFrames:
 
     def size(self, quantity: str) -> int:
         """The number of outputs of ``quantity`` (per state)."""
-        return {"pose": 12, "jacobian": 6 * self.model.n_coordinates, "bias": 6,
+        return {"pose": 12, "jacobian": 6 * self.n_velocity, "bias": 6,
                 "origins": 3 * len(self.model.bodies)}[quantity]
 
     def evaluate(self, quantity: str, frame: str | None, x: np.ndarray, p: np.ndarray) -> np.ndarray:
-        """``quantity`` of ``frame`` (None for ``origins``) at the states ``x`` ``(N, 2n)`` (validated float64)
+        """``quantity`` of ``frame`` (None for ``origins``) at the states ``x`` ``(N, nq + nv)`` (validated float64)
         with the parameters ``p``: ``(N, size)``, one compiled call for the whole batch."""
         key = (frame, quantity)
         if key not in self._compiled:

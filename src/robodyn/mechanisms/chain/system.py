@@ -460,7 +460,6 @@ class ChainSystem(BallJoints, TapeOutputs, ChainClosedForms, ChainQuantities, Ch
 
     def kinematics(self) -> ChainFrames:
         """The chain's frames and their compiled kinematic functions (robodyn.mechanisms.chain.frames)."""
-        self.refuse_balls("kinematics (frames, Jacobians, inverse kinematics, the 3-D view)")
         memo = self.memo()
         if "kinematics" not in memo:
             memo["kinematics"] = ChainFrames(self)

@@ -261,12 +261,10 @@ class _Lowering:
             if child.tag == "site":
                 _check(child, ATTRIBUTES["site"])
                 name = child.get("name")
-                if name:
+                if name:  # placed as a geom is (pos and orientation, or fromto)
                     attrib = self.resolve(child)
-                    turn = orientation(child, self.compiler, attrib)
-                    where = numbers(Node("site", attrib, child.file, child.line), "pos", 3)
-                    self.frame(name, link, rotation @ turn, position + rotation @ (np.zeros(3) if where is None
-                                                                                   else where), child)
+                    turn, where, _ = geom_placement(child, attrib, attrib.get("type", "sphere"), self.compiler)
+                    self.frame(name, link, rotation @ turn, position + rotation @ where, child)
             if child.tag == "body":
                 self.body(child, link, rotation, position, top)
 

@@ -226,7 +226,7 @@ SIZES = {"sphere": 1, "capsule": 2, "cylinder": 2, "box": 3, "ellipsoid": 3}
 
 def geom_placement(node: Node, attrib: dict[str, str], kind: str, compiler: Compiler
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(R, p, size) of a geom in its body's frame (``fromto`` gives p, R and the half-length)."""
+    """(R, p, size) of a geom (or a site) in its body's frame (``fromto`` gives p, R and the half-length)."""
     view = Node(node.tag, attrib, node.file, node.line)
     size = numbers(view, "size", (1, 2, 3))
     size = np.zeros(3) if size is None else np.concatenate([size, np.zeros(3 - len(size))])
@@ -235,7 +235,7 @@ def geom_placement(node: Node, attrib: dict[str, str], kind: str, compiler: Comp
         segment = ends[3:] - ends[:3]
         length = float(np.linalg.norm(segment))
         if not length > 1e-14:
-            raise ModelFileError(f"{node.where}: <geom fromto=...> has equal ends: give two different points")
+            raise ModelFileError(f"{node.where}: <{node.tag} fromto=...> has equal ends: give two different points")
         if kind in ("capsule", "cylinder"):
             size[1] = length / 2
         else:  # a box or ellipsoid along the segment: size[0] across it both ways

@@ -51,6 +51,7 @@ class PointFrames:
         n = len(model.x_symbols) // 2
         q, qd = model.x_symbols[:n], model.x_symbols[n:]
         self._n = n
+        self.n_configuration = self.n_velocity = n  # one velocity per coordinate
         self._planar = all(p[2] == 0 for p in points.values())  # every point written [x, y]: y is up
         self._position = {name: sympy.Matrix(p) for name, p in points.items()}
         self._jacobian = {name: p.jacobian(q) for name, p in self._position.items()}
