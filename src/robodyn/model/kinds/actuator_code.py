@@ -73,19 +73,62 @@ class ActuatorLayout:
         ``size`` (a chart's state, a tangent space)."""
         return ActuatorLayout(gather, acts, self.feeds, self.controls, self.rates, size, self.m)
 
-    def input_lines(self, target: str = "_ui") -> list[str]:
-        """The inner model's inputs gathered into ``target``."""
-        lines = [f"{target} = np.empty({len(self.feeds)})"]
-        for k, (kind, j) in enumerate(self.feeds):
-            lines.append(f"{target}[{k}] = " + (f"u[{j}]" if kind == "u" else f"x[{self.acts[j]}]"))
-        return lines
+    def constants(self) -> str:
+        """Module-level index arrays the generated functions loop over (a loop, not one line per entry: numba's
+        time to compile a function grows faster than its length)."""
+        arrays = {"gather": self.gather, "acts": self.acts, "controls": self.controls,
+                  "feed_u": tuple(j if kind == "u" else -1 for kind, j in self.feeds),
+                  "feed_a": tuple(self.acts[j] if kind == "a" else -1 for kind, j in self.feeds)}
+        lines = [f"_act_{name} = np.array({tuple(int(v) for v in values)!r}, dtype=np.int64)"
+                 for name, values in arrays.items()]
+        return "\n".join([*lines, f"_act_rates = np.array({tuple(float(r) for r in self.rates)!r}, dtype=np.float64)"])
 
-    def rate_lines(self) -> list[str]:
-        """The activations' derivatives into ``out``."""
-        lines = []
-        for at, control, rate in zip(self.acts, self.controls, self.rates):
-            lines.append(f"out[{at}] = ({rate!r}) * (u[{control}] - x[{at}])" if rate else f"out[{at}] = u[{control}]")
-        return lines
+
+_GATHER: Final = """_xi = np.empty({n})
+for _i in range({n}):
+    _xi[_i] = x[_act_gather[_i]]
+_ui = np.empty({mi})
+for _k in range({mi}):
+    _ui[_k] = u[_act_feed_u[_k]] if _act_feed_u[_k] >= 0 else x[_act_feed_a[_k]]"""
+
+_RATES: Final = """for _i in range({k}):
+    _at = _act_acts[_i]
+    _c = _act_controls[_i]
+    out[_at] = _act_rates[_i] * (u[_c] - x[_at]) if _act_rates[_i] != 0.0 else u[_c]"""
+
+_JACOBIAN: Final = """for _q in range({total}):
+    out[_q] = 0.0
+for _i in range({n}):
+    _row = _act_gather[_i]
+    for _j in range({n}):
+        out[_row * {size} + _act_gather[_j]] = _ji[_i * {n} + _j]
+    for _k in range({mi}):
+        _v = _ji[{n} * {n} + _i * {mi} + _k]
+        if _act_feed_u[_k] >= 0:
+            out[{top} + _row * {m} + _act_feed_u[_k]] += _v
+        else:
+            out[_row * {size} + _act_feed_a[_k]] += _v
+for _i in range({k}):
+    _at = _act_acts[_i]
+    _rate = _act_rates[_i]
+    if _rate != 0.0:
+        out[_at * {size} + _at] = -_rate
+        out[{top} + _at * {m} + _act_controls[_i]] = _rate
+    else:
+        out[{top} + _at * {m} + _act_controls[_i]] = 1.0"""
+
+_CHART: Final = """_di = np.empty({n})
+for _i in range({n}):
+    _di[_i] = xdot[_act_gather[_i]]
+_ci = np.empty({twice})
+{inner}chart(t, _xi, _di, p, _ci)
+for _i in range({n}):
+    out[_act_gather[_i]] = _ci[_i]
+    out[{size} + _act_gather[_i]] = _ci[{n} + _i]
+for _i in range({k}):
+    _at = _act_acts[_i]
+    out[_at] = x[_at]
+    out[{size} + _at] = xdot[_at]"""
 
 
 def _inner(source: str, name: str) -> str:
@@ -97,52 +140,39 @@ def _inner(source: str, name: str) -> str:
     return prefixed(tree, defined, _PREFIX)
 
 
-def _function(name: str, arguments: str, lines: list[str]) -> str:
-    return "\n".join(["@jit", f"def {name}({arguments}):", *(f"{_INDENT}{line}" for line in lines),
+def _function(name: str, arguments: str, text: str) -> str:
+    return "\n".join(["@jit", f"def {name}({arguments}):", *(f"{_INDENT}{line}" for line in text.splitlines()),
                       f"{_INDENT}return", ""])
 
 
-def _gathered(layout: ActuatorLayout, source: str, target: str) -> list[str]:
-    n = len(layout.gather)
-    return [f"{target} = np.empty({n})", *(f"{target}[{i}] = {source}[{g}]" for i, g in enumerate(layout.gather))]
+def _sizes(layout: ActuatorLayout) -> dict[str, int]:
+    n, mi, size, m = len(layout.gather), len(layout.feeds), layout.size, layout.m
+    return {"n": n, "mi": mi, "size": size, "m": m, "k": len(layout.acts), "top": size * size,
+            "total": size * (size + m), "twice": 2 * n}
 
 
 def rhs_source(layout: ActuatorLayout, inner: str) -> str:
     """``rhs(t, x, u, p, out)`` of the outer model from the inner model's ``rhs`` source."""
-    n = len(layout.gather)
-    lines = [*_gathered(layout, "x", "_xi"), *layout.input_lines(), f"_fi = np.empty({n})",
-             f"{_PREFIX}rhs(t, _xi, _ui, p, _fi)",
-             *(f"out[{g}] = _fi[{i}]" for i, g in enumerate(layout.gather)), *layout.rate_lines()]
-    return "\n\n".join([_inner(inner, "rhs"), _function("rhs", "t, x, u, p, out", lines)])
+    sizes = _sizes(layout)
+    body = "\n".join([_GATHER.format(**sizes), f"_fi = np.empty({sizes['n']})", f"{_PREFIX}rhs(t, _xi, _ui, p, _fi)",
+                      f"for _i in range({sizes['n']}):", f"{_INDENT}out[_act_gather[_i]] = _fi[_i]",
+                      _RATES.format(**sizes)])
+    return "\n\n".join([_inner(inner, "rhs"), layout.constants(), _function("rhs", "t, x, u, p, out", body)])
 
 
 def jacobian_source(layout: ActuatorLayout, inner: str) -> str:
     """``jac(t, x, u, p, out)`` of the outer model (df/dx ``(N, N)`` then df/du ``(N, m)``, row-major) from the
     inner model's ``jac``: A = [[A_i, B_i on the activations], [0, -1/tau]], B = [[B_i on the inputs], [1/tau]]."""
-    n, mi, size, m = len(layout.gather), len(layout.feeds), layout.size, layout.m
-    top = size * size
-    lines = [*_gathered(layout, "x", "_xi"), *layout.input_lines(), f"_ji = np.empty({n * (n + mi)})",
-             f"{_PREFIX}jac(t, _xi, _ui, p, _ji)", f"for _k in range({size * (size + m)}):", f"{_INDENT}out[_k] = 0.0"]
-    for i, row in enumerate(layout.gather):
-        lines += [f"out[{row * size + col}] = _ji[{i * n + j}]" for j, col in enumerate(layout.gather)]
-        for k, (kind, j) in enumerate(layout.feeds):
-            target = top + row * m + j if kind == "u" else row * size + layout.acts[j]
-            lines.append(f"out[{target}] += _ji[{n * n + i * mi + k}]")
-    for at, control, rate in zip(layout.acts, layout.controls, layout.rates):
-        if rate:
-            lines.append(f"out[{at * size + at}] = {-rate!r}")
-        lines.append(f"out[{top + at * m + control}] = {(rate or 1.0)!r}")
-    return "\n\n".join([_inner(inner, "jac"), _function("jac", "t, x, u, p, out", lines)])
+    sizes = _sizes(layout)
+    body = "\n".join([_GATHER.format(**sizes), f"_ji = np.empty({sizes['n'] * (sizes['n'] + sizes['mi'])})",
+                      f"{_PREFIX}jac(t, _xi, _ui, p, _ji)", _JACOBIAN.format(**sizes)])
+    return "\n\n".join([_inner(inner, "jac"), layout.constants(), _function("jac", "t, x, u, p, out", body)])
 
 
 def chart_source(layout: ActuatorLayout, inner: str) -> str:
     """``chart(t, x, xdot, p, out)`` of the outer chart (the state recentred, then its derivative: ``2 N`` values)
     from the inner chart's: the activations and their derivatives pass through."""
-    n, size = len(layout.gather), layout.size
-    lines = [*_gathered(layout, "x", "_xi"), *_gathered(layout, "xdot", "_di"), f"_ci = np.empty({2 * n})",
-             f"{_PREFIX}chart(t, _xi, _di, p, _ci)"]
-    for i, g in enumerate(layout.gather):
-        lines += [f"out[{g}] = _ci[{i}]", f"out[{size + g}] = _ci[{n + i}]"]
-    for at in layout.acts:
-        lines += [f"out[{at}] = x[{at}]", f"out[{size + at}] = xdot[{at}]"]
-    return "\n\n".join([_inner(inner, "chart"), _function("chart", "t, x, xdot, p, out", lines)])
+    sizes = _sizes(layout)
+    gather = _GATHER.format(**sizes).split("\n_ui")[0]  # the state only: a chart function has no inputs
+    body = "\n".join([gather, _CHART.format(inner=_PREFIX, **sizes)])
+    return "\n\n".join([_inner(inner, "chart"), layout.constants(), _function("chart", "t, x, xdot, p, out", body)])
