@@ -144,3 +144,21 @@ def test_a_floating_base_with_an_activation_runs_in_its_chart_as_mujoco_does(tmp
     np.testing.assert_allclose(end[:3], data.qpos[:3], rtol=0, atol=1e-12)
     np.testing.assert_allclose(end[3:7] * np.sign(end[6] * quaternion[3]), quaternion, rtol=0, atol=1e-12)
     np.testing.assert_allclose([end[7], end[-1]], [data.qpos[7], data.act[0]], rtol=0, atol=1e-12)
+
+
+def test_the_mechanisms_questions_are_the_inner_models() -> None:
+    model = arm()
+    x = np.array([0.3, -0.2, 0.1, 0.4, 0.2, -0.1])
+    assert model.energy(x) == model.inner.energy(x[:4])
+    np.testing.assert_array_equal(model.mass_matrix([0.3, -0.2]), model.inner.mass_matrix([0.3, -0.2]))
+    chain = ChainSystem(JOINTS, [*LINKS[:2], {**LINKS[2], "mass": "m2"}], inputs=["a1", "tau", "a2"],
+                        parameters={"m2": 0.6}, name="arm")
+    heavier = ActuatedSystem(chain, [Activation("a1", "u1", TAU), Activation("a2", "u2")]).with_parameters(m2=1.2)
+    assert heavier.coordinates == ("shoulder", "elbow") and heavier.fixed_base() is None
+    np.testing.assert_array_equal(heavier.mass_matrix([0.3, -0.2]), chain.with_parameters(m2=1.2).mass_matrix(
+        [0.3, -0.2]))
+    # the same compiled f at the same numbers, and (u - a) / tau against 1/tau (u - a): equal to rounding
+    np.testing.assert_allclose(heavier.f(0.0, x, [0.1, 0.0, 0.0]),
+                               [*chain.f(0.0, x[:4], [0.2, 0.0, -0.1], {"m2": 1.2}), (0.1 - 0.2) / TAU, 0.0],
+                               rtol=1e-15, atol=0)
+    assert "a1' = (u1 - a1) / 0.05" in model.show_text() and "a2' = u2" in model.show_text()

@@ -220,10 +220,27 @@ class ActuatedSystem(Model):
         matrix: np.ndarray = self.inner.mass_raw(t, *self.split(x, u), p)
         return matrix
 
+    def energy(self, x: Values, params: Values | None = None) -> tuple[float, float] | None:
+        """The inner mechanism's kinetic and potential energy at the outer state ``x`` (the activations store none)."""
+        energy: tuple[float, float] | None = self.inner.energy(self.state_vector(x)[list(self.layout.gather)],
+                                                               params)
+        return energy
+
+    def fixed_base(self) -> Any:
+        return self.inner.fixed_base()
+
+    def base_masses(self) -> Any:
+        return self.inner.base_masses()
+
+    def contact_points(self) -> Any:
+        return self.inner.contact_points()
+
     def __getattr__(self, name: str) -> Any:
         """The inner mechanism's descriptive names (``coordinates``, ``velocities``, ``rates``, their counts)."""
-        if name in ("coordinates", "velocities", "rates", "n_coordinates", "n_velocities", "balls", "path"):
-            return getattr(self.__dict__["inner"], name)
+        inner = self.__dict__.get("inner")
+        if inner is not None and name in ("coordinates", "velocities", "rates", "n_coordinates", "n_velocities",
+                                          "balls", "path"):
+            return getattr(inner, name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def show_text(self) -> str:
