@@ -9,8 +9,13 @@ its ``from ... import ...`` lines bind — are prefixed wherever they appear in 
 from __future__ import annotations
 
 import ast
+from typing import Final
 
-__all__ = ["prefixed", "top_level_names"]
+__all__ = ["prefixed", "prefixed_source", "top_level_names"]
+
+#: A tape's data in generated code (robodyn.codegen.llvm.tape.tape_source): ``<name> = straight_line(<nodes>, ...)``,
+#: a literal of up to millions of characters that holds no name of the fragment.
+_TAPE_CALL: Final = " = straight_line("
 
 
 def top_level_names(tree: ast.Module, *, imports: bool = True) -> set[str] | None:
@@ -51,3 +56,27 @@ class _Renamer(ast.NodeTransformer):
 def prefixed(tree: ast.Module, names: set[str], prefix: str) -> str:
     """The source of ``tree`` with ``names`` (its :func:`top_level_names`) prefixed by ``prefix`` everywhere."""
     return ast.unparse(ast.fix_missing_locations(_Renamer(names, prefix).visit(tree)))
+
+
+def prefixed_source(source: str, prefix: str) -> tuple[str, set[str]] | None:
+    """``source`` with its top-level names prefixed (:func:`prefixed`) and those names, or None when it is not a
+    fragment (:func:`top_level_names`). The tape data of its ``straight_line`` calls is set aside while the rest is
+    parsed and written back, then put back as it was: parsing and unparsing a large robot's Jacobian tape (~6 MB of
+    literal) took ~15 s, the rest of the fragment milliseconds."""
+    kept: dict[str, str] = {}
+    lines = []
+    for line in source.splitlines():
+        at = line.find(_TAPE_CALL)
+        if at > 0 and not line[0].isspace():
+            key = f"__robodyn_tape_data_{len(kept)}__"
+            kept[key] = line[at + 3:]
+            line = line[: at + 3] + key
+        lines.append(line)
+    tree = ast.parse("\n".join(lines))
+    defined = top_level_names(tree)
+    if defined is None:
+        return None
+    text = prefixed(tree, defined, prefix)
+    for key, call in kept.items():
+        text = text.replace(key, call, 1)
+    return text, defined

@@ -165,3 +165,49 @@ def test_a_tape_in_pieces_computes_what_it_computes_whole(monkeypatch: pytest.Mo
         pieces(t, xv, np.zeros(0), p, xv, actual)
         np.testing.assert_array_equal(actual, expected)
         _compare(actual[: len(outputs)], _expected(labels, t, xv, p), labels)
+
+
+_EXTERNAL_RUN = """
+import sys
+import numpy as np
+import robodyn.codegen.llvm.tape as tape_llvm
+from robodyn.codegen.loader import load_generated
+from robodyn.rigid.tape import Tape
+
+tape_llvm.EXTERNAL_NODES = 10  # this small tape is then compiled natively and called by name
+tape = Tape()
+x = tape.leaves(1, 3)
+chained = x[0]
+for k in range(30):
+    chained = chained * x[1] + tape.unary("sin", chained + k)
+module = load_generated(tape_llvm.tape_module_text(tape, {"fn": [chained, x[2] * 2.0]}, "external"),
+                        "robodyn_test_external")
+out = np.empty(2)
+module.fn(0.0, np.array([0.3, 0.9, -1.5]), np.zeros(0), np.zeros(0), np.zeros(3), out)
+print(float(out[0]).hex(), float(out[1]).hex())
+"""
+
+
+def test_a_large_tape_called_by_name_from_numba_code_computes_the_same_in_a_new_process(tmp_path) -> None:
+    """Above EXTERNAL_NODES the kernels call the tape compiled natively, by the name registered when the generated
+    module is imported: a first process compiles and caches both; a second loads numba's cached code, which finds
+    the tape by that name again. Both give the native function's numbers, bit for bit."""
+    import os
+    import subprocess
+    import sys
+
+    tape = Tape()
+    x = tape.leaves(1, 3)
+    chained = x[0]
+    for k in range(30):
+        chained = chained * x[1] + tape.unary("sin", chained + k)
+    expected = np.empty(2)
+    native.native_function(*llvm_ir(*tape_data(tape, [chained, x[2] * 2.0])))(
+        0.0, np.array([0.3, 0.9, -1.5]), np.zeros(0), np.zeros(0), np.zeros(3), expected)
+    environment = {**os.environ, "ROBODYN_CACHE_DIR": str(tmp_path)}
+    runs = [subprocess.run([sys.executable, "-c", _EXTERNAL_RUN], capture_output=True, text=True, env=environment,
+                           timeout=300) for _ in range(2)]
+    for run in runs:
+        assert run.returncode == 0, run.stderr[-2000:]
+        assert [float.fromhex(v) for v in run.stdout.split()] == expected.tolist()
+    assert list(tmp_path.rglob("*.nbi")), "numba cached the kernel that calls the tape by name"

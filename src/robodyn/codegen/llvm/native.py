@@ -5,7 +5,8 @@ A model's numeric functions that Python calls one point at a time (a chain's Jac
 the same LLVM IR text that the kernels link through numba (:func:`robodyn.codegen.llvm.tape.llvm_ir`)
 is compiled here by llvmlite's MCJIT and called through ``ctypes``. That saves what numba costs a
 process before its first result — importing it (~0.25 s) and initializing its compiler (~0.45 s) — and
-leaves the kernels, which numba compiles anyway, unchanged.
+leaves the kernels, which numba compiles anyway, unchanged — but for the largest tapes, which the kernels call
+by name at the address compiled here (:func:`tape_address`, robodyn.codegen.llvm.tape.straight_line).
 
 The IR goes through LLVM's O3 pipeline and is compiled for this CPU (its name and features). Machine code is kept
 in the private cache folder (:mod:`robodyn.codegen.cache`) as ``<symbol>.<host>.o``, named by the content hash of
@@ -39,7 +40,7 @@ from robodyn.codegen.cache import (
 from robodyn.codegen.libraries import module_library_address, module_object_path
 
 __all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "RawCall", "native_address", "native_batch", "native_entry",
-           "native_function", "native_kernel", "shared_engine"]
+           "native_function", "native_kernel", "shared_engine", "tape_address"]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
@@ -283,6 +284,14 @@ def native_address(text: str, symbol: str) -> tuple[int, bool]:
     return int(entry.address), cached
 
 
+def tape_address(text: str, symbol: str) -> int:
+    """The machine address of the tape function ``symbol`` of the LLVM IR ``text`` (from ``llvm_ir``), compiled (or
+    loaded from the cache) once per process, as :func:`native_function`'s."""
+    native_function(text, symbol)
+    address: int = _state["addresses"][symbol]
+    return address
+
+
 def native_function(text: str, symbol: str) -> NativeFunction:
     """The function ``symbol`` defined by the LLVM IR ``text`` (from ``llvm_ir``), compiled once per process."""
     return _compiled(text, symbol, lambda address: NativeFunction(_SIGNATURE(address), symbol))
@@ -340,5 +349,6 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
             engine.finalize_object()
             _state.setdefault("modules", []).append(module)  # the engine owns it; keep the Python object alive
             address = engine.get_function_address(symbol)
+        _state.setdefault("addresses", {})[symbol] = address
         function = functions[symbol] = wrap(address)
         return function

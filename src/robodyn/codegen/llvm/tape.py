@@ -117,12 +117,26 @@ def straight_line(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], opti
     The tape becomes one LLVM function, written as IR text (:func:`llvm_ir`), linked into the library of
     the numba function that calls the intrinsic; the intrinsic itself only emits the call. The arrays must
     be C-contiguous float64 (the function reads and writes consecutive doubles).
+
+    A tape of more than EXTERNAL_NODES nodes is not linked in: numba links a callee's code into every library
+    up the call chain and optimizes and emits it again in each (tape -> its wrapper -> a model's ``jac`` -> the C
+    entry: four times ~16 s for a 90,000-node Jacobian). It is compiled once instead, as the native functions
+    are (robodyn.codegen.llvm.native: LLVM's O3, its object kept in the cache folder), and its address
+    registered under its name (``llvmlite.binding.add_symbol``) when the generated module is imported, before
+    numba loads or links the code that calls it by that name.
     """
     from numba import types
     from numba.core import errors
     from numba.extending import intrinsic
 
     text, symbol = llvm_ir(nodes, outputs, optimize)
+    external = optimize and len(nodes) > EXTERNAL_NODES
+    if external:  # compiled once, natively (and kept in the cache folder); numba's code calls it by name
+        import llvmlite.binding as binding
+
+        from robodyn.codegen.llvm.native import tape_address
+
+        binding.add_symbol(symbol, tape_address(text, symbol))
 
     @intrinsic
     def code(typingctx: Any, t: Any, x: Any, u: Any, p: Any, a: Any, out: Any) -> Any:
@@ -137,7 +151,7 @@ def straight_line(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], opti
 
             library = context.active_code_library
             linked = library.__dict__.setdefault("_robodyn_tapes", set())
-            if symbol not in linked:  # once per library; linkonce_odr numba merges copies across libraries
+            if symbol not in linked and not external:  # once per library; numba merges copies (linkonce_odr)
                 library.add_llvm_module(binding.parse_assembly(text))
                 linked.add(symbol)
             pointers = [context.make_array(ty)(context, builder, value).data for ty, value in
@@ -164,6 +178,7 @@ def _double(value: float) -> str:
 
 
 CHUNK_NODES: Final = 10_000  # Tapes larger than this are compiled as functions of this many nodes (see llvm_ir).
+EXTERNAL_NODES: Final = 20_000  # Tapes larger than this are compiled natively, not linked into numba's code.
 
 
 def llvm_ir(nodes: Sequence[tuple[Any, ...]], outputs: Sequence[int], optimize: bool = True) -> tuple[str, str]:

@@ -9,13 +9,12 @@ inner model's (its source copied whole, its top-level names prefixed ``_inner_``
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 from typing import Final
 
 import numpy as np
 
-from robodyn.codegen.fragments import prefixed, top_level_names
+from robodyn.codegen.fragments import prefixed_source
 
 __all__ = ["ActuatorLayout", "chart_source", "jacobian_source", "rhs_source"]
 
@@ -133,11 +132,10 @@ for _i in range({k}):
 
 def _inner(source: str, name: str) -> str:
     """The inner model's kernel text with its top-level names prefixed (ValueError if it is not a fragment)."""
-    tree = ast.parse(source)
-    defined = top_level_names(tree)
-    if defined is None or name not in defined:
+    found = prefixed_source(source, _PREFIX)
+    if found is None or name not in found[1]:
         raise ValueError(f"the inner model's source does not define {name!r} as a generated fragment")
-    return prefixed(tree, defined, _PREFIX)
+    return found[0]
 
 
 def _function(name: str, arguments: str, text: str) -> str:
