@@ -47,9 +47,8 @@ def _load(path: Path) -> object:
     return model
 
 
-#: the Panda's C (the largest: ~30 s cold) is exported and run by docs/export.md's C++ example below by default;
-#: the UR5's (~10 s: export, library and the strict programs) goes the two-link arm URDF's way
-SLOW_MODELS = {"panda URDF", "ur5 URDF"}
+#: the Panda's C (the largest: ~30 s cold) is exported and run by docs/export.md's C++ example below by default
+SLOW_MODELS = {"panda URDF"}
 
 
 @pytest.fixture(scope="module", params=[pytest.param(name, marks=pytest.mark.slow) if name in SLOW_MODELS else name

@@ -39,8 +39,7 @@ def _close(ours: np.ndarray, theirs: np.ndarray) -> None:
     assert np.max(np.abs(ours - theirs)) <= 1e-10 * np.max(np.abs(theirs))
 
 
-@pytest.mark.parametrize("path", [QUADRUPED,  # the humanoid: the same functions, its tape compiles for ~12 s cold
-                                  pytest.param(HUMANOID, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("path", [QUADRUPED, HUMANOID])
 def test_rigid_body_functions_equal_pinocchio(path: str) -> None:
     model, reference, data = _pair(path)
     assert (model.nq, model.nv) == (reference.nq, reference.nv)
