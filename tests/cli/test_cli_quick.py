@@ -95,6 +95,14 @@ def test_the_quick_path_writes_and_prints_what_the_full_path_does(argv, tmp_path
         assert (tmp_path / out).read_bytes() == written
 
 
+@pytest.fixture(scope="module")
+def images(tmp_path_factory):
+    """The images of ``simulate joint`` and ``simulate pendulum --t-final 3`` in the suite's cache, made once for the
+    tests below (not in each: two processes of ~0.6 s per test, ~15 s of the file's 40)."""
+    for model in ("joint", "pendulum"):
+        _robodyn(["simulate", model, "--t-final", "3"], tmp_path_factory.mktemp("images"), quick_path=False)
+
+
 @pytest.mark.parametrize("argv, code", [
     (["simulate", "pendulum", "--t-final", "pi", "--out", "c.csv"], 0),  # an expression
     (["simulate", "pendulum", "--t-final=3", "--out", "c.csv"], 0),  # the = form
@@ -107,9 +115,8 @@ def test_the_quick_path_writes_and_prints_what_the_full_path_does(argv, tmp_path
     (["simulate", "pendulum", "--t-final", "3", "--x0", "theta=180"], 0),  # an angle beyond a turn: warned about
     (["simulate", "pendulum", "--t-final", "3", "--x0", "theta=30deg"], 0),  # degrees
 ])
-def test_what_the_quick_path_does_not_take_goes_the_full_way(argv, code, tmp_path):
+def test_what_the_quick_path_does_not_take_goes_the_full_way(argv, code, tmp_path, images):
     (tmp_path / "file").write_text("", encoding="utf-8")
-    _robodyn(["simulate", "pendulum", "--t-final", "3"], tmp_path, quick_path=False)  # the image, if not there
     fast, fast_stdout, fast_stderr = _robodyn(argv, tmp_path)
     full, full_stdout, full_stderr = _robodyn(argv, tmp_path, quick_path=False)
     assert fast == full == {"code": code, "numpy": True if code == 0 else None}  # an error exits before the print
@@ -124,9 +131,7 @@ def test_what_the_quick_path_does_not_take_goes_the_full_way(argv, code, tmp_pat
     (["simulate", "joint", "--t-final", "3", "--input", "u=1e999"], 2),  # not finite
     (["simulate", "pendulum", "--t-final", "3", "--input", "tau=1"], 0),  # an adaptive run's image has no inputs
 ])
-def test_an_exact_image_takes_constant_inputs_and_nothing_else(argv, code, tmp_path):
-    for model in ("joint", "pendulum"):
-        _robodyn(["simulate", model, "--t-final", "3"], tmp_path, quick_path=False)  # their images
+def test_an_exact_image_takes_constant_inputs_and_nothing_else(argv, code, tmp_path, images):
     fast, fast_stdout, fast_stderr = _robodyn(argv, tmp_path)
     full, full_stdout, full_stderr = _robodyn(argv, tmp_path, quick_path=False)
     assert fast == full == {"code": code, "numpy": True if code == 0 else None}

@@ -43,7 +43,12 @@ def _models() -> list[robodyn.Model]:
             robodyn.load(ROOT / "examples" / "planar_arm.yaml"), robodyn.load(ROOT / "tests" / "data" / "puma560.yaml")]
 
 
-@pytest.mark.parametrize("model", _models(), ids=lambda m: m.name)
+#: the Puma's chain (~6 s cold) goes the planar arm's chain way: with -m slow
+SLOW = {"puma560"}
+
+
+@pytest.mark.parametrize("model", [pytest.param(m, marks=pytest.mark.slow) if m.name in SLOW else m for m in _models()],
+                         ids=lambda m: m.name)
 def test_generated_jacobian_equals_the_models_exact_one(model: robodyn.Model) -> None:
     module = _compiled(model.kernel_jacobian_source())
     rng = np.random.default_rng(3)

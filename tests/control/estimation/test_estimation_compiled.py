@@ -1,8 +1,8 @@
 """The compiled sample of the estimator blocks (robodyn.control.estimation.compiled) against the blocks' Python path
 (``compiled=False``: numpy, scipy's expm and Cholesky per sample) step by step, from the same block state and
-inputs at every step: the pendulum, the cart-pole, the Panda (example-robot-data's, fingers fixed), a chain whose
-measured outputs are not its states (the tool position of examples/arm_with_tip.yaml), the UKF (robodyn.control.
-estimation.compiled_ukf) and the linear filter. The compiled filters against filterpy are
+inputs at every step: the pendulum, the cart-pole, the Panda (example-robot-data's, fingers fixed; -m slow), a
+chain whose measured outputs are not its states (the tool position of examples/arm_with_tip.yaml), the UKF
+(robodyn.control.estimation.compiled_ukf) and the linear filter. The compiled filters against filterpy are
 tests/control/estimation/test_estimator_blocks.py (the blocks' default path).
 
 Tolerance: 1e-12 of max(1, |value|). The mean is the same RK4 through the same machine code (equal bit for bit);
@@ -92,6 +92,7 @@ def _panda(folder: Path) -> robodyn.Model:
     return chain_from_urdf(path)
 
 
+@pytest.mark.slow  # ~11 s cold (the arm's own chain compiles); a chain plant by default: the two-link arm below
 def test_the_compiled_ekf_is_the_python_ekf_on_the_panda(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plant = _panda(tmp_path)
     assert plant.n_states == 14
