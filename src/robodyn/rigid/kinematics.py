@@ -17,9 +17,8 @@ function      outputs                                                           
 
 The Jacobian is built from the joint axes (a revolute joint i with world axis z_i through o_i moves the
 frame origin p at z_i x (p - o_i) and turns it at z_i; a prismatic one moves it at z_i), each body's
-column scaled by its coupling multiplier and added to its coordinate's column. A tree with other joints (a ball:
-four configuration entries, three velocity entries; ``maps`` from the model's order to the bodies') has one column
-per velocity entry, from the joint's motion subspace (robodyn.rigid.joints), n = nv. J'q' is the forward-mode
+column scaled by its coupling multiplier and added to its coordinate's column; with other joints (a ball; ``maps``
+to the bodies' order) one column per velocity entry, from the joint's motion subspace, n = nv. J'q' is the forward-mode
 derivative of J q' along q' (robodyn.rigid.tape.Tape.derive), so both are exact.
 
 Reference: B. Siciliano, L. Sciavicco, L. Villani, G. Oriolo, *Robotics: Modelling, Planning and
@@ -54,11 +53,13 @@ class KinematicsProgram:
     """The kinematic functions of a tree of bodies (see the module docstring), recorded on demand.
 
     ``couplings[k] = (coordinate, multiplier, offset)``: body k's joint moves as multiplier q[coordinate] +
-    offset; ``x`` (2n,) are the state leaves (q, then q').
+    offset; ``x`` (2n,) are the state leaves (q, then q'). With other joints, ``maps`` (the model's order of each
+    body's entries, robodyn.mechanisms.chain.ball_program) and ``rates``, dq/dt at q' (nq,).
     """
 
     def __init__(self, tape: Tape, bodies: Sequence[Body], couplings: Sequence[tuple[int, Value, Value]],
-                 x: Sequence[Value], maps: tuple[Sequence[int], Sequence[int]] | None = None):
+                 x: Sequence[Value], maps: tuple[Sequence[int], Sequence[int]] | None = None,
+                 rates: Sequence[Value] | None = None):
         self.tape, self.bodies, self.couplings = tape, list(bodies), list(couplings)
         self.zero = tape.const(0.0)
         self._recorded: dict[tuple[FrameSpec | None, str], list[Value]] = {}
@@ -73,7 +74,11 @@ class KinematicsProgram:
             self.nq, self.n = starts_q[-1], starts_v[-1]
             self.q, self.qd = list(x[: self.nq]), list(x[self.nq: self.nq + self.n])
             positions = [self.q[i] for i in maps[0]]
+            #: Per body, its configuration and velocity entries' places in the model's order.
+            self._entries = [([maps[0][i] for i in range(starts_q[k], starts_q[k + 1])],
+                              [maps[1][i] for i in range(starts_v[k], starts_v[k + 1])]) for k in range(len(bodies))]
         self.frames = world_frames(tape, self.bodies, positions)
+        self.rates = self.qd if rates is None else list(rates)  # dq/dt (a ball's quaternion rate), model order
 
     def outputs(self, frame: FrameSpec | None, quantity: str) -> list[Value]:
         """The outputs of ``quantity`` (``pose``, ``jacobian``, ``bias``) for ``frame``, or ``origins`` (frame
@@ -128,17 +133,14 @@ class KinematicsProgram:
     def _flat_jacobian(self, frame: FrameSpec) -> list[list[Value]]:
         """6 x nv of a tree with any joints: each velocity entry's motion column S = [w; v] (joint frame, robodyn.
         rigid.joints) turned to the world, moving the frame origin p at R v + R w x (p - o) and turning it at R w."""
-        assert self.maps is not None
         _, origin = self._pose(frame)
-        _, starts_v = tree_offsets(self.bodies)
         columns: list[list[Value]] = [[self.zero] * 6 for _ in range(self.n)]
         for k in self._ancestors(frame.body):
-            body = self.bodies[k]
             rotation, joint_origin = self.frames[k]
             arm = [origin[i] - joint_origin[i] for i in range(3)]
-            for j, column in enumerate(joint_of(body).subspace(self.tape, body)):
+            for at, column in zip(self._entries[k][1], joint_of(self.bodies[k]).subspace(self.tape, self.bodies[k])):
                 turn, move = matvec(rotation, column[:3]), matvec(rotation, column[3:])
-                columns[self.maps[1][starts_v[k] + j]] = [*add(move, cross(turn, arm)), *turn]
+                columns[at] = [*add(move, cross(turn, arm)), *turn]
         return [[columns[j][i] for j in range(self.n)] for i in range(6)]
 
     def _bias(self, frame: FrameSpec) -> list[Value]:
@@ -147,18 +149,4 @@ class KinematicsProgram:
         jacobian = self._jacobian(frame)
         twist = [dot(row, self.qd) for row in jacobian]
         derivatives = self.tape.derive(twist, self.q)
-        return [dot(row, self._configuration_rate()) for row in derivatives]
-
-    def _configuration_rate(self) -> list[Value]:
-        """dq/dt ``(nq,)`` in the model's order at the velocities q'."""
-        if self.maps is None:
-            return self.qd
-        q_map, v_map = self.maps
-        starts_q, starts_v = tree_offsets(self.bodies)
-        rate: list[Value] = [self.zero] * self.nq
-        for k, body in enumerate(self.bodies):
-            q = [self.q[q_map[i]] for i in range(starts_q[k], starts_q[k + 1])]
-            v = [self.qd[v_map[i]] for i in range(starts_v[k], starts_v[k + 1])]
-            for i, value in zip(range(starts_q[k], starts_q[k + 1]), joint_of(body).derivative(self.tape, q, v)):
-                rate[q_map[i]] = value
-        return rate
+        return [dot(row, self.rates) for row in derivatives]

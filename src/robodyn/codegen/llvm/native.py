@@ -39,8 +39,20 @@ from robodyn.codegen.cache import (
 )
 from robodyn.codegen.libraries import module_library_address, module_object_path
 
-__all__ = ["NativeBatch", "NativeEntry", "NativeFunction", "RawCall", "native_address", "native_batch", "native_entry",
-           "native_function", "native_kernel", "shared_engine", "tape_address"]
+__all__ = [
+    "NativeBatch",
+    "NativeEntry",
+    "NativeFunction",
+    "RawCall",
+    "batch_ir",
+    "native_address",
+    "native_batch",
+    "native_entry",
+    "native_function",
+    "native_kernel",
+    "shared_engine",
+    "tape_address",
+]
 
 _POINTER = ctypes.c_void_p
 _SIGNATURE = ctypes.CFUNCTYPE(None, ctypes.c_double, _POINTER, _POINTER, _POINTER, _POINTER, _POINTER)
@@ -136,7 +148,7 @@ class RawCall:
 class NativeBatch:
     """``fn(t, x, u, p, a, out)`` over rows: each of x, u, p, a is a vector (the same for every row) or a
     C-contiguous float64 ``(N, k)`` array, and ``out`` a writable C-contiguous ``(N, size)`` array: row i
-    of ``out`` is the function at row i of the arguments (robodyn.codegen.llvm.tape.batch_ir)."""
+    of ``out`` is the function at row i of the arguments (:func:`batch_ir`)."""
 
     __slots__ = ("_function", "symbol")
 
@@ -243,8 +255,6 @@ def _trusted_object(name: str) -> bytes | None:
 def native_batch(text: str, symbol: str) -> NativeBatch:
     """The row-wise version of ``symbol`` from the LLVM IR ``text`` (from ``llvm_ir``), compiled once per
     process and kept in the cache like :func:`native_function`."""
-    from robodyn.codegen.llvm.tape import batch_ir
-
     module_text, name = batch_ir(text, symbol)
     return _compiled(module_text, name, lambda address: NativeBatch(_BATCH_SIGNATURE(address), name))
 
@@ -352,3 +362,25 @@ def _compiled(text: str, symbol: str, wrap: Callable[[int], Any]) -> Any:
         _state.setdefault("addresses", {})[symbol] = address
         function = functions[symbol] = wrap(address)
         return function
+
+
+def batch_ir(text: str, symbol: str) -> tuple[str, str]:
+    """LLVM IR of ``void @<symbol>_many(i64 count, double t, ptr x, i64 sx, ptr u, i64 su, ptr p, i64 sp,
+    ptr a, i64 sa, ptr out, i64 so)``: the function ``symbol`` of ``text`` (from :func:`llvm_ir`) applied to
+    ``count`` rows, row i of each argument at ``base + i * stride`` doubles (stride 0: the same vector for
+    every row). The row function becomes internal to the module, so a process can hold this module and
+    the single-row one side by side."""
+    row = f"{symbol}_row"
+    body = text.replace(f"define void @{symbol}(", f"define internal void @{row}(")
+    pointers = ("x", "u", "p", "a", "out")
+    lines = [f"define void @{symbol}_many(i64 %count, double %t, "
+             + ", ".join(f"ptr %{name}, i64 %s{name}" for name in pointers) + ") nounwind {",
+             "entry:", "  %empty = icmp sle i64 %count, 0", "  br i1 %empty, label %done, label %loop", "loop:",
+             "  %i = phi i64 [0, %entry], [%next, %loop]"]
+    for name in pointers:
+        lines += [f"  %o{name} = mul i64 %i, %s{name}",
+                  f"  %r{name} = getelementptr inbounds double, ptr %{name}, i64 %o{name}"]
+    lines += [f"  call void @{row}(double %t, " + ", ".join(f"ptr %r{name}" for name in pointers) + ")",
+              "  %next = add i64 %i, 1", "  %more = icmp slt i64 %next, %count",
+              "  br i1 %more, label %loop, label %done", "done:", "  ret void", "}", ""]
+    return body + "\n" + "\n".join(lines), f"{symbol}_many"

@@ -313,25 +313,3 @@ def _attributes(optimize: bool) -> str:
 def _declarations(used: set[str]) -> list[str]:
     return [f"declare double @{name}({'double, double' if name in ('llvm.pow.f64', 'atan2') else 'double'})"
             for name in sorted(used)]
-
-
-def batch_ir(text: str, symbol: str) -> tuple[str, str]:
-    """LLVM IR of ``void @<symbol>_many(i64 count, double t, ptr x, i64 sx, ptr u, i64 su, ptr p, i64 sp,
-    ptr a, i64 sa, ptr out, i64 so)``: the function ``symbol`` of ``text`` (from :func:`llvm_ir`) applied to
-    ``count`` rows, row i of each argument at ``base + i * stride`` doubles (stride 0: the same vector for
-    every row). The row function becomes internal to the module, so a process can hold this module and
-    the single-row one side by side."""
-    row = f"{symbol}_row"
-    body = text.replace(f"define void @{symbol}(", f"define internal void @{row}(")
-    pointers = ("x", "u", "p", "a", "out")
-    lines = [f"define void @{symbol}_many(i64 %count, double %t, "
-             + ", ".join(f"ptr %{name}, i64 %s{name}" for name in pointers) + ") nounwind {",
-             "entry:", "  %empty = icmp sle i64 %count, 0", "  br i1 %empty, label %done, label %loop", "loop:",
-             "  %i = phi i64 [0, %entry], [%next, %loop]"]
-    for name in pointers:
-        lines += [f"  %o{name} = mul i64 %i, %s{name}",
-                  f"  %r{name} = getelementptr inbounds double, ptr %{name}, i64 %o{name}"]
-    lines += [f"  call void @{row}(double %t, " + ", ".join(f"ptr %r{name}" for name in pointers) + ")",
-              "  %next = add i64 %i, 1", "  %more = icmp slt i64 %next, %count",
-              "  br i1 %more, label %loop, label %done", "done:", "  ret void", "}", ""]
-    return body + "\n" + "\n".join(lines), f"{symbol}_many"

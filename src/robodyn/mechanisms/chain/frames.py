@@ -76,8 +76,9 @@ class ChainFrames:
         view = model.tape_view()
         program = view.program
         #: The kinematic functions recorded on the chain's tape (robodyn.rigid.kinematics.KinematicsProgram).
-        self.program = KinematicsProgram(program.tape, program.bodies, [], program.x, (program.q_map, program.v_map)) \
-            if model.balls else KinematicsProgram(program.tape, program.bodies, program.couplings, program.x)
+        self.program = KinematicsProgram(program.tape, program.bodies, [], program.x, (program.q_map, program.v_map),
+                                         program.outputs("rhs")[:program.nq]) if model.balls else \
+            KinematicsProgram(program.tape, program.bodies, program.couplings, program.x)
         #: The configuration entries (the first states) and the velocity entries (the Jacobian's columns): a ball
         #: joint has four and three.
         self.n_configuration, self.n_velocity = model.n_coordinates, model.n_velocities
