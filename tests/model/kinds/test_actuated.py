@@ -162,3 +162,20 @@ def test_the_mechanisms_questions_are_the_inner_models() -> None:
                                [*chain.f(0.0, x[:4], [0.2, 0.0, -0.1], {"m2": 1.2}), (0.1 - 0.2) / TAU, 0.0],
                                rtol=1e-15, atol=0)
     assert "a1' = (u1 - a1) / 0.05" in model.show_text() and "a2' = u2" in model.show_text()
+
+
+def test_outputs_of_the_inner_model_take_the_activations_as_states() -> None:
+    """An inner output that reads an activation's input (y = shoulder + 2 a1 + tau): its D column moves to C's
+    activation column, the pass-through input's stays in D; both against central differences of h."""
+    chain = ChainSystem(JOINTS, LINKS, inputs=["a1", "tau", "a2"], outputs={"y": "shoulder + 2*a1 + tau"}, name="arm")
+    model = ActuatedSystem(chain, [Activation("a1", "u1", TAU), Activation("a2", "u2")])
+    assert model.outputs == ("y",) and not model.outputs_are_states
+    x, u, p = np.array([0.3, -0.2, 0.1, 0.4, 0.2, -0.1]), np.array([0.5, 0.7, 0.0]), model.parameter_vector()
+    assert model.h(0.0, x, u)[0] == pytest.approx(0.3 + 2 * 0.2 + 0.7, rel=1e-15)  # the chain's order of sums
+    C, D = model.output_jacobians_raw(0.0, x, u, p)
+    h = 1e-6  # h is linear here: central differences are exact to rounding (~1e-10)
+    C_diff = [(model.h_raw(0.0, x + h * e, u, p) - model.h_raw(0.0, x - h * e, u, p))[0] / (2 * h) for e in np.eye(6)]
+    D_diff = [(model.h_raw(0.0, x, u + h * e, p) - model.h_raw(0.0, x, u - h * e, p))[0] / (2 * h) for e in np.eye(3)]
+    np.testing.assert_allclose(C[0], C_diff, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(D[0], D_diff, rtol=0, atol=1e-9)
+    assert C[0, 4] == 2.0 and D[0, 1] == 1.0 and D[0, 0] == 0.0
